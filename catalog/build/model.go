@@ -1,0 +1,47 @@
+// Package build turns a skills folder into a pack: it walks the folder, validates every
+// skill against the Agent Skills format (SPEC §1), renders each frontmatter as verbatim
+// JSON, digests every file and encodes the result with catalog.Writer. It runs at build
+// time only and is never linked into the plugin (it imports yaml.v3).
+package build
+
+// Catalog is a validated skills folder, ready to encode. Everything in it is a pure
+// function of the folder's relative paths and file bytes: no absolute paths, mtimes,
+// modes or directory-listing order leak in.
+type Catalog struct {
+	// Skills in listing order: sorted by Path, byte-wise.
+	Skills []*Skill
+}
+
+// Skill is one directory holding a SKILL.md.
+type Skill struct {
+	// Path is the directory relative to the catalog root, "/"-separated
+	// ("acme/billing/refunds"). Its last segment equals Name.
+	Path string
+	// Name and Description are the frontmatter values.
+	Name, Description string
+	// Frontmatter is the YAML frontmatter rendered as a verbatim JSON object: the author's
+	// keys in the author's order, each scalar with its YAML type (SPEC §3).
+	Frontmatter []byte
+	// Body is SKILL.md after the closing "---" line, exactly as in the file.
+	Body []byte
+	// Files are every file under the skill directory, nested skills' files included,
+	// SKILL.md first and then sorted by Path byte-wise. A nested skill's files are the same
+	// *File values as in the nested Skill.
+	Files []*File
+}
+
+// File is one served file.
+type File struct {
+	// Path is relative to the catalog root, "/"-separated, so its URI is "skill://"+Path.
+	Path string
+	// Data is the file's bytes exactly as read.
+	Data []byte
+	// MIME is the content type without parameters ("text/markdown", "image/png").
+	MIME string
+	// Text reports whether Data is served as "text" (valid UTF-8 without NUL or other
+	// C0 controls than tab, newline, carriage return and form feed) rather than as a
+	// base64 "blob".
+	Text bool
+	// Digest is the SHA-256 of Data.
+	Digest [32]byte
+}

@@ -1,0 +1,194 @@
+package catalog
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+)
+
+// Pack is a decoded view over pack bytes. It holds no copies: every []byte it returns
+// aliases the buffer given to Open, which must not change afterwards. A Pack is safe for
+// concurrent reads.
+type Pack struct {
+	buf    []byte
+	tables map[uint32]table
+}
+
+type table struct {
+	rows, fields uint32
+	cells        []byte // rows*fields*8 bytes of (offset, length)
+}
+
+// Open validates b as a pack and returns a view over it. It checks the magic, every table
+// header and every cell's range, and that the tables and fields this reader needs are
+// present, so that later accessors cannot go out of bounds. Open does O(cells) work and
+// allocates only the table map. Errors wrap ErrCorrupt.
+func Open(b []byte) (*Pack, error) {
+	if len(b) < 12 || string(b[:8]) != Magic {
+		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
+	}
+	n := u32(b, 8)
+	if uint64(n)*16 > uint64(len(b)-12) {
+		return nil, fmt.Errorf("%w: %d tables do not fit", ErrCorrupt, n)
+	}
+	p := &Pack{buf: b, tables: make(map[uint32]table, n)}
+	for i := uint32(0); i < n; i++ {
+		h := 12 + int(i)*16
+		kind, rows, fields, off := u32(b, h), u32(b, h+4), u32(b, h+8), u32(b, h+12)
+		size := uint64(rows) * uint64(fields) * 8
+		if uint64(off)+size > uint64(len(b)) {
+			return nil, fmt.Errorf("%w: table %d cells out of range", ErrCorrupt, kind)
+		}
+		if _, dup := p.tables[kind]; dup {
+			return nil, fmt.Errorf("%w: table %d twice", ErrCorrupt, kind)
+		}
+		t := table{rows: rows, fields: fields, cells: b[off : uint64(off)+size]}
+		for c := 0; c < len(t.cells); c += 8 {
+			if uint64(u32(t.cells, c))+uint64(u32(t.cells, c+4)) > uint64(len(b)) {
+				return nil, fmt.Errorf("%w: table %d cell %d out of range", ErrCorrupt, kind, c/8)
+			}
+		}
+		p.tables[kind] = t
+	}
+	for _, need := range [...]struct{ kind, fields, rows uint32 }{
+		{TableMeta, metaFields, 1}, {TableSkills, skillFields, 0}, {TableResources, resFields, 0},
+		{TableDirs, dirFields, 0}, {TableIndex, indexFields, 1},
+	} {
+		t, ok := p.tables[need.kind]
+		if !ok || t.fields < need.fields || t.rows < need.rows {
+			return nil, fmt.Errorf("%w: table %d missing or short", ErrCorrupt, need.kind)
+		}
+	}
+	if err := p.checkIndexes(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkIndexes verifies that every stored row number names an existing row, so the
+// accessors never index out of range.
+func (p *Pack) checkIndexes() error {
+	check := func(list []byte, limit uint32, what string) error {
+		if len(list)%4 != 0 {
+			return fmt.Errorf("%w: %s list length", ErrCorrupt, what)
+		}
+		for i := 0; i < len(list); i += 4 {
+			if u32(list, i)&^DirBit >= limit {
+				return fmt.Errorf("%w: %s row out of range", ErrCorrupt, what)
+			}
+		}
+		return nil
+	}
+	nres, nskills, ndirs := p.tables[TableResources].rows, p.tables[TableSkills].rows, p.tables[TableDirs].rows
+	if len(p.cell(TableIndex, 0, IndexResByURI)) != int(nres)*4 ||
+		len(p.cell(TableIndex, 0, IndexSkillsByURI)) != int(nskills)*4 {
+		return fmt.Errorf("%w: index size", ErrCorrupt)
+	}
+	if err := check(p.cell(TableIndex, 0, IndexResByURI), nres, "resource index"); err != nil {
+		return err
+	}
+	if err := check(p.cell(TableIndex, 0, IndexSkillsByURI), nskills, "skill index"); err != nil {
+		return err
+	}
+	for d := uint32(0); d < ndirs; d++ {
+		list := p.cell(TableDirs, d, DirChildren)
+		if err := check(list, max(nres, ndirs), "directory children"); err != nil {
+			return err
+		}
+		for i := 0; i < len(list); i += 4 {
+			c := u32(list, i)
+			if (c&DirBit != 0 && c&^DirBit >= ndirs) || (c&DirBit == 0 && c >= nres) {
+				return fmt.Errorf("%w: directory child out of range", ErrCorrupt)
+			}
+		}
+	}
+	return nil
+}
+
+func u32(b []byte, off int) uint32 { return binary.LittleEndian.Uint32(b[off:]) }
+
+// cell returns field f of row r of table kind. The caller guarantees the indexes.
+func (p *Pack) cell(kind, r uint32, f int) []byte {
+	t := p.tables[kind]
+	c := (int(r)*int(t.fields) + f) * 8
+	off, n := u32(t.cells, c), u32(t.cells, c+4)
+	return p.buf[off : off+n : off+n]
+}
+
+// Bytes returns the whole pack.
+func (p *Pack) Bytes() []byte { return p.buf }
+
+// Digest returns the hex SHA-256 identifying the catalog content.
+func (p *Pack) Digest() string { return string(p.cell(TableMeta, 0, MetaDigest)) }
+
+// NumSkills returns the number of skills, which are numbered 0..NumSkills-1 in listing order.
+func (p *Pack) NumSkills() int { return int(p.tables[TableSkills].rows) }
+
+// Skill returns field f (a Skill* constant) of skill i. It panics if i is out of range.
+func (p *Pack) Skill(i int, f int) []byte { return p.cell(TableSkills, p.row(TableSkills, i), f) }
+
+// NumResources returns the number of served files, numbered in resources/list order.
+func (p *Pack) NumResources() int { return int(p.tables[TableResources].rows) }
+
+// Resource returns field f (a Res* constant) of resource i. It panics if i is out of range.
+func (p *Pack) Resource(i int, f int) []byte {
+	return p.cell(TableResources, p.row(TableResources, i), f)
+}
+
+// NumDirs returns the number of directory resources.
+func (p *Pack) NumDirs() int { return int(p.tables[TableDirs].rows) }
+
+// Dir returns field f (a Dir* constant) of directory i. It panics if i is out of range.
+func (p *Pack) Dir(i int, f int) []byte { return p.cell(TableDirs, p.row(TableDirs, i), f) }
+
+// Child is one entry of a directory listing.
+type Child struct {
+	Dir   bool // Index is a directory (Dir), else a resource (Resource)
+	Index int
+}
+
+// NumChildren returns how many direct children directory d has.
+func (p *Pack) NumChildren(d int) int { return len(p.Dir(d, DirChildren)) / 4 }
+
+// ChildAt returns the k-th direct child of directory d, in URI order.
+func (p *Pack) ChildAt(d, k int) Child {
+	c := u32(p.Dir(d, DirChildren), k*4)
+	return Child{Dir: c&DirBit != 0, Index: int(c &^ DirBit)}
+}
+
+func (p *Pack) row(kind uint32, i int) uint32 {
+	if i < 0 || uint32(i) >= p.tables[kind].rows {
+		panic(fmt.Sprintf("catalog: row %d of table %d out of range", i, kind))
+	}
+	return uint32(i)
+}
+
+// ResourceByURI returns the resource whose URI is exactly uri. ok is false when none is.
+func (p *Pack) ResourceByURI(uri string) (i int, ok bool) {
+	return p.search(p.cell(TableIndex, 0, IndexResByURI), uri, TableResources, ResURI)
+}
+
+// SkillByURI returns the skill whose SKILL.md URI is exactly uri. ok is false when none is.
+func (p *Pack) SkillByURI(uri string) (i int, ok bool) {
+	return p.search(p.cell(TableIndex, 0, IndexSkillsByURI), uri, TableSkills, SkillURI)
+}
+
+// DirByURI returns the directory resource whose URI is exactly uri (no trailing slash).
+func (p *Pack) DirByURI(uri string) (i int, ok bool) {
+	n := p.NumDirs()
+	i = sort.Search(n, func(k int) bool { return string(p.cell(TableDirs, uint32(k), DirURI)) >= uri })
+	if i < n && string(p.cell(TableDirs, uint32(i), DirURI)) == uri {
+		return i, true
+	}
+	return 0, false
+}
+
+func (p *Pack) search(index []byte, key string, kind uint32, field int) (int, bool) {
+	n := len(index) / 4
+	at := func(k int) string { return string(p.cell(kind, u32(index, k*4), field)) }
+	k := sort.Search(n, func(k int) bool { return at(k) >= key })
+	if k < n && at(k) == key {
+		return int(u32(index, k*4)), true
+	}
+	return 0, false
+}

@@ -1,0 +1,84 @@
+package catalog
+
+import (
+	"encoding/binary"
+	"sort"
+)
+
+// Writer assembles a pack from tables. It is used at build time only. Output is
+// deterministic: tables are written in kind order and cells in row-major order, so equal
+// input gives equal bytes. Identical cell contents are stored once.
+type Writer struct {
+	tables map[uint32][][][]byte
+}
+
+// Table adds (or replaces) table kind. Every row must have the same number of fields.
+func (w *Writer) Table(kind uint32, rows [][][]byte) {
+	if w.tables == nil {
+		w.tables = map[uint32][][][]byte{}
+	}
+	w.tables[kind] = rows
+}
+
+// Bytes encodes the pack. fields is taken from the first row (0 for an empty table).
+func (w *Writer) Bytes() []byte {
+	kinds := make([]uint32, 0, len(w.tables))
+	for k := range w.tables {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
+
+	header := 12 + 16*len(kinds)
+	cellsAt := make([]int, len(kinds))
+	size := header
+	for i, k := range kinds {
+		cellsAt[i] = size
+		for _, r := range w.tables[k] {
+			size += 8 * len(r)
+		}
+	}
+	out := make([]byte, size)
+	copy(out, Magic)
+	le := binary.LittleEndian
+	le.PutUint32(out[8:], uint32(len(kinds)))
+	seen := map[string]uint32{}
+	for i, k := range kinds {
+		rows := w.tables[k]
+		fields := 0
+		if len(rows) > 0 {
+			fields = len(rows[0])
+		}
+		h := 12 + 16*i
+		le.PutUint32(out[h:], k)
+		le.PutUint32(out[h+4:], uint32(len(rows)))
+		le.PutUint32(out[h+8:], uint32(fields))
+		le.PutUint32(out[h+12:], uint32(cellsAt[i]))
+		c := cellsAt[i]
+		for _, r := range rows {
+			if len(r) != fields {
+				panic("catalog: rows of one table differ in field count")
+			}
+			for _, v := range r {
+				off, ok := seen[string(v)]
+				if !ok {
+					off = uint32(len(out))
+					out = append(out, v...)
+					seen[string(v)] = off
+				}
+				le.PutUint32(out[c:], off)
+				le.PutUint32(out[c+4:], uint32(len(v)))
+				c += 8
+			}
+		}
+	}
+	return out
+}
+
+// U32s encodes a list of row numbers as a cell value.
+func U32s(v []uint32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+	return b
+}

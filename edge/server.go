@@ -1,0 +1,60 @@
+// Package edge is the skills server, independent of any host: it turns an HTTP request
+// (wire.Request) or one stdio JSON-RPC message into a response, answering from a
+// catalog.Pack. Every protocol decision lives here: routing, Streamable HTTP rules, both MCP
+// eras, errors, Origin checks and caching headers. Hosts only move bytes (DESIGN.md).
+package edge
+
+import (
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// Options configure a Server. The zero value is the safe local default.
+type Options struct {
+	// Endpoint is the MCP endpoint path. Default "/mcp".
+	Endpoint string
+	// AllowOrigins lists the exact origins ("https://app.example") whose browser requests
+	// are accepted; "*" accepts any origin and answers CORS preflights. Empty accepts only
+	// loopback origins (http://localhost, http://127.0.0.1, http://[::1], any port).
+	// Requests without an Origin header are always accepted.
+	AllowOrigins []string
+	// MaxBody is the largest request body accepted, in bytes; larger gets 413. Hosts
+	// pass at most MaxBody+1 bytes. Default 1 MiB.
+	MaxBody int
+	// PageSize is the number of items per page of skills/list, resources/list and
+	// resources/directory/read. Default 100.
+	PageSize int
+	// Name and Version are reported as serverInfo. Defaults "skilledge" and the build version.
+	Name, Version string
+	// Instructions, if set, is returned as the server instructions.
+	Instructions string
+}
+
+// Server answers MCP and HTTP requests from one pack. It holds no per-session state and is
+// safe for concurrent use.
+type Server struct {
+	pack *catalog.Pack
+	opt  Options
+}
+
+// New returns a Server for pack p. p must stay valid for the Server's lifetime.
+func New(p *catalog.Pack, opt Options) *Server {
+	if opt.Endpoint == "" {
+		opt.Endpoint = "/mcp"
+	}
+	if opt.MaxBody <= 0 {
+		opt.MaxBody = 1 << 20
+	}
+	if opt.PageSize <= 0 {
+		opt.PageSize = 100
+	}
+	if opt.Name == "" {
+		opt.Name = "skilledge"
+	}
+	if opt.Version == "" {
+		opt.Version = Version
+	}
+	return &Server{pack: p, opt: opt}
+}
+
+// Version is the skilledge release reported in serverInfo by default.
+const Version = "0.1.0"

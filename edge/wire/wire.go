@@ -1,0 +1,152 @@
+// Package wire frames HTTP requests and responses as they cross the host↔plugin boundary.
+// It is shared by the plugin (edge/plugin), the wazero harness (runtime) and mirrored by
+// the worker shim, so the format is deliberately plain text that any host can write:
+//
+//	request:  METHOD SP TARGET LF *(NAME ":" SP VALUE LF) LF BODY
+//	response: STATUS LF *(NAME ":" SP VALUE LF) LF BODY
+//
+// TARGET is the request path with its query. Header names are sent as the host received
+// them; the plugin compares them case-insensitively. Names and values never contain LF
+// (HTTP forbids it), and repeated headers are repeated lines. BODY runs to the end of the
+// frame. Decoding copies nothing: every string or slice aliases the frame.
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// ErrFrame is returned for a frame that does not follow the format above.
+var ErrFrame = errors.New("wire: malformed frame")
+
+// Header is an ordered list of header fields.
+type Header []Field
+
+// Field is one header line.
+type Field struct{ Name, Value string }
+
+// Get returns the first value of name, compared case-insensitively, and whether it was present.
+func (h Header) Get(name string) (string, bool) {
+	for _, f := range h {
+		if strings.EqualFold(f.Name, name) {
+			return f.Value, true
+		}
+	}
+	return "", false
+}
+
+// Count returns how many fields are named name (case-insensitively).
+func (h Header) Count(name string) int {
+	n := 0
+	for _, f := range h {
+		if strings.EqualFold(f.Name, name) {
+			n++
+		}
+	}
+	return n
+}
+
+// Request is an HTTP request as seen by the plugin.
+type Request struct {
+	Method, Target string
+	Header         Header
+	Body           []byte
+}
+
+// Response is an HTTP response produced by the plugin.
+type Response struct {
+	Status int
+	Header Header
+	Body   []byte
+}
+
+// AppendRequest appends the frame of r to dst.
+func AppendRequest(dst []byte, r *Request) []byte {
+	dst = append(dst, r.Method...)
+	dst = append(dst, ' ')
+	dst = append(dst, r.Target...)
+	dst = append(dst, '\n')
+	dst = appendHeader(dst, r.Header)
+	return append(dst, r.Body...)
+}
+
+// AppendResponse appends the frame of r to dst.
+func AppendResponse(dst []byte, r *Response) []byte {
+	dst = strconv.AppendInt(dst, int64(r.Status), 10)
+	dst = append(dst, '\n')
+	dst = appendHeader(dst, r.Header)
+	return append(dst, r.Body...)
+}
+
+func appendHeader(dst []byte, h Header) []byte {
+	for _, f := range h {
+		dst = append(dst, f.Name...)
+		dst = append(dst, ": "...)
+		dst = append(dst, f.Value...)
+		dst = append(dst, '\n')
+	}
+	return append(dst, '\n')
+}
+
+// ParseRequest decodes a request frame. The result aliases frame.
+func ParseRequest(frame []byte) (Request, error) {
+	line, rest, ok := cutLine(frame)
+	if !ok {
+		return Request{}, ErrFrame
+	}
+	method, target, ok := strings.Cut(line, " ")
+	if !ok || method == "" || target == "" {
+		return Request{}, ErrFrame
+	}
+	h, body, err := parseHeader(rest)
+	if err != nil {
+		return Request{}, err
+	}
+	return Request{Method: method, Target: target, Header: h, Body: body}, nil
+}
+
+// ParseResponse decodes a response frame. The result aliases frame.
+func ParseResponse(frame []byte) (Response, error) {
+	line, rest, ok := cutLine(frame)
+	if !ok {
+		return Response{}, ErrFrame
+	}
+	status, err := strconv.Atoi(line)
+	if err != nil || status < 100 || status > 999 {
+		return Response{}, ErrFrame
+	}
+	h, body, err := parseHeader(rest)
+	if err != nil {
+		return Response{}, err
+	}
+	return Response{Status: status, Header: h, Body: body}, nil
+}
+
+func parseHeader(b []byte) (Header, []byte, error) {
+	var h Header
+	for {
+		line, rest, ok := cutLine(b)
+		if !ok {
+			return nil, nil, ErrFrame
+		}
+		b = rest
+		if line == "" {
+			return h, b, nil
+		}
+		name, value, ok := strings.Cut(line, ": ")
+		if !ok || name == "" {
+			return nil, nil, ErrFrame
+		}
+		h = append(h, Field{name, value})
+	}
+}
+
+func cutLine(b []byte) (string, []byte, bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return "", nil, false
+	}
+	return unsafeString(b[:i]), b[i+1:], true
+}
