@@ -64,14 +64,14 @@ const (
 
 // Fields of TableResources.
 const (
-	ResURI    = iota // "skill://acme/billing/refunds/SKILL.md"
-	ResList          // descriptor JSON object for resources/list and directory listings
-	ResRead          // content JSON object for resources/read: {"uri","mimeType","text"|"blob"}; the
+	ResURI  = iota // "skill://acme/billing/refunds/SKILL.md"
+	ResList        // descriptor JSON object for resources/list and directory listings
+	ResRead        // content JSON object for resources/read: {"uri","mimeType","text"|"blob"}; the
 	// file's bytes are stored only here, already JSON-escaped (text) or base64 (blob), so the
 	// primary surface is a pure splice; surfaces that need raw bytes decode this field.
-	ResMIME          // the MIME type, e.g. "text/markdown"
-	ResDigest        // "sha256:<64 lowercase hex>" of the raw bytes
-	ResSize          // the raw byte count, decimal ASCII
+	ResMIME   // the MIME type, e.g. "text/markdown"
+	ResDigest // "sha256:<64 lowercase hex>" of the raw bytes
+	ResSize   // the raw byte count, decimal ASCII
 	resFields
 )
 

@@ -1,17 +1,206 @@
 package edge
 
-import "github.com/skilledge/skilledge/edge/wire"
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// Streamable HTTP, as far as a static catalog needs it: POST carries one JSON-RPC message
+// and gets one JSON response; there is no server-initiated stream, so GET and DELETE are
+// 405, and no session is ever minted. See
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
+
+// Headers of the MCP HTTP transport.
+const (
+	hdrProtocolVersion = "MCP-Protocol-Version"
+	hdrMethod          = "Mcp-Method"
+	hdrName            = "Mcp-Name"
+)
+
+// codeHeaderMismatch is the 2026-07-28 error for request headers that disagree with the
+// message body (or are missing).
+const codeHeaderMismatch = -32020
+
+// corsAllowHeaders are the request headers a browser client may send.
+const corsAllowHeaders = "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"
 
 // ServeHTTP answers one HTTP request. It never fails: every problem becomes a status code
 // and, on the MCP endpoint, a JSON-RPC error body.
 func (s *Server) ServeHTTP(r *wire.Request) *wire.Response {
-	return &wire.Response{Status: 501, Body: []byte("not implemented yet\n")}
+	origin, hasOrigin := r.Header.Get("Origin")
+	host, hasHost := r.Header.Get("Host")
+	if !s.hostAllowed(host, hasHost) {
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(host)+" is not allowed"))
+	}
+	if !s.originAllowed(origin, hasOrigin) {
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin "+strconv.Quote(origin)+" is not allowed"))
+	}
+	path, _, _ := strings.Cut(r.Target, "?")
+	var resp *wire.Response
+	switch {
+	case path != s.opt.Endpoint:
+		resp = s.notFound(r)
+	case r.Method == "POST":
+		resp = s.post(r)
+	case r.Method == "OPTIONS":
+		resp = &wire.Response{Status: 204, Header: header(
+			"Access-Control-Allow-Methods", "POST, OPTIONS",
+			"Access-Control-Allow-Headers", corsAllowHeaders,
+			"Access-Control-Max-Age", "86400")}
+	default:
+		resp = s.httpError(405, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+			"Method Not Allowed: this server has no server-initiated stream and no session; POST JSON-RPC messages to "+s.opt.Endpoint))
+		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "POST, OPTIONS"})
+	}
+	if hasOrigin {
+		resp.Header = append(resp.Header,
+			wire.Field{Name: "Access-Control-Allow-Origin", Value: origin},
+			wire.Field{Name: "Access-Control-Expose-Headers", Value: "MCP-Protocol-Version, Mcp-Session-Id"},
+			wire.Field{Name: "Vary", Value: "Origin"})
+	}
+	return resp
 }
 
-// HandleMessage answers one JSON-RPC message (or batch) received over a stream transport
-// such as stdio. version is the protocol version negotiated earlier on this connection
-// ("" before initialize); the result carries the version to remember for the next
-// message. reply is nil when nothing is to be sent (notifications, responses).
-func (s *Server) HandleMessage(version string, msg []byte) (reply []byte, negotiated string) {
-	return nil, version
+func (s *Server) notFound(r *wire.Request) *wire.Response {
+	if r.Method == "GET" || r.Method == "HEAD" {
+		body := "skilledge: not found. The MCP endpoint is POST " + s.opt.Endpoint + "\n"
+		if r.Method == "HEAD" {
+			body = ""
+		}
+		return &wire.Response{Status: 404, Header: header("Content-Type", "text/plain; charset=utf-8"), Body: []byte(body)}
+	}
+	return &wire.Response{Status: 404, Header: header("Content-Type", "text/plain; charset=utf-8"), Body: []byte("skilledge: not found\n")}
+}
+
+// post answers a POST to the MCP endpoint.
+func (s *Server) post(r *wire.Request) *wire.Response {
+	if len(r.Body) > s.opt.MaxBody {
+		return s.httpError(413, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+			"Request body too large: the limit is "+strconv.Itoa(s.opt.MaxBody)+" bytes"))
+	}
+	if ct, _ := r.Header.Get("Content-Type"); !isJSONContentType(ct) {
+		return s.httpError(415, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+			"Unsupported Media Type: POST a JSON-RPC message as application/json"))
+	}
+	headerVersion, hasVersion := r.Header.Get(hdrProtocolVersion)
+	if hasVersion && !isLegacy(headerVersion) && !isModern(headerVersion) {
+		return s.httpError(400, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+			"Unsupported "+hdrProtocolVersion+" header "+strconv.Quote(headerVersion)+"; supported: "+supportedVersionsJSON))
+	}
+	legacy := headerVersion
+	if !hasVersion || isModern(headerVersion) {
+		legacy = defaultHTTPVersion
+	}
+
+	if jsonrpc.IsBatch(r.Body) {
+		if legacy != V20250326 || (hasVersion && isModern(headerVersion)) {
+			return s.httpError(400, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+				"JSON-RPC batches are only allowed in protocol version 2025-03-26"))
+		}
+		reply := s.batch(nil, r.Body, legacy)
+		if len(reply) == 0 {
+			return &wire.Response{Status: 202}
+		}
+		return jsonResponse(200, reply)
+	}
+
+	msg, perr := jsonrpc.Parse(r.Body)
+	if perr != nil {
+		return s.httpError(400, msg.ID, perr)
+	}
+	if msg.Kind != jsonrpc.KindRequest {
+		return &wire.Response{Status: 202} // notifications and responses need no answer
+	}
+	version, modern, verr := era(&msg, legacy)
+	if verr != nil {
+		return s.httpError(400, msg.ID, verr)
+	}
+	if modern {
+		if herr := checkModernHeaders(r.Header, &msg, version); herr != nil {
+			return s.httpError(400, msg.ID, herr)
+		}
+		if m, ok := methods[msg.Method]; !ok || m.legacyOnly {
+			return s.httpError(404, msg.ID, methodNotFound(msg.Method))
+		}
+	} else if hasVersion && isModern(headerVersion) {
+		return s.httpError(400, msg.ID, jsonrpc.NewError(codeHeaderMismatch,
+			hdrProtocolVersion+" is "+headerVersion+" but params._meta carries no "+metaProtocolVersion))
+	}
+	c := call{msg: msg, version: version, modern: modern}
+	return jsonResponse(200, s.answer(make([]byte, 0, 512), &c))
+}
+
+// checkModernHeaders enforces the 2026-07-28 rule that routing headers repeat the body:
+// MCP-Protocol-Version equals the _meta version, Mcp-Method equals method, and Mcp-Name
+// equals params.uri for resources/read.
+func checkModernHeaders(h wire.Header, msg *jsonrpc.Message, version string) *jsonrpc.Error {
+	check := func(name, want string) *jsonrpc.Error {
+		got, ok := h.Get(name)
+		if !ok {
+			return jsonrpc.NewError(codeHeaderMismatch, "Missing "+name+" header (expected "+strconv.Quote(want)+")")
+		}
+		if decodeHeaderValue(got) != want {
+			return jsonrpc.NewError(codeHeaderMismatch, name+" header "+strconv.Quote(got)+" does not match the request body ("+strconv.Quote(want)+")")
+		}
+		return nil
+	}
+	if err := check(hdrProtocolVersion, version); err != nil {
+		return err
+	}
+	if err := check(hdrMethod, msg.Method); err != nil {
+		return err
+	}
+	if msg.Method == "resources/read" {
+		if uri := gjson.GetBytes(msg.Params, "uri"); uri.Type == gjson.String {
+			return check(hdrName, uri.Str)
+		}
+	}
+	return nil
+}
+
+// decodeHeaderValue decodes a value sent as "=?base64?<base64>?=" (how clients carry
+// values that are not plain ASCII); any other value is returned unchanged.
+func decodeHeaderValue(v string) string {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v
+	}
+	inner, ok = strings.CutSuffix(inner, "?=")
+	if !ok {
+		return v
+	}
+	d, err := base64.StdEncoding.DecodeString(inner)
+	if err != nil {
+		return v
+	}
+	return string(d)
+}
+
+func isJSONContentType(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
+}
+
+func jsonResponse(status int, body []byte) *wire.Response {
+	return &wire.Response{Status: status, Header: header("Content-Type", "application/json"), Body: body}
+}
+
+// httpError answers with status and a JSON-RPC error body.
+func (s *Server) httpError(status int, id []byte, err *jsonrpc.Error) *wire.Response {
+	return jsonResponse(status, jsonrpc.AppendError(nil, id, err))
+}
+
+// header builds a header from name, value pairs.
+func header(kv ...string) wire.Header {
+	h := make(wire.Header, 0, len(kv)/2+3)
+	for i := 0; i+1 < len(kv); i += 2 {
+		h = append(h, wire.Field{Name: kv[i], Value: kv[i+1]})
+	}
+	return h
 }

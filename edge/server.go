@@ -5,6 +5,8 @@
 package edge
 
 import (
+	"strconv"
+
 	"github.com/skilledge/skilledge/catalog"
 )
 
@@ -17,6 +19,10 @@ type Options struct {
 	// loopback origins (http://localhost, http://127.0.0.1, http://[::1], any port).
 	// Requests without an Origin header are always accepted.
 	AllowOrigins []string
+	// AllowHosts lists the Host header values (with or without port) this server answers
+	// to; "*" accepts any. Empty accepts only loopback names, which defeats DNS rebinding of
+	// a local server; a public deployment sets "*" or its own host names.
+	AllowHosts []string
 	// MaxBody is the largest request body accepted, in bytes; larger gets 413. Hosts
 	// pass at most MaxBody+1 bytes. Default 1 MiB.
 	MaxBody int
@@ -53,8 +59,18 @@ func New(p *catalog.Pack, opt Options) *Server {
 	if opt.Version == "" {
 		opt.Version = Version
 	}
+	if opt.Instructions == "" {
+		opt.Instructions = defaultInstructions(p)
+	}
 	return &Server{pack: p, opt: opt}
 }
 
 // Version is the skilledge release reported in serverInfo by default.
 const Version = "0.1.0"
+
+// defaultInstructions tells a client what this server is and how to use it.
+func defaultInstructions(p *catalog.Pack) string {
+	return "This server publishes " + strconv.Itoa(p.NumSkills()) + " Agent Skills through the MCP Skills extension (" +
+		SkillsExtension + "). Call skills/list to see them, skills/get with a SKILL.md URI for one skill, " +
+		"and resources/read to fetch its files; verify each file against the sha256 digest in the skill entry."
+}

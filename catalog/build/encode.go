@@ -1,0 +1,280 @@
+package build
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// Generator names the writer of a pack (TableMeta). It carries no time or machine data so
+// that packs stay reproducible.
+const Generator = "skilledge catalog/build"
+
+// Encode renders c as pack bytes. It is deterministic: equal catalogs give equal bytes.
+// Every JSON fragment a response splices (skill entries, resource descriptors, read
+// contents, directory descriptors) is rendered here; see catalog.Table* for the layout.
+func Encode(c *Catalog) []byte {
+	e := newEncoding(c)
+	var w catalog.Writer
+
+	skillRows := make([][][]byte, len(c.Skills))
+	var digestIn bytes.Buffer
+	for i, s := range c.Skills {
+		entry := skillEntry(s)
+		digestIn.Write(entry)
+		digestIn.WriteByte('\n')
+		row := make([][]byte, catalogSkillFields)
+		row[catalog.SkillPath] = []byte(s.Path)
+		row[catalog.SkillName] = []byte(s.Name)
+		row[catalog.SkillURI] = []byte(skillURI(s))
+		row[catalog.SkillEntry] = entry
+		row[catalog.SkillFrontmatter] = s.Frontmatter
+		row[catalog.SkillDescription] = jsonString(s.Description)
+		row[catalog.SkillBody] = s.Body
+		skillRows[i] = row
+	}
+	w.Table(catalog.TableSkills, skillRows)
+
+	resRows := make([][][]byte, len(e.files))
+	for i, f := range e.files {
+		row := make([][]byte, catalogResFields)
+		row[catalog.ResURI] = []byte(fileURI(f))
+		row[catalog.ResList] = e.descriptor(f)
+		row[catalog.ResRead] = readContent(f)
+		row[catalog.ResMIME] = []byte(f.MIME)
+		row[catalog.ResDigest] = []byte(digestString(f))
+		row[catalog.ResSize] = strconv.AppendInt(nil, int64(len(f.Data)), 10)
+		resRows[i] = row
+	}
+	w.Table(catalog.TableResources, resRows)
+
+	dirRows := make([][][]byte, len(e.dirs))
+	for i, d := range e.dirs {
+		children := make([]uint32, 0, len(e.children[d]))
+		for _, ch := range e.children[d] {
+			if ch.dir {
+				children = append(children, catalog.DirBit|uint32(e.dirIndex[ch.uri]))
+			} else {
+				children = append(children, uint32(e.fileIndex[ch.uri]))
+			}
+		}
+		dirRows[i] = [][]byte{
+			catalog.DirURI:      []byte(d),
+			catalog.DirList:     dirDescriptor(d, e.dirName[d]),
+			catalog.DirChildren: catalog.U32s(children),
+		}
+	}
+	w.Table(catalog.TableDirs, dirRows)
+
+	resByURI := sortedRows(len(e.files), func(i int) string { return fileURI(e.files[i]) })
+	skillsByURI := sortedRows(len(c.Skills), func(i int) string { return skillURI(c.Skills[i]) })
+	w.Table(catalog.TableIndex, [][][]byte{{
+		catalog.IndexResByURI:    catalog.U32s(resByURI),
+		catalog.IndexSkillsByURI: catalog.U32s(skillsByURI),
+	}})
+
+	sum := sha256.Sum256(digestIn.Bytes())
+	w.Table(catalog.TableMeta, [][][]byte{{
+		catalog.MetaDigest:    []byte(hex.EncodeToString(sum[:])),
+		catalog.MetaGenerator: []byte(Generator),
+	}})
+	return w.Bytes()
+}
+
+// Field counts of the tables written here; they must match what catalog.Open requires.
+const (
+	catalogSkillFields = catalog.SkillBody + 1
+	catalogResFields   = catalog.ResSize + 1
+)
+
+// encoding holds the derived structure of a catalog: the served files in listing order
+// (each once, under its innermost skill) and the directory tree.
+type encoding struct {
+	files     []*File
+	fileIndex map[string]int // file URI -> row
+	owner     map[*File]*Skill
+	dirs      []string          // directory URIs, sorted
+	dirName   map[string]string // directory URI -> its last path segment, unescaped
+	dirIndex  map[string]int
+	children  map[string][]child // by directory URI, sorted by URI
+}
+
+type child struct {
+	uri string
+	dir bool
+}
+
+func newEncoding(c *Catalog) *encoding {
+	e := &encoding{fileIndex: map[string]int{}, owner: map[*File]*Skill{}, dirName: map[string]string{}, dirIndex: map[string]int{}, children: map[string][]child{}}
+	// Innermost owner: skills are sorted by path, so a nested skill comes after its parent
+	// and overwrites the parent's claim.
+	for _, s := range c.Skills {
+		for _, f := range s.Files {
+			e.owner[f] = s
+		}
+	}
+	seenDir := map[string]bool{}
+	addDir := func(rel string) {
+		uri := catalog.Scheme + catalog.EscapePath(rel)
+		if !seenDir[uri] {
+			seenDir[uri] = true
+			e.dirs = append(e.dirs, uri)
+			e.dirName[uri] = path.Base(rel)
+		}
+	}
+	for _, s := range c.Skills {
+		addDir(s.Path)
+		for _, f := range s.Files {
+			if e.owner[f] == s {
+				e.fileIndex[fileURI(f)] = len(e.files)
+				e.files = append(e.files, f)
+			}
+			// Every directory between the skill root and the file is a directory resource.
+			for dir := path.Dir(f.Path); len(dir) > len(s.Path); dir = path.Dir(dir) {
+				addDir(dir)
+			}
+		}
+	}
+	sort.Strings(e.dirs)
+	for i, d := range e.dirs {
+		e.dirIndex[d] = i
+	}
+	// Children: each file under its directory, each directory under its parent, when the
+	// parent is itself a directory resource (skill roots under a prefix have none).
+	seenChild := map[string]bool{}
+	for _, f := range e.files {
+		uri := fileURI(f)
+		e.addChild(uri[:strings.LastIndexByte(uri, '/')], child{uri: uri}, seenChild)
+	}
+	for _, d := range e.dirs {
+		if parent := d[:strings.LastIndexByte(d, '/')]; seenDir[parent] {
+			e.addChild(parent, child{uri: d, dir: true}, seenChild)
+		}
+	}
+	for _, d := range e.dirs {
+		cs := e.children[d]
+		sort.Slice(cs, func(i, j int) bool { return cs[i].uri < cs[j].uri })
+	}
+	return e
+}
+
+func (e *encoding) addChild(dir string, c child, seen map[string]bool) {
+	if !seen[c.uri] {
+		seen[c.uri] = true
+		e.children[dir] = append(e.children[dir], c)
+	}
+}
+
+// descriptor renders the resources/list entry of f (MCP Resource).
+func (e *encoding) descriptor(f *File) []byte {
+	s := e.owner[f]
+	isSkillMD := f.Path == s.Path+"/SKILL.md"
+	var b []byte
+	b = append(b, `{"uri":`...)
+	b = append(b, jsonString(fileURI(f))...)
+	b = append(b, `,"name":`...)
+	if isSkillMD {
+		b = append(b, jsonString(s.Name)...)
+		b = append(b, `,"description":`...)
+		b = append(b, jsonString(s.Description)...)
+	} else {
+		b = append(b, jsonString(strings.TrimPrefix(f.Path, s.Path+"/"))...)
+	}
+	b = append(b, `,"mimeType":`...)
+	b = append(b, jsonString(f.MIME)...)
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, int64(len(f.Data)), 10)
+	if isSkillMD {
+		b = append(b, `,"annotations":{"audience":["assistant"],"priority":0.8}}`...)
+	} else {
+		b = append(b, `,"annotations":{"audience":["assistant"],"priority":0.3}}`...)
+	}
+	return b
+}
+
+// readContent renders the resources/read content object of f: text for UTF-8 text, base64
+// blob otherwise. The bytes are exactly the file's: no newline or BOM rewriting.
+func readContent(f *File) []byte {
+	var b []byte
+	b = append(b, `{"uri":`...)
+	b = append(b, jsonString(fileURI(f))...)
+	b = append(b, `,"mimeType":`...)
+	b = append(b, jsonString(f.MIME)...)
+	if f.Text {
+		b = append(b, `,"text":`...)
+		b = append(b, jsonString(string(f.Data))...)
+	} else {
+		b = append(b, `,"blob":"`...)
+		b = base64.StdEncoding.AppendEncode(b, f.Data)
+		b = append(b, '"')
+	}
+	return append(b, '}')
+}
+
+// skillEntry renders the skills extension v1 entry: {"uri","frontmatter","resources"} with
+// every file of the skill, nested skills' files included.
+func skillEntry(s *Skill) []byte {
+	var b []byte
+	b = append(b, `{"uri":`...)
+	b = append(b, jsonString(skillURI(s))...)
+	b = append(b, `,"frontmatter":`...)
+	b = append(b, s.Frontmatter...)
+	b = append(b, `,"resources":[`...)
+	for i, f := range s.Files {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"uri":`...)
+		b = append(b, jsonString(fileURI(f))...)
+		b = append(b, `,"digest":`...)
+		b = append(b, jsonString(digestString(f))...)
+		b = append(b, `,"size":`...)
+		b = strconv.AppendInt(b, int64(len(f.Data)), 10)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+func dirDescriptor(uri, name string) []byte {
+	var b []byte
+	b = append(b, `{"uri":`...)
+	b = append(b, jsonString(uri)...)
+	b = append(b, `,"name":`...)
+	b = append(b, jsonString(name)...)
+	return append(b, `,"mimeType":"inode/directory"}`...)
+}
+
+func skillURI(s *Skill) string { return catalog.Scheme + catalog.EscapePath(s.Path) + "/SKILL.md" }
+func fileURI(f *File) string   { return catalog.Scheme + catalog.EscapePath(f.Path) }
+
+func digestString(f *File) string { return "sha256:" + hex.EncodeToString(f.Digest[:]) }
+
+// jsonString renders s as a JSON string. HTML characters are left as they are; s is valid
+// UTF-8 (the loader guarantees it for names, paths and text files).
+func jsonString(s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(err) // strings always encode
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// sortedRows returns 0..n-1 ordered by key.
+func sortedRows(n int, key func(int) string) []uint32 {
+	rows := make([]uint32, n)
+	for i := range rows {
+		rows[i] = uint32(i)
+	}
+	sort.Slice(rows, func(i, j int) bool { return key(int(rows[i])) < key(int(rows[j])) })
+	return rows
+}

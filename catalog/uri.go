@@ -1,0 +1,158 @@
+package catalog
+
+import (
+	"errors"
+	"strings"
+)
+
+// Scheme is the URI scheme of every skill resource. See SPEC §2 and RFC 3986.
+const Scheme = "skill://"
+
+// Errors of ParseURI. They say what is wrong so that clients get an informative -32602.
+var (
+	ErrNotSkillURI   = errors.New("not a skill:// URI")
+	ErrURIQuery      = errors.New("query and fragment are not allowed")
+	ErrURISegment    = errors.New("empty, \".\" or \"..\" path segment")
+	ErrURIEscape     = errors.New("malformed or forbidden percent-encoding")
+	ErrURICharacter  = errors.New("forbidden character")
+	ErrURITrailSlash = errors.New("trailing slash (directory URIs have none)")
+)
+
+// EscapePath renders a "/"-separated relative path as the path part of a skill URI: each
+// segment keeps RFC 3986 unreserved characters, sub-delims, ':' and '@', and everything
+// else (space, '%', '?', '#', non-ASCII UTF-8 bytes) is percent-encoded with uppercase hex.
+// The result is canonical: ParseURI(Scheme+EscapePath(p)) returns it unchanged for every p
+// the loader accepts.
+func EscapePath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '/' || keep(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexDigit[c>>4])
+		b.WriteByte(hexDigit[c&15])
+	}
+	return b.String()
+}
+
+const hexDigit = "0123456789ABCDEF"
+
+// keep reports whether c stands for itself in a canonical skill URI path segment.
+func keep(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
+}
+
+// ParseURI checks that s is a well-formed skill URI and returns its canonical form, the
+// form under which the pack stores URIs: scheme lowercased, percent-encodings of
+// characters that stand for themselves decoded, other percent-encodings uppercased, and
+// every other character that needs it encoded. It refuses (never "fixes") anything that
+// could name a different path than it appears to: "." and ".." segments, empty segments,
+// backslashes, encoded "/" or "\", NUL and other control characters, raw or encoded,
+// queries, fragments and a trailing slash. ParseURI is pure and allocates at most once.
+func ParseURI(s string) (string, error) {
+	if len(s) < len(Scheme) || !strings.EqualFold(s[:len(Scheme)], Scheme) {
+		return "", ErrNotSkillURI
+	}
+	rest := s[len(Scheme):]
+	if rest == "" {
+		return "", ErrURISegment
+	}
+	if strings.HasSuffix(rest, "/") {
+		return "", ErrURITrailSlash
+	}
+	var b []byte // nil while s[:len(Scheme)+i] is already canonical
+	flush := func(i int) {
+		if b == nil {
+			b = make([]byte, 0, len(s)+8)
+			b = append(b, Scheme...)
+			b = append(b, rest[:i]...)
+		}
+	}
+	if s[:len(Scheme)] != Scheme {
+		flush(0)
+	}
+	segDots := 0 // dots in the current segment so far, or -1 once it has anything else
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c == '/':
+			if segDots >= 0 && segDots <= 2 { // "", "." or ".."
+				return "", ErrURISegment
+			}
+			if b != nil {
+				b = append(b, c)
+			}
+			segDots = 0
+			continue
+		case c == '?' || c == '#':
+			return "", ErrURIQuery
+		case c == '%':
+			if i+2 >= len(rest) || unhex(rest[i+1]) < 0 || unhex(rest[i+2]) < 0 {
+				return "", ErrURIEscape
+			}
+			d := byte(unhex(rest[i+1])<<4 | unhex(rest[i+2]))
+			if d < 0x20 || d == 0x7f || d == '/' || d == '\\' {
+				return "", ErrURIEscape
+			}
+			if keep(d) {
+				flush(i)
+				b = append(b, d)
+			} else {
+				if rest[i+1] != hexDigit[d>>4] || rest[i+2] != hexDigit[d&15] {
+					flush(i)
+				}
+				if b != nil {
+					b = append(b, '%', hexDigit[d>>4], hexDigit[d&15])
+				}
+			}
+			segDots = dots(segDots, d)
+			i += 2
+			continue
+		case c < 0x20 || c == 0x7f || c == '\\':
+			return "", ErrURICharacter
+		case keep(c):
+			if b != nil {
+				b = append(b, c)
+			}
+		default: // space, '"', '<', non-ASCII bytes and other characters that need encoding
+			flush(i)
+			b = append(b, '%', hexDigit[c>>4], hexDigit[c&15])
+		}
+		segDots = dots(segDots, c)
+	}
+	if segDots >= 0 && segDots <= 2 {
+		return "", ErrURISegment
+	}
+	if b == nil {
+		return s, nil
+	}
+	return string(b), nil
+}
+
+// dots tracks whether a segment so far decodes to dots only: n is the count so far, or -1
+// once another character was seen. Segments of three or more dots are ordinary names.
+func dots(n int, c byte) int {
+	if n >= 0 && c == '.' {
+		return n + 1
+	}
+	return -1
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}

@@ -1,0 +1,69 @@
+package edge
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// Cursors are opaque to clients: base64url of "<kind>:<offset>:<catalog digest prefix>".
+// The kind keeps a skills/list cursor out of resources/list; the digest prefix makes a
+// cursor from another catalog (a redeploy mid-listing) an error rather than a silent skip.
+// Offsets are only ever issued strictly inside the list, so 0 or >= n is invalid.
+
+// page works out the window [from, to) of a listing of n items from params.cursor.
+func (s *Server) page(c *call, kind string, n int) (from, to int, err *jsonrpc.Error) {
+	cur := c.param("cursor")
+	switch {
+	case !cur.Exists() || cur.Type == gjson.Null:
+		from = 0
+	case cur.Type != gjson.String:
+		return 0, 0, invalidParams("params.cursor must be a string")
+	default:
+		var ok bool
+		if from, ok = s.parseCursor(cur.Str, kind); !ok || from <= 0 || from >= n {
+			return 0, 0, invalidParams("invalid cursor: " + strconv.Quote(cur.Str))
+		}
+	}
+	return from, min(n, from+s.opt.PageSize), nil
+}
+
+// appendNextCursor appends `,"nextCursor":"…"` when the listing goes on after to.
+func (s *Server) appendNextCursor(b []byte, kind string, to, n int) []byte {
+	if to >= n {
+		return b
+	}
+	raw := kind + ":" + strconv.Itoa(to) + ":" + s.digestPrefix()
+	b = append(b, `,"nextCursor":"`...)
+	b = base64.RawURLEncoding.AppendEncode(b, []byte(raw))
+	return append(b, '"')
+}
+
+func (s *Server) parseCursor(cur, kind string) (int, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(cur)
+	if err != nil {
+		return 0, false
+	}
+	k, rest, ok := strings.Cut(string(raw), ":")
+	if !ok || k != kind {
+		return 0, false
+	}
+	off, digest, ok := strings.Cut(rest, ":")
+	if !ok || digest != s.digestPrefix() {
+		return 0, false
+	}
+	n, err := strconv.Atoi(off)
+	if err != nil || strconv.Itoa(n) != off {
+		return 0, false
+	}
+	return n, true
+}
+
+func (s *Server) digestPrefix() string {
+	d := s.pack.Digest()
+	return d[:min(len(d), 8)]
+}

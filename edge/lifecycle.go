@@ -1,0 +1,57 @@
+package edge
+
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// capabilitiesJSON is the server's capability declaration, the same in both eras
+// (SPEC §3: the extension settings sit directly inside the extension object, and a
+// server declaring the extension also declares resources).
+const capabilitiesJSON = `{"resources":{},"extensions":{"` + SkillsExtension + `":{"directoryRead":true}}}`
+
+// initialize answers the legacy handshake: echo the client's revision when we speak it,
+// else offer the newest legacy one. See
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
+func (s *Server) initialize(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	v := c.param("protocolVersion")
+	if v.Type != gjson.String {
+		return nil, invalidParams("initialize: params.protocolVersion must be a string")
+	}
+	version := newestLegacy
+	if isLegacy(v.Str) {
+		version = v.Str
+	}
+	b = append(b, `"protocolVersion":"`...)
+	b = append(b, version...)
+	b = append(b, `","capabilities":`+capabilitiesJSON+`,"serverInfo":`...)
+	b = s.appendServerInfo(b)
+	return s.appendInstructions(b), nil
+}
+
+// discover answers server/discover (2026-07-28): the versions, capabilities and identity
+// of this server, with no state created.
+func (s *Server) discover(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	b = append(b, `"supportedVersions":`+supportedVersionsJSON+`,"capabilities":`+capabilitiesJSON...)
+	b = s.appendInstructions(b)
+	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
+	b = s.appendServerInfo(b)
+	return append(b, '}'), nil
+}
+
+func (s *Server) appendServerInfo(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = jsonrpc.AppendString(b, s.opt.Name)
+	b = append(b, `,"version":`...)
+	b = jsonrpc.AppendString(b, s.opt.Version)
+	return append(b, '}')
+}
+
+func (s *Server) appendInstructions(b []byte) []byte {
+	if s.opt.Instructions == "" {
+		return b
+	}
+	b = append(b, `,"instructions":`...)
+	return jsonrpc.AppendString(b, s.opt.Instructions)
+}

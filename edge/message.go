@@ -1,0 +1,90 @@
+package edge
+
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// HandleMessage answers one JSON-RPC message (or batch) received over a stream transport
+// such as stdio. version is the protocol version negotiated earlier on this connection
+// ("" before initialize); the result carries the version to remember for the next
+// message. reply is nil when nothing is to be sent (notifications, responses).
+// Modern-era messages are recognised by their _meta and answered statelessly.
+func (s *Server) HandleMessage(version string, msg []byte) (reply []byte, negotiated string) {
+	legacy := version
+	if legacy == "" {
+		legacy = newestLegacy
+	}
+	if jsonrpc.IsBatch(msg) {
+		if version != V20250326 {
+			return jsonrpc.AppendError(nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+				"JSON-RPC batches are only allowed in protocol version 2025-03-26")), version
+		}
+		if reply = s.batch(nil, msg, legacy); len(reply) == 0 {
+			reply = nil
+		}
+		return reply, version
+	}
+	m, perr := jsonrpc.Parse(msg)
+	if perr != nil {
+		return jsonrpc.AppendError(nil, m.ID, perr), version
+	}
+	if m.Kind != jsonrpc.KindRequest {
+		return nil, version
+	}
+	reply = s.request(nil, &m, legacy)
+	if m.Method == "initialize" && !isModernMsg(&m) && gjson.GetBytes(reply, "result").Exists() {
+		version = gjson.GetBytes(reply, "result.protocolVersion").Str
+	}
+	return reply, version
+}
+
+// request answers one parsed request under the transport's legacy version.
+func (s *Server) request(dst []byte, m *jsonrpc.Message, legacy string) []byte {
+	version, modern, err := era(m, legacy)
+	if err != nil {
+		return jsonrpc.AppendError(dst, m.ID, err)
+	}
+	c := call{msg: *m, version: version, modern: modern}
+	return s.answer(dst, &c)
+}
+
+func isModernMsg(m *jsonrpc.Message) bool {
+	return gjson.GetBytes(m.Params, `_meta.io\.modelcontextprotocol/protocolVersion`).Exists()
+}
+
+// batch answers a JSON-RPC batch (2025-03-26 only): one reply element per request, in
+// order; nil when the batch held only notifications and responses. initialize must not
+// be batched.
+func (s *Server) batch(dst []byte, body []byte, legacy string) []byte {
+	elems, err := jsonrpc.SplitBatch(body)
+	if err != nil {
+		return jsonrpc.AppendError(dst, nil, err)
+	}
+	start := len(dst)
+	dst = append(dst, '[')
+	n := 0
+	for _, e := range elems {
+		m, perr := jsonrpc.Parse(e)
+		if perr == nil && m.Kind != jsonrpc.KindRequest {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		switch {
+		case perr != nil:
+			dst = jsonrpc.AppendError(dst, m.ID, perr)
+		case m.Method == "initialize":
+			dst = jsonrpc.AppendError(dst, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize must not be part of a JSON-RPC batch"))
+		default:
+			dst = s.request(dst, &m, legacy)
+		}
+	}
+	if n == 0 {
+		return dst[:start]
+	}
+	return append(dst, ']')
+}

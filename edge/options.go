@@ -1,0 +1,89 @@
+package edge
+
+import (
+	"errors"
+	"math"
+
+	"github.com/tidwall/gjson"
+)
+
+// ParseOptions decodes Options from a JSON object, the form hosts pass them in (the
+// plugin's configure export, the worker's environment):
+//
+//	{"endpoint":"/mcp", "allowOrigins":["*"], "allowHosts":["*"], "maxBody":1048576,
+//	 "pageSize":100, "instructions":"...", "name":"skilledge", "version":"0.1.0"}
+//
+// Every key is optional; an unknown key or a wrongly typed value is an error. Empty input
+// gives the zero Options (edge's defaults). It uses gjson rather than encoding/json, which
+// would add reflection-heavy code to the plugin for one small object.
+func ParseOptions(b []byte) (Options, error) {
+	var o Options
+	if len(b) == 0 {
+		return o, nil
+	}
+	if !gjson.ValidBytes(b) {
+		return o, errors.New("options are not valid JSON")
+	}
+	root := gjson.ParseBytes(b)
+	if !root.IsObject() {
+		return o, errors.New("options must be a JSON object")
+	}
+	var err error
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch key := k.String(); key {
+		case "endpoint":
+			o.Endpoint, err = optString(key, v)
+		case "instructions":
+			o.Instructions, err = optString(key, v)
+		case "name":
+			o.Name, err = optString(key, v)
+		case "version":
+			o.Version, err = optString(key, v)
+		case "maxBody":
+			o.MaxBody, err = optCount(key, v)
+		case "pageSize":
+			o.PageSize, err = optCount(key, v)
+		case "allowOrigins":
+			o.AllowOrigins, err = optStrings(key, v)
+		case "allowHosts":
+			o.AllowHosts, err = optStrings(key, v)
+		default:
+			err = errors.New("unknown option " + k.Raw)
+		}
+		return err == nil
+	})
+	return o, err
+}
+
+func optString(key string, v gjson.Result) (string, error) {
+	if v.Type != gjson.String {
+		return "", errors.New("option " + key + " must be a string")
+	}
+	return v.Str, nil
+}
+
+func optStrings(key string, v gjson.Result) ([]string, error) {
+	bad := errors.New("option " + key + " must be an array of strings")
+	if !v.IsArray() {
+		return nil, bad
+	}
+	out := []string{}
+	ok := true
+	v.ForEach(func(_, e gjson.Result) bool {
+		ok = e.Type == gjson.String
+		out = append(out, e.Str)
+		return ok
+	})
+	if !ok {
+		return nil, bad
+	}
+	return out, nil
+}
+
+func optCount(key string, v gjson.Result) (int, error) {
+	f := v.Float()
+	if v.Type != gjson.Number || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+		return 0, errors.New("option " + key + " must be a non-negative integer")
+	}
+	return int(f), nil
+}

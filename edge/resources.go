@@ -1,0 +1,119 @@
+package edge
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// resourcesList answers resources/list: every served file, SKILL.md first within each
+// skill, paginated. Directory resources are not listed (SPEC §2).
+func (s *Server) resourcesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	n := s.pack.NumResources()
+	from, to, err := s.page(c, "r", n)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `"resources":[`...)
+	for i := from; i < to; i++ {
+		if i > from {
+			b = append(b, ',')
+		}
+		b = append(b, s.pack.Resource(i, catalog.ResList)...)
+	}
+	b = append(b, ']')
+	return s.appendNextCursor(b, "r", to, n), nil
+}
+
+// resourcesRead answers resources/read with the file's bytes exactly as stored: text for
+// UTF-8 text, base64 blob otherwise. A directory or an unknown URI is -32602 with
+// data {uri} (SEP-2164), never an empty contents array.
+func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	uri, raw, err := s.uriParam(c)
+	if err != nil {
+		return nil, err
+	}
+	i, ok := s.pack.ResourceByURI(uri)
+	if !ok {
+		if _, dir := s.pack.DirByURI(uri); dir {
+			return nil, invalidParams("Resource is a directory; list it with resources/directory/read: " + raw).
+				WithData(uriData(raw))
+		}
+		return nil, resourceNotFound(raw)
+	}
+	b = append(b, `"contents":[`...)
+	b = append(b, s.pack.Resource(i, catalog.ResRead)...)
+	return append(b, ']'), nil
+}
+
+// templatesList answers resources/templates/list: every resource of a prebuilt catalog
+// is listed concretely, so there are no templates.
+func (s *Server) templatesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	return append(b, `"resourceTemplates":[]`...), nil
+}
+
+// directoryRead answers resources/directory/read: the direct children of a directory
+// resource, files with their resource metadata and subdirectories as inode/directory
+// entries, paginated.
+func (s *Server) directoryRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	uri, raw, err := s.uriParam(c)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := s.pack.DirByURI(uri)
+	if !ok {
+		if _, file := s.pack.ResourceByURI(uri); file {
+			return nil, invalidParams("Not a directory: " + raw).WithData(uriData(raw))
+		}
+		return nil, invalidParams("Directory not found: " + raw).WithData(uriData(raw))
+	}
+	n := s.pack.NumChildren(d)
+	kind := "d" + strconv.Itoa(d)
+	from, to, err := s.page(c, kind, n)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `"resources":[`...)
+	for k := from; k < to; k++ {
+		if k > from {
+			b = append(b, ',')
+		}
+		ch := s.pack.ChildAt(d, k)
+		if ch.Dir {
+			b = append(b, s.pack.Dir(ch.Index, catalog.DirList)...)
+		} else {
+			b = append(b, s.pack.Resource(ch.Index, catalog.ResList)...)
+		}
+	}
+	b = append(b, ']')
+	return s.appendNextCursor(b, kind, to, n), nil
+}
+
+// uriParam reads params.uri and returns it in canonical form (catalog.ParseURI) and as
+// sent, or an informative -32602. A URI that does not parse cannot name a resource, so it
+// gets the not-found error with the reason appended.
+func (s *Server) uriParam(c *call) (canonical, raw string, err *jsonrpc.Error) {
+	u := c.param("uri")
+	if u.Type != gjson.String {
+		return "", "", invalidParams("params.uri must be a string")
+	}
+	uri, perr := catalog.ParseURI(u.Str)
+	if perr != nil {
+		return "", u.Str, invalidParams("Resource not found: " + u.Str + " (" + perr.Error() + ")").
+			WithData(uriData(u.Str))
+	}
+	return uri, u.Str, nil
+}
+
+func resourceNotFound(uri string) *jsonrpc.Error {
+	return invalidParams("Resource not found: " + uri).WithData(uriData(uri))
+}
+
+func uriData(uri string) []byte {
+	b := append(make([]byte, 0, len(uri)+10), `{"uri":`...)
+	b = jsonrpc.AppendString(b, uri)
+	return append(b, '}')
+}

@@ -1,0 +1,149 @@
+package tests
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// Protocol cases are data files under testdata/cases: each is a txtar archive whose
+// comment says what it checks and whose sections are exchanges, in order:
+//
+//	-- options --            optional: JSON options for the server (plugin "configure")
+//	-- http --               a request in the wire frame format (edge/wire), then
+//	-- want --               the expected response frame, byte for byte
+//	-- stdio --              client lines ("> …") and expected server lines ("< …"),
+//	                         sent over one connection; "< " alone expects no reply
+//
+// A request may say $CURSOR for the nextCursor of the latest response that had one.
+// The same files run against every target (in-process edge, the plugin in the wazero
+// harness, …), so a new case is a data file, not new Go. `go test ./tests -update`
+// rewrites the want sections from the in-process target.
+var update = flag.Bool("update", false, "rewrite expected output in testdata/cases from the in-process target")
+
+// target is a server under test.
+type target interface {
+	// HTTP sends one request frame and returns the response frame.
+	HTTP(t *testing.T, frame []byte) []byte
+	// Message sends one stdio line on a connection that negotiated version.
+	Message(t *testing.T, version string, line []byte) (reply []byte, negotiated string)
+}
+
+// runCases runs every case file against the target made by newTarget(options).
+func runCases(t *testing.T, newTarget func(t *testing.T, options []byte) target, canUpdate bool) {
+	files, err := filepath.Glob("testdata/cases/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no protocol cases found: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ar := parseTxtar(data)
+			var options []byte
+			if s := ar.get("options"); s != nil {
+				options = s.data
+			}
+			tg := newTarget(t, options)
+			changed := false
+			cursor := "" // the last nextCursor seen, substituted for $CURSOR in requests
+			for i := 0; i < len(ar.sections); i++ {
+				sec := &ar.sections[i]
+				switch sec.name {
+				case "options", "want":
+				case "http":
+					if i+1 >= len(ar.sections) || ar.sections[i+1].name != "want" {
+						t.Fatalf("%s: http section %d has no want section after it", file, i)
+					}
+					want := &ar.sections[i+1]
+					got := tg.HTTP(t, bytes.ReplaceAll(trimLF(sec.data), []byte("$CURSOR"), []byte(cursor)))
+					checkFrame(t, got)
+					if c := gjson.GetBytes(responseBody(got), "result.nextCursor"); c.Exists() {
+						cursor = c.Str
+					}
+					if !bytes.Equal(got, trimLF(want.data)) {
+						if *update && canUpdate {
+							want.data, changed = append(got, '\n'), true
+							continue
+						}
+						t.Errorf("%s: http exchange %d:\nrequest:\n%s\ngot:\n%s\nwant:\n%s", file, i, sec.data, got, want.data)
+					}
+				case "stdio":
+					got := runStdio(t, tg, sec.data)
+					if !bytes.Equal(got, sec.data) {
+						if *update && canUpdate {
+							sec.data, changed = got, true
+							continue
+						}
+						t.Errorf("%s: stdio exchange %d:\ngot:\n%s\nwant:\n%s", file, i, got, sec.data)
+					}
+				default:
+					t.Fatalf("%s: unknown section %q", file, sec.name)
+				}
+			}
+			if changed {
+				if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// trimLF drops the one LF that ends every txtar section, turning a section into a frame.
+// A frame whose body ends in LF is stored with two.
+func trimLF(sec []byte) []byte { return bytes.TrimSuffix(sec, []byte("\n")) }
+
+// runStdio replays the client lines of a stdio section and returns the section as the
+// target answered it: each "> " line followed by the "< " lines of its reply.
+func runStdio(t *testing.T, tg target, sec []byte) []byte {
+	var out bytes.Buffer
+	version := ""
+	for _, line := range strings.SplitAfter(string(sec), "\n") {
+		if line == "" {
+			continue
+		}
+		if !strings.HasPrefix(line, "> ") {
+			if strings.HasPrefix(line, "<") {
+				continue // expected output: regenerated below
+			}
+			t.Fatalf("stdio line neither \"> \" nor \"< \": %q", line)
+		}
+		out.WriteString(line)
+		var reply []byte
+		reply, version = tg.Message(t, version, []byte(strings.TrimSuffix(line[2:], "\n")))
+		if reply == nil {
+			out.WriteString("<\n")
+		} else {
+			fmt.Fprintf(&out, "< %s\n", reply)
+		}
+	}
+	return out.Bytes()
+}
+
+// responseBody returns the body of a response frame, or nil.
+func responseBody(frame []byte) []byte {
+	r, err := wire.ParseResponse(frame)
+	if err != nil {
+		return nil
+	}
+	return r.Body
+}
+
+// checkFrame fails t unless frame is a well-formed response frame.
+func checkFrame(t *testing.T, frame []byte) {
+	t.Helper()
+	if _, err := wire.ParseResponse(frame); err != nil {
+		t.Fatalf("malformed response frame %q: %v", frame, err)
+	}
+}
