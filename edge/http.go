@@ -89,17 +89,17 @@ func (s *Server) post(r *wire.Request) *wire.Response {
 			"Unsupported Media Type: POST a JSON-RPC message as application/json"))
 	}
 	headerVersion, hasVersion := r.Header.Get(hdrProtocolVersion)
-	if hasVersion && !isLegacy(headerVersion) && !isModern(headerVersion) {
-		return s.httpError(400, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
-			"Unsupported "+hdrProtocolVersion+" header "+strconv.Quote(headerVersion)+"; supported: "+supportedVersionsJSON))
-	}
-	legacy := headerVersion
-	if !hasVersion || isModern(headerVersion) {
-		legacy = defaultHTTPVersion
+	headerVersion = decodeHeaderValue(headerVersion)
+	// A header naming anything but a legacy revision makes the request modern: its _meta
+	// must then be valid and agree with the header.
+	forceModern := hasVersion && !isLegacy(headerVersion)
+	legacy := defaultHTTPVersion
+	if hasVersion && !forceModern {
+		legacy = headerVersion
 	}
 
 	if jsonrpc.IsBatch(r.Body) {
-		if legacy != V20250326 || (hasVersion && isModern(headerVersion)) {
+		if legacy != V20250326 || forceModern {
 			return s.httpError(400, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"JSON-RPC batches are only allowed in protocol version 2025-03-26"))
 		}
@@ -117,23 +117,38 @@ func (s *Server) post(r *wire.Request) *wire.Response {
 	if msg.Kind != jsonrpc.KindRequest {
 		return &wire.Response{Status: 202} // notifications and responses need no answer
 	}
-	version, modern, verr := era(&msg, legacy)
-	if verr != nil {
-		return s.httpError(400, msg.ID, verr)
+	version, modern, err := era(&msg, legacy, forceModern)
+	if err != nil {
+		return s.httpError(400, msg.ID, err)
 	}
-	if modern {
-		if herr := checkModernHeaders(r.Header, &msg, version); herr != nil {
-			return s.httpError(400, msg.ID, herr)
-		}
-		if m, ok := methods[msg.Method]; !ok || m.legacyOnly {
-			return s.httpError(404, msg.ID, methodNotFound(msg.Method))
-		}
-	} else if hasVersion && isModern(headerVersion) {
-		return s.httpError(400, msg.ID, jsonrpc.NewError(codeHeaderMismatch,
-			hdrProtocolVersion+" is "+headerVersion+" but params._meta carries no "+metaProtocolVersion))
+	if !modern {
+		// Legacy clients turn any non-2xx status into a transport failure, so JSON-RPC
+		// errors travel with 200.
+		c := call{msg: msg, version: version}
+		out, _ := s.answer(make([]byte, 0, 512), &c)
+		return jsonResponse(200, out)
 	}
-	c := call{msg: msg, version: version, modern: modern}
-	return jsonResponse(200, s.answer(make([]byte, 0, 512), &c))
+	if err := checkModernHeaders(r.Header, &msg, version); err != nil {
+		return s.httpError(400, msg.ID, err)
+	}
+	if err := supported(version); err != nil {
+		return s.httpError(400, msg.ID, err)
+	}
+	c := call{msg: msg, version: version, modern: true}
+	out, code := s.answer(make([]byte, 0, 512), &c)
+	return jsonResponse(modernStatus(code), out)
+}
+
+// modernStatus maps a JSON-RPC outcome to the HTTP status of the 2026-07-28 transport:
+// 200 for a result, 404 for an unknown method, 400 for any other error.
+func modernStatus(code int64) int {
+	switch code {
+	case 0:
+		return 200
+	case jsonrpc.CodeMethodNotFound:
+		return 404
+	}
+	return 400
 }
 
 // checkModernHeaders enforces the 2026-07-28 rule that routing headers repeat the body:

@@ -33,7 +33,7 @@ func (s *Server) initialize(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 // discover answers server/discover (2026-07-28): the versions, capabilities and identity
 // of this server, with no state created.
 func (s *Server) discover(c *call, b []byte) ([]byte, *jsonrpc.Error) {
-	b = append(b, `"supportedVersions":`+supportedVersionsJSON+`,"capabilities":`+capabilitiesJSON...)
+	b = append(b, `"supportedVersions":`+supportedModernJSON+`,"capabilities":`+capabilitiesJSON...)
 	b = s.appendInstructions(b)
 	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
 	b = s.appendServerInfo(b)

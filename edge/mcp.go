@@ -33,8 +33,8 @@ var methods map[string]method
 func init() {
 	methods = map[string]method{
 		"initialize":               {handle: (*Server).initialize, legacyOnly: true},
-		"server/discover":          {handle: (*Server).discover},
-		"ping":                     {handle: func(*Server, *call, []byte) ([]byte, *jsonrpc.Error) { return nil, nil }},
+		"server/discover":          {handle: (*Server).discover, cacheable: true},
+		"ping":                     {handle: ping, legacyOnly: true},
 		"resources/list":           {handle: (*Server).resourcesList, cacheable: true},
 		"resources/read":           {handle: (*Server).resourcesRead, cacheable: true},
 		"resources/templates/list": {handle: (*Server).templatesList, cacheable: true},
@@ -51,41 +51,56 @@ const (
 	cacheScope     = "public"
 )
 
-// era works out which protocol revision a request is under. legacy is the revision known
-// from the transport (HTTP header or the stdio connection). A request whose params._meta
-// names a protocol version is in the modern era; an unsupported one is error -32022.
-func era(msg *jsonrpc.Message, legacy string) (version string, modern bool, err *jsonrpc.Error) {
-	v := gjson.GetBytes(msg.Params, `_meta.io\.modelcontextprotocol/protocolVersion`)
-	if !v.Exists() {
+// era works out which protocol revision a request is under. legacy is the revision the
+// transport knows (HTTP header or stdio connection). A request is in the modern era when
+// params._meta names a protocol version, or when forceModern is set (HTTP: the
+// MCP-Protocol-Version header names a non-legacy revision). A modern request must carry
+// _meta with a string protocolVersion and an object clientCapabilities, else -32602.
+// Whether the version is supported is checked separately (supported), because HTTP
+// compares the header with _meta first.
+func era(msg *jsonrpc.Message, legacy string, forceModern bool) (version string, modern bool, err *jsonrpc.Error) {
+	meta := gjson.GetBytes(msg.Params, "_meta")
+	v := meta.Get(`io\.modelcontextprotocol/protocolVersion`)
+	if !v.Exists() && !forceModern {
 		return legacy, false, nil
 	}
-	if v.Type != gjson.String || !isModern(v.Str) {
-		return "", true, unsupportedVersion(v.Raw)
+	switch {
+	case !meta.IsObject():
+		return "", true, invalidParams("Invalid request: params._meta is required in protocol version " + V20260728)
+	case v.Type != gjson.String:
+		return "", true, invalidParams("Invalid request: params._meta[\"" + metaProtocolVersion + "\"] must be a string")
+	case !meta.Get(`io\.modelcontextprotocol/clientCapabilities`).IsObject():
+		return "", true, invalidParams("Invalid request: params._meta[\"" + metaClientCapabilities + "\"] must be an object")
 	}
 	return v.Str, true, nil
 }
 
-// ErrUnsupportedVersion is the modern era's error for an unsupported protocol version.
-const codeUnsupportedVersion = -32022
-
-func unsupportedVersion(requestedRaw string) *jsonrpc.Error {
+// supported returns -32022 unless version is a modern revision this server speaks.
+func supported(version string) *jsonrpc.Error {
+	if isModern(version) {
+		return nil
+	}
 	data := make([]byte, 0, 96)
-	data = append(data, `{"supported":`...)
-	data = append(data, supportedModernJSON...)
-	data = append(data, `,"requested":`...)
-	data = append(data, requestedRaw...)
+	data = append(data, `{"supported":`+supportedModernJSON+`,"requested":`...)
+	data = jsonrpc.AppendString(data, version)
 	data = append(data, '}')
-	return jsonrpc.NewError(codeUnsupportedVersion, "Unsupported protocol version").WithData(data)
+	return jsonrpc.NewError(codeUnsupportedVersion, "Unsupported protocol version: "+version).WithData(data)
 }
 
-const supportedModernJSON = `["2026-07-28"]`
+// codeUnsupportedVersion is the modern era's error for an unsupported protocol version.
+const codeUnsupportedVersion = -32022
+
+// supportedModernJSON lists the revisions a modern request may name. server/discover
+// reports the same list, so a client never picks a version that -32022 would refuse.
+const supportedModernJSON = `["` + V20260728 + `"]`
 
 // answer appends the response to one request. It never fails: errors become JSON-RPC
-// error responses.
-func (s *Server) answer(dst []byte, c *call) []byte {
+// error responses, and code reports the error code (0 for a result) so that transports
+// can pick a status.
+func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 	m, ok := methods[c.msg.Method]
 	if !ok || (c.modern && m.legacyOnly) {
-		return jsonrpc.AppendError(dst, c.msg.ID, methodNotFound(c.msg.Method))
+		return jsonrpc.AppendError(dst, c.msg.ID, methodNotFound(c.msg.Method)), jsonrpc.CodeMethodNotFound
 	}
 	mark := len(dst)
 	dst = jsonrpc.AppendResultStart(dst, c.msg.ID)
@@ -93,7 +108,7 @@ func (s *Server) answer(dst []byte, c *call) []byte {
 	start := len(dst)
 	dst, err := m.handle(s, c, dst)
 	if err != nil {
-		return jsonrpc.AppendError(dst[:mark], c.msg.ID, err)
+		return jsonrpc.AppendError(dst[:mark], c.msg.ID, err), err.Code
 	}
 	if c.modern {
 		if len(dst) > start {
@@ -104,8 +119,12 @@ func (s *Server) answer(dst []byte, c *call) []byte {
 			dst = append(dst, `,"ttlMs":`+cacheTTLMillis+`,"cacheScope":"`+cacheScope+`"`...)
 		}
 	}
-	return append(dst, "}}"...)
+	return append(dst, "}}"...), 0
 }
+
+// ping answers with an empty result. The modern era has no ping: a stateless server has
+// no connection to keep alive.
+func ping(*Server, *call, []byte) ([]byte, *jsonrpc.Error) { return nil, nil }
 
 func methodNotFound(name string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+name)

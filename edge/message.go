@@ -33,25 +33,26 @@ func (s *Server) HandleMessage(version string, msg []byte) (reply []byte, negoti
 	if m.Kind != jsonrpc.KindRequest {
 		return nil, version
 	}
-	reply = s.request(nil, &m, legacy)
-	if m.Method == "initialize" && !isModernMsg(&m) && gjson.GetBytes(reply, "result").Exists() {
+	reply, modern, code := s.request(nil, &m, legacy)
+	if m.Method == "initialize" && !modern && code == 0 {
 		version = gjson.GetBytes(reply, "result.protocolVersion").Str
 	}
 	return reply, version
 }
 
-// request answers one parsed request under the transport's legacy version.
-func (s *Server) request(dst []byte, m *jsonrpc.Message, legacy string) []byte {
-	version, modern, err := era(m, legacy)
+// request answers one parsed request on a stream transport, under the connection's legacy
+// version unless the message is modern.
+func (s *Server) request(dst []byte, m *jsonrpc.Message, legacy string) (out []byte, modern bool, code int64) {
+	version, modern, err := era(m, legacy, false)
+	if err == nil && modern {
+		err = supported(version)
+	}
 	if err != nil {
-		return jsonrpc.AppendError(dst, m.ID, err)
+		return jsonrpc.AppendError(dst, m.ID, err), modern, err.Code
 	}
 	c := call{msg: *m, version: version, modern: modern}
-	return s.answer(dst, &c)
-}
-
-func isModernMsg(m *jsonrpc.Message) bool {
-	return gjson.GetBytes(m.Params, `_meta.io\.modelcontextprotocol/protocolVersion`).Exists()
+	out, code = s.answer(dst, &c)
+	return out, modern, code
 }
 
 // batch answers a JSON-RPC batch (2025-03-26 only): one reply element per request, in
@@ -80,7 +81,7 @@ func (s *Server) batch(dst []byte, body []byte, legacy string) []byte {
 		case m.Method == "initialize":
 			dst = jsonrpc.AppendError(dst, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize must not be part of a JSON-RPC batch"))
 		default:
-			dst = s.request(dst, &m, legacy)
+			dst, _, _ = s.request(dst, &m, legacy)
 		}
 	}
 	if n == 0 {

@@ -42,8 +42,6 @@ func isModern(v string) bool {
 	return false
 }
 
-// supportedVersionsJSON lists every revision this server speaks, as a JSON array.
-const supportedVersionsJSON = `["2024-11-05","2025-03-26","2025-06-18","2025-11-25","2026-07-28"]`
 
 // Meta keys of the modern era.
 const (

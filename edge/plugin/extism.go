@@ -1,0 +1,40 @@
+package main
+
+import "github.com/extism/go-pdk"
+
+// The Extism ABI: what any Extism host SDK calls. See the package comment in main.go.
+
+//go:wasmexport load
+func extismLoad() int32 {
+	// pdk.Input returns a fresh copy of the host's input, which the plugin may keep.
+	return extismResult(loadPack(pdk.Input()))
+}
+
+//go:wasmexport configure
+func extismConfigure() int32 {
+	return extismResult(configure(pdk.Input()))
+}
+
+//go:wasmexport http
+func extismHTTP() int32 {
+	pdk.Output(serveHTTP(nil, pdk.Input()))
+	return 0
+}
+
+//go:wasmexport rpc
+func extismRPC() int32 {
+	out, err := handleRPC(nil, pdk.Input())
+	if err != nil {
+		return extismResult(err)
+	}
+	pdk.Output(out)
+	return 0
+}
+
+func extismResult(err error) int32 {
+	if err != nil {
+		pdk.SetError(err)
+		return 1
+	}
+	return 0
+}

