@@ -66,7 +66,8 @@ func era(msg *jsonrpc.Message, legacy string, forceModern bool) (version string,
 	}
 	switch {
 	case !meta.IsObject():
-		return "", true, invalidParams("Invalid request: params._meta is required in protocol version " + V20260728)
+		return "", true, invalidParams("Invalid request: params._meta is required in protocol version " + V20260728 +
+			" (and whenever MCP-Protocol-Version names no 2024 or 2025 revision)")
 	case v.Type != gjson.String:
 		return "", true, invalidParams("Invalid request: params._meta[\"" + metaProtocolVersion + "\"] must be a string")
 	case !meta.Get(`io\.modelcontextprotocol/clientCapabilities`).IsObject():
@@ -124,7 +125,7 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 
 // ping answers with an empty result. The modern era has no ping: a stateless server has
 // no connection to keep alive.
-func ping(*Server, *call, []byte) ([]byte, *jsonrpc.Error) { return nil, nil }
+func ping(_ *Server, _ *call, b []byte) ([]byte, *jsonrpc.Error) { return b, nil }
 
 func methodNotFound(name string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+name)

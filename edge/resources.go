@@ -45,7 +45,15 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, resourceNotFound(raw)
 	}
 	b = append(b, `"contents":[`...)
-	b = append(b, s.pack.Resource(i, catalog.ResRead)...)
+	content := s.pack.Resource(i, catalog.ResRead)
+	if raw != uri {
+		// Echo the URI as the client wrote it (clients match contents to requests by
+		// string): swap the stored canonical one for it.
+		b = append(b, `{"uri":`...)
+		b = jsonrpc.AppendString(b, raw)
+		content = content[len(`{"uri":`)+len(jsonrpc.AppendString(nil, uri)):]
+	}
+	b = append(b, content...)
 	return append(b, ']'), nil
 }
 

@@ -66,7 +66,7 @@ func runCases(t *testing.T, newTarget func(t *testing.T, options []byte) target,
 						t.Fatalf("%s: http section %d has no want section after it", file, i)
 					}
 					want := &ar.sections[i+1]
-					got := tg.HTTP(t, bytes.ReplaceAll(trimLF(sec.data), []byte("$CURSOR"), []byte(cursor)))
+					got := tg.HTTP(t, requestFrame(sec.data, cursor))
 					checkFrame(t, got)
 					if c := gjson.GetBytes(responseBody(got), "result.nextCursor"); c.Exists() {
 						cursor = c.Str
@@ -129,6 +129,17 @@ func runStdio(t *testing.T, tg target, sec []byte) []byte {
 		}
 	}
 	return out.Bytes()
+}
+
+// requestFrame turns an http section into a request frame: the section's last LF is
+// dropped, a request without a body may omit the blank line that ends its header, and
+// $CURSOR is replaced by cursor.
+func requestFrame(sec []byte, cursor string) []byte {
+	frame := trimLF(sec)
+	if !bytes.Contains(frame, []byte("\n\n")) {
+		frame = append(frame, '\n')
+	}
+	return bytes.ReplaceAll(frame, []byte("$CURSOR"), []byte(cursor))
 }
 
 // responseBody returns the body of a response frame, or nil.
