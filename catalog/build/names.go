@@ -1,0 +1,74 @@
+package build
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Directory and file names that are version-control or operating-system clutter. They are
+// skipped silently wherever they are: they are never part of a skill.
+var (
+	clutterDirs  = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": true, "__MACOSX": true}
+	clutterFiles = map[string]bool{".DS_Store": true, "Thumbs.db": true, "desktop.ini": true}
+)
+
+func isClutterFile(name string) bool {
+	return clutterFiles[name] || strings.HasPrefix(name, "._")
+}
+
+// checkSegment returns why a file or directory name inside a skill cannot be served as a
+// segment of a skill:// URI, or "".
+// See SPEC §2: paths never hold "..", ".", empty segments, backslashes or control characters.
+func checkSegment(seg string) string {
+	switch {
+	case !utf8.ValidString(seg):
+		return "is not valid UTF-8"
+	case seg == "" || seg == "." || seg == "..":
+		return "is not a usable name"
+	case strings.ContainsRune(seg, '\\'):
+		return "contains a backslash"
+	}
+	for _, r := range seg {
+		if unicode.IsControl(r) {
+			return "contains a control character"
+		}
+		if !unicode.IsPrint(r) {
+			return fmt.Sprintf("contains the non-printable character %U", r)
+		}
+	}
+	return ""
+}
+
+// checkPrefixSegment returns why a directory name in a skill's path before the skill's own
+// directory cannot serve as a URI path segment, or "". Such segments appear unescaped in
+// skill:// URIs and in the well-known HTTP indexes.
+func checkPrefixSegment(seg string) string {
+	if why := checkSegment(seg); why != "" {
+		return why
+	}
+	if i := strings.IndexAny(seg, "/?#%"); i >= 0 {
+		return fmt.Sprintf("contains %q", seg[i])
+	}
+	if strings.IndexFunc(seg, unicode.IsSpace) >= 0 {
+		return "contains whitespace"
+	}
+	return ""
+}
+
+// checkAuthority returns why the first segment of a skill path, which is the authority of
+// its skill:// URIs, is not a good RFC 3986 reg-name, or "".
+// See https://www.rfc-editor.org/rfc/rfc3986#section-3.2.2.
+func checkAuthority(seg string) string {
+	for _, r := range seg {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', strings.ContainsRune("-._~!$&'()*+,;=", r):
+		case r >= 'A' && r <= 'Z':
+			return "has uppercase letters, and URI authorities are case-insensitive: clients may lowercase it"
+		default:
+			return fmt.Sprintf("is not an RFC 3986 reg-name (it contains %q), and it sits in the authority of skill:// URIs", r)
+		}
+	}
+	return ""
+}
