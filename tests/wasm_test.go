@@ -1,0 +1,73 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/runtime"
+)
+
+// compiledPlugin builds (or reuses) plugin.wasm and compiles it once per test binary.
+var compiledPlugin = sync.OnceValues(func() (*runtime.Plugin, error) {
+	ctx := context.Background()
+	path, err := runtime.LocatePlugin(ctx, "", os.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.Compile(ctx, wasm, runtime.Config{})
+})
+
+// wasmTarget is plugin.wasm in the wazero harness: the same bytes `skilledge serve` runs.
+type wasmTarget struct{ pool *runtime.Pool }
+
+func newWasm(t *testing.T, options []byte) target {
+	p, err := compiledPlugin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack, err := examplePack()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := edge.ParseOptions(options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := p.NewPool(context.Background(), pack, runtime.Options{
+		Size: 1, MaxBody: o.MaxBody, Endpoint: o.Endpoint, AllowOrigins: o.AllowOrigins,
+		AllowHosts: o.AllowHosts, PageSize: o.PageSize, Instructions: o.Instructions,
+		Name: o.Name, Version: o.Version,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close(context.Background()) })
+	return wasmTarget{pool}
+}
+
+func (w wasmTarget) HTTP(t *testing.T, frame []byte) []byte {
+	out, err := w.pool.HTTP(context.Background(), frame, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func (w wasmTarget) Message(t *testing.T, version string, line []byte) ([]byte, string) {
+	reply, negotiated, err := w.pool.RPC(context.Background(), version, line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply, negotiated
+}
+
+// TestCasesWasm runs the protocol cases against the plugin in the wazero harness. The
+// expected output is the in-process target's: the two must agree byte for byte.
+func TestCasesWasm(t *testing.T) { runCases(t, newWasm, false) }
