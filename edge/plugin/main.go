@@ -7,7 +7,11 @@
 // the export _initialize once, then any of the exports below, one call at a time. Exports
 // are not reentrant and an instance is not safe for concurrent calls; hosts run one
 // instance per concurrent request. An instance holds no per-connection state: the only
-// state is the loaded pack and the options.
+// state is the loaded pack and the options. The module needs no files, arguments or
+// network; it writes only to stderr (fd 2), and only when it crashes. A host that caps
+// the instance's memory should also set GOMEMLIMIT in its WASI environment a little below
+// the cap (the runtime harness uses 90%), so that the Go GC inside collects harder as
+// memory fills up instead of growing into the cap.
 //
 // # Framing (both ABIs)
 //
@@ -39,7 +43,8 @@
 // output with output_set, and on failure sets the error with error_set and returns 1
 // (0 on success). The module imports extism:host/env, as go-pdk does.
 //
-//	load       input: pack bytes. Opens the pack (copied, validated) and builds the server.
+//	load       input: pack bytes. Opens the pack (validated; the input is the plugin's own
+//	           copy) and builds the server.
 //	           May be called again to replace the catalog; on error the previous one stays.
 //	configure  input: options JSON. May come before or after load.
 //	http       input: request frame; output: response frame. Before load the response is
@@ -61,15 +66,19 @@
 //	skilledge_rpc(ptr, size u32) u64       packed rpc output; 0 on error
 //	skilledge_error() u64                  packed message of the last error
 //
-// (ptr, size) must be exactly a buffer returned by the last skilledge_alloc, or a prefix
-// of it; anything else is an error. Outputs are valid until the next skilledge_* call. A
-// successful output is never empty, so 0 unambiguously means an error.
+// So each call that takes input is preceded by its own skilledge_alloc, and (ptr, size)
+// must be the buffer that call returned, or a prefix of it; anything else is an error.
+// Outputs are valid until the next skilledge_* call, so the host copies them out first. A
+// successful output is never empty, so 0 unambiguously means an error. skilledge_error
+// keeps the last message until the next error (0 if there was none).
 //
 // # Failure
 //
-// A Go panic inside an export is not recovered: the runtime prints it on stderr (WASI fd
-// 2) and exits, which the host sees as a trap. A host must then discard the instance;
-// only the request it was serving is affected.
+// A Go panic or fatal error (such as running out of memory) inside an export is not
+// recovered: the Go runtime prints it on stderr and executes the wasm unreachable
+// instruction, which the host sees as a trap. The instance is then unusable, and the host
+// discards it; only the request it was serving is affected. Recovering instead would keep
+// an instance whose state a half-run export may have left inconsistent.
 package main
 
 import (

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/examples"
+	skruntime "github.com/skilledge/skilledge/runtime"
+)
+
+// catalogFlags are the flags of every command that builds a pack.
+type catalogFlags struct {
+	skipInvalid, allowOversize bool
+}
+
+func (f *catalogFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "leave out invalid skills, reporting each, instead of refusing the folder")
+	fs.BoolVar(&f.allowOversize, "allow-oversize", false, "accept skills over 512 files or 16 MiB (reported as warnings)")
+}
+
+// pluginFlag is the --plugin flag of commands that need plugin.wasm.
+func pluginFlag(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "plugin", "", "use `FILE` as plugin.wasm instead of building one from source (also $"+skruntime.PluginEnv+")")
+}
+
+// skippedPrefix starts the warning catalog/build adds for each invalid skill it leaves
+// out when Options.SkipInvalid is set; counting those gives the number of invalid skills.
+const skippedPrefix = "skipped, not served: "
+
+// loaded is a checked skills folder.
+type loaded struct {
+	catalog  *build.Catalog
+	problems []build.Problem // without the "skipped" warnings unless SkipInvalid was asked
+	checked  int             // skills found, valid or not
+	errors   int
+	warnings int
+}
+
+// loadCatalog loads dir, or the built-in examples when dir is "".
+func loadCatalog(dir string, f catalogFlags) (*loaded, error) {
+	// Always ask for the "skipped" warnings: they are how invalid skills are counted.
+	opt := build.Options{SkipInvalid: true, AllowOversize: f.allowOversize}
+	var (
+		c        *build.Catalog
+		problems []build.Problem
+		err      error
+	)
+	if dir == "" {
+		c, problems, err = build.Load(examples.FS, "examples", opt)
+	} else {
+		c, problems, err = build.LoadDir(dir, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	l := &loaded{catalog: c, checked: len(c.Skills)}
+	for _, p := range problems {
+		if p.Severity == build.Warning && strings.HasPrefix(p.Msg, skippedPrefix) {
+			l.checked++
+			if !f.skipInvalid {
+				continue
+			}
+		}
+		if p.Severity == build.Error {
+			l.errors++
+		} else {
+			l.warnings++
+		}
+		l.problems = append(l.problems, p)
+	}
+	return l, nil
+}
+
+// report prints every problem and the summary line.
+func (l *loaded) report(w io.Writer) {
+	for _, p := range l.problems {
+		fmt.Fprintln(w, p.String())
+	}
+	fmt.Fprintf(w, "%s checked: %s, %s\n", plural(l.checked, "skill"), plural(l.errors, "error"), plural(l.warnings, "warning"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// packFolder loads dir and encodes its pack, printing problems on stderr. It refuses a
+// folder with invalid skills unless --skip-invalid. ok is false after printing why.
+func packFolder(name, dir string, f catalogFlags, stderr io.Writer) (pack []byte, p *catalog.Pack, ok bool) {
+	l, err := loadCatalog(dir, f)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge %s: %v\n", name, err)
+		return nil, nil, false
+	}
+	if l.errors > 0 && !f.skipInvalid {
+		l.report(stderr)
+		fmt.Fprintf(stderr, "skilledge %s: the folder has invalid skills; fix them, or pass --skip-invalid to %s the valid ones\n", name, map[bool]string{true: "build", false: "serve"}[name == "build"])
+		return nil, nil, false
+	}
+	if len(l.problems) > 0 {
+		l.report(stderr)
+	}
+	pack = build.Encode(l.catalog)
+	p, err = catalog.Open(pack)
+	if err != nil { // a bug in catalog/build
+		fmt.Fprintf(stderr, "skilledge %s: the encoded pack does not open: %v\n", name, err)
+		return nil, nil, false
+	}
+	return pack, p, true
+}
+
+// startPool finds or builds plugin.wasm, compiles it and makes a pool serving pack.
+func startPool(ctx context.Context, pluginFile string, memLimitMiB int, pack []byte, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, error) {
+	path, err := skruntime.LocatePlugin(ctx, pluginFile, stderr)
+	if err != nil {
+		return nil, err
+	}
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	plugin, err := compile(ctx, wasm, skruntime.Config{MemoryLimit: uint64(memLimitMiB) << 20, Stderr: stderr}, stderr)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := plugin.NewPool(ctx, pack, opt)
+	if err != nil {
+		plugin.Close(ctx)
+		return nil, err
+	}
+	return pool, nil
+}
+
+// compile compiles wasm, saying so on progress when it takes more than a second (a cold
+// compilation cache).
+func compile(ctx context.Context, wasm []byte, cfg skruntime.Config, progress io.Writer) (*skruntime.Plugin, error) {
+	start := time.Now()
+	var mu sync.Mutex
+	said := false
+	t := time.AfterFunc(time.Second, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		said = true
+		fmt.Fprint(progress, "skilledge: compiling plugin.wasm (first run; later runs reuse it)… ")
+	})
+	p, err := skruntime.Compile(ctx, wasm, cfg)
+	t.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if said {
+		if err != nil {
+			fmt.Fprintln(progress, "failed")
+		} else {
+			fmt.Fprintf(progress, "done in %.1fs\n", time.Since(start).Seconds())
+		}
+	}
+	return p, err
+}

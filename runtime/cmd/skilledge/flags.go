@@ -1,0 +1,81 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// command is one subcommand's flag set and help text.
+type command struct {
+	name     string
+	synopsis string // "skilledge serve [DIR] [flags]"
+	about    string // what it does, a paragraph
+	fs       *flag.FlagSet
+}
+
+func newCommand(name, synopsis, about string) *command {
+	fs := flag.NewFlagSet("skilledge "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors and help are printed by parse
+	return &command{name: name, synopsis: synopsis, about: about, fs: fs}
+}
+
+func (c *command) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", c.synopsis, c.about)
+	hasFlags := false
+	c.fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprint(w, "\nFlags:\n")
+		c.fs.SetOutput(w)
+		c.fs.PrintDefaults()
+		c.fs.SetOutput(io.Discard)
+	}
+}
+
+// parse parses args, in which flags and positional arguments may be interleaved ("--"
+// ends the flags), and checks the number of positional arguments. It returns them, or
+// the exit status to return: 0 after printing help to stdout, 2 after printing the error
+// and usage to stderr.
+func (c *command) parse(args []string, minArgs, maxArgs int, stdout, stderr io.Writer) ([]string, int, bool) {
+	var pos []string
+	for {
+		err := c.fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			c.printUsage(stdout)
+			return nil, 0, false
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "skilledge %s: %v\n\n", c.name, err)
+			c.printUsage(stderr)
+			return nil, 2, false
+		}
+		rest := c.fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	if len(pos) < minArgs || len(pos) > maxArgs {
+		what := "too many arguments"
+		if len(pos) < minArgs {
+			what = "missing argument"
+		}
+		fmt.Fprintf(stderr, "skilledge %s: %s\n\n", c.name, what)
+		c.printUsage(stderr)
+		return nil, 2, false
+	}
+	return pos, 0, true
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }

@@ -1,0 +1,79 @@
+// Command skilledge serves a folder of Agent Skills over MCP from plugin.wasm, checks such
+// a folder, and builds the files a deployment needs. Run "skilledge help" for usage.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/skilledge/skilledge/edge"
+)
+
+func main() {
+	os.Exit(doMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// doMain runs the command line args (without the program name) and returns the exit
+// status: 0 success, 1 failure, 2 bad usage. SIGINT and SIGTERM end serve and stdio
+// gracefully.
+func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, stdin, stdout, stderr)
+}
+
+// run is doMain with the context that ends serving.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "serve":
+		return cmdServe(ctx, rest, stdout, stderr)
+	case "stdio":
+		return cmdStdio(ctx, rest, stdin, stdout, stderr)
+	case "validate":
+		return cmdValidate(rest, stdout, stderr)
+	case "build":
+		return cmdBuild(ctx, rest, stdout, stderr)
+	case "version":
+		if len(rest) > 0 && !isHelp(rest[0]) {
+			fmt.Fprintf(stderr, "skilledge version: unexpected argument %q\n", rest[0])
+			return 2
+		}
+		fmt.Fprintf(stdout, "skilledge %s (%s %s/%s)\n", edge.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return 0
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 && cmd == "help" {
+			return run(ctx, []string{rest[0], "-h"}, stdin, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "skilledge: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help"
+}
+
+const usage = `skilledge serves a folder of Agent Skills over MCP, from WebAssembly.
+
+Usage:
+  skilledge serve [DIR] [flags]     serve DIR over HTTP (default: the built-in examples)
+  skilledge stdio [DIR] [flags]     serve DIR over stdin/stdout (the MCP stdio transport)
+  skilledge validate DIR            check every skill in DIR and report each problem
+  skilledge build [DIR] -o OUT      write OUT/catalog.pack and OUT/plugin.wasm
+  skilledge version                 print the version
+  skilledge help [COMMAND]          print this, or a command's flags
+
+Flags and DIR may come in any order. Run "skilledge COMMAND -h" for a command's flags.
+`

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// call runs the command line and returns its exit status, stdout and stderr.
+func call(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := doMain(args, strings.NewReader(stdin), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func expect(t *testing.T, code int, stdout, stderr string, wantCode int, wantOut, wantErr string) {
+	t.Helper()
+	if code != wantCode || !strings.Contains(stdout, wantOut) || !strings.Contains(stderr, wantErr) {
+		t.Fatalf("exit %d (want %d)\nstdout: %s\n(want %q)\nstderr: %s\n(want %q)", code, wantCode, stdout, wantOut, stderr, wantErr)
+	}
+}
+
+// skillsDir writes a folder with one valid skill and two invalid ones.
+func skillsDir(t *testing.T) string {
+	dir := t.TempDir()
+	for path, data := range map[string]string{
+		"good/SKILL.md":       "---\nname: good\ndescription: A fine skill.\n---\nBody\n",
+		"good/notes/a.md":     "notes\n",
+		"wrong-name/SKILL.md": "---\nname: other\ndescription: Name differs.\n---\nBody\n",
+		"nodesc/SKILL.md":     "---\nname: nodesc\n---\nBody\n",
+	} {
+		p := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{nil, 2, "", "Usage:"},
+		{[]string{"help"}, 0, "skilledge serve [DIR]", ""},
+		{[]string{"--help"}, 0, "skilledge validate DIR", ""},
+		{[]string{"-h"}, 0, "Usage:", ""},
+		{[]string{"help", "serve"}, 0, "Usage: skilledge serve [DIR] [flags]", ""},
+		{[]string{"serve", "-h"}, 0, "-allow-origin ORIGIN", ""},
+		{[]string{"stdio", "--help"}, 0, "Usage: skilledge stdio", ""},
+		{[]string{"validate", "-h"}, 0, "Usage: skilledge validate DIR", ""},
+		{[]string{"build", "dir", "--help"}, 0, "-o OUT", ""},
+		{[]string{"version"}, 0, "skilledge 0.", ""},
+		{[]string{"version", "extra"}, 2, "", "unexpected argument"},
+		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
+		{[]string{"serve", "--bogus"}, 2, "", "flag provided but not defined: -bogus"},
+		{[]string{"serve", "a", "b"}, 2, "", "too many arguments"},
+		{[]string{"validate"}, 2, "", "missing argument"},
+		{[]string{"build", "dir"}, 2, "", "-o OUT is required"},
+		{[]string{"serve", "--addr", "0.0.0.0:0"}, 2, "", "refusing to listen on 0.0.0.0:0 without --public"},
+		{[]string{"serve", "--addr=[::]:8787"}, 2, "", "without --public"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := call(t, "", tc.args...)
+			expect(t, code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+		})
+	}
+}
+
+func TestLoopbackAddr(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8787": true, "localhost:1": true, "[::1]:80": true, "127.0.0.2:0": true,
+		":8787": false, "0.0.0.0:80": false, "[::]:80": false, "example.com:80": false, "192.168.1.2:80": false, "nonsense": false,
+	} {
+		if got := loopbackAddr(addr); got != want {
+			t.Errorf("loopbackAddr(%q) = %v", addr, got)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	dir := skillsDir(t)
+	want := dir + "/nodesc/SKILL.md:1: missing required field \"description\"\n" +
+		dir + "/wrong-name/SKILL.md:2: name \"other\": must equal the skill's directory name \"wrong-name\"\n" +
+		"3 skills checked: 2 errors, 0 warnings\n"
+	for _, args := range [][]string{{"validate", dir}, {"validate", dir, "--allow-oversize"}, {"validate", "--allow-oversize", dir}, {"validate", "--", dir}} {
+		code, stdout, stderr := call(t, "", args...)
+		if code != 1 || stdout != want || stderr != "" {
+			t.Fatalf("%v: exit %d\nstdout: %s\nstderr: %s\nwant: %s", args, code, stdout, stderr, want)
+		}
+	}
+
+	code, stdout, stderr := call(t, "", "validate", "../../../catalog/examples/skills")
+	expect(t, code, stdout, stderr, 0, "6 skills checked: 0 errors, 0 warnings\n", "")
+
+	code, stdout, stderr = call(t, "", "validate", filepath.Join(dir, "missing"))
+	expect(t, code, stdout, stderr, 1, "", "no such file or directory")
+}
+
+func TestRefusesInvalidSkills(t *testing.T) {
+	dir := skillsDir(t)
+	for _, cmd := range [][]string{{"serve", dir}, {"stdio", dir}, {"build", dir, "-o", t.TempDir()}} {
+		code, stdout, stderr := call(t, "", cmd...)
+		expect(t, code, stdout, stderr, 1, "", "3 skills checked: 2 errors, 0 warnings\n")
+		expect(t, code, stdout, stderr, 1, "", "pass --skip-invalid")
+		if stdout != "" {
+			t.Fatalf("%v wrote to stdout: %s", cmd, stdout)
+		}
+	}
+}
+
+func TestStdio(t *testing.T) {
+	dir := skillsDir(t)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"skills/list"}` + "\n"
+	code, stdout, stderr := call(t, in, "stdio", "--skip-invalid", dir)
+	expect(t, code, stdout, stderr, 0, `"id":1,"result":{"protocolVersion":"2025-06-18"`, "serving 1 skill (2 files) on stdio")
+	expect(t, code, stdout, stderr, 0, `"id":2,"result":{"skills":[{"uri":"skill://good/SKILL.md"`, "nodesc/SKILL.md: warning: skipped, not served: missing required field")
+	if lines := strings.Split(stdout, "\n"); len(lines) != 3 || lines[2] != "" {
+		t.Fatalf("stdout has other things than the two replies: %q", stdout)
+	}
+}
+
+func TestServe(t *testing.T) {
+	dir := skillsDir(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	exit := make(chan int)
+	go func() {
+		exit <- run(ctx, []string{"serve", dir, "--addr", "127.0.0.1:0", "--skip-invalid"}, strings.NewReader(""), outW, &stderr)
+		outW.Close()
+	}()
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no banner: %v; stderr: %s", err, stderr.String())
+	}
+	m := regexp.MustCompile(`^skilledge: serving 1 skill \(2 files\) at (http://127\.0\.0\.1:\d+/mcp)\n$`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("banner %q", line)
+	}
+	req, _ := http.NewRequest("POST", m[1], strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"id":1`) {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	cancel()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+func TestBuild(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := call(t, "", "build", "-o", out)
+	expect(t, code, stdout, stderr, 0, filepath.Join(out, "catalog.pack")+"  ", "")
+	expect(t, code, stdout, stderr, 0, "6 skills, 13 files, catalog digest ", "")
+	expect(t, code, stdout, stderr, 0, filepath.Join(out, "plugin.wasm")+"  ", "")
+	for _, name := range []string{"catalog.pack", "plugin.wasm"} {
+		if fi, err := os.Stat(filepath.Join(out, name)); err != nil || fi.Size() == 0 {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	first, _ := os.ReadFile(filepath.Join(out, "catalog.pack"))
+	code, stdout, stderr = call(t, "", "build", "../../../catalog/examples/skills", "-o", out)
+	expect(t, code, stdout, stderr, 0, "catalog digest", "")
+	second, _ := os.ReadFile(filepath.Join(out, "catalog.pack"))
+	if !bytes.Equal(first, second) {
+		t.Fatal("the embedded examples and the folder give different packs")
+	}
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	skruntime "github.com/skilledge/skilledge/runtime"
+)
+
+// serverFlags are the flags shared by serve and stdio.
+type serverFlags struct {
+	catalogFlags
+	plugin    string
+	memoryMiB int
+}
+
+func (f *serverFlags) register(fs *flag.FlagSet) {
+	f.catalogFlags.register(fs)
+	pluginFlag(fs, &f.plugin)
+	fs.IntVar(&f.memoryMiB, "memory-limit", skruntime.DefaultMemoryLimit>>20,
+		"memory cap of each plugin instance, in `MiB`; each holds its own copy of the catalog")
+}
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCommand("serve", "skilledge serve [DIR] [flags]",
+		`Serves the skills in DIR (default: the built-in examples) over MCP Streamable HTTP at
+/mcp, and over the well-known HTTP discovery paths, until interrupted. The folder is
+refused if it has invalid skills, unless --skip-invalid.
+
+By default the server listens on loopback only and accepts browser requests only from
+loopback origins.`)
+	var f serverFlags
+	f.register(c.fs)
+	addr := c.fs.String("addr", "127.0.0.1:8787", "listen on `HOST:PORT`")
+	public := c.fs.Bool("public", false, "allow listening on a non-loopback address")
+	var origins, hosts stringList
+	c.fs.Var(&origins, "allow-origin", "accept browser requests from `ORIGIN` (repeatable; \"*\" for any)")
+	c.fs.Var(&hosts, "allow-host", "accept requests whose Host header is `HOST` (repeatable; \"*\" for any; default: loopback names, or any with --public)")
+	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if !*public && !loopbackAddr(*addr) {
+		fmt.Fprintf(stderr, "skilledge serve: refusing to listen on %s without --public: the catalog would be reachable from other machines, not only this one. Pass --public if that is what you want.\n", *addr)
+		return 2
+	}
+	if *public && len(hosts) == 0 {
+		hosts = stringList{"*"}
+	}
+	pack, p, ok := packFolder("serve", dirArg(pos), f.catalogFlags, stderr)
+	if !ok {
+		return 1
+	}
+	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pack, skruntime.Options{AllowOrigins: origins, AllowHosts: hosts}, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
+		return 1
+	}
+	srv := skruntime.NewServer(pool, stderr)
+	defer srv.Close(context.Background())
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
+		return 1
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	fmt.Fprintf(stdout, "skilledge: serving %s (%s) at http://%s%s\n",
+		plural(p.NumSkills(), "skill"), plural(p.NumResources(), "file"), displayAddr(ln.Addr()), endpoint(pool))
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stderr, "skilledge: shutting down")
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
+	}
+	return 0
+}
+
+// endpoint is the MCP endpoint path (the plugin's default unless configured).
+func endpoint(pool *skruntime.Pool) string {
+	if e := pool.Options().Endpoint; e != "" {
+		return e
+	}
+	return "/mcp"
+}
+
+func cmdStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCommand("stdio", "skilledge stdio [DIR] [flags]",
+		`Serves the skills in DIR (default: the built-in examples) over the MCP stdio transport:
+newline-delimited JSON-RPC on stdin and stdout, logs on stderr. It ends at the end of
+stdin. The folder is refused if it has invalid skills, unless --skip-invalid.`)
+	var f serverFlags
+	f.register(c.fs)
+	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
+	if !ok {
+		return code
+	}
+	pack, p, ok := packFolder("stdio", dirArg(pos), f.catalogFlags, stderr)
+	if !ok {
+		return 1
+	}
+	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pack, skruntime.Options{Size: 1}, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
+		return 1
+	}
+	srv := skruntime.NewServer(pool, stderr)
+	defer srv.Close(context.Background())
+	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(p.NumSkills(), "skill"), plural(p.NumResources(), "file"))
+	// ServeStdio notices ctx only between messages; an interrupt must not wait for
+	// the next line, so on one return at once (the process is about to exit).
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(ctx, stdin, stdout) }()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
+			return 1
+		}
+	case <-ctx.Done():
+	}
+	return 0
+}
+
+func dirArg(pos []string) string {
+	if len(pos) == 0 {
+		return ""
+	}
+	return pos[0]
+}
+
+// loopbackAddr reports whether a listen address binds loopback only.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// displayAddr formats a listener address for a URL.
+func displayAddr(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return netip.AddrPortFrom(ta.AddrPort().Addr().Unmap(), ta.AddrPort().Port()).String()
+	}
+	return a.String()
+}

@@ -1,0 +1,208 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+func newTestServer(t *testing.T, pool *Pool) (*httptest.Server, *bytes.Buffer) {
+	t.Helper()
+	var log bytes.Buffer
+	ts := httptest.NewServer(NewServer(pool, &syncWriter{w: &log}))
+	t.Cleanup(ts.Close)
+	return ts, &log
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func post(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	requireNoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	requireNoError(t, err)
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func readBody(t *testing.T, r *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(r.Body)
+	requireNoError(t, err)
+	return string(b)
+}
+
+func TestServeHTTP(t *testing.T) {
+	ts, _ := newTestServer(t, testPool(t, Options{Size: 2}))
+
+	resp := post(t, ts.URL+"/mcp", initialize)
+	requireEqual(t, 200, resp.StatusCode)
+	requireEqual(t, "application/json", resp.Header.Get("Content-Type"))
+	requireInitialized(t, []byte(readBody(t, resp)))
+
+	// A notification is accepted with no body, and net/http adds no Content-Type.
+	resp = post(t, ts.URL+"/mcp", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	requireEqual(t, 202, resp.StatusCode)
+	requireEqual(t, "", readBody(t, resp))
+	requireEqual(t, []string(nil), resp.Header.Values("Content-Type"))
+
+	resp, err := http.Get(ts.URL + "/mcp")
+	requireNoError(t, err)
+	defer resp.Body.Close()
+	requireEqual(t, 405, resp.StatusCode)
+
+	// The Host header reaches the plugin, which refuses non-loopback names by default.
+	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(initialize))
+	req.Host = "evil.example"
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	requireNoError(t, err)
+	defer resp.Body.Close()
+	requireEqual(t, 403, resp.StatusCode)
+}
+
+func TestServeHTTPBodyCap(t *testing.T) {
+	ts, _ := newTestServer(t, testPool(t, Options{Size: 1, MaxBody: 1024}))
+	resp := post(t, ts.URL+"/mcp", initialize+strings.Repeat(" ", 1024))
+	requireEqual(t, 413, resp.StatusCode)
+	resp = post(t, ts.URL+"/mcp", initialize+strings.Repeat(" ", 1024-len(initialize)))
+	requireEqual(t, 200, resp.StatusCode)
+}
+
+// countingReader is an endless body that counts what was read from it.
+type countingReader struct{ n int }
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	c.n += len(p)
+	return len(p), nil
+}
+
+func TestAppendRequestFrame(t *testing.T) {
+	body := &countingReader{}
+	r := httptest.NewRequest("POST", "http://example.com:8787/mcp?x=1", io.NopCloser(body))
+	r.Header.Set("Zeta", "z")
+	r.Header.Add("Accept", "a")
+	r.Header.Add("Accept", "b")
+	out, err := appendRequestFrame(nil, r, 1000)
+	requireNoError(t, err)
+	requireEqual(t, 1001, body.n, "the host reads at most MaxBody+1 bytes")
+	f, err := wire.ParseRequest(out)
+	requireNoError(t, err)
+	requireEqual(t, "POST", f.Method)
+	requireEqual(t, "/mcp?x=1", f.Target)
+	requireEqual(t, wire.Header{{Name: "Host", Value: "example.com:8787"}, {Name: "Accept", Value: "a"},
+		{Name: "Accept", Value: "b"}, {Name: "Zeta", Value: "z"}}, f.Header)
+	requireEqual(t, 1001, len(f.Body))
+
+	r = httptest.NewRequest("GET", "/", nil)
+	out, err = appendRequestFrame(nil, r, 1000)
+	requireNoError(t, err)
+	requireEqual(t, "GET /\nHost: example.com\n\n", string(out))
+}
+
+// An instance failure is a 500 with a JSON-RPC internal error for that request only.
+func TestServeHTTPInstanceFailure(t *testing.T) {
+	_, pack := testPlugin(t)
+	ctx := context.Background()
+	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: 24 << 20, Stderr: io.Discard})
+	requireNoError(t, err)
+	defer small.Close(ctx)
+	pool, err := small.NewPool(ctx, pack, Options{Size: 1})
+	requireNoError(t, err)
+	defer pool.Close(ctx)
+	pool.opt.MaxBody = 64 << 20 // past what NewPool allows: the body will not fit the instance
+	ts, log := newTestServer(t, pool)
+
+	resp := post(t, ts.URL+"/mcp", strings.Repeat(" ", 32<<20))
+	requireEqual(t, 500, resp.StatusCode)
+	requireEqual(t, "application/json", resp.Header.Get("Content-Type"))
+	requireEqual(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`, readBody(t, resp))
+	requireContains(t, log.String(), "skilledge: POST /mcp: runtime: plugin instance failed: plugin crashed")
+
+	resp = post(t, ts.URL+"/mcp", initialize)
+	requireEqual(t, 200, resp.StatusCode)
+}
+
+func TestServerSwap(t *testing.T) {
+	first := testPool(t, Options{Size: 2})
+	srv := NewServer(first, io.Discard)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				resp := post(t, ts.URL+"/mcp", initialize)
+				if resp.StatusCode != 200 {
+					t.Errorf("status %d during swaps: %s", resp.StatusCode, readBody(t, resp))
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	p, pack := testPlugin(t)
+	pools := []*Pool{first}
+	for i := 0; i < 5; i++ {
+		next, err := p.NewPool(context.Background(), pack, Options{Size: 2})
+		requireNoError(t, err)
+		srv.Swap(next)
+		pools = append(pools, next)
+	}
+	close(stop)
+	wg.Wait()
+	requireNoError(t, srv.Close(context.Background()))
+	for _, pl := range pools {
+		_, err := pl.HTTP(context.Background(), postFrame(initialize), nil)
+		requireErrorIs(t, err, ErrClosed)
+	}
+}
+
+// When every instance stays busy for the whole Timeout, the request is turned away.
+func TestServeHTTPBusy(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	ts, _ := newTestServer(t, pool)
+	in, err := pool.acquire(context.Background())
+	requireNoError(t, err)
+	pool.opt.Timeout = 50 * time.Millisecond
+	resp := post(t, ts.URL+"/mcp", initialize)
+	requireEqual(t, 503, resp.StatusCode)
+	requireEqual(t, "1", resp.Header.Get("Retry-After"))
+	requireEqual(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: server busy, retry later"}}`, readBody(t, resp))
+	pool.release(in, nil)
+	pool.opt.Timeout = DefaultTimeout
+	requireEqual(t, 200, post(t, ts.URL+"/mcp", initialize).StatusCode)
+}

@@ -1,0 +1,146 @@
+// Package runtime hosts plugin.wasm (edge/plugin) with wazero: it compiles the module
+// once, keeps pools of instances that each hold a loaded pack, implements the host side
+// of both plugin ABIs (the raw one it serves traffic with and the Extism one any Extism
+// SDK uses), and fronts the pools with net/http and stdio. It owns only what a host must:
+// sockets, the request-body cap, per-request deadlines, per-instance memory caps and the
+// instance pool. Every protocol decision is the plugin's.
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// DefaultMemoryLimit is the default cap on each instance's linear memory.
+const DefaultMemoryLimit = 256 << 20
+
+const pageSize = 64 << 10
+
+// Config configures Compile.
+type Config struct {
+	// MemoryLimit caps the linear memory of each instance, in bytes, rounded down to
+	// whole 64 KiB pages; an instance that needs more crashes and is replaced. Default
+	// DefaultMemoryLimit; 16 MiB to 4 GiB. Each instance keeps its own copy of the pack, so
+	// the limit must exceed the pack size substantially (NewPool checks MinMemoryLimit).
+	// The Go runtime inside is given GOMEMLIMIT at 90% of it.
+	MemoryLimit uint64
+	// CacheDir is where wazero keeps compiled machine code between runs. "" means
+	// DefaultCacheDir("wazero"); "-" disables the on-disk cache.
+	CacheDir string
+	// Stderr receives what the plugin writes to its stdout and stderr (a panic's stack
+	// trace) and its Extism log messages. Default os.Stderr. Never the protocol stream.
+	Stderr io.Writer
+}
+
+// Plugin is a compiled plugin.wasm. It is safe for concurrent use; pools created from it
+// share the compiled code.
+type Plugin struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	cfg      Config
+	pages    uint32
+}
+
+// Compile compiles wasm (the bytes of plugin.wasm) and checks that it has the exports
+// this package calls. With the on-disk cache a second run skips most of the compilation.
+func Compile(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
+	if cfg.MemoryLimit == 0 {
+		cfg.MemoryLimit = DefaultMemoryLimit
+	}
+	if cfg.MemoryLimit > 1<<32 || cfg.MemoryLimit < 16<<20 {
+		return nil, fmt.Errorf("%w: %d bytes is out of range (16 MiB to 4 GiB)", ErrMemoryLimit, cfg.MemoryLimit)
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	pages := uint32(cfg.MemoryLimit / pageSize)
+	rc := wazero.NewRuntimeConfig().
+		WithMemoryLimitPages(pages).
+		WithCloseOnContextDone(true)
+	if cache := compilationCache(cfg.CacheDir); cache != nil {
+		rc = rc.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	if _, err := instantiateHostModule(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	compiled, err := rt.CompileModule(ctx, wasm)
+	if err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("runtime: compiling plugin.wasm: %w", err)
+	}
+	exports := compiled.ExportedFunctions()
+	for _, name := range []string{"_initialize", rawAlloc, rawLoad, rawConfigure, rawHTTP, rawRPC, rawError} {
+		if _, ok := exports[name]; !ok {
+			rt.Close(ctx)
+			return nil, fmt.Errorf("runtime: plugin.wasm does not export %s; is it a skilledge plugin built with -buildmode=c-shared?", name)
+		}
+	}
+	return &Plugin{rt: rt, compiled: compiled, cfg: cfg, pages: pages}, nil
+}
+
+// Close releases the compiled code. Pools made from p must be closed first.
+func (p *Plugin) Close(ctx context.Context) error { return p.rt.Close(ctx) }
+
+// MemoryLimit returns the per-instance memory cap in bytes.
+func (p *Plugin) MemoryLimit() uint64 { return uint64(p.pages) * pageSize }
+
+// compilationCache returns the on-disk cache in dir, or nil when dir is "-" or the cache
+// directory cannot be created (wazero then compiles in memory).
+func compilationCache(dir string) wazero.CompilationCache {
+	if dir == "-" {
+		return nil
+	}
+	if dir == "" {
+		dir = DefaultCacheDir("wazero")
+	}
+	cache, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		return nil
+	}
+	return cache
+}
+
+// DefaultCacheDir returns <user cache dir>/skilledge/<sub>, or a directory under the
+// temporary directory when the user has no cache directory. It does not create it.
+func DefaultCacheDir(sub string) string {
+	base, err := os.UserCacheDir()
+	if err != nil || base == "" {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "skilledge", sub)
+}
+
+// instantiate makes one module instance: WASI wired to the configured stderr, real clocks
+// and randomness, and _initialize run (the module is a reactor).
+func (p *Plugin) instantiate(ctx context.Context) (api.Module, error) {
+	mc := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions("_initialize").
+		WithStdout(p.cfg.Stderr).
+		WithStderr(p.cfg.Stderr).
+		WithSysWalltime().
+		WithSysNanotime().
+		WithSysNanosleep().
+		WithRandSource(rand.Reader)
+	if p.pages > 0 {
+		// A soft limit below the hard cap makes the Go GC inside collect harder as
+		// memory fills up, instead of growing the heap into the cap and crashing.
+		mc = mc.WithEnv("GOMEMLIMIT", strconv.FormatUint(p.MemoryLimit()/10*9, 10))
+	}
+	return p.rt.InstantiateModule(ctx, p.compiled, mc)
+}

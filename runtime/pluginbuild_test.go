@@ -1,0 +1,72 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+func TestSourceDir(t *testing.T) {
+	dir, err := SourceDir()
+	requireNoError(t, err)
+	abs, _ := filepath.Abs("..")
+	requireEqual(t, abs, dir)
+	requireEqual(t, false, isModuleRoot(t.TempDir()))
+}
+
+func TestPluginHash(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	src := t.TempDir()
+	write := func(rel, data string) {
+		p := filepath.Join(src, rel)
+		requireNoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		requireNoError(t, os.WriteFile(p, []byte(data), 0o644))
+	}
+	write("go.mod", "module "+ModulePath+"\n")
+	write("edge/server.go", "package edge")
+	write("catalog/pack.go", "package catalog")
+	hash := func() string {
+		h, err := pluginHash(context.Background(), goBin, src)
+		requireNoError(t, err)
+		return h
+	}
+	base := hash()
+	requireEqual(t, base, hash(), "deterministic")
+	for _, rel := range []string{"edge/server_test.go", "edge/testdata/x.txt", "catalog/build/load.go",
+		"catalog/examples/skills/a/SKILL.md", "runtime/pool.go", "edge/.swp", "README.md"} {
+		write(rel, "changed")
+		requireEqual(t, base, hash(), rel+" is not an input of the plugin")
+	}
+	for _, rel := range []string{"edge/server.go", "edge/plugin/main.go", "catalog/uri.go", "jsonrpc/doc.go", "go.sum", "go.mod"} {
+		write(rel, "changed "+rel)
+		next := hash()
+		if next == base {
+			t.Fatalf("%s is an input of the plugin but did not change the hash", rel)
+		}
+		base = next
+	}
+}
+
+func TestLocatePlugin(t *testing.T) {
+	ctx := context.Background()
+	f := filepath.Join(t.TempDir(), "p.wasm")
+	requireNoError(t, os.WriteFile(f, []byte("\x00asm"), 0o644))
+	got, err := LocatePlugin(ctx, f, nil)
+	requireNoError(t, err)
+	requireEqual(t, f, got)
+
+	t.Setenv(PluginEnv, f)
+	got, err = LocatePlugin(ctx, "", nil)
+	requireNoError(t, err)
+	requireEqual(t, f, got)
+
+	_, err = LocatePlugin(ctx, f+".missing", nil)
+	if err == nil {
+		t.Fatal("a missing --plugin file is an error")
+	}
+}

@@ -1,0 +1,302 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	goruntime "runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// Defaults of Options.
+const (
+	DefaultTimeout = 10 * time.Second
+	DefaultMaxBody = 1 << 20
+)
+
+// Options configure a Pool: its size and limits, and the server options passed to the
+// plugin's configure export.
+type Options struct {
+	// Size is the most instances alive at once, hence the most requests served at once.
+	// Default runtime.GOMAXPROCS(0).
+	Size int
+	// Timeout bounds each request's run inside an instance; an instance that exceeds it
+	// is stopped and discarded. Default DefaultTimeout.
+	Timeout time.Duration
+	// MaxBody is the largest request body accepted, in bytes. The HTTP front reads at most
+	// MaxBody+1 bytes and the plugin answers 413 when it gets more than MaxBody. Default
+	// DefaultMaxBody.
+	MaxBody int
+
+	// The plugin's options; see edge.Options. Zero values take the plugin's defaults.
+	Endpoint     string
+	AllowOrigins []string
+	AllowHosts   []string
+	PageSize     int
+	Instructions string
+	Name         string
+	Version      string
+}
+
+// configJSON renders the options object of the configure export.
+func (o *Options) configJSON() []byte {
+	b, err := json.Marshal(struct {
+		Endpoint     string   `json:"endpoint,omitempty"`
+		AllowOrigins []string `json:"allowOrigins,omitempty"`
+		AllowHosts   []string `json:"allowHosts,omitempty"`
+		MaxBody      int      `json:"maxBody,omitempty"`
+		PageSize     int      `json:"pageSize,omitempty"`
+		Instructions string   `json:"instructions,omitempty"`
+		Name         string   `json:"name,omitempty"`
+		Version      string   `json:"version,omitempty"`
+	}{o.Endpoint, o.AllowOrigins, o.AllowHosts, o.MaxBody, o.PageSize, o.Instructions, o.Name, o.Version})
+	if err != nil {
+		panic(err) // strings and ints always marshal
+	}
+	return b
+}
+
+// MinMemoryLimit is the smallest per-instance memory limit NewPool accepts for pack with
+// request bodies up to maxBody: the instance keeps its own copy of the pack, and while it
+// answers a read of the largest file it holds several copies of that response (measured:
+// a 20 MiB read needs about 65 MiB beyond the pack); the Go runtime and small requests
+// need a few MiB more. The result is a whole number of 64 KiB pages.
+func MinMemoryLimit(pack []byte, maxBody int) uint64 {
+	need := uint64(len(pack)) + 4*uint64(largestRead(pack)) + 2*uint64(max(maxBody, 0)) + 16<<20
+	return (need + pageSize - 1) &^ (pageSize - 1)
+}
+
+// largestRead returns the size of the largest resources/read content in pack, or 0 if
+// pack does not open (NewPool then fails on loading it).
+func largestRead(pack []byte) int {
+	p, err := catalog.Open(pack)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for i := range p.NumResources() {
+		n = max(n, len(p.Resource(i, catalog.ResRead)))
+	}
+	return n
+}
+
+// Pool is a set of plugin instances that each hold the same pack. It lends an instance
+// to one request at a time, creates instances on demand up to its size, and makes
+// callers wait when all are busy. An instance that fails is discarded; only the request
+// it was serving sees the error. A Pool is safe for concurrent use.
+type Pool struct {
+	plugin  *Plugin
+	pack    []byte
+	config  []byte
+	opt     Options
+	slots   chan *instance // Size entries; nil means "not created yet"
+	logMu   sync.Mutex
+	mu      sync.Mutex
+	users   int
+	closed  bool
+	drained chan struct{} // closed when closed and users == 0
+	once    sync.Once
+	created atomic.Int64
+	failed  atomic.Int64
+}
+
+// NewPool makes a pool serving pack. It creates one instance right away, so a corrupt
+// pack, bad options or too small a memory limit fail here rather than on a request. The
+// pool keeps pack (which must not change) to load it into later instances.
+func (p *Plugin) NewPool(ctx context.Context, pack []byte, opt Options) (*Pool, error) {
+	if opt.Size <= 0 {
+		opt.Size = goruntime.GOMAXPROCS(0)
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	if opt.MaxBody <= 0 {
+		opt.MaxBody = DefaultMaxBody
+	}
+	if need := MinMemoryLimit(pack, opt.MaxBody); p.MemoryLimit() < need {
+		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the pack is %s (every instance keeps its own copy) and its largest file is served as %s, which needs at least %s; raise the memory limit or split the catalog",
+			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(len(pack))), mib(uint64(largestRead(pack))), mib(need))
+	}
+	pl := &Pool{
+		plugin:  p,
+		pack:    pack,
+		config:  opt.configJSON(),
+		opt:     opt,
+		slots:   make(chan *instance, opt.Size),
+		drained: make(chan struct{}),
+	}
+	first, err := pl.newInstance(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pl.slots <- first
+	for i := 1; i < opt.Size; i++ {
+		pl.slots <- nil
+	}
+	return pl, nil
+}
+
+func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+func (pl *Pool) newInstance(ctx context.Context) (*instance, error) {
+	// Instantiating and loading the pack is not the caller's request: do not let its
+	// cancellation kill the instance half made, but do bound the time.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(pl.opt.Timeout, 30*time.Second))
+	defer cancel()
+	in, err := pl.plugin.newInstance(ctx, pl.pack, pl.config, &pl.logMu)
+	if err == nil {
+		pl.created.Add(1)
+	}
+	return in, err
+}
+
+// Stats reports how many instances the pool has created and how many it discarded
+// because they failed.
+func (pl *Pool) Stats() (created, failed int64) { return pl.created.Load(), pl.failed.Load() }
+
+// Options returns the pool's options, defaults filled in.
+func (pl *Pool) Options() Options { return pl.opt }
+
+// acquire lends an instance, waiting until one is free or ctx is done.
+func (pl *Pool) acquire(ctx context.Context) (*instance, error) {
+	pl.mu.Lock()
+	if pl.closed {
+		pl.mu.Unlock()
+		return nil, ErrClosed
+	}
+	pl.users++
+	pl.mu.Unlock()
+	select {
+	case in := <-pl.slots:
+		if in != nil {
+			return in, nil
+		}
+		in, err := pl.newInstance(ctx)
+		if err != nil {
+			pl.slots <- nil
+			pl.leave()
+			return nil, err
+		}
+		return in, nil
+	case <-ctx.Done():
+		pl.leave()
+		return nil, ctx.Err()
+	}
+}
+
+// release returns in to the pool, or discards it when err shows it failed.
+func (pl *Pool) release(in *instance, err error) {
+	if errors.Is(err, ErrInstance) {
+		pl.failed.Add(1)
+		in.close()
+		in = nil
+	}
+	pl.slots <- in
+	pl.leave()
+}
+
+func (pl *Pool) leave() {
+	pl.mu.Lock()
+	pl.users--
+	if pl.closed && pl.users == 0 {
+		pl.once.Do(func() { close(pl.drained) })
+	}
+	pl.mu.Unlock()
+}
+
+// do runs f on a lent instance under the pool's deadline.
+func (pl *Pool) do(ctx context.Context, f func(ctx context.Context, in *instance) error) error {
+	in, err := pl.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// The deadline, not the caller's cancellation, stops a running call: stopping an
+	// instance costs a new one, and a call that is not stuck finishes in microseconds.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pl.opt.Timeout)
+	err = f(cctx, in)
+	cancel()
+	pl.release(in, err)
+	return err
+}
+
+// HTTP answers one request frame (package edge/wire) and appends the response frame to
+// dst. An error means no response was produced: ctx ended while waiting for an instance
+// (ctx.Err()), the pool is closed (ErrClosed), or the instance failed (wraps ErrInstance).
+func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
+	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
+		var err error
+		dst, err = in.callOutput(ctx, in.http, frame, dst)
+		return err
+	})
+	return dst, err
+}
+
+// RPC answers one JSON-RPC message (or batch) from a stream transport. version is the
+// protocol version negotiated earlier on the connection ("" before initialize); the
+// result carries the one to remember. reply is nil when nothing is to be sent. Errors
+// are as for HTTP.
+func (pl *Pool) RPC(ctx context.Context, version string, msg []byte) (reply []byte, negotiated string, err error) {
+	frame := make([]byte, 0, len(version)+1+len(msg))
+	frame = append(append(append(frame, version...), '\n'), msg...)
+	var out []byte
+	err = pl.do(ctx, func(ctx context.Context, in *instance) error {
+		var err error
+		out, err = in.callOutput(ctx, in.rpc, frame, nil)
+		return err
+	})
+	if err != nil {
+		return nil, version, err
+	}
+	for i, c := range out {
+		if c == '\n' {
+			if i+1 < len(out) {
+				reply = out[i+1:]
+			}
+			return reply, string(out[:i]), nil
+		}
+	}
+	return nil, version, fmt.Errorf("%w: rpc output has no version line", ErrInstance)
+}
+
+// extism calls an Extism export (load, configure, http, rpc) on a lent instance. It
+// exists to prove that ABI and to measure it against the raw one.
+func (pl *Pool) extism(ctx context.Context, name string, input []byte) ([]byte, error) {
+	var out []byte
+	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
+		var err error
+		out, err = in.callExtism(ctx, name, input)
+		return err
+	})
+	return out, err
+}
+
+// Close stops lending instances, waits for the requests in flight (or for ctx) and
+// closes every instance. Later calls fail with ErrClosed.
+func (pl *Pool) Close(ctx context.Context) error {
+	pl.mu.Lock()
+	pl.closed = true
+	if pl.users == 0 {
+		pl.once.Do(func() { close(pl.drained) })
+	}
+	pl.mu.Unlock()
+	select {
+	case <-pl.drained:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	for {
+		select {
+		case in := <-pl.slots:
+			if in != nil {
+				in.close()
+			}
+		default:
+			return nil
+		}
+	}
+}

@@ -1,0 +1,233 @@
+package runtime
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestPoolHTTPAndRPC(t *testing.T) {
+	pool := testPool(t, Options{Size: 2})
+	ctx := context.Background()
+
+	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+	requireNoError(t, err)
+	resp := parseResponse(t, out)
+	requireEqual(t, 200, resp.Status)
+	requireInitialized(t, resp.Body)
+
+	out, err = pool.HTTP(ctx, frame("GET", "/mcp", ""), nil)
+	requireNoError(t, err)
+	requireEqual(t, 405, parseResponse(t, out).Status)
+
+	reply, version, err := pool.RPC(ctx, "", []byte(initialize))
+	requireNoError(t, err)
+	requireInitialized(t, reply)
+	requireEqual(t, "2025-06-18", version)
+
+	reply, version, err = pool.RPC(ctx, version, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	requireNoError(t, err)
+	requireEqual(t, 0, len(reply), string(reply))
+	requireEqual(t, "2025-06-18", version)
+}
+
+func TestPoolConcurrent(t *testing.T) {
+	pool := testPool(t, Options{Size: 4})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for g := 0; g < 32; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if r := parseResponse(t, out); r.Status != 200 || !strings.Contains(string(r.Body), `"2025-06-18"`) {
+					t.Errorf("status %d body %s", r.Status, r.Body)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	created, failed := pool.Stats()
+	if created > 4 || failed != 0 {
+		t.Fatalf("created %d instances (size 4), %d failed", created, failed)
+	}
+}
+
+func TestPoolWaitsForAFreeInstance(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	in, err := pool.acquire(context.Background())
+	requireNoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = pool.HTTP(ctx, postFrame(initialize), nil)
+	requireErrorIs(t, err, context.DeadlineExceeded)
+	done := make(chan error)
+	go func() {
+		_, err := pool.HTTP(context.Background(), postFrame(initialize), nil)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	pool.release(in, nil)
+	requireNoError(t, <-done)
+}
+
+// A request that runs past the deadline fails alone: its instance is discarded and the
+// next request gets a fresh one.
+func TestPoolTimeoutReplacesInstance(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	ctx := context.Background()
+	pool.opt.Timeout = time.Nanosecond
+	_, err := pool.HTTP(ctx, postFrame(initialize), nil)
+	requireErrorIs(t, err, ErrInstance)
+	requireEqual(t, "request timed out", reason(err))
+
+	pool.opt.Timeout = DefaultTimeout
+	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+	requireNoError(t, err)
+	requireInitialized(t, parseResponse(t, out).Body)
+	created, failed := pool.Stats()
+	requireEqual(t, [2]int64{2, 1}, [2]int64{created, failed})
+}
+
+// An instance that runs out of memory (here: the host asks the raw ABI for a buffer
+// larger than the memory cap) exits; only that request fails.
+func TestPoolOutOfMemoryReplacesInstance(t *testing.T) {
+	_, pack := testPlugin(t)
+	ctx := context.Background()
+	var stderr strings.Builder
+	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: 24 << 20, Stderr: &stderr})
+	requireNoError(t, err)
+	defer small.Close(ctx)
+	pool, err := small.NewPool(ctx, pack, Options{Size: 1})
+	requireNoError(t, err)
+	defer pool.Close(ctx)
+
+	// More than the memory cap: the plugin cannot allocate the input buffer.
+	_, err = pool.HTTP(ctx, postFrame(strings.Repeat(" ", 32<<20)), nil)
+	requireErrorIs(t, err, ErrInstance)
+	requireContains(t, stderr.String(), "out of memory")
+	t.Log(err)
+
+	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+	requireNoError(t, err)
+	requireInitialized(t, parseResponse(t, out).Body)
+	_, failed := pool.Stats()
+	requireEqual(t, int64(1), failed)
+}
+
+// Errors the plugin reports through the ABI leave the instance in service.
+func TestPluginErrorsKeepInstance(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	ctx := context.Background()
+	in, err := pool.acquire(ctx)
+	requireNoError(t, err)
+	_, err = in.callOutput(ctx, in.rpc, []byte("no version line"), nil)
+	requireContains(t, err.Error(), "no version line")
+	err = in.callStatus(ctx, in.configure, []byte(`{"bogus":1}`))
+	requireContains(t, err.Error(), `unknown option "bogus"`)
+	err = in.callStatus(ctx, in.load, []byte("not a pack"))
+	requireContains(t, err.Error(), "corrupt pack")
+	// The raw ABI refuses a buffer that is not the one it allocated.
+	in.stack[0], in.stack[1] = 8, 4
+	requireNoError(t, in.http.CallWithStack(ctx, in.stack[:]))
+	requireEqual(t, uint64(0), in.stack[0])
+	requireContains(t, in.pluginError(ctx).Error(), "not the buffer from skilledge_alloc")
+	pool.release(in, err)
+
+	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+	requireNoError(t, err)
+	requireInitialized(t, parseResponse(t, out).Body)
+	created, failed := pool.Stats()
+	requireEqual(t, [2]int64{1, 0}, [2]int64{created, failed})
+}
+
+func TestNewPoolErrors(t *testing.T) {
+	p, pack := testPlugin(t)
+	ctx := context.Background()
+	_, err := p.NewPool(ctx, []byte("SKLPACK\x01garbage"), Options{})
+	requireContains(t, err.Error(), "corrupt pack")
+
+	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: 32 << 20})
+	requireNoError(t, err)
+	defer small.Close(ctx)
+	_, err = small.NewPool(ctx, make([]byte, 20<<20), Options{})
+	requireErrorIs(t, err, ErrMemoryLimit)
+	requireContains(t, err.Error(), "instances are limited to 32.0 MiB of memory, but the pack is 20.0 MiB")
+
+	_, err = p.NewPool(ctx, pack, Options{PageSize: -1})
+	requireContains(t, err.Error(), "configuring the plugin: skilledge: configure: option pageSize must be a non-negative integer")
+}
+
+func TestPoolClose(t *testing.T) {
+	pool := testPool(t, Options{Size: 2})
+	ctx := context.Background()
+	in, err := pool.acquire(ctx)
+	requireNoError(t, err)
+	closed := make(chan error)
+	go func() { closed <- pool.Close(ctx) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned with a request in flight")
+	case <-time.After(20 * time.Millisecond):
+	}
+	_, err = pool.HTTP(ctx, postFrame(initialize), nil)
+	requireErrorIs(t, err, ErrClosed)
+	pool.release(in, nil)
+	requireNoError(t, <-closed)
+}
+
+// The Extism ABI answers exactly what the raw ABI answers.
+func TestExtismABI(t *testing.T) {
+	p, pack := testPlugin(t)
+	ctx := context.Background()
+	in, err := p.bareInstance(ctx, &sync.Mutex{})
+	requireNoError(t, err)
+	defer in.close()
+
+	out, err := in.callExtism(ctx, "http", postFrame(initialize))
+	requireNoError(t, err)
+	r := parseResponse(t, out)
+	requireEqual(t, 503, r.Status)
+	requireContains(t, string(r.Body), "no catalog is loaded")
+	_, err = in.callExtism(ctx, "rpc", []byte("\n"+initialize))
+	requireContains(t, err.Error(), "no catalog loaded")
+
+	_, err = in.callExtism(ctx, "configure", []byte(`{"pageSize":"ten"}`))
+	requireContains(t, err.Error(), "pageSize must be a non-negative integer")
+	_, err = in.callExtism(ctx, "configure", []byte(`{"instructions":"hello"}`))
+	requireNoError(t, err)
+	_, err = in.callExtism(ctx, "load", []byte("nope"))
+	requireContains(t, err.Error(), "corrupt")
+	_, err = in.callExtism(ctx, "load", pack)
+	requireNoError(t, err)
+
+	for _, f := range [][]byte{postFrame(initialize), frame("GET", "/mcp", ""), frame("GET", "/.well-known/agent-skills/index.json", "")} {
+		ext, err := in.callExtism(ctx, "http", f)
+		requireNoError(t, err)
+		raw, err := in.callOutput(ctx, in.http, f, nil)
+		requireNoError(t, err)
+		requireEqual(t, string(raw), string(ext))
+	}
+	ext, err := in.callExtism(ctx, "rpc", []byte("\n"+initialize))
+	requireNoError(t, err)
+	requireContains(t, string(ext), `"instructions":"hello"`)
+	raw, err := in.callOutput(ctx, in.rpc, []byte("\n"+initialize), nil)
+	requireNoError(t, err)
+	requireEqual(t, string(raw), string(ext))
+	if !strings.HasPrefix(string(ext), "2025-06-18\n{") {
+		t.Fatalf("rpc output %q", ext)
+	}
+}

@@ -1,0 +1,118 @@
+package runtime
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/tidwall/gjson"
+)
+
+// MaxLine is the longest stdio message ServeStdio accepts, newline excluded.
+const MaxLine = 16 << 20
+
+var maxLine = MaxLine // tests lower it
+
+// ServeStdio serves newline-delimited JSON-RPC (the MCP stdio transport): it reads one
+// message per line from r and writes each reply followed by "\n" to w, in order. It
+// remembers the protocol version negotiated on this connection. Empty lines are skipped;
+// a line longer than MaxLine is answered with a -32600 error and skipped; a failed
+// instance is answered with -32603 echoing the request id (nothing for a notification).
+// Nothing but replies is written to w: logs go to the Server's log. It returns nil at
+// EOF, or the first read or write error, or ctx.Err() (checked between messages).
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var version string
+	var long []byte
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, tooLong, err := readLine(br, &long)
+		if err != nil && len(line) == 0 && !tooLong {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		var reply []byte
+		switch msg := bytes.TrimSpace(line); {
+		case tooLong:
+			s.logf("skilledge: stdio: dropped a message longer than %d bytes", maxLine)
+			reply = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: message longer than %d bytes"}}`, maxLine)
+		case len(msg) == 0:
+		default:
+			var rerr error
+			rerr = s.call(func(p *Pool) error {
+				var err error
+				reply, version, err = p.RPC(ctx, version, msg)
+				return err
+			})
+			if rerr != nil {
+				s.logf("skilledge: stdio: %v", rerr)
+				reply = stdioFailure(msg, rerr)
+			}
+		}
+		if reply != nil {
+			bw.Write(reply)
+			bw.WriteByte('\n')
+			if werr := bw.Flush(); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+// readLine returns the next line without its "\n". A line longer than MaxLine is
+// consumed and reported as tooLong. long is scratch space for lines longer than br's
+// buffer. At EOF the final unterminated line is returned with io.EOF.
+func readLine(br *bufio.Reader, long *[]byte) (line []byte, tooLong bool, err error) {
+	line, err = br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		if len(line) > maxLine {
+			return nil, true, err
+		}
+		return line, false, err
+	}
+	*long = append((*long)[:0], line...)
+	for err == bufio.ErrBufferFull {
+		line, err = br.ReadSlice('\n')
+		if !tooLong {
+			*long = append(*long, line...)
+			if len(*long) > maxLine+1 {
+				tooLong, *long = true, (*long)[:0]
+			}
+		}
+	}
+	if tooLong {
+		return nil, true, err
+	}
+	b := bytes.TrimSuffix(*long, []byte("\n"))
+	if len(b) > maxLine {
+		return nil, true, err
+	}
+	return b, false, err
+}
+
+// stdioFailure is the reply to msg when it could not be answered: -32603 with msg's id
+// if it has a string or number id, null if it has none or another kind, and no reply at
+// all for a notification.
+func stdioFailure(msg []byte, err error) []byte {
+	id := gjson.GetBytes(msg, "id")
+	switch {
+	case id.Type == gjson.String || id.Type == gjson.Number:
+		return internalError([]byte(id.Raw), reason(err))
+	case !id.Exists() && gjson.GetBytes(msg, "method").Exists():
+		return nil // a notification gets no reply, not even an error
+	}
+	return internalError(nil, reason(err))
+}
