@@ -42,7 +42,6 @@ func isModern(v string) bool {
 	return false
 }
 
-
 // Meta keys of the modern era.
 const (
 	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"

@@ -32,8 +32,8 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("serve", "skilledge serve [DIR] [flags]",
 		`Serves the skills in DIR (default: the built-in examples) over MCP Streamable HTTP at
-/mcp, and over the well-known HTTP discovery paths, until interrupted. The folder is
-refused if it has invalid skills, unless --skip-invalid.
+/mcp until interrupted. The folder is refused if it has invalid skills, unless
+--skip-invalid.
 
 By default the server listens on loopback only and accepts browser requests only from
 loopback origins.`)
