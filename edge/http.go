@@ -32,7 +32,21 @@ const corsAllowHeaders = "Content-Type, Accept, Authorization, MCP-Protocol-Vers
 
 // ServeHTTP answers one HTTP request. It never fails: every problem becomes a status code
 // and, on the MCP endpoint, a JSON-RPC error body.
-func (s *Server) ServeHTTP(r *wire.Request) *wire.Response {
+func (s *Server) ServeHTTP(r *wire.Request) *wire.Response { return s.serveHTTP(r, nil) }
+
+// AppendHTTP answers r like ServeHTTP and appends the response frame (edge/wire) to dst.
+// It answers into a buffer reused across calls, so a request costs no allocation that
+// grows with the response: the one copy is into dst. This is what hosts call.
+func (s *Server) AppendHTTP(dst []byte, r *wire.Request) []byte {
+	sc := scratch.Get().(*[]byte)
+	resp := s.serveHTTP(r, (*sc)[:0])
+	dst = wire.AppendResponse(dst, resp)
+	keep(sc, resp.Body)
+	return dst
+}
+
+// serveHTTP answers r, building a JSON-RPC response body on buf.
+func (s *Server) serveHTTP(r *wire.Request, buf []byte) *wire.Response {
 	origin, hasOrigin := r.Header.Get("Origin")
 	host, hasHost := r.Header.Get("Host")
 	if !s.hostAllowed(host, hasHost) {
@@ -47,7 +61,7 @@ func (s *Server) ServeHTTP(r *wire.Request) *wire.Response {
 	case path != s.opt.Endpoint:
 		resp = s.notFound(r)
 	case r.Method == "POST":
-		resp = s.post(r)
+		resp = s.post(r, buf)
 	case r.Method == "OPTIONS":
 		resp = &wire.Response{Status: 204, Header: header(
 			"Access-Control-Allow-Methods", "POST, OPTIONS",
@@ -79,7 +93,7 @@ func (s *Server) notFound(r *wire.Request) *wire.Response {
 }
 
 // post answers a POST to the MCP endpoint.
-func (s *Server) post(r *wire.Request) *wire.Response {
+func (s *Server) post(r *wire.Request, buf []byte) *wire.Response {
 	if len(r.Body) > s.opt.MaxBody {
 		return s.httpError(413, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Request body too large: the limit is "+strconv.Itoa(s.opt.MaxBody)+" bytes"))
@@ -103,7 +117,7 @@ func (s *Server) post(r *wire.Request) *wire.Response {
 			return s.httpError(400, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"JSON-RPC batches are only allowed in protocol version 2025-03-26"))
 		}
-		reply := s.batch(nil, r.Body, legacy)
+		reply := s.batch(buf, r.Body, legacy)
 		if len(reply) == 0 {
 			return &wire.Response{Status: 202}
 		}
@@ -125,7 +139,7 @@ func (s *Server) post(r *wire.Request) *wire.Response {
 		// Legacy clients turn any non-2xx status into a transport failure, so JSON-RPC
 		// errors travel with 200.
 		c := call{msg: msg, version: version}
-		out, _ := s.answer(make([]byte, 0, 512), &c)
+		out, _ := s.answer(buf, &c)
 		return jsonResponse(200, out)
 	}
 	if err := checkModernHeaders(r.Header, &msg, version); err != nil {
@@ -135,7 +149,7 @@ func (s *Server) post(r *wire.Request) *wire.Response {
 		return s.httpError(400, msg.ID, err)
 	}
 	c := call{msg: msg, version: version, modern: true}
-	out, code := s.answer(make([]byte, 0, 512), &c)
+	out, code := s.answer(buf, &c)
 	return jsonResponse(modernStatus(code), out)
 }
 

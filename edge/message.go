@@ -12,6 +12,22 @@ import (
 // message. reply is nil when nothing is to be sent (notifications, responses).
 // Modern-era messages are recognised by their _meta and answered statelessly.
 func (s *Server) HandleMessage(version string, msg []byte) (reply []byte, negotiated string) {
+	return s.handleMessage(nil, version, msg)
+}
+
+// AppendMessage is HandleMessage appending the reply to dst, answering into a buffer reused
+// across calls. reply is nil when nothing is to be sent; otherwise it is dst extended.
+func (s *Server) AppendMessage(dst []byte, version string, msg []byte) (reply []byte, negotiated string) {
+	sc := scratch.Get().(*[]byte)
+	out, negotiated := s.handleMessage((*sc)[:0], version, msg)
+	if out != nil {
+		reply = append(dst, out...)
+	}
+	keep(sc, out)
+	return reply, negotiated
+}
+
+func (s *Server) handleMessage(buf []byte, version string, msg []byte) (reply []byte, negotiated string) {
 	legacy := version
 	if legacy == "" {
 		legacy = newestLegacy
@@ -21,7 +37,7 @@ func (s *Server) HandleMessage(version string, msg []byte) (reply []byte, negoti
 			return jsonrpc.AppendError(nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"JSON-RPC batches are only allowed in protocol version 2025-03-26")), version
 		}
-		if reply = s.batch(nil, msg, legacy); len(reply) == 0 {
+		if reply = s.batch(buf, msg, legacy); len(reply) == 0 {
 			reply = nil
 		}
 		return reply, version
@@ -33,7 +49,7 @@ func (s *Server) HandleMessage(version string, msg []byte) (reply []byte, negoti
 	if m.Kind != jsonrpc.KindRequest {
 		return nil, version
 	}
-	reply, modern, code := s.request(nil, &m, legacy)
+	reply, modern, code := s.request(buf, &m, legacy)
 	if m.Method == "initialize" && !modern && code == 0 {
 		version = gjson.GetBytes(reply, "result.protocolVersion").Str
 	}

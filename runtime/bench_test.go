@@ -119,18 +119,7 @@ func BenchmarkPreemption(b *testing.B) {
 	for _, on := range []bool{false, true} {
 		for _, c := range calls {
 			b.Run(map[bool]string{false: "off/", true: "on/"}[on]+c.name, func(b *testing.B) {
-				rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithMemoryLimitPages(DefaultMemoryLimit/pageSize).
-					WithCloseOnContextDone(on).WithCompilationCache(compilationCache("")))
-				defer rt.Close(ctx)
-				wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-				_, err := instantiateHostModule(ctx, rt)
-				requireNoError(b, err)
-				compiled, err := rt.CompileModule(ctx, shared.wasm)
-				requireNoError(b, err)
-				p := &Plugin{rt: rt, compiled: compiled, cfg: Config{Stderr: io.Discard}, pages: DefaultMemoryLimit / pageSize}
-				in, err := p.bareInstance(ctx, nil)
-				requireNoError(b, err)
-				requireNoError(b, in.callStatus(ctx, in.load, pack))
+				in := instanceWithPreemption(b, on, pack)
 				for b.Loop() {
 					c.call(in)
 				}
@@ -145,4 +134,24 @@ func BenchmarkPreemption(b *testing.B) {
 			s.HandleMessage("2025-06-18", tinyRPC[11:])
 		}
 	})
+}
+
+// instanceWithPreemption returns an instance holding pack, from a runtime of its own with
+// WithCloseOnContextDone set to on (the shipped runtime has it on).
+func instanceWithPreemption(tb testing.TB, on bool, pack []byte) *instance {
+	ctx := context.Background()
+	testPlugin(tb)
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithMemoryLimitPages(DefaultMemoryLimit/pageSize).
+		WithCloseOnContextDone(on).WithCompilationCache(compilationCache("")))
+	tb.Cleanup(func() { rt.Close(ctx) })
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	_, err := instantiateHostModule(ctx, rt)
+	requireNoError(tb, err)
+	compiled, err := rt.CompileModule(ctx, shared.wasm)
+	requireNoError(tb, err)
+	p := &Plugin{rt: rt, compiled: compiled, cfg: Config{Stderr: io.Discard}, pages: DefaultMemoryLimit / pageSize}
+	in, err := p.bareInstance(ctx, nil)
+	requireNoError(tb, err)
+	requireNoError(tb, in.callStatus(ctx, in.load, pack))
+	return in
 }

@@ -97,6 +97,9 @@ var (
 	opts edge.Options
 )
 
+// rpcBuf is reused for rpc replies, which are written after the version line.
+var rpcBuf []byte
+
 var errNoCatalog = errors.New("skilledge: no catalog loaded; call load first")
 
 // noCatalog is the response to HTTP requests before load.
@@ -148,7 +151,7 @@ func serveHTTP(dst, frame []byte) []byte {
 			Body:   []byte("skilledge: malformed request frame from the host\n"),
 		})
 	}
-	return wire.AppendResponse(dst, srv.ServeHTTP(&req))
+	return srv.AppendHTTP(dst, &req)
 }
 
 // handleRPC answers one rpc frame, appending the output frame to dst.
@@ -160,7 +163,10 @@ func handleRPC(dst, frame []byte) ([]byte, error) {
 	if i < 0 {
 		return nil, errors.New("skilledge: rpc input has no version line")
 	}
-	reply, negotiated := srv.HandleMessage(string(frame[:i]), frame[i+1:])
+	reply, negotiated := srv.AppendMessage(rpcBuf[:0], string(frame[:i]), frame[i+1:])
+	if reply != nil {
+		rpcBuf = reply
+	}
 	dst = append(dst, negotiated...)
 	dst = append(dst, '\n')
 	return append(dst, reply...), nil

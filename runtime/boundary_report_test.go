@@ -1,0 +1,223 @@
+//go:build benchreport
+
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// TestBoundaryReport measures what crossing the host↔plugin boundary costs, and writes the
+// numbers to BENCHMARKS.md (the section between the boundary markers). It is a report, not
+// a check: it never fails on a timing. Run it with
+//
+//	go test -tags benchreport -run BoundaryReport -count=1 ./runtime/
+//
+// Every path answers the same ~1 KB HTTP request frame (a 2026-07-28 resources/read with
+// the headers a real client sends) for a ~10 KB and a ~1 MB text file of a generated
+// catalog, in one run:
+//   - edge, compiled natively: the floor (parse the frame, answer, frame the response);
+//   - the raw ABI on one instance: what our harness pays per call;
+//   - the Extism ABI on one instance: what any Extism host SDK pays (go-pdk moves input
+//     and output 8 bytes per host call);
+//   - Pool.HTTP: the raw ABI plus lending an instance and arming the deadline;
+//   - the raw ABI without deadline checks: what the deadline costs.
+func TestBoundaryReport(t *testing.T) {
+	pack := benchPack(t)
+	p, _ := testPlugin(t)
+	ctx := context.Background()
+	pool, err := p.NewPool(ctx, pack, Options{Size: 1})
+	requireNoError(t, err)
+	defer pool.Close(ctx)
+	in, err := p.newInstance(ctx, pack, nil, &pool.logMu)
+	requireNoError(t, err)
+	defer in.close()
+	native := nativeServer(t, pack)
+	unchecked := instanceWithPreemption(t, false, pack)
+
+	type row struct {
+		name      string
+		req, resp int
+		ns        [5]float64
+	}
+	var rows []row
+	for _, file := range []string{"ten-kb.md", "one-mb.md"} {
+		req := benchRequest("skill://bench/" + file)
+		paths := []func() []byte{
+			func() []byte {
+				r, err := wire.ParseRequest(req)
+				requireNoError(t, err)
+				return wire.AppendResponse(nil, native.ServeHTTP(&r))
+			},
+			func() []byte {
+				out, err := in.callOutput(ctx, in.http, req, nil)
+				requireNoError(t, err)
+				return out
+			},
+			func() []byte {
+				out, err := in.callExtism(ctx, "http", req)
+				requireNoError(t, err)
+				return out
+			},
+			func() []byte {
+				out, err := pool.HTTP(ctx, req, nil)
+				requireNoError(t, err)
+				return out
+			},
+			func() []byte {
+				out, err := unchecked.callOutput(ctx, unchecked.http, req, nil)
+				requireNoError(t, err)
+				return out
+			},
+		}
+		want := paths[0]()
+		if !bytes.HasPrefix(want, []byte("200\n")) {
+			t.Fatalf("native answer is not 200: %.200s", want)
+		}
+		r := row{name: file, req: len(req), resp: len(want)}
+		for i, call := range paths {
+			if got := call(); !bytes.Equal(got, want) {
+				t.Fatalf("path %d answers differently from native edge", i)
+			}
+			res := testing.Benchmark(func(b *testing.B) {
+				for b.Loop() {
+					call()
+				}
+			})
+			r.ns[i] = float64(res.T.Nanoseconds()) / float64(res.N)
+			t.Logf("%s path %d: %s", file, i, res)
+		}
+		rows = append(rows, r)
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, wazero with the shipped runtime config\n",
+		time.Now().UTC().Format("2006-01-02"), cpuModel(), goruntime.NumCPU(), goVersion())
+	fmt.Fprintf(&b, "(deadline enforcement on). Median-free single runs of `testing.Benchmark`; one request\n")
+	fmt.Fprintf(&b, "at a time. Boundary = the path's time minus native edge's.\n\n")
+	b.WriteString("| response | request | native edge | raw ABI (boundary) | Extism ABI (boundary) | Pool.HTTP (raw + pool) | raw ABI, no deadline checks |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s, %s | %s | %s | %s (+%s) | %s (+%s) | %s | %s |\n", r.name, size(r.resp), size(r.req),
+			dur(r.ns[0]), dur(r.ns[1]), dur(r.ns[1]-r.ns[0]), dur(r.ns[2]), dur(r.ns[2]-r.ns[0]), dur(r.ns[3]), dur(r.ns[4]))
+	}
+	b.WriteString("\nThe last column is the raw ABI on a runtime without `WithCloseOnContextDone`, which the\n")
+	b.WriteString("per-request deadline needs (wazero then checks at every loop header): the price of the deadline.\n")
+	writeSection(t, "boundary", b.String())
+}
+
+// benchPack builds a catalog with one skill holding a ~10 KB and a ~1 MB markdown file.
+func benchPack(t *testing.T) []byte {
+	dir := filepath.Join(t.TempDir(), "bench")
+	requireNoError(t, os.MkdirAll(dir, 0o755))
+	write := func(name string, n int) {
+		line := "A line of skill reference text, about sixty bytes long.\n"
+		requireNoError(t, os.WriteFile(filepath.Join(dir, name), []byte(strings.Repeat(line, n/len(line))), 0o644))
+	}
+	requireNoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"),
+		[]byte("---\nname: bench\ndescription: A skill with large files, for measuring.\n---\nRead the files.\n"), 0o644))
+	write("ten-kb.md", 10<<10)
+	write("one-mb.md", 1<<20)
+	c, problems, err := build.LoadDir(filepath.Dir(dir), build.Options{})
+	if err != nil || build.HasErrors(problems) {
+		t.Fatalf("bench catalog: %v %v", err, problems)
+	}
+	return build.Encode(c)
+}
+
+// benchRequest is a 2026-07-28 resources/read of uri as a real client frames it, ~1 KB.
+func benchRequest(uri string) []byte {
+	body := `{"jsonrpc":"2.0","id":42,"method":"resources/read","params":{"uri":"` + uri + `","_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"benchmark-client","title":"A client of realistic verbosity","version":"1.4.2"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{},"extensions":{"io.modelcontextprotocol/skills":{}}},` +
+		`"io.modelcontextprotocol/logLevel":"info"}}}`
+	r := &wire.Request{Method: "POST", Target: "/mcp", Body: []byte(body)}
+	for _, h := range [][2]string{
+		{"Host", "127.0.0.1:8787"}, {"Content-Type", "application/json"},
+		{"Accept", "application/json, text/event-stream"}, {"MCP-Protocol-Version", "2026-07-28"},
+		{"Mcp-Method", "resources/read"}, {"Mcp-Name", uri}, {"User-Agent", "benchmark-client/1.4.2 (linux; x86_64) node/22.23.3"},
+		{"Accept-Encoding", "gzip, deflate, br"}, {"Accept-Language", "*"}, {"Sec-Fetch-Mode", "cors"},
+		{"Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+	} {
+		r.Header = append(r.Header, wire.Field{Name: h[0], Value: h[1]})
+	}
+	return wire.AppendRequest(nil, r)
+}
+
+func nativeServer(t *testing.T, pack []byte) *edge.Server {
+	p, err := catalog.Open(pack)
+	requireNoError(t, err)
+	return edge.New(p, edge.Options{})
+}
+
+// writeSection replaces the text between <!-- NAME:start --> and <!-- NAME:end --> in
+// BENCHMARKS.md, appending the section if it is missing.
+func writeSection(t *testing.T, name, text string) {
+	path := filepath.Join("..", "BENCHMARKS.md")
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	start, end := "<!-- "+name+":start -->\n", "<!-- "+name+":end -->"
+	doc := string(old)
+	i, j := strings.Index(doc, start), strings.Index(doc, end)
+	if i < 0 || j < i {
+		doc += "\n" + start + end + "\n"
+		i, j = strings.Index(doc, start), strings.Index(doc, end)
+	}
+	doc = doc[:i+len(start)] + text + doc[j:]
+	requireNoError(t, os.WriteFile(path, []byte(doc), 0o644))
+	t.Logf("wrote the %s section of %s:\n%s", name, path, text)
+}
+
+func size(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func dur(ns float64) string {
+	switch {
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.1f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
+}
+
+func cpuModel() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return goruntime.GOARCH
+}
+
+func goVersion() string {
+	out, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		return goruntime.Version()
+	}
+	return strings.TrimSpace(string(out))
+}
