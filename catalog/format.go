@@ -47,7 +47,7 @@ const (
 const (
 	MetaDigest    = iota // hex SHA-256 identifying the catalog content
 	MetaGenerator        // the tool and version that wrote the pack, informational
-	metaFields
+	MetaFields           // the number of fields
 )
 
 // Fields of TableSkills.
@@ -59,7 +59,7 @@ const (
 	SkillFrontmatter        // the frontmatter as a verbatim JSON object
 	SkillDescription        // the description as a JSON string, quotes included
 	SkillBody               // the SKILL.md body (after the frontmatter), raw markdown
-	skillFields
+	SkillFields             // the number of fields
 )
 
 // Fields of TableResources.
@@ -72,7 +72,7 @@ const (
 	ResMIME   // the MIME type, e.g. "text/markdown"
 	ResDigest // "sha256:<64 lowercase hex>" of the raw bytes
 	ResSize   // the raw byte count, decimal ASCII
-	resFields
+	ResFields // the number of fields
 )
 
 // Fields of TableDirs.
@@ -80,7 +80,7 @@ const (
 	DirURI      = iota // "skill://acme/billing/refunds/examples", never a trailing slash
 	DirList            // descriptor JSON object {"uri","name","mimeType":"inode/directory"}
 	DirChildren        // uint32 list, sorted by URI; DirBit set means a TableDirs row, else TableResources
-	dirFields
+	DirFields          // the number of fields
 )
 
 // DirBit marks a child in DirChildren that is a directory.
@@ -90,5 +90,5 @@ const DirBit = 1 << 31
 const (
 	IndexResByURI    = iota // uint32 list of TableResources rows sorted by ResURI
 	IndexSkillsByURI        // uint32 list of TableSkills rows sorted by SkillURI
-	indexFields
+	IndexFields             // the number of fields
 )

@@ -51,8 +51,8 @@ func Open(b []byte) (*Pack, error) {
 		p.tables[kind] = t
 	}
 	for _, need := range [...]struct{ kind, fields, rows uint32 }{
-		{TableMeta, metaFields, 1}, {TableSkills, skillFields, 0}, {TableResources, resFields, 0},
-		{TableDirs, dirFields, 0}, {TableIndex, indexFields, 1},
+		{TableMeta, MetaFields, 1}, {TableSkills, SkillFields, 0}, {TableResources, ResFields, 0},
+		{TableDirs, DirFields, 0}, {TableIndex, IndexFields, 1},
 	} {
 		t, ok := p.tables[need.kind]
 		if !ok || t.fields < need.fields || t.rows < need.rows {

@@ -11,17 +11,17 @@ func testPack() []byte {
 	res := func(uri string) [][]byte {
 		return [][]byte{[]byte(uri), []byte(`{"uri":"` + uri + `"}`), []byte(`{}`), []byte("text/markdown"), []byte("sha256:00"), []byte("1")}
 	}
-	w.Table(TableResources, [][][]byte{res("skill://b/SKILL.md"), res("skill://a/SKILL.md"), res("skill://a/x/y.md")})
+	w.Table(TableResources, ResFields, [][][]byte{res("skill://b/SKILL.md"), res("skill://a/SKILL.md"), res("skill://a/x/y.md")})
 	skill := func(path string) [][]byte {
 		return [][]byte{[]byte(path), []byte(path), []byte("skill://" + path + "/SKILL.md"), []byte(`{}`), []byte(`{}`), []byte(`""`), nil}
 	}
-	w.Table(TableSkills, [][][]byte{skill("b"), skill("a")})
-	w.Table(TableDirs, [][][]byte{
+	w.Table(TableSkills, SkillFields, [][][]byte{skill("b"), skill("a")})
+	w.Table(TableDirs, DirFields, [][][]byte{
 		{[]byte("skill://a"), []byte(`{}`), U32s([]uint32{1, DirBit | 1})},
 		{[]byte("skill://a/x"), []byte(`{}`), U32s([]uint32{2})},
 	})
-	w.Table(TableIndex, [][][]byte{{U32s([]uint32{1, 2, 0}), U32s([]uint32{1, 0})}})
-	w.Table(TableMeta, [][][]byte{{[]byte("abcdef0123456789"), []byte("test")}})
+	w.Table(TableIndex, IndexFields, [][][]byte{{U32s([]uint32{1, 2, 0}), U32s([]uint32{1, 0})}})
+	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("abcdef0123456789"), []byte("test")}})
 	return w.Bytes()
 }
 
@@ -83,13 +83,13 @@ func TestOpenRejectsCorruption(t *testing.T) {
 // touchAll calls every accessor on every row; it panics if any is out of bounds.
 func touchAll(p *Pack) {
 	for i := 0; i < p.NumSkills(); i++ {
-		for f := 0; f < skillFields; f++ {
+		for f := 0; f < SkillFields; f++ {
 			p.Skill(i, f)
 		}
 		p.SkillByURI(string(p.Skill(i, SkillURI)))
 	}
 	for i := 0; i < p.NumResources(); i++ {
-		for f := 0; f < resFields; f++ {
+		for f := 0; f < ResFields; f++ {
 			p.Resource(i, f)
 		}
 		p.ResourceByURI(string(p.Resource(i, ResURI)))
@@ -123,5 +123,25 @@ func TestWriterDeterministic(t *testing.T) {
 	a, b := testPack(), testPack()
 	if string(a) != string(b) {
 		t.Fatal("Writer output differs between runs")
+	}
+}
+
+// TestEmptyPack checks that a catalog with no skills encodes to a pack that opens.
+func TestEmptyPack(t *testing.T) {
+	var w Writer
+	w.Table(TableSkills, SkillFields, nil)
+	w.Table(TableResources, ResFields, nil)
+	w.Table(TableDirs, DirFields, nil)
+	w.Table(TableIndex, IndexFields, [][][]byte{{nil, nil}})
+	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("e3b0c442"), []byte("test")}})
+	p, err := Open(w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.NumSkills() != 0 || p.NumResources() != 0 || p.NumDirs() != 0 {
+		t.Fatal("empty pack has rows")
+	}
+	if _, ok := p.ResourceByURI("skill://a/SKILL.md"); ok {
+		t.Fatal("found a resource in an empty pack")
 	}
 }

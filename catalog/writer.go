@@ -9,18 +9,25 @@ import (
 // deterministic: tables are written in kind order and cells in row-major order, so equal
 // input gives equal bytes. Identical cell contents are stored once.
 type Writer struct {
-	tables map[uint32][][][]byte
+	tables map[uint32]wtable
 }
 
-// Table adds (or replaces) table kind. Every row must have the same number of fields.
-func (w *Writer) Table(kind uint32, rows [][][]byte) {
+type wtable struct {
+	fields int
+	rows   [][][]byte
+}
+
+// Table adds (or replaces) table kind with fields fields per row. Every row must have
+// exactly that many; an empty table still records its field count, so that readers
+// requiring the fields accept it.
+func (w *Writer) Table(kind uint32, fields int, rows [][][]byte) {
 	if w.tables == nil {
-		w.tables = map[uint32][][][]byte{}
+		w.tables = map[uint32]wtable{}
 	}
-	w.tables[kind] = rows
+	w.tables[kind] = wtable{fields, rows}
 }
 
-// Bytes encodes the pack. fields is taken from the first row (0 for an empty table).
+// Bytes encodes the pack.
 func (w *Writer) Bytes() []byte {
 	kinds := make([]uint32, 0, len(w.tables))
 	for k := range w.tables {
@@ -33,9 +40,7 @@ func (w *Writer) Bytes() []byte {
 	size := header
 	for i, k := range kinds {
 		cellsAt[i] = size
-		for _, r := range w.tables[k] {
-			size += 8 * len(r)
-		}
+		size += 8 * w.tables[k].fields * len(w.tables[k].rows)
 	}
 	out := make([]byte, size)
 	copy(out, Magic)
@@ -43,11 +48,7 @@ func (w *Writer) Bytes() []byte {
 	le.PutUint32(out[8:], uint32(len(kinds)))
 	seen := map[string]uint32{}
 	for i, k := range kinds {
-		rows := w.tables[k]
-		fields := 0
-		if len(rows) > 0 {
-			fields = len(rows[0])
-		}
+		rows, fields := w.tables[k].rows, w.tables[k].fields
 		h := 12 + 16*i
 		le.PutUint32(out[h:], k)
 		le.PutUint32(out[h+4:], uint32(len(rows)))
@@ -56,7 +57,7 @@ func (w *Writer) Bytes() []byte {
 		c := cellsAt[i]
 		for _, r := range rows {
 			if len(r) != fields {
-				panic("catalog: rows of one table differ in field count")
+				panic("catalog: a row's field count differs from its table's")
 			}
 			for _, v := range r {
 				off, ok := seen[string(v)]

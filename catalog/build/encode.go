@@ -31,7 +31,7 @@ func Encode(c *Catalog) []byte {
 		entry := skillEntry(s)
 		digestIn.Write(entry)
 		digestIn.WriteByte('\n')
-		row := make([][]byte, catalogSkillFields)
+		row := make([][]byte, catalog.SkillFields)
 		row[catalog.SkillPath] = []byte(s.Path)
 		row[catalog.SkillName] = []byte(s.Name)
 		row[catalog.SkillURI] = []byte(skillURI(s))
@@ -41,11 +41,11 @@ func Encode(c *Catalog) []byte {
 		row[catalog.SkillBody] = s.Body
 		skillRows[i] = row
 	}
-	w.Table(catalog.TableSkills, skillRows)
+	w.Table(catalog.TableSkills, catalog.SkillFields, skillRows)
 
 	resRows := make([][][]byte, len(e.files))
 	for i, f := range e.files {
-		row := make([][]byte, catalogResFields)
+		row := make([][]byte, catalog.ResFields)
 		row[catalog.ResURI] = []byte(fileURI(f))
 		row[catalog.ResList] = e.descriptor(f)
 		row[catalog.ResRead] = readContent(f)
@@ -54,7 +54,7 @@ func Encode(c *Catalog) []byte {
 		row[catalog.ResSize] = strconv.AppendInt(nil, int64(len(f.Data)), 10)
 		resRows[i] = row
 	}
-	w.Table(catalog.TableResources, resRows)
+	w.Table(catalog.TableResources, catalog.ResFields, resRows)
 
 	dirRows := make([][][]byte, len(e.dirs))
 	for i, d := range e.dirs {
@@ -72,28 +72,22 @@ func Encode(c *Catalog) []byte {
 			catalog.DirChildren: catalog.U32s(children),
 		}
 	}
-	w.Table(catalog.TableDirs, dirRows)
+	w.Table(catalog.TableDirs, catalog.DirFields, dirRows)
 
 	resByURI := sortedRows(len(e.files), func(i int) string { return fileURI(e.files[i]) })
 	skillsByURI := sortedRows(len(c.Skills), func(i int) string { return skillURI(c.Skills[i]) })
-	w.Table(catalog.TableIndex, [][][]byte{{
+	w.Table(catalog.TableIndex, catalog.IndexFields, [][][]byte{{
 		catalog.IndexResByURI:    catalog.U32s(resByURI),
 		catalog.IndexSkillsByURI: catalog.U32s(skillsByURI),
 	}})
 
 	sum := sha256.Sum256(digestIn.Bytes())
-	w.Table(catalog.TableMeta, [][][]byte{{
+	w.Table(catalog.TableMeta, catalog.MetaFields, [][][]byte{{
 		catalog.MetaDigest:    []byte(hex.EncodeToString(sum[:])),
 		catalog.MetaGenerator: []byte(Generator),
 	}})
 	return w.Bytes()
 }
-
-// Field counts of the tables written here; they must match what catalog.Open requires.
-const (
-	catalogSkillFields = catalog.SkillBody + 1
-	catalogResFields   = catalog.ResSize + 1
-)
 
 // encoding holds the derived structure of a catalog: the served files in listing order
 // (each once, under its innermost skill) and the directory tree.
