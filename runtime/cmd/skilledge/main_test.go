@@ -198,3 +198,18 @@ func TestBuild(t *testing.T) {
 		t.Fatal("the embedded examples and the folder give different packs")
 	}
 }
+
+// TestSkipInvalidEverything builds a folder whose every skill is invalid with
+// --skip-invalid: the result is an empty catalog that the plugin can still load.
+func TestSkipInvalidEverything(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "Bad"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Bad", "SKILL.md"), []byte("no frontmatter\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := call(t, "", "build", dir, "--skip-invalid", "-o", out)
+	expect(t, code, stdout, stderr, 0, "0 skills, 0 files", "skipped, not served")
+}
