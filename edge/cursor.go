@@ -44,6 +44,11 @@ func (s *Server) appendNextCursor(b []byte, kind string, to, n int) []byte {
 }
 
 func (s *Server) parseCursor(cur, kind string) (int, bool) {
+	for i := 0; i < len(cur); i++ { // the decoder would skip CR and LF
+		if c := cur[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return 0, false
+		}
+	}
 	raw, err := base64.RawURLEncoding.DecodeString(cur)
 	if err != nil {
 		return 0, false

@@ -71,6 +71,9 @@ func (s *Server) serveHTTP(r *wire.Request, buf []byte) *wire.Response {
 		resp = s.httpError(405, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Method Not Allowed: this server has no server-initiated stream and no session; POST JSON-RPC messages to "+s.opt.Endpoint))
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "POST, OPTIONS"})
+		if r.Method == "HEAD" {
+			resp.Body = nil
+		}
 	}
 	if hasOrigin {
 		resp.Header = append(resp.Header,

@@ -3,6 +3,8 @@ package edge
 import (
 	"net/netip"
 	"strings"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // Origin and Host checks protect a locally served catalog from DNS rebinding: a web page
@@ -19,7 +21,7 @@ func (s *Server) originAllowed(origin string, present bool) bool {
 		return loopbackOrigin(origin)
 	}
 	for _, o := range s.opt.AllowOrigins {
-		if o == "*" || strings.EqualFold(o, origin) {
+		if o == "*" || wire.EqualFold(o, origin) {
 			return true
 		}
 	}
@@ -34,7 +36,7 @@ func (s *Server) hostAllowed(host string, present bool) bool {
 		return !present || loopbackHost(host)
 	}
 	for _, h := range s.opt.AllowHosts {
-		if h == "*" || strings.EqualFold(h, host) || strings.EqualFold(h, stripPort(host)) {
+		if h == "*" || wire.EqualFold(h, host) || wire.EqualFold(h, stripPort(host)) {
 			return true
 		}
 	}
@@ -55,15 +57,20 @@ func loopbackOrigin(origin string) bool {
 	return loopbackHost(rest)
 }
 
-// loopbackHost reports whether a Host value (host[:port]) is localhost or a loopback IP.
+// loopbackHost reports whether a Host value (host[:port]) is localhost, a loopback IPv4
+// address, or a bracketed loopback IPv6 address ("[::1]").
 func loopbackHost(host string) bool {
 	h := stripPort(host)
-	if strings.EqualFold(h, "localhost") {
+	if wire.EqualFold(h, "localhost") {
 		return true
 	}
-	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if inner, ok := strings.CutPrefix(h, "["); ok {
+		inner, ok = strings.CutSuffix(inner, "]")
+		ip, err := netip.ParseAddr(inner)
+		return ok && err == nil && ip.Is6() && ip.Zone() == "" && ip.IsLoopback()
+	}
 	ip, err := netip.ParseAddr(h)
-	return err == nil && ip.Zone() == "" && ip.IsLoopback()
+	return err == nil && ip.Is4() && ip.IsLoopback()
 }
 
 // stripPort removes a trailing ":port" from a Host value, leaving IPv6 brackets.

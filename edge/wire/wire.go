@@ -30,7 +30,7 @@ type Field struct{ Name, Value string }
 // Get returns the first value of name, compared case-insensitively, and whether it was present.
 func (h Header) Get(name string) (string, bool) {
 	for _, f := range h {
-		if strings.EqualFold(f.Name, name) {
+		if EqualFold(f.Name, name) {
 			return f.Value, true
 		}
 	}
@@ -41,7 +41,7 @@ func (h Header) Get(name string) (string, bool) {
 func (h Header) Count(name string) int {
 	n := 0
 	for _, f := range h {
-		if strings.EqualFold(f.Name, name) {
+		if EqualFold(f.Name, name) {
 			n++
 		}
 	}
@@ -113,10 +113,10 @@ func ParseResponse(frame []byte) (Response, error) {
 	if !ok {
 		return Response{}, ErrFrame
 	}
-	status, err := strconv.Atoi(line)
-	if err != nil || status < 100 || status > 999 {
+	if len(line) != 3 || line[0] < '1' || line[0] > '9' || line[1] < '0' || line[1] > '9' || line[2] < '0' || line[2] > '9' {
 		return Response{}, ErrFrame
 	}
+	status := int(line[0]-'0')*100 + int(line[1]-'0')*10 + int(line[2]-'0')
 	h, body, err := parseHeader(rest)
 	if err != nil {
 		return Response{}, err
@@ -149,4 +149,26 @@ func cutLine(b []byte) (string, []byte, bool) {
 		return "", nil, false
 	}
 	return unsafeString(b[:i]), b[i+1:], true
+}
+
+// EqualFold reports whether a and b are equal under ASCII case folding. HTTP names are
+// ASCII tokens: Unicode folding (strings.EqualFold) would let "Hoſt" (U+017F) stand for
+// "Host".
+func EqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }

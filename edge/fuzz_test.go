@@ -1,0 +1,219 @@
+package edge
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// fuzzServers are servers on the example catalog under differing options, picked by a
+// fuzz input byte.
+var fuzzServers = sync.OnceValue(func() []*Server {
+	p, err := examplePack()
+	if err != nil {
+		panic(err)
+	}
+	return []*Server{
+		New(p, Options{}),
+		New(p, Options{AllowOrigins: []string{"*"}, AllowHosts: []string{"*"}, PageSize: 1}),
+		New(p, Options{AllowOrigins: []string{"https://app.example"}, AllowHosts: []string{"example.com"}, MaxBody: 64, PageSize: 2}),
+		New(p, Options{Endpoint: "/", AllowHosts: []string{"*"}, PageSize: 3, Name: "n\"\n", Version: "\x00", Instructions: "i\u2028"}),
+	}
+})
+
+// fuzzHeader turns "Name: value" lines into a header. A line without ": " is split at its
+// first ':' (or taken as a name), so names and values may be empty or odd.
+func fuzzHeader(lines string) wire.Header {
+	var h wire.Header
+	for _, line := range strings.Split(lines, "\n") {
+		if line == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(line, ": ")
+		if !ok {
+			name, value, _ = strings.Cut(line, ":")
+		}
+		h = append(h, wire.Field{Name: name, Value: value})
+	}
+	return h
+}
+
+// checkJSONLine fails unless b is one line of valid JSON.
+func checkJSONLine(t *testing.T, what string, b []byte) {
+	t.Helper()
+	if !json.Valid(b) {
+		t.Fatalf("%s is not valid JSON: %q", what, b)
+	}
+	if bytes.IndexByte(b, '\n') >= 0 {
+		t.Fatalf("%s spans lines: %q", what, b)
+	}
+}
+
+// checkReply fails unless reply answers the single message msg: a JSON-RPC response with
+// the request's id (null when the request was unreadable).
+func checkReply(t *testing.T, msg, reply []byte) {
+	t.Helper()
+	if jsonrpc.IsBatch(msg) {
+		if !jsonrpc.IsBatch(reply) {
+			if r, err := jsonrpc.Parse(reply); err != nil || r.Kind != jsonrpc.KindResponse || r.Error == nil {
+				t.Fatalf("batch answered with %q", reply)
+			}
+			return
+		}
+		elems, err := jsonrpc.SplitBatch(reply)
+		if err != nil {
+			t.Fatalf("batch reply %q: %v", reply, err)
+		}
+		for _, e := range elems {
+			if r, err := jsonrpc.Parse(e); err != nil || r.Kind != jsonrpc.KindResponse {
+				t.Fatalf("batch reply element %q is not a response", e)
+			}
+		}
+		return
+	}
+	r, err := jsonrpc.Parse(reply)
+	if err != nil || r.Kind != jsonrpc.KindResponse {
+		t.Fatalf("reply %q is not a JSON-RPC response (%v)", reply, err)
+	}
+	if m, perr := jsonrpc.Parse(msg); perr == nil && m.Kind == jsonrpc.KindRequest && !bytes.Equal(r.ID, m.ID) {
+		t.Fatalf("reply id %s, request id %s", r.ID, m.ID)
+	}
+}
+
+func FuzzServeHTTP(f *testing.F) {
+	const (
+		hdrLocal = "Host: 127.0.0.1:8787\nContent-Type: application/json\n"
+		hdrMod   = hdrLocal + "MCP-Protocol-Version: 2026-07-28\n"
+	)
+	for _, s := range []struct {
+		method, target, header, body string
+		sel                          uint8
+	}{
+		{"POST", "/mcp", hdrLocal, request(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), 0},
+		{"POST", "/mcp", hdrLocal + "MCP-Protocol-Version: 2025-11-25\n", request(2, "skills/list", ""), 0},
+		{"POST", "/mcp?x=1", hdrLocal + "MCP-Protocol-Version: 2025-06-18\nOrigin: http://localhost:6274\n", request(3, "resources/read", `{"uri":"skill://csv-insights/assets/chart-template.png"}`), 0},
+		{"POST", "/mcp", hdrMod + "Mcp-Method: skills/list\n", request(4, "skills/list", `{`+modernMeta+`}`), 1},
+		{"POST", "/mcp", hdrMod + "Mcp-Method: resources/read\nMcp-Name: =?base64?c2tpbGw6Ly9naXQtd29ya2Zsb3cvU0tJTEwubWQ=?=\n",
+			request(5, "resources/read", `{`+modernMeta+`,"uri":"skill://git-workflow/SKILL.md"}`), 0},
+		{"POST", "/mcp", hdrMod + "Mcp-Method: resources/directory/read\nOrigin: https://app.example\n",
+			request(6, "resources/directory/read", `{`+modernMeta+`,"uri":"skill://acme/billing/refunds"}`), 1},
+		{"POST", "/", "Host: example.com\nContent-Type: application/json\nMCP-Protocol-Version: 2026-07-28\nMcp-Method: server/discover\n",
+			request(7, "server/discover", `{`+modernMeta+`}`), 3},
+		{"POST", "/mcp", hdrLocal, `[` + request(8, "ping", "") + `,{"jsonrpc":"2.0","method":"notifications/initialized"},1]`, 0},
+		{"POST", "/mcp", hdrLocal, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0},
+		{"POST", "/mcp", hdrLocal, `{"jsonrpc":"2.0","id":`, 0},
+		{"POST", "/mcp", "Host: example.com\nContent-Type: application/json\n", request(9, "skills/get", `{"uri":"skill://git-workflow/SKILL.md"}`), 2},
+		{"OPTIONS", "/mcp", "Host: localhost\nOrigin: http://localhost:6274\nAccess-Control-Request-Method: POST\n", "", 0},
+		{"GET", "/mcp", "Host: localhost\nAccept: text/event-stream\n", "", 0},
+		{"HEAD", "/nope", "Host: localhost\n", "", 0},
+		{"DELETE", "/mcp", "Host: evil.example\n", "", 1},
+	} {
+		f.Add(s.method, s.target, s.header, []byte(s.body), s.sel)
+	}
+	f.Fuzz(func(t *testing.T, method, target, headerLines string, body []byte, sel uint8) {
+		servers := fuzzServers()
+		s := servers[int(sel)%len(servers)]
+		r := &wire.Request{Method: method, Target: target, Header: fuzzHeader(headerLines), Body: body}
+		bodyCopy := bytes.Clone(body)
+
+		resp := s.ServeHTTP(r)
+		if resp == nil {
+			t.Fatal("nil response")
+		}
+		if !bytes.Equal(body, bodyCopy) {
+			t.Fatal("ServeHTTP modified the request body")
+		}
+		if resp.Status < 100 || resp.Status > 599 {
+			t.Fatalf("status %d", resp.Status)
+		}
+		if (resp.Status == 202 || resp.Status == 204) && len(resp.Body) > 0 {
+			t.Fatalf("status %d with a body %q", resp.Status, resp.Body)
+		}
+		if ct, _ := resp.Header.Get("Content-Type"); ct == "application/json" {
+			checkJSONLine(t, "response body", resp.Body)
+			if resp.Status == 200 {
+				checkReply(t, body, resp.Body)
+			}
+		} else if resp.Status == 200 {
+			t.Fatalf("200 with Content-Type %q", ct)
+		}
+
+		// The response must survive the wire, and AppendHTTP must agree with ServeHTTP.
+		frame := wire.AppendResponse(nil, resp)
+		back, err := wire.ParseResponse(frame)
+		if err != nil || back.Status != resp.Status || len(back.Header) != len(resp.Header) || !bytes.Equal(back.Body, resp.Body) {
+			t.Fatalf("response frame %q does not parse back (%v)", frame, err)
+		}
+		for range 2 { // twice: the second answer reuses the scratch buffer
+			got := s.AppendHTTP([]byte("prefix"), r)
+			if !bytes.Equal(got, append([]byte("prefix"), frame...)) {
+				t.Fatalf("AppendHTTP = %q, ServeHTTP frame %q", got, frame)
+			}
+		}
+	})
+}
+
+func FuzzHandleMessage(f *testing.F) {
+	for _, s := range []struct {
+		version, msg string
+	}{
+		{"", request(1, "initialize", `{"protocolVersion":"2025-03-26","capabilities":{}}`)},
+		{"", request(1, "initialize", `{"protocolVersion":"1999-01-01","capabilities":{}}`)},
+		{"", request(1, "initialize", `{"protocolVersion":5}`)},
+		{V20251125, request(2, "skills/list", `{"cursor":null}`)},
+		{V20251125, request(3, "resources/read", `{"uri":"SKILL://git-workflow/%53KILL.md"}`)},
+		{V20251125, request(4, "skills/get", `{"uri":"skill://release-notes/changelog-entry/SKILL.md"}`)},
+		{"", request(5, "resources/list", `{`+modernMeta+`}`)},
+		{"", request(6, "resources/directory/read", `{`+modernMeta+`,"uri":"skill://acme"}`)},
+		{"", `{"jsonrpc":"2.0","id":"x","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2027-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`},
+		{V20250326, `[` + request(7, "ping", "") + `,` + request(8, "initialize", `{}`) + `,{"jsonrpc":"2.0","method":"x"},"y"]`},
+		{V20251125, `[` + request(9, "ping", "") + `]`},
+		{V20250326, `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`},
+		{V20250326, `[]`},
+		{"", `{"jsonrpc":"2.0","method":"notifications/initialized"}`},
+		{"", `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"", `{"jsonrpc":"2.0","id":1,`},
+		{"", `{"jsonrpc":"1.0","id":1,"method":"ping"}`},
+		{"", "\"\u2028\""},
+	} {
+		f.Add(s.version, []byte(s.msg))
+	}
+	f.Fuzz(func(t *testing.T, version string, msg []byte) {
+		s := fuzzServers()[0]
+		msgCopy := bytes.Clone(msg)
+		reply, negotiated := s.HandleMessage(version, msg)
+		if !bytes.Equal(msg, msgCopy) {
+			t.Fatal("HandleMessage modified its input")
+		}
+		if negotiated != version && !isLegacy(negotiated) {
+			t.Fatalf("negotiated %q from %q", negotiated, version)
+		}
+		if m, err := jsonrpc.Parse(msg); err == nil && !jsonrpc.IsBatch(msg) {
+			if (m.Kind == jsonrpc.KindRequest) != (reply != nil) {
+				t.Fatalf("%s message answered with %q", m.Kind, reply)
+			}
+		}
+		if reply != nil {
+			checkJSONLine(t, "reply", reply)
+			checkReply(t, msg, reply)
+		}
+		for range 2 {
+			got, neg := s.AppendMessage([]byte("prefix"), version, msg)
+			if neg != negotiated {
+				t.Fatalf("AppendMessage negotiated %q, HandleMessage %q", neg, negotiated)
+			}
+			if reply == nil {
+				if got != nil {
+					t.Fatalf("AppendMessage = %q for no reply", got)
+				}
+			} else if !bytes.Equal(got, append([]byte("prefix"), reply...)) {
+				t.Fatalf("AppendMessage = %q, HandleMessage %q", got, reply)
+			}
+		}
+	})
+}

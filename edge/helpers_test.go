@@ -1,0 +1,105 @@
+package edge
+
+import (
+	"strconv"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/examples"
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// examplePack is the pack of the built-in example catalog, built once per test binary.
+var examplePack = sync.OnceValues(func() (*catalog.Pack, error) {
+	c, problems, err := build.Load(examples.FS, "examples", build.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if build.HasErrors(problems) {
+		return nil, errorString("example catalog has problems")
+	}
+	return catalog.Open(build.Encode(c))
+})
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// exampleServer returns a Server on the example catalog.
+func exampleServer(tb testing.TB, opt Options) *Server {
+	tb.Helper()
+	p, err := examplePack()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return New(p, opt)
+}
+
+// skillMD is a minimal valid SKILL.md for a skill named name.
+func skillMD(name string) string {
+	return "---\nname: " + name + "\ndescription: Test skill " + name + ".\n---\n\n# " + name + "\n"
+}
+
+// packOf builds a pack from a folder given as path -> content.
+func packOf(tb testing.TB, files map[string]string) *catalog.Pack {
+	tb.Helper()
+	fsys := fstest.MapFS{}
+	for p, data := range files {
+		fsys[p] = &fstest.MapFile{Data: []byte(data)}
+	}
+	c, problems, err := build.Load(fsys, "test", build.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if build.HasErrors(problems) {
+		tb.Fatalf("problems: %v", problems)
+	}
+	p, err := catalog.Open(build.Encode(c))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// nSkillsPack builds a catalog of n single-file skills s0 … s(n-1).
+func nSkillsPack(tb testing.TB, n int) *catalog.Pack {
+	files := map[string]string{}
+	for i := range n {
+		name := "s" + strconv.Itoa(i)
+		files[name+"/SKILL.md"] = skillMD(name)
+	}
+	return packOf(tb, files)
+}
+
+// parseMsg parses one JSON-RPC message that the test requires to be valid.
+func parseMsg(tb testing.TB, raw string) jsonrpc.Message {
+	tb.Helper()
+	m, err := jsonrpc.Parse([]byte(raw))
+	if err != nil {
+		tb.Fatalf("jsonrpc.Parse(%s): %v", raw, err)
+	}
+	return m
+}
+
+// request is a JSON-RPC request with the given id, method and raw params ("" for none).
+func request(id int, method, params string) string {
+	s := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":` + strconv.Quote(method)
+	if params != "" {
+		s += `,"params":` + params
+	}
+	return s + "}"
+}
+
+// modernMeta is the _meta member of a 2026-07-28 request.
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// errCode is the code of err, 0 for nil.
+func errCode(err *jsonrpc.Error) int64 {
+	if err == nil {
+		return 0
+	}
+	return err.Code
+}
