@@ -109,6 +109,17 @@ func (h *hostState) alloc(n uint64) uint64 {
 }
 
 // span returns the arena bytes [off, off+n), failing when that is not allocated memory.
+// store copies v into a new block of Extism memory and returns its offset, or 0 when !ok
+// (how the *_get functions say "no such key").
+func store[T string | []byte](h *hostState, v T, ok bool) uint64 {
+	if !ok {
+		return 0
+	}
+	off := h.alloc(uint64(len(v)))
+	copy(h.mem[off:], v)
+	return off
+}
+
 func (h *hostState) span(off, n uint64) []byte {
 	if off < arenaBase || off > uint64(len(h.mem)) || n > uint64(len(h.mem))-off {
 		fail("offset %d length %d outside allocated memory", off, n)
@@ -176,23 +187,11 @@ var hostFuncs = []hostFunc{
 	}},
 	{"config_get", types(i64), types(i64), func(h *hostState, s []uint64) {
 		v, ok := h.config[string(h.block(s[0]))]
-		if !ok {
-			s[0] = 0
-			return
-		}
-		off := h.alloc(uint64(len(v)))
-		copy(h.mem[off:], v)
-		s[0] = off
+		s[0] = store(h, v, ok)
 	}},
 	{"var_get", types(i64), types(i64), func(h *hostState, s []uint64) {
 		v, ok := h.vars[string(h.block(s[0]))]
-		if !ok {
-			s[0] = 0
-			return
-		}
-		off := h.alloc(uint64(len(v)))
-		copy(h.mem[off:], v)
-		s[0] = off
+		s[0] = store(h, v, ok)
 	}},
 	{"var_set", types(i64, i64), nil, func(h *hostState, s []uint64) {
 		key := string(h.block(s[0]))
