@@ -59,7 +59,7 @@ func (s *Server) serveHTTP(r *wire.Request, buf []byte) *wire.Response {
 	var resp *wire.Response
 	switch {
 	case path != s.opt.Endpoint:
-		resp = s.notFound(r)
+		resp = s.notFound()
 	case r.Method == "POST":
 		resp = s.post(r, buf)
 	case r.Method == "OPTIONS":
@@ -71,9 +71,9 @@ func (s *Server) serveHTTP(r *wire.Request, buf []byte) *wire.Response {
 		resp = s.httpError(405, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Method Not Allowed: this server has no server-initiated stream and no session; POST JSON-RPC messages to "+s.opt.Endpoint))
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "POST, OPTIONS"})
-		if r.Method == "HEAD" {
-			resp.Body = nil
-		}
+	}
+	if r.Method == "HEAD" {
+		resp.Body = nil
 	}
 	if hasOrigin {
 		resp.Header = append(resp.Header,
@@ -84,15 +84,9 @@ func (s *Server) serveHTTP(r *wire.Request, buf []byte) *wire.Response {
 	return resp
 }
 
-func (s *Server) notFound(r *wire.Request) *wire.Response {
-	if r.Method == "GET" || r.Method == "HEAD" {
-		body := "skilledge: not found. The MCP endpoint is POST " + s.opt.Endpoint + "\n"
-		if r.Method == "HEAD" {
-			body = ""
-		}
-		return &wire.Response{Status: 404, Header: header("Content-Type", "text/plain; charset=utf-8"), Body: []byte(body)}
-	}
-	return &wire.Response{Status: 404, Header: header("Content-Type", "text/plain; charset=utf-8"), Body: []byte("skilledge: not found\n")}
+func (s *Server) notFound() *wire.Response {
+	return &wire.Response{Status: 404, Header: header("Content-Type", "text/plain; charset=utf-8"),
+		Body: []byte("skilledge: not found. The MCP endpoint is POST " + s.opt.Endpoint + "\n")}
 }
 
 // post answers a POST to the MCP endpoint.
