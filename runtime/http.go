@@ -56,15 +56,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeInternalError(w, status, err)
 		return
 	}
-	f, err := wire.ParseResponse(resp)
-	if err != nil {
-		s.logf("skilledge: %s %s: the plugin answered a malformed frame", r.Method, r.RequestURI)
-		writeInternalError(w, http.StatusInternalServerError, ErrInstance)
-		return
-	}
+	f, _ := wire.ParseResponse(resp) // Pool.HTTP only returns frames that parse
 	h := w.Header()
 	for _, fl := range f.Header {
-		h.Add(fl.Name, fl.Value)
+		// Clone: f aliases out, which goes back to the pool before net/http writes headers.
+		h.Add(strings.Clone(fl.Name), strings.Clone(fl.Value))
 	}
 	if _, ok := h["Content-Type"]; !ok {
 		h["Content-Type"] = nil // the plugin decides; net/http must not sniff one

@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -154,7 +155,7 @@ func TestServerSwap(t *testing.T) {
 
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
-	for g := 0; g < 8; g++ {
+	for g := 0; g < 16; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -205,4 +206,42 @@ func TestServeHTTPBusy(t *testing.T) {
 	pool.release(in, nil)
 	pool.opt.Timeout = DefaultTimeout
 	requireEqual(t, 200, post(t, ts.URL+"/mcp", initialize).StatusCode)
+}
+
+// TestServeHTTPConcurrentHeaders sends concurrent requests, each from its own loopback
+// origin, and checks every response carries its own CORS origin and content type. Response
+// headers once aliased a pooled buffer that the next request overwrote before net/http
+// wrote them (run with -race to see the race itself).
+func TestServeHTTPConcurrentHeaders(t *testing.T) {
+	ts, _ := newTestServer(t, testPool(t, Options{Size: 2}))
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				origin := fmt.Sprintf("http://127.0.0.1:%d", 10000+g*100+i)
+				req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(initialize))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Origin", origin)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if got := resp.Header.Get("Access-Control-Allow-Origin"); got != origin || resp.Header.Get("Content-Type") != "application/json" {
+					errs <- fmt.Sprintf("origin %s: got Access-Control-Allow-Origin %q, Content-Type %q", origin, got, resp.Header.Get("Content-Type"))
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }

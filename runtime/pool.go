@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // Defaults of Options.
@@ -226,12 +228,19 @@ func (pl *Pool) do(ctx context.Context, f func(ctx context.Context, in *instance
 
 // HTTP answers one request frame (package edge/wire) and appends the response frame to
 // dst. An error means no response was produced: ctx ended while waiting for an instance
-// (ctx.Err()), the pool is closed (ErrClosed), or the instance failed (wraps ErrInstance).
+// (ctx.Err()), the pool is closed (ErrClosed), or the instance failed (wraps ErrInstance),
+// which includes answering with a malformed frame. A returned frame always parses.
 func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
 	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
 		var err error
-		dst, err = in.callOutput(ctx, in.http, frame, dst)
-		return err
+		start := len(dst)
+		if dst, err = in.callOutput(ctx, in.http, frame, dst); err != nil {
+			return err
+		}
+		if _, err := wire.ParseResponse(dst[start:]); err != nil {
+			return fmt.Errorf("%w: the plugin answered a malformed frame", ErrInstance)
+		}
+		return nil
 	})
 	return dst, err
 }
@@ -246,21 +255,22 @@ func (pl *Pool) RPC(ctx context.Context, version string, msg []byte) (reply []by
 	var out []byte
 	err = pl.do(ctx, func(ctx context.Context, in *instance) error {
 		var err error
-		out, err = in.callOutput(ctx, in.rpc, frame, nil)
-		return err
+		if out, err = in.callOutput(ctx, in.rpc, frame, nil); err != nil {
+			return err
+		}
+		if bytes.IndexByte(out, '\n') < 0 { // checked here, so that the instance is discarded
+			return fmt.Errorf("%w: rpc output has no version line", ErrInstance)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, version, err
 	}
-	for i, c := range out {
-		if c == '\n' {
-			if i+1 < len(out) {
-				reply = out[i+1:]
-			}
-			return reply, string(out[:i]), nil
-		}
+	line, rest, _ := bytes.Cut(out, []byte{'\n'})
+	if len(rest) > 0 {
+		reply = rest
 	}
-	return nil, version, fmt.Errorf("%w: rpc output has no version line", ErrInstance)
+	return reply, string(line), nil
 }
 
 // extism calls an Extism export (load, configure, http, rpc) on a lent instance. It
@@ -287,8 +297,19 @@ func (pl *Pool) Close(ctx context.Context) error {
 	select {
 	case <-pl.drained:
 	case <-ctx.Done():
+		// Requests still in flight return their instances later: close them then.
+		go func() {
+			<-pl.drained
+			pl.closeIdle()
+		}()
 		return ctx.Err()
 	}
+	pl.closeIdle()
+	return nil
+}
+
+// closeIdle closes every instance in the pool. Called once the pool has drained.
+func (pl *Pool) closeIdle() {
 	for {
 		select {
 		case in := <-pl.slots:
@@ -296,7 +317,7 @@ func (pl *Pool) Close(ctx context.Context) error {
 				in.close()
 			}
 		default:
-			return nil
+			return
 		}
 	}
 }
