@@ -114,7 +114,11 @@ func (s *Server) post(r *wire.Request, buf []byte) *wire.Response {
 			return s.httpError(400, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"JSON-RPC batches are only allowed in protocol version 2025-03-26"))
 		}
-		reply := s.batch(buf, r.Body, legacy)
+		elems, err := jsonrpc.SplitBatch(r.Body)
+		if err != nil {
+			return s.httpError(400, nil, err)
+		}
+		reply := s.batch(buf, elems, legacy)
 		if len(reply) == 0 {
 			return &wire.Response{Status: 202}
 		}

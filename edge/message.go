@@ -37,7 +37,11 @@ func (s *Server) handleMessage(buf []byte, version string, msg []byte) (reply []
 			return jsonrpc.AppendError(nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"JSON-RPC batches are only allowed in protocol version 2025-03-26")), version
 		}
-		if reply = s.batch(buf, msg, legacy); len(reply) == 0 {
+		elems, err := jsonrpc.SplitBatch(msg)
+		if err != nil {
+			return jsonrpc.AppendError(buf, nil, err), version
+		}
+		if reply = s.batch(buf, elems, legacy); len(reply) == 0 {
 			reply = nil
 		}
 		return reply, version
@@ -71,14 +75,10 @@ func (s *Server) request(dst []byte, m *jsonrpc.Message, legacy string) (out []b
 	return out, modern, code
 }
 
-// batch answers a JSON-RPC batch (2025-03-26 only): one reply element per request, in
-// order; nil when the batch held only notifications and responses. initialize must not
-// be batched.
-func (s *Server) batch(dst []byte, body []byte, legacy string) []byte {
-	elems, err := jsonrpc.SplitBatch(body)
-	if err != nil {
-		return jsonrpc.AppendError(dst, nil, err)
-	}
+// batch answers the elements of a JSON-RPC batch (2025-03-26 only): one reply element per
+// request, in order; empty when the batch held only notifications and responses.
+// initialize must not be batched.
+func (s *Server) batch(dst []byte, elems [][]byte, legacy string) []byte {
 	start := len(dst)
 	dst = append(dst, '[')
 	n := 0

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/jsonrpc"
 )
 
 // ParseOptions decodes Options from a JSON object, the form hosts pass them in (the
@@ -21,7 +23,7 @@ func ParseOptions(b []byte) (Options, error) {
 	if len(b) == 0 {
 		return o, nil
 	}
-	if !gjson.ValidBytes(b) {
+	if jsonrpc.TooDeep(b, jsonrpc.MaxDepth) || !gjson.ValidBytes(b) {
 		return o, errors.New("options are not valid JSON")
 	}
 	root := gjson.ParseBytes(b)

@@ -89,6 +89,7 @@ var (
 	reasonErrorObject    = []byte(`"error must be an object with an integer code and a string message"`)
 	reasonNoMethod       = []byte(`"message has neither method nor result nor error"`)
 	reasonNotArray       = []byte(`"batch is not a JSON array"`)
+	reasonTooDeep        = []byte(`"nested more than 128 levels deep"`)
 	reasonEmptyBatch     = []byte(`"batch is empty"`)
 )
 

@@ -116,9 +116,14 @@ func (f *fields) set(key string, v gjson.Result) {
 //     was valid, the returned Message carries it in ID (and nothing else) so
 //     the caller can echo it in the error response.
 //
+// A message nested deeper than MaxDepth is -32600 before it is validated.
+//
 // Each error is freshly allocated and owned by the caller; its Data must not
 // be modified.
 func Parse(b []byte) (Message, *Error) {
+	if TooDeep(b, MaxDepth) {
+		return Message{}, invalidRequest(reasonTooDeep)
+	}
 	if !gjson.ValidBytes(b) {
 		return Message{}, parseError()
 	}
