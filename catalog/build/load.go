@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -338,13 +339,41 @@ func (l *loader) readFile(e entry, encl []string) {
 		warn(fmt.Sprintf("not a regular file (%s); not served", typeName(e.typ)))
 		return
 	}
-	data, err := fs.ReadFile(l.fsys, target)
+	limit := int64(-1)
+	if !l.opt.AllowOversize {
+		limit = maxSkillBytes // one file over it makes its skill oversize: read no further
+	}
+	data, err := readFile(l.fsys, target, limit)
+	if errors.Is(err, errTooLarge) {
+		l.report(Error, p, 0, skill, fmt.Sprintf("the file is over the per-skill limit of %d bytes (16 MiB); not read (--allow-oversize serves it anyway)", maxSkillBytes), encl...)
+		return
+	}
 	if err != nil {
 		l.report(Error, p, 0, skill, "cannot read: "+errText(err), encl...)
 		return
 	}
 	text := isText(data)
 	l.files[p] = &File{Path: p, Data: data, MIME: mimeType(p, text), Text: text, Digest: sha256.Sum256(data)}
+}
+
+var errTooLarge = errors.New("file too large")
+
+// readFile reads name, or fails with errTooLarge as soon as it has more than limit bytes
+// (limit < 0: no limit), so a huge or sparse file costs no more than limit of memory.
+func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	if limit < 0 {
+		return fs.ReadFile(fsys, name)
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		return nil, errTooLarge
+	}
+	return data, err
 }
 
 func typeName(m fs.FileMode) string {
