@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -48,10 +49,12 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	content := s.pack.Resource(i, catalog.ResRead)
 	if raw != uri {
 		// Echo the URI as the client wrote it (clients match contents to requests by
-		// string): swap the stored canonical one for it.
-		b = append(b, `{"uri":`...)
-		b = jsonrpc.AppendString(b, raw)
-		content = content[len(`{"uri":`)+len(jsonrpc.AppendString(nil, uri)):]
+		// string): swap the stored canonical one, which needs no JSON escaping, for it.
+		if stored := `{"uri":"` + uri + `"`; bytes.HasPrefix(content, []byte(stored)) {
+			b = append(b, `{"uri":`...)
+			b = jsonrpc.AppendString(b, raw)
+			content = content[len(stored):]
+		}
 	}
 	b = append(b, content...)
 	return append(b, ']'), nil
