@@ -178,6 +178,13 @@ func TestOriginAllowed(t *testing.T) {
 			{"http://localhost", true, true},
 			{"https://app.example", true, false},
 		}},
+		{"loopback keyword adds to a list", []string{Loopback, "https://app.example"}, []check{
+			{"http://localhost:6274", true, true},
+			{"http://[::1]:6274", true, true},
+			{"https://app.example", true, true},
+			{"https://evil.example", true, false},
+			{"loopback", true, false}, // the keyword is not an origin
+		}},
 		{"star", []string{"*"}, []check{
 			{"", false, true},
 			{"", true, true},

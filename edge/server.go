@@ -1,7 +1,8 @@
 // Package edge is the skills server, independent of any host: it turns an HTTP request
 // (wire.Request) or one stdio JSON-RPC message into a response, answering from a
 // catalog.Pack. Every protocol decision lives here: routing, Streamable HTTP rules, both MCP
-// eras, errors, Origin checks and caching headers. Hosts only move bytes (DESIGN.md).
+// eras, errors, Origin and Host checks, and the caching hints of the modern era. Hosts only
+// move bytes (DESIGN.md).
 package edge
 
 import (
@@ -15,13 +16,14 @@ type Options struct {
 	// Endpoint is the MCP endpoint path. Default "/mcp".
 	Endpoint string
 	// AllowOrigins lists the exact origins ("https://app.example") whose browser requests
-	// are accepted; "*" accepts any origin and answers CORS preflights. Empty accepts only
-	// loopback origins (http://localhost, http://127.0.0.1, http://[::1], any port).
+	// are accepted; "*" accepts any origin and answers CORS preflights; Loopback accepts
+	// loopback origins (http://localhost, http://127.0.0.1, http://[::1], any port). Empty
+	// means Loopback only.
 	// Requests without an Origin header are always accepted.
 	AllowOrigins []string
 	// AllowHosts lists the Host header values (with or without port) this server answers
-	// to; "*" accepts any. Empty accepts only loopback names, which defeats DNS rebinding of
-	// a local server; a public deployment sets "*" or its own host names.
+	// to; "*" accepts any; Loopback accepts loopback names. Empty means Loopback only, which
+	// defeats DNS rebinding of a local server; a public deployment sets "*" or its own names.
 	AllowHosts []string
 	// MaxBody is the largest request body accepted, in bytes; larger gets 413. Hosts
 	// pass at most MaxBody+1 bytes. Default 1 MiB.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/skilledge/skilledge/edge"
 	"io"
 	"net"
 	"net/http"
@@ -42,8 +43,8 @@ loopback origins.`)
 	addr := c.fs.String("addr", "127.0.0.1:8787", "listen on `HOST:PORT`")
 	public := c.fs.Bool("public", false, "allow listening on a non-loopback address")
 	var origins, hosts stringList
-	c.fs.Var(&origins, "allow-origin", "accept browser requests from `ORIGIN` (repeatable; \"*\" for any)")
-	c.fs.Var(&hosts, "allow-host", "accept requests whose Host header is `HOST` (repeatable; \"*\" for any; default: loopback names, or any with --public)")
+	c.fs.Var(&origins, "allow-origin", "also accept browser requests from `ORIGIN` (repeatable; \"*\" for any; loopback origins are always accepted)")
+	c.fs.Var(&hosts, "allow-host", "also accept requests whose Host header is `HOST` (repeatable; \"*\" for any; loopback names are always accepted, and any with --public)")
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
 		return code
@@ -54,6 +55,13 @@ loopback origins.`)
 	}
 	if *public && len(hosts) == 0 {
 		hosts = stringList{"*"}
+	}
+	// The flags add to the loopback defaults: the URL this command prints keeps working.
+	if len(origins) > 0 {
+		origins = append(stringList{edge.Loopback}, origins...)
+	}
+	if len(hosts) > 0 {
+		hosts = append(stringList{edge.Loopback}, hosts...)
 	}
 	pack, p, ok := packFolder("serve", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
