@@ -233,6 +233,12 @@ func TestHostAllowed(t *testing.T) {
 		allow  []string
 		checks []check
 	}{
+		{"loopback keyword adds to a list", []string{Loopback, "skills.example"}, []check{
+			{"127.0.0.1:8787", true, true},
+			{"skills.example", true, true},
+			{"evil.example", true, false},
+			{"loopback", true, false},
+		}},
 		{"default is loopback only", nil, []check{
 			{"", false, true}, // no Host header: not a browser
 			{"evil.example", false, true},
