@@ -264,6 +264,7 @@ func (l *loader) build() *Catalog {
 					msg += fmt.Sprintf(" (and %d more errors)", len(errs)-1)
 				}
 				l.report(Warning, s+"/"+skillFile, 0, s, msg)
+				l.problems[len(l.problems)-1].Skipped = true
 			}
 		}
 	}

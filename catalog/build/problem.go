@@ -40,6 +40,9 @@ type Problem struct {
 	// innermost skill, although it affects the enclosing ones too.
 	Skill string
 	Msg   string
+	// Skipped marks the warning that Options.SkipInvalid adds for each invalid skill it
+	// leaves out (one per skill, whatever its number of errors).
+	Skipped bool
 }
 
 // String formats p the way compilers do: "path:line: msg", without ":line" when Line is 0

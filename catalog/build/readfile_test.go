@@ -44,3 +44,25 @@ func TestOversizeFileNotRead(t *testing.T) {
 		t.Fatalf("with AllowOversize: %d skills, %v, %v", len(c.Skills), ps, err)
 	}
 }
+
+// TestSkippedMarksOneWarningPerSkill checks that SkipInvalid adds exactly one Skipped
+// warning for each invalid skill, whatever its number of errors.
+func TestSkippedMarksOneWarningPerSkill(t *testing.T) {
+	fsys := fstest.MapFS{
+		"Bad/SKILL.md":  {Data: []byte("---\nname: Bad\ndescription: \"\"\n---\n")},
+		"good/SKILL.md": {Data: []byte("---\nname: good\ndescription: Good.\n---\n")},
+	}
+	_, ps, err := Load(fsys, "skills", Options{SkipInvalid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []string
+	for _, p := range ps {
+		if p.Skipped {
+			skipped = append(skipped, p.Skill)
+		}
+	}
+	if len(skipped) != 1 || skipped[0] != "Bad" {
+		t.Fatalf("skipped %v; problems %v", skipped, ps)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -31,10 +30,6 @@ func pluginFlag(fs *flag.FlagSet, p *string) {
 	fs.StringVar(p, "plugin", "", "use `FILE` as plugin.wasm instead of building one from source (also $"+skruntime.PluginEnv+")")
 }
 
-// skippedPrefix starts the warning catalog/build adds for each invalid skill it leaves
-// out when Options.SkipInvalid is set; counting those gives the number of invalid skills.
-const skippedPrefix = "skipped, not served: "
-
 // loaded is a checked skills folder.
 type loaded struct {
 	catalog  *build.Catalog
@@ -46,7 +41,7 @@ type loaded struct {
 
 // loadCatalog loads dir, or the built-in examples when dir is "".
 func loadCatalog(dir string, f catalogFlags) (*loaded, error) {
-	// Always ask for the "skipped" warnings: they are how invalid skills are counted.
+	// Always ask for the Skipped warnings: they are how invalid skills are counted.
 	opt := build.Options{SkipInvalid: true, AllowOversize: f.allowOversize}
 	var (
 		c        *build.Catalog
@@ -63,7 +58,7 @@ func loadCatalog(dir string, f catalogFlags) (*loaded, error) {
 	}
 	l := &loaded{catalog: c, checked: len(c.Skills)}
 	for _, p := range problems {
-		if p.Severity == build.Warning && strings.HasPrefix(p.Msg, skippedPrefix) {
+		if p.Skipped {
 			l.checked++
 			if !f.skipInvalid {
 				continue
