@@ -73,7 +73,7 @@ func (p *Pack) checkIndexes() error {
 			return fmt.Errorf("%w: %s list length", ErrCorrupt, what)
 		}
 		for i := 0; i < len(list); i += 4 {
-			if u32(list, i)&^DirBit >= limit {
+			if u32(list, i) >= limit {
 				return fmt.Errorf("%w: %s row out of range", ErrCorrupt, what)
 			}
 		}
@@ -92,8 +92,8 @@ func (p *Pack) checkIndexes() error {
 	}
 	for d := uint32(0); d < ndirs; d++ {
 		list := p.cell(TableDirs, d, DirChildren)
-		if err := check(list, max(nres, ndirs), "directory children"); err != nil {
-			return err
+		if len(list)%4 != 0 {
+			return fmt.Errorf("%w: directory children list length", ErrCorrupt)
 		}
 		for i := 0; i < len(list); i += 4 {
 			c := u32(list, i)

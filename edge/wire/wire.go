@@ -37,17 +37,6 @@ func (h Header) Get(name string) (string, bool) {
 	return "", false
 }
 
-// Count returns how many fields are named name (case-insensitively).
-func (h Header) Count(name string) int {
-	n := 0
-	for _, f := range h {
-		if EqualFold(f.Name, name) {
-			n++
-		}
-	}
-	return n
-}
-
 // Request is an HTTP request as seen by the plugin.
 type Request struct {
 	Method, Target string
