@@ -129,7 +129,8 @@ stdin. The folder is refused if it has invalid skills, unless --skip-invalid.`)
 	if !ok {
 		return 1
 	}
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pack, skruntime.Options{Size: 1}, stderr)
+	// A stdio message may be a whole line: budget instance memory for the longest.
+	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pack, skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1
