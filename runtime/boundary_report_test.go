@@ -106,8 +106,8 @@ func TestBoundaryReport(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, wazero with the shipped runtime config\n",
 		time.Now().UTC().Format("2006-01-02"), cpuModel(), goruntime.NumCPU(), goVersion())
-	fmt.Fprintf(&b, "(deadline enforcement on). Median-free single runs of `testing.Benchmark`; one request\n")
-	fmt.Fprintf(&b, "at a time. Boundary = the path's time minus native edge's.\n\n")
+	fmt.Fprintf(&b, "(deadline enforcement on). Each figure is the mean of one `testing.Benchmark` run (about a\n")
+	fmt.Fprintf(&b, "second of calls, one at a time); boundary = the path's time minus native edge's.\n\n")
 	b.WriteString("| response | request | native edge | raw ABI (boundary) | Extism ABI (boundary) | Pool.HTTP (raw + pool) | raw ABI, no deadline checks |\n")
 	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
