@@ -55,10 +55,11 @@ const (
 	SkillPath        = iota // "acme/billing/refunds"
 	SkillName               // frontmatter name
 	SkillURI                // "skill://acme/billing/refunds/SKILL.md"
-	SkillEntry              // the v1 skill entry JSON object {"uri","frontmatter","resources"}
+	SkillEntry              // the skill entry JSON object: v1 {"uri","frontmatter","resources"} plus the SEP-2076 fields
 	SkillFrontmatter        // the frontmatter as a verbatim JSON object
 	SkillDescription        // the description as a JSON string, quotes included
 	SkillBody               // the SKILL.md body (after the frontmatter), raw markdown
+	SkillByName             // the SEP-2076 skills/get {name} result members: "description","instructions","files"
 	SkillFields             // the number of fields
 )
 
@@ -88,7 +89,8 @@ const DirBit = 1 << 31
 
 // Fields of TableIndex.
 const (
-	IndexResByURI    = iota // uint32 list of TableResources rows sorted by ResURI
-	IndexSkillsByURI        // uint32 list of TableSkills rows sorted by SkillURI
-	IndexFields             // the number of fields
+	IndexResByURI     = iota // uint32 list of TableResources rows sorted by ResURI
+	IndexSkillsByURI         // uint32 list of TableSkills rows sorted by SkillURI
+	IndexSkillsByName        // uint32 list of TableSkills rows sorted by SkillName, then listing order
+	IndexFields              // the number of fields
 )

@@ -81,13 +81,17 @@ func (p *Pack) checkIndexes() error {
 	}
 	nres, nskills, ndirs := p.tables[TableResources].rows, p.tables[TableSkills].rows, p.tables[TableDirs].rows
 	if len(p.cell(TableIndex, 0, IndexResByURI)) != int(nres)*4 ||
-		len(p.cell(TableIndex, 0, IndexSkillsByURI)) != int(nskills)*4 {
+		len(p.cell(TableIndex, 0, IndexSkillsByURI)) != int(nskills)*4 ||
+		len(p.cell(TableIndex, 0, IndexSkillsByName)) != int(nskills)*4 {
 		return fmt.Errorf("%w: index size", ErrCorrupt)
 	}
 	if err := check(p.cell(TableIndex, 0, IndexResByURI), nres, "resource index"); err != nil {
 		return err
 	}
 	if err := check(p.cell(TableIndex, 0, IndexSkillsByURI), nskills, "skill index"); err != nil {
+		return err
+	}
+	if err := check(p.cell(TableIndex, 0, IndexSkillsByName), nskills, "skill name index"); err != nil {
 		return err
 	}
 	for d := uint32(0); d < ndirs; d++ {
@@ -171,6 +175,19 @@ func (p *Pack) ResourceByURI(uri string) (i int, ok bool) {
 // SkillByURI returns the skill whose SKILL.md URI is exactly uri. ok is false when none is.
 func (p *Pack) SkillByURI(uri string) (i int, ok bool) {
 	return p.search(p.cell(TableIndex, 0, IndexSkillsByURI), uri, TableSkills, SkillURI)
+}
+
+// SkillsByName returns the skills whose name is exactly name, in listing order: none, one,
+// or several when names repeat under different prefixes.
+func (p *Pack) SkillsByName(name string) []int {
+	index := p.cell(TableIndex, 0, IndexSkillsByName)
+	n := len(index) / 4
+	at := func(k int) string { return string(p.cell(TableSkills, u32(index, k*4), SkillName)) }
+	var out []int
+	for k := sort.Search(n, func(k int) bool { return at(k) >= name }); k < n && at(k) == name; k++ {
+		out = append(out, int(u32(index, k*4)))
+	}
+	return out
 }
 
 // DirByURI returns the directory resource whose URI is exactly uri (no trailing slash).

@@ -13,14 +13,14 @@ func testPack() []byte {
 	}
 	w.Table(TableResources, ResFields, [][][]byte{res("skill://b/SKILL.md"), res("skill://a/SKILL.md"), res("skill://a/x/y.md")})
 	skill := func(path string) [][]byte {
-		return [][]byte{[]byte(path), []byte(path), []byte("skill://" + path + "/SKILL.md"), []byte(`{}`), []byte(`{}`), []byte(`""`), nil}
+		return [][]byte{[]byte(path), []byte(path), []byte("skill://" + path + "/SKILL.md"), []byte(`{}`), []byte(`{}`), []byte(`""`), nil, []byte(`"description":""`)}
 	}
 	w.Table(TableSkills, SkillFields, [][][]byte{skill("b"), skill("a")})
 	w.Table(TableDirs, DirFields, [][][]byte{
 		{[]byte("skill://a"), []byte(`{}`), U32s([]uint32{1, DirBit | 1})},
 		{[]byte("skill://a/x"), []byte(`{}`), U32s([]uint32{2})},
 	})
-	w.Table(TableIndex, IndexFields, [][][]byte{{U32s([]uint32{1, 2, 0}), U32s([]uint32{1, 0})}})
+	w.Table(TableIndex, IndexFields, [][][]byte{{U32s([]uint32{1, 2, 0}), U32s([]uint32{1, 0}), U32s([]uint32{1, 0})}})
 	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("abcdef0123456789"), []byte("test")}})
 	return w.Bytes()
 }
@@ -44,6 +44,12 @@ func TestPackLookups(t *testing.T) {
 	}
 	if i, ok := p.SkillByURI("skill://a/SKILL.md"); !ok || i != 1 {
 		t.Errorf("SkillByURI = %d, %v", i, ok)
+	}
+	if got := p.SkillsByName("a"); len(got) != 1 || got[0] != 1 {
+		t.Errorf("SkillsByName(a) = %v", got)
+	}
+	if got := p.SkillsByName("c"); len(got) != 0 {
+		t.Errorf("SkillsByName(c) = %v", got)
 	}
 	if d, ok := p.DirByURI("skill://a"); !ok || p.NumChildren(d) != 2 || p.ChildAt(d, 1) != (Child{Dir: true, Index: 1}) || p.ChildAt(d, 0) != (Child{Index: 1}) {
 		t.Errorf("DirByURI(skill://a) = %d, %v", d, ok)
@@ -87,6 +93,7 @@ func touchAll(p *Pack) {
 			p.Skill(i, f)
 		}
 		p.SkillByURI(string(p.Skill(i, SkillURI)))
+		p.SkillsByName(string(p.Skill(i, SkillName)))
 	}
 	for i := 0; i < p.NumResources(); i++ {
 		for f := 0; f < ResFields; f++ {
@@ -132,7 +139,7 @@ func TestEmptyPack(t *testing.T) {
 	w.Table(TableSkills, SkillFields, nil)
 	w.Table(TableResources, ResFields, nil)
 	w.Table(TableDirs, DirFields, nil)
-	w.Table(TableIndex, IndexFields, [][][]byte{{nil, nil}})
+	w.Table(TableIndex, IndexFields, [][][]byte{{nil, nil, nil}})
 	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("e3b0c442"), []byte("test")}})
 	p, err := Open(w.Bytes())
 	if err != nil {

@@ -8,8 +8,9 @@ import (
 
 // capabilitiesJSON is the server's capability declaration, the same in both eras
 // (SPEC §3: the extension settings sit directly inside the extension object, and a
-// server declaring the extension also declares resources).
-const capabilitiesJSON = `{"resources":{},"extensions":{"` + SkillsExtension + `":{"directoryRead":true}}}`
+// server declaring the extension also declares resources). "skills" is the SEP-2076
+// primitive's capability, for the name-keyed generation of clients (SPEC §5).
+const capabilitiesJSON = `{"resources":{},"skills":{"listChanged":false},"extensions":{"` + SkillsExtension + `":{"directoryRead":true}}}`
 
 // initialize answers the legacy handshake: echo the client's revision when we speak it,
 // else offer the newest legacy one. See

@@ -1,6 +1,10 @@
 package edge
 
 import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
@@ -25,8 +29,11 @@ func (s *Server) skillsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 }
 
 // skillsGet answers skills/get {uri}: the same entry as skills/list for the skill whose
-// SKILL.md is uri, for every skill served.
+// SKILL.md is uri, for every skill served. Without a uri, {name} is the SEP-2076 form.
 func (s *Server) skillsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	if !c.param("uri").Exists() && c.param("name").Exists() {
+		return s.skillsGetByName(c, b)
+	}
 	uri, raw, err := s.uriParam(c)
 	if err != nil {
 		return nil, err
@@ -39,3 +46,28 @@ func (s *Server) skillsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	b = append(b, `"skill":`...)
 	return append(b, s.pack.Skill(i, catalog.SkillEntry)...), nil
 }
+
+// skillsGetByName answers the SEP-2076 skills/get {name, arguments?}:
+// {description, instructions, files}. The name must pick exactly one skill; arguments are
+// accepted and ignored (a prebuilt catalog has no templated skills).
+func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	name := c.param("name")
+	if name.Type != gjson.String {
+		return nil, invalidParams("params.name must be a string")
+	}
+	switch found := s.pack.SkillsByName(name.Str); len(found) {
+	case 0:
+		return nil, invalidParams("Skill not found: " + strconv.Quote(name.Str)).WithData(nameData(name.Raw))
+	case 1:
+		return append(b, s.pack.Skill(found[0], catalog.SkillByName)...), nil
+	default:
+		msg := "Skill name " + strconv.Quote(name.Str) + " is ambiguous: " + strconv.Itoa(len(found)) +
+			" skills have it; use skills/get {uri} with one of"
+		for _, i := range found {
+			msg += " " + string(s.pack.Skill(i, catalog.SkillURI))
+		}
+		return nil, invalidParams(msg).WithData(nameData(name.Raw))
+	}
+}
+
+func nameData(rawName string) []byte { return []byte(`{"name":` + rawName + `}`) }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/skilledge/skilledge/catalog"
 )
 
@@ -39,6 +41,7 @@ func Encode(c *Catalog) []byte {
 		row[catalog.SkillFrontmatter] = s.Frontmatter
 		row[catalog.SkillDescription] = jsonString(s.Description)
 		row[catalog.SkillBody] = s.Body
+		row[catalog.SkillByName] = byNameResult(s)
 		skillRows[i] = row
 	}
 	w.Table(catalog.TableSkills, catalog.SkillFields, skillRows)
@@ -76,9 +79,11 @@ func Encode(c *Catalog) []byte {
 
 	resByURI := sortedRows(len(e.files), func(i int) string { return fileURI(e.files[i]) })
 	skillsByURI := sortedRows(len(c.Skills), func(i int) string { return skillURI(c.Skills[i]) })
+	skillsByName := sortedRows(len(c.Skills), func(i int) string { return c.Skills[i].Name })
 	w.Table(catalog.TableIndex, catalog.IndexFields, [][][]byte{{
-		catalog.IndexResByURI:    catalog.U32s(resByURI),
-		catalog.IndexSkillsByURI: catalog.U32s(skillsByURI),
+		catalog.IndexResByURI:     catalog.U32s(resByURI),
+		catalog.IndexSkillsByURI:  catalog.U32s(skillsByURI),
+		catalog.IndexSkillsByName: catalog.U32s(skillsByName),
 	}})
 
 	sum := sha256.Sum256(digestIn.Bytes())
@@ -213,12 +218,29 @@ func readContent(f *File) []byte {
 	return append(b, '}')
 }
 
-// skillEntry renders the skills extension v1 entry: {"uri","frontmatter","resources"} with
-// every file of the skill, nested skills' files included.
+// skillEntry renders the skills extension v1 entry {"uri","frontmatter","resources"}, with
+// every file of the skill (nested skills' files included), and with the SEP-2076 fields
+// name, description and, where the frontmatter has them with the right types, title,
+// version and tags: a superset that both generations of clients read.
 func skillEntry(s *Skill) []byte {
 	var b []byte
 	b = append(b, `{"uri":`...)
 	b = append(b, jsonString(skillURI(s))...)
+	b = append(b, `,"name":`...)
+	b = append(b, jsonString(s.Name)...)
+	b = append(b, `,"description":`...)
+	b = append(b, jsonString(s.Description)...)
+	fm := gjson.ParseBytes(s.Frontmatter)
+	for _, k := range []string{"title", "version"} {
+		if v := fm.Get(k); v.Type == gjson.String {
+			b = append(b, `,"`+k+`":`...)
+			b = append(b, v.Raw...)
+		}
+	}
+	if tags := fm.Get("tags"); tags.IsArray() && allStrings(tags) {
+		b = append(b, `,"tags":`...)
+		b = append(b, tags.Raw...)
+	}
 	b = append(b, `,"frontmatter":`...)
 	b = append(b, s.Frontmatter...)
 	b = append(b, `,"resources":[`...)
@@ -235,6 +257,40 @@ func skillEntry(s *Skill) []byte {
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
+}
+
+// byNameResult renders the members of the SEP-2076 skills/get {name} result:
+// "description", "instructions" (the SKILL.md body) and "files" (every file of the skill,
+// named by its path in the skill).
+func byNameResult(s *Skill) []byte {
+	var b []byte
+	b = append(b, `"description":`...)
+	b = append(b, jsonString(s.Description)...)
+	b = append(b, `,"instructions":`...)
+	b = append(b, jsonString(string(s.Body))...)
+	b = append(b, `,"files":[`...)
+	for i, f := range s.Files {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = append(b, jsonString(strings.TrimPrefix(f.Path, s.Path+"/"))...)
+		b = append(b, `,"uri":`...)
+		b = append(b, jsonString(fileURI(f))...)
+		b = append(b, `,"mimeType":`...)
+		b = append(b, jsonString(f.MIME)...)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func allStrings(arr gjson.Result) bool {
+	ok := true
+	arr.ForEach(func(_, v gjson.Result) bool {
+		ok = v.Type == gjson.String
+		return ok
+	})
+	return ok
 }
 
 func dirDescriptor(uri, name string) []byte {
