@@ -41,12 +41,15 @@ const (
 	TableDirs uint32 = 4
 	// TableIndex has one row of lookup indexes.
 	TableIndex uint32 = 5
+	// TableHTTP has one row per document served as is over well-known HTTP discovery.
+	TableHTTP uint32 = 6
 )
 
 // Fields of TableMeta.
 const (
 	MetaDigest    = iota // hex SHA-256 identifying the catalog content
 	MetaGenerator        // the tool and version that wrote the pack, informational
+	MetaTrustRoot        // the deployment's DVS trust root ("https://…/"), or empty
 	MetaFields           // the number of fields
 )
 
@@ -60,10 +63,12 @@ const (
 	SkillDescription        // the description as a JSON string, quotes included
 	SkillBody               // the SKILL.md body (after the frontmatter), raw markdown
 	SkillByName             // the SEP-2076 skills/get {name} result members: "description","instructions","files"
+	SkillArchives           // uint32 list: the TableResources rows of the skill's .tar.gz and .zip
 	SkillFields             // the number of fields
 )
 
-// Fields of TableResources.
+// Fields of TableResources. The first IndexListed rows are listed by resources/list (every
+// file, then skill://index.json); the rest (the archives) are readable but not listed.
 const (
 	ResURI  = iota // "skill://acme/billing/refunds/SKILL.md"
 	ResList        // descriptor JSON object for resources/list and directory listings
@@ -92,5 +97,15 @@ const (
 	IndexResByURI     = iota // uint32 list of TableResources rows sorted by ResURI
 	IndexSkillsByURI         // uint32 list of TableSkills rows sorted by SkillURI
 	IndexSkillsByName        // uint32 list of TableSkills rows sorted by SkillName, then listing order
+	IndexListed              // one uint32: how many TableResources rows resources/list lists
 	IndexFields              // the number of fields
+)
+
+// Fields of TableHTTP.
+const (
+	HTTPPath        = iota // "/.well-known/agent-skills/index.json"
+	HTTPContentType        // "application/json"
+	HTTPBody               // the document
+	HTTPDigest             // "sha256:<hex>" of HTTPBody
+	HTTPFields             // the number of fields
 )

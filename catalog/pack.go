@@ -52,7 +52,7 @@ func Open(b []byte) (*Pack, error) {
 	}
 	for _, need := range [...]struct{ kind, fields, rows uint32 }{
 		{TableMeta, MetaFields, 1}, {TableSkills, SkillFields, 0}, {TableResources, ResFields, 0},
-		{TableDirs, DirFields, 0}, {TableIndex, IndexFields, 1},
+		{TableDirs, DirFields, 0}, {TableIndex, IndexFields, 1}, {TableHTTP, HTTPFields, 0},
 	} {
 		t, ok := p.tables[need.kind]
 		if !ok || t.fields < need.fields || t.rows < need.rows {
@@ -93,6 +93,16 @@ func (p *Pack) checkIndexes() error {
 	}
 	if err := check(p.cell(TableIndex, 0, IndexSkillsByName), nskills, "skill name index"); err != nil {
 		return err
+	}
+	if l := p.cell(TableIndex, 0, IndexListed); len(l) != 4 || u32(l, 0) > nres {
+		return fmt.Errorf("%w: listed count", ErrCorrupt)
+	}
+	for i := uint32(0); i < nskills; i++ {
+		if l := p.cell(TableSkills, i, SkillArchives); len(l) != 0 && len(l) != 8 {
+			return fmt.Errorf("%w: skill archives", ErrCorrupt)
+		} else if err := check(l, nres, "skill archives"); err != nil {
+			return err
+		}
 	}
 	for d := uint32(0); d < ndirs; d++ {
 		list := p.cell(TableDirs, d, DirChildren)
@@ -137,6 +147,34 @@ func (p *Pack) NumResources() int { return int(p.tables[TableResources].rows) }
 // Resource returns field f (a Res* constant) of resource i. It panics if i is out of range.
 func (p *Pack) Resource(i int, f int) []byte {
 	return p.cell(TableResources, p.row(TableResources, i), f)
+}
+
+// NumListed returns how many resources resources/list lists: resources 0..NumListed-1.
+func (p *Pack) NumListed() int { return int(u32(p.cell(TableIndex, 0, IndexListed), 0)) }
+
+// Archives returns the resources of skill i's .tar.gz and .zip archives; ok is false when
+// the pack has none for it.
+func (p *Pack) Archives(i int) (tgz, zip int, ok bool) {
+	l := p.Skill(i, SkillArchives)
+	if len(l) != 8 {
+		return 0, 0, false
+	}
+	return int(u32(l, 0)), int(u32(l, 4)), true
+}
+
+// TrustRoot returns the deployment's DVS trust root, or "".
+func (p *Pack) TrustRoot() string { return string(p.cell(TableMeta, 0, MetaTrustRoot)) }
+
+// HTTPDoc returns field f (an HTTP* constant) of the document served at path; ok is false
+// when there is none.
+func (p *Pack) HTTPDoc(path string, f int) (b []byte, ok bool) {
+	t := p.tables[TableHTTP]
+	for r := uint32(0); r < t.rows; r++ {
+		if string(p.cell(TableHTTP, r, HTTPPath)) == path {
+			return p.cell(TableHTTP, r, f), true
+		}
+	}
+	return nil, false
 }
 
 // NumDirs returns the number of directory resources.

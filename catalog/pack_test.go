@@ -13,15 +13,16 @@ func testPack() []byte {
 	}
 	w.Table(TableResources, ResFields, [][][]byte{res("skill://b/SKILL.md"), res("skill://a/SKILL.md"), res("skill://a/x/y.md")})
 	skill := func(path string) [][]byte {
-		return [][]byte{[]byte(path), []byte(path), []byte("skill://" + path + "/SKILL.md"), []byte(`{}`), []byte(`{}`), []byte(`""`), nil, []byte(`"description":""`)}
+		return [][]byte{[]byte(path), []byte(path), []byte("skill://" + path + "/SKILL.md"), []byte(`{}`), []byte(`{}`), []byte(`""`), nil, []byte(`"description":""`), nil}
 	}
 	w.Table(TableSkills, SkillFields, [][][]byte{skill("b"), skill("a")})
 	w.Table(TableDirs, DirFields, [][][]byte{
 		{[]byte("skill://a"), []byte(`{}`), U32s([]uint32{1, DirBit | 1})},
 		{[]byte("skill://a/x"), []byte(`{}`), U32s([]uint32{2})},
 	})
-	w.Table(TableIndex, IndexFields, [][][]byte{{U32s([]uint32{1, 2, 0}), U32s([]uint32{1, 0}), U32s([]uint32{1, 0})}})
-	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("abcdef0123456789"), []byte("test")}})
+	w.Table(TableIndex, IndexFields, [][][]byte{{U32s([]uint32{1, 2, 0}), U32s([]uint32{1, 0}), U32s([]uint32{1, 0}), U32s([]uint32{3})}})
+	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("abcdef0123456789"), []byte("test"), nil}})
+	w.Table(TableHTTP, HTTPFields, [][][]byte{{[]byte("/x/index.json"), []byte("application/json"), []byte("{}"), []byte("sha256:00")}})
 	return w.Bytes()
 }
 
@@ -113,6 +114,15 @@ func touchAll(p *Pack) {
 		p.DirByURI(string(p.Dir(d, DirURI)))
 	}
 	p.Digest()
+	p.NumListed()
+	p.TrustRoot()
+	p.HTTPDoc("/x/index.json", HTTPBody)
+	for i := 0; i < p.NumSkills(); i++ {
+		if tgz, zip, ok := p.Archives(i); ok {
+			p.Resource(tgz, ResURI)
+			p.Resource(zip, ResURI)
+		}
+	}
 }
 
 // FuzzOpen checks that no input makes Open or the accessors panic.
@@ -139,8 +149,9 @@ func TestEmptyPack(t *testing.T) {
 	w.Table(TableSkills, SkillFields, nil)
 	w.Table(TableResources, ResFields, nil)
 	w.Table(TableDirs, DirFields, nil)
-	w.Table(TableIndex, IndexFields, [][][]byte{{nil, nil, nil}})
-	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("e3b0c442"), []byte("test")}})
+	w.Table(TableIndex, IndexFields, [][][]byte{{nil, nil, nil, U32s([]uint32{0})}})
+	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("e3b0c442"), []byte("test"), nil}})
+	w.Table(TableHTTP, HTTPFields, nil)
 	p, err := Open(w.Bytes())
 	if err != nil {
 		t.Fatal(err)

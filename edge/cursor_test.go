@@ -253,7 +253,7 @@ func TestListingPagination(t *testing.T) {
 		for _, modern := range []bool{false, true} {
 			wantSkills := listAll(t, whole, "skills/list", "skills", "", modern)
 			wantRes := listAll(t, whole, "resources/list", "resources", "", modern)
-			if len(wantSkills) != n || len(wantRes) != n {
+			if len(wantSkills) != n || len(wantRes) != n+1 { // every SKILL.md, then skill://index.json
 				t.Fatalf("n %d: %d skills, %d resources", n, len(wantSkills), len(wantRes))
 			}
 			for _, pageSize := range []int{1, 2, 3, 7} {

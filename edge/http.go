@@ -58,6 +58,8 @@ func (s *Server) serveHTTP(r *wire.Request, buf []byte) *wire.Response {
 	path, _, _ := strings.Cut(r.Target, "?")
 	var resp *wire.Response
 	switch {
+	case strings.HasPrefix(path, "/.well-known/"):
+		resp = s.wellKnown(r, path)
 	case path != s.opt.Endpoint:
 		resp = s.notFound()
 	case r.Method == "POST":
@@ -85,8 +87,8 @@ func (s *Server) serveHTTP(r *wire.Request, buf []byte) *wire.Response {
 }
 
 func (s *Server) notFound() *wire.Response {
-	return &wire.Response{Status: 404, Header: header("Content-Type", "text/plain; charset=utf-8"),
-		Body: []byte("skilledge: not found. The MCP endpoint is POST " + s.opt.Endpoint + "\n")}
+	return s.httpText(404, "skilledge: not found. The MCP endpoint is POST "+s.opt.Endpoint+
+		"; skills are also listed at "+agentSkillsPrefix+"index.json\n")
 }
 
 // post answers a POST to the MCP endpoint.

@@ -11,9 +11,10 @@ import (
 )
 
 // resourcesList answers resources/list: every served file, SKILL.md first within each
-// skill, paginated. Directory resources are not listed (SPEC §2).
+// skill, then skill://index.json, paginated. Directory resources and archives are not
+// listed (SPEC §2, §4); archives are read by the URIs the index gives.
 func (s *Server) resourcesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
-	n := s.pack.NumResources()
+	n := s.pack.NumListed()
 	from, to, err := s.page(c, "r", n)
 	if err != nil {
 		return nil, err

@@ -74,5 +74,14 @@ const Version = "0.1.0"
 func defaultInstructions(p *catalog.Pack) string {
 	return "This server publishes " + strconv.Itoa(p.NumSkills()) + " Agent Skills through the MCP Skills extension (" +
 		SkillsExtension + "). Call skills/list to see them, skills/get with a SKILL.md URI for one skill, " +
-		"and resources/read to fetch its files; verify each file against the sha256 digest in the skill entry."
+		"and resources/read to fetch its files; verify each file against the sha256 digest in the skill entry." +
+		trustRootSentence(p.TrustRoot())
+}
+
+func trustRootSentence(root string) string {
+	if root == "" {
+		return ""
+	}
+	return " These skills are published under the trust root " + root +
+		" (Domain-Verified Skills): trust only skill URLs under it."
 }

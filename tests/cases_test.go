@@ -23,7 +23,8 @@ import (
 //	-- stdio --              client lines ("> …") and expected server lines ("< …"),
 //	                         sent over one connection; "< " alone expects no reply
 //
-// A request may say $CURSOR for the nextCursor of the latest response that had one.
+// A request may say $CURSOR for the nextCursor of the latest response that had one, and
+// $ETAG for the latest ETag.
 // The same files run against every target (in-process edge, the plugin in the wazero
 // harness, …), so a new case is a data file, not new Go. `go test ./tests -update`
 // rewrites the want sections from the in-process target.
@@ -57,6 +58,7 @@ func runCases(t *testing.T, newTarget func(t *testing.T, options []byte) target,
 			tg := newTarget(t, options)
 			changed := false
 			cursor := "" // the last nextCursor seen, substituted for $CURSOR in requests
+			etag := ""   // the last ETag seen, substituted for $ETAG
 			for i := 0; i < len(ar.sections); i++ {
 				sec := &ar.sections[i]
 				switch sec.name {
@@ -66,10 +68,15 @@ func runCases(t *testing.T, newTarget func(t *testing.T, options []byte) target,
 						t.Fatalf("%s: http section %d has no want section after it", file, i)
 					}
 					want := &ar.sections[i+1]
-					got := tg.HTTP(t, requestFrame(sec.data, cursor))
+					got := tg.HTTP(t, requestFrame(sec.data, cursor, etag))
 					checkFrame(t, got)
 					if c := gjson.GetBytes(responseBody(got), "result.nextCursor"); c.Exists() {
 						cursor = c.Str
+					}
+					if r, err := wire.ParseResponse(got); err == nil {
+						if e, ok := r.Header.Get("ETag"); ok {
+							etag = e
+						}
 					}
 					if !bytes.Equal(got, trimLF(want.data)) {
 						if *update && canUpdate {
@@ -133,13 +140,13 @@ func runStdio(t *testing.T, tg target, sec []byte) []byte {
 
 // requestFrame turns an http section into a request frame: the section's last LF is
 // dropped, a request without a body may omit the blank line that ends its header, and
-// $CURSOR is replaced by cursor.
-func requestFrame(sec []byte, cursor string) []byte {
+// $CURSOR and $ETAG are replaced by cursor and etag.
+func requestFrame(sec []byte, cursor, etag string) []byte {
 	frame := trimLF(sec)
-	if !bytes.Contains(frame, []byte("\n\n")) {
+	for !bytes.Contains(frame, []byte("\n\n")) {
 		frame = append(frame, '\n')
 	}
-	return bytes.ReplaceAll(frame, []byte("$CURSOR"), []byte(cursor))
+	return []byte(strings.NewReplacer("$CURSOR", cursor, "$ETAG", etag).Replace(string(frame)))
 }
 
 // responseBody returns the body of a response frame, or nil.

@@ -27,6 +27,36 @@ func Encode(c *Catalog) []byte {
 	e := newEncoding(c)
 	var w catalog.Writer
 
+	// Resources: the files (listed), skill://index.json (listed), the archives (not listed).
+	resRows := make([][][]byte, 0, len(e.files)+1+2*len(c.Skills))
+	for _, f := range e.files {
+		row := make([][]byte, catalog.ResFields)
+		row[catalog.ResURI] = []byte(fileURI(f))
+		row[catalog.ResList] = e.descriptor(f)
+		row[catalog.ResRead] = readContent(f)
+		row[catalog.ResMIME] = []byte(f.MIME)
+		row[catalog.ResDigest] = []byte(digestString(f))
+		row[catalog.ResSize] = strconv.AppendInt(nil, int64(len(f.Data)), 10)
+		resRows = append(resRows, row)
+	}
+	arch := map[*Skill][]*blob{}
+	for _, s := range c.Skills {
+		if a := archives(s, e.fileIndex); a != nil {
+			arch[s] = a
+		}
+	}
+	index := newBlob(IndexURI, "application/json", juneIndex(c, arch))
+	resRows = append(resRows, blobRow(index, "index.json", "The skills index (June 2026 draft of SEP-2640): every skill with its SKILL.md digest, frontmatter and archives."))
+	listed := len(resRows)
+	archiveRows := map[*Skill][]uint32{}
+	for _, s := range c.Skills {
+		for _, a := range arch[s] {
+			archiveRows[s] = append(archiveRows[s], uint32(len(resRows)))
+			resRows = append(resRows, blobRow(a, s.Name+a.uri[strings.LastIndexByte(a.uri, '.'):], ""))
+		}
+	}
+	w.Table(catalog.TableResources, catalog.ResFields, resRows)
+
 	skillRows := make([][][]byte, len(c.Skills))
 	var digestIn bytes.Buffer
 	for i, s := range c.Skills {
@@ -42,22 +72,24 @@ func Encode(c *Catalog) []byte {
 		row[catalog.SkillDescription] = jsonString(s.Description)
 		row[catalog.SkillBody] = s.Body
 		row[catalog.SkillByName] = byNameResult(s)
+		row[catalog.SkillArchives] = catalog.U32s(archiveRows[s])
 		skillRows[i] = row
 	}
 	w.Table(catalog.TableSkills, catalog.SkillFields, skillRows)
 
-	resRows := make([][][]byte, len(e.files))
-	for i, f := range e.files {
-		row := make([][]byte, catalog.ResFields)
-		row[catalog.ResURI] = []byte(fileURI(f))
-		row[catalog.ResList] = e.descriptor(f)
-		row[catalog.ResRead] = readContent(f)
-		row[catalog.ResMIME] = []byte(f.MIME)
-		row[catalog.ResDigest] = []byte(digestString(f))
-		row[catalog.ResSize] = strconv.AppendInt(nil, int64(len(f.Data)), 10)
-		resRows[i] = row
+	var httpRows [][][]byte
+	for _, doc := range []*blob{
+		newBlob(AgentSkillsPrefix+"index.json", "application/json", agentSkillsIndex(c, arch)),
+		newBlob(SkillsPrefix+"index.json", "application/json", skillsIndex(c)),
+	} {
+		httpRows = append(httpRows, [][]byte{
+			catalog.HTTPPath:        []byte(doc.uri),
+			catalog.HTTPContentType: []byte(doc.mime),
+			catalog.HTTPBody:        doc.data,
+			catalog.HTTPDigest:      []byte(doc.digest),
+		})
 	}
-	w.Table(catalog.TableResources, catalog.ResFields, resRows)
+	w.Table(catalog.TableHTTP, catalog.HTTPFields, httpRows)
 
 	dirRows := make([][][]byte, len(e.dirs))
 	for i, d := range e.dirs {
@@ -77,19 +109,21 @@ func Encode(c *Catalog) []byte {
 	}
 	w.Table(catalog.TableDirs, catalog.DirFields, dirRows)
 
-	resByURI := sortedRows(len(e.files), func(i int) string { return fileURI(e.files[i]) })
+	resByURI := sortedRows(len(resRows), func(i int) string { return string(resRows[i][catalog.ResURI]) })
 	skillsByURI := sortedRows(len(c.Skills), func(i int) string { return skillURI(c.Skills[i]) })
 	skillsByName := sortedRows(len(c.Skills), func(i int) string { return c.Skills[i].Name })
 	w.Table(catalog.TableIndex, catalog.IndexFields, [][][]byte{{
 		catalog.IndexResByURI:     catalog.U32s(resByURI),
 		catalog.IndexSkillsByURI:  catalog.U32s(skillsByURI),
 		catalog.IndexSkillsByName: catalog.U32s(skillsByName),
+		catalog.IndexListed:       catalog.U32s([]uint32{uint32(listed)}),
 	}})
 
 	sum := sha256.Sum256(digestIn.Bytes())
 	w.Table(catalog.TableMeta, catalog.MetaFields, [][][]byte{{
 		catalog.MetaDigest:    []byte(hex.EncodeToString(sum[:])),
 		catalog.MetaGenerator: []byte(Generator),
+		catalog.MetaTrustRoot: []byte(c.TrustRoot),
 	}})
 	return w.Bytes()
 }

@@ -10,6 +10,9 @@ package build
 type Catalog struct {
 	// Skills in listing order: sorted by Path, byte-wise.
 	Skills []*Skill
+	// TrustRoot is the deployment's DVS trust root ("https://skills.example.com/"), set by
+	// the caller before Encode (see catalog/trust.ParseRoot); "" publishes none.
+	TrustRoot string
 }
 
 // Skill is one directory holding a SKILL.md.

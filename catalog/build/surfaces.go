@@ -1,0 +1,229 @@
+package build
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/archive"
+)
+
+// The distribution surfaces beside the v1 extension (SPEC §4 and §7): each skill's
+// reproducible archives, the June-2026-draft resource skill://index.json, and the two
+// well-known HTTP discovery indexes. All are rendered here, once, from the same files and
+// digests as the v1 manifest.
+
+// DiscoverySchema identifies the discovery RFC v0.2.0 index format.
+const DiscoverySchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+
+// Well-known paths.
+const (
+	AgentSkillsPrefix = "/.well-known/agent-skills/" // discovery RFC v0.2.0
+	SkillsPrefix      = "/.well-known/skills/"       // discovery RFC v0.1.0, and the DVS index
+)
+
+// IndexURI is the June-draft index resource.
+const IndexURI = catalog.Scheme + "index.json"
+
+// blob is a generated artifact: an archive or an index document.
+type blob struct {
+	uri, mime string
+	data      []byte
+	digest    string
+}
+
+func newBlob(uri, mime string, data []byte) *blob {
+	sum := sha256.Sum256(data)
+	return &blob{uri: uri, mime: mime, data: data, digest: "sha256:" + hex.EncodeToString(sum[:])}
+}
+
+// archives returns the .tar.gz and .zip of s, or nil when their URIs would collide with a
+// file the catalog serves (a file named like a nested skill's archive).
+func archives(s *Skill, served map[string]int) []*blob {
+	entries := make([]archive.Entry, len(s.Files))
+	for i, f := range s.Files {
+		entries[i] = archive.Entry{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: f.Data}
+	}
+	base := catalog.Scheme + catalog.EscapePath(s.Path)
+	_, tgzTaken := served[base+".tar.gz"]
+	_, zipTaken := served[base+".zip"]
+	if tgzTaken || zipTaken {
+		return nil
+	}
+	tgz, err := archive.TarGz(entries)
+	if err != nil {
+		panic("build: archive of a loaded skill: " + err.Error()) // names were validated by Load
+	}
+	zip, err := archive.Zip(entries)
+	if err != nil {
+		panic("build: archive of a loaded skill: " + err.Error())
+	}
+	return []*blob{newBlob(base+".tar.gz", "application/gzip", tgz), newBlob(base+".zip", "application/zip", zip)}
+}
+
+// blobRow renders a generated artifact as an unlisted (or, for the index, listed) resource.
+func blobRow(b *blob, name, description string) [][]byte {
+	row := make([][]byte, catalog.ResFields)
+	row[catalog.ResURI] = []byte(b.uri)
+	list := append([]byte(`{"uri":`), jsonString(b.uri)...)
+	list = append(list, `,"name":`...)
+	list = append(list, jsonString(name)...)
+	if description != "" {
+		list = append(list, `,"description":`...)
+		list = append(list, jsonString(description)...)
+	}
+	list = append(list, `,"mimeType":`...)
+	list = append(list, jsonString(b.mime)...)
+	list = append(list, `,"size":`...)
+	list = strconv.AppendInt(list, int64(len(b.data)), 10)
+	row[catalog.ResList] = append(list, `,"annotations":{"audience":["assistant"],"priority":0.5}}`...)
+	read := append([]byte(`{"uri":`), jsonString(b.uri)...)
+	read = append(read, `,"mimeType":`...)
+	read = append(read, jsonString(b.mime)...)
+	if strings.HasPrefix(b.mime, "application/json") {
+		read = append(read, `,"text":`...)
+		read = append(read, jsonString(string(b.data))...)
+	} else {
+		read = append(read, `,"blob":"`...)
+		read = base64.StdEncoding.AppendEncode(read, b.data)
+		read = append(read, '"')
+	}
+	row[catalog.ResRead] = append(read, '}')
+	row[catalog.ResMIME] = []byte(b.mime)
+	row[catalog.ResDigest] = []byte(b.digest)
+	row[catalog.ResSize] = strconv.AppendInt(nil, int64(len(b.data)), 10)
+	return row
+}
+
+// juneIndex renders skill://index.json: the 06-08 draft fields (url and digest of SKILL.md,
+// the verbatim frontmatter, archives[]) plus the flat 04-23 fields (name, description,
+// type), so both generations of index readers find what they look for. Archive entries
+// carry the media type under both names the drafts used.
+func juneIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
+	b := []byte(`{"$schema":"` + DiscoverySchema + `","skills":[`)
+	for i, s := range c.Skills {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		md := s.Files[0] // SKILL.md comes first
+		b = append(b, `{"name":`...)
+		b = append(b, jsonString(s.Name)...)
+		b = append(b, `,"description":`...)
+		b = append(b, jsonString(s.Description)...)
+		b = append(b, `,"type":"skill-md","url":`...)
+		b = append(b, jsonString(skillURI(s))...)
+		b = append(b, `,"digest":`...)
+		b = append(b, jsonString(digestString(md))...)
+		b = append(b, `,"frontmatter":`...)
+		b = append(b, s.Frontmatter...)
+		b = append(b, `,"archives":[`...)
+		for k, a := range arch[s] {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"url":`...)
+			b = append(b, jsonString(a.uri)...)
+			b = append(b, `,"mimeType":`...)
+			b = append(b, jsonString(a.mime)...)
+			b = append(b, `,"mediaType":`...)
+			b = append(b, jsonString(a.mime)...)
+			b = append(b, `,"digest":`...)
+			b = append(b, jsonString(a.digest)...)
+			b = append(b, '}')
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, "]}"...)
+}
+
+// httpSkills returns the skills the name-keyed HTTP indexes can publish: those whose name
+// no other skill shares (the indexes are keyed by name; Load warns about duplicates).
+func httpSkills(c *Catalog) []*Skill {
+	count := map[string]int{}
+	for _, s := range c.Skills {
+		count[s.Name]++
+	}
+	var out []*Skill
+	for _, s := range c.Skills {
+		if count[s.Name] == 1 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// agentSkillsIndex renders /.well-known/agent-skills/index.json (discovery RFC v0.2.0): a
+// single-file skill as "skill-md" pointing at its SKILL.md, any other as "archive"
+// pointing at its .tar.gz; urls relative to the index; digests of exactly those bytes.
+func agentSkillsIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
+	b := []byte(`{"$schema":"` + DiscoverySchema + `"`)
+	b = appendTrustRoot(b, c.TrustRoot)
+	b = append(b, `,"skills":[`...)
+	n := 0
+	for _, s := range httpSkills(c) {
+		kind, url, digest := "skill-md", s.Name+"/SKILL.md", digestString(s.Files[0])
+		if len(s.Files) > 1 {
+			if arch[s] == nil {
+				continue // no archive to point at (see archives)
+			}
+			kind, url, digest = "archive", s.Name+".tar.gz", arch[s][0].digest
+		}
+		if n++; n > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = append(b, jsonString(s.Name)...)
+		b = append(b, `,"type":"`+kind+`","description":`...)
+		b = append(b, jsonString(s.Description)...)
+		b = append(b, `,"url":`...)
+		b = append(b, jsonString(url)...)
+		b = append(b, `,"digest":"`+digest+`"}`...)
+	}
+	return append(b, "]}"...)
+}
+
+// skillsIndex renders /.well-known/skills/index.json (discovery RFC v0.1.0, and the DVS
+// index): every file of each skill, served under /.well-known/skills/<name>/; "path" is the
+// DVS field pointing at the skill.
+func skillsIndex(c *Catalog) []byte {
+	b := []byte(`{`)
+	if c.TrustRoot != "" {
+		b = appendTrustRoot(b, c.TrustRoot)
+		b = append(b, ',')
+	}
+	b = append(b, `"skills":[`...)
+	for i, s := range httpSkills(c) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = append(b, jsonString(s.Name)...)
+		b = append(b, `,"description":`...)
+		b = append(b, jsonString(s.Description)...)
+		b = append(b, `,"path":`...)
+		b = append(b, jsonString(SkillsPrefix+s.Name+"/")...)
+		b = append(b, `,"files":[`...)
+		for k, f := range s.Files {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, jsonString(strings.TrimPrefix(f.Path, s.Path+"/"))...)
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, "]}"...)
+}
+
+func appendTrustRoot(b []byte, root string) []byte {
+	if root == "" {
+		return b
+	}
+	if b[len(b)-1] != '{' {
+		b = append(b, ',')
+	}
+	b = append(b, `"trustRoot":`...)
+	return append(b, jsonString(root)...)
+}

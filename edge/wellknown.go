@@ -1,0 +1,123 @@
+package edge
+
+import (
+	"encoding/base64"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// Well-known HTTP discovery (SPEC §7), for agents that do not speak MCP: the discovery RFC
+// v0.2.0 index at /.well-known/agent-skills/index.json with each skill's SKILL.md or
+// .tar.gz (and .zip) beside it, and the v0.1.0 / DVS index at /.well-known/skills/index.json
+// with every file under /.well-known/skills/<name>/. The indexes are rendered at build
+// time; files and archives are the same pack resources MCP serves, so every digest agrees.
+// See https://github.com/cloudflare/agent-skills-discovery-rfc
+
+const (
+	agentSkillsPrefix = "/.well-known/agent-skills/"
+	skillsPrefix      = "/.well-known/skills/"
+)
+
+// wellKnown answers a request under /.well-known/.
+func (s *Server) wellKnown(r *wire.Request, path string) *wire.Response {
+	if r.Method != "GET" && r.Method != "HEAD" {
+		resp := s.httpText(405, "skilledge: well-known discovery answers GET and HEAD\n")
+		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "GET, HEAD"})
+		return resp
+	}
+	if body, ok := s.pack.HTTPDoc(path, catalog.HTTPBody); ok {
+		ct, _ := s.pack.HTTPDoc(path, catalog.HTTPContentType)
+		digest, _ := s.pack.HTTPDoc(path, catalog.HTTPDigest)
+		return artifact(r, string(ct), string(digest), body)
+	}
+	var rest string
+	archives := false
+	switch {
+	case strings.HasPrefix(path, agentSkillsPrefix):
+		rest, archives = path[len(agentSkillsPrefix):], true
+	case strings.HasPrefix(path, skillsPrefix):
+		rest = path[len(skillsPrefix):]
+	default:
+		return s.notFound()
+	}
+	name, file, inSkill := strings.Cut(rest, "/")
+	var ext string
+	if !inSkill && archives {
+		for _, e := range [...]string{".tar.gz", ".zip"} {
+			if n, ok := strings.CutSuffix(rest, e); ok {
+				name, ext = n, e
+			}
+		}
+	}
+	found := s.pack.SkillsByName(name)
+	if len(found) != 1 || (!inSkill && ext == "") || (inSkill && file == "") {
+		return s.notFound()
+	}
+	skill := found[0]
+	res := -1
+	if ext != "" {
+		if tgz, zip, ok := s.pack.Archives(skill); ok {
+			res = tgz
+			if ext == ".zip" {
+				res = zip
+			}
+		}
+	} else {
+		root := strings.TrimSuffix(string(s.pack.Skill(skill, catalog.SkillURI)), "SKILL.md")
+		if uri, err := catalog.ParseURI(root + file); err == nil {
+			if i, ok := s.pack.ResourceByURI(uri); ok {
+				res = i
+			}
+		}
+	}
+	if res < 0 {
+		return s.notFound()
+	}
+	body, text := rawContent(s.pack.Resource(res, catalog.ResRead))
+	ct := string(s.pack.Resource(res, catalog.ResMIME))
+	if text && strings.HasPrefix(ct, "text/") {
+		ct += "; charset=utf-8"
+	}
+	return artifact(r, ct, string(s.pack.Resource(res, catalog.ResDigest)), body)
+}
+
+// rawContent recovers a file's bytes from its resources/read content object: the pack keeps
+// them encoded for the MCP hot path (text JSON-escaped, blobs base64).
+func rawContent(read []byte) (body []byte, text bool) {
+	if t := gjson.GetBytes(read, "text"); t.Exists() {
+		return []byte(t.Str), true
+	}
+	b, _ := base64.StdEncoding.AppendDecode(nil, []byte(gjson.GetBytes(read, "blob").Str))
+	return b, false
+}
+
+// artifact answers with body, a strong ETag made from its digest, caching headers, and
+// 304 when If-None-Match names the ETag.
+func artifact(r *wire.Request, contentType, digest string, body []byte) *wire.Response {
+	etag := `"` + strings.Replace(digest, ":", "-", 1) + `"`
+	h := header("Content-Type", contentType, "ETag", etag, "Cache-Control", "public, max-age=300")
+	if inm, ok := r.Header.Get("If-None-Match"); ok && etagMatches(inm, etag) {
+		return &wire.Response{Status: 304, Header: h}
+	}
+	return &wire.Response{Status: 200, Header: h, Body: body}
+}
+
+// etagMatches implements If-None-Match: "*" or a comma-separated list of entity tags,
+// compared weakly as RFC 9110 §13.1.2 requires for this header.
+func etagMatches(list, etag string) bool {
+	for _, t := range strings.Split(list, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) httpText(status int, body string) *wire.Response {
+	return &wire.Response{Status: status, Header: header("Content-Type", "text/plain; charset=utf-8"), Body: []byte(body)}
+}
