@@ -152,6 +152,10 @@ func (p *Pack) Resource(i int, f int) []byte {
 // NumListed returns how many resources resources/list lists: resources 0..NumListed-1.
 func (p *Pack) NumListed() int { return int(u32(p.cell(TableIndex, 0, IndexListed), 0)) }
 
+// NumFiles returns how many skill files the pack serves: the listed resources but the
+// last, which is skill://index.json.
+func (p *Pack) NumFiles() int { return max(p.NumListed()-1, 0) }
+
 // Archives returns the resources of skill i's .tar.gz and .zip archives; ok is false when
 // the pack has none for it.
 func (p *Pack) Archives(i int) (tgz, zip int, ok bool) {

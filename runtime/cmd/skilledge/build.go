@@ -60,7 +60,7 @@ runs. Both are reproducible. The folder is refused if it has invalid skills, unl
 		}
 	}
 	fmt.Fprintf(stdout, "%s  %d bytes  %s, %s, catalog digest %s\n", packPath, len(pack),
-		plural(p.NumSkills(), "skill"), plural(p.NumResources(), "file"), p.Digest())
+		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), p.Digest())
 	fmt.Fprintf(stdout, "%s  %d bytes  sha256 %x\n", wasmPath, len(wasm), sha256.Sum256(wasm))
 	return 0
 }

@@ -88,7 +88,7 @@ loopback origins.`)
 		MaxHeaderBytes:    64 << 10,
 	}
 	fmt.Fprintf(stdout, "skilledge: serving %s (%s) at http://%s%s\n",
-		plural(p.NumSkills(), "skill"), plural(p.NumResources(), "file"), displayAddr(ln.Addr()), endpoint(pool))
+		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint(pool))
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
@@ -137,7 +137,7 @@ stdin. The folder is refused if it has invalid skills, unless --skip-invalid.`)
 	}
 	srv := skruntime.NewServer(pool, stderr)
 	defer srv.Close(context.Background())
-	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(p.NumSkills(), "skill"), plural(p.NumResources(), "file"))
+	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"))
 	// ServeStdio notices ctx only between messages; an interrupt must not wait for
 	// the next line, so on one return at once (the process is about to exit).
 	done := make(chan error, 1)
