@@ -219,7 +219,7 @@ func checkZipLayout(data []byte, dir []zipEntry) error {
 		pos = e.dataStart + e.csize
 		next := limit
 		if j+1 < len(order) {
-			next = dir[order[j+1]].off
+			next = min(dir[order[j+1]].off, limit) // out of range: refused at the next entry
 		}
 		if flags&0x8 == 0 {
 			crc, cs, us := le.Uint32(h[14:]), le.Uint32(h[18:]), le.Uint32(h[22:])
