@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 )
 
 // TestPackReproducible builds the pack from two copies of the example catalog that differ
-// in absolute path, file creation order, mtimes and permission bits, and requires
-// byte-identical packs.
+// in absolute path, file creation order, mtimes, permission bits, umask and time zone, and
+// requires byte-identical packs. Packs hold every skill's .tar.gz and .zip, so the
+// archives (and their digests in the indexes) are reproducible too.
 func TestPackReproducible(t *testing.T) {
 	var files []string
 	fs.WalkDir(examples.FS, ".", func(p string, d fs.DirEntry, err error) error {
@@ -50,7 +52,9 @@ func TestPackReproducible(t *testing.T) {
 	copyTo(a, files, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), 0o644)
 	reversed := slices.Clone(files)
 	slices.Reverse(reversed)
-	copyTo(b, reversed, time.Now(), 0o600)
+	old := syscall.Umask(0o077)
+	copyTo(b, reversed, time.Now(), 0o666)
+	syscall.Umask(old)
 
 	pack := func(dir string) []byte {
 		c, problems, err := build.LoadDir(dir, build.Options{})
@@ -59,7 +63,11 @@ func TestPackReproducible(t *testing.T) {
 		}
 		return build.Encode(c)
 	}
-	pa, pb := pack(a), pack(b)
+	pa := pack(a)
+	local := time.Local
+	time.Local = time.FixedZone("UTC+05:45", 5*3600+45*60)
+	pb := pack(b)
+	time.Local = local
 	if !bytes.Equal(pa, pb) {
 		t.Fatalf("packs differ: %d vs %d bytes", len(pa), len(pb))
 	}
