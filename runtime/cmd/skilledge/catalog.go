@@ -12,17 +12,20 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/build"
 	"github.com/skilledge/skilledge/catalog/examples"
+	"github.com/skilledge/skilledge/catalog/trust"
 	skruntime "github.com/skilledge/skilledge/runtime"
 )
 
 // catalogFlags are the flags of every command that builds a pack.
 type catalogFlags struct {
 	skipInvalid, allowOversize bool
+	trustRoot                  string
 }
 
 func (f *catalogFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "leave out invalid skills, reporting each, instead of refusing the folder")
 	fs.BoolVar(&f.allowOversize, "allow-oversize", false, "accept skills over 512 files or 16 MiB (reported as warnings)")
+	fs.StringVar(&f.trustRoot, "trust-root", "", "publish `URL` (an https prefix the deployment controls, e.g. https://skills.example.com/) as the\nDomain-Verified Skills trust root, in both well-known indexes and the server instructions")
 }
 
 // pluginFlag is the --plugin flag of commands that need plugin.wasm.
@@ -92,11 +95,21 @@ func plural(n int, what string) string {
 // packFolder loads dir and encodes its pack, printing problems on stderr. It refuses a
 // folder with invalid skills unless --skip-invalid. ok is false after printing why.
 func packFolder(name, dir string, f catalogFlags, stderr io.Writer) (pack []byte, p *catalog.Pack, ok bool) {
+	var root string
+	if f.trustRoot != "" {
+		r, err := trust.ParseRoot(f.trustRoot)
+		if err != nil {
+			fmt.Fprintf(stderr, "skilledge %s: --trust-root: %v\n", name, err)
+			return nil, nil, false
+		}
+		root = r.String()
+	}
 	l, err := loadCatalog(dir, f)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge %s: %v\n", name, err)
 		return nil, nil, false
 	}
+	l.catalog.TrustRoot = root
 	if l.errors > 0 && !f.skipInvalid {
 		l.report(stderr)
 		fmt.Fprintf(stderr, "skilledge %s: the folder has invalid skills; fix them, or pass --skip-invalid to %s the valid ones\n", name, map[bool]string{true: "build", false: "serve"}[name == "build"])

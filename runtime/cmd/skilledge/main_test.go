@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge"
 	"io"
 	"net/http"
 	"os"
@@ -212,4 +214,35 @@ func TestSkipInvalidEverything(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, stderr := call(t, "", "build", dir, "--skip-invalid", "-o", out)
 	expect(t, code, stdout, stderr, 0, "0 skills, 0 files", "skipped, not served")
+}
+
+// TestTrustRoot checks that --trust-root is validated and published in the pack: in both
+// well-known indexes and the default server instructions.
+func TestTrustRoot(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := call(t, "", "build", "-o", out, "--trust-root", "https://github.com/")
+	expect(t, code, stdout, stderr, 1, "", "a trust root there must be scoped")
+	code, stdout, stderr = call(t, "", "build", "-o", out, "--trust-root", "https://github.com/acme/skills/")
+	expect(t, code, stdout, stderr, 0, "catalog digest", "")
+	b, err := os.ReadFile(filepath.Join(out, "catalog.pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.Open(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/.well-known/agent-skills/index.json", "/.well-known/skills/index.json"} {
+		doc, _ := p.HTTPDoc(path, catalog.HTTPBody)
+		if !bytes.Contains(doc, []byte(`"trustRoot":"https://github.com/acme/skills/"`)) {
+			t.Errorf("%s does not publish the trust root: %.200s", path, doc)
+		}
+	}
+	if p.TrustRoot() != "https://github.com/acme/skills/" {
+		t.Errorf("TrustRoot() = %q", p.TrustRoot())
+	}
+	reply, _ := edge.New(p, edge.Options{}).HandleMessage("", []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+	if !bytes.Contains(reply, []byte("trust root https://github.com/acme/skills/")) {
+		t.Errorf("instructions do not state the trust root: %s", reply)
+	}
 }
