@@ -42,6 +42,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdValidate(rest, stdout, stderr)
 	case "build":
 		return cmdBuild(ctx, rest, stdout, stderr)
+	case "verify":
+		return cmdVerify(ctx, rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 && !isHelp(rest[0]) {
 			fmt.Fprintf(stderr, "skilledge version: unexpected argument %q\n", rest[0])
@@ -72,6 +74,7 @@ Usage:
   skilledge stdio [DIR] [flags]     serve DIR over stdin/stdout (the MCP stdio transport)
   skilledge validate DIR            check every skill in DIR and report each problem
   skilledge build [DIR] -o OUT      write OUT/catalog.pack and OUT/plugin.wasm
+  skilledge verify URL [flags]      check a deployment's skills against their DVS trust root
   skilledge version                 print the version
   skilledge help [COMMAND]          print this, or a command's flags
 

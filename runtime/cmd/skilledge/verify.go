@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/skilledge/skilledge/runtime/verify"
+)
+
+func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCommand("verify", "skilledge verify URL [flags]",
+		`Verifies the skills deployment at URL the way a DVS (Domain-Verified Skills,
+draft-zzn-dvs) client would. A DVS skill is identified by its https URL and trusted only
+under a trust root, an https URL prefix such as https://skills.example.com/ or
+https://github.com/ORG/: the host must match exactly and the root's path must be a
+prefix of the skill's path segment by segment. A bare user-generated-content domain
+(https://github.com/) is never a trust root.
+
+verify reads URL/.well-known/agent-skills/index.json (well-known discovery v0.2.0),
+refuses every skill URL outside the trust root without fetching it, downloads each
+skill and checks its SHA-256 digest, unpacks archives in memory (refusing traversal,
+links and bombs), and checks that the files are exactly those of the MCP manifest
+(skills/list at URL/mcp) and of the v0.1.0 index at URL/.well-known/skills/index.json,
+if there is one. Nothing is written to disk or run.
+
+Plain http is refused: DVS skills are served over https. --allow-http-loopback allows
+http to a loopback address (127.0.0.0/8, ::1, localhost), and nowhere else, for local
+servers and tests.
+
+It prints one line per skill and a summary. The exit status is 1 if anything failed to
+verify, 2 on bad usage.`)
+	root := c.fs.String("trust-root", "", "check every skill URL against `ROOT`, an https URL prefix ending in \"/\" (default: the root the index declares, else the origin of URL)")
+	loopback := c.fs.Bool("allow-http-loopback", false, "allow plain http to a loopback address (127.0.0.0/8, ::1, localhost) only")
+	pos, code, ok := c.parse(args, 1, 1, stdout, stderr)
+	if !ok {
+		return code
+	}
+	rep, err := verify.Verify(ctx, pos[0], verify.Options{TrustRoot: *root, AllowHTTPLoopback: *loopback})
+	if errors.Is(err, verify.ErrUsage) {
+		fmt.Fprintf(stderr, "skilledge verify: %v\n", err)
+		if !*loopback && strings.HasPrefix(strings.ToLower(pos[0]), "http:") {
+			fmt.Fprint(stderr, "(for a local server on a loopback address, pass --allow-http-loopback)\n")
+		}
+		return 2
+	}
+	if rep != nil {
+		printReport(stdout, rep)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge verify: %v\n", err)
+		return 1
+	}
+	if !rep.OK() {
+		return 1
+	}
+	return 0
+}
+
+// printReport prints the trust root, a line per skill ("ok  NAME  (N files)", or a
+// "FAIL" line per problem), the deployment's problems and notes, and a summary.
+func printReport(w io.Writer, rep *verify.Report) {
+	if rep.TrustRoot != "" {
+		fmt.Fprintf(w, "trust root %s (%s)\n", rep.TrustRoot, rep.TrustRootSource)
+	}
+	failed := 0
+	for _, s := range rep.Skills {
+		if s.OK() {
+			fmt.Fprintf(w, "ok  %s  (%s)\n", s.Name, plural(s.Files, "file"))
+			continue
+		}
+		failed++
+		for _, p := range s.Problems {
+			fmt.Fprintf(w, "FAIL %s\n", p)
+		}
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "FAIL %s\n", p)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note %s\n", n)
+	}
+	under := ""
+	if rep.TrustRoot != "" {
+		under = " under " + rep.TrustRoot
+	}
+	if rep.OK() {
+		fmt.Fprintf(w, "%s verified%s\n", plural(len(rep.Skills), "skill"), under)
+		return
+	}
+	fmt.Fprintf(w, "not verified: %s checked%s, %d verified, %d failed; %s\n",
+		plural(len(rep.Skills), "skill"), under, len(rep.Skills)-failed, failed, plural(rep.NumProblems(), "problem"))
+}

@@ -1,0 +1,104 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+)
+
+// maxRedirects is how many redirects one request may follow.
+const maxRedirects = 5
+
+// redirectRule is the context key of a request's redirect rule: a function returning why
+// a redirect target is refused, or "".
+type redirectRule struct{}
+
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > maxRedirects {
+		return fmt.Errorf("more than %d redirects", maxRedirects)
+	}
+	rule, _ := req.Context().Value(redirectRule{}).(func(*url.URL) string)
+	if rule == nil {
+		return fmt.Errorf("redirect to %s refused", req.URL)
+	}
+	if why := rule(req.URL); why != "" {
+		return fmt.Errorf("redirect to %s refused: %s", req.URL, why)
+	}
+	return nil
+}
+
+// response is a fetched response whose body was read within its bound.
+type response struct {
+	url         *url.URL // after redirects
+	status      int
+	contentType string // the media type, lowercase, without parameters; "" if none
+	body        []byte
+}
+
+// errTooBig is returned, wrapped, for a body over its bound.
+var errTooBig = errors.New("too large")
+
+// do sends req, following redirects that rule allows, and reads at most max bytes of the
+// response body. A body over max gives an error wrapping errTooBig; any status is a
+// response, not an error.
+func (v *verifier) do(req *http.Request, rule func(*url.URL) string, max int64) (*response, error) {
+	req = req.WithContext(context.WithValue(req.Context(), redirectRule{}, rule))
+	req.Header.Set("User-Agent", "skilledge-verify")
+	resp, err := v.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, err
+	}
+	defer resp.Body.Close()
+	r := &response{url: resp.Request.URL, status: resp.StatusCode}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err == nil {
+			r.contentType = mt
+		}
+	}
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		return r, nil
+	}
+	if resp.ContentLength > max {
+		return nil, fmt.Errorf("%w: %d bytes, over the limit of %d", errTooBig, resp.ContentLength, max)
+	}
+	var buf bytes.Buffer
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength))
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, max+1)); err != nil {
+		return nil, fmt.Errorf("reading the body: %v", err)
+	}
+	if int64(buf.Len()) > max {
+		return nil, fmt.Errorf("%w: over the limit of %d bytes", errTooBig, max)
+	}
+	r.body = buf.Bytes()
+	return r, nil
+}
+
+// get fetches u with GET; see do.
+func (v *verifier) get(ctx context.Context, u *url.URL, accept string, rule func(*url.URL) string, max int64) (*response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", accept)
+	return v.do(req, rule, max)
+}
+
+// statusText renders a non-200 status as "HTTP 404 Not Found".
+func statusText(code int) string {
+	if t := http.StatusText(code); t != "" {
+		return fmt.Sprintf("HTTP %d %s", code, t)
+	}
+	return fmt.Sprintf("HTTP %d", code)
+}

@@ -1,0 +1,175 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/tidwall/gjson"
+)
+
+// checkV01 checks the v0.1.0 index, if the deployment has one: every entry's files are
+// fetched from /.well-known/skills/<name>/<file> and compared with the MCP manifest's
+// entry of that name (or, without one, with the verified v0.2.0 artifact). An absent
+// index is a note, not a problem: v0.1.0 is the older, optional surface.
+func (v *verifier) checkV01(ctx context.Context) {
+	indexURL := v.withPath(IndexV01Path)
+	at := indexURL.String()
+	resp, err := v.get(ctx, indexURL, "application/json", v.sameOrigin, maxIndexBytes)
+	if err != nil {
+		v.problem("", at, "cannot fetch the v0.1.0 skills index: %v", err)
+		return
+	}
+	if resp.status == 404 {
+		v.rep.Notes = append(v.rep.Notes, at+": no v0.1.0 skills index (it is optional): not checked")
+		return
+	}
+	if resp.status != 200 {
+		v.problem("", at, "%s", statusText(resp.status))
+		return
+	}
+	indexURL = resp.url
+	at = indexURL.String()
+	if !gjson.ValidBytes(resp.body) {
+		v.problem("", at, "the v0.1.0 skills index is not valid JSON")
+		return
+	}
+	doc := gjson.ParseBytes(resp.body)
+	if tr := doc.Get("trustRoot"); tr.Exists() {
+		r, err := v.parseRoot(tr.Str)
+		switch {
+		case tr.Type != gjson.String:
+			v.problem("", at, "the index's trustRoot is %s, not a string", tr.Raw)
+		case err != nil:
+			v.problem("", at, "the index declares an invalid %v", err)
+		case v.declared.IsZero():
+			v.problem("", at, "the v0.1.0 index declares the trust root %s and the v0.2.0 index none", v.showRoot(r))
+		case r != v.declared:
+			v.problem("", at, "the v0.1.0 index declares the trust root %s and the v0.2.0 index %s", v.showRoot(r), v.showRoot(v.declared))
+		}
+	}
+	skills := doc.Get("skills")
+	if !skills.IsArray() {
+		v.problem("", at, "the v0.1.0 index has no \"skills\" array")
+		return
+	}
+	seen := make(map[string]bool)
+	for i, e := range skills.Array() {
+		if ctx.Err() != nil {
+			return
+		}
+		label := fmt.Sprintf("v0.1.0 skills[%d]", i)
+		name := e.Get("name")
+		switch {
+		case !e.IsObject():
+			v.problem(label, at, "not a JSON object")
+			continue
+		case name.Type != gjson.String || !validName(name.Str):
+			v.problem(label, at, "name %s is not a valid skill name: skipped", orMissing(name))
+			continue
+		case seen[name.Str]:
+			v.nameProblem(name.Str, at, "%s has the same name as an earlier entry of the v0.1.0 index: skipped", label)
+			continue
+		}
+		seen[name.Str] = true
+		v.checkV01Entry(ctx, indexURL, name.Str, e)
+	}
+	for _, sr := range v.list {
+		if v.skills[sr.Name].kind != "" && !seen[sr.Name] {
+			v.skillProblem(sr, at, "the v0.1.0 index does not list this skill")
+		}
+	}
+}
+
+// checkV01Entry checks one entry of the v0.1.0 index.
+func (v *verifier) checkV01Entry(ctx context.Context, indexURL *url.URL, name string, e gjson.Result) {
+	dir := indexURL.ResolveReference(&url.URL{Path: name + "/"})
+	at := indexURL.String()
+	if _, ok := v.skills[name]; !ok {
+		v.problem(name, at, "the v0.1.0 index lists this skill, the v0.2.0 index does not")
+	}
+	if d := e.Get("description"); d.Type != gjson.String || d.Str == "" {
+		v.nameProblem(name, at, "the v0.1.0 entry's description %s is not a non-empty string", orMissing(d))
+	}
+	if p := e.Get("path"); p.Exists() {
+		ref, err := url.Parse(p.Str)
+		if p.Type != gjson.String || err != nil {
+			v.nameProblem(name, at, "the v0.1.0 entry's path %s is not a URL path", p.Raw)
+		} else if got := indexURL.ResolveReference(ref); got.String() != dir.String() {
+			v.nameProblem(name, at, "the v0.1.0 entry's path %s resolves to %s, not the skill's directory %s", p.Raw, got, dir)
+		}
+	}
+	files := e.Get("files")
+	list := files.Array()
+	switch {
+	case !files.IsArray() || len(list) == 0:
+		v.nameProblem(name, at, "the v0.1.0 entry's files %s are not a non-empty array", orMissing(files))
+		return
+	case len(list) > v.lim.MaxEntries:
+		v.nameProblem(name, at, "the v0.1.0 entry lists %d files, over the limit of %d: not fetched", len(list), v.lim.MaxEntries)
+		return
+	}
+	ref, refWhat := v.reference(name)
+	if ref == nil {
+		v.nameProblem(name, dir.String(), "the v0.1.0 files cannot be checked: neither the MCP manifest nor a verified v0.2.0 artifact gives their digests")
+		return
+	}
+	listed := make(map[string]fileInfo, len(list))
+	budget := v.lim.MaxBytes
+	for _, f := range list {
+		if ctx.Err() != nil {
+			return
+		}
+		if f.Type != gjson.String {
+			v.nameProblem(name, at, "the v0.1.0 entry's files hold %s, not a string", orMissing(f))
+			continue
+		}
+		if why := safeRelPath(f.Str); why != "" {
+			v.nameProblem(name, at, "the v0.1.0 entry's file %q: %s: not fetched", f.Str, why)
+			continue
+		}
+		if _, dup := listed[f.Str]; dup {
+			v.nameProblem(name, at, "the v0.1.0 entry lists the file %q twice", f.Str)
+			continue
+		}
+		listed[f.Str] = fileInfo{}
+		fu := dir.ResolveReference(&url.URL{Path: f.Str})
+		if why := v.outside(fu); why != "" {
+			v.nameProblem(name, fu.String(), "%s (not fetched)", why)
+			continue
+		}
+		resp, err := v.get(ctx, fu, "*/*", v.outside, budget)
+		switch {
+		case errors.Is(err, errTooBig):
+			v.nameProblem(name, fu.String(), "the skill's v0.1.0 files hold more than %d bytes: refused", v.lim.MaxBytes)
+			return
+		case err != nil:
+			v.nameProblem(name, fu.String(), "cannot fetch: %v", err)
+			continue
+		case resp.status != 200:
+			v.nameProblem(name, fu.String(), "%s", statusText(resp.status))
+			continue
+		}
+		budget -= int64(len(resp.body))
+		listed[f.Str] = fileInfo{digest: digestOf(resp.body), size: int64(len(resp.body))}
+	}
+	if _, ok := listed["SKILL.md"]; !ok {
+		v.nameProblem(name, at, "the v0.1.0 entry's files do not include SKILL.md")
+	}
+	for _, d := range compareFiles(listed, "the v0.1.0 index", ref, refWhat) {
+		v.nameProblem(name, dir.String(), "%s", d)
+	}
+}
+
+// reference returns the files the v0.1.0 entry name must hold, and what says so: the
+// MCP manifest's single entry of that name, else the verified v0.2.0 artifact.
+func (v *verifier) reference(name string) (map[string]fileInfo, string) {
+	if ms := v.mcp[name]; len(ms) == 1 && ms[0].bad == "" {
+		return ms[0].files, fmt.Sprintf("the MCP manifest (%s)", ms[0].uri)
+	}
+	if st, ok := v.skills[name]; ok && st.files != nil {
+		return st.files, "the v0.2.0 artifact"
+	}
+	return nil, ""
+}
