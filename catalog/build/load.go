@@ -251,7 +251,7 @@ func (l *loader) build() *Catalog {
 				}
 			}
 			l.report(Warning, sk.Path+"/"+skillFile, sk.nameLine, sk.Path, fmt.Sprintf(
-				"name %q is also the name of %s: name-keyed clients (SEP-2076, well-known HTTP indexes) cannot tell them apart",
+				"name %q is also the name of %s: name-keyed clients cannot tell them apart: skills/get {name} refuses it as ambiguous and the well-known HTTP indexes leave both out",
 				sk.Name, strings.Join(others, ", ")))
 		}
 		c.Skills = append(c.Skills, sk.Skill)
