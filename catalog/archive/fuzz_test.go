@@ -3,7 +3,9 @@ package archive
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"io/fs"
 	"testing"
 )
@@ -70,7 +72,25 @@ func FuzzInspectTarGz(f *testing.F) {
 	f.Add(tgz(f, tarHeaders(reg("a"), reg("a/b"))))
 	f.Add(tgz(f, tarHeaders(&tar.Header{Typeflag: tar.TypeReg, Name: "é/" + string(bytes.Repeat([]byte("x"), 200)), Size: 3, Format: tar.FormatPAX})))
 	f.Add(gz(append(padBlock(append(rawTarHeader("a", tar.TypeReg, 1), 'x')), make([]byte, 10240)...)))
+	// Also seed the tar streams themselves: an input that is not gzip is gzipped first,
+	// so that mutations reach archive/tar and the checks behind it.
+	var raws [][]byte
+	for _, set := range entrySets[:4] {
+		b, _ := TarGz(set.entries)
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			f.Fatal(err)
+		}
+		raw, _ := io.ReadAll(zr)
+		raws = append(raws, raw)
+	}
+	for _, raw := range raws {
+		f.Add(raw)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+			b = gz(b)
+		}
 		files, err := InspectTarGz(b, fuzzLimits)
 		if err != nil {
 			if files != nil {

@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 )
@@ -22,6 +23,13 @@ const (
 	tarEntryOverhead = 8 << 10
 	tarEndOverhead   = 2*512 + 10240
 )
+
+// tarBudget is how many bytes a decompressed tar stream may hold under lim.
+func tarBudget(lim Limits) int64 {
+	const most = math.MaxInt64 / 4 // no overflow whatever the limits
+	entries := min(int64(lim.MaxEntries), most/tarEntryOverhead-1)
+	return min(lim.MaxBytes, most) + (entries+1)*tarEntryOverhead + tarEndOverhead
+}
 
 func unsafef(name, format string, args ...any) error {
 	return fmt.Errorf("%w: entry %q: %s", ErrUnsafe, name, fmt.Sprintf(format, args...))
@@ -127,7 +135,8 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 }
 
 // InspectTarGz reads a gzip-compressed tar archive in memory, without touching the file
-// system, and returns its regular files sorted by name. It takes one gzip member holding a
+// system, and returns its regular files sorted by name (their Data never aliases b);
+// directory entries are checked but not returned. It takes one gzip member holding a
 // ustar, PAX or GNU tar.
 //
 // It refuses, with an error wrapping ErrUnsafe that names the entry: a name that is
@@ -150,7 +159,7 @@ func InspectTarGz(b []byte, lim Limits) ([]File, error) {
 		return nil, fmt.Errorf("archive: not a gzip stream: %w", err)
 	}
 	zr.Multistream(false)
-	budget := lim.MaxBytes + int64(lim.MaxEntries+1)*tarEntryOverhead + tarEndOverhead
+	budget := tarBudget(lim)
 	stream := &budgetReader{r: zr, n: budget}
 	streamErr := func(last string, err error) error {
 		where := "before any entry"
@@ -238,7 +247,8 @@ func InspectTarGz(b []byte, lim Limits) ([]File, error) {
 }
 
 // InspectZip reads a zip archive in memory, without touching the file system, and returns
-// its regular files sorted by name. It takes Store and Deflate entries, zip64 included.
+// its regular files sorted by name (their Data never aliases b); directory entries are
+// checked but not returned. It takes Store and Deflate entries, zip64 included.
 //
 // It refuses, with an error wrapping ErrUnsafe that names the entry, everything
 // InspectTarGz refuses (a symbolic link is an entry with the Unix link type in its

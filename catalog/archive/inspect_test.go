@@ -11,7 +11,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -432,4 +435,76 @@ func TestInspectBombMemory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInspectOtherTools reads archives made by other tools (testdata/interop: Info-ZIP
+// zip 3.0 plain, with data descriptors, with zip64 and streamed to a pipe; GNU tar 1.34
+// in PAX, GNU and ustar formats; Python 3.11's zipfile and tarfile) from one skill folder.
+func TestInspectOtherTools(t *testing.T) {
+	numbers := ""
+	for i := 1; i <= 300; i++ {
+		numbers += fmt.Sprintf("%d\n", i)
+	}
+	all := []Entry{
+		{"SKILL.md", []byte("---\nname: skill\ndescription: made by other tools\n---\nhi\n")},
+		{"refs/café.md", []byte("é\n")},
+		{"refs/deep/x.md", []byte("x\n")},
+		{"refs/empty", nil},
+		{"refs/" + strings.Repeat("l", 150) + ".md", []byte("long")},
+		{"refs/numbers.txt", []byte(numbers)},
+	}
+	some := func(names ...string) []Entry {
+		var es []Entry
+		for _, e := range all {
+			if slices.Contains(names, e.Name) {
+				es = append(es, e)
+			}
+		}
+		return es
+	}
+	for _, c := range []struct {
+		file string
+		want []Entry
+	}{
+		{"infozip.zip", all},
+		{"infozip-descriptors.zip", all},
+		{"infozip-zip64.zip", all},
+		{"infozip-streamed.zip", some("SKILL.md", "refs/numbers.txt")},
+		{"python.zip", all},
+		{"gnutar-pax.tar.gz", all},
+		{"gnutar-gnu.tar.gz", all},
+		{"gnutar-ustar.tar.gz", some("SKILL.md", "refs/numbers.txt", "refs/deep/x.md")},
+		{"python.tar.gz", all},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", "interop", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inspect := InspectTarGz
+			if strings.HasSuffix(c.file, ".zip") {
+				inspect = InspectZip
+			}
+			files, err := inspect(b, DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFiles(t, files, c.want)
+		})
+	}
+	// "tar -C skill -czf skill.tar.gz ." names everything "./…": refused.
+	b, err := os.ReadFile("testdata/interop/gnutar-dot.tar.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := InspectTarGz(b, DefaultLimits()); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("./ names: got %v, want ErrUnsafe", err)
+	}
+	// archive/zip's own writer (data descriptors with signatures, directories).
+	z := zipOf(t, zf("dir/", ""), zf("dir/a.md", "data data data"), zf("SKILL.md", "s"), zipItem{zip.FileHeader{Name: "b", Method: zip.Store}, "stored"})
+	files, err := InspectZip(z, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, files, []Entry{{"dir/a.md", []byte("data data data")}, {"SKILL.md", []byte("s")}, {"b", []byte("stored")}})
 }

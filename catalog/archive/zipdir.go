@@ -72,8 +72,12 @@ func readZipDirectory(b []byte, maxEntries int) ([]zipEntry, error) {
 	}
 	count, cdSize, cdOff := uint64(le.Uint16(end[10:])), uint64(le.Uint32(end[12:])), uint64(le.Uint32(end[16:]))
 	cdEnd := uint64(p)
-	if count == max16 || cdSize == max32 || cdOff == max32 {
-		if p < end64LocLen || le.Uint32(b[p-end64LocLen:]) != sigEnd64Loc {
+	// A zip64 end record and its locator come just before the end record: when the end
+	// record's values are saturated, and also, with plain values, from writers that
+	// always add them.
+	hasLoc := p >= end64LocLen && le.Uint32(b[p-end64LocLen:]) == sigEnd64Loc
+	if count == max16 || cdSize == max32 || cdOff == max32 || hasLoc {
+		if !hasLoc {
 			return nil, errors.New("archive: zip64 end of central directory locator missing")
 		}
 		loc := b[p-end64LocLen:]
@@ -89,7 +93,11 @@ func readZipDirectory(b []byte, maxEntries int) ([]zipEntry, error) {
 		if le.Uint32(e64[16:]) != 0 || le.Uint32(e64[20:]) != 0 || le.Uint64(e64[24:]) != le.Uint64(e64[32:]) {
 			return nil, errors.New("archive: multi-disk zip archives are not supported")
 		}
-		count, cdSize, cdOff = le.Uint64(e64[32:]), le.Uint64(e64[40:]), le.Uint64(e64[48:])
+		count64, cdSize64, cdOff64 := le.Uint64(e64[32:]), le.Uint64(e64[40:]), le.Uint64(e64[48:])
+		if count != max16 && count != count64 || cdSize != max32 && cdSize != cdSize64 || cdOff != max32 && cdOff != cdOff64 {
+			return nil, errors.New("archive: the zip end record and zip64 end record disagree")
+		}
+		count, cdSize, cdOff = count64, cdSize64, cdOff64
 		cdEnd = off64
 	}
 	if count > uint64(maxEntries) {
@@ -97,6 +105,9 @@ func readZipDirectory(b []byte, maxEntries int) ([]zipEntry, error) {
 	}
 	if cdOff > cdEnd || cdEnd-cdOff != cdSize {
 		return nil, errors.New("archive: the zip central directory does not end where the end record is")
+	}
+	if count > cdSize/centralLen {
+		return nil, fmt.Errorf("archive: the zip end record declares %d entries, more than its central directory can hold", count)
 	}
 
 	// The central directory: count records that exactly fill it.
