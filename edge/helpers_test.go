@@ -95,11 +95,3 @@ func request(id int, method, params string) string {
 
 // modernMeta is the _meta member of a 2026-07-28 request.
 const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-
-// errCode is the code of err, 0 for nil.
-func errCode(err *jsonrpc.Error) int64 {
-	if err == nil {
-		return 0
-	}
-	return err.Code
-}

@@ -273,18 +273,6 @@ func (pl *Pool) RPC(ctx context.Context, version string, msg []byte) (reply []by
 	return reply, string(line), nil
 }
 
-// extism calls an Extism export (load, configure, http, rpc) on a lent instance. It
-// exists to prove that ABI and to measure it against the raw one.
-func (pl *Pool) extism(ctx context.Context, name string, input []byte) ([]byte, error) {
-	var out []byte
-	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
-		var err error
-		out, err = in.callExtism(ctx, name, input)
-		return err
-	})
-	return out, err
-}
-
 // Close stops lending instances, waits for the requests in flight (or for ctx) and
 // closes every instance. Later calls fail with ErrClosed.
 func (pl *Pool) Close(ctx context.Context) error {
