@@ -2,7 +2,10 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Scheme is the URI scheme of every skill resource. See SPEC §2 and RFC 3986.
@@ -155,4 +158,26 @@ func unhex(c byte) int {
 		return int(c-'A') + 10
 	}
 	return -1
+}
+
+// NameProblem returns why s cannot stand in the name of a file or directory served as part
+// of a skill:// URI (SPEC §2), or "": it is not valid UTF-8, or it contains a backslash, a
+// control character or another non-printable character. Whether s is empty, "." or ".."
+// is the caller's to check. Messages read after the name: "contains a backslash".
+func NameProblem(s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	case strings.ContainsRune(s, '\\'):
+		return "contains a backslash"
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return "contains a control character"
+		}
+		if !unicode.IsPrint(r) {
+			return fmt.Sprintf("contains the non-printable character %U", r)
+		}
+	}
+	return ""
 }

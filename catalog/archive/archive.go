@@ -34,8 +34,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // Entry is one file to archive: Name is the path relative to the skill root, "/"-separated
@@ -114,16 +115,9 @@ func checkName(name string) string {
 		return "the name is not valid UTF-8"
 	case name[0] == '/':
 		return "the name is absolute"
-	case strings.ContainsRune(name, '\\'):
-		return "the name contains a backslash"
 	}
-	for _, r := range name {
-		if unicode.IsControl(r) {
-			return "the name contains a control character"
-		}
-		if !unicode.IsPrint(r) {
-			return fmt.Sprintf("the name contains the non-printable character %U", r)
-		}
+	if why := catalog.NameProblem(name); why != "" {
+		return "the name " + why
 	}
 	for seg := range strings.SplitSeq(name, "/") {
 		switch seg {

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // Directory and file names that are version-control or operating-system clutter. They are
@@ -22,23 +23,10 @@ func isClutterFile(name string) bool {
 // segment of a skill:// URI, or "".
 // See SPEC §2: paths never hold "..", ".", empty segments, backslashes or control characters.
 func checkSegment(seg string) string {
-	switch {
-	case !utf8.ValidString(seg):
-		return "is not valid UTF-8"
-	case seg == "" || seg == "." || seg == "..":
+	if seg == "" || seg == "." || seg == ".." {
 		return "is not a usable name"
-	case strings.ContainsRune(seg, '\\'):
-		return "contains a backslash"
 	}
-	for _, r := range seg {
-		if unicode.IsControl(r) {
-			return "contains a control character"
-		}
-		if !unicode.IsPrint(r) {
-			return fmt.Sprintf("contains the non-printable character %U", r)
-		}
-	}
-	return ""
+	return catalog.NameProblem(seg)
 }
 
 // checkPrefixSegment returns why a directory name in a skill's path before the skill's own
