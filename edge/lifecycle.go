@@ -20,15 +20,19 @@ func (s *Server) initialize(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if v.Type != gjson.String {
 		return nil, invalidParams("initialize: params.protocolVersion must be a string")
 	}
-	version := newestLegacy
-	if isLegacy(v.Str) {
-		version = v.Str
-	}
 	b = append(b, `"protocolVersion":"`...)
-	b = append(b, version...)
+	b = append(b, negotiate(v.Str)...)
 	b = append(b, `","capabilities":`+capabilitiesJSON+`,"serverInfo":`...)
 	b = s.appendServerInfo(b)
 	return s.appendInstructions(b), nil
+}
+
+// negotiate returns the revision initialize answers to a client that asked for requested.
+func negotiate(requested string) string {
+	if isLegacy(requested) {
+		return requested
+	}
+	return newestLegacy
 }
 
 // discover answers server/discover (2026-07-28): the versions, capabilities and identity

@@ -55,7 +55,7 @@ func (s *Server) handleMessage(buf []byte, version string, msg []byte) (reply []
 	}
 	reply, modern, code := s.request(buf, &m, legacy)
 	if m.Method == "initialize" && !modern && code == 0 {
-		version = gjson.GetBytes(reply, "result.protocolVersion").Str
+		version = negotiate(gjson.GetBytes(m.Params, "protocolVersion").Str)
 	}
 	return reply, version
 }
