@@ -3,6 +3,7 @@ package edge
 import (
 	"errors"
 	"math"
+	"strconv"
 
 	"github.com/tidwall/gjson"
 
@@ -88,4 +89,51 @@ func optCount(key string, v gjson.Result) (int, error) {
 		return 0, errors.New("option " + key + " must be a non-negative integer")
 	}
 	return int(f), nil
+}
+
+// JSON renders o as the object ParseOptions reads, with every non-zero field (zero fields
+// take the defaults), so hosts that configure a plugin never spell the keys themselves.
+// ParseOptions(o.JSON()) equals o.
+func (o Options) JSON() []byte {
+	b := []byte{'{'}
+	field := func(key string) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, `"`+key+`":`...)
+	}
+	str := func(key, v string) {
+		if v != "" {
+			field(key)
+			b = jsonrpc.AppendString(b, v)
+		}
+	}
+	num := func(key string, v int) {
+		if v != 0 {
+			field(key)
+			b = strconv.AppendInt(b, int64(v), 10)
+		}
+	}
+	list := func(key string, v []string) {
+		if v != nil {
+			field(key)
+			b = append(b, '[')
+			for i, s := range v {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonrpc.AppendString(b, s)
+			}
+			b = append(b, ']')
+		}
+	}
+	str("endpoint", o.Endpoint)
+	list("allowOrigins", o.AllowOrigins)
+	list("allowHosts", o.AllowHosts)
+	num("maxBody", o.MaxBody)
+	num("pageSize", o.PageSize)
+	str("instructions", o.Instructions)
+	str("name", o.Name)
+	str("version", o.Version)
+	return append(b, '}')
 }

@@ -150,3 +150,21 @@ func TestParseOptionsDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsJSONRoundTrip checks that JSON renders what ParseOptions reads back.
+func TestOptionsJSONRoundTrip(t *testing.T) {
+	for _, o := range []Options{
+		{},
+		{Endpoint: "/x", MaxBody: 7, PageSize: 3, Instructions: "say \"hi\"\n", Name: "n", Version: "v"},
+		{AllowOrigins: []string{"*"}, AllowHosts: []string{Loopback, "skills.example"}},
+		{AllowOrigins: []string{}},
+	} {
+		got, err := ParseOptions(o.JSON())
+		if err != nil || !reflect.DeepEqual(got, o) {
+			t.Errorf("ParseOptions(%s) = %+v, %v; want %+v", o.JSON(), got, err, o)
+		}
+	}
+	if _, err := ParseOptions(Options{PageSize: -1}.JSON()); err == nil {
+		t.Error("a negative page size renders to options that parse")
+	}
+}

@@ -3,7 +3,6 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	goruntime "runtime"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -35,32 +35,17 @@ type Options struct {
 	// DefaultMaxBody.
 	MaxBody int
 
-	// The plugin's options; see edge.Options. Zero values take the plugin's defaults.
-	Endpoint     string
-	AllowOrigins []string
-	AllowHosts   []string
-	PageSize     int
-	Instructions string
-	Name         string
-	Version      string
+	// Server holds the plugin's options, passed to its configure export; zero values take
+	// the plugin's defaults. Its MaxBody is replaced by the pool's, which host and plugin
+	// must share.
+	Server edge.Options
 }
 
 // configJSON renders the options object of the configure export.
 func (o *Options) configJSON() []byte {
-	b, err := json.Marshal(struct {
-		Endpoint     string   `json:"endpoint,omitempty"`
-		AllowOrigins []string `json:"allowOrigins,omitempty"`
-		AllowHosts   []string `json:"allowHosts,omitempty"`
-		MaxBody      int      `json:"maxBody,omitempty"`
-		PageSize     int      `json:"pageSize,omitempty"`
-		Instructions string   `json:"instructions,omitempty"`
-		Name         string   `json:"name,omitempty"`
-		Version      string   `json:"version,omitempty"`
-	}{o.Endpoint, o.AllowOrigins, o.AllowHosts, o.MaxBody, o.PageSize, o.Instructions, o.Name, o.Version})
-	if err != nil {
-		panic(err) // strings and ints always marshal
-	}
-	return b
+	s := o.Server
+	s.MaxBody = o.MaxBody
+	return s.JSON()
 }
 
 // MinMemoryLimit is the smallest per-instance memory limit NewPool accepts for pack with

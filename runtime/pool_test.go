@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"github.com/skilledge/skilledge/edge"
 	"strings"
 	"sync"
 	"testing"
@@ -167,7 +168,7 @@ func TestNewPoolErrors(t *testing.T) {
 	requireErrorIs(t, err, ErrMemoryLimit)
 	requireContains(t, err.Error(), "instances are limited to 32.0 MiB of memory, but the pack is 20.0 MiB")
 
-	_, err = p.NewPool(ctx, pack, Options{PageSize: -1})
+	_, err = p.NewPool(ctx, pack, Options{Server: edge.Options{PageSize: -1}})
 	requireContains(t, err.Error(), "configuring the plugin: skilledge: configure: option pageSize must be a non-negative integer")
 }
 

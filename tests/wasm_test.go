@@ -40,11 +40,7 @@ func newWasm(t *testing.T, options []byte) target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := p.NewPool(context.Background(), pack, runtime.Options{
-		Size: 1, MaxBody: o.MaxBody, Endpoint: o.Endpoint, AllowOrigins: o.AllowOrigins,
-		AllowHosts: o.AllowHosts, PageSize: o.PageSize, Instructions: o.Instructions,
-		Name: o.Name, Version: o.Version,
-	})
+	pool, err := p.NewPool(context.Background(), pack, runtime.Options{Size: 1, MaxBody: o.MaxBody, Server: o})
 	if err != nil {
 		t.Fatal(err)
 	}

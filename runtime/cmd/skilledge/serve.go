@@ -67,7 +67,7 @@ loopback origins.`)
 	if !ok {
 		return 1
 	}
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pack, skruntime.Options{AllowOrigins: origins, AllowHosts: hosts}, stderr)
+	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pack, skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts}}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
@@ -108,7 +108,7 @@ loopback origins.`)
 
 // endpoint is the MCP endpoint path (the plugin's default unless configured).
 func endpoint(pool *skruntime.Pool) string {
-	if e := pool.Options().Endpoint; e != "" {
+	if e := pool.Options().Server.Endpoint; e != "" {
 		return e
 	}
 	return "/mcp"
