@@ -50,7 +50,7 @@ func New(p *catalog.Pack, opt Options) *Server {
 		opt.Endpoint = "/mcp"
 	}
 	if opt.MaxBody <= 0 {
-		opt.MaxBody = 1 << 20
+		opt.MaxBody = DefaultMaxBody
 	}
 	if opt.PageSize <= 0 {
 		opt.PageSize = 100
@@ -66,6 +66,10 @@ func New(p *catalog.Pack, opt Options) *Server {
 	}
 	return &Server{pack: p, opt: opt}
 }
+
+// DefaultMaxBody is Options.MaxBody when unset: 1 MiB. Hosts that cap the body they read
+// before the options reach the plugin (the worker shim) use it too.
+const DefaultMaxBody = 1 << 20
 
 // Version is the skilledge release reported in serverInfo by default.
 const Version = "0.1.0"

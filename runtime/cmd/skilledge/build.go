@@ -8,20 +8,24 @@ import (
 	"os"
 	"path/filepath"
 
+	deploy "github.com/skilledge/skilledge/build"
 	skruntime "github.com/skilledge/skilledge/runtime"
 )
 
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("build", "skilledge build [DIR] -o OUT [flags]",
-		`Writes OUT/catalog.pack, the catalog of DIR (default: the built-in examples), and
-OUT/plugin.wasm, the server: the two files any host (the worker, an Extism SDK, serve)
-runs. Both are reproducible. The folder is refused if it has invalid skills, unless
---skip-invalid.`)
+		`Writes OUT/catalog.pack, the catalog of DIR (default: the built-in examples),
+OUT/plugin.wasm, the server, and OUT/worker.mjs, the Cloudflare Workers entry module that
+serves the two. catalog.pack and plugin.wasm are all any host (an Extism SDK, serve)
+needs; with worker.mjs, OUT is a Worker: "npx --prefix build wrangler deploy" deploys
+dist/ with the repository's wrangler.toml. All three are reproducible. build reports
+their sizes, raw and gzipped, and warns when the Worker is over the Workers size limits.
+The folder is refused if it has invalid skills, unless --skip-invalid.`)
 	var f catalogFlags
 	f.register(c.fs)
 	var plugin string
 	pluginFlag(c.fs, &plugin)
-	out := c.fs.String("o", "", "write to directory `OUT` (created if missing)")
+	out := c.fs.String("o", "", "write to directory `OUT` (created if missing; dist for the root wrangler.toml)")
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
 		return code
@@ -31,7 +35,7 @@ runs. Both are reproducible. The folder is refused if it has invalid skills, unl
 		c.printUsage(stderr)
 		return 2
 	}
-	pack, p, ok := packFolder("build", dirArg(pos), f, stderr)
+	pk, ok := packFolder("build", dirArg(pos), f, stderr)
 	if !ok {
 		return 1
 	}
@@ -49,19 +53,22 @@ runs. Both are reproducible. The folder is refused if it has invalid skills, unl
 		fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 		return 1
 	}
-	packPath, wasmPath := filepath.Join(*out, "catalog.pack"), filepath.Join(*out, "plugin.wasm")
-	for _, w := range []struct {
-		path string
-		data []byte
-	}{{packPath, pack}, {wasmPath, wasm}} {
-		if err := writeFileAtomic(w.path, w.data); err != nil {
+	pack := newArtifact(filepath.Join(*out, "catalog.pack"), pk.bytes)
+	wasmFile := newArtifact(filepath.Join(*out, "plugin.wasm"), wasm)
+	worker := newArtifact(filepath.Join(*out, deploy.WorkerName), deploy.Worker)
+	files := []artifact{pack, wasmFile, worker}
+	for _, a := range files {
+		if err := writeFileAtomic(a.path, a.data); err != nil {
 			fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 			return 1
 		}
 	}
-	fmt.Fprintf(stdout, "%s  %d bytes  %s, %s, catalog digest %s\n", packPath, len(pack),
+	p := pk.pack
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  %s, %s, catalog digest %s\n", pack.path, len(pack.data), size(pack.gzipped),
 		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), p.Digest())
-	fmt.Fprintf(stdout, "%s  %d bytes  sha256 %x\n", wasmPath, len(wasm), sha256.Sum256(wasm))
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x\n", wasmFile.path, len(wasm), size(wasmFile.gzipped), sha256.Sum256(wasm))
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the Workers entry module\n", worker.path, len(worker.data), size(worker.gzipped))
+	reportBundle(stdout, stderr, files, wasmFile, pack, pk.catalog)
 	return 0
 }
 

@@ -92,39 +92,46 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
+// packed is a folder encoded as a pack.
+type packed struct {
+	bytes   []byte
+	pack    *catalog.Pack  // bytes, opened
+	catalog *build.Catalog // what was encoded
+}
+
 // packFolder loads dir and encodes its pack, printing problems on stderr. It refuses a
 // folder with invalid skills unless --skip-invalid. ok is false after printing why.
-func packFolder(name, dir string, f catalogFlags, stderr io.Writer) (pack []byte, p *catalog.Pack, ok bool) {
+func packFolder(name, dir string, f catalogFlags, stderr io.Writer) (_ packed, ok bool) {
 	var root string
 	if f.trustRoot != "" {
 		r, err := trust.ParseRoot(f.trustRoot)
 		if err != nil {
 			fmt.Fprintf(stderr, "skilledge %s: --trust-root: %v\n", name, err)
-			return nil, nil, false
+			return packed{}, false
 		}
 		root = r.String()
 	}
 	l, err := loadCatalog(dir, f)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge %s: %v\n", name, err)
-		return nil, nil, false
+		return packed{}, false
 	}
 	l.catalog.TrustRoot = root
 	if l.errors > 0 && !f.skipInvalid {
 		l.report(stderr)
 		fmt.Fprintf(stderr, "skilledge %s: the folder has invalid skills; fix them, or pass --skip-invalid to %s the valid ones\n", name, map[bool]string{true: "build", false: "serve"}[name == "build"])
-		return nil, nil, false
+		return packed{}, false
 	}
 	if len(l.problems) > 0 {
 		l.report(stderr)
 	}
-	pack = build.Encode(l.catalog)
-	p, err = catalog.Open(pack)
+	pack := build.Encode(l.catalog)
+	p, err := catalog.Open(pack)
 	if err != nil { // a bug in catalog/build
 		fmt.Fprintf(stderr, "skilledge %s: the encoded pack does not open: %v\n", name, err)
-		return nil, nil, false
+		return packed{}, false
 	}
-	return pack, p, true
+	return packed{pack, p, l.catalog}, true
 }
 
 // startPool finds or builds plugin.wasm, compiles it and makes a pool serving pack.

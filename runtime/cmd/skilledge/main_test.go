@@ -4,9 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/edge"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +13,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	deploy "github.com/skilledge/skilledge/build"
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge"
 )
 
 // call runs the command line and returns its exit status, stdout and stderr.
@@ -187,10 +190,18 @@ func TestBuild(t *testing.T) {
 	expect(t, code, stdout, stderr, 0, filepath.Join(out, "catalog.pack")+"  ", "")
 	expect(t, code, stdout, stderr, 0, "6 skills, 13 files, catalog digest ", "")
 	expect(t, code, stdout, stderr, 0, filepath.Join(out, "plugin.wasm")+"  ", "")
+	expect(t, code, stdout, stderr, 0, filepath.Join(out, "worker.mjs")+"  ", "")
+	expect(t, code, stdout, stderr, 0, "Worker bundle: about 1.", "")
+	if strings.Contains(stderr, "warning") {
+		t.Fatalf("the example catalog fits the free plan, yet:\n%s", stderr)
+	}
 	for _, name := range []string{"catalog.pack", "plugin.wasm"} {
 		if fi, err := os.Stat(filepath.Join(out, name)); err != nil || fi.Size() == 0 {
 			t.Fatalf("%s: %v", name, err)
 		}
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "worker.mjs")); err != nil || !bytes.Equal(b, deploy.Worker) {
+		t.Fatalf("worker.mjs is not build/worker.mjs: %v", err)
 	}
 	first, _ := os.ReadFile(filepath.Join(out, "catalog.pack"))
 	code, stdout, stderr = call(t, "", "build", "../../../catalog/examples/skills", "-o", out)
@@ -198,6 +209,30 @@ func TestBuild(t *testing.T) {
 	second, _ := os.ReadFile(filepath.Join(out, "catalog.pack"))
 	if !bytes.Equal(first, second) {
 		t.Fatal("the embedded examples and the folder give different packs")
+	}
+}
+
+// TestBuildSizeWarning: a catalog too large for a Workers plan is still built, with a
+// warning that says which limit it is over and names the large files.
+func TestBuildSizeWarning(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		bytes int // of incompressible data; the pack holds it about four times
+		want  string
+	}{
+		{"free", 700 << 10, "over the free plan's limit of 3 MiB: it deploys only on a paid plan"},
+		{"paid", 3 << 20, "over the paid plan's limit of 10 MiB: wrangler deploy will be refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "big", "SKILL.md"), "---\nname: big\ndescription: Large data.\n---\nbody\n")
+			data := make([]byte, tc.bytes)
+			rand.NewChaCha8([32]byte{}).Read(data)
+			writeFile(t, filepath.Join(dir, "big", "data.bin"), string(data))
+			code, stdout, stderr := call(t, "", "build", dir, "-o", t.TempDir())
+			expect(t, code, stdout, stderr, 0, "Worker bundle: about ", tc.want)
+			expect(t, code, stdout, stderr, 0, "", "big/data.bin  ")
+		})
 	}
 }
 
@@ -244,5 +279,15 @@ func TestTrustRoot(t *testing.T) {
 	reply, _ := edge.New(p, edge.Options{}).HandleMessage("", []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
 	if !bytes.Contains(reply, []byte("trust root https://github.com/acme/skills/")) {
 		t.Errorf("instructions do not state the trust root: %s", reply)
+	}
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

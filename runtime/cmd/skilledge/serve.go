@@ -63,11 +63,11 @@ loopback origins.`)
 	if len(hosts) > 0 {
 		hosts = append(stringList{edge.Loopback}, hosts...)
 	}
-	pack, p, ok := packFolder("serve", dirArg(pos), f.catalogFlags, stderr)
+	pk, ok := packFolder("serve", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
 	}
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pack, skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts}}, stderr)
+	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pk.bytes, skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts}}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
@@ -88,7 +88,7 @@ loopback origins.`)
 		MaxHeaderBytes:    64 << 10,
 	}
 	fmt.Fprintf(stdout, "skilledge: serving %s (%s) at http://%s%s\n",
-		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint(pool))
+		plural(pk.pack.NumSkills(), "skill"), plural(pk.pack.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint(pool))
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
@@ -125,19 +125,19 @@ stdin. The folder is refused if it has invalid skills, unless --skip-invalid.`)
 	if !ok {
 		return code
 	}
-	pack, p, ok := packFolder("stdio", dirArg(pos), f.catalogFlags, stderr)
+	pk, ok := packFolder("stdio", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
 	}
 	// A stdio message may be a whole line: budget instance memory for the longest.
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pack, skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine}, stderr)
+	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pk.bytes, skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1
 	}
 	srv := skruntime.NewServer(pool, stderr)
 	defer srv.Close(context.Background())
-	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"))
+	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(pk.pack.NumSkills(), "skill"), plural(pk.pack.NumFiles(), "file"))
 	// ServeStdio notices ctx only between messages; an interrupt must not wait for
 	// the next line, so on one return at once (the process is about to exit).
 	done := make(chan error, 1)

@@ -1,0 +1,119 @@
+// The Cloudflare Workers entry module: a pipe between the fetch event and plugin.wasm.
+//
+// `skilledge build DIR -o OUT` copies this file to OUT/worker.mjs beside OUT/plugin.wasm and
+// OUT/catalog.pack, which wrangler bundles as a CompiledWasm and a Data module (see the
+// root wrangler.toml). Every HTTP and MCP decision is the plugin's (edge/): this file only
+// turns a Request into a request frame, hands it to the plugin's Extism `http` export, and
+// turns the response frame back into a Response. The frame format is documented in
+// edge/wire: "METHOD SP TARGET LF *(NAME: VALUE LF) LF BODY" in, "STATUS LF *(NAME: VALUE
+// LF) LF BODY" out.
+//
+// One plugin instance, with the pack loaded and the options applied, lives for the
+// isolate; it is made on the first request (the options are a binding, which only a
+// request's env carries) and calls into it run one at a time, because an instance is not
+// reentrant. The host's own duties are the ones only a host can do: capping the request
+// body it reads, and answering 500 if the plugin cannot start.
+import createPlugin from "@extism/extism";
+import wasm from "./plugin.wasm";
+import pack from "./catalog.pack";
+
+// The body cap when the options do not set maxBody: edge.DefaultMaxBody (a test in build/
+// holds the two equal).
+const defaultMaxBody = 1048576;
+
+let plugin = null; // Promise of {call, maxBody}, made once per isolate
+let queue = Promise.resolve(); // serialises calls into the instance
+
+async function start(env) {
+	// SKILLEDGE_OPTIONS is the plugin's options object (edge.ParseOptions), from
+	// wrangler.toml's [vars.SKILLEDGE_OPTIONS] or any JSON binding.
+	const options = env.SKILLEDGE_OPTIONS ?? {};
+	// enableWasiOutput: the plugin writes to stderr only when it crashes; let that reach the logs.
+	const p = await createPlugin({ wasm: [{ module: wasm }] }, { useWasi: true, enableWasiOutput: true });
+	await p.call("configure", JSON.stringify(options));
+	await p.call("load", new Uint8Array(pack));
+	return { p, maxBody: options.maxBody ?? defaultMaxBody };
+}
+
+function run(fn) {
+	const result = queue.then(fn);
+	queue = result.catch(() => {});
+	return result;
+}
+
+// readBody returns at most limit+1 bytes of the body: enough for the plugin to see that a
+// body is over the limit (413) without the host holding all of it.
+async function readBody(request, limit) {
+	if (request.body === null) return new Uint8Array(0);
+	const chunks = [];
+	let size = 0;
+	const reader = request.body.getReader();
+	while (size <= limit) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		chunks.push(value);
+		size += value.byteLength;
+	}
+	if (size > limit) await reader.cancel();
+	const body = new Uint8Array(Math.min(size, limit + 1));
+	let at = 0;
+	for (const c of chunks) {
+		const n = Math.min(c.byteLength, body.byteLength - at);
+		body.set(c.subarray(0, n), at);
+		at += n;
+	}
+	return body;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function requestFrame(request, body) {
+	const url = new URL(request.url);
+	let head = `${request.method} ${url.pathname}${url.search}\n`;
+	for (const [name, value] of request.headers) head += `${name}: ${value}\n`;
+	const h = encoder.encode(head + "\n");
+	const frame = new Uint8Array(h.byteLength + body.byteLength);
+	frame.set(h);
+	frame.set(body, h.byteLength);
+	return frame;
+}
+
+function response(frame) {
+	let end = 0; // the blank line that ends the head
+	while (end + 1 < frame.length && !(frame[end] === 10 && frame[end + 1] === 10)) end++;
+	const lines = decoder.decode(frame.subarray(0, end)).split("\n");
+	const headers = new Headers();
+	for (const line of lines.slice(1)) {
+		const colon = line.indexOf(": ");
+		headers.append(line.slice(0, colon), line.slice(colon + 2));
+	}
+	const body = frame.subarray(end + 2);
+	return new Response(body.length > 0 ? body : null, { status: Number(lines[0]), headers });
+}
+
+export default {
+	async fetch(request, env) {
+		plugin ??= start(env);
+		const ready = plugin;
+		let instance;
+		try {
+			instance = await ready;
+		} catch (err) {
+			if (plugin === ready) plugin = null; // try again on the next request
+			console.error("skilledge: the plugin did not start:", err);
+			return new Response(`skilledge: the plugin did not start: ${err.message}\n`, { status: 500 });
+		}
+		const frame = requestFrame(request, await readBody(request, instance.maxBody));
+		try {
+			const out = await run(() => instance.p.call("http", frame));
+			return response(out.bytes());
+		} catch (err) {
+			// The instance trapped (a panic, out of memory): it is unusable. Only this request
+			// fails; the next one gets a fresh instance.
+			if (plugin === ready) plugin = null;
+			console.error("skilledge: the plugin trapped:", err);
+			return new Response("skilledge: internal error\n", { status: 500 });
+		}
+	},
+};
