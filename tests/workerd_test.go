@@ -1,0 +1,404 @@
+//go:build e2e
+
+package tests
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// The worker target: the example catalog deployed as the README says (skilledge build,
+// then the pinned wrangler's deploy --dry-run), and wrangler's output bundle served by the
+// pinned workerd, Cloudflare's Workers runtime, on loopback.
+
+// deployment is the result of the README's deploy commands.
+type deployment struct {
+	dir    string // the scratch checkout the commands ran in
+	bundle string // wrangler's --outdir: worker.js and the modules it imports
+	output string // what the commands printed, stdout and stderr
+}
+
+// deployBlock returns the README's code block that builds and dry-runs the deployment.
+func deployBlock(root string) (string, error) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		return "", err
+	}
+	for _, b := range codeBlocks(string(readme)) {
+		if strings.Contains(b, "wrangler deploy --dry-run") {
+			return b, nil
+		}
+	}
+	return "", errors.New("README.md has no code block with `wrangler deploy --dry-run`")
+}
+
+var outdirFlag = regexp.MustCompile(`--outdir (\S+)`)
+
+// exampleDeployment runs the README's deploy block once per test binary, in a scratch
+// checkout: every top-level entry of the repository linked in (so dist/ is the scratch
+// one, never the developer's), and skills/ linked to the example catalog's folder.
+var exampleDeployment = sync.OnceValues(func() (*deployment, error) {
+	root := repoRoot(nil)
+	block, err := deployBlock(root)
+	if err != nil {
+		return nil, err
+	}
+	m := outdirFlag.FindStringSubmatch(block)
+	if m == nil {
+		return nil, fmt.Errorf("the README's deploy block has no --outdir:\n%s", block)
+	}
+	dir, err := os.MkdirTemp("", "skilledge-deploy-")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case ".git", ".wrangler", "dist", "tmp", "skills":
+			continue
+		}
+		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, "catalog", "examples", "skills"), filepath.Join(dir, "skills")); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-ec", block)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "NO_COLOR=1", "CI=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("the README's deploy commands failed (%v):\n%s\n%s", err, block, out)
+	}
+	return &deployment{dir: dir, bundle: filepath.Join(dir, m[1]), output: string(out)}, nil
+})
+
+// deployed returns the example deployment, failing t if the commands failed.
+func deployed(t testing.TB) *deployment {
+	d, err := exampleDeployment()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// workerdBin is the pinned workerd binary.
+func workerdBin(t testing.TB) string {
+	p := filepath.Join(repoRoot(t), "build", "node_modules", "@cloudflare", "workerd-linux-64", "bin", "workerd")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("workerd missing (%v): run `npm ci --prefix build` (the README's test command does)", err)
+	}
+	return p
+}
+
+// deployedOptions is the SKILLEDGE_OPTIONS table of the root wrangler.toml, as JSON: what
+// the deployed Worker runs with. The table's values are TOML arrays of strings, numbers
+// and strings, which read the same in JSON.
+func deployedOptions(t testing.TB) string {
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "wrangler.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "["):
+			in = line == "[vars.SKILLEDGE_OPTIONS]"
+		case in && line != "" && !strings.HasPrefix(line, "#"):
+			k, v, ok := strings.Cut(line, " = ")
+			if !ok {
+				t.Fatalf("wrangler.toml: cannot read %q", line)
+			}
+			fields = append(fields, strconv.Quote(k)+":"+v)
+		}
+	}
+	if fields == nil {
+		t.Fatal("wrangler.toml has no [vars.SKILLEDGE_OPTIONS] table")
+	}
+	return "{" + strings.Join(fields, ",") + "}"
+}
+
+// workerd serves the deployment's bundle in a new workerd process, one Worker per options
+// JSON (each bound as SKILLEDGE_OPTIONS; "" binds none), each on its own loopback socket,
+// and returns their base URLs ("http://127.0.0.1:PORT") in order. It returns once every
+// socket is listening; the process stops when the test ends.
+func workerd(t testing.TB, options ...string) []string {
+	d := deployed(t)
+	configPath, err := workerdConfig(t.TempDir(), d.bundle, options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"serve", configPath}
+	var files []*os.File
+	var urls []string
+	for i := range options {
+		// Listening here and handing the socket over means no port is ever guessed.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ln.(*net.TCPListener).File()
+		ln.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		files = append(files, f)
+		args = append(args, "--socket-fd", fmt.Sprintf("http%d=%d", i, 3+i))
+		urls = append(urls, "http://"+ln.Addr().String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, workerdBin(t), args...)
+	cmd.ExtraFiles = files
+	var logs lockedBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("workerd output:\n%s", logs.String())
+		}
+	})
+	return urls
+}
+
+// workerdConfig writes, into dir, a workerd configuration serving bundle once per options
+// JSON, with the modules wrangler wrote (the entry worker.js, the CompiledWasm plugin and
+// the Data pack, named as worker.js imports them), and returns its path. The modules are
+// linked into dir: capnp's embed takes paths relative to the configuration file.
+func workerdConfig(dir, bundle string, options []string) (string, error) {
+	entries, err := os.ReadDir(bundle)
+	if err != nil {
+		return "", err
+	}
+	var modules []string
+	for _, e := range entries {
+		var kind string
+		switch {
+		case e.Name() == "worker.js":
+			kind = "esModule"
+		case strings.HasSuffix(e.Name(), ".wasm"):
+			kind = "wasm"
+		case strings.HasSuffix(e.Name(), ".pack"):
+			kind = "data"
+		default:
+			continue
+		}
+		if err := os.Symlink(filepath.Join(bundle, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			return "", err
+		}
+		modules = append(modules, fmt.Sprintf("(name = %q, %s = embed %q)", e.Name(), kind, e.Name()))
+	}
+	// worker.js must come first: it is the main module.
+	slices.SortStableFunc(modules, func(a, b string) int {
+		return boolInt(!strings.Contains(a, "esModule")) - boolInt(!strings.Contains(b, "esModule"))
+	})
+	var b strings.Builder
+	b.WriteString("using Workerd = import \"/workerd/workerd.capnp\";\n\nconst config :Workerd.Config = (\n  services = [\n")
+	for i := range options {
+		fmt.Fprintf(&b, "    (name = \"skilledge%d\", worker = .worker%d),\n", i, i)
+	}
+	b.WriteString("  ],\n  sockets = [\n")
+	for i := range options {
+		fmt.Fprintf(&b, "    (name = \"http%d\", http = (), service = \"skilledge%d\"),\n", i, i)
+	}
+	b.WriteString("  ],\n);\n")
+	for i, o := range options {
+		bindings := ""
+		if o != "" {
+			bindings = fmt.Sprintf("  bindings = [(name = \"SKILLEDGE_OPTIONS\", json = %s)],\n", strconv.Quote(o))
+		}
+		fmt.Fprintf(&b, "\nconst worker%d :Workerd.Worker = (\n  modules = [\n    %s\n  ],\n  compatibilityDate = %q,\n%s);\n",
+			i, strings.Join(modules, ",\n    "), compatibilityDate, bindings)
+	}
+	path := filepath.Join(dir, "config.capnp")
+	return path, os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// compatibilityDate is the root wrangler.toml's.
+var compatibilityDate = func() string {
+	b, _ := os.ReadFile(filepath.Join(repoRoot(nil), "wrangler.toml"))
+	m := regexp.MustCompile(`(?m)^compatibility_date = "([0-9-]+)"$`).FindSubmatch(b)
+	if m == nil {
+		return "wrangler.toml has no compatibility_date"
+	}
+	return string(m[1])
+}()
+
+// workerTarget is the worker in workerd, spoken to over HTTP on loopback.
+type workerTarget struct{ base string }
+
+var workerClient = &http.Client{
+	Transport: &http.Transport{DisableCompression: true},
+	Timeout:   30 * time.Second,
+}
+
+func newWorker(t *testing.T, options []byte) target {
+	o := string(options)
+	if o == "" {
+		o = "{}"
+	}
+	return workerTarget{workerd(t, strings.TrimSpace(o))[0]}
+}
+
+// HTTP sends the frame as a real HTTP request: the frame's Host header becomes the
+// request's Host, every other header is sent as it is.
+func (w workerTarget) HTTP(t *testing.T, frame []byte) []byte {
+	r, err := wire.ParseRequest(frame)
+	if err != nil {
+		t.Fatalf("bad request frame %q: %v", frame, err)
+	}
+	req, err := http.NewRequest(r.Method, w.base+r.Target, bytes.NewReader(r.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header["User-Agent"] = []string{""} // Go's own would be one more header
+	for _, h := range r.Header {
+		if strings.EqualFold(h.Name, "Host") {
+			req.Host = h.Value
+			continue
+		}
+		req.Header.Add(h.Name, h.Value)
+	}
+	resp, err := workerClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := wire.Response{Status: resp.StatusCode, Body: body}
+	for name, values := range resp.Header {
+		for _, v := range values {
+			out.Header = append(out.Header, wire.Field{Name: name, Value: v})
+		}
+	}
+	return wire.AppendResponse(nil, &out)
+}
+
+// Message: a Worker has no stdio transport, so the stdio sections do not apply to it.
+func (w workerTarget) Message(t *testing.T, version string, line []byte) ([]byte, string) {
+	t.Fatal("a Worker has no stdio transport")
+	return nil, ""
+}
+
+var dotSegment = regexp.MustCompile(`(?i)^[^ \n]* [^?\n]*/(\.|%2e){1,2}(/|\?|\n)`)
+
+// unsupported: a Worker has no stdio, and never sees a path with dot segments: the Fetch
+// API's URL parser resolves them before the fetch handler runs (as Cloudflare's edge does
+// before that), so the plugin's own refusal of them is unreachable there.
+func (workerTarget) unsupported(section string, data []byte) string {
+	switch {
+	case section == "stdio":
+		return "a Worker is reached over HTTP only; stdio is the runtime's transport"
+	case dotSegment.Match(data):
+		return "the Workers runtime resolves dot segments in the URL before the Worker sees it"
+	}
+	return ""
+}
+
+// normalize puts a response frame in the form an HTTP round trip preserves: header names
+// canonical, repeated fields joined with ", " (as the Fetch API's Headers do), fields
+// sorted by name, and without the fields the HTTP layer owns (Content-Length, Date,
+// connection management), which the plugin's frame does not carry and workerd adds.
+func (workerTarget) normalize(frame []byte) []byte {
+	r, err := wire.ParseResponse(frame)
+	if err != nil {
+		return frame
+	}
+	var names []string
+	values := map[string][]string{}
+	for _, h := range r.Header {
+		name := http.CanonicalHeaderKey(h.Name)
+		switch name {
+		case "Content-Length", "Date", "Connection", "Keep-Alive", "Transfer-Encoding":
+			continue
+		}
+		if _, ok := values[name]; !ok {
+			names = append(names, name)
+		}
+		values[name] = append(values[name], h.Value)
+	}
+	slices.Sort(names)
+	out := wire.Response{Status: r.Status, Body: r.Body}
+	for _, n := range names {
+		out.Header = append(out.Header, wire.Field{Name: n, Value: strings.Join(values[n], ", ")})
+	}
+	return wire.AppendResponse(nil, &out)
+}
+
+// TestCasesWorkerd runs the protocol cases against the worker in workerd, each case file
+// in a fresh workerd with the case's options bound as SKILLEDGE_OPTIONS.
+func TestCasesWorkerd(t *testing.T) { runCases(t, newWorker, false) }
+
+// lockedBuffer collects a process's output.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitHTTP polls url until it answers at all, for up to a minute.
+func waitHTTP(url string) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
