@@ -11,11 +11,17 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// TestInspector runs the MCP Inspector CLI's skills verifier against the served example
-// catalog in both protocol eras: skills/list --verify, skills/get --verify
-// --require-digests for every skill, and a directory read.
+// TestInspector runs the MCP Inspector CLI's skills verifier against the example catalog
+// on both servers (`skilledge serve` and the Worker in workerd) in both protocol eras:
+// skills/list --verify, skills/get --verify --require-digests for every skill, and a
+// directory read.
 func TestInspector(t *testing.T) {
-	url := serve(t)
+	for _, srv := range e2eServers(t) {
+		t.Run(srv.name, func(t *testing.T) { inspect(t, srv.url) })
+	}
+}
+
+func inspect(t *testing.T, url string) {
 	inspector := filepath.Join(repoRoot(t), "build", "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
 	b, err := examplePack()
 	if err != nil {

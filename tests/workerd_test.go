@@ -365,6 +365,23 @@ func (workerTarget) normalize(frame []byte) []byte {
 	return wire.AppendResponse(nil, &out)
 }
 
+// e2eServer is a running deployment of the example catalog for the third-party suites.
+type e2eServer struct {
+	name    string
+	url     string // the MCP endpoint
+	private string // the MCP endpoint of the same server accepting only loopback Host and Origin
+}
+
+// e2eServers starts the example catalog on both servers: `skilledge serve` (the plugin in
+// the wazero harness; loopback only by default) and the Worker in workerd, once with the
+// options wrangler.toml deploys (every Host and Origin) and once without any (the plugin's
+// loopback defaults). They stop when the test ends.
+func e2eServers(t *testing.T) []e2eServer {
+	local := serve(t)
+	w := workerd(t, deployedOptions(t), "")
+	return []e2eServer{{"serve", local, local}, {"workerd", w[0] + "/mcp", w[1] + "/mcp"}}
+}
+
 // TestCasesWorkerd runs the protocol cases against the worker in workerd, each case file
 // in a fresh workerd with the case's options bound as SKILLEDGE_OPTIONS.
 func TestCasesWorkerd(t *testing.T) { runCases(t, newWorker, false) }
