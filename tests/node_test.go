@@ -39,7 +39,7 @@ func nodeBin(t testing.TB) string {
 
 // cliBinary builds runtime/cmd/skilledge once per test binary.
 var cliBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "skilledge-e2e-")
+	dir, err := scratchDir("skilledge-e2e-")
 	if err != nil {
 		return "", err
 	}

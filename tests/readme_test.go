@@ -4,12 +4,16 @@ package tests
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,4 +99,101 @@ func codeBlocks(md string) []string {
 		out = append(out, strings.TrimSpace(m[1]))
 	}
 	return out
+}
+
+var (
+	wranglerTotal = regexp.MustCompile(`Total Upload: [0-9.]+ KiB / gzip: ([0-9.]+) KiB`)
+	buildEstimate = regexp.MustCompile(`Worker bundle: about ([0-9.]+) (KiB|MiB) gzipped`)
+)
+
+// TestREADMEDeploy checks the README's "Deploy to Cloudflare" commands as written (run in
+// a scratch checkout with skills/ holding the example catalog): the build and the pinned
+// wrangler's deploy --dry-run succeed, build's size estimate is wrangler's own figure to
+// within 3%, and the bundle carries plugin.wasm and catalog.pack byte for byte. Then the
+// README's `wrangler dev` serves the Worker locally and answers the README's curl with the
+// output the README shows for `skilledge serve`.
+func TestREADMEDeploy(t *testing.T) {
+	d := deployed(t)
+	t.Log(d.output)
+	if !strings.Contains(d.output, "--dry-run: exiting now.") {
+		t.Fatalf("wrangler did not finish its dry run:\n%s", d.output)
+	}
+	total, estimate := wranglerTotal.FindStringSubmatch(d.output), buildEstimate.FindStringSubmatch(d.output)
+	if total == nil || estimate == nil {
+		t.Fatalf("no wrangler total or build estimate in:\n%s", d.output)
+	}
+	got, _ := strconv.ParseFloat(estimate[1], 64)
+	if estimate[2] == "MiB" {
+		got *= 1024
+	}
+	want, _ := strconv.ParseFloat(total[1], 64)
+	if math.Abs(got-want) > 0.03*want {
+		t.Fatalf("build estimates the Worker at %.0f KiB gzipped, wrangler says %.0f KiB", got, want)
+	}
+	for _, name := range []string{"plugin.wasm", "catalog.pack"} {
+		built, err := os.ReadFile(filepath.Join(d.dir, "dist", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		matches, _ := filepath.Glob(filepath.Join(d.bundle, "*-"+name))
+		if len(matches) != 1 {
+			t.Fatalf("bundle has %d copies of %s", len(matches), name)
+		}
+		bundled, err := os.ReadFile(matches[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(built, bundled) {
+			t.Fatalf("the bundle's %s differs from the one build wrote", name)
+		}
+	}
+
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := codeBlocks(string(readme))
+	curlCmd, curlOut := blocks[2], blocks[3]
+	i := slices.IndexFunc(blocks, func(b string) bool { return strings.HasSuffix(b, "wrangler dev") })
+	if i < 0 {
+		t.Fatal("README has no `wrangler dev` block")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+blocks[i])
+	cmd.Dir = d.dir
+	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "NO_COLOR=1", "CI=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	var logs lockedBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() {
+		cancel()
+		<-exited
+		if t.Failed() {
+			t.Logf("wrangler dev:\n%s", logs.String())
+		}
+	}()
+	deadline := time.After(2 * time.Minute)
+	for !strings.Contains(logs.String(), "Ready on http://localhost:8787") {
+		select {
+		case <-exited:
+			t.Fatal("wrangler dev exited before it was ready")
+		case <-deadline:
+			t.Fatal("wrangler dev did not report Ready on http://localhost:8787")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	curl := strings.ReplaceAll(curlCmd, "http://127.0.0.1:8787/mcp", "http://localhost:8787/mcp")
+	out, err := exec.Command("sh", "-c", curl).Output()
+	if err != nil {
+		t.Fatalf("README curl against wrangler dev: %v", err)
+	}
+	if got := strings.TrimSpace(string(out)); got != curlOut {
+		t.Fatalf("the Worker answered the README curl with\n%s\nbut the README says\n%s", got, curlOut)
+	}
 }

@@ -64,7 +64,7 @@ var exampleDeployment = sync.OnceValues(func() (*deployment, error) {
 	if m == nil {
 		return nil, fmt.Errorf("the README's deploy block has no --outdir:\n%s", block)
 	}
-	dir, err := os.MkdirTemp("", "skilledge-deploy-")
+	dir, err := scratchDir("skilledge-deploy-")
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +95,34 @@ var exampleDeployment = sync.OnceValues(func() (*deployment, error) {
 	}
 	return &deployment{dir: dir, bundle: filepath.Join(dir, m[1]), output: string(out)}, nil
 })
+
+// TestMain removes the directories the once-per-binary fixtures made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	scratch.Lock()
+	for _, dir := range scratch.dirs {
+		os.RemoveAll(dir)
+	}
+	scratch.Unlock()
+	os.Exit(code)
+}
+
+// scratch is the directories to remove when the test binary ends.
+var scratch struct {
+	sync.Mutex
+	dirs []string
+}
+
+// scratchDir makes a temporary directory that lives until the test binary ends.
+func scratchDir(pattern string) (string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err == nil {
+		scratch.Lock()
+		scratch.dirs = append(scratch.dirs, dir)
+		scratch.Unlock()
+	}
+	return dir, err
+}
 
 // deployed returns the example deployment, failing t if the commands failed.
 func deployed(t testing.TB) *deployment {
