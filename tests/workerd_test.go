@@ -173,50 +173,71 @@ func deployedOptions(t testing.TB) string {
 
 // workerd serves the deployment's bundle in a new workerd process, one Worker per options
 // JSON (each bound as SKILLEDGE_OPTIONS; "" binds none), each on its own loopback socket,
-// and returns their base URLs ("http://127.0.0.1:PORT") in order. It returns once every
-// socket is listening; the process stops when the test ends.
+// and returns their base URLs ("http://127.0.0.1:PORT") in order. The sockets listen
+// before it returns; the process stops when the test ends.
 func workerd(t testing.TB, options ...string) []string {
-	d := deployed(t)
-	configPath, err := workerdConfig(t.TempDir(), d.bundle, options)
+	configPath, err := workerdConfig(t.TempDir(), deployed(t).bundle, options)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"serve", configPath}
+	p, err := startWorkerd(workerdBin(t), configPath, len(options))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.stop()
+		if t.Failed() {
+			t.Logf("workerd output:\n%s", p.logs.String())
+		}
+	})
+	return p.urls
+}
+
+// workerdProcess is a running workerd.
+type workerdProcess struct {
+	urls    []string // the base URL of each socket, http0 first
+	started time.Time
+	logs    *lockedBuffer
+	stop    func()
+}
+
+// startWorkerd runs `workerd serve config` with its sockets http0 … http(n-1) on loopback
+// ports that are listening before the process starts (the sockets are handed over as
+// file descriptors, so no port is ever guessed and no request is refused while it boots).
+func startWorkerd(bin, config string, n int) (*workerdProcess, error) {
+	args := []string{"serve", config}
 	var files []*os.File
-	var urls []string
-	for i := range options {
-		// Listening here and handing the socket over means no port is ever guessed.
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	p := &workerdProcess{logs: new(lockedBuffer)}
+	for i := range n {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		f, err := ln.(*net.TCPListener).File()
 		ln.Close()
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		defer f.Close()
 		files = append(files, f)
 		args = append(args, "--socket-fd", fmt.Sprintf("http%d=%d", i, 3+i))
-		urls = append(urls, "http://"+ln.Addr().String())
+		p.urls = append(p.urls, "http://"+ln.Addr().String())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, workerdBin(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.ExtraFiles = files
-	var logs lockedBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.Stdout, cmd.Stderr = p.logs, p.logs
+	p.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		cancel()
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() {
-		cancel()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("workerd output:\n%s", logs.String())
-		}
-	})
-	return urls
+	p.stop = func() { cancel(); cmd.Wait() }
+	return p, nil
 }
 
 // workerdConfig writes, into dir, a workerd configuration serving bundle once per options
@@ -430,20 +451,4 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-// waitHTTP polls url until it answers at all, for up to a minute.
-func waitHTTP(url string) error {
-	deadline := time.Now().Add(time.Minute)
-	for {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
