@@ -3,16 +3,19 @@
 // `skilledge build DIR -o OUT` copies this file to OUT/worker.mjs beside OUT/plugin.wasm and
 // OUT/catalog.pack, which wrangler bundles as a CompiledWasm and a Data module (see the
 // root wrangler.toml). Every HTTP and MCP decision is the plugin's (edge/): this file only
-// turns a Request into a request frame, hands it to the plugin's Extism `http` export, and
-// turns the response frame back into a Response. The frame format is documented in
-// edge/wire: "METHOD SP TARGET LF *(NAME: VALUE LF) LF BODY" in, "STATUS LF *(NAME: VALUE
-// LF) LF BODY" out.
+// turns a Request into a request frame, hands it to the plugin, and turns the response
+// frame back into a Response. The frame format is documented in edge/wire: "METHOD SP
+// TARGET LF *(NAME: VALUE LF) LF BODY" in, "STATUS LF *(NAME: VALUE LF) LF BODY" out.
 //
-// One plugin instance, with the pack loaded and the options applied, lives for the
-// isolate; it is made on the first request (the options are a binding, which only a
-// request's env carries) and calls into it run one at a time, because an instance is not
-// reentrant. The host's own duties are the ones only a host can do: capping the request
-// body it reads, and answering 500 if the plugin cannot start.
+// The Extism JS SDK instantiates the plugin (WASI and the extism:host/env imports) and
+// applies the options and the pack through the Extism exports `configure` and `load`;
+// requests then go through the raw export skilledge_http, which moves the frame with one
+// copy each way instead of go-pdk's host call per 8 bytes (BENCHMARKS.md, RATIONALE.md).
+// One instance, with the pack loaded, lives for the isolate; it is made on the first
+// request (the options are a binding, which only a request's env carries). Calls into it
+// are synchronous, so they never interleave. The host's own duties are the ones only a
+// host can do: capping the request body it reads, and answering 500 when the plugin cannot
+// start or traps (the next request then gets a new instance).
 import createPlugin from "@extism/extism";
 import wasm from "./plugin.wasm";
 import pack from "./catalog.pack";
@@ -21,8 +24,7 @@ import pack from "./catalog.pack";
 // holds the two equal).
 const defaultMaxBody = 1048576;
 
-let plugin = null; // Promise of {call, maxBody}, made once per isolate
-let queue = Promise.resolve(); // serialises calls into the instance
+let plugin = null; // Promise of {http, maxBody}, made once per isolate
 
 async function start(env) {
 	// SKILLEDGE_OPTIONS is the plugin's options object (edge.ParseOptions), from
@@ -32,13 +34,23 @@ async function start(env) {
 	const p = await createPlugin({ wasm: [{ module: wasm }] }, { useWasi: true, enableWasiOutput: true });
 	await p.call("configure", JSON.stringify(options));
 	await p.call("load", new Uint8Array(pack));
-	return { p, maxBody: options.maxBody ?? defaultMaxBody };
+	const x = (await p.getInstance()).exports;
+	return { http: (frame) => rawHTTP(x, frame), maxBody: options.maxBody ?? defaultMaxBody };
 }
 
-function run(fn) {
-	const result = queue.then(fn);
-	queue = result.catch(() => {});
-	return result;
+// rawHTTP serves one request frame through the plugin's raw export skilledge_http (see
+// edge/plugin/main.go). The call is synchronous, so calls into the instance never interleave.
+function rawHTTP(x, frame) {
+	const ptr = x.skilledge_alloc(frame.length) >>> 0;
+	new Uint8Array(x.memory.buffer, ptr, frame.length).set(frame);
+	const out = x.skilledge_http(ptr, frame.length);
+	if (out === 0n) throw new Error(decoder.decode(bytesAt(x, x.skilledge_error())));
+	return bytesAt(x, out).slice();
+}
+
+// bytesAt is the linear memory a packed (ptr<<32 | len) result names.
+function bytesAt(x, packed) {
+	return new Uint8Array(x.memory.buffer, Number(packed >> 32n), Number(packed & 0xffffffffn));
 }
 
 // readBody returns at most limit+1 bytes of the body: enough for the plugin to see that a
@@ -106,8 +118,7 @@ export default {
 		}
 		const frame = requestFrame(request, await readBody(request, instance.maxBody));
 		try {
-			const out = await run(() => instance.p.call("http", frame));
-			return response(out.bytes());
+			return response(instance.http(frame));
 		} catch (err) {
 			// The instance trapped (a panic, out of memory): it is unusable. Only this request
 			// fails; the next one gets a fresh instance.

@@ -435,6 +435,24 @@ func e2eServers(t *testing.T) []e2eServer {
 // in a fresh workerd with the case's options bound as SKILLEDGE_OPTIONS.
 func TestCasesWorkerd(t *testing.T) { runCases(t, newWorker, false) }
 
+// TestWorkerBadOptions: a Worker whose SKILLEDGE_OPTIONS the plugin refuses answers 500
+// with the plugin's reason, and keeps answering so (it retries on every request) instead
+// of serving with options nobody asked for.
+func TestWorkerBadOptions(t *testing.T) {
+	url := workerd(t, `{"pageSize":"ten"}`)[0] + "/mcp"
+	for range 2 {
+		resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 500 || !strings.Contains(string(body), "the plugin did not start") || !strings.Contains(string(body), "pageSize") {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+	}
+}
+
 // lockedBuffer collects a process's output.
 type lockedBuffer struct {
 	mu  sync.Mutex
