@@ -45,7 +45,9 @@ type normalizer interface{ normalize(frame []byte) []byte }
 // A target that cannot take some exchanges implements limited: unsupported says why it
 // cannot take the section (an "http" request frame, or a whole "stdio" section), or "" if
 // it can. Such exchanges are reported and not run, and a case with none left is skipped.
-type limited interface{ unsupported(section string, data []byte) string }
+type limited interface {
+	unsupported(section string, data []byte) string
+}
 
 // runCases runs every case file against the target made by newTarget(options).
 func runCases(t *testing.T, newTarget func(t *testing.T, options []byte) target, canUpdate bool) {
