@@ -18,7 +18,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultTimeout = 10 * time.Second
-	DefaultMaxBody = 1 << 20
+	DefaultMaxBody = edge.DefaultMaxBody
 )
 
 // Options configure a Pool: its size and limits, and the server options passed to the
