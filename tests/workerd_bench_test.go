@@ -82,20 +82,7 @@ export default {
 	if err := os.WriteFile(filepath.Join(dir, "plain.js"), []byte(js.String()), 0o644); err != nil {
 		return "", err
 	}
-	config := fmt.Sprintf(`using Workerd = import "/workerd/workerd.capnp";
-
-const config :Workerd.Config = (
-  services = [(name = "plain", worker = .plain)],
-  sockets = [(name = "http0", http = (), service = "plain")],
-);
-
-const plain :Workerd.Worker = (
-  modules = [(name = "plain.js", esModule = embed "plain.js")],
-  compatibilityDate = %q,
-);
-`, compatibilityDate)
-	path := filepath.Join(dir, "plain.capnp")
-	return path, os.WriteFile(path, []byte(config), 0o644)
+	return writeWorkerdConfig(filepath.Join(dir, "plain.capnp"), []string{`(name = "plain.js", esModule = embed "plain.js")`}, []string{""})
 }
 
 // timeToFirst starts workerd with config n times and returns the times from process start

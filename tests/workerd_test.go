@@ -142,33 +142,56 @@ func workerdBin(t testing.TB) string {
 	return p
 }
 
-// deployedOptions is the SKILLEDGE_OPTIONS table of the root wrangler.toml, as JSON: what
-// the deployed Worker runs with. The table's values are TOML arrays of strings, numbers
-// and strings, which read the same in JSON.
-func deployedOptions(t testing.TB) string {
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "wrangler.toml"))
+// wranglerSettings is what the root wrangler.toml deploys the Worker with.
+type wranglerSettings struct {
+	compatibilityDate string
+	// options is the [vars.SKILLEDGE_OPTIONS] table as JSON. The table's values are TOML
+	// arrays of strings, numbers and strings, which read the same in JSON.
+	options string
+}
+
+// rootWrangler reads the root wrangler.toml once per test binary.
+var rootWrangler = sync.OnceValues(func() (wranglerSettings, error) {
+	var w wranglerSettings
+	b, err := os.ReadFile(filepath.Join(repoRoot(nil), "wrangler.toml"))
 	if err != nil {
-		t.Fatal(err)
+		return w, err
 	}
 	var fields []string
-	in := false
+	table := ""
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			table = line
+			continue
+		}
+		k, v, ok := strings.Cut(line, " = ")
 		switch {
-		case strings.HasPrefix(line, "["):
-			in = line == "[vars.SKILLEDGE_OPTIONS]"
-		case in && line != "" && !strings.HasPrefix(line, "#"):
-			k, v, ok := strings.Cut(line, " = ")
-			if !ok {
-				t.Fatalf("wrangler.toml: cannot read %q", line)
+		case line == "" || strings.HasPrefix(line, "#"):
+		case !ok:
+			return w, fmt.Errorf("wrangler.toml: cannot read %q", line)
+		case table == "" && k == "compatibility_date":
+			if w.compatibilityDate, err = strconv.Unquote(v); err != nil {
+				return w, fmt.Errorf("wrangler.toml: compatibility_date %s: %v", v, err)
 			}
+		case table == "[vars.SKILLEDGE_OPTIONS]":
 			fields = append(fields, strconv.Quote(k)+":"+v)
 		}
 	}
-	if fields == nil {
-		t.Fatal("wrangler.toml has no [vars.SKILLEDGE_OPTIONS] table")
+	if w.compatibilityDate == "" || fields == nil {
+		return w, errors.New("wrangler.toml has no compatibility_date or no [vars.SKILLEDGE_OPTIONS] table")
 	}
-	return "{" + strings.Join(fields, ",") + "}"
+	w.options = "{" + strings.Join(fields, ",") + "}"
+	return w, nil
+})
+
+// deployedOptions is the options JSON the deployed Worker runs with.
+func deployedOptions(t testing.TB) string {
+	w, err := rootWrangler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.options
 }
 
 // workerd serves the deployment's bundle in a new workerd process, one Worker per options
@@ -249,66 +272,59 @@ func workerdConfig(dir, bundle string, options []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var modules []string
+	modules := []string{`(name = "worker.js", esModule = embed "worker.js")`} // the main module comes first
 	for _, e := range entries {
-		var kind string
+		name := e.Name()
+		kind := ""
 		switch {
-		case e.Name() == "worker.js":
-			kind = "esModule"
-		case strings.HasSuffix(e.Name(), ".wasm"):
+		case name == "worker.js":
+		case strings.HasSuffix(name, ".wasm"):
 			kind = "wasm"
-		case strings.HasSuffix(e.Name(), ".pack"):
+		case strings.HasSuffix(name, ".pack"):
 			kind = "data"
 		default:
 			continue
 		}
-		if err := os.Symlink(filepath.Join(bundle, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+		if err := os.Symlink(filepath.Join(bundle, name), filepath.Join(dir, name)); err != nil {
 			return "", err
 		}
-		modules = append(modules, fmt.Sprintf("(name = %q, %s = embed %q)", e.Name(), kind, e.Name()))
+		if kind != "" {
+			modules = append(modules, fmt.Sprintf("(name = %q, %s = embed %q)", name, kind, name))
+		}
 	}
-	// worker.js must come first: it is the main module.
-	slices.SortStableFunc(modules, func(a, b string) int {
-		return boolInt(!strings.Contains(a, "esModule")) - boolInt(!strings.Contains(b, "esModule"))
-	})
+	bindings := make([]string, len(options))
+	for i, o := range options {
+		if o != "" {
+			bindings[i] = fmt.Sprintf("(name = \"SKILLEDGE_OPTIONS\", json = %s)", strconv.Quote(o))
+		}
+	}
+	return writeWorkerdConfig(filepath.Join(dir, "config.capnp"), modules, bindings)
+}
+
+// writeWorkerdConfig writes to path a workerd configuration of one Worker per bindings
+// entry ("" for none), each made of modules (the main one first) with the root
+// wrangler.toml's compatibility date and served on socket http<i>, and returns path.
+func writeWorkerdConfig(path string, modules, bindings []string) (string, error) {
+	w, err := rootWrangler()
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.WriteString("using Workerd = import \"/workerd/workerd.capnp\";\n\nconst config :Workerd.Config = (\n  services = [\n")
-	for i := range options {
-		fmt.Fprintf(&b, "    (name = \"skilledge%d\", worker = .worker%d),\n", i, i)
+	for i := range bindings {
+		fmt.Fprintf(&b, "    (name = \"worker%d\", worker = .worker%d),\n", i, i)
 	}
 	b.WriteString("  ],\n  sockets = [\n")
-	for i := range options {
-		fmt.Fprintf(&b, "    (name = \"http%d\", http = (), service = \"skilledge%d\"),\n", i, i)
+	for i := range bindings {
+		fmt.Fprintf(&b, "    (name = \"http%d\", http = (), service = \"worker%d\"),\n", i, i)
 	}
 	b.WriteString("  ],\n);\n")
-	for i, o := range options {
-		bindings := ""
-		if o != "" {
-			bindings = fmt.Sprintf("  bindings = [(name = \"SKILLEDGE_OPTIONS\", json = %s)],\n", strconv.Quote(o))
-		}
-		fmt.Fprintf(&b, "\nconst worker%d :Workerd.Worker = (\n  modules = [\n    %s\n  ],\n  compatibilityDate = %q,\n%s);\n",
-			i, strings.Join(modules, ",\n    "), compatibilityDate, bindings)
+	for i, binding := range bindings {
+		fmt.Fprintf(&b, "\nconst worker%d :Workerd.Worker = (\n  modules = [\n    %s\n  ],\n  compatibilityDate = %q,\n  bindings = [%s],\n);\n",
+			i, strings.Join(modules, ",\n    "), w.compatibilityDate, binding)
 	}
-	path := filepath.Join(dir, "config.capnp")
 	return path, os.WriteFile(path, []byte(b.String()), 0o644)
 }
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// compatibilityDate is the root wrangler.toml's.
-var compatibilityDate = func() string {
-	b, _ := os.ReadFile(filepath.Join(repoRoot(nil), "wrangler.toml"))
-	m := regexp.MustCompile(`(?m)^compatibility_date = "([0-9-]+)"$`).FindSubmatch(b)
-	if m == nil {
-		return "wrangler.toml has no compatibility_date"
-	}
-	return string(m[1])
-}()
 
 // workerTarget is the worker in workerd, spoken to over HTTP on loopback.
 type workerTarget struct{ base string }
