@@ -3,10 +3,8 @@
 package tests
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -49,44 +47,57 @@ func TestREADME(t *testing.T) {
 		t.Fatalf("third README block is not the curl: %q", curlCmd)
 	}
 
+	startCommand(t, root, serveCmd, "http://127.0.0.1:8787/mcp", 5*time.Minute) // the first run builds the plugin
+	checkCurl(t, curlCmd, curlOut)
+}
+
+// startCommand runs command with sh in dir until the test ends, and returns once its
+// output (stdout and stderr) contains ready. The command runs in its own process group,
+// which is interrupted at the end: `go run` and npx do not pass signals on to the
+// programs they run.
+func startCommand(t *testing.T, dir, command, ready string, timeout time.Duration) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+serveCmd)
-	cmd.Dir = root
-	cmd.Stderr = os.Stderr
-	// `go run` does not pass signals on to the program it runs: stop the whole group.
+	cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+command)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), toolEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	var logs lockedBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cancel(); cmd.Wait() }()
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "http://127.0.0.1:8787/mcp") {
-				ready <- sc.Text()
-				break
-			}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cancel()
+		<-exited
+		if t.Failed() {
+			t.Logf("%s:\n%s", command, logs.String())
 		}
-		io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case line := <-ready:
-		t.Log(line)
-	case <-time.After(5 * time.Minute):
-		t.Fatal("the README's serve command did not report http://127.0.0.1:8787/mcp")
+	})
+	deadline := time.After(timeout)
+	for !strings.Contains(logs.String(), ready) {
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before it printed %s", command, ready)
+		case <-deadline:
+			t.Fatalf("%s did not print %s within %v", command, ready, timeout)
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
+}
+
+// checkCurl runs the README's curl command and fails unless it prints want.
+func checkCurl(t *testing.T, curlCmd, want string) {
+	t.Helper()
 	out, err := exec.Command("sh", "-c", curlCmd).Output()
 	if err != nil {
-		t.Fatalf("README curl: %v", err)
+		t.Fatalf("%s: %v", curlCmd, err)
 	}
-	if got := strings.TrimSpace(string(out)); got != curlOut {
-		t.Fatalf("README curl printed\n%s\nbut the README says\n%s", got, curlOut)
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Fatalf("%s printed\n%s\nbut the README says\n%s", curlCmd, got, want)
 	}
 }
 
@@ -158,42 +169,6 @@ func TestREADMEDeploy(t *testing.T) {
 	if i < 0 {
 		t.Fatal("README has no `wrangler dev` block")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+blocks[i])
-	cmd.Dir = d.dir
-	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "NO_COLOR=1", "CI=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	var logs lockedBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	defer func() {
-		cancel()
-		<-exited
-		if t.Failed() {
-			t.Logf("wrangler dev:\n%s", logs.String())
-		}
-	}()
-	deadline := time.After(2 * time.Minute)
-	for !strings.Contains(logs.String(), "Ready on http://localhost:8787") {
-		select {
-		case <-exited:
-			t.Fatal("wrangler dev exited before it was ready")
-		case <-deadline:
-			t.Fatal("wrangler dev did not report Ready on http://localhost:8787")
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	curl := strings.ReplaceAll(curlCmd, "http://127.0.0.1:8787/mcp", "http://localhost:8787/mcp")
-	out, err := exec.Command("sh", "-c", curl).Output()
-	if err != nil {
-		t.Fatalf("README curl against wrangler dev: %v", err)
-	}
-	if got := strings.TrimSpace(string(out)); got != curlOut {
-		t.Fatalf("the Worker answered the README curl with\n%s\nbut the README says\n%s", got, curlOut)
-	}
+	startCommand(t, d.dir, blocks[i], "Ready on http://localhost:8787", 2*time.Minute)
+	checkCurl(t, strings.ReplaceAll(curlCmd, "http://127.0.0.1:8787/mcp", "http://localhost:8787/mcp"), curlOut)
 }

@@ -49,6 +49,10 @@ func deployBlock(root string) (string, error) {
 	return "", errors.New("README.md has no code block with `wrangler deploy --dry-run`")
 }
 
+// toolEnv is added to the environment of the README's commands: wrangler sends no
+// telemetry (there is no network to send it to) and prints no colours or prompts.
+var toolEnv = []string{"WRANGLER_SEND_METRICS=false", "NO_COLOR=1", "CI=1"}
+
 var outdirFlag = regexp.MustCompile(`--outdir (\S+)`)
 
 // exampleDeployment runs the README's deploy block once per test binary, in a scratch
@@ -88,7 +92,7 @@ var exampleDeployment = sync.OnceValues(func() (*deployment, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-ec", block)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "NO_COLOR=1", "CI=1")
+	cmd.Env = append(os.Environ(), toolEnv...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("the README's deploy commands failed (%v):\n%s\n%s", err, block, out)
