@@ -17,30 +17,42 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	extism "github.com/extism/go-sdk"
 )
 
-// built builds the example catalog with the CLI into a temporary directory and returns
+// artifacts builds the example catalog with the CLI, once per test binary, and returns
 // plugin.wasm and catalog.pack.
-func built(t *testing.T) (wasm, pack []byte) {
-	t.Helper()
-	out := t.TempDir()
+var artifacts = sync.OnceValues(func() ([2][]byte, error) {
+	var files [2][]byte
+	out, err := os.MkdirTemp("", "skilledge-extism-")
+	if err != nil {
+		return files, err
+	}
+	defer os.RemoveAll(out)
 	cmd := exec.Command("go", "run", "./runtime/cmd/skilledge", "build", "-o", out)
 	cmd.Dir = filepath.Join("..", "..")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("skilledge build: %v\n%s", err, b)
+		return files, fmt.Errorf("skilledge build: %v\n%s", err, b)
 	}
-	wasm, err := os.ReadFile(filepath.Join(out, "plugin.wasm"))
+	for i, name := range []string{"plugin.wasm", "catalog.pack"} {
+		if files[i], err = os.ReadFile(filepath.Join(out, name)); err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+})
+
+// built returns plugin.wasm and catalog.pack of the example catalog.
+func built(t *testing.T) (wasm, pack []byte) {
+	t.Helper()
+	files, err := artifacts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pack, err = os.ReadFile(filepath.Join(out, "catalog.pack"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wasm, pack
+	return files[0], files[1]
 }
 
 // newPlugin creates the plugin with WASI (it is a WASI reactor) and loads the pack.
