@@ -53,41 +53,35 @@ function bytesAt(x, packed) {
 	return new Uint8Array(x.memory.buffer, Number(packed >> 32n), Number(packed & 0xffffffffn));
 }
 
-// readBody returns at most limit+1 bytes of the body: enough for the plugin to see that a
-// body is over the limit (413) without the host holding all of it.
-async function readBody(request, limit) {
-	if (request.body === null) return new Uint8Array(0);
-	const chunks = [];
-	let size = 0;
-	const reader = request.body.getReader();
-	while (size <= limit) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		chunks.push(value);
-		size += value.byteLength;
-	}
-	if (size > limit) await reader.cancel();
-	const body = new Uint8Array(Math.min(size, limit + 1));
-	let at = 0;
-	for (const c of chunks) {
-		const n = Math.min(c.byteLength, body.byteLength - at);
-		body.set(c.subarray(0, n), at);
-		at += n;
-	}
-	return body;
-}
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function requestFrame(request, body) {
+// requestFrame is the request as a frame, with at most limit+1 bytes of its body: enough
+// for the plugin to see that a body is over the limit (413) without the host holding all
+// of it. The head and the body's chunks are copied once, into the frame.
+async function requestFrame(request, limit) {
 	const url = new URL(request.url);
 	let head = `${request.method} ${url.pathname}${url.search}\n`;
 	for (const [name, value] of request.headers) head += `${name}: ${value}\n`;
-	const h = encoder.encode(head + "\n");
-	const frame = new Uint8Array(h.byteLength + body.byteLength);
-	frame.set(h);
-	frame.set(body, h.byteLength);
+	const parts = [encoder.encode(head + "\n")];
+	let size = 0; // of the body read so far
+	if (request.body !== null) {
+		const reader = request.body.getReader();
+		while (size <= limit) {
+			const { done, value } = await reader.read();
+			if (done) break;
+			parts.push(value);
+			size += value.byteLength;
+		}
+		if (size > limit) await reader.cancel();
+	}
+	const frame = new Uint8Array(parts[0].byteLength + Math.min(size, limit + 1));
+	let at = 0;
+	for (const p of parts) {
+		const n = Math.min(p.byteLength, frame.byteLength - at);
+		frame.set(p.subarray(0, n), at);
+		at += n;
+	}
 	return frame;
 }
 
@@ -116,7 +110,7 @@ export default {
 			console.error("skilledge: the plugin did not start:", err);
 			return new Response(`skilledge: the plugin did not start: ${err.message}\n`, { status: 500 });
 		}
-		const frame = requestFrame(request, await readBody(request, instance.maxBody));
+		const frame = await requestFrame(request, instance.maxBody);
 		try {
 			return response(instance.http(frame));
 		} catch (err) {
