@@ -4,6 +4,7 @@ package tests
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -112,4 +113,50 @@ func runNode(t testing.TB, args ...string) (code int, stdout, stderr string) {
 		t.Fatal(err)
 	}
 	return 0, out.String(), errb.String()
+}
+
+// TestMain removes the directories the once-per-binary fixtures made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	scratch.Lock()
+	for _, dir := range scratch.dirs {
+		os.RemoveAll(dir)
+	}
+	scratch.Unlock()
+	os.Exit(code)
+}
+
+// scratch is the directories to remove when the test binary ends.
+var scratch struct {
+	sync.Mutex
+	dirs []string
+}
+
+// scratchDir makes a temporary directory that lives until the test binary ends.
+func scratchDir(pattern string) (string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err == nil {
+		scratch.Lock()
+		scratch.dirs = append(scratch.dirs, dir)
+		scratch.Unlock()
+	}
+	return dir, err
+}
+
+// lockedBuffer collects a process's output.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -100,34 +100,6 @@ var exampleDeployment = sync.OnceValues(func() (*deployment, error) {
 	return &deployment{dir: dir, bundle: filepath.Join(dir, m[1]), output: string(out)}, nil
 })
 
-// TestMain removes the directories the once-per-binary fixtures made.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	scratch.Lock()
-	for _, dir := range scratch.dirs {
-		os.RemoveAll(dir)
-	}
-	scratch.Unlock()
-	os.Exit(code)
-}
-
-// scratch is the directories to remove when the test binary ends.
-var scratch struct {
-	sync.Mutex
-	dirs []string
-}
-
-// scratchDir makes a temporary directory that lives until the test binary ends.
-func scratchDir(pattern string) (string, error) {
-	dir, err := os.MkdirTemp("", pattern)
-	if err == nil {
-		scratch.Lock()
-		scratch.dirs = append(scratch.dirs, dir)
-		scratch.Unlock()
-	}
-	return dir, err
-}
-
 // deployed returns the example deployment, failing t if the commands failed.
 func deployed(t testing.TB) *deployment {
 	d, err := exampleDeployment()
@@ -471,22 +443,4 @@ func TestWorkerBadOptions(t *testing.T) {
 			t.Fatalf("%d %s", resp.StatusCode, body)
 		}
 	}
-}
-
-// lockedBuffer collects a process's output.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
