@@ -56,8 +56,7 @@ The folder is refused if it has invalid skills, unless --skip-invalid.`)
 	pack := newArtifact(filepath.Join(*out, "catalog.pack"), pk.bytes)
 	wasmFile := newArtifact(filepath.Join(*out, "plugin.wasm"), wasm)
 	worker := newArtifact(filepath.Join(*out, deploy.WorkerName), deploy.Worker)
-	files := []artifact{pack, wasmFile, worker}
-	for _, a := range files {
+	for _, a := range []artifact{pack, wasmFile, worker} {
 		if err := writeFileAtomic(a.path, a.data); err != nil {
 			fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 			return 1
@@ -68,7 +67,7 @@ The folder is refused if it has invalid skills, unless --skip-invalid.`)
 		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), p.Digest())
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x\n", wasmFile.path, len(wasm), size(wasmFile.gzipped), sha256.Sum256(wasm))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the Workers entry module\n", worker.path, len(worker.data), size(worker.gzipped))
-	reportBundle(stdout, stderr, files, wasmFile, pack, pk.catalog)
+	reportBundle(stdout, stderr, pack, wasmFile, worker, pk.catalog)
 	return 0
 }
 

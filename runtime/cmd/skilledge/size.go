@@ -41,11 +41,8 @@ func newArtifact(path string, data []byte) artifact {
 // reportBundle prints the Worker bundle's estimated gzipped size on stdout and, when it
 // is over a Workers plan limit, a warning on stderr that names what is large: the plugin,
 // the pack, and the pack's largest files.
-func reportBundle(stdout, stderr io.Writer, files []artifact, plugin, pack artifact, c *build.Catalog) {
-	total := extismSDKGzipped
-	for _, a := range files {
-		total += a.gzipped
-	}
+func reportBundle(stdout, stderr io.Writer, pack, plugin, worker artifact, c *build.Catalog) {
+	total := pack.gzipped + plugin.gzipped + worker.gzipped + extismSDKGzipped
 	fmt.Fprintf(stdout, "Worker bundle: about %s gzipped with the Extism JS SDK (Workers limits: %s on the free plan, %s on paid)\n",
 		size(total), size(workersFreeLimit), size(workersPaidLimit))
 	if total <= workersFreeLimit {
