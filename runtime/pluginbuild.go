@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
@@ -235,12 +236,20 @@ func pluginHash(ctx context.Context, goBin, src string) (string, error) {
 		field(name, b)
 	}
 	for _, top := range pluginInputs {
-		err := filepath.WalkDir(filepath.Join(src, top), func(p string, d fs.DirEntry, err error) error {
+		// A checkout may link its top-level directories (the deploy tests do); WalkDir
+		// does not follow a link, so walk where it leads, under the same names.
+		dir, err := filepath.EvalSymlinks(filepath.Join(src, top))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return "", fmt.Errorf("runtime: hashing the plugin source: %w", err)
+		}
+		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			rel, _ := filepath.Rel(src, p)
-			rel = filepath.ToSlash(rel)
+			rel, _ := filepath.Rel(dir, p)
+			rel = path.Join(top, filepath.ToSlash(rel))
 			name := d.Name()
 			if d.IsDir() {
 				if rel != top && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || excluded(rel)) {

@@ -50,6 +50,22 @@ func TestPluginHash(t *testing.T) {
 		}
 		base = next
 	}
+
+	// A checkout whose top-level directories are links to the real ones (as the deploy
+	// tests make) hashes the same files: the same hash, and a change through it counts.
+	linked := t.TempDir()
+	for _, e := range []string{"go.mod", "go.sum", "edge", "catalog", "jsonrpc"} {
+		requireNoError(t, os.Symlink(filepath.Join(src, e), filepath.Join(linked, e)))
+	}
+	h, err := pluginHash(context.Background(), goBin, linked)
+	requireNoError(t, err)
+	requireEqual(t, base, h, "the same source through links")
+	write("edge/server.go", "changed again")
+	h, err = pluginHash(context.Background(), goBin, linked)
+	requireNoError(t, err)
+	if h == base {
+		t.Fatal("a change under a linked directory did not change the hash")
+	}
 }
 
 func TestLocatePlugin(t *testing.T) {
