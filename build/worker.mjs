@@ -1,21 +1,28 @@
 // The Cloudflare Workers entry module: a pipe between the fetch event and plugin.wasm.
 //
 // `skilledge build DIR -o OUT` copies this file to OUT/worker.mjs beside OUT/plugin.wasm and
-// OUT/catalog.pack, which wrangler bundles as a CompiledWasm and a Data module (see the
-// root wrangler.toml). Every HTTP and MCP decision is the plugin's (edge/): this file only
-// turns a Request into a request frame, hands it to the plugin, and turns the response
-// frame back into a Response. The frame format is documented in edge/wire: "METHOD SP
-// TARGET LF *(NAME: VALUE LF) LF BODY" in, "STATUS LF *(NAME: VALUE LF) LF BODY" out.
+// OUT/catalog.pack (the catalog index), which wrangler bundles as a CompiledWasm and a Data
+// module, and OUT/assets/, the content store, which wrangler uploads as the Worker's
+// static assets, bound as ASSETS (see the root wrangler.toml). Every HTTP and MCP decision
+// is the plugin's (edge/): this file only turns a Request into a request frame, hands it
+// to the plugin, and turns the response frame back into a Response. The frame format is
+// documented in edge/wire: "METHOD SP TARGET LF *(NAME: VALUE LF) LF BODY" in,
+// "STATUS LF *(NAME: VALUE LF) *(@AT SIZE NAME LF) LF BODY" out, where each "@" line asks
+// for the SIZE bytes of store object NAME at offset AT of BODY. The shim fetches those
+// objects from the assets (env.ASSETS.fetch("/sha256/NAME")) and streams them into the
+// Response between the slices of BODY: file contents never enter the plugin or the
+// script, and are never buffered here.
 //
 // The Extism JS SDK instantiates the plugin (WASI and the extism:host/env imports) and
-// applies the options and the pack through the Extism exports `configure` and `load`;
+// applies the options and the index through the Extism exports `configure` and `load`;
 // requests then go through the raw export skilledge_http, which moves the frame with one
 // copy each way instead of go-pdk's host call per 8 bytes (BENCHMARKS.md, RATIONALE.md).
-// One instance, with the pack loaded, lives for the isolate; it is made on the first
+// One instance, with the index loaded, lives for the isolate; it is made on the first
 // request (the options are a binding, which only a request's env carries). Calls into it
 // are synchronous, so they never interleave. The host's own duties are the ones only a
-// host can do: capping the request body it reads, and answering 500 when the plugin cannot
-// start or traps (the next request then gets a new instance).
+// host can do: capping the request body it reads, splicing store objects, and answering
+// 500 when the plugin cannot start or traps (the next request then gets a new instance) or
+// when an object is missing from the assets.
 import createPlugin from "@extism/extism";
 import wasm from "./plugin.wasm";
 import pack from "./catalog.pack";
@@ -85,21 +92,77 @@ async function requestFrame(request, limit) {
 	return frame;
 }
 
-function response(frame) {
+// storeDir is where the content store's objects are in the assets (catalog.StoreDir).
+const storeDir = "/sha256/";
+
+// response turns a response frame into a Response, splicing in the store objects its "@"
+// lines name, fetched from env.ASSETS and streamed, never buffered.
+async function response(frame, env, ctx) {
 	let end = 0; // the blank line that ends the head
 	while (end + 1 < frame.length && !(frame[end] === 10 && frame[end + 1] === 10)) end++;
 	const lines = decoder.decode(frame.subarray(0, end)).split("\n");
 	const headers = new Headers();
+	const refs = [];
 	for (const line of lines.slice(1)) {
+		if (line.startsWith("@")) {
+			const [at, size, name] = line.slice(1).split(" ");
+			refs.push({ at: Number(at), size: Number(size), name });
+			continue;
+		}
 		const colon = line.indexOf(": ");
 		headers.append(line.slice(0, colon), line.slice(colon + 2));
 	}
+	const status = Number(lines[0]);
 	const body = frame.subarray(end + 2);
-	return new Response(body.length > 0 ? body : null, { status: Number(lines[0]), headers });
+	if (refs.length === 0) return new Response(body.length > 0 ? body : null, { status, headers });
+	if (!env.ASSETS) return storeFailure("the Worker has no ASSETS binding: wrangler.toml's [assets] must bind OUT/assets as ASSETS");
+	// Every object is asked for at once; the first byte goes out once all have answered, so
+	// a missing object is a 500 rather than a truncated body.
+	const objects = await Promise.all(refs.map((r) => env.ASSETS.fetch(new Request("https://assets.invalid" + storeDir + r.name))));
+	for (const [i, o] of objects.entries()) {
+		if (!o.ok) return storeFailure(`content store object ${refs[i].name} answered ${o.status} from the assets`);
+	}
+	if (refs.length === 1 && refs[0].at === 0 && body.length === 0) {
+		return new Response(objects[0].body, { status, headers }); // a file as it is: the asset's own stream
+	}
+	let total = body.length;
+	for (const r of refs) total += r.size;
+	const { readable, writable } = new FixedLengthStream(total);
+	ctx.waitUntil(splice(writable, body, refs, objects));
+	return new Response(readable, { status, headers });
+}
+
+// splice writes body with each object's stream inserted at its offset, then closes.
+async function splice(writable, body, refs, objects) {
+	const write = async (bytes) => {
+		if (bytes.length === 0) return;
+		const w = writable.getWriter();
+		await w.write(bytes);
+		w.releaseLock();
+	};
+	try {
+		let at = 0;
+		for (const [i, r] of refs.entries()) {
+			await write(body.subarray(at, r.at));
+			await objects[i].body.pipeTo(writable, { preventClose: true });
+			at = r.at;
+		}
+		await write(body.subarray(at));
+		await writable.close();
+	} catch (err) {
+		console.error("skilledge: splicing a store object:", err);
+		await writable.abort(err).catch(() => {});
+	}
+}
+
+function storeFailure(reason) {
+	console.error("skilledge:", reason);
+	const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error: the server's content store is incomplete or damaged" } });
+	return new Response(body, { status: 500, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 }
 
 export default {
-	async fetch(request, env) {
+	async fetch(request, env, ctx) {
 		plugin ??= start(env);
 		const ready = plugin;
 		let instance;
@@ -111,8 +174,9 @@ export default {
 			return new Response(`skilledge: the plugin did not start: ${err.message}\n`, { status: 500 });
 		}
 		const frame = await requestFrame(request, instance.maxBody);
+		let out;
 		try {
-			return response(instance.http(frame));
+			out = instance.http(frame);
 		} catch (err) {
 			// The instance trapped (a panic, out of memory): it is unusable. Only this request
 			// fails; the next one gets a fresh instance.
@@ -120,5 +184,6 @@ export default {
 			console.error("skilledge: the plugin trapped:", err);
 			return new Response("skilledge: internal error\n", { status: 500 });
 		}
+		return response(out, env, ctx);
 	},
 };

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge"
 )
 
@@ -35,5 +36,16 @@ func TestWorkerImports(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("imports %q, want %q", got, want)
 		}
+	}
+}
+
+// TestWorkerStoreDir: the shim fetches objects where build writes them in the assets.
+func TestWorkerStoreDir(t *testing.T) {
+	m := regexp.MustCompile(`(?m)^const storeDir = "([^"]*)";$`).FindSubmatch(Worker)
+	if m == nil {
+		t.Fatal(`worker.mjs has no line const storeDir = "…";`)
+	}
+	if want := "/" + catalog.StoreDir + "/"; string(m[1]) != want {
+		t.Fatalf("worker.mjs storeDir = %q, want %q", m[1], want)
 	}
 }

@@ -1,37 +1,60 @@
-// Package catalog reads skilledge packs: the prebuilt, content-addressed form of a skills
-// catalog that the server answers from.
+// Package catalog reads skilledge catalog indexes: the prebuilt form of a skills catalog
+// that the server answers from, and names the store objects that hold file contents.
 //
-// A pack is written once, at build time, by catalog/build. Every JSON fragment a response
-// needs (each skill entry, each resource descriptor, each resources/read content object) is
-// rendered there, so the server only looks bytes up and concatenates them. This package is
-// linked into the wasm plugin: it imports only the standard library and decodes nothing at
-// request time.
+// A catalog is written once, at build time, by catalog/build, as two parts:
 //
-// # Layout
+//   - the index (this package's format, OUT/catalog.pack): metadata, every JSON fragment a
+//     response needs (each skill entry, each resource descriptor, the head of each
+//     resources/read content object), digests and directory tables. It holds no file
+//     contents and no archive bytes, so it stays small whatever the files weigh, and every
+//     plugin instance loads its own copy.
+//   - the content store (OUT/assets/sha256/): one object per distinct content, named by
+//     the lowercase hex SHA-256 of its own bytes: each file's raw bytes, each file's
+//     resources/read value (a JSON string literal: the text escaped, or the bytes in
+//     base64), each SKILL.md body as a JSON string, each skill's .tar.gz and .zip (raw and
+//     base64), and the generated documents. Hosts hold it once per process, not per
+//     instance, and splice objects into responses (edge/wire.Ref).
+//
+// The server only looks index bytes up and concatenates them, naming store objects where a
+// response carries contents. This package is linked into the wasm plugin: it imports only
+// the standard library and decodes nothing at request time.
+//
+// # Layout of the index
 //
 // All integers are little-endian uint32.
 //
 //	offset  size       field
-//	0       8          magic "SKLPACK\x01"
+//	0       8          magic "SKLPACK\x02"
 //	8       4          table count T
 //	12      16*T       table headers: kind, rows, fields, cells offset
 //	...                cell arrays: rows*fields cells of (offset, length), row-major,
-//	                   each naming a byte range of the pack
+//	                   each naming a byte range of the index
 //	...                data: the bytes the cells name
 //
 // A table is a grid of byte strings. Tables and fields are identified by the constants
 // below; a reader requires at least the fields it knows and ignores extra ones, so later
 // formats can add fields without breaking older readers of the same magic. Lists of row
 // numbers (for example a directory's children) are stored as a field holding consecutive
-// uint32 values.
+// uint32 values. A reference to a store object (a "ref" field) is the ASCII text
+// "SIZE NAME": the object's length in decimal, one space, and its name (64 lowercase hex
+// digits); see ParseRef.
 package catalog
 
-// Magic opens every pack. The last byte is the format version.
-const Magic = "SKLPACK\x01"
+// Magic opens every index. The last byte is the format version: 1 was the self-contained
+// pack of skilledge before the content store (file contents inside), 2 is the index.
+const Magic = "SKLPACK\x02"
+
+// magicV1 opens a format-1 pack, which this reader refuses with a message saying so.
+const magicV1 = "SKLPACK\x01"
+
+// StoreDir is the directory of the content store inside a build's assets: object NAME is
+// the file assets/StoreDir/NAME, and a Worker fetches it from its assets at
+// /StoreDir/NAME.
+const StoreDir = "sha256"
 
 // Table kinds.
 const (
-	// TableMeta has one row describing the whole pack.
+	// TableMeta has one row describing the whole catalog.
 	TableMeta uint32 = 1
 	// TableSkills has one row per skill, in listing order (by skill path).
 	TableSkills uint32 = 2
@@ -48,7 +71,7 @@ const (
 // Fields of TableMeta.
 const (
 	MetaDigest    = iota // hex SHA-256 identifying the catalog content
-	MetaGenerator        // the tool and version that wrote the pack, informational
+	MetaGenerator        // the tool and version that wrote the index, informational
 	MetaTrustRoot        // the deployment's DVS trust root ("https://…/"), or empty
 	MetaFields           // the number of fields
 )
@@ -61,10 +84,13 @@ const (
 	SkillEntry              // the skill entry JSON object: v1 {"uri","frontmatter","resources"} plus the SEP-2076 fields
 	SkillFrontmatter        // the frontmatter as a verbatim JSON object
 	SkillDescription        // the description as a JSON string, quotes included
-	SkillBody               // the SKILL.md body (after the frontmatter), raw markdown
-	SkillByName             // the SEP-2076 skills/get {name} result members: "description","instructions","files"
-	SkillArchives           // uint32 list: the TableResources rows of the skill's .tar.gz and .zip
-	SkillFields             // the number of fields
+	// The SEP-2076 skills/get {name} result members are SkillByNameHead, then the object
+	// SkillInstructions names, then SkillByNameTail.
+	SkillByNameHead   // `"description":…,"instructions":`
+	SkillInstructions // ref: the SKILL.md body (after the frontmatter) as a JSON string
+	SkillByNameTail   // `,"files":[…]`
+	SkillArchives     // uint32 list: the TableResources rows of the skill's .tar.gz and .zip
+	SkillFields       // the number of fields
 )
 
 // Fields of TableResources. The first IndexListed rows are listed by resources/list (every
@@ -72,13 +98,15 @@ const (
 const (
 	ResURI  = iota // "skill://acme/billing/refunds/SKILL.md"
 	ResList        // descriptor JSON object for resources/list and directory listings
-	ResRead        // content JSON object for resources/read: {"uri","mimeType","text"|"blob"}; the
-	// file's bytes are stored only here, already JSON-escaped (text) or base64 (blob), so the
-	// primary surface is a pure splice; surfaces that need raw bytes decode this field.
-	ResMIME   // the MIME type, e.g. "text/markdown"
-	ResDigest // "sha256:<64 lowercase hex>" of the raw bytes
-	ResSize   // the raw byte count, decimal ASCII
-	ResFields // the number of fields
+	// The resources/read content object is ResReadHead, then the object ResReadValue
+	// names, then "}".
+	ResReadHead  // `{"uri":…,"mimeType":…,"text":` or `…,"blob":`
+	ResReadValue // ref: the content as a JSON string (text escaped, or base64 for a blob)
+	ResMIME      // the MIME type, e.g. "text/markdown"
+	ResDigest    // "sha256:<64 lowercase hex>" of the raw bytes
+	ResSize      // the raw byte count, decimal ASCII
+	ResObject    // ref: the raw bytes (its name is the hex of ResDigest)
+	ResFields    // the number of fields
 )
 
 // Fields of TableDirs.
@@ -105,7 +133,7 @@ const (
 const (
 	HTTPPath        = iota // "/.well-known/agent-skills/index.json"
 	HTTPContentType        // "application/json"
-	HTTPBody               // the document
-	HTTPDigest             // "sha256:<hex>" of HTTPBody
+	HTTPDigest             // "sha256:<hex>" of the document
+	HTTPObject             // ref: the document
 	HTTPFields             // the number of fields
 )

@@ -4,11 +4,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"strings"
 )
 
-// Pack is a decoded view over pack bytes. It holds no copies: every []byte it returns
-// aliases the buffer given to Open, which must not change afterwards. A Pack is safe for
-// concurrent reads.
+// Pack is a decoded view over index bytes (the file is still called catalog.pack). It holds
+// no copies: every []byte it returns aliases the buffer given to Open, which must not
+// change afterwards. A Pack is safe for concurrent reads.
 type Pack struct {
 	buf    []byte
 	tables map[uint32]table
@@ -19,11 +20,16 @@ type table struct {
 	cells        []byte // rows*fields*8 bytes of (offset, length)
 }
 
-// Open validates b as a pack and returns a view over it. It checks the magic, every table
-// header and every cell's range, and that the tables and fields this reader needs are
-// present, so that later accessors cannot go out of bounds. Open does O(cells) work and
-// allocates only the table map. Errors wrap ErrCorrupt.
+// Open validates b as an index and returns a view over it. It checks the magic, every
+// table header and every cell's range, that the tables and fields this reader needs are
+// present, and that every row number and object reference is well formed, so that later
+// accessors cannot go out of bounds or fail. Open does O(cells) work and allocates only
+// the table map. Errors wrap ErrCorrupt; a format-1 pack (file contents inside, from
+// skilledge before the content store) also wraps ErrOldFormat.
 func Open(b []byte) (*Pack, error) {
+	if len(b) >= 8 && string(b[:8]) == magicV1 {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, ErrOldFormat)
+	}
 	if len(b) < 12 || string(b[:8]) != Magic {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
@@ -62,7 +68,31 @@ func Open(b []byte) (*Pack, error) {
 	if err := p.checkIndexes(); err != nil {
 		return nil, err
 	}
+	if err := p.checkRefs(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// refFields are the fields holding object references, by table.
+var refFields = [...]struct {
+	kind  uint32
+	field int
+}{
+	{TableResources, ResReadValue}, {TableResources, ResObject},
+	{TableSkills, SkillInstructions}, {TableHTTP, HTTPObject},
+}
+
+// checkRefs verifies that every reference field parses.
+func (p *Pack) checkRefs() error {
+	for _, rf := range refFields {
+		for r := uint32(0); r < p.tables[rf.kind].rows; r++ {
+			if _, err := ParseRef(p.cell(rf.kind, r, rf.field)); err != nil {
+				return fmt.Errorf("%w (table %d row %d)", err, rf.kind, r)
+			}
+		}
+	}
+	return nil
 }
 
 // checkIndexes verifies that every stored row number names an existing row, so the
@@ -129,8 +159,53 @@ func (p *Pack) cell(kind, r uint32, f int) []byte {
 	return p.buf[off : off+n : off+n]
 }
 
-// Bytes returns the whole pack.
+// Bytes returns the whole index.
 func (p *Pack) Bytes() []byte { return p.buf }
+
+// RefOf decodes a reference field (ResReadValue, ResObject, SkillInstructions,
+// HTTPObject) returned by an accessor. Open has checked every such field, so it cannot
+// fail on them; anything else gives the zero Ref.
+func RefOf(cell []byte) Ref {
+	r, _ := ParseRef(cell)
+	return r
+}
+
+// ObjectUse is one object of the content store an index refers to, with a description of
+// what it holds for messages ("skill://a/x.png", "skill://a/x.png as resources/read
+// sends it", …).
+type ObjectUse struct {
+	Ref
+	What string
+}
+
+// Objects returns every object the index refers to, each once, sorted by name; What
+// describes its first use in table order. Hosts use it to check a store is complete; the
+// build, to write one.
+func (p *Pack) Objects() []ObjectUse {
+	seen := map[string]bool{}
+	var out []ObjectUse
+	add := func(cell []byte, what string) {
+		r := RefOf(cell)
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			out = append(out, ObjectUse{Ref{Name: strings.Clone(r.Name), Size: r.Size}, what})
+		}
+	}
+	for i := range p.NumResources() {
+		uri := string(p.Resource(i, ResURI))
+		add(p.Resource(i, ResObject), uri)
+		add(p.Resource(i, ResReadValue), uri+" as resources/read sends it")
+	}
+	for i := range p.NumSkills() {
+		add(p.Skill(i, SkillInstructions), string(p.Skill(i, SkillURI))+" body as skills/get {name} sends it")
+	}
+	t := p.tables[TableHTTP]
+	for r := uint32(0); r < t.rows; r++ {
+		add(p.cell(TableHTTP, r, HTTPObject), string(p.cell(TableHTTP, r, HTTPPath)))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
 
 // Digest returns the hex SHA-256 identifying the catalog content.
 func (p *Pack) Digest() string { return string(p.cell(TableMeta, 0, MetaDigest)) }

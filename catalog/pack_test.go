@@ -2,18 +2,24 @@ package catalog
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
-// testPack builds a small pack with two skills, three files and two directories.
+// testRef is a well-formed object reference field.
+var testRef = []byte("12 " + strings.Repeat("ab", 32))
+
+// testPack builds a small index with two skills, three files and two directories.
 func testPack() []byte {
 	var w Writer
 	res := func(uri string) [][]byte {
-		return [][]byte{[]byte(uri), []byte(`{"uri":"` + uri + `"}`), []byte(`{}`), []byte("text/markdown"), []byte("sha256:00"), []byte("1")}
+		return [][]byte{[]byte(uri), []byte(`{"uri":"` + uri + `"}`), []byte(`{"uri":"` + uri + `","text":`), testRef,
+			[]byte("text/markdown"), []byte("sha256:" + strings.Repeat("ab", 32)), []byte("12"), testRef}
 	}
 	w.Table(TableResources, ResFields, [][][]byte{res("skill://b/SKILL.md"), res("skill://a/SKILL.md"), res("skill://a/x/y.md")})
 	skill := func(path string) [][]byte {
-		return [][]byte{[]byte(path), []byte(path), []byte("skill://" + path + "/SKILL.md"), []byte(`{}`), []byte(`{}`), []byte(`""`), nil, []byte(`"description":""`), nil}
+		return [][]byte{[]byte(path), []byte(path), []byte("skill://" + path + "/SKILL.md"), []byte(`{}`), []byte(`{}`), []byte(`""`),
+			[]byte(`"description":"","instructions":`), []byte("3 " + strings.Repeat("cd", 32)), []byte(`,"files":[]`), nil}
 	}
 	w.Table(TableSkills, SkillFields, [][][]byte{skill("b"), skill("a")})
 	w.Table(TableDirs, DirFields, [][][]byte{
@@ -22,7 +28,7 @@ func testPack() []byte {
 	})
 	w.Table(TableIndex, IndexFields, [][][]byte{{U32s([]uint32{1, 2, 0}), U32s([]uint32{1, 0}), U32s([]uint32{1, 0}), U32s([]uint32{3})}})
 	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("abcdef0123456789"), []byte("test"), nil}})
-	w.Table(TableHTTP, HTTPFields, [][][]byte{{[]byte("/x/index.json"), []byte("application/json"), []byte("{}"), []byte("sha256:00")}})
+	w.Table(TableHTTP, HTTPFields, [][][]byte{{[]byte("/x/index.json"), []byte("application/json"), []byte("sha256:" + strings.Repeat("ef", 32)), []byte("2 " + strings.Repeat("ef", 32))}})
 	return w.Bytes()
 }
 
@@ -116,7 +122,12 @@ func touchAll(p *Pack) {
 	p.Digest()
 	p.NumListed()
 	p.TrustRoot()
-	p.HTTPDoc("/x/index.json", HTTPBody)
+	p.HTTPDoc("/x/index.json", HTTPObject)
+	for _, o := range p.Objects() {
+		if !IsObjectName(o.Name) {
+			panic("Objects returned a bad name")
+		}
+	}
 	for i := 0; i < p.NumSkills(); i++ {
 		if tgz, zip, ok := p.Archives(i); ok {
 			p.Resource(tgz, ResURI)
@@ -161,5 +172,66 @@ func TestEmptyPack(t *testing.T) {
 	}
 	if _, ok := p.ResourceByURI("skill://a/SKILL.md"); ok {
 		t.Fatal("found a resource in an empty pack")
+	}
+}
+
+func TestObjects(t *testing.T) {
+	p, err := Open(testPack())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Objects()
+	want := []ObjectUse{
+		{Ref{strings.Repeat("ab", 32), 12}, "skill://b/SKILL.md"},
+		{Ref{strings.Repeat("cd", 32), 3}, "skill://b/SKILL.md body as skills/get {name} sends it"},
+		{Ref{strings.Repeat("ef", 32), 2}, "/x/index.json"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Objects = %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Objects[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestParseRef(t *testing.T) {
+	name := strings.Repeat("0f", 32)
+	for _, tt := range []struct {
+		cell string
+		want Ref
+		ok   bool
+	}{
+		{"0 " + name, Ref{name, 0}, true},
+		{"1048576 " + name, Ref{name, 1 << 20}, true},
+		{"9007199254740991 " + name, Ref{name, 1<<53 - 1}, true},
+		{"9007199254740992 " + name, Ref{}, false},
+		{"01 " + name, Ref{}, false},
+		{"-1 " + name, Ref{}, false},
+		{" " + name, Ref{}, false},
+		{"1  " + name, Ref{}, false},
+		{"1 " + strings.ToUpper(name), Ref{}, false},
+		{"1 " + name[:63], Ref{}, false},
+		{"1 " + name + "0", Ref{}, false},
+		{"", Ref{}, false},
+	} {
+		got, err := ParseRef([]byte(tt.cell))
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseRef(%q) = %v, %v", tt.cell, got, err)
+		}
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Errorf("ParseRef(%q) error %v does not wrap ErrCorrupt", tt.cell, err)
+		}
+		if tt.ok && string(got.Cell()) != tt.cell {
+			t.Errorf("Cell() = %q, want %q", got.Cell(), tt.cell)
+		}
+	}
+}
+
+func TestOpenOldFormat(t *testing.T) {
+	_, err := Open([]byte("SKLPACK\x01\x00\x00\x00\x00"))
+	if !errors.Is(err, ErrOldFormat) || !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Open(format 1) = %v", err)
 	}
 }

@@ -222,7 +222,7 @@ func listAll(t *testing.T, s *Server, method, items, extra string, modern bool) 
 			params += `,` + modernMeta
 		}
 		params = "{" + strings.TrimPrefix(params, ",") + "}"
-		reply, _ := s.HandleMessage(V20251125, []byte(request(1, method, params)))
+		reply := handle(t, s, V20251125, request(1, method, params))
 		r := gjson.ParseBytes(reply)
 		if r.Get("error").Exists() {
 			t.Fatalf("%s %s: %s", method, params, reply)
@@ -302,7 +302,7 @@ func TestCursorNotTransferable(t *testing.T) {
 		t.Fatal("two catalogs share a digest prefix")
 	}
 	first := func(s *Server, method, params string) string {
-		reply, _ := s.HandleMessage(V20251125, []byte(request(1, method, params)))
+		reply := handle(t, s, V20251125, request(1, method, params))
 		c := gjson.GetBytes(reply, "result.nextCursor")
 		if c.Type != gjson.String {
 			t.Fatalf("%s: no cursor: %s", method, reply)
@@ -326,7 +326,7 @@ func TestCursorNotTransferable(t *testing.T) {
 		{"skills cursor to a directory", "resources/directory/read", `{"uri":"skill://acme/billing/refunds","cursor":` + jsonQuote(skillsCur) + `}`, ex},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reply, _ := tc.s.HandleMessage(V20251125, []byte(request(2, tc.method, tc.params)))
+			reply := handle(t, tc.s, V20251125, request(2, tc.method, tc.params))
 			if code := gjson.GetBytes(reply, "error.code").Int(); code != jsonrpc.CodeInvalidParams {
 				t.Fatalf("reply %s, want -32602", reply)
 			}
@@ -340,7 +340,7 @@ func TestCursorNotTransferable(t *testing.T) {
 		{"skills/list", cursorParams(skillsCur)},
 		{"resources/list", cursorParams(resCur)},
 	} {
-		reply, _ := s3.HandleMessage(V20251125, []byte(request(3, tc.method, tc.params)))
+		reply := handle(t, s3, V20251125, request(3, tc.method, tc.params))
 		if gjson.GetBytes(reply, "error").Exists() {
 			t.Errorf("%s with its own cursor: %s", tc.method, reply)
 		}

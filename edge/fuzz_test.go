@@ -3,6 +3,7 @@ package edge
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -134,19 +135,20 @@ func FuzzServeHTTP(f *testing.F) {
 		if (resp.Status == 202 || resp.Status == 204) && len(resp.Body) > 0 {
 			t.Fatalf("status %d with a body %q", resp.Status, resp.Body)
 		}
+		full := resolved(t, s, resp.Body, resp.Refs)
 		if ct, _ := resp.Header.Get("Content-Type"); ct == "application/json" {
-			checkJSONLine(t, "response body", resp.Body)
+			checkJSONLine(t, "response body", full)
 			if resp.Status == 200 {
-				checkReply(t, body, resp.Body)
+				checkReply(t, body, full)
 			}
-		} else if resp.Status == 200 {
-			t.Fatalf("200 with Content-Type %q", ct)
+		} else if resp.Status == 200 && len(resp.Refs) == 0 {
+			t.Fatalf("200 with Content-Type %q and no store object", ct)
 		}
 
 		// The response must survive the wire, and AppendHTTP must agree with ServeHTTP.
 		frame := wire.AppendResponse(nil, resp)
 		back, err := wire.ParseResponse(frame)
-		if err != nil || back.Status != resp.Status || len(back.Header) != len(resp.Header) || !bytes.Equal(back.Body, resp.Body) {
+		if err != nil || back.Status != resp.Status || len(back.Header) != len(resp.Header) || !bytes.Equal(back.Body, resp.Body) || !slices.Equal(back.Refs, resp.Refs) {
 			t.Fatalf("response frame %q does not parse back (%v)", frame, err)
 		}
 		for range 2 { // twice: the second answer reuses the scratch buffer
@@ -186,7 +188,7 @@ func FuzzHandleMessage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, version string, msg []byte) {
 		s := fuzzServers()[0]
 		msgCopy := bytes.Clone(msg)
-		reply, negotiated := s.HandleMessage(version, msg)
+		reply, refs, negotiated := s.HandleMessage(version, msg)
 		if !bytes.Equal(msg, msgCopy) {
 			t.Fatal("HandleMessage modified its input")
 		}
@@ -199,20 +201,21 @@ func FuzzHandleMessage(f *testing.F) {
 			}
 		}
 		if reply != nil {
-			checkJSONLine(t, "reply", reply)
-			checkReply(t, msg, reply)
+			full := resolved(t, s, reply, refs)
+			checkJSONLine(t, "reply", full)
+			checkReply(t, msg, full)
+		} else if refs != nil {
+			t.Fatalf("no reply, but references %v", refs)
 		}
-		for range 2 {
-			got, neg := s.AppendMessage([]byte("prefix"), version, msg)
-			if neg != negotiated {
-				t.Fatalf("AppendMessage negotiated %q, HandleMessage %q", neg, negotiated)
+		want := wire.AppendRPC([]byte("prefix"), &wire.RPC{Version: negotiated, Refs: refs, Message: reply})
+		for range 2 { // twice: the second answer reuses the scratch buffer
+			got := s.AppendRPC([]byte("prefix"), version, msg)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("AppendRPC = %q, HandleMessage %q", got, want)
 			}
-			if reply == nil {
-				if got != nil {
-					t.Fatalf("AppendMessage = %q for no reply", got)
-				}
-			} else if !bytes.Equal(got, append([]byte("prefix"), reply...)) {
-				t.Fatalf("AppendMessage = %q, HandleMessage %q", got, reply)
+			back, err := wire.ParseRPCOutput(got[len("prefix"):])
+			if err != nil || back.Version != negotiated || !bytes.Equal(back.Message, reply) || !slices.Equal(back.Refs, refs) {
+				t.Fatalf("rpc frame %q does not parse back (%v)", got, err)
 			}
 		}
 	})

@@ -227,10 +227,11 @@ func TestServeHTTPNonASCIIName(t *testing.T) {
 				}
 				return
 			}
-			if got := gjson.GetBytes(resp.Body, "result.contents.0.uri").Str; got != tc.uri {
+			full := resolved(t, s, resp.Body, resp.Refs)
+			if got := gjson.GetBytes(full, "result.contents.0.uri").Str; got != tc.uri {
 				t.Errorf("contents[0].uri = %q, want %q (as sent)", got, tc.uri)
 			}
-			if got := gjson.GetBytes(resp.Body, "result.contents.0.text").Str; got != "bonjour\n" {
+			if got := gjson.GetBytes(full, "result.contents.0.text").Str; got != "bonjour\n" {
 				t.Errorf("contents[0].text = %q", got)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/build"
 	"github.com/skilledge/skilledge/catalog/examples"
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
@@ -21,8 +22,46 @@ var examplePack = sync.OnceValues(func() (*catalog.Pack, error) {
 	if build.HasErrors(problems) {
 		return nil, errorString("example catalog has problems")
 	}
-	return catalog.Open(build.Encode(c))
+	return encode(c)
 })
+
+// stores maps each test index to its content store, so that tests can resolve references
+// as a host does.
+var stores sync.Map // *catalog.Pack -> *build.Store
+
+// encode encodes c and opens its index, remembering the store.
+func encode(c *build.Catalog) (*catalog.Pack, error) {
+	enc := build.Encode(c)
+	p, err := catalog.Open(enc.Index)
+	if err == nil {
+		stores.Store(p, enc.Store)
+	}
+	return p, err
+}
+
+// resolved is body with the objects of refs spliced in from the store of s's catalog.
+func resolved(tb testing.TB, s *Server, body []byte, refs []wire.Ref) []byte {
+	tb.Helper()
+	st, ok := stores.Load(s.pack)
+	if !ok {
+		tb.Fatal("no store for this server's catalog")
+	}
+	objs, err := wire.Objects(refs, st.(*build.Store))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return wire.AppendResolved(nil, body, refs, objs)
+}
+
+// handle is s.HandleMessage with the reply resolved.
+func handle(tb testing.TB, s *Server, version, msg string) []byte {
+	tb.Helper()
+	reply, refs, _ := s.HandleMessage(version, []byte(msg))
+	if reply == nil {
+		return nil
+	}
+	return resolved(tb, s, reply, refs)
+}
 
 type errorString string
 
@@ -57,7 +96,7 @@ func packOf(tb testing.TB, files map[string]string) *catalog.Pack {
 	if build.HasErrors(problems) {
 		tb.Fatalf("problems: %v", problems)
 	}
-	p, err := catalog.Open(build.Encode(c))
+	p, err := encode(c)
 	if err != nil {
 		tb.Fatal(err)
 	}

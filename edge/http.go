@@ -31,22 +31,24 @@ const codeHeaderMismatch = -32020
 const corsAllowHeaders = "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"
 
 // ServeHTTP answers one HTTP request. It never fails: every problem becomes a status code
-// and, on the MCP endpoint, a JSON-RPC error body.
-func (s *Server) ServeHTTP(r *wire.Request) *wire.Response { return s.serveHTTP(r, nil) }
+// and, on the MCP endpoint, a JSON-RPC error body. File contents are not in the response:
+// its Refs name the store objects the host splices into the body (wire.Ref).
+func (s *Server) ServeHTTP(r *wire.Request) *wire.Response { return s.serveHTTP(r, &reply{}) }
 
-// AppendHTTP answers r like ServeHTTP and appends the response frame (edge/wire) to dst.
-// It answers into a buffer reused across calls, so a request costs no allocation that
-// grows with the response: the one copy is into dst. This is what hosts call.
+// AppendHTTP answers r like ServeHTTP and appends the response frame (edge/wire, with its
+// references) to dst. It answers into a buffer reused across calls, so a request costs no
+// allocation that grows with the response: the one copy is into dst. This is what hosts
+// call.
 func (s *Server) AppendHTTP(dst []byte, r *wire.Request) []byte {
-	sc := scratch.Get().(*[]byte)
-	resp := s.serveHTTP(r, (*sc)[:0])
+	sc := getScratch()
+	resp := s.serveHTTP(r, sc)
 	dst = wire.AppendResponse(dst, resp)
-	keep(sc, resp.Body)
+	sc.keep(resp.Body, resp.Refs)
 	return dst
 }
 
-// serveHTTP answers r, building a JSON-RPC response body on buf.
-func (s *Server) serveHTTP(r *wire.Request, buf []byte) *wire.Response {
+// serveHTTP answers r, building a JSON-RPC response body on rb.
+func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	origin, hasOrigin := r.Header.Get("Origin")
 	host, hasHost := r.Header.Get("Host")
 	if !s.hostAllowed(host, hasHost) {
@@ -63,7 +65,7 @@ func (s *Server) serveHTTP(r *wire.Request, buf []byte) *wire.Response {
 	case path != s.opt.Endpoint:
 		resp = s.notFound()
 	case r.Method == "POST":
-		resp = s.post(r, buf)
+		resp = s.post(r, rb)
 	case r.Method == "OPTIONS":
 		resp = &wire.Response{Status: 204, Header: header(
 			"Access-Control-Allow-Methods", "POST, OPTIONS",
@@ -75,7 +77,7 @@ func (s *Server) serveHTTP(r *wire.Request, buf []byte) *wire.Response {
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "POST, OPTIONS"})
 	}
 	if r.Method == "HEAD" {
-		resp.Body = nil
+		resp.Body, resp.Refs = nil, nil
 	}
 	if hasOrigin {
 		resp.Header = append(resp.Header,
@@ -91,8 +93,10 @@ func (s *Server) notFound() *wire.Response {
 		"; skills are also listed at "+agentSkillsPrefix+"index.json\n")
 }
 
-// post answers a POST to the MCP endpoint.
-func (s *Server) post(r *wire.Request, buf []byte) *wire.Response {
+// post answers a POST to the MCP endpoint, building the body on rb.
+func (s *Server) post(r *wire.Request, rb *reply) *wire.Response {
+	buf := rb.b[:0]
+	rb.refs = rb.refs[:0]
 	if len(r.Body) > s.opt.MaxBody {
 		return s.httpError(413, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Request body too large: the limit is "+strconv.Itoa(s.opt.MaxBody)+" bytes"))
@@ -120,11 +124,11 @@ func (s *Server) post(r *wire.Request, buf []byte) *wire.Response {
 		if err != nil {
 			return s.httpError(400, nil, err)
 		}
-		reply := s.batch(buf, elems, legacy)
-		if len(reply) == 0 {
+		out := s.batch(buf, &rb.refs, elems, legacy)
+		if len(out) == 0 {
 			return &wire.Response{Status: 202}
 		}
-		return jsonResponse(200, reply)
+		return rb.response(200, out)
 	}
 
 	msg, perr := jsonrpc.Parse(r.Body)
@@ -141,9 +145,9 @@ func (s *Server) post(r *wire.Request, buf []byte) *wire.Response {
 	if !modern {
 		// Legacy clients turn any non-2xx status into a transport failure, so JSON-RPC
 		// errors travel with 200.
-		c := call{msg: msg, version: version}
+		c := call{msg: msg, version: version, refs: &rb.refs}
 		out, _ := s.answer(buf, &c)
-		return jsonResponse(200, out)
+		return rb.response(200, out)
 	}
 	if err := checkModernHeaders(r.Header, &msg, version); err != nil {
 		return s.httpError(400, msg.ID, err)
@@ -151,9 +155,9 @@ func (s *Server) post(r *wire.Request, buf []byte) *wire.Response {
 	if err := supported(version); err != nil {
 		return s.httpError(400, msg.ID, err)
 	}
-	c := call{msg: msg, version: version, modern: true}
+	c := call{msg: msg, version: version, modern: true, refs: &rb.refs}
 	out, code := s.answer(buf, &c)
-	return jsonResponse(modernStatus(code), out)
+	return rb.response(modernStatus(code), out)
 }
 
 // modernStatus maps a JSON-RPC outcome to the HTTP status of the 2026-07-28 transport:
@@ -217,6 +221,13 @@ func decodeHeaderValue(v string) string {
 func isJSONContentType(ct string) bool {
 	mt, _, _ := strings.Cut(ct, ";")
 	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
+}
+
+// response is the JSON response whose body is b, with the references collected in rb.
+func (rb *reply) response(status int, b []byte) *wire.Response {
+	resp := jsonResponse(status, b)
+	resp.Refs = rb.refs
+	return resp
 }
 
 func jsonResponse(status int, body []byte) *wire.Response {

@@ -3,6 +3,8 @@ package edge
 import (
 	"github.com/tidwall/gjson"
 
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
@@ -11,10 +13,25 @@ type call struct {
 	msg     jsonrpc.Message
 	version string // the protocol revision this request is answered under
 	modern  bool   // the 2026-07-28 era: version came from params._meta
+	// refs collects the store objects the reply names (wire.Ref). The reply is built in a
+	// buffer that starts with the body, so an offset in it is an offset in the body.
+	refs *[]wire.Ref
 }
 
 // param returns params.<path> (a gjson path).
 func (c *call) param(path string) gjson.Result { return gjson.GetBytes(c.msg.Params, path) }
+
+// splice records that the store object named by the index reference field cell goes at
+// the end of b, and returns b: the host puts the object's bytes there.
+func (c *call) splice(b, cell []byte) []byte {
+	*c.refs = appendRef(*c.refs, len(b), cell)
+	return b
+}
+
+func appendRef(refs []wire.Ref, at int, cell []byte) []wire.Ref {
+	r := catalog.RefOf(cell)
+	return append(refs, wire.Ref{At: at, Size: r.Size, Name: r.Name})
+}
 
 // handler appends the members of a result object (without the braces) to b.
 type handler func(s *Server, c *call, b []byte) ([]byte, *jsonrpc.Error)
@@ -103,12 +120,13 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 	if !ok || (c.modern && m.legacyOnly) {
 		return jsonrpc.AppendError(dst, c.msg.ID, methodNotFound(c.msg.Method)), jsonrpc.CodeMethodNotFound
 	}
-	mark := len(dst)
+	mark, marked := len(dst), len(*c.refs)
 	dst = jsonrpc.AppendResultStart(dst, c.msg.ID)
 	dst = append(dst, '{')
 	start := len(dst)
 	dst, err := m.handle(s, c, dst)
 	if err != nil {
+		*c.refs = (*c.refs)[:marked]
 		return jsonrpc.AppendError(dst[:mark], c.msg.ID, err), err.Code
 	}
 	if c.modern {

@@ -3,31 +3,44 @@ package edge
 import (
 	"github.com/tidwall/gjson"
 
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
 // HandleMessage answers one JSON-RPC message (or batch) received over a stream transport
 // such as stdio. version is the protocol version negotiated earlier on this connection
 // ("" before initialize); the result carries the version to remember for the next
-// message. reply is nil when nothing is to be sent (notifications, responses).
-// Modern-era messages are recognised by their _meta and answered statelessly.
-func (s *Server) HandleMessage(version string, msg []byte) (reply []byte, negotiated string) {
-	return s.handleMessage(nil, version, msg)
-}
-
-// AppendMessage is HandleMessage appending the reply to dst, answering into a buffer reused
-// across calls. reply is nil when nothing is to be sent; otherwise it is dst extended.
-func (s *Server) AppendMessage(dst []byte, version string, msg []byte) (reply []byte, negotiated string) {
-	sc := scratch.Get().(*[]byte)
-	out, negotiated := s.handleMessage((*sc)[:0], version, msg)
-	if out != nil {
-		reply = append(dst, out...)
+// message. out is nil when nothing is to be sent (notifications, responses); refs name
+// the store objects the host splices into it (wire.Ref). Modern-era messages are
+// recognised by their _meta and answered statelessly.
+func (s *Server) HandleMessage(version string, msg []byte) (out []byte, refs []wire.Ref, negotiated string) {
+	rb := new(reply)
+	out, negotiated = s.handleMessage(rb, version, msg)
+	if out == nil {
+		return nil, nil, negotiated
 	}
-	keep(sc, out)
-	return reply, negotiated
+	return out, rb.refs, negotiated
 }
 
-func (s *Server) handleMessage(buf []byte, version string, msg []byte) (reply []byte, negotiated string) {
+// AppendRPC answers the message of an rpc input frame like HandleMessage and appends the
+// rpc output frame (wire.RPC: the version to remember, the references, the reply) to dst.
+// It answers into a buffer reused across calls; the one copy is into dst.
+func (s *Server) AppendRPC(dst []byte, version string, msg []byte) []byte {
+	sc := getScratch()
+	out, negotiated := s.handleMessage(sc, version, msg)
+	refs := sc.refs
+	if out == nil {
+		refs = nil
+	}
+	dst = wire.AppendRPC(dst, &wire.RPC{Version: negotiated, Refs: refs, Message: out})
+	sc.keep(out, sc.refs)
+	return dst
+}
+
+// handleMessage answers msg, building the reply on rb (references in rb.refs).
+func (s *Server) handleMessage(rb *reply, version string, msg []byte) (out []byte, negotiated string) {
+	buf := rb.b[:0]
+	rb.refs = rb.refs[:0]
 	legacy := version
 	if legacy == "" {
 		legacy = newestLegacy
@@ -41,10 +54,10 @@ func (s *Server) handleMessage(buf []byte, version string, msg []byte) (reply []
 		if err != nil {
 			return jsonrpc.AppendError(buf, nil, err), version
 		}
-		if reply = s.batch(buf, elems, legacy); len(reply) == 0 {
-			reply = nil
+		if out = s.batch(buf, &rb.refs, elems, legacy); len(out) == 0 {
+			out = nil
 		}
-		return reply, version
+		return out, version
 	}
 	m, perr := jsonrpc.Parse(msg)
 	if perr != nil {
@@ -53,16 +66,16 @@ func (s *Server) handleMessage(buf []byte, version string, msg []byte) (reply []
 	if m.Kind != jsonrpc.KindRequest {
 		return nil, version
 	}
-	reply, modern, code := s.request(buf, &m, legacy)
+	out, modern, code := s.request(buf, &rb.refs, &m, legacy)
 	if m.Method == "initialize" && !modern && code == 0 {
 		version = negotiate(gjson.GetBytes(m.Params, "protocolVersion").Str)
 	}
-	return reply, version
+	return out, version
 }
 
 // request answers one parsed request on a stream transport, under the connection's legacy
 // version unless the message is modern.
-func (s *Server) request(dst []byte, m *jsonrpc.Message, legacy string) (out []byte, modern bool, code int64) {
+func (s *Server) request(dst []byte, refs *[]wire.Ref, m *jsonrpc.Message, legacy string) (out []byte, modern bool, code int64) {
 	version, modern, err := era(m, legacy, false)
 	if err == nil && modern {
 		err = supported(version)
@@ -70,7 +83,7 @@ func (s *Server) request(dst []byte, m *jsonrpc.Message, legacy string) (out []b
 	if err != nil {
 		return jsonrpc.AppendError(dst, m.ID, err), modern, err.Code
 	}
-	c := call{msg: *m, version: version, modern: modern}
+	c := call{msg: *m, version: version, modern: modern, refs: refs}
 	out, code = s.answer(dst, &c)
 	return out, modern, code
 }
@@ -78,7 +91,7 @@ func (s *Server) request(dst []byte, m *jsonrpc.Message, legacy string) (out []b
 // batch answers the elements of a JSON-RPC batch (2025-03-26 only): one reply element per
 // request, in order; empty when the batch held only notifications and responses.
 // initialize must not be batched.
-func (s *Server) batch(dst []byte, elems [][]byte, legacy string) []byte {
+func (s *Server) batch(dst []byte, refs *[]wire.Ref, elems [][]byte, legacy string) []byte {
 	start := len(dst)
 	dst = append(dst, '[')
 	n := 0
@@ -97,7 +110,7 @@ func (s *Server) batch(dst []byte, elems [][]byte, legacy string) []byte {
 		case m.Method == "initialize":
 			dst = jsonrpc.AppendError(dst, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize must not be part of a JSON-RPC batch"))
 		default:
-			dst, _, _ = s.request(dst, &m, legacy)
+			dst, _, _ = s.request(dst, refs, &m, legacy)
 		}
 	}
 	if n == 0 {

@@ -31,8 +31,9 @@ func (s *Server) resourcesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 }
 
 // resourcesRead answers resources/read with the file's bytes exactly as stored: text for
-// UTF-8 text, base64 blob otherwise. A directory or an unknown URI is -32602 with
-// data {uri} (SEP-2164), never an empty contents array.
+// UTF-8 text, base64 blob otherwise, the value spliced in by the host from the content
+// store. A directory or an unknown URI is -32602 with data {uri} (SEP-2164), never an
+// empty contents array.
 func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	uri, raw, err := s.uriParam(c)
 	if err != nil {
@@ -47,18 +48,19 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, resourceNotFound(raw)
 	}
 	b = append(b, `"contents":[`...)
-	content := s.pack.Resource(i, catalog.ResRead)
+	head := s.pack.Resource(i, catalog.ResReadHead)
 	if raw != uri {
 		// Echo the URI as the client wrote it (clients match contents to requests by
 		// string): swap the stored canonical one, which needs no JSON escaping, for it.
-		if stored := `{"uri":"` + uri + `"`; bytes.HasPrefix(content, []byte(stored)) {
+		if stored := `{"uri":"` + uri + `"`; bytes.HasPrefix(head, []byte(stored)) {
 			b = append(b, `{"uri":`...)
 			b = jsonrpc.AppendString(b, raw)
-			content = content[len(stored):]
+			head = head[len(stored):]
 		}
 	}
-	b = append(b, content...)
-	return append(b, ']'), nil
+	b = append(b, head...)
+	b = c.splice(b, s.pack.Resource(i, catalog.ResReadValue))
+	return append(b, "}]"...), nil
 }
 
 // templatesList answers resources/templates/list: every resource of a prebuilt catalog

@@ -1,18 +1,35 @@
 package edge
 
-import "sync"
+import (
+	"sync"
 
-// scratch holds response buffers for reuse. A buffer keeps the capacity its largest answer
-// needed, so steady traffic allocates nothing proportional to response size. Inside the
-// single-threaded plugin this is one buffer per instance; natively, one per concurrent
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// reply is the space a response is built in: the body's bytes and the references to store
+// objects the host splices into them. Offsets in refs count from the start of the body,
+// which always starts at b[0].
+type reply struct {
+	b    []byte
+	refs []wire.Ref
+}
+
+// scratch holds replies for reuse. A reply keeps the capacity its largest answer needed,
+// so steady traffic allocates nothing proportional to response size. Inside the
+// single-threaded plugin this is one reply per instance; natively, one per concurrent
 // request.
-var scratch = sync.Pool{New: func() any { return new([]byte) }}
+var scratch = sync.Pool{New: func() any { return new(reply) }}
 
-// keep returns a buffer to the pool, keeping the larger of the old buffer and used, which
-// may be the old buffer grown by append (and is no longer referenced by the caller).
-func keep(sc *[]byte, used []byte) {
-	if cap(used) > cap(*sc) {
-		*sc = used[:0]
+func getScratch() *reply { return scratch.Get().(*reply) }
+
+// keep returns rb to the pool, keeping the larger of its buffers and used (which may be
+// rb's own grown by append and is no longer referenced by the caller), and refs.
+func (rb *reply) keep(used []byte, refs []wire.Ref) {
+	if cap(used) > cap(rb.b) {
+		rb.b = used[:0]
 	}
-	scratch.Put(sc)
+	if cap(refs) > cap(rb.refs) {
+		rb.refs = refs[:0]
+	}
+	scratch.Put(rb)
 }

@@ -16,16 +16,16 @@ func TestSkillsGetAmbiguousName(t *testing.T) {
 		"other/SKILL.md":       skillMD("other"),
 	})
 	s := New(p, Options{})
-	reply, _ := s.HandleMessage("2025-11-25", []byte(`{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"name":"deploy"}}`))
+	reply := handle(t, s, "2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"name":"deploy"}}`)
 	msg := gjson.GetBytes(reply, "error.message").Str
 	if gjson.GetBytes(reply, "error.code").Int() != -32602 || !strings.Contains(msg, "skill://acme/deploy/SKILL.md") || !strings.Contains(msg, "skill://beta/deploy/SKILL.md") {
 		t.Fatalf("ambiguous name: %s", reply)
 	}
-	reply, _ = s.HandleMessage("2025-11-25", []byte(`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"name":"other"}}`))
+	reply = handle(t, s, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"name":"other"}}`)
 	if !gjson.GetBytes(reply, "result.instructions").Exists() {
 		t.Fatalf("unique name: %s", reply)
 	}
-	reply, _ = s.HandleMessage("2025-11-25", []byte(`{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"uri":"skill://beta/deploy/SKILL.md","name":"deploy"}}`))
+	reply = handle(t, s, "2025-11-25", `{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"uri":"skill://beta/deploy/SKILL.md","name":"deploy"}}`)
 	if gjson.GetBytes(reply, "result.skill.uri").Str != "skill://beta/deploy/SKILL.md" {
 		t.Fatalf("uri wins over name: %s", reply)
 	}

@@ -59,7 +59,9 @@ func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	case 0:
 		return nil, invalidParams("Skill not found: " + strconv.Quote(name.Str)).WithData(nameData(name.Raw))
 	case 1:
-		return append(b, s.pack.Skill(found[0], catalog.SkillByName)...), nil
+		b = append(b, s.pack.Skill(found[0], catalog.SkillByNameHead)...)
+		b = c.splice(b, s.pack.Skill(found[0], catalog.SkillInstructions))
+		return append(b, s.pack.Skill(found[0], catalog.SkillByNameTail)...), nil
 	default:
 		msg := "Skill name " + strconv.Quote(name.Str) + " is ambiguous: " + strconv.Itoa(len(found)) +
 			" skills have it; use skills/get {uri} with one of"

@@ -1,10 +1,8 @@
 package edge
 
 import (
-	"encoding/base64"
+	"bytes"
 	"strings"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge/wire"
@@ -14,7 +12,8 @@ import (
 // v0.2.0 index at /.well-known/agent-skills/index.json with each skill's SKILL.md or
 // .tar.gz (and .zip) beside it, and the v0.1.0 / DVS index at /.well-known/skills/index.json
 // with every file under /.well-known/skills/<name>/. The indexes are rendered at build
-// time; files and archives are the same pack resources MCP serves, so every digest agrees.
+// time; files and archives are the same resources MCP serves, so every digest agrees.
+// Every body here is one object of the content store, which the host splices in.
 // See https://github.com/cloudflare/agent-skills-discovery-rfc
 
 const (
@@ -29,10 +28,10 @@ func (s *Server) wellKnown(r *wire.Request, path string) *wire.Response {
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "GET, HEAD"})
 		return resp
 	}
-	if body, ok := s.pack.HTTPDoc(path, catalog.HTTPBody); ok {
+	if obj, ok := s.pack.HTTPDoc(path, catalog.HTTPObject); ok {
 		ct, _ := s.pack.HTTPDoc(path, catalog.HTTPContentType)
 		digest, _ := s.pack.HTTPDoc(path, catalog.HTTPDigest)
-		return artifact(r, string(ct), string(digest), body)
+		return artifact(r, string(ct), string(digest), obj)
 	}
 	var rest string
 	archives := false
@@ -77,33 +76,22 @@ func (s *Server) wellKnown(r *wire.Request, path string) *wire.Response {
 	if res < 0 {
 		return s.notFound()
 	}
-	body, text := rawContent(s.pack.Resource(res, catalog.ResRead))
 	ct := string(s.pack.Resource(res, catalog.ResMIME))
-	if text && strings.HasPrefix(ct, "text/") {
+	if text := bytes.HasSuffix(s.pack.Resource(res, catalog.ResReadHead), []byte(`"text":`)); text && strings.HasPrefix(ct, "text/") {
 		ct += "; charset=utf-8"
 	}
-	return artifact(r, ct, string(s.pack.Resource(res, catalog.ResDigest)), body)
+	return artifact(r, ct, string(s.pack.Resource(res, catalog.ResDigest)), s.pack.Resource(res, catalog.ResObject))
 }
 
-// rawContent recovers a file's bytes from its resources/read content object: the pack keeps
-// them encoded for the MCP hot path (text JSON-escaped, blobs base64).
-func rawContent(read []byte) (body []byte, text bool) {
-	if t := gjson.GetBytes(read, "text"); t.Exists() {
-		return []byte(t.Str), true
-	}
-	b, _ := base64.StdEncoding.AppendDecode(nil, []byte(gjson.GetBytes(read, "blob").Str))
-	return b, false
-}
-
-// artifact answers with body, a strong ETag made from its digest, caching headers, and
-// 304 when If-None-Match names the ETag.
-func artifact(r *wire.Request, contentType, digest string, body []byte) *wire.Response {
+// artifact answers with the store object that the reference field obj names, a strong
+// ETag made from its digest, caching headers, and 304 when If-None-Match names the ETag.
+func artifact(r *wire.Request, contentType, digest string, obj []byte) *wire.Response {
 	etag := `"` + strings.Replace(digest, ":", "-", 1) + `"`
 	h := header("Content-Type", contentType, "ETag", etag, "Cache-Control", "public, max-age=300")
 	if inm, ok := r.Header.Get("If-None-Match"); ok && etagMatches(inm, etag) {
 		return &wire.Response{Status: 304, Header: h}
 	}
-	return &wire.Response{Status: 200, Header: h, Body: body}
+	return &wire.Response{Status: 200, Header: h, Refs: appendRef(nil, 0, obj)}
 }
 
 // etagMatches implements If-None-Match: "*" or a comma-separated list of entity tags,

@@ -56,7 +56,7 @@ func BenchmarkPoolRPC(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := pool.RPC(ctx, "2025-06-18", tinyRPC[11:]); err != nil {
+		if _, err := pool.RPC(ctx, "2025-06-18", tinyRPC[11:]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -104,7 +104,7 @@ func BenchmarkCompile(b *testing.B) {
 // deadline needs) costs: wazero then calls a check at every loop header, and every Go
 // function compiled to wasm starts with a loop. "native" is edge itself, for scale.
 func BenchmarkPreemption(b *testing.B) {
-	_, pack := testPlugin(b)
+	_, cat := testPlugin(b)
 	ctx := context.Background()
 	http := postFrame(initialize)
 	calls := []struct {
@@ -119,7 +119,7 @@ func BenchmarkPreemption(b *testing.B) {
 	for _, on := range []bool{false, true} {
 		for _, c := range calls {
 			b.Run(map[bool]string{false: "off/", true: "on/"}[on]+c.name, func(b *testing.B) {
-				in := instanceWithPreemption(b, on, pack)
+				in := instanceWithPreemption(b, on, cat.Index)
 				for b.Loop() {
 					c.call(in)
 				}
@@ -127,7 +127,7 @@ func BenchmarkPreemption(b *testing.B) {
 		}
 	}
 	b.Run("native/rpc-ping", func(b *testing.B) {
-		p, err := catalog.Open(pack)
+		p, err := catalog.Open(cat.Index)
 		requireNoError(b, err)
 		s := edge.New(p, edge.Options{})
 		for b.Loop() {

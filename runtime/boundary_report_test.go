@@ -36,17 +36,32 @@ import (
 //   - Pool.HTTP: the raw ABI plus lending an instance and arming the deadline;
 //   - the raw ABI without deadline checks: what the deadline costs.
 func TestBoundaryReport(t *testing.T) {
-	pack := benchPack(t)
+	enc := benchPack(t)
+	pack, store := enc.Index, enc.Store
 	p, _ := testPlugin(t)
 	ctx := context.Background()
-	pool, err := p.NewPool(ctx, pack, Options{Size: 1})
+	pool, err := p.NewPool(ctx, Catalog{Index: pack, Store: store}, Options{Size: 1})
 	requireNoError(t, err)
 	defer pool.Close(ctx)
 	in, err := p.newInstance(ctx, pack, nil, &pool.logMu)
 	requireNoError(t, err)
 	defer in.close()
+	for _, name := range store.Names() { // the Extism ABI holds the objects itself
+		b, _ := store.Object(name)
+		_, err := in.callExtism(ctx, "put", b)
+		requireNoError(t, err)
+	}
 	native := nativeServer(t, pack)
 	unchecked := instanceWithPreemption(t, false, pack)
+	// Every path ends with the frame a client's bytes are written from: references
+	// resolved from the store, as the hosts do.
+	resolve := func(frame []byte) []byte {
+		r, err := wire.ParseResponse(frame)
+		requireNoError(t, err)
+		out, err := wire.ResolveResponse(nil, &r, store)
+		requireNoError(t, err)
+		return out
+	}
 
 	type row struct {
 		name      string
@@ -60,12 +75,12 @@ func TestBoundaryReport(t *testing.T) {
 			func() []byte {
 				r, err := wire.ParseRequest(req)
 				requireNoError(t, err)
-				return wire.AppendResponse(nil, native.ServeHTTP(&r))
+				return resolve(wire.AppendResponse(nil, native.ServeHTTP(&r)))
 			},
 			func() []byte {
 				out, err := in.callOutput(ctx, in.http, req, nil)
 				requireNoError(t, err)
-				return out
+				return resolve(out)
 			},
 			func() []byte {
 				out, err := in.callExtism(ctx, "http", req)
@@ -75,12 +90,12 @@ func TestBoundaryReport(t *testing.T) {
 			func() []byte {
 				out, err := pool.HTTP(ctx, req, nil)
 				requireNoError(t, err)
-				return out
+				return resolve(out)
 			},
 			func() []byte {
 				out, err := unchecked.callOutput(ctx, unchecked.http, req, nil)
 				requireNoError(t, err)
-				return out
+				return resolve(out)
 			},
 		}
 		want := paths[0]()
@@ -120,7 +135,7 @@ func TestBoundaryReport(t *testing.T) {
 }
 
 // benchPack builds a catalog with one skill holding a ~10 KB and a ~1 MB markdown file.
-func benchPack(t *testing.T) []byte {
+func benchPack(t *testing.T) *build.Encoded {
 	dir := filepath.Join(t.TempDir(), "bench")
 	requireNoError(t, os.MkdirAll(dir, 0o755))
 	write := func(name string, n int) {

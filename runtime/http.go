@@ -36,9 +36,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), pool.opt.Timeout)
 	defer cancel()
 	var resp []byte
+	var store wire.Store
 	err = s.call(func(p *Pool) error {
 		var err error
 		resp, err = p.HTTP(ctx, frame, (*out)[:0])
+		store = p.Store()
 		return err
 	})
 	*out = resp[:0]
@@ -57,6 +59,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, _ := wire.ParseResponse(resp) // Pool.HTTP only returns frames that parse
+	objs, err := wire.Objects(f.Refs, store)
+	if err != nil {
+		s.logf("skilledge: %s %s: %v", r.Method, r.RequestURI, err)
+		writeInternalError(w, http.StatusInternalServerError, err)
+		return
+	}
 	h := w.Header()
 	for _, fl := range f.Header {
 		// Clone: f aliases out, which goes back to the pool before net/http writes headers.
@@ -65,8 +73,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, ok := h["Content-Type"]; !ok {
 		h["Content-Type"] = nil // the plugin decides; net/http must not sniff one
 	}
+	if f.Status != http.StatusNoContent && f.Status != http.StatusNotModified && r.Method != "HEAD" {
+		h["Content-Length"] = []string{strconv.FormatInt(wire.BodySize(f.Body, f.Refs), 10)}
+	}
 	w.WriteHeader(f.Status)
-	w.Write(f.Body)
+	// Contents go from the store to the connection as they are, never through the plugin.
+	wire.WriteResolved(w, f.Body, f.Refs, objs)
 }
 
 var errBusy = errors.New("server busy")

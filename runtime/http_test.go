@@ -126,12 +126,12 @@ func TestAppendRequestFrame(t *testing.T) {
 
 // An instance failure is a 500 with a JSON-RPC internal error for that request only.
 func TestServeHTTPInstanceFailure(t *testing.T) {
-	_, pack := testPlugin(t)
+	_, cat := testPlugin(t)
 	ctx := context.Background()
 	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: 24 << 20, Stderr: io.Discard})
 	requireNoError(t, err)
 	defer small.Close(ctx)
-	pool, err := small.NewPool(ctx, pack, Options{Size: 1})
+	pool, err := small.NewPool(ctx, cat, Options{Size: 1})
 	requireNoError(t, err)
 	defer pool.Close(ctx)
 	pool.opt.MaxBody = 64 << 20 // past what NewPool allows: the body will not fit the instance
@@ -175,10 +175,10 @@ func TestServerSwap(t *testing.T) {
 			}
 		}()
 	}
-	p, pack := testPlugin(t)
+	p, cat := testPlugin(t)
 	pools := []*Pool{first}
 	for i := 0; i < 5; i++ {
-		next, err := p.NewPool(context.Background(), pack, Options{Size: 2})
+		next, err := p.NewPool(context.Background(), cat, Options{Size: 2})
 		requireNoError(t, err)
 		srv.Swap(next)
 		pools = append(pools, next)

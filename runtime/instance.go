@@ -9,6 +9,8 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // Raw ABI exports of plugin.wasm; the contract is in edge/plugin/main.go.
@@ -201,6 +203,9 @@ func reason(err error) string {
 	}
 	if errors.Is(err, ErrInstance) {
 		return "the server instance failed"
+	}
+	if errors.Is(err, wire.ErrObject) {
+		return "the server's content store is incomplete or damaged"
 	}
 	return "the server could not handle the request"
 }

@@ -18,11 +18,13 @@ var shared struct {
 	once   sync.Once
 	wasm   []byte
 	plugin *Plugin
-	pack   []byte
+	cat    Catalog
 	err    error
 }
 
-func testPlugin(t testing.TB) (*Plugin, []byte) {
+// testPlugin returns the compiled plugin and the example catalog (its index, and its
+// store held in memory).
+func testPlugin(t testing.TB) (*Plugin, Catalog) {
 	t.Helper()
 	shared.once.Do(func() {
 		ctx := context.Background()
@@ -44,12 +46,22 @@ func testPlugin(t testing.TB) (*Plugin, []byte) {
 			shared.err = fmt.Errorf("example catalog: %v %v", err, problems)
 			return
 		}
-		shared.pack = build.Encode(c)
+		enc := build.Encode(c)
+		shared.cat = Catalog{Index: enc.Index, Store: enc.Store}
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)
 	}
-	return shared.plugin, shared.pack
+	return shared.plugin, shared.cat
+}
+
+// resolved is the response frame out with its references resolved from store.
+func resolved(t testing.TB, out []byte, store wire.Store) wire.Response {
+	t.Helper()
+	r := parseResponse(t, out)
+	b, err := wire.ResolveResponse(nil, &r, store)
+	requireNoError(t, err)
+	return parseResponse(t, b)
 }
 
 func testPool(t testing.TB, opt Options) *Pool {

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,37 +47,41 @@ func (o *Options) configJSON() []byte {
 	return s.JSON()
 }
 
-// MinMemoryLimit is the smallest per-instance memory limit NewPool accepts for pack with
-// request bodies up to maxBody: the instance keeps its own copy of the pack, and while it
-// answers a read of the largest file it holds several copies of that response (measured:
-// a 20 MiB read needs about 65 MiB beyond the pack); the Go runtime and small requests
-// need a few MiB more. The result is a whole number of 64 KiB pages.
-func MinMemoryLimit(pack []byte, maxBody int) uint64 {
-	need := uint64(len(pack)) + 4*uint64(largestRead(pack)) + 2*uint64(max(maxBody, 0)) + 16<<20
+// MinMemoryLimit is the smallest per-instance memory limit NewPool accepts for a catalog
+// index with request bodies up to maxBody. An instance keeps its own copy of the index
+// but no file contents (those stay in the host's store), and no response it builds is
+// larger than the index's fragments put together; while it answers it may hold a few
+// copies of one (the reply, the frame, the buffer growth). The request body and its frame
+// come twice, and the Go runtime needs a few MiB. The result is a whole number of 64 KiB
+// pages.
+func MinMemoryLimit(index []byte, maxBody int) uint64 {
+	need := 5*uint64(len(index)) + 2*uint64(max(maxBody, 0)) + 16<<20
 	return (need + pageSize - 1) &^ (pageSize - 1)
 }
 
-// largestRead returns the size of the largest resources/read content in pack, or 0 if
-// pack does not open (NewPool then fails on loading it).
-func largestRead(pack []byte) int {
-	p, err := catalog.Open(pack)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for i := range p.NumResources() {
-		n = max(n, len(p.Resource(i, catalog.ResRead)))
-	}
-	return n
+// Catalog is what a pool serves: the index every instance loads (catalog.pack), and the
+// content store its references name, which the pool's fronts splice from. The store is
+// shared, never copied into an instance.
+type Catalog struct {
+	Index []byte
+	Store wire.Store
 }
 
-// Pool is a set of plugin instances that each hold the same pack. It lends an instance
-// to one request at a time, creates instances on demand up to its size, and makes
-// callers wait when all are busy. An instance that fails is discarded; only the request
-// it was serving sees the error. A Pool is safe for concurrent use.
+// storeChecker is a store that can verify, at start-up, that it holds the objects an
+// index refers to (DirStore does, without reading them).
+type storeChecker interface {
+	Check(uses []catalog.ObjectUse) error
+}
+
+// Pool is a set of plugin instances that each hold the same index, and the store they
+// name contents in. It lends an instance to one request at a time, creates instances on
+// demand up to its size, and makes callers wait when all are busy. An instance that fails
+// is discarded; only the request it was serving sees the error. A Pool is safe for
+// concurrent use.
 type Pool struct {
 	plugin  *Plugin
 	pack    []byte
+	store   wire.Store
 	config  []byte
 	opt     Options
 	slots   chan *instance // Size entries; nil means "not created yet"
@@ -92,10 +95,24 @@ type Pool struct {
 	failed  atomic.Int64
 }
 
-// NewPool makes a pool serving pack. It creates one instance right away, so a corrupt
-// pack, bad options or too small a memory limit fail here rather than on a request. The
-// pool keeps pack (which must not change) to load it into later instances.
-func (p *Plugin) NewPool(ctx context.Context, pack []byte, opt Options) (*Pool, error) {
+// NewPool makes a pool serving cat. It opens the index and checks the store holds what
+// it refers to, and creates one instance right away, so a corrupt index, an incomplete
+// store, bad options or too small a memory limit fail here rather than on a request. The
+// pool keeps cat.Index (which must not change) to load it into later instances.
+func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, error) {
+	pack := cat.Index
+	index, err := catalog.Open(pack)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: catalog.pack: %w", err)
+	}
+	if cat.Store == nil {
+		return nil, errors.New("runtime: no content store")
+	}
+	if c, ok := cat.Store.(storeChecker); ok {
+		if err := c.Check(index.Objects()); err != nil {
+			return nil, err
+		}
+	}
 	if opt.Size <= 0 {
 		opt.Size = goruntime.GOMAXPROCS(0)
 	}
@@ -106,12 +123,13 @@ func (p *Plugin) NewPool(ctx context.Context, pack []byte, opt Options) (*Pool, 
 		opt.MaxBody = DefaultMaxBody
 	}
 	if need := MinMemoryLimit(pack, opt.MaxBody); p.MemoryLimit() < need {
-		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the pack is %s (every instance keeps its own copy) and its largest file is served as %s, which needs at least %s; raise the memory limit or split the catalog",
-			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(len(pack))), mib(uint64(largestRead(pack))), mib(need))
+		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the catalog index is %s (every instance keeps its own copy) and request bodies may be %s, which needs at least %s; raise the memory limit",
+			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(len(pack))), mib(uint64(opt.MaxBody)), mib(need))
 	}
 	pl := &Pool{
 		plugin:  p,
 		pack:    pack,
+		store:   cat.Store,
 		config:  opt.configJSON(),
 		opt:     opt,
 		slots:   make(chan *instance, opt.Size),
@@ -141,6 +159,9 @@ func (pl *Pool) newInstance(ctx context.Context) (*instance, error) {
 	}
 	return in, err
 }
+
+// Store returns the content store the pool's responses name objects of.
+func (pl *Pool) Store() wire.Store { return pl.store }
 
 // Stats reports how many instances the pool has created and how many it discarded
 // because they failed.
@@ -212,9 +233,11 @@ func (pl *Pool) do(ctx context.Context, f func(ctx context.Context, in *instance
 }
 
 // HTTP answers one request frame (package edge/wire) and appends the response frame to
-// dst. An error means no response was produced: ctx ended while waiting for an instance
-// (ctx.Err()), the pool is closed (ErrClosed), or the instance failed (wraps ErrInstance),
-// which includes answering with a malformed frame. A returned frame always parses.
+// dst; its references name objects of Store(), which the caller splices in
+// (wire.ResolveResponse, wire.WriteResolved). An error means no response was produced:
+// ctx ended while waiting for an instance (ctx.Err()), the pool is closed (ErrClosed),
+// or the instance failed (wraps ErrInstance), which includes answering with a malformed
+// frame. A returned frame always parses.
 func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
 	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
 		var err error
@@ -232,30 +255,29 @@ func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
 
 // RPC answers one JSON-RPC message (or batch) from a stream transport. version is the
 // protocol version negotiated earlier on the connection ("" before initialize); the
-// result carries the one to remember. reply is nil when nothing is to be sent. Errors
-// are as for HTTP.
-func (pl *Pool) RPC(ctx context.Context, version string, msg []byte) (reply []byte, negotiated string, err error) {
-	frame := make([]byte, 0, len(version)+1+len(msg))
-	frame = append(append(append(frame, version...), '\n'), msg...)
-	var out []byte
-	err = pl.do(ctx, func(ctx context.Context, in *instance) error {
-		var err error
-		if out, err = in.callOutput(ctx, in.rpc, frame, nil); err != nil {
+// result's Version is the one to remember, its Message the reply (nil when nothing is to
+// be sent) and its Refs the objects of Store() to splice into it. Errors are as for HTTP.
+func (pl *Pool) RPC(ctx context.Context, version string, msg []byte) (wire.RPC, error) {
+	frame := wire.AppendRPC(make([]byte, 0, len(version)+1+len(msg)), &wire.RPC{Version: version, Message: msg})
+	var out wire.RPC
+	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
+		b, err := in.callOutput(ctx, in.rpc, frame, nil)
+		if err != nil {
 			return err
 		}
-		if bytes.IndexByte(out, '\n') < 0 { // checked here, so that the instance is discarded
-			return fmt.Errorf("%w: rpc output has no version line", ErrInstance)
+		// Checked here, so that the instance is discarded.
+		if out, err = wire.ParseRPCOutput(b); err != nil {
+			return fmt.Errorf("%w: the plugin answered a malformed rpc frame", ErrInstance)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, version, err
+		return wire.RPC{Version: version}, err
 	}
-	line, rest, _ := bytes.Cut(out, []byte{'\n'})
-	if len(rest) > 0 {
-		reply = rest
+	if len(out.Message) == 0 {
+		out.Message, out.Refs = nil, nil
 	}
-	return reply, string(line), nil
+	return out, nil
 }
 
 // Close stops lending instances, waits for the requests in flight (or for ctx) and

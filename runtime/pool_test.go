@@ -2,11 +2,15 @@ package runtime
 
 import (
 	"context"
-	"github.com/skilledge/skilledge/edge"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 func TestPoolHTTPAndRPC(t *testing.T) {
@@ -23,12 +27,14 @@ func TestPoolHTTPAndRPC(t *testing.T) {
 	requireNoError(t, err)
 	requireEqual(t, 405, parseResponse(t, out).Status)
 
-	reply, version, err := pool.RPC(ctx, "", []byte(initialize))
+	out0, err := pool.RPC(ctx, "", []byte(initialize))
+	reply, version := out0.Message, out0.Version
 	requireNoError(t, err)
 	requireInitialized(t, reply)
 	requireEqual(t, "2025-06-18", version)
 
-	reply, version, err = pool.RPC(ctx, version, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	out0, err = pool.RPC(ctx, version, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	reply, version = out0.Message, out0.Version
 	requireNoError(t, err)
 	requireEqual(t, 0, len(reply), string(reply))
 	requireEqual(t, "2025-06-18", version)
@@ -106,13 +112,13 @@ func TestPoolTimeoutReplacesInstance(t *testing.T) {
 // An instance that runs out of memory (here: the host asks the raw ABI for a buffer
 // larger than the memory cap) exits; only that request fails.
 func TestPoolOutOfMemoryReplacesInstance(t *testing.T) {
-	_, pack := testPlugin(t)
+	_, cat := testPlugin(t)
 	ctx := context.Background()
 	var stderr strings.Builder
 	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: 24 << 20, Stderr: &stderr})
 	requireNoError(t, err)
 	defer small.Close(ctx)
-	pool, err := small.NewPool(ctx, pack, Options{Size: 1})
+	pool, err := small.NewPool(ctx, cat, Options{Size: 1})
 	requireNoError(t, err)
 	defer pool.Close(ctx)
 
@@ -140,7 +146,7 @@ func TestPluginErrorsKeepInstance(t *testing.T) {
 	err = in.callStatus(ctx, in.configure, []byte(`{"bogus":1}`))
 	requireContains(t, err.Error(), `unknown option "bogus"`)
 	err = in.callStatus(ctx, in.load, []byte("not a pack"))
-	requireContains(t, err.Error(), "corrupt pack")
+	requireContains(t, err.Error(), "corrupt index")
 	// The raw ABI refuses a buffer that is not the one it allocated.
 	in.stack[0], in.stack[1] = 8, 4
 	requireNoError(t, in.http.CallWithStack(ctx, in.stack[:]))
@@ -156,19 +162,25 @@ func TestPluginErrorsKeepInstance(t *testing.T) {
 }
 
 func TestNewPoolErrors(t *testing.T) {
-	p, pack := testPlugin(t)
+	p, cat := testPlugin(t)
 	ctx := context.Background()
-	_, err := p.NewPool(ctx, []byte("SKLPACK\x01garbage"), Options{})
-	requireContains(t, err.Error(), "corrupt pack")
+	_, err := p.NewPool(ctx, Catalog{Index: []byte("SKLPACK\x02garbage"), Store: cat.Store}, Options{})
+	requireContains(t, err.Error(), "corrupt index")
+	_, err = p.NewPool(ctx, Catalog{Index: []byte("SKLPACK\x01garbage"), Store: cat.Store}, Options{})
+	requireErrorIs(t, err, catalog.ErrOldFormat)
+	requireContains(t, err.Error(), "rebuild it with skilledge build")
+	_, err = p.NewPool(ctx, Catalog{Index: cat.Index}, Options{})
+	requireContains(t, err.Error(), "no content store")
 
 	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: 32 << 20})
 	requireNoError(t, err)
 	defer small.Close(ctx)
-	_, err = small.NewPool(ctx, make([]byte, 20<<20), Options{})
+	_, err = small.NewPool(ctx, cat, Options{MaxBody: 16 << 20})
 	requireErrorIs(t, err, ErrMemoryLimit)
-	requireContains(t, err.Error(), "instances are limited to 32.0 MiB of memory, but the pack is 20.0 MiB")
+	requireContains(t, err.Error(), "instances are limited to 32.0 MiB of memory, but the catalog index is ")
+	requireContains(t, err.Error(), "request bodies may be 16.0 MiB")
 
-	_, err = p.NewPool(ctx, pack, Options{Server: edge.Options{PageSize: -1}})
+	_, err = p.NewPool(ctx, cat, Options{Server: edge.Options{PageSize: -1}})
 	requireContains(t, err.Error(), "configuring the plugin: skilledge: configure: option pageSize must be a non-negative integer")
 }
 
@@ -192,7 +204,7 @@ func TestPoolClose(t *testing.T) {
 
 // The Extism ABI answers exactly what the raw ABI answers.
 func TestExtismABI(t *testing.T) {
-	p, pack := testPlugin(t)
+	p, cat := testPlugin(t)
 	ctx := context.Background()
 	in, err := p.bareInstance(ctx, &sync.Mutex{})
 	requireNoError(t, err)
@@ -212,17 +224,41 @@ func TestExtismABI(t *testing.T) {
 	requireNoError(t, err)
 	_, err = in.callExtism(ctx, "load", []byte("nope"))
 	requireContains(t, err.Error(), "corrupt")
-	_, err = in.callExtism(ctx, "load", pack)
+	_, err = in.callExtism(ctx, "put", []byte("an object of no catalog"))
+	requireContains(t, err.Error(), "no catalog loaded; call load")
+	_, err = in.callExtism(ctx, "load", cat.Index)
 	requireNoError(t, err)
+	_, err = in.callExtism(ctx, "put", []byte("an object of no catalog"))
+	requireContains(t, err.Error(), "refers to no object with these bytes (23 bytes, sha256 ")
 
-	for _, f := range [][]byte{postFrame(initialize), frame("GET", "/mcp", ""), frame("GET", "/.well-known/agent-skills/index.json", "")} {
+	// Before the objects are put, a response that needs one is a 500 naming it.
+	read := postFrame(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
+	ext, err := in.callExtism(ctx, "http", read)
+	requireNoError(t, err)
+	r = parseResponse(t, ext)
+	requireEqual(t, 500, r.Status)
+	requireContains(t, string(r.Body), "skill://git-workflow/SKILL.md as resources/read sends it) was not given to the plugin; call put with every file of OUT/assets/sha256/")
+	st := cat.Store.(*build.Store)
+	for _, name := range st.Names() {
+		b, _ := st.Object(name)
+		_, err := in.callExtism(ctx, "put", b)
+		requireNoError(t, err)
+	}
+
+	// With every object put, the Extism ABI answers what the raw ABI answers with its
+	// references resolved by the host.
+	for _, f := range [][]byte{postFrame(initialize), frame("GET", "/mcp", ""), frame("GET", "/.well-known/agent-skills/index.json", ""), read} {
 		ext, err := in.callExtism(ctx, "http", f)
 		requireNoError(t, err)
 		raw, err := in.callOutput(ctx, in.http, f, nil)
 		requireNoError(t, err)
-		requireEqual(t, string(raw), string(ext))
+		want := resolved(t, raw, cat.Store)
+		requireEqual(t, string(wire.AppendResponse(nil, &want)), string(ext))
 	}
-	ext, err := in.callExtism(ctx, "rpc", []byte("\n"+initialize))
+	ext, err = in.callExtism(ctx, "rpc", []byte("2025-06-18\n"+`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"name":"git-workflow"}}`))
+	requireNoError(t, err)
+	requireContains(t, string(ext), `"instructions":"\n# Git workflow`)
+	ext, err = in.callExtism(ctx, "rpc", []byte("\n"+initialize))
 	requireNoError(t, err)
 	requireContains(t, string(ext), `"instructions":"hello"`)
 	raw, err := in.callOutput(ctx, in.rpc, []byte("\n"+initialize), nil)

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // MaxLine is the longest stdio message ServeStdio accepts, newline excluded.
@@ -39,25 +41,32 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 			return err
 		}
 		var reply []byte
+		var refs []wire.Ref
+		var objs [][]byte
 		switch msg := bytes.TrimSpace(line); {
 		case tooLong:
 			s.logf("skilledge: stdio: dropped a message longer than %d bytes", maxLine)
 			reply = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: message longer than %d bytes"}}`, maxLine)
 		case len(msg) == 0:
 		default:
-			var rerr error
-			rerr = s.call(func(p *Pool) error {
-				var err error
-				reply, version, err = p.RPC(ctx, version, msg)
-				return err
+			rerr := s.call(func(p *Pool) error {
+				out, err := p.RPC(ctx, version, msg)
+				if err != nil {
+					return err
+				}
+				version, reply, refs = out.Version, out.Message, out.Refs
+				if objs, err = wire.Objects(refs, p.Store()); err != nil {
+					return err
+				}
+				return nil
 			})
 			if rerr != nil {
 				s.logf("skilledge: stdio: %v", rerr)
-				reply = stdioFailure(msg, rerr)
+				reply, refs, objs = stdioFailure(msg, rerr), nil, nil
 			}
 		}
 		if reply != nil {
-			bw.Write(reply)
+			wire.WriteResolved(bw, reply, refs, objs)
 			bw.WriteByte('\n')
 			if werr := bw.Flush(); werr != nil {
 				return werr

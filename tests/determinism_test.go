@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,9 +15,10 @@ import (
 	"github.com/skilledge/skilledge/catalog/examples"
 )
 
-// TestPackReproducible builds the pack from two copies of the example catalog that differ
-// in absolute path, file creation order, mtimes, permission bits, umask and time zone, and
-// requires byte-identical packs. Packs hold every skill's .tar.gz and .zip, so the
+// TestPackReproducible builds the catalog from two copies of the example catalog that
+// differ in absolute path, file creation order, mtimes, permission bits, umask and time
+// zone, and requires byte-identical indexes and content stores (the same object names
+// holding the same bytes). The store holds every skill's .tar.gz and .zip, so the
 // archives (and their digests in the indexes) are reproducible too.
 func TestPackReproducible(t *testing.T) {
 	var files []string
@@ -56,7 +58,7 @@ func TestPackReproducible(t *testing.T) {
 	copyTo(b, reversed, time.Now(), 0o666)
 	syscall.Umask(old)
 
-	pack := func(dir string) []byte {
+	pack := func(dir string) *build.Encoded {
 		c, problems, err := build.LoadDir(dir, build.Options{})
 		if err != nil || build.HasErrors(problems) {
 			t.Fatalf("LoadDir(%s): %v %v", dir, err, problems)
@@ -68,14 +70,52 @@ func TestPackReproducible(t *testing.T) {
 	time.Local = time.FixedZone("UTC+05:45", 5*3600+45*60)
 	pb := pack(b)
 	time.Local = local
-	if !bytes.Equal(pa, pb) {
-		t.Fatalf("packs differ: %d vs %d bytes", len(pa), len(pb))
-	}
-	embedded, err := examplePack()
+	sameBuild(t, "copies on disk", pa, pb)
+	embedded, err := exampleBuild()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(pa, embedded) {
-		t.Fatal("pack from a copy on disk differs from the pack of the embedded catalog")
+	sameBuild(t, "a copy on disk and the embedded catalog", pa, embedded)
+
+	// Written out, the stores are the same files, whatever the umask.
+	out := func(enc *build.Encoded, umask int) map[string][]byte {
+		dir := t.TempDir()
+		old := syscall.Umask(umask)
+		err := enc.Store.WriteDir(dir, true, 0)
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{}
+		fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := fs.ReadFile(os.DirFS(dir), p)
+				info, _ := d.Info()
+				files[p+" "+info.Mode().String()] = b
+			}
+			return err
+		})
+		return files
+	}
+	if fa, fb := out(pa, 0o022), out(pb, 0o077); !maps.EqualFunc(fa, fb, bytes.Equal) || len(fa) != pa.Store.Len() {
+		t.Fatalf("written stores differ: %d and %d files for %d objects", len(fa), len(fb), pa.Store.Len())
+	}
+}
+
+// sameBuild fails t unless a and b have equal indexes and equal stores.
+func sameBuild(t *testing.T, what string, a, b *build.Encoded) {
+	t.Helper()
+	if !bytes.Equal(a.Index, b.Index) {
+		t.Fatalf("%s: indexes differ: %d vs %d bytes", what, len(a.Index), len(b.Index))
+	}
+	if !slices.Equal(a.Store.Names(), b.Store.Names()) {
+		t.Fatalf("%s: stores hold different objects", what)
+	}
+	for _, name := range a.Store.Names() {
+		x, _ := a.Store.Object(name)
+		y, _ := b.Store.Object(name)
+		if !bytes.Equal(x, y) {
+			t.Fatalf("%s: object %s differs", what, name)
+		}
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
-// examplePack returns the pack of the built-in example catalog, built once per test binary.
-var examplePack = sync.OnceValues(func() ([]byte, error) {
+// exampleBuild returns the built-in example catalog encoded, built once per test binary.
+var exampleBuild = sync.OnceValues(func() (*build.Encoded, error) {
 	c, problems, err := build.Load(examples.FS, "examples", build.Options{})
 	if err != nil {
 		return nil, err
@@ -23,15 +23,28 @@ var examplePack = sync.OnceValues(func() ([]byte, error) {
 	return build.Encode(c), nil
 })
 
-// inProcess is the edge package called directly: the reference target.
-type inProcess struct{ srv *edge.Server }
+// examplePack returns the index of the built-in example catalog.
+func examplePack() ([]byte, error) {
+	enc, err := exampleBuild()
+	if err != nil {
+		return nil, err
+	}
+	return enc.Index, nil
+}
+
+// inProcess is the edge package called directly: the reference target. Like every host,
+// it splices the store objects the answers name, from the store the build made.
+type inProcess struct {
+	srv   *edge.Server
+	store wire.Store
+}
 
 func newInProcess(t *testing.T, options []byte) target {
-	b, err := examplePack()
+	enc, err := exampleBuild()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := catalog.Open(b)
+	p, err := catalog.Open(enc.Index)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +52,7 @@ func newInProcess(t *testing.T, options []byte) target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return inProcess{edge.New(p, opt)}
+	return inProcess{edge.New(p, opt), enc.Store}
 }
 
 func (s inProcess) HTTP(t *testing.T, frame []byte) []byte {
@@ -47,11 +60,40 @@ func (s inProcess) HTTP(t *testing.T, frame []byte) []byte {
 	if err != nil {
 		t.Fatalf("bad request frame %q: %v", frame, err)
 	}
-	return wire.AppendResponse(nil, s.srv.ServeHTTP(&req))
+	return resolveFrame(t, wire.AppendResponse(nil, s.srv.ServeHTTP(&req)), s.store)
 }
 
 func (s inProcess) Message(t *testing.T, version string, line []byte) ([]byte, string) {
-	return s.srv.HandleMessage(version, line)
+	reply, refs, negotiated := s.srv.HandleMessage(version, line)
+	return resolveReply(t, reply, refs, s.store), negotiated
+}
+
+// resolveFrame is the response frame with the store objects it names spliced in: what a
+// client receives.
+func resolveFrame(t *testing.T, frame []byte, st wire.Store) []byte {
+	t.Helper()
+	r, err := wire.ParseResponse(frame)
+	if err != nil {
+		t.Fatalf("malformed response frame %q: %v", frame, err)
+	}
+	out, err := wire.ResolveResponse(nil, &r, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// resolveReply is a stream-transport reply with the objects refs names spliced in.
+func resolveReply(t *testing.T, reply []byte, refs []wire.Ref, st wire.Store) []byte {
+	t.Helper()
+	if reply == nil {
+		return nil
+	}
+	objs, err := wire.Objects(refs, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wire.AppendResolved(nil, reply, refs, objs)
 }
 
 func TestCasesInProcess(t *testing.T) { runCases(t, newInProcess, true) }

@@ -114,7 +114,7 @@ func codeBlocks(md string) []string {
 
 var (
 	wranglerTotal = regexp.MustCompile(`Total Upload: [0-9.]+ KiB / gzip: ([0-9.]+) KiB`)
-	buildEstimate = regexp.MustCompile(`Worker bundle: about ([0-9.]+) (KiB|MiB) gzipped`)
+	buildEstimate = regexp.MustCompile(`Worker script: about ([0-9.]+) (KiB|MiB) gzipped`)
 )
 
 // TestREADMEDeploy checks the README's "Deploy to Cloudflare" commands as written (run in

@@ -24,7 +24,8 @@ var compiledPlugin = sync.OnceValues(func() (*runtime.Plugin, error) {
 	return runtime.Compile(ctx, wasm, runtime.Config{})
 })
 
-// wasmTarget is plugin.wasm in the wazero harness: the same bytes `skilledge serve` runs.
+// wasmTarget is plugin.wasm in the wazero harness: the same bytes `skilledge serve` runs,
+// with the references in its answers resolved from the pool's store as the fronts do.
 type wasmTarget struct{ pool *runtime.Pool }
 
 func newWasm(t *testing.T, options []byte) target {
@@ -32,7 +33,7 @@ func newWasm(t *testing.T, options []byte) target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pack, err := examplePack()
+	enc, err := exampleBuild()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func newWasm(t *testing.T, options []byte) target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := p.NewPool(context.Background(), pack, runtime.Options{Size: 1, MaxBody: o.MaxBody, Server: o})
+	pool, err := p.NewPool(context.Background(), runtime.Catalog{Index: enc.Index, Store: enc.Store}, runtime.Options{Size: 1, MaxBody: o.MaxBody, Server: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,15 +54,15 @@ func (w wasmTarget) HTTP(t *testing.T, frame []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return resolveFrame(t, out, w.pool.Store())
 }
 
 func (w wasmTarget) Message(t *testing.T, version string, line []byte) ([]byte, string) {
-	reply, negotiated, err := w.pool.RPC(context.Background(), version, line)
+	out, err := w.pool.RPC(context.Background(), version, line)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reply, negotiated
+	return resolveReply(t, out.Message, out.Refs, w.pool.Store()), out.Version
 }
 
 // TestCasesWasm runs the protocol cases against the plugin in the wazero harness. The

@@ -82,7 +82,7 @@ export default {
 	if err := os.WriteFile(filepath.Join(dir, "plain.js"), []byte(js.String()), 0o644); err != nil {
 		return "", err
 	}
-	return writeWorkerdConfig(filepath.Join(dir, "plain.capnp"), []string{`(name = "plain.js", esModule = embed "plain.js")`}, []string{""})
+	return writeWorkerdConfig(filepath.Join(dir, "plain.capnp"), []string{`(name = "plain.js", esModule = embed "plain.js")`}, []string{""}, "")
 }
 
 // timeToFirst starts workerd with config n times and returns the times from process start
@@ -160,7 +160,7 @@ func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/1e3)
 func TestWorkerdReport(t *testing.T) {
 	d := deployed(t)
 	dir := t.TempDir()
-	skilledgeConfig, err := workerdConfig(dir, d.bundle, []string{deployedOptions(t)})
+	skilledgeConfig, err := workerdConfig(dir, d, []string{deployedOptions(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

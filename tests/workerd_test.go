@@ -32,6 +32,7 @@ import (
 type deployment struct {
 	dir    string // the scratch checkout the commands ran in
 	bundle string // wrangler's --outdir: worker.js and the modules it imports
+	assets string // the Worker's static assets: the content store build wrote
 	output string // what the commands printed, stdout and stderr
 }
 
@@ -53,20 +54,30 @@ func deployBlock(root string) (string, error) {
 // telemetry (there is no network to send it to) and prints no colours or prompts.
 var toolEnv = []string{"WRANGLER_SEND_METRICS=false", "NO_COLOR=1", "CI=1"}
 
-var outdirFlag = regexp.MustCompile(`--outdir (\S+)`)
+var (
+	outdirFlag = regexp.MustCompile(`--outdir (\S+)`)
+	buildOut   = regexp.MustCompile(`skilledge build \S+ -o (\S+)`)
+)
 
-// exampleDeployment runs the README's deploy block once per test binary, in a scratch
-// checkout: every top-level entry of the repository linked in (so dist/ is the scratch
-// one, never the developer's), and skills/ linked to the example catalog's folder.
+// exampleDeployment runs the README's deploy block on the example catalog once per test
+// binary.
 var exampleDeployment = sync.OnceValues(func() (*deployment, error) {
+	return deployFolder(filepath.Join(repoRoot(nil), "catalog", "examples", "skills"))
+})
+
+// deployFolder runs the README's deploy block in a scratch checkout: every top-level entry
+// of the repository linked in (so dist/ is the scratch one, never the developer's), and
+// skills/ linked to the skills folder given.
+func deployFolder(skills string) (*deployment, error) {
 	root := repoRoot(nil)
 	block, err := deployBlock(root)
 	if err != nil {
 		return nil, err
 	}
 	m := outdirFlag.FindStringSubmatch(block)
-	if m == nil {
-		return nil, fmt.Errorf("the README's deploy block has no --outdir:\n%s", block)
+	b := buildOut.FindStringSubmatch(block)
+	if m == nil || b == nil {
+		return nil, fmt.Errorf("the README's deploy block has no skilledge build -o or no --outdir:\n%s", block)
 	}
 	dir, err := scratchDir("skilledge-deploy-")
 	if err != nil {
@@ -85,7 +96,7 @@ var exampleDeployment = sync.OnceValues(func() (*deployment, error) {
 			return nil, err
 		}
 	}
-	if err := os.Symlink(filepath.Join(root, "catalog", "examples", "skills"), filepath.Join(dir, "skills")); err != nil {
+	if err := os.Symlink(skills, filepath.Join(dir, "skills")); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -97,8 +108,8 @@ var exampleDeployment = sync.OnceValues(func() (*deployment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the README's deploy commands failed (%v):\n%s\n%s", err, block, out)
 	}
-	return &deployment{dir: dir, bundle: filepath.Join(dir, m[1]), output: string(out)}, nil
-})
+	return &deployment{dir: dir, bundle: filepath.Join(dir, m[1]), assets: filepath.Join(dir, b[1], "assets"), output: string(out)}, nil
+}
 
 // deployed returns the example deployment, failing t if the commands failed.
 func deployed(t testing.TB) *deployment {
@@ -170,12 +181,17 @@ func deployedOptions(t testing.TB) string {
 	return w.options
 }
 
-// workerd serves the deployment's bundle in a new workerd process, one Worker per options
-// JSON (each bound as SKILLEDGE_OPTIONS; "" binds none), each on its own loopback socket,
-// and returns their base URLs ("http://127.0.0.1:PORT") in order. The sockets listen
-// before it returns; the process stops when the test ends.
+// workerd serves the example deployment's bundle in a new workerd process, one Worker per
+// options JSON (each bound as SKILLEDGE_OPTIONS; "" binds none), each on its own loopback
+// socket, and returns their base URLs ("http://127.0.0.1:PORT") in order. The sockets
+// listen before it returns; the process stops when the test ends.
 func workerd(t testing.TB, options ...string) []string {
-	configPath, err := workerdConfig(t.TempDir(), deployed(t).bundle, options)
+	return workerdFor(t, deployed(t), options...)
+}
+
+// workerdFor is workerd for deployment d.
+func workerdFor(t testing.TB, d *deployment, options ...string) []string {
+	configPath, err := workerdConfig(t.TempDir(), d, options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,11 +255,18 @@ func startWorkerd(bin, config string, n int) (*workerdProcess, error) {
 	return p, nil
 }
 
-// workerdConfig writes, into dir, a workerd configuration serving bundle once per options
-// JSON, with the modules wrangler wrote (the entry worker.js, the CompiledWasm plugin and
-// the Data pack, named as worker.js imports them), and returns its path. The modules are
-// linked into dir: capnp's embed takes paths relative to the configuration file.
-func workerdConfig(dir, bundle string, options []string) (string, error) {
+// workerdConfig writes, into dir, a workerd configuration serving d's bundle once per
+// options JSON, with the modules wrangler wrote (the entry worker.js, the CompiledWasm
+// plugin and the Data index, named as worker.js imports them) and d's assets bound as
+// ASSETS, and returns its path. The modules are linked into dir: capnp's embed takes
+// paths relative to the configuration file.
+//
+// The assets are served by a workerd disk service: a GET of /sha256/NAME answers the file
+// assets/sha256/NAME, as the Workers asset layer answers the binding's fetch of that
+// path. (wrangler dev, which the README test runs, puts Cloudflare's own asset worker
+// there.)
+func workerdConfig(dir string, d *deployment, options []string) (string, error) {
+	bundle := d.bundle
 	entries, err := os.ReadDir(bundle)
 	if err != nil {
 		return "", err
@@ -270,17 +293,19 @@ func workerdConfig(dir, bundle string, options []string) (string, error) {
 	}
 	bindings := make([]string, len(options))
 	for i, o := range options {
+		bindings[i] = `(name = "ASSETS", service = "assets")`
 		if o != "" {
-			bindings[i] = fmt.Sprintf("(name = \"SKILLEDGE_OPTIONS\", json = %s)", strconv.Quote(o))
+			bindings[i] += fmt.Sprintf(", (name = \"SKILLEDGE_OPTIONS\", json = %s)", strconv.Quote(o))
 		}
 	}
-	return writeWorkerdConfig(filepath.Join(dir, "config.capnp"), modules, bindings)
+	return writeWorkerdConfig(filepath.Join(dir, "config.capnp"), modules, bindings, d.assets)
 }
 
 // writeWorkerdConfig writes to path a workerd configuration of one Worker per bindings
-// entry ("" for none), each made of modules (the main one first) with the root
-// wrangler.toml's compatibility date and served on socket http<i>, and returns path.
-func writeWorkerdConfig(path string, modules, bindings []string) (string, error) {
+// entry (a capnp list's items, "" for none), each made of modules (the main one first)
+// with the root wrangler.toml's compatibility date and served on socket http<i>, and
+// returns path. With assets not "", a disk service "assets" serves that folder read-only.
+func writeWorkerdConfig(path string, modules, bindings []string, assets string) (string, error) {
 	w, err := rootWrangler()
 	if err != nil {
 		return "", err
@@ -289,6 +314,9 @@ func writeWorkerdConfig(path string, modules, bindings []string) (string, error)
 	b.WriteString("using Workerd = import \"/workerd/workerd.capnp\";\n\nconst config :Workerd.Config = (\n  services = [\n")
 	for i := range bindings {
 		fmt.Fprintf(&b, "    (name = \"worker%d\", worker = .worker%d),\n", i, i)
+	}
+	if assets != "" {
+		fmt.Fprintf(&b, "    (name = \"assets\", disk = (path = %q, writable = false)),\n", assets)
 	}
 	b.WriteString("  ],\n  sockets = [\n")
 	for i := range bindings {

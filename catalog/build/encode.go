@@ -16,15 +16,30 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 )
 
-// Generator names the writer of a pack (TableMeta). It carries no time or machine data so
-// that packs stay reproducible.
+// Generator names the writer of an index (TableMeta). It carries no time or machine data
+// so that indexes stay reproducible.
 const Generator = "skilledge catalog/build"
 
-// Encode renders c as pack bytes. It is deterministic: equal catalogs give equal bytes.
-// Every JSON fragment a response splices (skill entries, resource descriptors, read
-// contents, directory descriptors) is rendered here; see catalog.Table* for the layout.
-func Encode(c *Catalog) []byte {
+// Encoded is a catalog encoded for serving: the index every plugin instance loads
+// (catalog.Pack's format) and the content store its references name.
+type Encoded struct {
+	Index []byte
+	Store *Store
+}
+
+// Encode renders c as an index and a content store. It is deterministic: equal catalogs
+// give equal bytes. Every JSON fragment a response splices (skill entries, resource
+// descriptors, the heads of read contents, directory descriptors) is rendered into the
+// index; every content (file bytes, their resources/read form, SKILL.md bodies as JSON,
+// archives, generated documents) goes into the store once, however many files share it.
+// See catalog.Table* for the layout.
+func Encode(c *Catalog) *Encoded { return EncodeProgress(c, nil) }
+
+// EncodeProgress is Encode calling progress, if not nil, with the number of skills whose
+// archives are done after each one: archiving is most of the work on a large catalog.
+func EncodeProgress(c *Catalog, progress func(done int)) *Encoded {
 	e := newEncoding(c)
+	st := newStore()
 	var w catalog.Writer
 
 	// Resources: the files (listed), skill://index.json (listed), the archives (not listed).
@@ -33,26 +48,31 @@ func Encode(c *Catalog) []byte {
 		row := make([][]byte, catalog.ResFields)
 		row[catalog.ResURI] = []byte(fileURI(f))
 		row[catalog.ResList] = e.descriptor(f)
-		row[catalog.ResRead] = readContent(f)
+		row[catalog.ResReadHead] = readHead(fileURI(f), f.MIME, f.Text)
+		row[catalog.ResReadValue] = st.add(readValue(f.Data, f.Text), f.Path+readForm(f.Text)).Cell()
 		row[catalog.ResMIME] = []byte(f.MIME)
 		row[catalog.ResDigest] = []byte(digestString(f))
 		row[catalog.ResSize] = strconv.AppendInt(nil, int64(len(f.Data)), 10)
+		row[catalog.ResObject] = st.add(f.Data, f.Path).Cell()
 		resRows = append(resRows, row)
 	}
 	arch := map[*Skill][]*blob{}
-	for _, s := range c.Skills {
+	for i, s := range c.Skills {
 		if a := archives(s, e.fileIndex); a != nil {
 			arch[s] = a
 		}
+		if progress != nil {
+			progress(i + 1)
+		}
 	}
 	index := newBlob(IndexURI, "application/json", juneIndex(c, arch))
-	resRows = append(resRows, blobRow(index, "index.json", "The skills index (June 2026 draft of SEP-2640): every skill with its SKILL.md digest, frontmatter and archives."))
+	resRows = append(resRows, blobRow(st, index, "index.json", "The skills index (June 2026 draft of SEP-2640): every skill with its SKILL.md digest, frontmatter and archives."))
 	listed := len(resRows)
 	archiveRows := map[*Skill][]uint32{}
 	for _, s := range c.Skills {
 		for _, a := range arch[s] {
 			archiveRows[s] = append(archiveRows[s], uint32(len(resRows)))
-			resRows = append(resRows, blobRow(a, s.Name+a.uri[strings.LastIndexByte(a.uri, '.'):], ""))
+			resRows = append(resRows, blobRow(st, a, s.Name+a.uri[strings.LastIndexByte(a.uri, '.'):], ""))
 		}
 	}
 	w.Table(catalog.TableResources, catalog.ResFields, resRows)
@@ -70,8 +90,9 @@ func Encode(c *Catalog) []byte {
 		row[catalog.SkillEntry] = entry
 		row[catalog.SkillFrontmatter] = s.Frontmatter
 		row[catalog.SkillDescription] = jsonString(s.Description)
-		row[catalog.SkillBody] = s.Body
-		row[catalog.SkillByName] = byNameResult(s)
+		row[catalog.SkillByNameHead] = byNameHead(s)
+		row[catalog.SkillInstructions] = st.add(jsonString(string(s.Body)), s.Path+"/SKILL.md body as a JSON string").Cell()
+		row[catalog.SkillByNameTail] = byNameTail(s)
 		row[catalog.SkillArchives] = catalog.U32s(archiveRows[s])
 		skillRows[i] = row
 	}
@@ -85,8 +106,8 @@ func Encode(c *Catalog) []byte {
 		httpRows = append(httpRows, [][]byte{
 			catalog.HTTPPath:        []byte(doc.uri),
 			catalog.HTTPContentType: []byte(doc.mime),
-			catalog.HTTPBody:        doc.data,
 			catalog.HTTPDigest:      []byte(doc.digest),
+			catalog.HTTPObject:      st.add(doc.data, doc.uri).Cell(),
 		})
 	}
 	w.Table(catalog.TableHTTP, catalog.HTTPFields, httpRows)
@@ -125,7 +146,7 @@ func Encode(c *Catalog) []byte {
 		catalog.MetaGenerator: []byte(Generator),
 		catalog.MetaTrustRoot: []byte(c.TrustRoot),
 	}})
-	return w.Bytes()
+	return &Encoded{Index: w.Bytes(), Store: st}
 }
 
 // encoding holds the derived structure of a catalog: the served files in listing order
@@ -233,23 +254,40 @@ func (e *encoding) descriptor(f *File) []byte {
 	return b
 }
 
-// readContent renders the resources/read content object of f: text for UTF-8 text, base64
-// blob otherwise. The bytes are exactly the file's: no newline or BOM rewriting.
-func readContent(f *File) []byte {
+// readHead renders the resources/read content object of a file up to its value:
+// {"uri":…,"mimeType":…,"text": for UTF-8 text, …,"blob": otherwise. The value (readValue)
+// and the closing brace follow.
+func readHead(uri, mime string, text bool) []byte {
 	var b []byte
 	b = append(b, `{"uri":`...)
-	b = append(b, jsonString(fileURI(f))...)
+	b = append(b, jsonString(uri)...)
 	b = append(b, `,"mimeType":`...)
-	b = append(b, jsonString(f.MIME)...)
-	if f.Text {
-		b = append(b, `,"text":`...)
-		b = append(b, jsonString(string(f.Data))...)
-	} else {
-		b = append(b, `,"blob":"`...)
-		b = base64.StdEncoding.AppendEncode(b, f.Data)
-		b = append(b, '"')
+	b = append(b, jsonString(mime)...)
+	if text {
+		return append(b, `,"text":`...)
 	}
-	return append(b, '}')
+	return append(b, `,"blob":`...)
+}
+
+// readForm describes the resources/read form of a content, for messages.
+func readForm(text bool) string {
+	if text {
+		return " as a JSON string (resources/read)"
+	}
+	return " in base64 (resources/read)"
+}
+
+// readValue renders the value of a resources/read content: the text as a JSON string, or
+// the bytes as a base64 JSON string. The bytes are exactly the file's: no newline or BOM
+// rewriting.
+func readValue(data []byte, text bool) []byte {
+	if text {
+		return jsonString(string(data))
+	}
+	b := make([]byte, 0, base64.StdEncoding.EncodedLen(len(data))+2)
+	b = append(b, '"')
+	b = base64.StdEncoding.AppendEncode(b, data)
+	return append(b, '"')
 }
 
 // skillEntry renders the skills extension v1 entry {"uri","frontmatter","resources"}, with
@@ -293,16 +331,18 @@ func skillEntry(s *Skill) []byte {
 	return append(b, "]}"...)
 }
 
-// byNameResult renders the members of the SEP-2076 skills/get {name} result:
-// "description", "instructions" (the SKILL.md body) and "files" (every file of the skill,
-// named by its path in the skill).
-func byNameResult(s *Skill) []byte {
+// byNameHead and byNameTail render the members of the SEP-2076 skills/get {name} result
+// around the instructions (the SKILL.md body, a store object): "description",
+// "instructions" and "files" (every file of the skill, named by its path in the skill).
+func byNameHead(s *Skill) []byte {
 	var b []byte
 	b = append(b, `"description":`...)
 	b = append(b, jsonString(s.Description)...)
-	b = append(b, `,"instructions":`...)
-	b = append(b, jsonString(string(s.Body))...)
-	b = append(b, `,"files":[`...)
+	return append(b, `,"instructions":`...)
+}
+
+func byNameTail(s *Skill) []byte {
+	b := []byte(`,"files":[`)
 	for i, f := range s.Files {
 		if i > 0 {
 			b = append(b, ',')

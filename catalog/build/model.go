@@ -1,8 +1,14 @@
-// Package build turns a skills folder into a pack: it walks the folder, validates every
+// Package build turns a skills folder into a catalog: it walks the folder, validates every
 // skill against the Agent Skills format (SPEC §1), renders each frontmatter as verbatim
-// JSON, digests every file and encodes the result with catalog.Writer. It runs at build
-// time only and is never linked into the plugin (it imports yaml.v3).
+// JSON, digests every file, and encodes the result as an index (catalog.Writer) and a
+// content store (Store). It runs at build time only and is never linked into the plugin
+// (it imports yaml.v3).
 package build
+
+import (
+	"crypto/sha256"
+	"fmt"
+)
 
 // Catalog is a validated skills folder, ready to encode. Everything in it is a pure
 // function of the folder's relative paths and file bytes: no absolute paths, mtimes,
@@ -47,4 +53,43 @@ type File struct {
 	Text bool
 	// Digest is the SHA-256 of Data.
 	Digest [32]byte
+}
+
+// Size returns how many distinct files c serves and their bytes together (a nested
+// skill's files count once).
+func (c *Catalog) Size() (files int, bytes int64) {
+	seen := map[*File]bool{}
+	for _, s := range c.Skills {
+		for _, f := range s.Files {
+			if !seen[f] {
+				seen[f] = true
+				files++
+				bytes += int64(len(f.Data))
+			}
+		}
+	}
+	return files, bytes
+}
+
+// Fingerprint identifies what Encode would make of c: the SHA-256 of the trust root and of
+// the path and digest of every file, in order. Everything else in the encoded catalog
+// (which directories are skills, frontmatter, MIME types, archives) is derived from those
+// paths and bytes by Load and Encode, so two catalogs with equal fingerprints encode to
+// equal bytes under the same code. It reads no file contents: Load has hashed them.
+func (c *Catalog) Fingerprint() [32]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "trust root %q\n", c.TrustRoot)
+	seen := map[*File]bool{}
+	for _, s := range c.Skills {
+		fmt.Fprintf(h, "skill %q\n", s.Path)
+		for _, f := range s.Files {
+			if !seen[f] {
+				seen[f] = true
+				fmt.Fprintf(h, "file %q %x\n", f.Path, f.Digest)
+			}
+		}
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
 }

@@ -2,7 +2,6 @@ package build
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"strconv"
 	"strings"
@@ -64,8 +63,9 @@ func archives(s *Skill, served map[string]int) []*blob {
 	return []*blob{newBlob(base+".tar.gz", "application/gzip", tgz), newBlob(base+".zip", "application/zip", zip)}
 }
 
-// blobRow renders a generated artifact as an unlisted (or, for the index, listed) resource.
-func blobRow(b *blob, name, description string) [][]byte {
+// blobRow renders a generated artifact as an unlisted (or, for the index, listed)
+// resource, its contents in st.
+func blobRow(st *Store, b *blob, name, description string) [][]byte {
 	row := make([][]byte, catalog.ResFields)
 	row[catalog.ResURI] = []byte(b.uri)
 	list := append([]byte(`{"uri":`), jsonString(b.uri)...)
@@ -80,21 +80,13 @@ func blobRow(b *blob, name, description string) [][]byte {
 	list = append(list, `,"size":`...)
 	list = strconv.AppendInt(list, int64(len(b.data)), 10)
 	row[catalog.ResList] = append(list, `,"annotations":{"audience":["assistant"],"priority":0.5}}`...)
-	read := append([]byte(`{"uri":`), jsonString(b.uri)...)
-	read = append(read, `,"mimeType":`...)
-	read = append(read, jsonString(b.mime)...)
-	if strings.HasPrefix(b.mime, "application/json") {
-		read = append(read, `,"text":`...)
-		read = append(read, jsonString(string(b.data))...)
-	} else {
-		read = append(read, `,"blob":"`...)
-		read = base64.StdEncoding.AppendEncode(read, b.data)
-		read = append(read, '"')
-	}
-	row[catalog.ResRead] = append(read, '}')
+	text := strings.HasPrefix(b.mime, "application/json")
+	row[catalog.ResReadHead] = readHead(b.uri, b.mime, text)
+	row[catalog.ResReadValue] = st.add(readValue(b.data, text), b.uri+readForm(text)).Cell()
 	row[catalog.ResMIME] = []byte(b.mime)
 	row[catalog.ResDigest] = []byte(b.digest)
 	row[catalog.ResSize] = strconv.AppendInt(nil, int64(len(b.data)), 10)
+	row[catalog.ResObject] = st.add(b.data, b.uri).Cell()
 	return row
 }
 

@@ -9,7 +9,11 @@ import "github.com/extism/go-pdk"
 //go:wasmexport load
 func extismLoad() int32 {
 	// pdk.Input returns a fresh copy of the host's input, which the plugin may keep.
-	return extismResult(loadPack(pdk.Input()))
+	err := loadPack(pdk.Input())
+	if err == nil {
+		objects.retain(pack)
+	}
+	return extismResult(err)
 }
 
 //go:wasmexport configure
@@ -17,15 +21,23 @@ func extismConfigure() int32 {
 	return extismResult(configure(pdk.Input()))
 }
 
+//go:wasmexport put
+func extismPut() int32 {
+	return extismResult(objects.put(pack, pdk.Input()))
+}
+
 //go:wasmexport http
 func extismHTTP() int32 {
-	pdk.Output(serveHTTP(nil, pdk.Input()))
+	pdk.Output(objects.resolveHTTP(serveHTTP(nil, pdk.Input())))
 	return 0
 }
 
 //go:wasmexport rpc
 func extismRPC() int32 {
 	out, err := handleRPC(nil, pdk.Input())
+	if err == nil {
+		out, err = objects.resolveRPC(out)
+	}
 	if err != nil {
 		return extismResult(err)
 	}

@@ -7,28 +7,48 @@
 // the export _initialize once, then any of the exports below, one call at a time. Exports
 // are not reentrant and an instance is not safe for concurrent calls; hosts run one
 // instance per concurrent request. An instance holds no per-connection state: the only
-// state is the loaded pack and the options. The module needs no files, arguments or
-// network; it writes only to stderr (fd 2), and only when it crashes. A host that caps
-// the instance's memory should also set GOMEMLIMIT in its WASI environment a little below
-// the cap (the runtime harness uses 90%), so that the Go GC inside collects harder as
-// memory fills up instead of growing into the cap.
+// state is the loaded catalog index, the options and, in the Extism ABI, the store
+// objects it was given. The module needs no files, arguments or network; it writes only
+// to stderr (fd 2), and only when it crashes. A host that caps the instance's memory
+// should also set GOMEMLIMIT in its WASI environment a little below the cap (the runtime
+// harness uses 90%), so that the Go GC inside collects harder as memory fills up instead
+// of growing into the cap.
+//
+// # The catalog: an index and a content store
+//
+// `skilledge build` writes the catalog as OUT/catalog.pack, the index (metadata, rendered
+// JSON, digests; no file contents), and OUT/assets/sha256/, the content store: one file
+// per object, named by the lowercase hex SHA-256 of its bytes (package catalog). The
+// plugin loads only the index. Where a response carries contents (resources/read, the
+// SEP-2076 instructions, well-known files, archives and indexes) it names the store
+// object instead, and whoever holds the store splices the object's bytes in.
 //
 // # Framing (both ABIs)
 //
-// HTTP requests and responses cross as wire frames (package edge/wire):
+// HTTP requests and responses, and stream-transport messages, cross as edge/wire frames:
 //
-//	request:  METHOD SP TARGET LF *(NAME ":" SP VALUE LF) LF BODY
-//	response: STATUS LF *(NAME ":" SP VALUE LF) LF BODY
-//
-// A JSON-RPC message from a stream transport (stdio) crosses as
-//
+//	request:    METHOD SP TARGET LF *(NAME ":" SP VALUE LF) LF BODY
+//	response:   STATUS LF *(NAME ":" SP VALUE LF) *(REF) LF BODY
 //	rpc input:  VERSION LF MESSAGE
-//	rpc output: VERSION LF [REPLY]
+//	rpc output: VERSION LF *(REF) REPLY
+//	REF:        "@" AT SP SIZE SP NAME LF
 //
-// where the input VERSION is the protocol version negotiated earlier on the connection
-// (empty before initialize), MESSAGE is one JSON-RPC message or batch, the output VERSION
-// is the one to remember for the next message, and REPLY is empty when nothing is to be
-// sent (notifications, responses). Neither MESSAGE nor REPLY has a trailing newline.
+// A REF line asks the host to insert the SIZE bytes of store object NAME at offset AT of
+// BODY (or REPLY) as framed; offsets never decrease, and objects at one offset go in the
+// order listed. So a resources/read answer is framed as
+//
+//	200
+//	Content-Type: application/json
+//	@75 14 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+//
+//	{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"…","mimeType":"…","text":}]}}
+//
+// and the client receives the body with the 14 bytes of that object (a JSON string) at
+// offset 75. The host computes Content-Length as the body's length plus the sizes. The
+// rpc input VERSION is the protocol version negotiated earlier on the connection (empty
+// before initialize), MESSAGE one JSON-RPC message or batch; the output VERSION is the
+// one to remember for the next message, and an empty REPLY means nothing is to be sent
+// (notifications, responses). Neither MESSAGE nor REPLY has a trailing newline.
 //
 // Options are a JSON object decoded by edge.ParseOptions, every key optional; an unknown
 // key or a wrongly typed value is an error, and each call replaces all options (absent
@@ -37,30 +57,40 @@
 //	{"endpoint":"/mcp", "allowOrigins":["*"], "allowHosts":["*"], "maxBody":1048576,
 //	 "pageSize":100, "instructions":"...", "name":"skilledge", "version":"0.1.0"}
 //
-// # Extism ABI (extism.go)
+// # Extism ABI (extism.go): self-contained
 //
 // Each export is func() i32, reads its input with the Extism input functions, writes its
 // output with output_set, and on failure sets the error with error_set and returns 1
-// (0 on success). The module imports extism:host/env, as go-pdk does.
+// (0 on success). The module imports extism:host/env, as go-pdk does. An Extism host has
+// no way to splice, so in this ABI the plugin holds the store objects itself and answers
+// complete frames, without REF lines.
 //
-//	load       input: pack bytes. Opens the pack (validated; the input is the plugin's own
-//	           copy) and builds the server.
-//	           May be called again to replace the catalog; on error the previous one stays.
+//	load       input: the index (catalog.pack). Opens it (validated; the input is the
+//	           plugin's own copy) and builds the server. May be called again to replace
+//	           the catalog; on error the previous one stays. Objects the new index does not
+//	           refer to are dropped.
 //	configure  input: options JSON. May come before or after load.
-//	http       input: request frame; output: response frame. Before load the response is
-//	           503 with a text/plain body saying no catalog is loaded.
-//	rpc        input: rpc frame; output: rpc frame. Before load it fails.
+//	put        input: one store object (a file of OUT/assets/sha256/). After load. The
+//	           plugin names it by its SHA-256 and keeps it; an object the index does not
+//	           refer to is an error.
+//	http       input: request frame; output: response frame with every object spliced in.
+//	           Before load, 503 with a text/plain body saying no catalog is loaded; a
+//	           response needing an object that was not put is 500 naming it.
+//	rpc        input: rpc frame; output: rpc frame, objects spliced in. Before load, or
+//	           when an object was not put, it fails naming it.
 //
-// # Raw ABI (raw.go)
+// # Raw ABI (raw.go): references
 //
 // The same operations without host functions in the data path: the host writes the input
-// into the module's linear memory and reads the output from it. Pointers are linear-memory
-// addresses; a "packed" result is ptr<<32 | len.
+// into the module's linear memory and reads the output from it, and the output frames
+// carry REF lines for the host to resolve from the store it holds once for all its
+// instances (so an instance's memory does not grow with file contents). Pointers are
+// linear-memory addresses; a "packed" result is ptr<<32 | len.
 //
 //	skilledge_alloc(size u32) u32          a buffer of size bytes for the next input; valid
 //	                                       until the next call of any skilledge_* export
 //	skilledge_load(ptr, size u32) u32      0 ok, 1 error; the plugin keeps that buffer as
-//	                                       the pack (the host must not write to it again)
+//	                                       the index (the host must not write to it again)
 //	skilledge_configure(ptr, size u32) u32 0 ok, 1 error
 //	skilledge_http(ptr, size u32) u64      packed response frame; 0 on error
 //	skilledge_rpc(ptr, size u32) u64       packed rpc output; 0 on error
@@ -82,7 +112,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 
 	"github.com/skilledge/skilledge/catalog"
@@ -96,9 +125,6 @@ var (
 	srv  *edge.Server
 	opts edge.Options
 )
-
-// rpcBuf is reused for rpc replies, which are written after the version line.
-var rpcBuf []byte
 
 var errNoCatalog = errors.New("skilledge: no catalog loaded; call load first")
 
@@ -114,7 +140,7 @@ var noCatalog = wire.AppendResponse(nil, &wire.Response{
 
 func main() {}
 
-// loadPack opens b, which the plugin owns from now on, and rebuilds the server.
+// loadPack opens b, the index, which the plugin owns from now on, and rebuilds the server.
 func loadPack(b []byte) error {
 	p, err := catalog.Open(b)
 	if err != nil {
@@ -138,7 +164,8 @@ func configure(b []byte) error {
 	return nil
 }
 
-// serveHTTP answers one request frame, appending the response frame to dst.
+// serveHTTP answers one request frame, appending the response frame (with references)
+// to dst.
 func serveHTTP(dst, frame []byte) []byte {
 	if srv == nil {
 		return append(dst, noCatalog...)
@@ -154,20 +181,15 @@ func serveHTTP(dst, frame []byte) []byte {
 	return srv.AppendHTTP(dst, &req)
 }
 
-// handleRPC answers one rpc frame, appending the output frame to dst.
+// handleRPC answers one rpc input frame, appending the rpc output frame (with
+// references) to dst.
 func handleRPC(dst, frame []byte) ([]byte, error) {
 	if srv == nil {
 		return nil, errNoCatalog
 	}
-	i := bytes.IndexByte(frame, '\n')
-	if i < 0 {
+	in, err := wire.ParseRPCInput(frame)
+	if err != nil {
 		return nil, errors.New("skilledge: rpc input has no version line")
 	}
-	reply, negotiated := srv.AppendMessage(rpcBuf[:0], string(frame[:i]), frame[i+1:])
-	if reply != nil {
-		rpcBuf = reply
-	}
-	dst = append(dst, negotiated...)
-	dst = append(dst, '\n')
-	return append(dst, reply...), nil
+	return srv.AppendRPC(dst, in.Version, in.Message), nil
 }

@@ -1,14 +1,24 @@
-// Package wire frames HTTP requests and responses as they cross the host↔plugin boundary.
-// It is shared by the plugin (edge/plugin), the wazero harness (runtime) and mirrored by
-// the worker shim, so the format is deliberately plain text that any host can write:
+// Package wire frames HTTP requests and responses, and stream-transport messages, as they
+// cross the host↔plugin boundary. It is shared by the plugin (edge/plugin), the wazero
+// harness (runtime) and mirrored by the worker shim, so the format is deliberately plain
+// text that any host can write:
 //
-//	request:  METHOD SP TARGET LF *(NAME ":" SP VALUE LF) LF BODY
-//	response: STATUS LF *(NAME ":" SP VALUE LF) LF BODY
+//	request:    METHOD SP TARGET LF *(NAME ":" SP VALUE LF) LF BODY
+//	response:   STATUS LF *(NAME ":" SP VALUE LF) *(REF) LF BODY
+//	rpc input:  VERSION LF MESSAGE
+//	rpc output: VERSION LF *(REF) REPLY
+//	REF:        "@" AT SP SIZE SP NAME LF
 //
 // TARGET is the request path with its query. Header names are sent as the host received
 // them; the plugin compares them case-insensitively. Names and values never contain LF
-// (HTTP forbids it), and repeated headers are repeated lines. BODY runs to the end of the
-// frame. Decoding copies nothing: every string or slice aliases the frame.
+// (HTTP forbids it), and repeated headers are repeated lines; a response's header names
+// are HTTP tokens, which never start with "@". BODY runs to the end of the frame. REF
+// lines name content-store objects the host splices into the body (see Ref); a frame
+// with none is sent as it is. An rpc frame carries one JSON-RPC message (or batch) of a
+// stream transport: VERSION is the protocol version negotiated so far on the connection
+// (empty before initialize) going in, and the one to remember coming out; an empty REPLY
+// means nothing is to be sent. Decoding copies nothing: every string or slice aliases the
+// frame.
 package wire
 
 import (
@@ -44,10 +54,12 @@ type Request struct {
 	Body           []byte
 }
 
-// Response is an HTTP response produced by the plugin.
+// Response is an HTTP response produced by the plugin. The body a client receives is Body
+// with the objects of Refs spliced in.
 type Response struct {
 	Status int
 	Header Header
+	Refs   []Ref
 	Body   []byte
 }
 
@@ -65,18 +77,75 @@ func AppendRequest(dst []byte, r *Request) []byte {
 func AppendResponse(dst []byte, r *Response) []byte {
 	dst = strconv.AppendInt(dst, int64(r.Status), 10)
 	dst = append(dst, '\n')
-	dst = appendHeader(dst, r.Header)
+	dst = appendFields(dst, r.Header)
+	dst = appendRefs(dst, r.Refs)
+	dst = append(dst, '\n')
 	return append(dst, r.Body...)
 }
 
 func appendHeader(dst []byte, h Header) []byte {
+	return append(appendFields(dst, h), '\n')
+}
+
+func appendFields(dst []byte, h Header) []byte {
 	for _, f := range h {
 		dst = append(dst, f.Name...)
 		dst = append(dst, ": "...)
 		dst = append(dst, f.Value...)
 		dst = append(dst, '\n')
 	}
-	return append(dst, '\n')
+	return dst
+}
+
+// RPC is an rpc frame: a stream-transport message, or the reply to one.
+type RPC struct {
+	Version string
+	Refs    []Ref // output only
+	Message []byte
+}
+
+// AppendRPC appends the frame of r to dst.
+func AppendRPC(dst []byte, r *RPC) []byte {
+	dst = append(dst, r.Version...)
+	dst = append(dst, '\n')
+	dst = appendRefs(dst, r.Refs)
+	return append(dst, r.Message...)
+}
+
+// ParseRPCInput decodes an rpc input frame (no references). The result aliases frame.
+func ParseRPCInput(frame []byte) (RPC, error) {
+	line, rest, ok := cutLine(frame)
+	if !ok {
+		return RPC{}, ErrFrame
+	}
+	return RPC{Version: line, Message: rest}, nil
+}
+
+// ParseRPCOutput decodes an rpc output frame, references included. The result aliases
+// frame.
+func ParseRPCOutput(frame []byte) (RPC, error) {
+	line, rest, ok := cutLine(frame)
+	if !ok {
+		return RPC{}, ErrFrame
+	}
+	r := RPC{Version: line}
+	for len(rest) > 0 && rest[0] == '@' {
+		l, more, ok := cutLine(rest)
+		if !ok {
+			return RPC{}, ErrFrame
+		}
+		ref, ok := parseRef(l[1:])
+		if !ok {
+			return RPC{}, ErrFrame
+		}
+		r.Refs = append(r.Refs, ref)
+		rest = more
+	}
+	if !checkRefs(r.Refs, len(rest)) {
+		return RPC{}, ErrFrame
+	}
+	r.Message = rest
+	return r, nil
 }
 
 // ParseRequest decodes a request frame. The result aliases frame.
@@ -106,11 +175,35 @@ func ParseResponse(frame []byte) (Response, error) {
 		return Response{}, ErrFrame
 	}
 	status := int(line[0]-'0')*100 + int(line[1]-'0')*10 + int(line[2]-'0')
-	h, body, err := parseHeader(rest)
-	if err != nil {
-		return Response{}, err
+	var h Header
+	var refs []Ref
+	for {
+		line, more, ok := cutLine(rest)
+		if !ok {
+			return Response{}, ErrFrame
+		}
+		rest = more
+		if line == "" {
+			break
+		}
+		if line[0] == '@' {
+			ref, ok := parseRef(line[1:])
+			if !ok {
+				return Response{}, ErrFrame
+			}
+			refs = append(refs, ref)
+			continue
+		}
+		name, value, ok := strings.Cut(line, ": ")
+		if !ok || name == "" || refs != nil {
+			return Response{}, ErrFrame // header fields come before references
+		}
+		h = append(h, Field{name, value})
 	}
-	return Response{Status: status, Header: h, Body: body}, nil
+	if !checkRefs(refs, len(rest)) {
+		return Response{}, ErrFrame
+	}
+	return Response{Status: status, Header: h, Refs: refs, Body: rest}, nil
 }
 
 func parseHeader(b []byte) (Header, []byte, error) {

@@ -9,18 +9,29 @@ import (
 	"path/filepath"
 
 	deploy "github.com/skilledge/skilledge/build"
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/build"
 	skruntime "github.com/skilledge/skilledge/runtime"
 )
 
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("build", "skilledge build [DIR] -o OUT [flags]",
-		`Writes OUT/catalog.pack, the catalog of DIR (default: the built-in examples),
-OUT/plugin.wasm, the server, and OUT/worker.mjs, the Cloudflare Workers entry module that
-serves the two. catalog.pack and plugin.wasm are all any host (an Extism SDK, serve)
-needs; with worker.mjs, OUT is a Worker: "npx --prefix build wrangler deploy" deploys
-dist/ with the repository's wrangler.toml. All three are reproducible. build reports
-their sizes, raw and gzipped, and warns when the Worker is over the Workers size limits.
-The folder is refused if it has invalid skills, unless --skip-invalid.`)
+		`Builds the catalog of DIR (default: the built-in examples) into OUT:
+
+  OUT/catalog.pack      the index: metadata, digests, rendered JSON, no file contents
+  OUT/assets/sha256/    the content store: one file per distinct content, named by its
+                        SHA-256 (file bytes, their resources/read form, archives, indexes)
+  OUT/plugin.wasm       the server
+  OUT/worker.mjs        the Cloudflare Workers entry module
+
+"skilledge serve OUT" and "skilledge stdio OUT" serve it as it is; Extism hosts load
+catalog.pack and put the store's files; with the repository's wrangler.toml, OUT is a
+Worker whose script is plugin.wasm, catalog.pack and worker.mjs and whose static assets
+are OUT/assets ("npx --prefix build wrangler deploy"). Everything is reproducible.
+build reports the sizes against the Workers limits (the script: 3 MiB gzipped on the
+free plan, 10 MiB on paid; assets: 20,000 files on the free plan, 100,000 on paid), and
+refuses a catalog with a store object over 25 MiB, the most an asset may be. The
+folder is refused if it has invalid skills, unless --skip-invalid.`)
 	var f catalogFlags
 	f.register(c.fs)
 	var plugin string
@@ -35,8 +46,21 @@ The folder is refused if it has invalid skills, unless --skip-invalid.`)
 		c.printUsage(stderr)
 		return 2
 	}
-	pk, ok := packFolder("build", dirArg(pos), f, stderr)
+	dir := dirArg(pos)
+	if isBuilt(dir) {
+		fmt.Fprintf(stderr, "skilledge build: %s is already a built catalog (it holds %s); build a skills folder\n", dir, indexFile)
+		return 2
+	}
+	l, ok := checkedFolder("build", dir, f, stderr)
 	if !ok {
+		return 1
+	}
+	label := dir
+	if dir == "" {
+		label = "the built-in examples"
+	}
+	enc := encode(l.catalog, label, stderr)
+	if !checkAssetSizes(enc.Store, stderr) {
 		return 1
 	}
 	path, err := skruntime.LocatePlugin(ctx, plugin, stderr)
@@ -53,42 +77,34 @@ The folder is refused if it has invalid skills, unless --skip-invalid.`)
 		fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 		return 1
 	}
-	pack := newArtifact(filepath.Join(*out, "catalog.pack"), pk.bytes)
+	assets := filepath.Join(*out, assetsDir)
+	// The store first, then the index that names its objects; objects of earlier builds
+	// go, so that the assets are exactly this catalog's.
+	if err := enc.Store.WriteDir(assets, true, 0); err != nil {
+		fmt.Fprintf(stderr, "skilledge build: writing the content store: %v\n", err)
+		return 1
+	}
+	index := newArtifact(filepath.Join(*out, indexFile), enc.Index)
 	wasmFile := newArtifact(filepath.Join(*out, "plugin.wasm"), wasm)
 	worker := newArtifact(filepath.Join(*out, deploy.WorkerName), deploy.Worker)
-	for _, a := range []artifact{pack, wasmFile, worker} {
-		if err := writeFileAtomic(a.path, a.data); err != nil {
+	for _, a := range []artifact{index, wasmFile, worker} {
+		if err := build.WriteFileAtomic(a.path, a.data); err != nil {
 			fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 			return 1
 		}
 	}
-	p := pk.pack
-	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  %s, %s, catalog digest %s\n", pack.path, len(pack.data), size(pack.gzipped),
+	p, err := catalog.Open(enc.Index)
+	if err != nil { // a bug in catalog/build
+		fmt.Fprintf(stderr, "skilledge build: the encoded index does not open: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the index: %s, %s, catalog digest %s\n", index.path, len(index.data), size(index.gzipped),
 		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), p.Digest())
+	fmt.Fprintf(stdout, "%s  %s in %s  the content store\n", filepath.Join(assets, catalog.StoreDir)+string(filepath.Separator),
+		size(int(enc.Store.Size())), plural(enc.Store.Len(), "object"))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x\n", wasmFile.path, len(wasm), size(wasmFile.gzipped), sha256.Sum256(wasm))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the Workers entry module\n", worker.path, len(worker.data), size(worker.gzipped))
-	reportBundle(stdout, stderr, pack, wasmFile, worker, pk.catalog)
+	reportBundle(stdout, stderr, index, wasmFile, worker, p)
+	reportAssetCount(stdout, stderr, enc.Store.Len(), enc.Store.Size())
 	return 0
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same directory, so
-// a reader (a running wrangler dev, say) never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

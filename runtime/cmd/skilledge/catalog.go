@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/build"
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/catalog/trust"
@@ -92,50 +91,74 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// packed is a folder encoded as a pack.
-type packed struct {
-	bytes   []byte
-	pack    *catalog.Pack  // bytes, opened
-	catalog *build.Catalog // what was encoded
-}
-
-// packFolder loads dir and encodes its pack, printing problems on stderr. It refuses a
-// folder with invalid skills unless --skip-invalid. ok is false after printing why.
-func packFolder(name, dir string, f catalogFlags, stderr io.Writer) (_ packed, ok bool) {
+// checkedFolder loads dir (the examples when ""), prints its problems on stderr, and
+// returns it with the trust root set. It refuses a folder with invalid skills unless
+// --skip-invalid. ok is false after printing why.
+func checkedFolder(name, dir string, f catalogFlags, stderr io.Writer) (_ *loaded, ok bool) {
 	var root string
 	if f.trustRoot != "" {
 		r, err := trust.ParseRoot(f.trustRoot)
 		if err != nil {
 			fmt.Fprintf(stderr, "skilledge %s: --trust-root: %v\n", name, err)
-			return packed{}, false
+			return nil, false
 		}
 		root = r.String()
 	}
 	l, err := loadCatalog(dir, f)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge %s: %v\n", name, err)
-		return packed{}, false
+		return nil, false
 	}
 	l.catalog.TrustRoot = root
 	if l.errors > 0 && !f.skipInvalid {
 		l.report(stderr)
 		fmt.Fprintf(stderr, "skilledge %s: the folder has invalid skills; fix them, or pass --skip-invalid to %s the valid ones\n", name, map[bool]string{true: "build", false: "serve"}[name == "build"])
-		return packed{}, false
+		return nil, false
 	}
 	if len(l.problems) > 0 {
 		l.report(stderr)
 	}
-	pack := build.Encode(l.catalog)
-	p, err := catalog.Open(pack)
-	if err != nil { // a bug in catalog/build
-		fmt.Fprintf(stderr, "skilledge %s: the encoded pack does not open: %v\n", name, err)
-		return packed{}, false
-	}
-	return packed{pack, p, l.catalog}, true
+	return l, true
 }
 
-// startPool finds or builds plugin.wasm, compiles it and makes a pool serving pack.
-func startPool(ctx context.Context, pluginFile string, memLimitMiB int, pack []byte, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, error) {
+// encode encodes c, saying so on progress when it takes more than a second (archiving a
+// large catalog), with a line per few seconds on how far it got.
+func encode(c *build.Catalog, label string, progress io.Writer) *build.Encoded {
+	start := time.Now()
+	var mu sync.Mutex
+	said, last := false, start
+	files, bytes := c.Size()
+	announce := func() {
+		if !said {
+			said = true
+			fmt.Fprintf(progress, "skilledge: building the catalog of %s (%s, %s, %s)…\n", label,
+				plural(len(c.Skills), "skill"), plural(files, "file"), size(int(bytes)))
+		}
+	}
+	t := time.AfterFunc(time.Second, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		announce()
+	})
+	enc := build.EncodeProgress(c, func(done int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if now := time.Now(); said && now.Sub(last) >= 3*time.Second {
+			last = now
+			fmt.Fprintf(progress, "skilledge: archived %d of %d skills…\n", done, len(c.Skills))
+		}
+	})
+	t.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if said {
+		fmt.Fprintf(progress, "skilledge: built in %.1fs\n", time.Since(start).Seconds())
+	}
+	return enc
+}
+
+// startPool finds or builds plugin.wasm, compiles it and makes a pool serving cat.
+func startPool(ctx context.Context, pluginFile string, memLimitMiB int, cat skruntime.Catalog, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, error) {
 	path, err := skruntime.LocatePlugin(ctx, pluginFile, stderr)
 	if err != nil {
 		return nil, err
@@ -148,7 +171,7 @@ func startPool(ctx context.Context, pluginFile string, memLimitMiB int, pack []b
 	if err != nil {
 		return nil, err
 	}
-	pool, err := plugin.NewPool(ctx, pack, opt)
+	pool, err := plugin.NewPool(ctx, cat, opt)
 	if err != nil {
 		plugin.Close(ctx)
 		return nil, err

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
-	"math/rand/v2"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,8 +18,23 @@ import (
 
 	deploy "github.com/skilledge/skilledge/build"
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/edge"
 )
+
+// TestMain points the build cache at a temporary directory, so that tests neither use nor
+// fill the user's.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "skilledge-cache-")
+	if err != nil {
+		panic(err)
+	}
+	cacheRoot = func() string { return dir }
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 // call runs the command line and returns its exit status, stdout and stderr.
 func call(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -64,7 +81,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"help"}, 0, "skilledge serve [DIR]", ""},
 		{[]string{"--help"}, 0, "skilledge validate DIR", ""},
 		{[]string{"-h"}, 0, "Usage:", ""},
-		{[]string{"help", "serve"}, 0, "Usage: skilledge serve [DIR] [flags]", ""},
+		{[]string{"help", "serve"}, 0, "Usage: skilledge serve [DIR|OUT] [flags]", ""},
 		{[]string{"serve", "-h"}, 0, "-allow-origin ORIGIN", ""},
 		{[]string{"stdio", "--help"}, 0, "Usage: skilledge stdio", ""},
 		{[]string{"validate", "-h"}, 0, "Usage: skilledge validate DIR", ""},
@@ -188,10 +205,12 @@ func TestBuild(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, stderr := call(t, "", "build", "-o", out)
 	expect(t, code, stdout, stderr, 0, filepath.Join(out, "catalog.pack")+"  ", "")
-	expect(t, code, stdout, stderr, 0, "6 skills, 13 files, catalog digest ", "")
+	expect(t, code, stdout, stderr, 0, "the index: 6 skills, 13 files, catalog digest ", "")
+	expect(t, code, stdout, stderr, 0, filepath.Join(out, "assets", "sha256")+"/  ", "")
 	expect(t, code, stdout, stderr, 0, filepath.Join(out, "plugin.wasm")+"  ", "")
 	expect(t, code, stdout, stderr, 0, filepath.Join(out, "worker.mjs")+"  ", "")
-	expect(t, code, stdout, stderr, 0, "Worker bundle: about 1.", "")
+	expect(t, code, stdout, stderr, 0, "Worker script: about 1.", "")
+	expect(t, code, stdout, stderr, 0, "Worker assets: ", "")
 	if strings.Contains(stderr, "warning") {
 		t.Fatalf("the example catalog fits the free plan, yet:\n%s", stderr)
 	}
@@ -203,37 +222,114 @@ func TestBuild(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(out, "worker.mjs")); err != nil || !bytes.Equal(b, deploy.Worker) {
 		t.Fatalf("worker.mjs is not build/worker.mjs: %v", err)
 	}
+	objects := storeFiles(t, out)
+	if len(objects) < 13 {
+		t.Fatalf("the store has %d objects for 13 files", len(objects))
+	}
+	// Every object is named by the SHA-256 of its bytes.
+	for name, data := range objects {
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != name {
+			t.Fatalf("object %s holds bytes hashing to %x", name, sum)
+		}
+	}
+	// A stale object of an earlier build goes; the same build gives the same bytes.
+	writeFile(t, filepath.Join(out, "assets", "sha256", strings.Repeat("0", 64)), "stale")
 	first, _ := os.ReadFile(filepath.Join(out, "catalog.pack"))
 	code, stdout, stderr = call(t, "", "build", "../../../catalog/examples/skills", "-o", out)
 	expect(t, code, stdout, stderr, 0, "catalog digest", "")
 	second, _ := os.ReadFile(filepath.Join(out, "catalog.pack"))
 	if !bytes.Equal(first, second) {
-		t.Fatal("the embedded examples and the folder give different packs")
+		t.Fatal("the embedded examples and the folder give different indexes")
+	}
+	if again := storeFiles(t, out); !maps.EqualFunc(again, objects, bytes.Equal) {
+		t.Fatalf("the rebuilt store differs: %d objects, not %d", len(again), len(objects))
+	}
+	// A built catalog is not a skills folder.
+	code, stdout, stderr = call(t, "", "build", out, "-o", t.TempDir())
+	expect(t, code, stdout, stderr, 2, "", "is already a built catalog")
+}
+
+// storeFiles returns the content store of the build in out, by object name.
+func storeFiles(t *testing.T, out string) map[string][]byte {
+	t.Helper()
+	dir := filepath.Join(out, "assets", "sha256")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string][]byte{}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[e.Name()] = b
+	}
+	return m
+}
+
+// TestBuildLimits: build reports the Worker script and assets against the Workers limits:
+// a warning (it still builds) over a plan's script size or asset count, saying which and
+// what to do.
+func TestBuildLimits(t *testing.T) {
+	p := examplesIndex(t)
+	art := func(gz int) artifact { return artifact{path: "x", data: make([]byte, gz), gzipped: gz} }
+	for _, tc := range []struct {
+		name       string
+		index      int // gzipped bytes
+		assets     int // files
+		out, err   string
+		noWarnings bool
+	}{
+		{"fits", 100 << 10, 500, "Worker script: about 1.", "", true},
+		{"script over free", 2 << 20, 500, "Worker script: about 3.", "over the free plan's limit of 3 MiB: it deploys only on a paid plan", false},
+		{"script over paid", 9 << 20, 500, "Worker script: about 10.", "over the paid plan's limit of 10 MiB: wrangler deploy will be refused", false},
+		{"assets over free", 100 << 10, 20_001, "Worker assets: 20001 files", "more than the free plan's 20,000: it deploys only on a paid plan", false},
+		{"assets over paid", 100 << 10, 100_001, "Worker assets: 100001 files", "more than the paid plan's 100,000: wrangler deploy will be refused", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			reportBundle(&stdout, &stderr, art(tc.index), art(1200<<10), art(2<<10), p)
+			reportAssetCount(&stdout, &stderr, tc.assets, 1<<20)
+			expect(t, 0, stdout.String(), stderr.String(), 0, tc.out, tc.err)
+			if tc.noWarnings != (stderr.Len() == 0) {
+				t.Fatalf("warnings: %q", stderr.String())
+			}
+			if !tc.noWarnings && !strings.Contains(stderr.String(), "Split the catalog across Workers") {
+				t.Fatalf("the warning does not say what to do: %s", stderr.String())
+			}
+		})
 	}
 }
 
-// TestBuildSizeWarning: a catalog too large for a Workers plan is still built, with a
-// warning that says which limit it is over and names the large files.
-func TestBuildSizeWarning(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		bytes int // of incompressible data; the pack holds it about four times
-		want  string
-	}{
-		{"free", 700 << 10, "over the free plan's limit of 3 MiB: it deploys only on a paid plan"},
-		{"paid", 3 << 20, "over the paid plan's limit of 10 MiB: wrangler deploy will be refused"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "big", "SKILL.md"), "---\nname: big\ndescription: Large data.\n---\nbody\n")
-			data := make([]byte, tc.bytes)
-			rand.NewChaCha8([32]byte{}).Read(data)
-			writeFile(t, filepath.Join(dir, "big", "data.bin"), string(data))
-			code, stdout, stderr := call(t, "", "build", dir, "-o", t.TempDir())
-			expect(t, code, stdout, stderr, 0, "Worker bundle: about ", tc.want)
-			expect(t, code, stdout, stderr, 0, "", "big/data.bin  ")
-		})
+// TestBuildRefusesLargeAsset: a content whose store object would be over 25 MiB (here a
+// 13 MiB text file of newlines, which is 26 MiB as a JSON string) is refused, naming the
+// file, before anything is written.
+func TestBuildRefusesLargeAsset(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "big", "SKILL.md"), "---\nname: big\ndescription: Large data.\n---\nbody\n")
+	writeFile(t, filepath.Join(dir, "big", "lines.txt"), strings.Repeat("\n", 13<<20))
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := call(t, "", "build", dir, "-o", out)
+	expect(t, code, stdout, stderr, 1, "", "1 content of this catalog would be over 25 MiB, the most a Workers static asset may be:\n  big/lines.txt as a JSON string (resources/read): 26.00 MiB\n")
+	expect(t, code, stdout, stderr, 1, "", "or serve the folder with skilledge serve")
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("build wrote output for a refused catalog")
 	}
+}
+
+// examplesIndex is the opened index of the built-in examples.
+func examplesIndex(t *testing.T) *catalog.Pack {
+	t.Helper()
+	c, _, err := build.Load(examples.FS, "examples", build.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.Open(build.Encode(c).Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestSkipInvalidEverything builds a folder whose every skill is invalid with
@@ -267,8 +363,10 @@ func TestTrustRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	objects := storeFiles(t, out)
 	for _, path := range []string{"/.well-known/agent-skills/index.json", "/.well-known/skills/index.json"} {
-		doc, _ := p.HTTPDoc(path, catalog.HTTPBody)
+		ref, _ := p.HTTPDoc(path, catalog.HTTPObject)
+		doc := objects[catalog.RefOf(ref).Name]
 		if !bytes.Contains(doc, []byte(`"trustRoot":"https://github.com/acme/skills/"`)) {
 			t.Errorf("%s does not publish the trust root: %.200s", path, doc)
 		}
@@ -276,7 +374,7 @@ func TestTrustRoot(t *testing.T) {
 	if p.TrustRoot() != "https://github.com/acme/skills/" {
 		t.Errorf("TrustRoot() = %q", p.TrustRoot())
 	}
-	reply, _ := edge.New(p, edge.Options{}).HandleMessage("", []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+	reply, _, _ := edge.New(p, edge.Options{}).HandleMessage("", []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
 	if !bytes.Contains(reply, []byte("trust root https://github.com/acme/skills/")) {
 		t.Errorf("instructions do not state the trust root: %s", reply)
 	}
@@ -289,5 +387,66 @@ func writeFile(t *testing.T, path, data string) {
 	}
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestServeBuilt: stdio and serve take the output of build and serve it as it is, the
+// contents spliced from its store; build flags make no sense there and are refused, and
+// a damaged build is reported at start-up.
+func TestServeBuilt(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := call(t, "", "build", "-o", out)
+	expect(t, code, stdout, stderr, 0, "catalog digest", "")
+	in := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://csv-insights/assets/chart-template.png"}}` + "\n"
+	code, stdout, stderr = call(t, in, "stdio", out)
+	expect(t, code, stdout, stderr, 0, `{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"skill://csv-insights/assets/chart-template.png","mimeType":"image/png","blob":"iVBORw0KGgo`, "serving 6 skills (13 files) on stdio")
+	if strings.Contains(stderr, "build") {
+		t.Fatalf("stdio OUT built something: %s", stderr)
+	}
+	code, stdout, stderr = call(t, "", "stdio", out, "--skip-invalid")
+	expect(t, code, stdout, stderr, 1, "", "is a built catalog (it holds catalog.pack): --skip-invalid, --allow-oversize and --trust-root apply when building it")
+
+	// A store missing an object is refused before serving, naming it.
+	objects := storeFiles(t, out)
+	for name, data := range objects {
+		if bytes.HasPrefix(data, []byte("\x89PNG")) {
+			os.Remove(filepath.Join(out, "assets", "sha256", name))
+		}
+	}
+	code, stdout, stderr = call(t, in, "stdio", out)
+	expect(t, code, stdout, stderr, 1, "", "1 of the ")
+	expect(t, code, stdout, stderr, 1, "", "(skill://csv-insights/assets/chart-template.png): missing; rebuild it with skilledge build")
+	os.RemoveAll(filepath.Join(out, "assets"))
+	code, stdout, stderr = call(t, in, "stdio", out)
+	expect(t, code, stdout, stderr, 1, "", "has no content store")
+}
+
+// TestBuildCache: serving a skills folder builds it once; the next start finds the build
+// of the same content and says so, and a changed file makes a new build that serves it.
+func TestBuildCache(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "one", "SKILL.md"), "---\nname: one\ndescription: First.\n---\nVersion 1.\n")
+	in := `{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"name":"one"}}` + "\n"
+	code, stdout, stderr := call(t, in, "stdio", dir)
+	expect(t, code, stdout, stderr, 0, `"instructions":"Version 1.\n"`, "serving 1 skill")
+	if strings.Contains(stderr, "reusing") {
+		t.Fatalf("first start reused a build: %s", stderr)
+	}
+	code, stdout, stderr = call(t, in, "stdio", dir)
+	expect(t, code, stdout, stderr, 0, `"instructions":"Version 1.\n"`, "reusing the build of "+dir+" from ")
+	// Same size, new bytes, old mtime: the content decides, not the file's metadata.
+	p := filepath.Join(dir, "one", "SKILL.md")
+	fi, _ := os.Stat(p)
+	writeFile(t, p, "---\nname: one\ndescription: First.\n---\nVersion 2.\n")
+	os.Chtimes(p, fi.ModTime(), fi.ModTime())
+	code, stdout, stderr = call(t, in, "stdio", dir)
+	expect(t, code, stdout, stderr, 0, `"instructions":"Version 2.\n"`, "serving 1 skill")
+	if strings.Contains(stderr, "reusing") {
+		t.Fatalf("a changed folder reused the old build: %s", stderr)
+	}
+	// Other flags are another build.
+	code, stdout, stderr = call(t, in, "stdio", dir, "--trust-root", "https://skills.example.com/")
+	if strings.Contains(stderr, "reusing") || code != 0 {
+		t.Fatalf("exit %d; a build with another trust root was reused: %s", code, stderr)
 	}
 }

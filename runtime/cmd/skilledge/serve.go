@@ -27,14 +27,15 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	f.catalogFlags.register(fs)
 	pluginFlag(fs, &f.plugin)
 	fs.IntVar(&f.memoryMiB, "memory-limit", skruntime.DefaultMemoryLimit>>20,
-		"memory cap of each plugin instance, in `MiB`; each holds its own copy of the catalog")
+		"memory cap of each plugin instance, in `MiB`; each holds its own copy of the catalog index (file contents are held once, outside)")
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("serve", "skilledge serve [DIR] [flags]",
+	c := newCommand("serve", "skilledge serve [DIR|OUT] [flags]",
 		`Serves the skills in DIR (default: the built-in examples) over MCP Streamable HTTP at
 /mcp until interrupted. The folder is refused if it has invalid skills, unless
---skip-invalid.
+--skip-invalid. DIR is built into the user cache on first use and that build is reused
+until a file changes; OUT, the output of skilledge build, is served as it is.
 
 By default the server listens on loopback only and accepts browser requests only from
 loopback origins.`)
@@ -63,11 +64,12 @@ loopback origins.`)
 	if len(hosts) > 0 {
 		hosts = append(stringList{edge.Loopback}, hosts...)
 	}
-	pk, ok := packFolder("serve", dirArg(pos), f.catalogFlags, stderr)
+	src, ok := openSource("serve", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
 	}
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pk.bytes, skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts}}, stderr)
+	defer src.store.Close()
+	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts}}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
@@ -88,7 +90,7 @@ loopback origins.`)
 		MaxHeaderBytes:    64 << 10,
 	}
 	fmt.Fprintf(stdout, "skilledge: serving %s (%s) at http://%s%s\n",
-		plural(pk.pack.NumSkills(), "skill"), plural(pk.pack.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint(pool))
+		plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint(pool))
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
@@ -115,29 +117,32 @@ func endpoint(pool *skruntime.Pool) string {
 }
 
 func cmdStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCommand("stdio", "skilledge stdio [DIR] [flags]",
+	c := newCommand("stdio", "skilledge stdio [DIR|OUT] [flags]",
 		`Serves the skills in DIR (default: the built-in examples) over the MCP stdio transport:
 newline-delimited JSON-RPC on stdin and stdout, logs on stderr. It ends at the end of
-stdin. The folder is refused if it has invalid skills, unless --skip-invalid.`)
+stdin. The folder is refused if it has invalid skills, unless --skip-invalid. DIR is
+built into the user cache on first use and that build is reused until a file changes;
+OUT, the output of skilledge build, is served as it is.`)
 	var f serverFlags
 	f.register(c.fs)
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
 		return code
 	}
-	pk, ok := packFolder("stdio", dirArg(pos), f.catalogFlags, stderr)
+	src, ok := openSource("stdio", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
 	}
+	defer src.store.Close()
 	// A stdio message may be a whole line: budget instance memory for the longest.
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, pk.bytes, skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine}, stderr)
+	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1
 	}
 	srv := skruntime.NewServer(pool, stderr)
 	defer srv.Close(context.Background())
-	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(pk.pack.NumSkills(), "skill"), plural(pk.pack.NumFiles(), "file"))
+	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"))
 	// ServeStdio notices ctx only between messages; an interrupt must not wait for
 	// the next line, so on one return at once (the process is about to exit).
 	done := make(chan error, 1)

@@ -6,16 +6,22 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/build"
 )
 
-// Cloudflare Workers limits on a Worker's size after gzip compression, by plan. See
-// https://developers.cloudflare.com/workers/platform/limits/#worker-size
+// Cloudflare Workers limits, by plan. The script (plugin.wasm, catalog.pack, worker.mjs
+// and the bundled SDK) is limited after gzip compression; static assets (the content
+// store) by count and by the size of each file. See
+// https://developers.cloudflare.com/workers/platform/limits/#worker-size and
+// https://developers.cloudflare.com/workers/static-assets/#limits
 const (
 	workersFreeLimit = 3 << 20
 	workersPaidLimit = 10 << 20
+	assetsFreeCount  = 20_000
+	assetsPaidCount  = 100_000
+	assetMaxSize     = 25 << 20
 )
 
 // extismSDKGzipped is about what the Extism JS SDK (the browser build of
@@ -38,12 +44,13 @@ func newArtifact(path string, data []byte) artifact {
 	return artifact{path, data, buf.Len()}
 }
 
-// reportBundle prints the Worker bundle's estimated gzipped size on stdout and, when it
-// is over a Workers plan limit, a warning on stderr that names what is large: the plugin,
-// the pack, and the pack's largest files.
-func reportBundle(stdout, stderr io.Writer, pack, plugin, worker artifact, c *build.Catalog) {
-	total := pack.gzipped + plugin.gzipped + worker.gzipped + extismSDKGzipped
-	fmt.Fprintf(stdout, "Worker bundle: about %s gzipped with the Extism JS SDK (Workers limits: %s on the free plan, %s on paid)\n",
+// reportBundle prints the Worker script's estimated gzipped size on stdout and, when it
+// is over a Workers plan limit, a warning on stderr that says what is large and what to
+// do. File contents are not in the script (they are assets), so only the plugin and the
+// index, which grows with the number of files, count.
+func reportBundle(stdout, stderr io.Writer, index, plugin, worker artifact, p *catalog.Pack) {
+	total := index.gzipped + plugin.gzipped + worker.gzipped + extismSDKGzipped
+	fmt.Fprintf(stdout, "Worker script: about %s gzipped with the Extism JS SDK (Workers limits: %s on the free plan, %s on paid)\n",
 		size(total), size(workersFreeLimit), size(workersPaidLimit))
 	if total <= workersFreeLimit {
 		return
@@ -52,37 +59,59 @@ func reportBundle(stdout, stderr io.Writer, pack, plugin, worker artifact, c *bu
 	if total > workersPaidLimit {
 		what = "over the paid plan's limit of " + size(workersPaidLimit) + ": wrangler deploy will be refused"
 	}
-	fmt.Fprintf(stderr, "skilledge build: warning: the Worker bundle is about %s gzipped, %s.\n", size(total), what)
-	fmt.Fprintf(stderr, "  plugin.wasm is %s gzipped; catalog.pack is %s gzipped (%s raw).\n", size(plugin.gzipped), size(pack.gzipped), size(len(pack.data)))
-	if big := largestFiles(c, 5, total/100); len(big) > 0 {
-		fmt.Fprintf(stderr, "  The pack holds every file encoded for resources/read and again in its skill's .tar.gz and .zip; the largest files:\n")
-		for _, f := range big {
-			fmt.Fprintf(stderr, "    %s  %s\n", f.Path, size(len(f.Data)))
-		}
-	}
-	fmt.Fprintf(stderr, "  Move large data out of the skills folder, or split the catalog across Workers.\n")
+	fmt.Fprintf(stderr, "skilledge build: warning: the Worker script is about %s gzipped, %s.\n", size(total), what)
+	fmt.Fprintf(stderr, "  plugin.wasm is %s gzipped; catalog.pack, the index of %s and %s, is %s gzipped (%s raw).\n",
+		size(plugin.gzipped), plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), size(index.gzipped), size(len(index.data)))
+	fmt.Fprintf(stderr, "  File contents are static assets and do not count; the index grows with the number of skills and files.\n")
+	fmt.Fprintf(stderr, "  Split the catalog across Workers (a skills folder each).\n")
 }
 
-// largestFiles returns the n largest files of c of at least floor bytes, largest first,
-// each once (a nested skill's files appear in two skills).
-func largestFiles(c *build.Catalog, n, floor int) []*build.File {
-	seen := map[*build.File]bool{}
-	var all []*build.File
-	for _, s := range c.Skills {
-		for _, f := range s.Files {
-			if !seen[f] && len(f.Data) >= floor {
-				seen[f] = true
-				all = append(all, f)
-			}
+// reportAssetCount prints the content store's size (files objects of bytes together)
+// against the Workers static-assets limits, warning on stderr when it has more files than
+// a plan allows.
+func reportAssetCount(stdout, stderr io.Writer, files int, bytes int64) {
+	fmt.Fprintf(stdout, "Worker assets: %s, %s (Workers limits: %s files on the free plan, %s on paid, %s each)\n",
+		plural(files, "file"), size(int(bytes)), thousands(assetsFreeCount), thousands(assetsPaidCount), size(assetMaxSize))
+	if files <= assetsFreeCount {
+		return
+	}
+	what := "more than the free plan's " + thousands(assetsFreeCount) + ": it deploys only on a paid plan"
+	if files > assetsPaidCount {
+		what = "more than the paid plan's " + thousands(assetsPaidCount) + ": wrangler deploy will be refused"
+	}
+	fmt.Fprintf(stderr, "skilledge build: warning: the content store is %s, %s.\n", plural(files, "asset file"), what)
+	fmt.Fprintf(stderr, "  Every distinct file is stored about twice (its bytes and its resources/read form), and each skill adds four (its archives).\n")
+	fmt.Fprintf(stderr, "  Split the catalog across Workers (a skills folder each).\n")
+}
+
+// checkAssetSizes refuses a store holding an object larger than a Workers static asset
+// may be, naming each such object's file and form on stderr and what to do.
+func checkAssetSizes(st *build.Store, stderr io.Writer) bool {
+	var big []string
+	for _, name := range st.Names() {
+		if b, _ := st.Object(name); len(b) > assetMaxSize {
+			big = append(big, fmt.Sprintf("  %s: %s", st.What(name), size(len(b))))
 		}
 	}
-	slices.SortStableFunc(all, func(a, b *build.File) int {
-		if d := len(b.Data) - len(a.Data); d != 0 {
-			return d
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
-	return all[:min(n, len(all))]
+	if len(big) == 0 {
+		return true
+	}
+	slices.Sort(big)
+	fmt.Fprintf(stderr, "skilledge build: %s of this catalog would be over %s, the most a Workers static asset may be:\n", plural(len(big), "content"), size(assetMaxSize))
+	for _, b := range big {
+		fmt.Fprintln(stderr, b)
+	}
+	fmt.Fprintf(stderr, "skilledge build: make those files smaller or split them (the MCP Skills extension allows 16 MiB per skill), or serve the folder with skilledge serve, which has no such limit.\n")
+	return false
+}
+
+// thousands formats n with a comma every three digits: 20,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // size formats n bytes for people: "812 B", "43.8 KiB", "1.07 MiB", "3 MiB".

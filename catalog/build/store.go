@@ -1,0 +1,141 @@
+package build
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// Store is the content store of an encoded catalog: objects named by the lowercase hex
+// SHA-256 of their bytes, each held once however many resources share it. It is filled by
+// Encode and read-only afterwards, so it is safe for concurrent reads.
+type Store struct {
+	objects map[string][]byte
+	what    map[string]string // the first description given for each object
+	size    int64
+}
+
+func newStore() *Store {
+	return &Store{objects: map[string][]byte{}, what: map[string]string{}}
+}
+
+// add puts data in the store and returns its reference. what describes the content for
+// messages ("docs/x.png", "docs/x.png in base64 (resources/read)").
+func (s *Store) add(data []byte, what string) catalog.Ref {
+	sum := sha256.Sum256(data)
+	name := hex.EncodeToString(sum[:])
+	if _, ok := s.objects[name]; !ok {
+		s.objects[name] = data
+		s.what[name] = what
+		s.size += int64(len(data))
+	}
+	return catalog.Ref{Name: name, Size: int64(len(data))}
+}
+
+// Object returns the bytes of the object name, or an error wrapping fs.ErrNotExist. The
+// result must not be modified.
+func (s *Store) Object(name string) ([]byte, error) {
+	if b, ok := s.objects[name]; ok {
+		return b, nil
+	}
+	return nil, fmt.Errorf("store object %s: %w", name, fs.ErrNotExist)
+}
+
+// Names returns the names of every object, sorted.
+func (s *Store) Names() []string {
+	names := make([]string, 0, len(s.objects))
+	for n := range s.objects {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Len returns the number of objects.
+func (s *Store) Len() int { return len(s.objects) }
+
+// Size returns the bytes of all objects together.
+func (s *Store) Size() int64 { return s.size }
+
+// What describes the object name for messages: which file (or archive, or document) it
+// holds, and in which form.
+func (s *Store) What(name string) string { return s.what[name] }
+
+// WriteDir writes the store into dir as the layout hosts read: object NAME is the file
+// dir/sha256/NAME (catalog.StoreDir). An object already there with the right size is
+// left as it is, its modification time set to now (the names are content digests, so the
+// bytes are the same unless someone damaged the file; hosts that verify objects would
+// notice). Each new file is written under a temporary name and renamed, so a reader never
+// sees half an object. With prune, files in dir/sha256 that are not objects of s are
+// removed afterwards when older than keep (0 removes them all): a reader still serving an
+// older index finds its objects for that long.
+func (s *Store) WriteDir(dir string, prune bool, keep time.Duration) error {
+	objDir := filepath.Join(dir, catalog.StoreDir)
+	if err := os.MkdirAll(objDir, 0o755); err != nil {
+		return err
+	}
+	now := time.Now()
+	for _, name := range s.Names() {
+		data := s.objects[name]
+		path := filepath.Join(objDir, name)
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+			if err := os.Chtimes(path, now, now); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := WriteFileAtomic(path, data); err != nil {
+			return err
+		}
+	}
+	if !prune {
+		return nil
+	}
+	ents, err := os.ReadDir(objDir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range ents {
+		if _, ours := s.objects[e.Name()]; ours {
+			continue
+		}
+		if info, err := e.Info(); err != nil || now.Sub(info.ModTime()) < keep {
+			continue
+		}
+		if err := os.Remove(filepath.Join(objDir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same directory,
+// renamed into place, so that a reader never sees half a file. The file is 0644.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,55 @@
+package catalog
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Ref names an object of the content store: Name is the lowercase hex SHA-256 of the
+// object's bytes, Size their length. A host that splices the object copies exactly Size
+// bytes and may check them against Name.
+type Ref struct {
+	Name string
+	Size int64
+}
+
+// Cell renders r as an index "ref" field: "SIZE NAME".
+func (r Ref) Cell() []byte {
+	b := strconv.AppendInt(nil, r.Size, 10)
+	b = append(b, ' ')
+	return append(b, r.Name...)
+}
+
+// ParseRef decodes a "ref" field. It accepts exactly "SIZE NAME" with SIZE a decimal
+// without leading zeros below 2^53 and NAME 64 lowercase hex digits; anything else wraps
+// ErrCorrupt. It does not allocate.
+func ParseRef(cell []byte) (Ref, error) {
+	n := len(cell) - 65
+	if n < 1 || n > 16 || cell[n] != ' ' || !IsObjectName(string(cell[n+1:])) {
+		return Ref{}, fmt.Errorf("%w: bad object reference", ErrCorrupt)
+	}
+	var size int64
+	for i, c := range cell[:n] {
+		if c < '0' || c > '9' || (i == 0 && c == '0' && n > 1) {
+			return Ref{}, fmt.Errorf("%w: bad object size", ErrCorrupt)
+		}
+		size = size*10 + int64(c-'0')
+	}
+	if size >= 1<<53 {
+		return Ref{}, fmt.Errorf("%w: object size out of range", ErrCorrupt)
+	}
+	return Ref{Name: unsafeString(cell[n+1:]), Size: size}, nil
+}
+
+// IsObjectName reports whether s can name a store object: 64 lowercase hex digits.
+func IsObjectName(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

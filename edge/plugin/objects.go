@@ -1,0 +1,110 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// objectSet is the content store of the self-contained (Extism) ABI: the objects a host
+// gave with put, by name. It implements wire.Store.
+type objectSet struct {
+	byName map[string][]byte
+	wanted map[string]catalog.ObjectUse // what the loaded index refers to; nil until needed
+	of     *catalog.Pack                // the index wanted was computed for
+}
+
+var objects objectSet
+
+// Object implements wire.Store; the error names the missing object and what it holds.
+func (o *objectSet) Object(name string) ([]byte, error) {
+	if b, ok := o.byName[name]; ok {
+		return b, nil
+	}
+	what := ""
+	if pack != nil {
+		if u, ok := o.uses(pack)[name]; ok {
+			what = " (" + u.What + ")"
+		}
+	}
+	return nil, fmt.Errorf("skilledge: store object %s%s was not given to the plugin; call put with every file of OUT/assets/%s/: %w",
+		name, what, catalog.StoreDir, fs.ErrNotExist)
+}
+
+// uses returns what p refers to, by object name.
+func (o *objectSet) uses(p *catalog.Pack) map[string]catalog.ObjectUse {
+	if o.of != p {
+		o.wanted = map[string]catalog.ObjectUse{}
+		for _, u := range p.Objects() {
+			o.wanted[u.Name] = u
+		}
+		o.of = p
+	}
+	return o.wanted
+}
+
+// put keeps b, which the plugin owns from now on, as an object of p's store.
+func (o *objectSet) put(p *catalog.Pack, b []byte) error {
+	if p == nil {
+		return errors.New("skilledge: put: no catalog loaded; call load with catalog.pack first")
+	}
+	sum := sha256.Sum256(b)
+	name := hex.EncodeToString(sum[:])
+	if _, ok := o.uses(p)[name]; !ok {
+		return errors.New("skilledge: put: the loaded catalog refers to no object with these bytes (" +
+			strconv.Itoa(len(b)) + " bytes, sha256 " + name + "); put the files of the same build's assets/" + catalog.StoreDir + "/")
+	}
+	if o.byName == nil {
+		o.byName = map[string][]byte{}
+	}
+	o.byName[name] = b
+	return nil
+}
+
+// retain drops the objects p does not refer to.
+func (o *objectSet) retain(p *catalog.Pack) {
+	want := o.uses(p)
+	for name := range o.byName {
+		if _, ok := want[name]; !ok {
+			delete(o.byName, name)
+		}
+	}
+}
+
+// resolveHTTP turns a response frame with references into a complete one, or into a 500
+// naming the object it lacks.
+func (o *objectSet) resolveHTTP(frame []byte) []byte {
+	resp, err := wire.ParseResponse(frame)
+	if err != nil || len(resp.Refs) == 0 {
+		return frame
+	}
+	out, err := wire.ResolveResponse(nil, &resp, o)
+	if err != nil {
+		return wire.AppendResponse(nil, &wire.Response{
+			Status: 500,
+			Header: wire.Header{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}, {Name: "Cache-Control", Value: "no-store"}},
+			Body:   []byte(err.Error() + "\n"),
+		})
+	}
+	return out
+}
+
+// resolveRPC turns an rpc output frame with references into a complete one.
+func (o *objectSet) resolveRPC(frame []byte) ([]byte, error) {
+	r, err := wire.ParseRPCOutput(frame)
+	if err != nil || len(r.Refs) == 0 {
+		return frame, err
+	}
+	objs, err := wire.Objects(r.Refs, o)
+	if err != nil {
+		return nil, err
+	}
+	msg := wire.AppendResolved(nil, r.Message, r.Refs, objs)
+	return wire.AppendRPC(nil, &wire.RPC{Version: r.Version, Message: msg}), nil
+}

@@ -1,0 +1,143 @@
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// DirStore is a content store on disk, as `skilledge build` writes it: object NAME is the
+// file DIR/sha256/NAME. A process holds one DirStore for all its pools and instances, so
+// each object is in memory once, however many instances serve it: read on first use
+// (objects of mmapMin bytes or more are mapped read-only rather than copied, where the
+// system can), checked against its name, and kept until Close. It implements wire.Store
+// and is safe for concurrent use.
+type DirStore struct {
+	dir     string
+	objects sync.Map // name -> []byte
+	loading sync.Mutex
+	mu      sync.Mutex
+	unmap   []func() error // releases mapped objects
+}
+
+// mmapMin is the size from which objects are mapped instead of read: below it a copy on
+// the heap costs less than a mapping's page-table entries and kernel bookkeeping.
+const mmapMin = 64 << 10
+
+// OpenStore returns the store in dir (the assets folder of a build). It reads nothing yet.
+func OpenStore(dir string) (*DirStore, error) {
+	fi, err := os.Stat(filepath.Join(dir, catalog.StoreDir))
+	if err != nil {
+		return nil, fmt.Errorf("runtime: content store: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("runtime: content store: %s is not a directory", filepath.Join(dir, catalog.StoreDir))
+	}
+	return &DirStore{dir: dir}, nil
+}
+
+// Dir returns the folder the store was opened on.
+func (s *DirStore) Dir() string { return s.dir }
+
+func (s *DirStore) path(name string) string {
+	return filepath.Join(s.dir, catalog.StoreDir, name)
+}
+
+// Object returns the bytes of object name, loading them on first use. An object that is
+// not in the store is an error wrapping fs.ErrNotExist; one whose bytes do not hash to its
+// name wraps ErrStore. The result must not be modified.
+func (s *DirStore) Object(name string) ([]byte, error) {
+	if b, ok := s.objects.Load(name); ok {
+		return b.([]byte), nil
+	}
+	if !catalog.IsObjectName(name) {
+		return nil, fmt.Errorf("%w: %q is not an object name: %w", ErrStore, name, fs.ErrNotExist)
+	}
+	s.loading.Lock()
+	defer s.loading.Unlock()
+	if b, ok := s.objects.Load(name); ok {
+		return b.([]byte), nil
+	}
+	b, release, err := readObject(s.path(name))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStore, err)
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != name {
+		if release != nil {
+			release()
+		}
+		return nil, fmt.Errorf("%w: %s does not hash to its name: the file is damaged; rebuild the catalog", ErrStore, s.path(name))
+	}
+	if release != nil {
+		s.mu.Lock()
+		s.unmap = append(s.unmap, release)
+		s.mu.Unlock()
+	}
+	s.objects.Store(strings.Clone(name), b) // name may alias a buffer the caller reuses
+	return b, nil
+}
+
+// Check verifies that the store holds every object in uses, with the right size, without
+// reading them: a store missing objects is reported at start-up, not on the request that
+// needs one. The error names the first few missing or wrong objects and what they hold.
+func (s *DirStore) Check(uses []catalog.ObjectUse) error {
+	var bad []string
+	n := 0
+	for _, u := range uses {
+		fi, err := os.Stat(s.path(u.Name))
+		switch {
+		case err != nil && errors.Is(err, fs.ErrNotExist):
+			err = errors.New("missing")
+		case err == nil && !fi.Mode().IsRegular():
+			err = errors.New("not a regular file")
+		case err == nil && fi.Size() != u.Size:
+			err = fmt.Errorf("%d bytes, not %d", fi.Size(), u.Size)
+		}
+		if err != nil {
+			if n++; n <= 3 {
+				bad = append(bad, fmt.Sprintf("%s (%s): %v", s.path(u.Name), u.What, err))
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	more := ""
+	if n > len(bad) {
+		more = fmt.Sprintf(" and %d more", n-len(bad))
+	}
+	return fmt.Errorf("%w: %d of the %d objects the catalog refers to are not in %s: %s%s; rebuild it with skilledge build",
+		ErrStore, n, len(uses), filepath.Join(s.dir, catalog.StoreDir), joinSemi(bad), more)
+}
+
+func joinSemi(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += "; "
+		}
+		out += x
+	}
+	return out
+}
+
+// Close releases the mapped objects. Byte slices Object returned must not be used after.
+func (s *DirStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, f := range s.unmap {
+		errs = append(errs, f())
+	}
+	s.unmap = nil
+	s.objects.Clear()
+	return errors.Join(errs...)
+}
