@@ -213,6 +213,9 @@ func FuzzHandleMessage(f *testing.F) {
 			if !bytes.Equal(got, want) {
 				t.Fatalf("AppendRPC = %q, HandleMessage %q", got, want)
 			}
+			if strings.Contains(version, "\n") {
+				continue // not a version an rpc frame can carry: AppendRPC's contract excludes it
+			}
 			back, err := wire.ParseRPCOutput(got[len("prefix"):])
 			if err != nil || back.Version != negotiated || !bytes.Equal(back.Message, reply) || !slices.Equal(back.Refs, refs) {
 				t.Fatalf("rpc frame %q does not parse back (%v)", got, err)

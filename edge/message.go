@@ -24,7 +24,8 @@ func (s *Server) HandleMessage(version string, msg []byte) (out []byte, refs []w
 
 // AppendRPC answers the message of an rpc input frame like HandleMessage and appends the
 // rpc output frame (wire.RPC: the version to remember, the references, the reply) to dst.
-// It answers into a buffer reused across calls; the one copy is into dst.
+// version holds no LF (it comes from an input frame's first line). It answers into a
+// buffer reused across calls; the one copy is into dst.
 func (s *Server) AppendRPC(dst []byte, version string, msg []byte) []byte {
 	sc := getScratch()
 	out, negotiated := s.handleMessage(sc, version, msg)

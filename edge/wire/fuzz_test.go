@@ -71,6 +71,9 @@ func FuzzParseResponse(f *testing.F) {
 		"200\nA:b\n\n",
 		"200",
 		"",
+		"200\nContent-Type: application/json\n@12 14 " + strings.Repeat("9f", 32) + "\n\n{\"contents\":}",
+		"200\n@0 3 " + strings.Repeat("ab", 32) + "\n@0 1 " + strings.Repeat("ab", 32) + "\n\n",
+		"200\n@1 3 " + strings.Repeat("ab", 32) + "\nX: y\n\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -123,6 +126,37 @@ func FuzzAppendRequest(f *testing.F) {
 		}
 		if !equalRequest(got, r) {
 			t.Fatalf("round trip %#v != %#v", got, r)
+		}
+	})
+}
+
+// FuzzParseRPCOutput: ParseRPCOutput never panics, and appending what it accepts gives the
+// same bytes back.
+func FuzzParseRPCOutput(f *testing.F) {
+	for _, s := range []string{
+		"2025-06-18\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
+		"\n",
+		"v\n@2 3 " + strings.Repeat("ab", 32) + "\n{\"x\":}",
+		"v\n@0 3 " + strings.Repeat("ab", 32),
+		"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		r, err := ParseRPCOutput(frame)
+		if err != nil {
+			if err != ErrFrame {
+				t.Fatalf("error %v is not ErrFrame", err)
+			}
+			return
+		}
+		for i, ref := range r.Refs {
+			if ref.At > len(r.Message) || (i > 0 && ref.At < r.Refs[i-1].At) || ref.Size < 0 {
+				t.Fatalf("accepted reference %v of %q", ref, r.Message)
+			}
+		}
+		if again := AppendRPC(nil, &r); !bytes.Equal(again, frame) {
+			t.Fatalf("AppendRPC(ParseRPCOutput(%q)) = %q", frame, again)
 		}
 	})
 }

@@ -3,7 +3,11 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io/fs"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -13,7 +17,7 @@ func equalRequest(a, b Request) bool {
 }
 
 func equalResponse(a, b Response) bool {
-	return a.Status == b.Status && equalHeader(a.Header, b.Header) && bytes.Equal(a.Body, b.Body)
+	return a.Status == b.Status && equalHeader(a.Header, b.Header) && bytes.Equal(a.Body, b.Body) && slices.Equal(a.Refs, b.Refs)
 }
 
 func equalHeader(a, b Header) bool {
@@ -91,6 +95,10 @@ func TestResponseRoundTrip(t *testing.T) {
 		{"body with blank lines", Response{Status: 404, Body: []byte("not\n\nfound\n")}, "404\n\nnot\n\nfound\n"},
 		{"repeated headers", Response{Status: 200, Header: Header{{"Vary", "Origin"}, {"Vary", "Accept"}}}, "200\nVary: Origin\nVary: Accept\n\n"},
 		{"value with colon-space", Response{Status: 200, Header: Header{{"X", "k: v"}}}, "200\nX: k: v\n\n"},
+		{"one object", Response{Status: 200, Header: Header{{"ETag", `"x"`}}, Refs: []Ref{{0, 5, obj1}}},
+			"200\nETag: \"x\"\n@0 5 " + obj1 + "\n\n"},
+		{"objects in a body", Response{Status: 200, Refs: []Ref{{2, 0, obj1}, {2, 12, obj2}, {4, 1 << 40, obj1}}, Body: []byte("[,]\n")},
+			"200\n@2 0 " + obj1 + "\n@2 12 " + obj2 + "\n@4 1099511627776 " + obj1 + "\n\n[,]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			frame := AppendResponse(nil, &tc.resp)
@@ -108,6 +116,119 @@ func TestResponseRoundTrip(t *testing.T) {
 				t.Fatalf("AppendResponse with a prefix = %q", b)
 			}
 		})
+	}
+}
+
+var (
+	obj1 = strings.Repeat("0a", 32)
+	obj2 = strings.Repeat("b9", 32)
+)
+
+func TestParseResponseMalformedRefs(t *testing.T) {
+	for _, frame := range []string{
+		"200\n@0 5 " + obj1 + "\nA: b\n\n",                 // a header field after a reference
+		"200\n@1 5 " + obj1 + "\n\n",                       // offset past the body
+		"200\n@3 5 " + obj1 + "\n@2 5 " + obj1 + "\n\nabc", // offsets going back
+		"200\n@0 5 " + obj1[:63] + "\n\n",                  // short name
+		"200\n@0 5 " + strings.ToUpper(obj1) + "\n\n",      // upper-case name
+		"200\n@0 05 " + obj1 + "\n\n",                      // leading zero
+		"200\n@00 5 " + obj1 + "\n\n",                      // leading zero
+		"200\n@-1 5 " + obj1 + "\n\n",                      // sign
+		"200\n@0 5 " + obj1 + " \n\n",                      // trailing space
+		"200\n@0  5 " + obj1 + "\n\n",                      // two spaces
+		"200\n@0 5\n\n",                                    // no name
+		"200\n@\n\n",                                       // nothing
+		"200\n@0 99999999999999999 " + obj1 + "\n\n",       // size too long
+	} {
+		if r, err := ParseResponse([]byte(frame)); !errors.Is(err, ErrFrame) {
+			t.Errorf("ParseResponse(%q) = %#v, %v; want ErrFrame", frame, r, err)
+		}
+	}
+}
+
+func TestRPCFrames(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rpc   RPC
+		frame string
+	}{
+		{"no reply", RPC{Version: "2025-06-18"}, "2025-06-18\n"},
+		{"before initialize", RPC{Message: []byte(`{"a":1}`)}, "\n{\"a\":1}"},
+		{"objects", RPC{Version: "v", Refs: []Ref{{1, 3, obj1}, {2, 4, obj2}}, Message: []byte(`[1]`)}, "v\n@1 3 " + obj1 + "\n@2 4 " + obj2 + "\n[1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frame := AppendRPC(nil, &tc.rpc)
+			if string(frame) != tc.frame {
+				t.Fatalf("AppendRPC = %q, want %q", frame, tc.frame)
+			}
+			got, err := ParseRPCOutput(frame)
+			if err != nil || got.Version != tc.rpc.Version || !bytes.Equal(got.Message, tc.rpc.Message) || !slices.Equal(got.Refs, tc.rpc.Refs) {
+				t.Fatalf("ParseRPCOutput(%q) = %#v, %v", frame, got, err)
+			}
+		})
+	}
+	// An input frame's message is never read as references, whatever it starts with.
+	in, err := ParseRPCInput([]byte("v\n@0 3 " + obj1 + "\n"))
+	if err != nil || in.Version != "v" || string(in.Message) != "@0 3 "+obj1+"\n" || in.Refs != nil {
+		t.Fatalf("ParseRPCInput = %#v, %v", in, err)
+	}
+	for _, frame := range []string{"no version line", "v\n@9 3 " + obj1 + "\n{}", "v\n@0 3 " + obj1} {
+		if _, err := ParseRPCOutput([]byte(frame)); !errors.Is(err, ErrFrame) {
+			t.Errorf("ParseRPCOutput(%q): %v, want ErrFrame", frame, err)
+		}
+	}
+}
+
+// mapStore is a Store held in a map.
+type mapStore map[string]string
+
+func (m mapStore) Object(name string) ([]byte, error) {
+	if s, ok := m[name]; ok {
+		return []byte(s), nil
+	}
+	return nil, fmt.Errorf("no object %s: %w", name, fs.ErrNotExist)
+}
+
+func TestResolve(t *testing.T) {
+	st := mapStore{obj1: `"text"`, obj2: "XY"}
+	r := Response{Status: 200, Header: Header{{"Content-Type", "application/json"}},
+		Refs: []Ref{{0, 2, obj2}, {8, 6, obj1}, {8, 2, obj2}, {9, 6, obj1}}, Body: []byte(`{"a":[1,]}`)}
+	const want = `XY{"a":[1,"text"XY]"text"}`
+	if n := BodySize(r.Body, r.Refs); n != int64(len(want)) {
+		t.Fatalf("BodySize = %d, want %d", n, len(want))
+	}
+	objs, err := Objects(r.Refs, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AppendResolved([]byte("<"), r.Body, r.Refs, objs); string(got) != "<"+want {
+		t.Fatalf("AppendResolved = %q", got)
+	}
+	var buf bytes.Buffer
+	if err := WriteResolved(&buf, r.Body, r.Refs, objs); err != nil || buf.String() != want {
+		t.Fatalf("WriteResolved = %q, %v", buf.String(), err)
+	}
+	frame, err := ResolveResponse(nil, &r, st)
+	if err != nil || string(frame) != "200\nContent-Type: application/json\n\n"+want {
+		t.Fatalf("ResolveResponse = %q, %v", frame, err)
+	}
+
+	// A missing object or one of the wrong size is an error, and nothing is appended.
+	for _, tc := range []struct {
+		refs []Ref
+		want string
+	}{
+		{[]Ref{{0, 2, strings.Repeat("cc", 32)}}, "content store: no object cccc"},
+		{[]Ref{{0, 3, obj2}}, "content store: object " + obj2 + " has 2 bytes, not the 3 referenced"},
+	} {
+		bad := Response{Status: 200, Refs: tc.refs}
+		out, err := ResolveResponse([]byte("keep"), &bad, st)
+		if !errors.Is(err, ErrObject) || !strings.Contains(err.Error(), tc.want) || string(out) != "keep" {
+			t.Errorf("ResolveResponse with %v = %q, %v", tc.refs, out, err)
+		}
+	}
+	if _, err := Objects([]Ref{{0, 2, strings.Repeat("cc", 32)}}, st); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing object's error %v does not wrap fs.ErrNotExist", err)
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package extism hosts plugin.wasm in the official Extism Go SDK, as any embedder would:
-// with only the two files `skilledge build` writes and the contract in the README's
-// "Embed in an Extism host". It is its own module so that the SDK (and the wazero version
-// it pins) stays out of the main module; it imports nothing of skilledge.
+// with only the files `skilledge build` writes (plugin.wasm, catalog.pack and the content
+// store in assets/sha256/) and the contract in the README's "Embed in an Extism host". It
+// is its own module so that the SDK (and the wazero version it pins) stays out of the main
+// module; it imports nothing of skilledge.
 package extism
 
 import (
@@ -23,49 +24,80 @@ import (
 	extism "github.com/extism/go-sdk"
 )
 
-// artifacts builds the example catalog with the CLI, once per test binary, and returns
-// plugin.wasm and catalog.pack.
-var artifacts = sync.OnceValues(func() ([2][]byte, error) {
-	var files [2][]byte
+// build is what `skilledge build` wrote for the example catalog.
+type build struct {
+	wasm, pack []byte
+	objects    [][]byte // the files of assets/sha256/
+}
+
+// artifacts builds the example catalog with the CLI, once per test binary.
+var artifacts = sync.OnceValues(func() (build, error) {
+	var b build
 	out, err := os.MkdirTemp("", "skilledge-extism-")
 	if err != nil {
-		return files, err
+		return b, err
 	}
 	defer os.RemoveAll(out)
 	cmd := exec.Command("go", "run", "./runtime/cmd/skilledge", "build", "-o", out)
 	cmd.Dir = filepath.Join("..", "..")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return files, fmt.Errorf("skilledge build: %v\n%s", err, b)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return b, fmt.Errorf("skilledge build: %v\n%s", err, msg)
 	}
-	for i, name := range []string{"plugin.wasm", "catalog.pack"} {
-		if files[i], err = os.ReadFile(filepath.Join(out, name)); err != nil {
-			return files, err
+	if b.wasm, err = os.ReadFile(filepath.Join(out, "plugin.wasm")); err != nil {
+		return b, err
+	}
+	if b.pack, err = os.ReadFile(filepath.Join(out, "catalog.pack")); err != nil {
+		return b, err
+	}
+	store := filepath.Join(out, "assets", "sha256")
+	ents, err := os.ReadDir(store)
+	if err != nil {
+		return b, err
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(store, e.Name()))
+		if err != nil {
+			return b, err
 		}
+		b.objects = append(b.objects, data)
 	}
-	return files, nil
+	return b, nil
 })
 
-// built returns plugin.wasm and catalog.pack of the example catalog.
-func built(t *testing.T) (wasm, pack []byte) {
+// built returns what build wrote for the example catalog.
+func built(t *testing.T) build {
 	t.Helper()
-	files, err := artifacts()
+	b, err := artifacts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return files[0], files[1]
+	return b
 }
 
-// newPlugin creates the plugin with WASI (it is a WASI reactor) and loads the pack.
-func newPlugin(t *testing.T, wasm, pack []byte) *extism.Plugin {
+// newPlugin creates the plugin with WASI (it is a WASI reactor), loads the index and puts
+// every object of the content store, as the README says.
+func newPlugin(t *testing.T, b build) *extism.Plugin {
+	t.Helper()
+	p := bare(t, b)
+	for _, obj := range b.objects {
+		if rc, _, err := p.Call("put", obj); rc != 0 || err != nil {
+			t.Fatalf("put: rc %d, %v", rc, err)
+		}
+	}
+	return p
+}
+
+// bare creates the plugin and loads the index, with no store object put.
+func bare(t *testing.T, b build) *extism.Plugin {
 	t.Helper()
 	ctx := context.Background()
-	manifest := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm, Name: "skilledge"}}}
+	manifest := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: b.wasm, Name: "skilledge"}}}
 	p, err := extism.NewPlugin(ctx, manifest, extism.PluginConfig{EnableWasi: true}, nil)
 	if err != nil {
 		t.Fatalf("extism.NewPlugin: %v", err)
 	}
 	t.Cleanup(func() { p.Close(ctx) })
-	if rc, _, err := p.Call("load", pack); rc != 0 || err != nil {
+	if rc, _, err := p.Call("load", b.pack); rc != 0 || err != nil {
 		t.Fatalf("load: rc %d, %v", rc, err)
 	}
 	return p
@@ -79,7 +111,19 @@ func post(t *testing.T, p *extism.Plugin, body string, header ...string) (int, [
 	for _, h := range header {
 		frame += h + "\n"
 	}
-	frame += "\n" + body
+	return call(t, p, frame+"\n"+body)
+}
+
+// get calls the http export with a GET of target and returns the status and body.
+func get(t *testing.T, p *extism.Plugin, target string) (int, []byte) {
+	t.Helper()
+	return call(t, p, "GET "+target+"\nHost: 127.0.0.1:8787\n\n")
+}
+
+// call calls the http export with a request frame and returns the response frame's status
+// and body.
+func call(t *testing.T, p *extism.Plugin, frame string) (int, []byte) {
+	t.Helper()
 	rc, out, err := p.Call("http", []byte(frame))
 	if rc != 0 || err != nil {
 		t.Fatalf("http: rc %d, %v", rc, err)
@@ -127,12 +171,12 @@ type skillEntry struct {
 	}
 }
 
-// TestGoSDK: the Extism Go SDK loads plugin.wasm and a pack, answers initialize and
-// skills/list, and every file of a skill read with resources/read (text and blob) has the
-// sha256 digest and size skills/list published.
+// TestGoSDK: the Extism Go SDK loads plugin.wasm, the index and the store's objects,
+// answers initialize and skills/list, and every file of every skill read with
+// resources/read (text and blob) and over well-known HTTP has the sha256 digest and size
+// skills/list published.
 func TestGoSDK(t *testing.T) {
-	wasm, pack := built(t)
-	p := newPlugin(t, wasm, pack)
+	p := newPlugin(t, built(t))
 
 	status, body := post(t, p, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"extism-go","version":"1"}}}`)
 	var init struct {
@@ -152,52 +196,74 @@ func TestGoSDK(t *testing.T) {
 	if status != 200 || len(list.Skills) != 6 {
 		t.Fatalf("skills/list: %d, %d skills: %s", status, len(list.Skills), body)
 	}
-	var csv *skillEntry
-	for i := range list.Skills {
-		if list.Skills[i].Name == "csv-insights" {
-			csv = &list.Skills[i]
-		}
-	}
-	if csv == nil || len(csv.Resources) < 2 {
-		t.Fatalf("no csv-insights skill with files in %s", body)
-	}
 
-	sawBlob := false
-	for i, r := range csv.Resources {
-		req := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":%q}}`, 10+i, r.URI)
-		status, body := post(t, p, req, v)
-		var read struct {
-			Contents []struct {
-				URI, Text, Blob string
+	sawBlob, files := false, 0
+	for _, s := range list.Skills {
+		for _, r := range s.Resources {
+			files++
+			req := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":%q}}`, 10+files, r.URI)
+			status, body := post(t, p, req, v)
+			var read struct {
+				Contents []struct {
+					URI, Text, Blob string
+				}
 			}
-		}
-		rpcResult(t, body, &read)
-		if status != 200 || len(read.Contents) != 1 || read.Contents[0].URI != r.URI {
-			t.Fatalf("resources/read %s: %d %s", r.URI, status, body)
-		}
-		data := []byte(read.Contents[0].Text)
-		if b := read.Contents[0].Blob; b != "" {
-			sawBlob = true
-			var err error
-			if data, err = base64.StdEncoding.DecodeString(b); err != nil {
-				t.Fatalf("%s: blob: %v", r.URI, err)
+			rpcResult(t, body, &read)
+			if status != 200 || len(read.Contents) != 1 || read.Contents[0].URI != r.URI {
+				t.Fatalf("resources/read %s: %d %s", r.URI, status, body)
 			}
-		}
-		sum := sha256.Sum256(data)
-		if got := "sha256:" + hex.EncodeToString(sum[:]); got != r.Digest || len(data) != r.Size {
-			t.Fatalf("%s: read %d bytes with digest %s; skills/list says %d bytes, %s", r.URI, len(data), got, r.Size, r.Digest)
+			data := []byte(read.Contents[0].Text)
+			if b := read.Contents[0].Blob; b != "" {
+				sawBlob = true
+				var err error
+				if data, err = base64.StdEncoding.DecodeString(b); err != nil {
+					t.Fatalf("%s: blob: %v", r.URI, err)
+				}
+			}
+			checkDigest(t, r.URI, data, r.Digest, r.Size)
+			// The same bytes over well-known HTTP (skills keyed by name: s.Name).
+			rel := strings.TrimPrefix(r.URI, strings.TrimSuffix(s.URI, "SKILL.md"))
+			status, raw := get(t, p, "/.well-known/skills/"+s.Name+"/"+rel)
+			if status != 200 {
+				t.Fatalf("well-known %s/%s: %d %s", s.Name, rel, status, raw)
+			}
+			checkDigest(t, "well-known "+r.URI, raw, r.Digest, r.Size)
 		}
 	}
-	if !sawBlob {
-		t.Fatal("no blob among csv-insights' files: the binary path went unchecked")
+	if !sawBlob || files < 13 {
+		t.Fatalf("read %d files, a blob among them: %v", files, sawBlob)
+	}
+}
+
+// checkDigest fails t unless data has the digest and size a skill entry published.
+func checkDigest(t *testing.T, what string, data []byte, digest string, size int) {
+	t.Helper()
+	sum := sha256.Sum256(data)
+	if got := "sha256:" + hex.EncodeToString(sum[:]); got != digest || len(data) != size {
+		t.Fatalf("%s: read %d bytes with digest %s; skills/list says %d bytes, %s", what, len(data), got, size, digest)
+	}
+}
+
+// TestGoSDKStore: before its objects are put, a read that needs one is a 500 saying which
+// and what to do; an object of another catalog is refused.
+func TestGoSDKStore(t *testing.T) {
+	p := bare(t, built(t))
+	status, body := post(t, p, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
+	if status != 500 || !bytes.Contains(body, []byte("(skill://git-workflow/SKILL.md as resources/read sends it) was not given to the plugin; call put with every file of OUT/assets/sha256/")) {
+		t.Fatalf("read before put: %d %s", status, body)
+	}
+	if status, body := post(t, p, `{"jsonrpc":"2.0","id":2,"method":"skills/list"}`); status != 200 || !bytes.Contains(body, []byte(`"skills":[`)) {
+		t.Fatalf("skills/list needs no object: %d %s", status, body)
+	}
+	if rc, _, err := p.Call("put", []byte("not an object of this catalog")); rc != 1 || err == nil || !strings.Contains(err.Error(), "refers to no object with these bytes") {
+		t.Fatalf("put of a foreign object: rc %d, err %v", rc, err)
 	}
 }
 
 // TestGoSDKRPC: the rpc export speaks JSON-RPC as a stream transport would, carrying the
 // negotiated version from call to call.
 func TestGoSDKRPC(t *testing.T) {
-	wasm, pack := built(t)
-	p := newPlugin(t, wasm, pack)
+	p := newPlugin(t, built(t))
 	call := func(version, msg string) (string, string) {
 		rc, out, err := p.Call("rpc", []byte(version+"\n"+msg))
 		if rc != 0 || err != nil {
@@ -216,13 +282,16 @@ func TestGoSDKRPC(t *testing.T) {
 	if _, reply = call(v, `{"jsonrpc":"2.0","id":2,"method":"skills/list"}`); !strings.Contains(reply, `"uri":"skill://git-workflow/SKILL.md"`) {
 		t.Fatalf("skills/list over rpc: %s", reply)
 	}
+	// The SEP-2076 instructions are a store object, spliced in by the plugin.
+	if _, reply = call(v, `{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"name":"git-workflow"}}`); !strings.Contains(reply, `"instructions":"\n# Git workflow\n`) {
+		t.Fatalf("skills/get {name} over rpc: %s", reply)
+	}
 }
 
 // TestGoSDKErrors: a bad pack or bad options is an Extism error that says what is wrong,
 // and the plugin keeps serving its previous catalog.
 func TestGoSDKErrors(t *testing.T) {
-	wasm, pack := built(t)
-	p := newPlugin(t, wasm, pack)
+	p := newPlugin(t, built(t))
 	if rc, _, err := p.Call("load", []byte("not a pack")); rc != 1 || err == nil {
 		t.Fatalf("load of garbage: rc %d, err %v", rc, err)
 	} else {
