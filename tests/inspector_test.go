@@ -21,8 +21,26 @@ func TestInspector(t *testing.T) {
 	}
 }
 
-func inspect(t *testing.T, url string) {
+// inspectorCLI runs the Inspector's CLI against the MCP endpoint url in era.
+func inspectorCLI(t *testing.T, url, era string, args ...string) (int, string, string) {
 	inspector := filepath.Join(repoRoot(t), "build", "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	return runNode(t, append([]string{inspector, "--cli", url, "--transport", "http", "--protocol-era", era}, args...)...)
+}
+
+// inspectList runs the Inspector's skills/list --verify against url in era: every file of
+// every skill read and checked against its digest. It must verify n skills.
+func inspectList(t *testing.T, url, era string, n int) {
+	code, stdout, stderr := inspectorCLI(t, url, era, "--method", "skills/list", "--verify")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if reports := verifyReports(t, stdout); len(reports) != n {
+		t.Fatalf("verified %d skills, want %d\n%s", len(reports), n, stdout)
+	}
+	t.Log(strings.TrimSpace(stderr))
+}
+
+func inspect(t *testing.T, url string) {
 	b, err := examplePack()
 	if err != nil {
 		t.Fatal(err)
@@ -32,20 +50,10 @@ func inspect(t *testing.T, url string) {
 		t.Fatalf("example catalog has %d skills", len(skills))
 	}
 	cli := func(t *testing.T, era string, args ...string) (int, string, string) {
-		return runNode(t, append([]string{inspector, "--cli", url, "--transport", "http", "--protocol-era", era}, args...)...)
+		return inspectorCLI(t, url, era, args...)
 	}
 	for _, era := range []string{"legacy", "modern"} {
-		t.Run(era+"/skills-list-verify", func(t *testing.T) {
-			code, stdout, stderr := cli(t, era, "--method", "skills/list", "--verify")
-			if code != 0 {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-			}
-			reports := verifyReports(t, stdout)
-			if len(reports) != len(skills) {
-				t.Fatalf("verified %d skills, want %d\n%s", len(reports), len(skills), stdout)
-			}
-			t.Log(strings.TrimSpace(stderr))
-		})
+		t.Run(era+"/skills-list-verify", func(t *testing.T) { inspectList(t, url, era, len(skills)) })
 		for _, uri := range skills {
 			t.Run(era+"/skills-get-verify/"+uri, func(t *testing.T) {
 				code, stdout, stderr := cli(t, era, "--method", "skills/get", "--uri", uri, "--verify", "--require-digests")

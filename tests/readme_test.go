@@ -52,10 +52,10 @@ func TestREADME(t *testing.T) {
 }
 
 // startCommand runs command with sh in dir until the test ends, and returns once its
-// output (stdout and stderr) contains ready. The command runs in its own process group,
-// which is interrupted at the end: `go run` and npx do not pass signals on to the
-// programs they run.
-func startCommand(t *testing.T, dir, command, ready string, timeout time.Duration) {
+// output (stdout and stderr) contains ready, with that output so far and to come. The
+// command runs in its own process group, which is interrupted at the end: `go run` and
+// npx do not pass signals on to the programs they run.
+func startCommand(t *testing.T, dir, command, ready string, timeout time.Duration) *lockedBuffer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+command)
@@ -87,6 +87,7 @@ func startCommand(t *testing.T, dir, command, ready string, timeout time.Duratio
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+	return &logs
 }
 
 // checkCurl runs the README's curl command and fails unless it prints want.

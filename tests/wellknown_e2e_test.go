@@ -88,6 +88,7 @@ func TestWellKnownServed(t *testing.T) {
 	if files < 10 {
 		t.Fatalf("the v0.1.0 index lists %d files", files)
 	}
+	checkWellKnown(t, base) // every artifact against its digest
 	for _, miss := range []string{"/.well-known/agent-skills/nope.tar.gz", "/.well-known/skills/refunds/nope.md", "/.well-known/skills/refunds/../git-workflow/SKILL.md", "/.well-known/other"} {
 		if resp, _ := get("GET", miss); resp.StatusCode != 404 {
 			t.Errorf("%s: %d, want 404", miss, resp.StatusCode)

@@ -1,0 +1,129 @@
+package tests
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Generated catalogs for the tests and benchmarks that need more than the examples. Both
+// are the same bytes on every machine (a fixed ChaCha8 seed).
+
+// writeIncompressibleCatalog writes into dir a catalog whose file contents are 13 MiB of
+// random (incompressible, binary) bytes over five skills, one file of 4 MiB among them,
+// and returns the bytes written. The first skill, alphabetically, has a subdirectory (the
+// conformance suite's directory scenario reads the first skill it finds).
+func writeIncompressibleCatalog(dir string) (int64, error) {
+	rnd := rand.NewChaCha8([32]byte{'s', 'k', 'i', 'l', 'l', 'e', 'd', 'g', 'e'})
+	var total int64
+	write := func(rel string, data []byte) error {
+		total += int64(len(data))
+		return writeFile(filepath.Join(dir, filepath.FromSlash(rel)), data)
+	}
+	random := func(n int) []byte {
+		b := make([]byte, n)
+		rnd.Read(b)
+		return b
+	}
+	skills := []struct {
+		name  string
+		files map[string]int
+	}{
+		{"alpha", map[string]int{"data/model-4m.bin": 4 << 20, "data/notes.md": 0, "data/tables/weights.bin": 256 << 10}},
+		{"bravo", map[string]int{"assets/font.ttf": 2 << 20, "assets/glyphs.bin": 256 << 10}},
+		{"charlie", map[string]int{"blobs/a.bin": 1 << 20, "blobs/b.bin": 1<<20 + 256<<10}},
+		{"delta", map[string]int{"archive.bin": 2<<20 + 256<<10}},
+		{"echo", map[string]int{"media/clip.bin": 1 << 20, "media/still.bin": 1<<20 + 256<<10}},
+	}
+	for _, s := range skills {
+		md := fmt.Sprintf("---\nname: %s\ndescription: A generated skill (%s) carrying incompressible data, for testing catalogs that do not fit a Worker script.\n---\n\n# %s\n\nRead the files under this folder as needed.\n", s.name, s.name, s.name)
+		if err := write(s.name+"/SKILL.md", []byte(md)); err != nil {
+			return 0, err
+		}
+		for rel, n := range s.files {
+			data := random(n)
+			if n == 0 {
+				data = []byte("Notes on " + s.name + ": plain text, served as text.\n")
+			}
+			if err := write(s.name+"/"+rel, data); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return total, nil
+}
+
+// writeRealisticCatalog writes into dir a catalog shaped like a popular public skills
+// repository (16 skills, about 340 files, about 11 MB): markdown instructions and
+// references, Python scripts, XML schemas that three skills ship identically, and fonts
+// (random bytes, as incompressible as real ones), and returns the bytes written.
+func writeRealisticCatalog(dir string) (int64, error) {
+	rnd := rand.New(rand.NewChaCha8([32]byte{'r', 'e', 'a', 'l'}))
+	var total int64
+	write := func(rel string, data []byte) error {
+		total += int64(len(data))
+		return writeFile(filepath.Join(dir, filepath.FromSlash(rel)), data)
+	}
+	words := strings.Fields("the skill reads a file writes output checks each value before it continues when the user asks for a report chart table document slide sheet font schema element attribute type sequence choice minOccurs maxOccurs name ref base restriction extension")
+	text := func(n int, prefix string) []byte {
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteString(prefix)
+			for range 8 + rnd.IntN(8) {
+				b.WriteString(words[rnd.IntN(len(words))])
+				b.WriteByte(' ')
+			}
+			b.WriteString("\n")
+		}
+		return []byte(b.String())
+	}
+	schemas := map[string][]byte{}
+	for i := range 38 {
+		schemas[fmt.Sprintf("schemas/ooxml/part-%02d.xsd", i)] = text(20<<10+rnd.IntN(40<<10), `  <xsd:element name="x" type="`)
+	}
+	for i := range 16 {
+		name := fmt.Sprintf("skill-%02d", i)
+		md := fmt.Sprintf("---\nname: %s\ndescription: Generated skill %d: works with documents, charts and fonts; use it when the user asks for one.\nlicense: Apache-2.0\n---\n\n", name, i)
+		if err := write(name+"/SKILL.md", append([]byte(md), text(4<<10+rnd.IntN(12<<10), "- ")...)); err != nil {
+			return 0, err
+		}
+		for k := range 4 + rnd.IntN(4) {
+			if err := write(fmt.Sprintf("%s/reference/topic-%d.md", name, k), text(2<<10+rnd.IntN(20<<10), "")); err != nil {
+				return 0, err
+			}
+		}
+		for k := range 2 + rnd.IntN(4) {
+			if err := write(fmt.Sprintf("%s/scripts/tool_%d.py", name, k), text(1<<10+rnd.IntN(10<<10), "    ")); err != nil {
+				return 0, err
+			}
+		}
+		switch {
+		case i < 3: // three document skills ship the same schemas
+			for rel, data := range schemas {
+				if err := write(name+"/scripts/"+rel, data); err != nil {
+					return 0, err
+				}
+			}
+		case i == 5: // a design skill with fonts
+			for k := range 54 {
+				font := make([]byte, 40<<10+rnd.IntN(100<<10))
+				for j := range font {
+					font[j] = byte(rnd.Uint32())
+				}
+				if err := write(fmt.Sprintf("%s/fonts/Family-%02d.ttf", name, k), font); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
+	return total, nil
+}
+
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
