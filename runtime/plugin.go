@@ -17,6 +17,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -142,5 +143,5 @@ func (p *Plugin) instantiate(ctx context.Context) (api.Module, error) {
 		// memory fills up, instead of growing the heap into the cap and crashing.
 		mc = mc.WithEnv("GOMEMLIMIT", strconv.FormatUint(p.MemoryLimit()/10*9, 10))
 	}
-	return p.rt.InstantiateModule(ctx, p.compiled, mc)
+	return p.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, linearMemory), p.compiled, mc)
 }

@@ -85,7 +85,7 @@ func writeRealisticCatalog(dir string) (int64, error) {
 	}
 	for i := range 16 {
 		name := fmt.Sprintf("skill-%02d", i)
-		md := fmt.Sprintf("---\nname: %s\ndescription: Generated skill %d: works with documents, charts and fonts; use it when the user asks for one.\nlicense: Apache-2.0\n---\n\n", name, i)
+		md := fmt.Sprintf("---\nname: %s\ndescription: Generated skill %d, which works with documents, charts and fonts; use it when the user asks for one.\nlicense: Apache-2.0\n---\n\n", name, i)
 		if err := write(name+"/SKILL.md", append([]byte(md), text(4<<10+rnd.IntN(12<<10), "- ")...)); err != nil {
 			return 0, err
 		}

@@ -113,18 +113,23 @@ func timeToFirst(t *testing.T, config string, n int) []time.Duration {
 	return out
 }
 
-// latencies sends each of urls the same request, warm-up and then measured, one request at
-// a time on one keep-alive connection per URL, taking the URLs in turn so that whatever
-// else the machine does weighs on all of them alike. It checks every answer is want and
-// returns each URL's measured latencies, sorted.
+// latencies sends each of urls the same request, benchWarmup times and then benchRequests
+// times measured, one request at a time on one keep-alive connection per URL, taking the
+// URLs in turn so that whatever else the machine does weighs on all of them alike. It
+// checks every answer is want and returns each URL's measured latencies, sorted.
 func latencies(t *testing.T, urls []string, body string, want []byte) [][]time.Duration {
+	return latenciesN(t, urls, body, want, benchWarmup, benchRequests)
+}
+
+// latenciesN is latencies with warmup and n requests.
+func latenciesN(t *testing.T, urls []string, body string, want []byte, warmup, n int) [][]time.Duration {
 	clients := make([]*http.Client, len(urls))
 	out := make([][]time.Duration, len(urls))
 	for k := range urls {
 		clients[k] = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
-		out[k] = make([]time.Duration, 0, benchRequests)
+		out[k] = make([]time.Duration, 0, n)
 	}
-	for i := range benchWarmup + benchRequests {
+	for i := range warmup + n {
 		for k, url := range urls {
 			start := time.Now()
 			status, got, err := benchPost(clients[k], url, body)
@@ -132,7 +137,7 @@ func latencies(t *testing.T, urls []string, body string, want []byte) [][]time.D
 			if err != nil || status != 200 || !bytes.Equal(got, want) {
 				t.Fatalf("%s: %d %v\n%s", url, status, err, got)
 			}
-			if i >= benchWarmup {
+			if i >= warmup {
 				out[k] = append(out[k], d)
 			}
 		}

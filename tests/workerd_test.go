@@ -293,10 +293,14 @@ func workerdConfig(dir string, d *deployment, options []string) (string, error) 
 	}
 	bindings := make([]string, len(options))
 	for i, o := range options {
-		bindings[i] = `(name = "ASSETS", service = "assets")`
-		if o != "" {
-			bindings[i] += fmt.Sprintf(", (name = \"SKILLEDGE_OPTIONS\", json = %s)", strconv.Quote(o))
+		var b []string
+		if d.assets != "" {
+			b = append(b, `(name = "ASSETS", service = "assets")`)
 		}
+		if o != "" {
+			b = append(b, fmt.Sprintf("(name = \"SKILLEDGE_OPTIONS\", json = %s)", strconv.Quote(o)))
+		}
+		bindings[i] = strings.Join(b, ", ")
 	}
 	return writeWorkerdConfig(filepath.Join(dir, "config.capnp"), modules, bindings, d.assets)
 }
