@@ -184,6 +184,10 @@ export default {
 			console.error("skilledge: the plugin trapped:", err);
 			return new Response("skilledge: internal error\n", { status: 500 });
 		}
-		return response(out, env, ctx);
+		try {
+			return await response(out, env, ctx);
+		} catch (err) {
+			return storeFailure(`reading the content store: ${err}`);
+		}
 	},
 };

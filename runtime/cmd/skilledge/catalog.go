@@ -121,8 +121,15 @@ func checkedFolder(name, dir string, f catalogFlags, stderr io.Writer) (_ *loade
 	return l, true
 }
 
-// encode encodes c, saying so on progress when it takes more than a second (archiving a
-// large catalog), with a line per few seconds on how far it got.
+// How encode reports progress: a first line once building has taken progressAfter, then
+// a line at most every progressEvery. Tests shorten them.
+var (
+	progressAfter = time.Second
+	progressEvery = 3 * time.Second
+)
+
+// encode encodes c, saying so on progress when it takes more than progressAfter
+// (archiving a large catalog), with a line per progressEvery on how far it got.
 func encode(c *build.Catalog, label string, progress io.Writer) *build.Encoded {
 	start := time.Now()
 	var mu sync.Mutex
@@ -135,7 +142,7 @@ func encode(c *build.Catalog, label string, progress io.Writer) *build.Encoded {
 				plural(len(c.Skills), "skill"), plural(files, "file"), size(int(bytes)))
 		}
 	}
-	t := time.AfterFunc(time.Second, func() {
+	t := time.AfterFunc(progressAfter, func() {
 		mu.Lock()
 		defer mu.Unlock()
 		announce()
@@ -143,7 +150,11 @@ func encode(c *build.Catalog, label string, progress io.Writer) *build.Encoded {
 	enc := build.EncodeProgress(c, func(done int) {
 		mu.Lock()
 		defer mu.Unlock()
-		if now := time.Now(); said && now.Sub(last) >= 3*time.Second {
+		now := time.Now()
+		if now.Sub(start) >= progressAfter {
+			announce()
+		}
+		if said && now.Sub(last) >= progressEvery {
 			last = now
 			fmt.Fprintf(progress, "skilledge: archived %d of %d skills…\n", done, len(c.Skills))
 		}
