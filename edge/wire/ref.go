@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // References to the content store.
@@ -59,7 +61,7 @@ func parseRef(line string) (Ref, bool) {
 		return Ref{}, false
 	}
 	size, rest, ok := cutDecimal(rest[1:])
-	if !ok || len(rest) != 65 || rest[0] != ' ' || !isObjectName(rest[1:]) || at > 1<<53 || size > 1<<53 {
+	if !ok || len(rest) != 65 || rest[0] != ' ' || !catalog.IsObjectName(rest[1:]) || at > 1<<53 || size > 1<<53 {
 		return Ref{}, false
 	}
 	return Ref{At: int(at), Size: size, Name: rest[1:]}, true
@@ -79,17 +81,6 @@ func cutDecimal(s string) (int64, string, bool) {
 	return n, s[i:], true
 }
 
-func isObjectName(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
 
 // checkRefs verifies that refs fit a body of n bytes in order.
 func checkRefs(refs []Ref, n int) bool {
