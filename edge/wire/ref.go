@@ -81,7 +81,6 @@ func cutDecimal(s string) (int64, string, bool) {
 	return n, s[i:], true
 }
 
-
 // checkRefs verifies that refs fit a body of n bytes in order.
 func checkRefs(refs []Ref, n int) bool {
 	at := 0
