@@ -9,9 +9,11 @@
 // documented in edge/wire: "METHOD SP TARGET LF *(NAME: VALUE LF) LF BODY" in,
 // "STATUS LF *(NAME: VALUE LF) *(@AT SIZE NAME LF) LF BODY" out, where each "@" line asks
 // for the SIZE bytes of store object NAME at offset AT of BODY. The shim fetches those
-// objects from the assets (env.ASSETS.fetch("/sha256/NAME")) and streams them into the
-// Response between the slices of BODY: file contents never enter the plugin or the
-// script, and are never buffered here.
+// objects from the assets (env.ASSETS.fetch("/sha256/NAME")) and puts them into the
+// Response between the slices of BODY: streamed, or for an answer of at most 64 KiB
+// assembled in memory, which costs less than a stream. File contents never enter the
+// plugin or the script. The plugin bounds how many objects one answer names (a batch's
+// answers at most 64), and the shim fetches at most 6 at a time.
 //
 // The Extism JS SDK instantiates the plugin (WASI and the extism:host/env imports) and
 // applies the options and the index through the Extism exports `configure` and `load`;
@@ -119,11 +121,14 @@ async function response(frame, env, ctx) {
 	const body = frame.subarray(end + 2);
 	if (refs.length === 0) return new Response(body.length > 0 ? body : null, { status, headers });
 	if (!env.ASSETS) return storeFailure("the Worker has no ASSETS binding: wrangler.toml's [assets] must bind OUT/assets as ASSETS");
-	// Every object is asked for at once; the first byte goes out once all have answered, so
-	// a missing object is a 500 rather than a truncated body.
-	const objects = await Promise.all(refs.map((r) => env.ASSETS.fetch(new Request("https://assets.invalid" + storeDir + r.name))));
+	// Every object is asked for before the first byte goes out, so that a missing object
+	// or one of the wrong size (where the assets say its length) is a 500 rather than a
+	// truncated body.
+	const objects = await fetchObjects(env, refs);
 	for (const [i, o] of objects.entries()) {
 		if (!o.ok) return storeFailure(`content store object ${refs[i].name} answered ${o.status} from the assets`);
+		const length = o.headers.get("Content-Length");
+		if (length !== null && Number(length) !== refs[i].size) return storeFailure(`content store object ${refs[i].name} has ${length} bytes, not ${refs[i].size}`);
 	}
 	if (refs.length === 1 && refs[0].at === 0 && body.length === 0) {
 		return new Response(objects[0].body, { status, headers }); // a file as it is: the asset's own stream
@@ -149,6 +154,21 @@ async function response(frame, env, ctx) {
 	const { readable, writable } = new FixedLengthStream(total);
 	ctx.waitUntil(splice(writable, body, refs, objects));
 	return new Response(readable, { status, headers });
+}
+
+// fetchObjects asks the assets for the object of every reference, at most 6 at a time,
+// and returns the responses in order.
+async function fetchObjects(env, refs) {
+	const out = new Array(refs.length);
+	let next = 0;
+	const fetcher = async () => {
+		while (next < refs.length) {
+			const i = next++;
+			out[i] = await env.ASSETS.fetch(new Request("https://assets.invalid" + storeDir + refs[i].name));
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(6, refs.length) }, fetcher));
+	return out;
 }
 
 // splice writes body with each object's stream inserted at its offset, then closes.

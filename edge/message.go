@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"strconv"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/edge/wire"
@@ -89,6 +91,15 @@ func (s *Server) request(dst []byte, refs *[]wire.Ref, m *jsonrpc.Message, legac
 	return out, modern, code
 }
 
+// What one batch's answers may make the host send. Answers name store objects rather than
+// carry them, so without a bound a request of a few KB could have the host send the same
+// file thousands of times. The first answer always goes out whole; an answer that would
+// take the batch past either bound is replaced by a -32603 error saying to ask separately.
+const (
+	batchMaxObjects = 64
+	batchMaxSpliced = 32 << 20
+)
+
 // batch answers the elements of a JSON-RPC batch (2025-03-26 only): one reply element per
 // request, in order; empty when the batch held only notifications and responses.
 // initialize must not be batched.
@@ -96,6 +107,7 @@ func (s *Server) batch(dst []byte, refs *[]wire.Ref, elems [][]byte, legacy stri
 	start := len(dst)
 	dst = append(dst, '[')
 	n := 0
+	var spliced int64
 	for _, e := range elems {
 		m, perr := jsonrpc.Parse(e)
 		if perr == nil && m.Kind != jsonrpc.KindRequest {
@@ -111,7 +123,20 @@ func (s *Server) batch(dst []byte, refs *[]wire.Ref, elems [][]byte, legacy stri
 		case m.Method == "initialize":
 			dst = jsonrpc.AppendError(dst, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize must not be part of a JSON-RPC batch"))
 		default:
+			mark, marked := len(dst), len(*refs)
 			dst, _, _ = s.request(dst, refs, &m, legacy)
+			size := spliced
+			for _, r := range (*refs)[marked:] {
+				size += r.Size
+			}
+			if n > 1 && (len(*refs) > batchMaxObjects || size > batchMaxSpliced) {
+				*refs = (*refs)[:marked]
+				dst = jsonrpc.AppendError(dst[:mark], m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError,
+					"Response too large: the answers to this batch would carry more than "+strconv.Itoa(batchMaxObjects)+
+						" files or "+strconv.Itoa(batchMaxSpliced>>20)+" MiB; send this request on its own"))
+				continue
+			}
+			spliced = size
 		}
 	}
 	if n == 0 {

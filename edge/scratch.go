@@ -23,7 +23,9 @@ var scratch = sync.Pool{New: func() any { return new(reply) }}
 func getScratch() *reply { return scratch.Get().(*reply) }
 
 // keep returns rb to the pool, keeping the larger of its buffers and used (which may be
-// rb's own grown by append and is no longer referenced by the caller), and refs.
+// rb's own grown by append and is no longer referenced by the caller), and refs. used is
+// later written to, so it must be a buffer the answer owned: rb's, grown or not, or one
+// allocated for it (an error body), never a slice of the index or of the request.
 func (rb *reply) keep(used []byte, refs []wire.Ref) {
 	if cap(used) > cap(rb.b) {
 		rb.b = used[:0]

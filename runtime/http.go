@@ -15,10 +15,11 @@ import (
 )
 
 // ServeHTTP implements http.Handler: it frames the request, has the plugin answer it and
-// writes the answer back unchanged. The host decides only what the plugin cannot: the
+// writes the answer back, with the store objects it names spliced in straight from the
+// pool's store, and a Content-Length. The host decides only what the plugin cannot: the
 // body cap (it reads at most MaxBody+1 bytes, so it never buffers more), the wait for a
-// free instance (bounded by the pool's Timeout: 503 after it) and instance failures (500
-// with a JSON-RPC -32603 body).
+// free instance (bounded by the pool's Timeout: 503 after it), instance failures, and a
+// store missing a named object (both 500 with a JSON-RPC -32603 body).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pool := s.cur.Load()
 	in := bufs.Get().(*[]byte)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -244,4 +246,68 @@ func TestServeHTTPConcurrentHeaders(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
+}
+
+// TestServeHTTPStore: answers naming store objects go out with the objects spliced in
+// and a Content-Length that counts them; HEAD sends the header alone; an object missing
+// from the store, or damaged, is a 500 with a JSON-RPC error, logged with its name, and
+// the instance stays in service.
+func TestServeHTTPStore(t *testing.T) {
+	p, cat := testPlugin(t)
+	dir := t.TempDir()
+	st := cat.Store.(interface{ WriteDir(string) error })
+	requireNoError(t, st.WriteDir(dir))
+	store, err := OpenStore(dir)
+	requireNoError(t, err)
+	pool, err := p.NewPool(context.Background(), Catalog{Index: cat.Index, Store: store}, Options{Size: 1})
+	requireNoError(t, err)
+	t.Cleanup(func() { pool.Close(context.Background()) })
+	ts, log := newTestServer(t, pool)
+
+	read := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://csv-insights/assets/chart-template.png"}}`
+	resp := post(t, ts.URL+"/mcp", read)
+	body := readBody(t, resp)
+	requireEqual(t, 200, resp.StatusCode)
+	requireEqual(t, fmt.Sprint(len(body)), resp.Header.Get("Content-Length"))
+	requireContains(t, body, `"mimeType":"image/png","blob":"iVBORw0KGgo`)
+
+	resp, err = http.Get(ts.URL + "/.well-known/skills/git-workflow/SKILL.md")
+	requireNoError(t, err)
+	md := readBody(t, resp)
+	requireEqual(t, fmt.Sprint(len(md)), resp.Header.Get("Content-Length"))
+	requireEqual(t, true, strings.HasPrefix(md, "---\nname: git-workflow\n"))
+	head, err := http.Head(ts.URL + "/.well-known/skills/git-workflow/SKILL.md")
+	requireNoError(t, err)
+	requireEqual(t, "", readBody(t, head))
+	requireEqual(t, resp.Header.Get("ETag"), head.Header.Get("ETag"))
+
+	// Take the PNG's resources/read object out of the store: the next read of it fails
+	// alone (the rest, including other objects, is served).
+	r, err := wire.ParseResponse(mustHTTP(t, pool, read))
+	requireNoError(t, err)
+	requireEqual(t, 1, len(r.Refs))
+	missing := r.Refs[0].Name
+	store2, err := OpenStore(dir) // a store that has not loaded it yet
+	requireNoError(t, err)
+	pool.store = store2
+	requireNoError(t, os.Remove(filepath.Join(dir, "sha256", missing)))
+	resp = post(t, ts.URL+"/mcp", read)
+	body = readBody(t, resp)
+	requireEqual(t, 500, resp.StatusCode)
+	requireContains(t, body, `"code":-32603`)
+	requireContains(t, body, "content store is incomplete or damaged")
+	requireContains(t, log.String(), missing)
+	resp = post(t, ts.URL+"/mcp", `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
+	requireEqual(t, 200, resp.StatusCode)
+	_, failed := pool.Stats()
+	requireEqual(t, int64(0), failed)
+}
+
+// mustHTTP answers a POST of body through the pool and returns the frame, references
+// unresolved.
+func mustHTTP(t *testing.T, pool *Pool, body string) []byte {
+	t.Helper()
+	out, err := pool.HTTP(context.Background(), postFrame(body), nil)
+	requireNoError(t, err)
+	return out
 }

@@ -49,11 +49,11 @@ func (o *Options) configJSON() []byte {
 
 // MinMemoryLimit is the smallest per-instance memory limit NewPool accepts for a catalog
 // index with request bodies up to maxBody. An instance keeps its own copy of the index
-// but no file contents (those stay in the host's store), and no response it builds is
-// larger than the index's fragments put together; while it answers it may hold a few
-// copies of one (the reply, the frame, the buffer growth). The request body and its frame
-// come twice, and the Go runtime needs a few MiB. The result is a whole number of 64 KiB
-// pages.
+// but no file contents (those stay in the host's store); a response it builds is made of
+// the index's fragments, mostly once each (a batch may repeat them, within what its
+// request body can ask for), and while it answers it may hold a few copies of one (the
+// reply, the frame, the buffer growth). The request body and its frame come twice, and the
+// Go runtime needs a few MiB. The result is a whole number of 64 KiB pages.
 func MinMemoryLimit(index []byte, maxBody int) uint64 {
 	need := 5*uint64(len(index)) + 2*uint64(max(maxBody, 0)) + 16<<20
 	return (need + pageSize - 1) &^ (pageSize - 1)

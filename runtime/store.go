@@ -20,12 +20,24 @@ import (
 // (objects of mmapMin bytes or more are mapped read-only rather than copied, where the
 // system can), checked against its name, and kept until Close. It implements wire.Store
 // and is safe for concurrent use.
+//
+// A mapped object shares the file's pages: the store's files must not be truncated or
+// rewritten in place while it serves (builds write new files and rename them over, which
+// is safe).
 type DirStore struct {
 	dir     string
 	objects sync.Map // name -> []byte
-	loading sync.Mutex
 	mu      sync.Mutex
-	unmap   []func() error // releases mapped objects
+	loads   map[string]*load // objects being loaded, one load per name
+	unmap   []func() error   // releases mapped objects
+	closed  bool
+}
+
+// load is one object being read; done is closed when b and err are set.
+type load struct {
+	done chan struct{}
+	b    []byte
+	err  error
 }
 
 // mmapMin is the size from which objects are mapped instead of read: below it a copy on
@@ -41,7 +53,7 @@ func OpenStore(dir string) (*DirStore, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("runtime: content store: %s is not a directory", filepath.Join(dir, catalog.StoreDir))
 	}
-	return &DirStore{dir: dir}, nil
+	return &DirStore{dir: dir, loads: map[string]*load{}}, nil
 }
 
 // Dir returns the folder the store was opened on.
@@ -51,9 +63,11 @@ func (s *DirStore) path(name string) string {
 	return filepath.Join(s.dir, catalog.StoreDir, name)
 }
 
-// Object returns the bytes of object name, loading them on first use. An object that is
-// not in the store is an error wrapping fs.ErrNotExist; one whose bytes do not hash to its
-// name wraps ErrStore. The result must not be modified.
+// Object returns the bytes of object name, loading them on first use; concurrent first
+// uses of one object share one load. An object that is not in the store is an error
+// wrapping fs.ErrNotExist; one whose bytes do not hash to its name wraps ErrStore, and its
+// file, useless, is removed, so that the build's next check finds it missing and writes
+// it again. The result must not be modified, nor used after Close.
 func (s *DirStore) Object(name string) ([]byte, error) {
 	if b, ok := s.objects.Load(name); ok {
 		return b.([]byte), nil
@@ -61,12 +75,37 @@ func (s *DirStore) Object(name string) ([]byte, error) {
 	if !catalog.IsObjectName(name) {
 		return nil, fmt.Errorf("%w: %q is not an object name: %w", ErrStore, name, fs.ErrNotExist)
 	}
-	s.loading.Lock()
-	defer s.loading.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%w: closed", ErrStore)
+	}
 	if b, ok := s.objects.Load(name); ok {
+		s.mu.Unlock()
 		return b.([]byte), nil
 	}
-	b, release, err := readObject(s.path(name))
+	if l, ok := s.loads[name]; ok {
+		s.mu.Unlock()
+		<-l.done
+		return l.b, l.err
+	}
+	name = strings.Clone(name) // it may alias a buffer the caller reuses
+	l := &load{done: make(chan struct{})}
+	s.loads[name] = l
+	s.mu.Unlock()
+
+	l.b, l.err = s.read(name)
+	s.mu.Lock()
+	delete(s.loads, name)
+	s.mu.Unlock()
+	close(l.done)
+	return l.b, l.err
+}
+
+// read loads object name from its file and keeps it.
+func (s *DirStore) read(name string) ([]byte, error) {
+	path := s.path(name)
+	b, release, err := readObject(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStore, err)
 	}
@@ -74,14 +113,21 @@ func (s *DirStore) Object(name string) ([]byte, error) {
 		if release != nil {
 			release()
 		}
-		return nil, fmt.Errorf("%w: %s does not hash to its name: the file is damaged; rebuild the catalog", ErrStore, s.path(name))
+		os.Remove(path)
+		return nil, fmt.Errorf("%w: %s did not hash to its name: the file was damaged, and is removed; build the catalog again", ErrStore, path)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		if release != nil {
+			release()
+		}
+		return nil, fmt.Errorf("%w: closed", ErrStore)
 	}
 	if release != nil {
-		s.mu.Lock()
 		s.unmap = append(s.unmap, release)
-		s.mu.Unlock()
 	}
-	s.objects.Store(strings.Clone(name), b) // name may alias a buffer the caller reuses
+	s.objects.Store(name, b)
 	return b, nil
 }
 
@@ -114,7 +160,7 @@ func (s *DirStore) Check(uses []catalog.ObjectUse) error {
 	if n > len(bad) {
 		more = fmt.Sprintf(" and %d more", n-len(bad))
 	}
-	return fmt.Errorf("%w: %d of the %d objects the catalog refers to are not in %s: %s%s; rebuild it with skilledge build",
+	return fmt.Errorf("%w: %d of the %d objects the catalog refers to are not in %s: %s%s; build the catalog again",
 		ErrStore, n, len(uses), filepath.Join(s.dir, catalog.StoreDir), joinSemi(bad), more)
 }
 
@@ -129,10 +175,13 @@ func joinSemi(s []string) string {
 	return out
 }
 
-// Close releases the mapped objects. Byte slices Object returned must not be used after.
+// Close releases the mapped objects, and later calls of Object fail. It must not be called
+// while a response made of the store's objects may still be being written: the process
+// that serves until it exits need not call it at all.
 func (s *DirStore) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closed = true
 	var errs []error
 	for _, f := range s.unmap {
 		errs = append(errs, f())

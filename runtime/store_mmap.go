@@ -12,8 +12,9 @@ import (
 // readObject returns the contents of the regular file path: mapped read-only when it is
 // at least mmapMin bytes (release unmaps it), else read into memory (release is nil).
 func readObject(path string) (b []byte, release func() error, err error) {
-	// Non-blocking, so that a FIFO put in place of an object cannot hang the open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Non-blocking, so that a FIFO put in place of an object cannot hang the open; not
+	// through a link, since builds write regular files.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -13,8 +13,9 @@ import (
 
 // writeIncompressibleCatalog writes into dir a catalog whose file contents are 13 MiB of
 // random (incompressible, binary) bytes over five skills, one file of 4 MiB among them,
-// and returns the bytes written. The first skill, alphabetically, has a subdirectory (the
-// conformance suite's directory scenario reads the first skill it finds).
+// with a text file and an empty one besides, and returns the bytes written. The first
+// skill, alphabetically, has a subdirectory (the conformance suite's directory scenario
+// reads the first skill it finds).
 func writeIncompressibleCatalog(dir string) (int64, error) {
 	rnd := rand.NewChaCha8([32]byte{'s', 'k', 'i', 'l', 'l', 'e', 'd', 'g', 'e'})
 	var total int64
@@ -35,7 +36,7 @@ func writeIncompressibleCatalog(dir string) (int64, error) {
 		{"bravo", map[string]int{"assets/font.ttf": 2 << 20, "assets/glyphs.bin": 256 << 10}},
 		{"charlie", map[string]int{"blobs/a.bin": 1 << 20, "blobs/b.bin": 1<<20 + 256<<10}},
 		{"delta", map[string]int{"archive.bin": 2<<20 + 256<<10}},
-		{"echo", map[string]int{"media/clip.bin": 1 << 20, "media/still.bin": 1<<20 + 256<<10}},
+		{"echo", map[string]int{"media/clip.bin": 1 << 20, "media/still.bin": 1<<20 + 256<<10, "scripts/__init__.py": -1}},
 	}
 	for _, s := range skills {
 		md := fmt.Sprintf("---\nname: %s\ndescription: A generated skill (%s) carrying incompressible data, for testing catalogs that do not fit a Worker script.\n---\n\n# %s\n\nRead the files under this folder as needed.\n", s.name, s.name, s.name)
@@ -43,9 +44,13 @@ func writeIncompressibleCatalog(dir string) (int64, error) {
 			return 0, err
 		}
 		for rel, n := range s.files {
-			data := random(n)
-			if n == 0 {
+			var data []byte
+			switch n {
+			case 0:
 				data = []byte("Notes on " + s.name + ": plain text, served as text.\n")
+			case -1: // empty
+			default:
+				data = random(n)
 			}
 			if err := write(s.name+"/"+rel, data); err != nil {
 				return 0, err

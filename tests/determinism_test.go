@@ -81,7 +81,7 @@ func TestPackReproducible(t *testing.T) {
 	out := func(enc *build.Encoded, umask int) map[string][]byte {
 		dir := t.TempDir()
 		old := syscall.Umask(umask)
-		err := enc.Store.WriteDir(dir, true, 0)
+		err := enc.Store.WriteDir(dir)
 		syscall.Umask(old)
 		if err != nil {
 			t.Fatal(err)

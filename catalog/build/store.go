@@ -1,6 +1,7 @@
 package build
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
 	"github.com/skilledge/skilledge/catalog"
 )
@@ -70,45 +70,49 @@ func (s *Store) Size() int64 { return s.size }
 func (s *Store) What(name string) string { return s.what[name] }
 
 // WriteDir writes the store into dir as the layout hosts read: object NAME is the file
-// dir/sha256/NAME (catalog.StoreDir). An object already there with the right size is
-// left as it is, its modification time set to now (the names are content digests, so the
-// bytes are the same unless someone damaged the file; hosts that verify objects would
-// notice). Each new file is written under a temporary name and renamed, so a reader never
-// sees half an object. With prune, files in dir/sha256 that are not objects of s are
-// removed afterwards when older than keep (0 removes them all): a reader still serving an
-// older index finds its objects for that long.
-func (s *Store) WriteDir(dir string, prune bool, keep time.Duration) error {
+// dir/sha256/NAME (catalog.StoreDir). An object already there with the same bytes is
+// left as it is; one with other bytes (a damaged file) is replaced. Each file is written
+// under a temporary name and renamed, so a reader never sees half an object. Files of
+// dir/sha256 that are not objects of s are left alone (see PruneDir).
+func (s *Store) WriteDir(dir string) error {
 	objDir := filepath.Join(dir, catalog.StoreDir)
 	if err := os.MkdirAll(objDir, 0o755); err != nil {
 		return err
 	}
-	now := time.Now()
 	for _, name := range s.Names() {
 		data := s.objects[name]
 		path := filepath.Join(objDir, name)
-		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
-			if err := os.Chtimes(path, now, now); err != nil {
-				return err
-			}
+		if sameFile(path, data) {
 			continue
 		}
 		if err := WriteFileAtomic(path, data); err != nil {
 			return err
 		}
 	}
-	if !prune {
-		return nil
+	return nil
+}
+
+// sameFile reports whether path is a regular file holding exactly data.
+func sameFile(path string, data []byte) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
+		return false
 	}
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(b, data)
+}
+
+// PruneDir removes the files of dir/sha256 whose names keep does not hold: objects no
+// index in use refers to.
+func PruneDir(dir string, keep map[string]bool) error {
+	objDir := filepath.Join(dir, catalog.StoreDir)
 	ents, err := os.ReadDir(objDir)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, e := range ents {
-		if _, ours := s.objects[e.Name()]; ours {
-			continue
-		}
-		if info, err := e.Info(); err != nil || now.Sub(info.ModTime()) < keep {
+		if keep[e.Name()] {
 			continue
 		}
 		if err := os.Remove(filepath.Join(objDir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -116,6 +120,12 @@ func (s *Store) WriteDir(dir string, prune bool, keep time.Duration) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Has reports whether name is an object of s.
+func (s *Store) Has(name string) bool {
+	_, ok := s.objects[name]
+	return ok
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same directory,

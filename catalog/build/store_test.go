@@ -9,7 +9,6 @@ import (
 	"slices"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/skilledge/skilledge/catalog"
 )
@@ -86,48 +85,53 @@ func TestEncodeStore(t *testing.T) {
 }
 
 func TestStoreWriteDir(t *testing.T) {
-	enc := Encode(loadMap(t, map[string]string{"a/SKILL.md": skill("a")}))
+	enc := Encode(loadMap(t, map[string]string{"a/SKILL.md": skill("a"), "a/x.md": "some text\n"}))
 	dir := t.TempDir()
 	objDir := filepath.Join(dir, catalog.StoreDir)
-	if err := os.MkdirAll(objDir, 0o755); err != nil {
+	if err := enc.Store.WriteDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	old, recent := filepath.Join(objDir, "old-object"), filepath.Join(objDir, "recent-object")
-	os.WriteFile(old, []byte("x"), 0o644)
-	os.WriteFile(recent, []byte("y"), 0o644)
-	week := time.Now().Add(-8 * 24 * time.Hour)
-	os.Chtimes(old, week, week)
+	names := enc.Store.Names()
+	// A damaged object of the right size, a missing one and a stranger.
+	damaged := filepath.Join(objDir, names[0])
+	good, _ := enc.Store.Object(names[0])
+	if err := os.WriteFile(damaged, bytes.Repeat([]byte{0}, len(good)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(objDir, names[1]))
+	stranger := filepath.Join(objDir, "stranger")
+	os.WriteFile(stranger, []byte("x"), 0o644)
 
-	// With a grace period, only what no build used for that long goes.
-	if err := enc.Store.WriteDir(dir, true, 7*24*time.Hour); err != nil {
+	// Writing again repairs the store and leaves the stranger; pruning removes it.
+	if err := enc.Store.WriteDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(old); !os.IsNotExist(err) {
-		t.Fatal("an object unused for 8 days was kept")
+	if _, err := os.Stat(stranger); err != nil {
+		t.Fatal("WriteDir removed a file it does not own")
 	}
-	if _, err := os.Stat(recent); err != nil {
-		t.Fatal("a recently used object was removed")
+	keep := map[string]bool{}
+	for _, n := range names {
+		keep[n] = true
 	}
-	// Without one, the store is exactly the build's.
-	if err := enc.Store.WriteDir(dir, true, 0); err != nil {
+	if err := PruneDir(dir, keep); err != nil {
 		t.Fatal(err)
 	}
 	ents, _ := os.ReadDir(objDir)
-	var names []string
+	var got []string
 	for _, e := range ents {
-		names = append(names, e.Name())
+		got = append(got, e.Name())
 		b, _ := os.ReadFile(filepath.Join(objDir, e.Name()))
 		if want, _ := enc.Store.Object(e.Name()); !bytes.Equal(b, want) {
 			t.Fatalf("%s holds the wrong bytes", e.Name())
 		}
 	}
-	if !slices.Equal(names, enc.Store.Names()) {
-		t.Fatalf("the folder holds %v, the store %v", names, enc.Store.Names())
+	if !slices.Equal(got, names) {
+		t.Fatalf("the folder holds %v, the store %v", got, names)
 	}
 }
 
-// TestFingerprint: the fingerprint changes with any byte, path or skill layout, and with
-// the trust root, and with nothing else.
+// TestFingerprint: the fingerprint is the same for the same folder and changes with any
+// byte, path or skill layout, and with the trust root.
 func TestFingerprint(t *testing.T) {
 	base := map[string]string{"a/SKILL.md": skill("a"), "a/x.md": "x", "b/SKILL.md": skill("b")}
 	fp := func(files map[string]string, root string) [32]byte {

@@ -11,7 +11,7 @@ func extismLoad() int32 {
 	// pdk.Input returns a fresh copy of the host's input, which the plugin may keep.
 	err := loadPack(pdk.Input())
 	if err == nil {
-		objects.retain(pack)
+		objects.retain()
 	}
 	return extismResult(err)
 }

@@ -67,9 +67,13 @@ func (o *objectSet) put(p *catalog.Pack, b []byte) error {
 	return nil
 }
 
-// retain drops the objects p does not refer to.
-func (o *objectSet) retain(p *catalog.Pack) {
-	want := o.uses(p)
+// retain drops the objects the loaded index does not refer to. With none put yet, it does
+// nothing: a host that never puts (the Worker, which splices itself) pays nothing.
+func (o *objectSet) retain() {
+	if len(o.byName) == 0 {
+		return
+	}
+	want := o.uses(pack)
 	for name := range o.byName {
 		if _, ok := want[name]; !ok {
 			delete(o.byName, name)

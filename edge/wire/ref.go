@@ -61,7 +61,7 @@ func parseRef(line string) (Ref, bool) {
 		return Ref{}, false
 	}
 	size, rest, ok := cutDecimal(rest[1:])
-	if !ok || len(rest) != 65 || rest[0] != ' ' || !catalog.IsObjectName(rest[1:]) || at > 1<<53 || size > 1<<53 {
+	if !ok || len(rest) != 65 || rest[0] != ' ' || !catalog.IsObjectName(rest[1:]) || at >= 1<<53 || size >= 1<<53 {
 		return Ref{}, false
 	}
 	return Ref{At: int(at), Size: size, Name: rest[1:]}, true

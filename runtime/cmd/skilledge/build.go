@@ -79,8 +79,17 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	}
 	assets := filepath.Join(*out, assetsDir)
 	// The store first, then the index that names its objects; objects of earlier builds
-	// go, so that the assets are exactly this catalog's.
-	if err := enc.Store.WriteDir(assets, true, 0); err != nil {
+	// go, so that the assets are exactly this catalog's (a serve of OUT running meanwhile
+	// must be restarted).
+	keep := map[string]bool{}
+	for _, name := range enc.Store.Names() {
+		keep[name] = true
+	}
+	err = enc.Store.WriteDir(assets)
+	if err == nil {
+		err = build.PruneDir(assets, keep)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "skilledge build: writing the content store: %v\n", err)
 		return 1
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/build"
 	skruntime "github.com/skilledge/skilledge/runtime"
 )
@@ -22,18 +24,19 @@ import (
 //
 // and reuse that build when the folder has not changed. The folder key names the folder
 // (its absolute path) and the build flags; the fingerprint names the content (see
-// buildFingerprint), so a build never changes once written and two processes serving the
-// same folder at once (clients that launch a stdio server twice) share it safely. Objects
-// and indexes that the current build does not use are removed once no build has used
-// them for cacheKeep, so a long-running server on an older build keeps its objects.
+// buildFingerprint), so an index never changes once written and two processes serving the
+// same folder at once (clients that launch a stdio server twice) share it safely. A build
+// is reused only if its store still holds every object, with the right size; otherwise it
+// is written again, which also replaces damaged objects. After a new build, indexes that
+// no run has used for cacheKeep go, then every object no remaining index refers to.
 const cacheKeep = 7 * 24 * time.Hour
 
 // cacheRoot is the build cache's directory; tests point it elsewhere.
 var cacheRoot = func() string { return skruntime.DefaultCacheDir("catalogs") }
 
 // cachedBuild returns the index and assets folder of the build of l (from dir, "" for the
-// examples): the cached one when the cache holds a build of exactly this content, else a
-// new one, written to the cache first. It says which on progress.
+// examples): the cached one when the cache holds a complete build of exactly this content,
+// else a new one, written to the cache first. It says which on progress.
 func cachedBuild(dir string, l *loaded, f catalogFlags, label string, progress io.Writer) (indexPath, assets string, err error) {
 	fp, err := buildFingerprint(l.catalog, f)
 	if err != nil {
@@ -43,41 +46,98 @@ func cachedBuild(dir string, l *loaded, f catalogFlags, label string, progress i
 	indexPath = filepath.Join(root, "index-"+fp+".pack")
 	assets = filepath.Join(root, assetsDir)
 	if fi, err := os.Stat(indexPath); err == nil && fi.Mode().IsRegular() {
-		fmt.Fprintf(progress, "skilledge: reusing the build of %s from %s: no file has changed\n", label, fi.ModTime().Format("2006-01-02 15:04"))
-		return indexPath, assets, nil
+		err := checkBuild(indexPath, assets)
+		if err == nil {
+			now := time.Now()
+			os.Chtimes(indexPath, now, now) // used: keep it (and its objects) from pruning
+			fmt.Fprintf(progress, "skilledge: reusing the build of %s from %s: no file has changed\n", label, fi.ModTime().Format("2006-01-02 15:04"))
+			return indexPath, assets, nil
+		}
+		fmt.Fprintf(progress, "skilledge: the cached build of %s is incomplete (%v); building it again\n", label, err)
 	}
-	enc := encode(l.catalog, label, progress)
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := privateDir(root); err != nil {
 		return "", "", err
 	}
+	enc := encode(l.catalog, label, progress)
 	// Objects first, then the index that names them: a reader that finds the index finds
 	// its objects.
-	if err := enc.Store.WriteDir(assets, true, cacheKeep); err != nil {
+	if err := enc.Store.WriteDir(assets); err != nil {
 		return "", "", err
 	}
 	if err := build.WriteFileAtomic(indexPath, enc.Index); err != nil {
 		return "", "", err
 	}
-	pruneIndexes(root, indexPath)
+	pruneCache(root, indexPath)
 	return indexPath, assets, nil
 }
 
-// pruneIndexes removes the cached indexes of root other than keep that no run has built
-// for cacheKeep.
-func pruneIndexes(root, keep string) {
+// checkBuild verifies that the store in assets holds every object the index at indexPath
+// refers to, with the right size.
+func checkBuild(indexPath, assets string) error {
+	b, err := os.ReadFile(indexPath)
+	if err != nil {
+		return err
+	}
+	p, err := catalog.Open(b)
+	if err != nil {
+		return err
+	}
+	st, err := skruntime.OpenStore(assets)
+	if err != nil {
+		return err
+	}
+	return st.Check(p.Objects())
+}
+
+// pruneCache removes the indexes of root other than current that no run has used for
+// cacheKeep, then the objects no remaining index refers to. A server still running on an
+// index removed that way (one started more than cacheKeep ago, whose folder has been built
+// again since) would lose the objects it has not loaded yet; restarting it rebuilds them.
+func pruneCache(root, current string) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return
 	}
+	keep := map[string]bool{}
 	for _, e := range ents {
 		p := filepath.Join(root, e.Name())
-		if p == keep || !strings.HasPrefix(e.Name(), "index-") {
+		if !strings.HasPrefix(e.Name(), "index-") || !strings.HasSuffix(e.Name(), ".pack") {
 			continue
 		}
-		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > cacheKeep {
+		if info, err := e.Info(); err == nil && p != current && time.Since(info.ModTime()) > cacheKeep {
 			os.Remove(p)
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return // keep every object rather than guess
+		}
+		idx, err := catalog.Open(b)
+		if err != nil {
+			continue // not an index this skilledge reads: its objects are not kept for it
+		}
+		for _, o := range idx.Objects() {
+			keep[o.Name] = true
 		}
 	}
+	build.PruneDir(filepath.Join(root, assetsDir), keep)
+}
+
+// privateDir makes dir (and its parents) if missing, readable only by this user, and
+// fails unless it is a directory this user owns that no one else may write: a build in a
+// folder someone else controls could be swapped for theirs.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() || !ownedByMe(fi) || fi.Mode().Perm()&0o022 != 0 {
+		return errors.New("the build cache " + dir + " is not a private directory of this user; remove it, or set XDG_CACHE_HOME")
+	}
+	return nil
 }
 
 // folderKey names the cache folder of dir built with f.

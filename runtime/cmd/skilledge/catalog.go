@@ -162,6 +162,7 @@ func encode(c *build.Catalog, label string, progress io.Writer) *build.Encoded {
 	t.Stop()
 	mu.Lock()
 	defer mu.Unlock()
+	announce = func() {} // a timer that fires now, after the build, says nothing
 	if said {
 		fmt.Fprintf(progress, "skilledge: built in %.1fs\n", time.Since(start).Seconds())
 	}

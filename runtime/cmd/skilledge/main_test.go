@@ -415,7 +415,7 @@ func TestServeBuilt(t *testing.T) {
 	}
 	code, stdout, stderr = call(t, in, "stdio", out)
 	expect(t, code, stdout, stderr, 1, "", "1 of the ")
-	expect(t, code, stdout, stderr, 1, "", "(skill://csv-insights/assets/chart-template.png): missing; rebuild it with skilledge build")
+	expect(t, code, stdout, stderr, 1, "", "(skill://csv-insights/assets/chart-template.png): missing; build the catalog again")
 	os.RemoveAll(filepath.Join(out, "assets"))
 	code, stdout, stderr = call(t, in, "stdio", out)
 	expect(t, code, stdout, stderr, 1, "", "has no content store")
@@ -449,6 +449,20 @@ func TestBuildCache(t *testing.T) {
 	if strings.Contains(stderr, "reusing") || code != 0 {
 		t.Fatalf("exit %d; a build with another trust root was reused: %s", code, stderr)
 	}
+
+	// A cached build missing an object is built again, not refused.
+	matches, _ := filepath.Glob(filepath.Join(cacheRoot(), folderKey(dir, catalogFlags{}), "assets", "sha256", "*"))
+	if len(matches) == 0 {
+		t.Fatal("no cached objects")
+	}
+	for _, m := range matches {
+		os.Remove(m)
+	}
+	code, stdout, stderr = call(t, in, "stdio", dir)
+	expect(t, code, stdout, stderr, 0, `"instructions":"Version 2.\n"`, "is incomplete (")
+	expect(t, code, stdout, stderr, 0, "", "building it again")
+	code, stdout, stderr = call(t, in, "stdio", dir)
+	expect(t, code, stdout, stderr, 0, `"instructions":"Version 2.\n"`, "reusing the build of ")
 }
 
 // TestBuildProgress: a build that takes long says what it builds, how far it got, and

@@ -68,7 +68,6 @@ loopback origins.`)
 	if !ok {
 		return 1
 	}
-	defer src.store.Close()
 	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts}}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
@@ -133,7 +132,6 @@ OUT, the output of skilledge build, is served as it is.`)
 	if !ok {
 		return 1
 	}
-	defer src.store.Close()
 	// A stdio message may be a whole line: budget instance memory for the longest.
 	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine}, stderr)
 	if err != nil {

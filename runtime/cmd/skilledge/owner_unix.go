@@ -1,0 +1,15 @@
+//go:build unix
+
+package main
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ownedByMe reports whether this process's user owns the file.
+func ownedByMe(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}
