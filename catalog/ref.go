@@ -25,7 +25,7 @@ func (r Ref) Cell() []byte {
 // ErrCorrupt. It does not allocate.
 func ParseRef(cell []byte) (Ref, error) {
 	n := len(cell) - 65
-	if n < 1 || n > 16 || cell[n] != ' ' || !IsObjectName(string(cell[n+1:])) {
+	if n < 1 || n > 16 || cell[n] != ' ' || !IsObjectName(unsafeString(cell[n+1:])) {
 		return Ref{}, fmt.Errorf("%w: bad object reference", ErrCorrupt)
 	}
 	var size int64

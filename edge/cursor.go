@@ -17,7 +17,7 @@ import (
 
 // page works out the window [from, to) of a listing of n items from params.cursor.
 func (s *Server) page(c *call, kind string, n int) (from, to int, err *jsonrpc.Error) {
-	cur := c.param("cursor")
+	cur := c.p.cursor
 	switch {
 	case !cur.Exists() || cur.Type == gjson.Null:
 		from = 0

@@ -16,7 +16,10 @@ func rawCursor(raw string) string { return base64.RawURLEncoding.EncodeToString(
 
 // listCall is a call whose params are params ("" for none).
 func listCall(tb testing.TB, params string) *call {
-	return &call{msg: parseMsg(tb, request(1, "skills/list", params)), version: V20251125}
+	m := parseMsg(tb, request(1, "skills/list", params))
+	c := newCall(&m, nil)
+	c.version = V20251125
+	return &c
 }
 
 // cursorParams is params carrying cursor as a JSON string.

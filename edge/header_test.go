@@ -178,7 +178,10 @@ func TestCheckModernHeaders(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := parseMsg(t, tc.msg)
-			err := checkModernHeaders(tc.header, &m, tc.version)
+			c := newCall(&m, nil)
+			c.version = tc.version
+			hd := scanHeaders(tc.header)
+			err := checkModernHeaders(&hd, &c)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("checkModernHeaders = %v, want nil", err)
@@ -235,5 +238,29 @@ func TestServeHTTPNonASCIIName(t *testing.T) {
 				t.Errorf("contents[0].text = %q", got)
 			}
 		})
+	}
+}
+
+// scanHeaders finds what wire.Header.Get finds: the first field of each name, compared
+// ignoring ASCII case, present or not.
+func TestScanHeaders(t *testing.T) {
+	h := header("x-long-name", "0", "ORIGIN", "a", "origin", "b", "host", "", "Content-type", "c",
+		"mcp-method", "m", "MCP-NAME", "n", "Mcp-Protocol-Version", "v", "if-none-match", "i", "Hos", "x", "Hoſt", "y")
+	hd := scanHeaders(h)
+	for _, tc := range []struct {
+		name, got string
+		has       bool
+	}{
+		{"Host", hd.host, hd.hasHost}, {"Origin", hd.origin, hd.hasOrigin}, {"Content-Type", hd.contentType, hd.hasContentType},
+		{hdrProtocolVersion, hd.protocolVersion, hd.hasVersion}, {hdrMethod, hd.method, hd.hasMethod}, {hdrName, hd.name, hd.hasName},
+		{"If-None-Match", hd.ifNoneMatch, hd.hasIfNoneMatch},
+	} {
+		want, ok := h.Get(tc.name)
+		if tc.got != want || tc.has != ok {
+			t.Errorf("%s: %q, %v; Get says %q, %v", tc.name, tc.got, tc.has, want, ok)
+		}
+	}
+	if hd := scanHeaders(nil); hd.hasHost || hd.hasOrigin || hd.hasContentType {
+		t.Error("fields found in an empty header")
 	}
 }

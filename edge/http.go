@@ -49,8 +49,9 @@ func (s *Server) AppendHTTP(dst []byte, r *wire.Request) []byte {
 
 // serveHTTP answers r, building a JSON-RPC response body on rb.
 func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
-	origin, hasOrigin := r.Header.Get("Origin")
-	host, hasHost := r.Header.Get("Host")
+	hd := scanHeaders(r.Header)
+	origin, hasOrigin := hd.origin, hd.hasOrigin
+	host, hasHost := hd.host, hd.hasHost
 	if !s.hostAllowed(host, hasHost) {
 		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(host)+" is not allowed"))
 	}
@@ -61,11 +62,11 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	var resp *wire.Response
 	switch {
 	case strings.HasPrefix(path, "/.well-known/"):
-		resp = s.wellKnown(r, path)
+		resp = s.wellKnown(r, &hd, path)
 	case path != s.opt.Endpoint:
 		resp = s.notFound()
 	case r.Method == "POST":
-		resp = s.post(r, rb)
+		resp = s.post(r, &hd, rb)
 	case r.Method == "OPTIONS":
 		resp = &wire.Response{Status: 204, Header: header(
 			"Access-Control-Allow-Methods", "POST, OPTIONS",
@@ -94,18 +95,18 @@ func (s *Server) notFound() *wire.Response {
 }
 
 // post answers a POST to the MCP endpoint, building the body on rb.
-func (s *Server) post(r *wire.Request, rb *reply) *wire.Response {
+func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 	buf := rb.b[:0]
 	rb.refs = rb.refs[:0]
 	if len(r.Body) > s.opt.MaxBody {
 		return s.httpError(413, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Request body too large: the limit is "+strconv.Itoa(s.opt.MaxBody)+" bytes"))
 	}
-	if ct, _ := r.Header.Get("Content-Type"); !isJSONContentType(ct) {
+	if !isJSONContentType(hd.contentType) {
 		return s.httpError(415, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Unsupported Media Type: POST a JSON-RPC message as application/json"))
 	}
-	headerVersion, hasVersion := r.Header.Get(hdrProtocolVersion)
+	headerVersion, hasVersion := hd.protocolVersion, hd.hasVersion
 	headerVersion = decodeHeaderValue(headerVersion)
 	// A header naming anything but a legacy revision makes the request modern: its _meta
 	// must then be valid and agree with the header.
@@ -124,7 +125,7 @@ func (s *Server) post(r *wire.Request, rb *reply) *wire.Response {
 		if err != nil {
 			return s.httpError(400, nil, err)
 		}
-		out := s.batch(buf, &rb.refs, elems, legacy)
+		out := s.batch(buf, rb, elems, legacy)
 		if len(out) == 0 {
 			return &wire.Response{Status: 202}
 		}
@@ -138,25 +139,26 @@ func (s *Server) post(r *wire.Request, rb *reply) *wire.Response {
 	if msg.Kind != jsonrpc.KindRequest {
 		return &wire.Response{Status: 202} // notifications and responses need no answer
 	}
-	version, modern, err := era(&msg, legacy, forceModern)
+	c := &rb.c
+	*c = newCall(&msg, &rb.refs)
+	version, modern, err := era(c, legacy, forceModern)
 	if err != nil {
 		return s.httpError(400, msg.ID, err)
 	}
+	c.version, c.modern = version, modern
 	if !modern {
 		// Legacy clients turn any non-2xx status into a transport failure, so JSON-RPC
 		// errors travel with 200.
-		c := call{msg: msg, version: version, refs: &rb.refs}
-		out, _ := s.answer(buf, &c)
+		out, _ := s.answer(buf, c)
 		return rb.response(200, out)
 	}
-	if err := checkModernHeaders(r.Header, &msg, version); err != nil {
+	if err := checkModernHeaders(hd, c); err != nil {
 		return s.httpError(400, msg.ID, err)
 	}
 	if err := supported(version); err != nil {
 		return s.httpError(400, msg.ID, err)
 	}
-	c := call{msg: msg, version: version, modern: true, refs: &rb.refs}
-	out, code := s.answer(buf, &c)
+	out, code := s.answer(buf, c)
 	return rb.response(modernStatus(code), out)
 }
 
@@ -175,9 +177,8 @@ func modernStatus(code int64) int {
 // checkModernHeaders enforces the 2026-07-28 rule that routing headers repeat the body:
 // MCP-Protocol-Version equals the _meta version, Mcp-Method equals method, and Mcp-Name
 // equals params.uri for resources/read.
-func checkModernHeaders(h wire.Header, msg *jsonrpc.Message, version string) *jsonrpc.Error {
-	check := func(name, want string) *jsonrpc.Error {
-		got, ok := h.Get(name)
+func checkModernHeaders(hd *headers, c *call) *jsonrpc.Error {
+	check := func(name, got string, ok bool, want string) *jsonrpc.Error {
 		if !ok {
 			return jsonrpc.NewError(codeHeaderMismatch, "Missing "+name+" header (expected "+strconv.Quote(want)+")")
 		}
@@ -186,16 +187,14 @@ func checkModernHeaders(h wire.Header, msg *jsonrpc.Message, version string) *js
 		}
 		return nil
 	}
-	if err := check(hdrProtocolVersion, version); err != nil {
+	if err := check(hdrProtocolVersion, hd.protocolVersion, hd.hasVersion, c.version); err != nil {
 		return err
 	}
-	if err := check(hdrMethod, msg.Method); err != nil {
+	if err := check(hdrMethod, hd.method, hd.hasMethod, c.msg.Method); err != nil {
 		return err
 	}
-	if msg.Method == "resources/read" {
-		if uri := gjson.GetBytes(msg.Params, "uri"); uri.Type == gjson.String {
-			return check(hdrName, uri.Str)
-		}
+	if c.msg.Method == "resources/read" && c.p.uri.Type == gjson.String {
+		return check(hdrName, hd.name, hd.hasName, c.p.uri.Str)
 	}
 	return nil
 }
@@ -223,11 +222,12 @@ func isJSONContentType(ct string) bool {
 	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
 }
 
-// response is the JSON response whose body is b, with the references collected in rb.
+// response is the JSON response whose body is b, with the references collected in rb,
+// made in rb's own room.
 func (rb *reply) response(status int, b []byte) *wire.Response {
-	resp := jsonResponse(status, b)
-	resp.Refs = rb.refs
-	return resp
+	rb.hdr[0] = wire.Field{Name: "Content-Type", Value: "application/json"}
+	rb.resp = wire.Response{Status: status, Header: rb.hdr[:1], Refs: rb.refs, Body: b}
+	return &rb.resp
 }
 
 func jsonResponse(status int, body []byte) *wire.Response {

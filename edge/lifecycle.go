@@ -16,7 +16,7 @@ const capabilitiesJSON = `{"resources":{},"skills":{"listChanged":false},"extens
 // else offer the newest legacy one. See
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
 func (s *Server) initialize(c *call, b []byte) ([]byte, *jsonrpc.Error) {
-	v := c.param("protocolVersion")
+	v := c.p.protocolVersion
 	if v.Type != gjson.String {
 		return nil, invalidParams("initialize: params.protocolVersion must be a string")
 	}

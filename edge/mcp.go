@@ -11,6 +11,7 @@ import (
 // call is one JSON-RPC request being answered.
 type call struct {
 	msg     jsonrpc.Message
+	p       params
 	version string // the protocol revision this request is answered under
 	modern  bool   // the 2026-07-28 era: version came from params._meta
 	// refs collects the store objects the reply names (wire.Ref). The reply is built in a
@@ -18,8 +19,58 @@ type call struct {
 	refs *[]wire.Ref
 }
 
-// param returns params.<path> (a gjson path).
-func (c *call) param(path string) gjson.Result { return gjson.GetBytes(c.msg.Params, path) }
+// params are the members of a request's params that any method reads, found in one pass
+// over the params and one over their _meta (first occurrence wins, as with gjson.Get).
+// Every Result aliases the message.
+type params struct {
+	uri, cursor, name, protocolVersion gjson.Result
+	meta                               gjson.Result // _meta
+	metaVersion, metaCapabilities      gjson.Result // _meta's protocolVersion and clientCapabilities
+}
+
+// newCall returns the call of the request msg, its params read.
+func newCall(msg *jsonrpc.Message, refs *[]wire.Ref) call {
+	c := call{msg: *msg, refs: refs}
+	if len(msg.Params) == 0 || msg.Params[0] != '{' {
+		return c
+	}
+	p := &c.p
+	var meta []byte
+	for m := jsonrpc.NewMembers(msg.Params); m.Next(); {
+		var dst *gjson.Result
+		switch m.Key {
+		case "uri":
+			dst = &p.uri
+		case "cursor":
+			dst = &p.cursor
+		case "name":
+			dst = &p.name
+		case "protocolVersion":
+			dst = &p.protocolVersion
+		case "_meta":
+			dst = &p.meta
+			if meta == nil {
+				meta = m.Value
+			}
+		default:
+			continue
+		}
+		if !dst.Exists() {
+			*dst = m.Result()
+		}
+	}
+	if p.meta.IsObject() {
+		for m := jsonrpc.NewMembers(meta); m.Next(); {
+			switch {
+			case m.Key == metaProtocolVersion && !p.metaVersion.Exists():
+				p.metaVersion = m.Result()
+			case m.Key == metaClientCapabilities && !p.metaCapabilities.Exists():
+				p.metaCapabilities = m.Result()
+			}
+		}
+	}
+	return c
+}
 
 // splice records that the store object named by the index reference field cell goes at
 // the end of b, and returns b: the host puts the object's bytes there.
@@ -45,20 +96,30 @@ type method struct {
 	legacyOnly bool
 }
 
-var methods map[string]method
-
-func init() {
-	methods = map[string]method{
-		"initialize":               {handle: (*Server).initialize, legacyOnly: true},
-		"server/discover":          {handle: (*Server).discover, cacheable: true},
-		"ping":                     {handle: ping, legacyOnly: true},
-		"resources/list":           {handle: (*Server).resourcesList, cacheable: true},
-		"resources/read":           {handle: (*Server).resourcesRead, cacheable: true},
-		"resources/templates/list": {handle: (*Server).templatesList, cacheable: true},
-		"resources/directory/read": {handle: (*Server).directoryRead, cacheable: true},
-		"skills/list":              {handle: (*Server).skillsList, cacheable: true},
-		"skills/get":               {handle: (*Server).skillsGet, cacheable: true},
+// lookup returns the method named name. A switch, not a map: inside the plugin a string
+// switch is a few comparisons where a map lookup hashes the name.
+func lookup(name string) (method, bool) {
+	switch name {
+	case "initialize":
+		return method{handle: (*Server).initialize, legacyOnly: true}, true
+	case "server/discover":
+		return method{handle: (*Server).discover, cacheable: true}, true
+	case "ping":
+		return method{handle: ping, legacyOnly: true}, true
+	case "resources/list":
+		return method{handle: (*Server).resourcesList, cacheable: true}, true
+	case "resources/read":
+		return method{handle: (*Server).resourcesRead, cacheable: true}, true
+	case "resources/templates/list":
+		return method{handle: (*Server).templatesList, cacheable: true}, true
+	case "resources/directory/read":
+		return method{handle: (*Server).directoryRead, cacheable: true}, true
+	case "skills/list":
+		return method{handle: (*Server).skillsList, cacheable: true}, true
+	case "skills/get":
+		return method{handle: (*Server).skillsGet, cacheable: true}, true
 	}
+	return method{}, false
 }
 
 // Cache hints of the modern era. The catalog only changes with a new deployment, so a
@@ -75,19 +136,18 @@ const (
 // _meta with a string protocolVersion and an object clientCapabilities, else -32602.
 // Whether the version is supported is checked separately (supported), because HTTP
 // compares the header with _meta first.
-func era(msg *jsonrpc.Message, legacy string, forceModern bool) (version string, modern bool, err *jsonrpc.Error) {
-	meta := gjson.GetBytes(msg.Params, "_meta")
-	v := meta.Get(`io\.modelcontextprotocol/protocolVersion`)
+func era(c *call, legacy string, forceModern bool) (version string, modern bool, err *jsonrpc.Error) {
+	v := c.p.metaVersion
 	if !v.Exists() && !forceModern {
 		return legacy, false, nil
 	}
 	switch {
-	case !meta.IsObject():
+	case !c.p.meta.IsObject():
 		return "", true, invalidParams("Invalid request: params._meta is required in protocol version " + V20260728 +
 			" (and whenever MCP-Protocol-Version names no 2024 or 2025 revision)")
 	case v.Type != gjson.String:
 		return "", true, invalidParams("Invalid request: params._meta[\"" + metaProtocolVersion + "\"] must be a string")
-	case !meta.Get(`io\.modelcontextprotocol/clientCapabilities`).IsObject():
+	case !c.p.metaCapabilities.IsObject():
 		return "", true, invalidParams("Invalid request: params._meta[\"" + metaClientCapabilities + "\"] must be an object")
 	}
 	return v.Str, true, nil
@@ -116,7 +176,7 @@ const supportedModernJSON = `["` + V20260728 + `"]`
 // error responses, and code reports the error code (0 for a result) so that transports
 // can pick a status.
 func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
-	m, ok := methods[c.msg.Method]
+	m, ok := lookup(c.msg.Method)
 	if !ok || (c.modern && m.legacyOnly) {
 		return jsonrpc.AppendError(dst, c.msg.ID, methodNotFound(c.msg.Method)), jsonrpc.CodeMethodNotFound
 	}

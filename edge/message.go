@@ -57,7 +57,7 @@ func (s *Server) handleMessage(rb *reply, version string, msg []byte) (out []byt
 		if err != nil {
 			return jsonrpc.AppendError(buf, nil, err), version
 		}
-		if out = s.batch(buf, &rb.refs, elems, legacy); len(out) == 0 {
+		if out = s.batch(buf, rb, elems, legacy); len(out) == 0 {
 			out = nil
 		}
 		return out, version
@@ -69,25 +69,27 @@ func (s *Server) handleMessage(rb *reply, version string, msg []byte) (out []byt
 	if m.Kind != jsonrpc.KindRequest {
 		return nil, version
 	}
-	out, modern, code := s.request(buf, &rb.refs, &m, legacy)
+	out, modern, code := s.request(buf, rb, &m, legacy)
 	if m.Method == "initialize" && !modern && code == 0 {
-		version = negotiate(gjson.GetBytes(m.Params, "protocolVersion").Str)
+		version = negotiate(gjson.Get(unsafeString(m.Params), "protocolVersion").Str)
 	}
 	return out, version
 }
 
 // request answers one parsed request on a stream transport, under the connection's legacy
 // version unless the message is modern.
-func (s *Server) request(dst []byte, refs *[]wire.Ref, m *jsonrpc.Message, legacy string) (out []byte, modern bool, code int64) {
-	version, modern, err := era(m, legacy, false)
+func (s *Server) request(dst []byte, rb *reply, m *jsonrpc.Message, legacy string) (out []byte, modern bool, code int64) {
+	c := &rb.c
+	*c = newCall(m, &rb.refs)
+	version, modern, err := era(c, legacy, false)
 	if err == nil && modern {
 		err = supported(version)
 	}
 	if err != nil {
 		return jsonrpc.AppendError(dst, m.ID, err), modern, err.Code
 	}
-	c := call{msg: *m, version: version, modern: modern, refs: refs}
-	out, code = s.answer(dst, &c)
+	c.version, c.modern = version, modern
+	out, code = s.answer(dst, c)
 	return out, modern, code
 }
 
@@ -103,7 +105,8 @@ const (
 // batch answers the elements of a JSON-RPC batch (2025-03-26 only): one reply element per
 // request, in order; empty when the batch held only notifications and responses.
 // initialize must not be batched.
-func (s *Server) batch(dst []byte, refs *[]wire.Ref, elems [][]byte, legacy string) []byte {
+func (s *Server) batch(dst []byte, rb *reply, elems [][]byte, legacy string) []byte {
+	refs := &rb.refs
 	start := len(dst)
 	dst = append(dst, '[')
 	n := 0
@@ -124,7 +127,7 @@ func (s *Server) batch(dst []byte, refs *[]wire.Ref, elems [][]byte, legacy stri
 			dst = jsonrpc.AppendError(dst, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize must not be part of a JSON-RPC batch"))
 		default:
 			mark, marked := len(dst), len(*refs)
-			dst, _, _ = s.request(dst, refs, &m, legacy)
+			dst, _, _ = s.request(dst, rb, &m, legacy)
 			size := spliced
 			for _, r := range (*refs)[marked:] {
 				size += r.Size

@@ -73,7 +73,7 @@ func loopbackOrigin(origin string) bool {
 // address, or a bracketed loopback IPv6 address ("[::1]").
 func loopbackHost(host string) bool {
 	h := stripPort(host)
-	if wire.EqualFold(h, "localhost") {
+	if h == "127.0.0.1" || wire.EqualFold(h, "localhost") {
 		return true
 	}
 	if inner, ok := strings.CutPrefix(h, "["); ok {

@@ -110,7 +110,7 @@ func (s *Server) directoryRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 // sent, or an informative -32602. A URI that does not parse cannot name a resource, so it
 // gets the not-found error with the reason appended.
 func (s *Server) uriParam(c *call) (canonical, raw string, err *jsonrpc.Error) {
-	u := c.param("uri")
+	u := c.p.uri
 	if u.Type != gjson.String {
 		return "", "", invalidParams("params.uri must be a string")
 	}

@@ -12,6 +12,12 @@ import (
 type reply struct {
 	b    []byte
 	refs []wire.Ref
+	// Room for the request being answered and the response, so that answering allocates
+	// nothing: handlers are called through a table, which would move a local call to the
+	// heap.
+	c    call
+	resp wire.Response
+	hdr  [4]wire.Field
 }
 
 // scratch holds replies for reuse. A reply keeps the capacity its largest answer needed,
@@ -33,5 +39,6 @@ func (rb *reply) keep(used []byte, refs []wire.Ref) {
 	if cap(refs) > cap(rb.refs) {
 		rb.refs = refs[:0]
 	}
+	rb.c, rb.resp = call{}, wire.Response{} // hold on to no request
 	scratch.Put(rb)
 }

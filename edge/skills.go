@@ -31,7 +31,7 @@ func (s *Server) skillsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 // skillsGet answers skills/get {uri}: the same entry as skills/list for the skill whose
 // SKILL.md is uri, for every skill served. Without a uri, {name} is the SEP-2076 form.
 func (s *Server) skillsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
-	if !c.param("uri").Exists() && c.param("name").Exists() {
+	if !c.p.uri.Exists() && c.p.name.Exists() {
 		return s.skillsGetByName(c, b)
 	}
 	uri, raw, err := s.uriParam(c)
@@ -51,7 +51,7 @@ func (s *Server) skillsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 // {description, instructions, files}. The name must pick exactly one skill; arguments are
 // accepted and ignored (a prebuilt catalog has no templated skills).
 func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
-	name := c.param("name")
+	name := c.p.name
 	if name.Type != gjson.String {
 		return nil, invalidParams("params.name must be a string")
 	}

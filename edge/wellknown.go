@@ -22,7 +22,7 @@ const (
 )
 
 // wellKnown answers a request under /.well-known/.
-func (s *Server) wellKnown(r *wire.Request, path string) *wire.Response {
+func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Response {
 	if r.Method != "GET" && r.Method != "HEAD" {
 		resp := s.httpText(405, "skilledge: well-known discovery answers GET and HEAD\n")
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "GET, HEAD"})
@@ -31,7 +31,7 @@ func (s *Server) wellKnown(r *wire.Request, path string) *wire.Response {
 	if obj, ok := s.pack.HTTPDoc(path, catalog.HTTPObject); ok {
 		ct, _ := s.pack.HTTPDoc(path, catalog.HTTPContentType)
 		digest, _ := s.pack.HTTPDoc(path, catalog.HTTPDigest)
-		return artifact(r, string(ct), string(digest), obj)
+		return artifact(hd, string(ct), string(digest), obj)
 	}
 	var rest string
 	archives := false
@@ -80,15 +80,15 @@ func (s *Server) wellKnown(r *wire.Request, path string) *wire.Response {
 	if text := bytes.HasSuffix(s.pack.Resource(res, catalog.ResReadHead), []byte(`"text":`)); text && strings.HasPrefix(ct, "text/") {
 		ct += "; charset=utf-8"
 	}
-	return artifact(r, ct, string(s.pack.Resource(res, catalog.ResDigest)), s.pack.Resource(res, catalog.ResObject))
+	return artifact(hd, ct, string(s.pack.Resource(res, catalog.ResDigest)), s.pack.Resource(res, catalog.ResObject))
 }
 
 // artifact answers with the store object that the reference field obj names, a strong
 // ETag made from its digest, caching headers, and 304 when If-None-Match names the ETag.
-func artifact(r *wire.Request, contentType, digest string, obj []byte) *wire.Response {
+func artifact(hd *headers, contentType, digest string, obj []byte) *wire.Response {
 	etag := `"` + strings.Replace(digest, ":", "-", 1) + `"`
 	h := header("Content-Type", contentType, "ETag", etag, "Cache-Control", "public, max-age=300")
-	if inm, ok := r.Header.Get("If-None-Match"); ok && etagMatches(inm, etag) {
+	if hd.hasIfNoneMatch && etagMatches(hd.ifNoneMatch, etag) {
 		return &wire.Response{Status: 304, Header: h}
 	}
 	return &wire.Response{Status: 200, Header: h, Refs: appendRef(nil, 0, obj)}

@@ -20,11 +20,8 @@ func IsBatch(b []byte) bool {
 //
 // It allocates the returned slice of elements and nothing else.
 func SplitBatch(b []byte) ([][]byte, *Error) {
-	if TooDeep(b, MaxDepth) {
-		return nil, invalidRequest(reasonTooDeep)
-	}
-	if !gjson.ValidBytes(b) {
-		return nil, parseError()
+	if err := checkJSON(b); err != nil {
+		return nil, err
 	}
 	if b[skipSpace(b)] != '[' {
 		return nil, invalidRequest(reasonNotArray)

@@ -7,7 +7,8 @@
 //
 // [Parse] decodes one message and [SplitBatch] splits a batch into its
 // elements; callers use [IsBatch] to choose between them. Both validate the
-// input once with gjson.ValidBytes and then walk it without copying: every
+// input once, in a single pass that also bounds its nesting (the same language
+// gjson.ValidBytes accepts), and then walk it without copying: every
 // []byte in a [Message] and every element returned by SplitBatch is a
 // sub-slice of the input (with its capacity clipped, so appending to it never
 // writes into the input), and [Message.Method] usually aliases the input too.

@@ -56,17 +56,22 @@ type Message struct {
 	Error []byte
 }
 
-// fields holds the first occurrence of each member Parse looks at; a zero
-// gjson.Result (Exists false) means the member is absent.
+// fields holds the raw value of the first occurrence of each member Parse looks at; nil
+// means the member is absent.
 type fields struct {
-	jsonrpc, id, method, params, result, error gjson.Result
+	jsonrpc, id, method, params, result, error []byte
 }
 
-// set records v under key unless the key was seen before, so that the first
-// occurrence wins as with gjson.Get.
-func (f *fields) set(key string, v gjson.Result) {
-	var dst *gjson.Result
-	switch key {
+// slot returns where the value of the member whose raw (still escaped) key is key goes:
+// nil for members Parse does not read, and for repeats, so that the first occurrence
+// wins as with gjson.Get.
+func (f *fields) slot(key []byte) *[]byte {
+	name := aliasString(key)
+	if bytesIndexByte(key, '\\') >= 0 {
+		name = unquoteBody(key)
+	}
+	var dst *[]byte
+	switch name {
 	case "jsonrpc":
 		dst = &f.jsonrpc
 	case "id":
@@ -80,17 +85,18 @@ func (f *fields) set(key string, v gjson.Result) {
 	case "error":
 		dst = &f.error
 	default:
-		return
+		return nil
 	}
-	if !dst.Exists() {
-		*dst = v
+	if *dst != nil {
+		return nil
 	}
+	return dst
 }
 
 // Parse decodes one JSON-RPC 2.0 message. It does not accept a batch: use
 // [IsBatch] first and [SplitBatch] for arrays, then Parse each element.
 //
-// Parse validates b once with gjson.ValidBytes and then reads the top-level
+// Parse validates b once (one pass, depth included) and then reads the top-level
 // object in a single pass. When a member name repeats, the first occurrence
 // wins, as with gjson.Get; member names are matched by their decoded value,
 // so "\u0069d" is "id". Parse does not allocate unless a top-level member
@@ -121,88 +127,73 @@ func (f *fields) set(key string, v gjson.Result) {
 // Each error is freshly allocated and owned by the caller; its Data must not
 // be modified.
 func Parse(b []byte) (Message, *Error) {
-	if TooDeep(b, MaxDepth) {
-		return Message{}, invalidRequest(reasonTooDeep)
-	}
-	if !gjson.ValidBytes(b) {
-		return Message{}, parseError()
+	var f fields
+	if err := checkJSONTop(b, &f); err != nil {
+		return Message{}, err
 	}
 	// Valid JSON has a value after any leading whitespace.
 	if b[skipSpace(b)] != '{' {
 		return Message{}, invalidRequest(reasonNotObject)
 	}
 
-	var f fields
-	root := gjson.Result{Type: gjson.JSON, Raw: aliasString(b)}
-	root.ForEach(func(k, v gjson.Result) bool {
-		f.set(k.Str, v)
-		return true
-	})
-
 	var m Message
-	if f.id.Exists() {
-		switch f.id.Type {
-		case gjson.Number, gjson.String, gjson.Null:
-			m.ID = rawOf(b, f.id)
+	if f.id != nil {
+		switch c := f.id[0]; {
+		case c == '"', c == '-', '0' <= c && c <= '9', c == 'n': // string, number, null
+			m.ID = f.id
 		default:
 			return Message{}, invalidRequest(reasonID)
 		}
 	}
-	if f.jsonrpc.Type != gjson.String || f.jsonrpc.Str != "2.0" {
+	if v, ok := Str(f.jsonrpc); !ok || v != "2.0" {
 		return Message{ID: m.ID}, invalidRequest(reasonVersion)
 	}
 
-	if f.method.Exists() {
+	if f.method != nil {
 		switch {
-		case f.method.Type != gjson.String:
+		case f.method[0] != '"':
 			return Message{ID: m.ID}, invalidRequest(reasonMethod)
-		case f.result.Exists() || f.error.Exists():
+		case f.result != nil || f.error != nil:
 			return Message{ID: m.ID}, invalidRequest(reasonRequestResult)
-		case f.params.Exists() && f.params.Type != gjson.JSON:
+		case f.params != nil && f.params[0] != '{' && f.params[0] != '[':
 			return Message{ID: m.ID}, invalidRequest(reasonParams)
 		}
 		m.Kind = KindNotification
-		if f.id.Exists() {
+		if f.id != nil {
 			m.Kind = KindRequest
 		}
-		m.Method = methodOf(b, f.method)
-		if f.params.Exists() {
-			m.Params = rawOf(b, f.params)
-		}
+		m.Method = methodOf(f.method)
+		m.Params = f.params
 		return m, nil
 	}
 
-	if !f.result.Exists() && !f.error.Exists() {
+	if f.result == nil && f.error == nil {
 		return Message{ID: m.ID}, invalidRequest(reasonNoMethod)
 	}
 	switch {
-	case !f.id.Exists():
+	case f.id == nil:
 		return Message{}, invalidRequest(reasonResponseID)
-	case f.result.Exists() && f.error.Exists():
+	case f.result != nil && f.error != nil:
 		return Message{ID: m.ID}, invalidRequest(reasonResultAndError)
-	case f.error.Exists() && !isErrorObject(f.error):
+	case f.error != nil && !isErrorObject(f.error):
 		return Message{ID: m.ID}, invalidRequest(reasonErrorObject)
 	}
 	m.Kind = KindResponse
-	if f.result.Exists() {
-		m.Result = rawOf(b, f.result)
-	} else {
-		m.Error = rawOf(b, f.error)
-	}
+	m.Result, m.Error = f.result, f.error
 	return m, nil
 }
 
-// isErrorObject reports whether v is an object with an integer "code" and a
+// isErrorObject reports whether raw is an object with an integer "code" and a
 // string "message". See https://www.jsonrpc.org/specification#error_object
-func isErrorObject(v gjson.Result) bool {
-	if v.Type != gjson.JSON || v.Raw[0] != '{' {
+func isErrorObject(raw []byte) bool {
+	if raw[0] != '{' {
 		return false
 	}
-	code := gjson.Get(v.Raw, "code")
+	code := gjson.Get(aliasString(raw), "code")
 	if code.Type != gjson.Number || !isInteger(code.Raw) {
 		return false
 	}
-	return gjson.Get(v.Raw, "message").Type == gjson.String
+	return gjson.Get(aliasString(raw), "message").Type == gjson.String
 }
 
 // isInteger reports whether the valid JSON number raw has neither a fraction
@@ -217,10 +208,9 @@ func isInteger(raw string) bool {
 	return true
 }
 
-// methodOf returns the decoded value of the string v, aliasing b when the
+// methodOf returns the decoded value of the JSON string raw, aliasing it when the
 // string has no escapes and is valid UTF-8.
-func methodOf(b []byte, v gjson.Result) string {
-	raw := rawOf(b, v)
+func methodOf(raw []byte) string {
 	inner := raw[1 : len(raw)-1]
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return aliasString(inner)

@@ -1,12 +1,10 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,37 +19,33 @@ import (
 // free instance (bounded by the pool's Timeout: 503 after it), instance failures, and a
 // store missing a named object (both 500 with a JSON-RPC -32603 body).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	st := states.Get().(*httpState)
+	defer states.Put(st)
 	pool := s.cur.Load()
-	in := bufs.Get().(*[]byte)
-	out := bufs.Get().(*[]byte)
-	defer putBuf(in)
-	defer putBuf(out)
-
-	frame, err := appendRequestFrame((*in)[:0], r, pool.opt.MaxBody)
-	*in = frame[:0]
+	frame, err := appendRequestFrame(st.in[:0], r, pool.opt.MaxBody)
+	st.in = frame[:0]
 	if err != nil {
 		s.logf("skilledge: %s %s: reading the body: %v", r.Method, r.RequestURI, err)
 		http.Error(w, "skilledge: could not read the request body", http.StatusBadRequest)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), pool.opt.Timeout)
-	defer cancel()
 	var resp []byte
-	var store wire.Store
-	err = s.call(func(p *Pool) error {
-		var err error
-		resp, err = p.HTTP(ctx, frame, (*out)[:0])
-		store = p.Store()
-		return err
-	})
-	*out = resp[:0]
+	for {
+		resp, err = pool.HTTP(r.Context(), frame, st.out[:0])
+		if next := s.cur.Load(); !errors.Is(err, ErrClosed) || next == pool {
+			break
+		} else {
+			pool = next // swapped out between loading it and lending an instance
+		}
+	}
+	st.out = resp[:0]
 	if err != nil {
 		if r.Context().Err() != nil {
 			return // the client is gone
 		}
 		s.logf("skilledge: %s %s: %v", r.Method, r.RequestURI, err)
 		status := http.StatusInternalServerError
-		if errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrInstance) {
+		if errors.Is(err, errWait) {
 			status = http.StatusServiceUnavailable
 			w.Header().Set("Retry-After", "1")
 			err = errBusy
@@ -59,8 +53,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeInternalError(w, status, err)
 		return
 	}
-	f, _ := wire.ParseResponse(resp) // Pool.HTTP only returns frames that parse
-	objs, err := wire.Objects(f.Refs, store)
+	// Pool.HTTP only returns frames that parse.
+	f, _ := wire.ParseResponseInto(resp, st.header[:0], st.refs[:0])
+	st.header, st.refs = f.Header[:0], f.Refs[:0]
+	objs, err := wire.Objects(f.Refs, pool.Store())
 	if err != nil {
 		s.logf("skilledge: %s %s: %v", r.Method, r.RequestURI, err)
 		writeInternalError(w, http.StatusInternalServerError, err)
@@ -68,8 +64,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	for _, fl := range f.Header {
-		// Clone: f aliases out, which goes back to the pool before net/http writes headers.
-		h.Add(strings.Clone(fl.Name), strings.Clone(fl.Value))
+		// f aliases st.out, which is reused after this handler returns and before
+		// net/http may write the header: keep strings of our own.
+		name, value := internName(fl.Name), internValue(fl.Value)
+		h[name] = append(h[name], value)
 	}
 	if _, ok := h["Content-Type"]; !ok {
 		h["Content-Type"] = nil // the plugin decides; net/http must not sniff one
@@ -82,40 +80,81 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	wire.WriteResolved(w, f.Body, f.Refs, objs)
 }
 
-var errBusy = errors.New("server busy")
-
-// bufs recycles request and response frames.
-var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
-
-func putBuf(b *[]byte) {
-	if cap(*b) <= 1<<20 {
-		bufs.Put(b)
-	}
+// httpState is what one request needs, recycled: the request and response frames and the
+// room the response frame is parsed into.
+type httpState struct {
+	in, out []byte
+	header  wire.Header
+	refs    []wire.Ref
 }
 
+var states = sync.Pool{New: func() any { return &httpState{in: make([]byte, 0, 8<<10), out: make([]byte, 0, 8<<10)} }}
+
+// internName returns the header name n as a string of its own, without allocating for
+// the names the plugin sends (all canonical already).
+func internName(n string) string {
+	switch n {
+	case "Content-Type":
+		return "Content-Type"
+	case "Cache-Control":
+		return "Cache-Control"
+	case "Etag", "ETag":
+		return "Etag"
+	case "Access-Control-Allow-Origin":
+		return "Access-Control-Allow-Origin"
+	case "Access-Control-Expose-Headers":
+		return "Access-Control-Expose-Headers"
+	case "Vary":
+		return "Vary"
+	case "Allow":
+		return "Allow"
+	}
+	return http.CanonicalHeaderKey(strings.Clone(n))
+}
+
+// internValue returns v as a string of its own, without allocating for the values the
+// plugin sends most.
+func internValue(v string) string {
+	switch v {
+	case "application/json":
+		return "application/json"
+	case "public, max-age=300":
+		return "public, max-age=300"
+	case "Origin":
+		return "Origin"
+	case "MCP-Protocol-Version, Mcp-Session-Id":
+		return "MCP-Protocol-Version, Mcp-Session-Id"
+	case "text/markdown; charset=utf-8":
+		return "text/markdown; charset=utf-8"
+	}
+	return strings.Clone(v)
+}
+
+var errBusy = errors.New("server busy")
+
 // appendRequestFrame appends the wire frame of r to dst: method, request target, every
-// header (Host first, as "Host"; the rest sorted by name) and at most maxBody+1 bytes
-// of body.
+// header (Host first, as "Host"; the rest in the map's order, each name's values in
+// order) and at most maxBody+1 bytes of body.
 func appendRequestFrame(dst []byte, r *http.Request, maxBody int) ([]byte, error) {
 	target := r.RequestURI
 	if !strings.HasPrefix(target, "/") && target != "*" {
 		target = r.URL.RequestURI() // absolute-form ("http://host/path"), or a request made in-process
 	}
-	names := make([]string, 0, len(r.Header))
-	n := 1
+	dst = append(dst, r.Method...)
+	dst = append(dst, ' ')
+	dst = append(dst, target...)
+	dst = append(dst, "\nHost: "...)
+	dst = append(dst, r.Host...)
+	dst = append(dst, '\n')
 	for name, vs := range r.Header {
-		names = append(names, name)
-		n += len(vs)
-	}
-	sort.Strings(names)
-	h := make(wire.Header, 0, n)
-	h = append(h, wire.Field{Name: "Host", Value: r.Host})
-	for _, name := range names {
-		for _, v := range r.Header[name] {
-			h = append(h, wire.Field{Name: name, Value: v})
+		for _, v := range vs {
+			dst = append(dst, name...)
+			dst = append(dst, ": "...)
+			dst = append(dst, v...)
+			dst = append(dst, '\n')
 		}
 	}
-	dst = wire.AppendRequest(dst, &wire.Request{Method: r.Method, Target: target, Header: h})
+	dst = append(dst, '\n')
 	if r.Body == nil || r.Body == http.NoBody {
 		return dst, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,8 +117,11 @@ func TestAppendRequestFrame(t *testing.T) {
 	requireNoError(t, err)
 	requireEqual(t, "POST", f.Method)
 	requireEqual(t, "/mcp?x=1", f.Target)
-	requireEqual(t, wire.Header{{Name: "Host", Value: "example.com:8787"}, {Name: "Accept", Value: "a"},
-		{Name: "Accept", Value: "b"}, {Name: "Zeta", Value: "z"}}, f.Header)
+	// Host first; then each name's values in order, the names in any order.
+	requireEqual(t, wire.Field{Name: "Host", Value: "example.com:8787"}, f.Header[0])
+	rest := slices.Clone(f.Header[1:])
+	slices.SortStableFunc(rest, func(a, b wire.Field) int { return strings.Compare(a.Name, b.Name) })
+	requireEqual(t, wire.Header{{Name: "Accept", Value: "a"}, {Name: "Accept", Value: "b"}, {Name: "Zeta", Value: "z"}}, wire.Header(rest))
 	requireEqual(t, 1001, len(f.Body))
 
 	r = httptest.NewRequest("GET", "/", nil)

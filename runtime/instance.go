@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
@@ -31,21 +32,78 @@ type instance struct {
 	lastErr                           api.Function
 	stack                             [2]uint64
 	host                              *hostState
+	// inPtr and inCap are the input buffer of the last skilledge_alloc, which stays valid
+	// until the next one (or a load, which keeps it): most calls need no alloc call.
+	inPtr, inCap uint32
+
+	// The deadline (deadline.go): stop is the instrumented global a timer sets when a
+	// call's time is up, nil where the module could not be instrumented (wazero's own
+	// context checks stop calls then). calling says a call is under way; mu orders the
+	// timer's setting of stop with the end of the call.
+	stop    api.MutableGlobal
+	timer   *time.Timer
+	mu      sync.Mutex
+	calling bool
 }
 
-// newInstance instantiates the plugin, applies the options JSON config and loads pack.
-func (p *Plugin) newInstance(ctx context.Context, pack, config []byte, logMu *sync.Mutex) (*instance, error) {
+// errTimedOut is wrapped, with ErrInstance, by the error of a call stopped at its
+// deadline.
+var errTimedOut = errors.New("request timed out")
+
+// bounded runs f, a call into the instance, stopping it once it has run for d: with the
+// instrumented global, by trapping it at its next loop header; else through ctx, which
+// wazero then checks. A call stopped so fails with an error wrapping ErrInstance and
+// errTimedOut. The caller's cancellation of ctx does not stop a call: stopping an instance
+// costs a new one, and a call that is not stuck ends in microseconds.
+func (in *instance) bounded(ctx context.Context, d time.Duration, f func(ctx context.Context) error) error {
+	ctx = context.WithoutCancel(ctx)
+	if in.stop == nil {
+		cctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		return f(cctx)
+	}
+	in.mu.Lock()
+	in.calling = true
+	in.mu.Unlock()
+	in.timer.Reset(d)
+	err := f(ctx)
+	in.timer.Stop()
+	in.mu.Lock()
+	in.calling = false
+	expired := in.stop.Get() != 0
+	if expired && err == nil {
+		in.stop.Set(0) // the time ran out as the call ended: the instance is fine
+	}
+	in.mu.Unlock()
+	if expired && err != nil {
+		return &instanceFailure{msg: ErrInstance.Error() + ": " + errTimedOut.Error(), err: errTimedOut}
+	}
+	return err
+}
+
+// expire is the timer's function: it stops the call under way, if any.
+func (in *instance) expire() {
+	in.mu.Lock()
+	if in.calling {
+		in.stop.Set(1)
+	}
+	in.mu.Unlock()
+}
+
+// newInstance instantiates the plugin, applies the options JSON config and loads pack,
+// each call bounded by d.
+func (p *Plugin) newInstance(ctx context.Context, pack, config []byte, logMu *sync.Mutex, d time.Duration) (*instance, error) {
 	in, err := p.bareInstance(ctx, logMu)
 	if err != nil {
 		return nil, err
 	}
-	if err := in.callStatus(ctx, in.configure, config); err != nil {
+	if err := in.bounded(ctx, d, func(ctx context.Context) error { return in.callStatus(ctx, in.configure, config) }); err != nil {
 		in.close()
 		return nil, fmt.Errorf("runtime: configuring the plugin: %w", err)
 	}
-	if err := in.callStatus(ctx, in.load, pack); err != nil {
+	if err := in.bounded(ctx, d, func(ctx context.Context) error { return in.callStatus(ctx, in.load, pack) }); err != nil {
 		in.close()
-		return nil, fmt.Errorf("runtime: loading the pack into the plugin: %w", err)
+		return nil, fmt.Errorf("runtime: loading the catalog index into the plugin: %w", err)
 	}
 	return in, nil
 }
@@ -71,22 +129,46 @@ func (p *Plugin) bareInstance(ctx context.Context, logMu *sync.Mutex) (*instance
 		in.close()
 		return nil, fmt.Errorf("%w: plugin.wasm exports no memory", ErrInstance)
 	}
+	if p.instrumented {
+		g, ok := mod.ExportedGlobal(deadlineGlobal).(api.MutableGlobal)
+		if !ok {
+			in.close()
+			return nil, fmt.Errorf("%w: the instrumented plugin has no %s global", ErrInstance, deadlineGlobal)
+		}
+		in.stop = g
+		in.timer = time.AfterFunc(time.Hour, in.expire)
+		in.timer.Stop()
+	}
 	return in, nil
 }
 
-func (in *instance) close() { _ = in.mod.Close(context.Background()) }
+func (in *instance) close() {
+	if in.timer != nil {
+		in.timer.Stop()
+	}
+	_ = in.mod.Close(context.Background())
+}
 
 // write copies b into a buffer from skilledge_alloc and returns its address.
+// write copies b into the instance's input buffer, asking skilledge_alloc for a larger
+// one (with room to spare, so that it is rarely asked again) when b does not fit, and
+// returns its address.
 func (in *instance) write(ctx context.Context, b []byte) (uint32, error) {
-	in.stack[0] = uint64(len(b))
-	if err := in.alloc.CallWithStack(ctx, in.stack[:]); err != nil {
-		return 0, instanceError(err)
+	if uint64(len(b)) > uint64(in.inCap) || in.inCap == 0 {
+		size := max(uint64(len(b)), 2*uint64(in.inCap), 16<<10)
+		if size > 1<<31 {
+			size = uint64(len(b))
+		}
+		in.stack[0] = size
+		if err := in.alloc.CallWithStack(ctx, in.stack[:]); err != nil {
+			return 0, instanceError(err)
+		}
+		in.inPtr, in.inCap = uint32(in.stack[0]), uint32(size)
 	}
-	ptr := uint32(in.stack[0])
-	if !in.mem.Write(ptr, b) {
+	if !in.mem.Write(in.inPtr, b) {
 		return 0, fmt.Errorf("%w: %s returned a buffer outside memory", ErrInstance, rawAlloc)
 	}
-	return ptr, nil
+	return in.inPtr, nil
 }
 
 // callStatus passes b to fn (skilledge_load or skilledge_configure). A non-nil error
@@ -95,6 +177,9 @@ func (in *instance) callStatus(ctx context.Context, fn api.Function, b []byte) e
 	ptr, err := in.write(ctx, b)
 	if err != nil {
 		return err
+	}
+	if fn == in.load {
+		in.inCap = 0 // the plugin keeps that buffer as the index: the next input needs another
 	}
 	in.stack[0], in.stack[1] = uint64(ptr), uint64(len(b))
 	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
@@ -198,7 +283,7 @@ func (e *instanceFailure) Unwrap() []error { return []error{ErrInstance, e.err} 
 // reason is the short cause of a failed request, for the client.
 func reason(err error) string {
 	var exit *sys.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded {
+	if errors.Is(err, errTimedOut) || errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded {
 		return "request timed out"
 	}
 	if errors.Is(err, ErrInstance) {

@@ -49,6 +49,9 @@ type Plugin struct {
 	compiled wazero.CompiledModule
 	cfg      Config
 	pages    uint32
+	// instrumented says the module carries the deadline global (deadline.go); else
+	// wazero's termination checks enforce the deadline.
+	instrumented bool
 }
 
 // Compile compiles wasm (the bytes of plugin.wasm) and checks that it has the exports
@@ -64,9 +67,16 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
 		cfg.Stderr = os.Stderr
 	}
 	pages := uint32(cfg.MemoryLimit / pageSize)
+	// The deadline by an instrumented global costs a load and a branch per loop; wazero's
+	// termination checks, the fallback for a module the instrumenter cannot read, cost a
+	// call per loop.
+	instrumented, err := instrumentDeadline(wasm)
+	if err == nil {
+		wasm = instrumented
+	}
 	rc := wazero.NewRuntimeConfig().
 		WithMemoryLimitPages(pages).
-		WithCloseOnContextDone(true)
+		WithCloseOnContextDone(err != nil)
 	if cache := compilationCache(cfg.CacheDir); cache != nil {
 		rc = rc.WithCompilationCache(cache)
 	}
@@ -91,7 +101,7 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
 			return nil, fmt.Errorf("runtime: plugin.wasm does not export %s; is it a skilledge plugin built with -buildmode=c-shared?", name)
 		}
 	}
-	return &Plugin{rt: rt, compiled: compiled, cfg: cfg, pages: pages}, nil
+	return &Plugin{rt: rt, compiled: compiled, cfg: cfg, pages: pages, instrumented: instrumented != nil}, nil
 }
 
 // Close releases the compiled code. Pools made from p must be closed first.

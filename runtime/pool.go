@@ -151,9 +151,7 @@ func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 func (pl *Pool) newInstance(ctx context.Context) (*instance, error) {
 	// Instantiating and loading the pack is not the caller's request: do not let its
 	// cancellation kill the instance half made, but do bound the time.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(pl.opt.Timeout, 30*time.Second))
-	defer cancel()
-	in, err := pl.plugin.newInstance(ctx, pl.pack, pl.config, &pl.logMu)
+	in, err := pl.plugin.newInstance(context.WithoutCancel(ctx), pl.pack, pl.config, &pl.logMu, max(pl.opt.Timeout, 30*time.Second))
 	if err == nil {
 		pl.created.Add(1)
 	}
@@ -170,7 +168,12 @@ func (pl *Pool) Stats() (created, failed int64) { return pl.created.Load(), pl.f
 // Options returns the pool's options, defaults filled in.
 func (pl *Pool) Options() Options { return pl.opt }
 
-// acquire lends an instance, waiting until one is free or ctx is done.
+// errWait is wrapped, with context.DeadlineExceeded, by the error of a request that
+// waited the pool's Timeout for a free instance in vain.
+var errWait = errors.New("runtime: no instance became free in time")
+
+// acquire lends an instance, waiting until one is free, ctx is done (ctx.Err()), or the
+// pool's Timeout has passed (errWait). A free instance is lent without a timer.
 func (pl *Pool) acquire(ctx context.Context) (*instance, error) {
 	pl.mu.Lock()
 	if pl.closed {
@@ -179,22 +182,33 @@ func (pl *Pool) acquire(ctx context.Context) (*instance, error) {
 	}
 	pl.users++
 	pl.mu.Unlock()
+	var in *instance
 	select {
-	case in := <-pl.slots:
-		if in != nil {
-			return in, nil
-		}
-		in, err := pl.newInstance(ctx)
-		if err != nil {
-			pl.slots <- nil
+	case in = <-pl.slots:
+	default:
+		t := time.NewTimer(pl.opt.Timeout)
+		select {
+		case in = <-pl.slots:
+			t.Stop()
+		case <-ctx.Done():
+			t.Stop()
 			pl.leave()
-			return nil, err
+			return nil, ctx.Err()
+		case <-t.C:
+			pl.leave()
+			return nil, fmt.Errorf("%w (%v): %w", errWait, pl.opt.Timeout, context.DeadlineExceeded)
 		}
-		return in, nil
-	case <-ctx.Done():
-		pl.leave()
-		return nil, ctx.Err()
 	}
+	if in != nil {
+		return in, nil
+	}
+	in, err := pl.newInstance(ctx)
+	if err != nil {
+		pl.slots <- nil
+		pl.leave()
+		return nil, err
+	}
+	return in, nil
 }
 
 // release returns in to the pool, or discards it when err shows it failed.
@@ -223,11 +237,7 @@ func (pl *Pool) do(ctx context.Context, f func(ctx context.Context, in *instance
 	if err != nil {
 		return err
 	}
-	// The deadline, not the caller's cancellation, stops a running call: stopping an
-	// instance costs a new one, and a call that is not stuck finishes in microseconds.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pl.opt.Timeout)
-	err = f(cctx, in)
-	cancel()
+	err = in.bounded(ctx, pl.opt.Timeout, func(ctx context.Context) error { return f(ctx, in) })
 	pl.release(in, err)
 	return err
 }
@@ -235,8 +245,9 @@ func (pl *Pool) do(ctx context.Context, f func(ctx context.Context, in *instance
 // HTTP answers one request frame (package edge/wire) and appends the response frame to
 // dst; its references name objects of Store(), which the caller splices in
 // (wire.ResolveResponse, wire.WriteResolved). An error means no response was produced:
-// ctx ended while waiting for an instance (ctx.Err()), the pool is closed (ErrClosed),
-// or the instance failed (wraps ErrInstance), which includes answering with a malformed
+// ctx ended while waiting for an instance (ctx.Err()), none became free within the
+// pool's Timeout (errWait, context.DeadlineExceeded), the pool is closed (ErrClosed), or
+// the instance failed (wraps ErrInstance), which includes answering with a malformed
 // frame. A returned frame always parses.
 func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
 	err := pl.do(ctx, func(ctx context.Context, in *instance) error {

@@ -87,8 +87,8 @@
 // instances (so an instance's memory does not grow with file contents). Pointers are
 // linear-memory addresses; a "packed" result is ptr<<32 | len.
 //
-//	skilledge_alloc(size u32) u32          a buffer of size bytes for the next input; valid
-//	                                       until the next call of any skilledge_* export
+//	skilledge_alloc(size u32) u32          a buffer of at least size bytes for inputs; valid
+//	                                       until the next skilledge_alloc or skilledge_load
 //	skilledge_load(ptr, size u32) u32      0 ok, 1 error; the plugin keeps that buffer as
 //	                                       the index (the host must not write to it again)
 //	skilledge_configure(ptr, size u32) u32 0 ok, 1 error
@@ -96,11 +96,13 @@
 //	skilledge_rpc(ptr, size u32) u64       packed rpc output; 0 on error
 //	skilledge_error() u64                  packed message of the last error
 //
-// So each call that takes input is preceded by its own skilledge_alloc, and (ptr, size)
-// must be the buffer that call returned, or a prefix of it; anything else is an error.
-// Outputs are valid until the next skilledge_* call, so the host copies them out first. A
-// successful output is never empty, so 0 unambiguously means an error. skilledge_error
-// keeps the last message until the next error (0 if there was none).
+// So a host allocates an input buffer once and writes each input into it, calling
+// skilledge_alloc again only for an input that does not fit, and after skilledge_load;
+// (ptr, size) must be that buffer, or a prefix of it; anything else is an error. Each
+// request is then one call. Outputs are valid until the next skilledge_* call, so the host
+// copies them out first. A successful output is never empty, so 0 unambiguously means an
+// error. skilledge_error keeps the last message until the next error (0 if there was
+// none).
 //
 // # Failure
 //
@@ -125,6 +127,9 @@ var (
 	srv  *edge.Server
 	opts edge.Options
 )
+
+// reqHeader is the room request frames' header fields are parsed into, reused.
+var reqHeader wire.Header
 
 var errNoCatalog = errors.New("skilledge: no catalog loaded; call load first")
 
@@ -170,7 +175,8 @@ func serveHTTP(dst, frame []byte) []byte {
 	if srv == nil {
 		return append(dst, noCatalog...)
 	}
-	req, err := wire.ParseRequest(frame)
+	req, err := wire.ParseRequestInto(frame, reqHeader)
+	reqHeader = req.Header[:0]
 	if err != nil {
 		return wire.AppendResponse(dst, &wire.Response{
 			Status: 400,

@@ -10,7 +10,8 @@ import (
 // The raw ABI: for hosts we write. See the package comment in main.go.
 
 var (
-	// in is the buffer returned by the last skilledge_alloc, reused while large enough.
+	// in is the buffer returned by the last skilledge_alloc: the input of every call until
+	// the next alloc, except after load, which keeps it.
 	in []byte
 	// out holds the last output, reused across calls.
 	out []byte
@@ -25,7 +26,7 @@ func rawAlloc(size uint32) uint32 {
 	if uint32(cap(in)) < size || in == nil {
 		in = make([]byte, size, max(size, 512))
 	}
-	in = in[:size]
+	in = in[:cap(in)]
 	return addr(in)
 }
 

@@ -149,7 +149,11 @@ func ParseRPCOutput(frame []byte) (RPC, error) {
 }
 
 // ParseRequest decodes a request frame. The result aliases frame.
-func ParseRequest(frame []byte) (Request, error) {
+func ParseRequest(frame []byte) (Request, error) { return ParseRequestInto(frame, nil) }
+
+// ParseRequestInto is ParseRequest appending the header fields to h, whose capacity a
+// caller that parses many frames reuses. The result aliases frame and h.
+func ParseRequestInto(frame []byte, h Header) (Request, error) {
 	line, rest, ok := cutLine(frame)
 	if !ok {
 		return Request{}, ErrFrame
@@ -158,7 +162,7 @@ func ParseRequest(frame []byte) (Request, error) {
 	if !ok || method == "" || target == "" {
 		return Request{}, ErrFrame
 	}
-	h, body, err := parseHeader(rest)
+	h, body, err := parseHeader(h[:0], rest)
 	if err != nil {
 		return Request{}, err
 	}
@@ -166,7 +170,12 @@ func ParseRequest(frame []byte) (Request, error) {
 }
 
 // ParseResponse decodes a response frame. The result aliases frame.
-func ParseResponse(frame []byte) (Response, error) {
+func ParseResponse(frame []byte) (Response, error) { return ParseResponseInto(frame, nil, nil) }
+
+// ParseResponseInto is ParseResponse appending the header fields to h and the references
+// to refs, whose capacities a caller that parses many frames reuses. The result aliases
+// frame, h and refs.
+func ParseResponseInto(frame []byte, h Header, refs []Ref) (Response, error) {
 	line, rest, ok := cutLine(frame)
 	if !ok {
 		return Response{}, ErrFrame
@@ -175,8 +184,7 @@ func ParseResponse(frame []byte) (Response, error) {
 		return Response{}, ErrFrame
 	}
 	status := int(line[0]-'0')*100 + int(line[1]-'0')*10 + int(line[2]-'0')
-	var h Header
-	var refs []Ref
+	h, refs = h[:0], refs[:0]
 	for {
 		line, more, ok := cutLine(rest)
 		if !ok {
@@ -195,7 +203,7 @@ func ParseResponse(frame []byte) (Response, error) {
 			continue
 		}
 		name, value, ok := strings.Cut(line, ": ")
-		if !ok || name == "" || refs != nil {
+		if !ok || name == "" || len(refs) > 0 {
 			return Response{}, ErrFrame // header fields come before references
 		}
 		h = append(h, Field{name, value})
@@ -206,8 +214,7 @@ func ParseResponse(frame []byte) (Response, error) {
 	return Response{Status: status, Header: h, Refs: refs, Body: rest}, nil
 }
 
-func parseHeader(b []byte) (Header, []byte, error) {
-	var h Header
+func parseHeader(h Header, b []byte) (Header, []byte, error) {
 	for {
 		line, rest, ok := cutLine(b)
 		if !ok {

@@ -1,0 +1,65 @@
+package edge
+
+import "github.com/skilledge/skilledge/edge/wire"
+
+// headers are the request header fields the server reads, found in one pass over the
+// header (names compared as HTTP does, ignoring ASCII case; the first of a repeated
+// field wins, as with wire.Header.Get). Values alias the request.
+type headers struct {
+	host, origin, contentType, protocolVersion, method, name, ifNoneMatch string
+	hasHost, hasOrigin, hasContentType, hasVersion, hasMethod, hasName    bool
+	hasIfNoneMatch                                                        bool
+}
+
+// scanHeaders reads h once. The names it looks for all differ in length, so each field
+// costs one length switch and at most one comparison.
+func scanHeaders(h wire.Header) headers {
+	var hd headers
+	for _, f := range h {
+		var dst *string
+		var has *bool
+		switch len(f.Name) {
+		case len("Host"):
+			dst, has = &hd.host, &hd.hasHost
+			if !wire.EqualFold(f.Name, "Host") {
+				continue
+			}
+		case len("Origin"):
+			dst, has = &hd.origin, &hd.hasOrigin
+			if !wire.EqualFold(f.Name, "Origin") {
+				continue
+			}
+		case len("Content-Type"):
+			dst, has = &hd.contentType, &hd.hasContentType
+			if !wire.EqualFold(f.Name, "Content-Type") {
+				continue
+			}
+		case len(hdrProtocolVersion):
+			dst, has = &hd.protocolVersion, &hd.hasVersion
+			if !wire.EqualFold(f.Name, hdrProtocolVersion) {
+				continue
+			}
+		case len(hdrMethod):
+			dst, has = &hd.method, &hd.hasMethod
+			if !wire.EqualFold(f.Name, hdrMethod) {
+				continue
+			}
+		case len(hdrName):
+			dst, has = &hd.name, &hd.hasName
+			if !wire.EqualFold(f.Name, hdrName) {
+				continue
+			}
+		case len("If-None-Match"):
+			dst, has = &hd.ifNoneMatch, &hd.hasIfNoneMatch
+			if !wire.EqualFold(f.Name, "If-None-Match") {
+				continue
+			}
+		default:
+			continue
+		}
+		if !*has {
+			*dst, *has = f.Value, true
+		}
+	}
+	return hd
+}

@@ -1,0 +1,264 @@
+package jsonrpc
+
+// checkJSON validates b in one pass: nil for one JSON value at most MaxDepth deep; -32600
+// for a message nested deeper (whether or not it is also invalid, as TooDeep says);
+// -32700 for anything else that is not JSON.
+func checkJSON(b []byte) *Error {
+	return checkJSONTop(b, nil)
+}
+
+// checkJSONTop is checkJSON recording top-level members in top (see validate).
+func checkJSONTop(b []byte, top *fields) *Error {
+	ok, deep := validate(b, top)
+	switch {
+	case ok:
+		return nil
+	case deep || TooDeep(b, MaxDepth):
+		return invalidRequest(reasonTooDeep)
+	}
+	return parseError()
+}
+
+// validate reports whether b is one JSON value (RFC 8259) with nothing but whitespace
+// around it, nesting arrays and objects at most MaxDepth deep. It is a single pass with no
+// recursion and no allocation: inside the wasm plugin every pass over a message and
+// every function call costs, and recursion on hostile nesting costs stack. A message that
+// is too deep is reported as such (deep) only when validation had not already failed
+// before the depth was reached; callers that care which comes first check TooDeep on
+// failure. It accepts exactly what gjson.ValidBytes accepts for such input (a fuzz test
+// holds the two together). With top not nil and b an object, the same pass records in
+// top the raw value of the first occurrence of each member Parse reads.
+func validate(b []byte, top *fields) (ok, deep bool) {
+	var stack [MaxDepth/64 + 1]uint64 // bit set: the container at that depth is an object
+	depth := 0
+	i := skipSpace(b)
+	// The grammar's states: a value is expected; or, after a value, what may follow it.
+	const (
+		value = iota
+		key   // the first key of an object, or its closing brace
+		after // after a value: ',' or the closing bracket, or the end
+	)
+	state := value
+	var dst *[]byte         // where the top-level member being read goes, if anywhere
+	start := 0              // where its value starts
+	done := func(end int) { // a value at depth 1 ended at end
+		if dst != nil {
+			*dst = b[start:end:end]
+			dst = nil
+		}
+	}
+	for {
+		switch state {
+		case value:
+			if i >= len(b) {
+				return false, false
+			}
+			if depth == 1 {
+				start = i
+			}
+			switch c := b[i]; {
+			case c == '{' || c == '[':
+				if depth >= MaxDepth {
+					return false, true
+				}
+				if c == '{' {
+					stack[depth/64] |= 1 << (depth % 64)
+				} else {
+					stack[depth/64] &^= 1 << (depth % 64)
+				}
+				depth++
+				i = skipSpaceFrom(b, i+1)
+				if c == '{' {
+					state = key
+					continue
+				}
+				if i < len(b) && b[i] == ']' {
+					depth--
+					i++
+					if depth == 1 {
+						done(i)
+					}
+					state = after
+					continue
+				}
+				continue // a value of the array
+			case c == '"':
+				n, ok := validString(b, i)
+				if !ok {
+					return false, false
+				}
+				i = n
+			case c == '-' || '0' <= c && c <= '9':
+				n, ok := validNumber(b, i)
+				if !ok {
+					return false, false
+				}
+				i = n
+			case c == 't':
+				if !hasPrefix(b[i:], "true") {
+					return false, false
+				}
+				i += 4
+			case c == 'f':
+				if !hasPrefix(b[i:], "false") {
+					return false, false
+				}
+				i += 5
+			case c == 'n':
+				if !hasPrefix(b[i:], "null") {
+					return false, false
+				}
+				i += 4
+			default:
+				return false, false
+			}
+			if depth == 1 {
+				done(i)
+			}
+			state = after
+		case key:
+			if i < len(b) && b[i] == '}' {
+				depth--
+				i++
+				if depth == 1 {
+					done(i)
+				}
+				state = after
+				continue
+			}
+			if i >= len(b) || b[i] != '"' {
+				return false, false
+			}
+			n, ok := validString(b, i)
+			if !ok {
+				return false, false
+			}
+			if depth == 1 && top != nil {
+				dst = top.slot(b[i+1 : n-1])
+			}
+			i = skipSpaceFrom(b, n)
+			if i >= len(b) || b[i] != ':' {
+				return false, false
+			}
+			i = skipSpaceFrom(b, i+1)
+			state = value
+			continue
+		case after:
+			i = skipSpaceFrom(b, i)
+			if depth == 0 {
+				return i == len(b), false
+			}
+			if i >= len(b) {
+				return false, false
+			}
+			inObject := stack[(depth-1)/64]&(1<<((depth-1)%64)) != 0
+			switch c := b[i]; {
+			case c == ',':
+				i = skipSpaceFrom(b, i+1)
+				if inObject {
+					if i >= len(b) || b[i] != '"' {
+						return false, false
+					}
+					state = key
+				} else {
+					state = value
+				}
+				continue
+			case c == '}' && inObject, c == ']' && !inObject:
+				depth--
+				i++
+				if depth == 1 {
+					done(i)
+				}
+				continue
+			}
+			return false, false
+		}
+		i = skipSpaceFrom(b, i)
+	}
+}
+
+// validString returns the index after the string that starts with the quote at b[i].
+func validString(b []byte, i int) (int, bool) {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < ' ':
+			return 0, false
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return 0, false
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(b) {
+					return 0, false
+				}
+				for _, h := range b[i+1 : i+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return 0, false
+					}
+				}
+				i += 4
+			default:
+				return 0, false
+			}
+		}
+	}
+	return 0, false
+}
+
+// validNumber returns the index after the number that starts at b[i].
+func validNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		n := digits(b, i+1)
+		if n == i+1 {
+			return 0, false
+		}
+		i = n
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		n := digits(b, i)
+		if n == i {
+			return 0, false
+		}
+		i = n
+	}
+	return i, true
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func skipSpaceFrom(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+func hasPrefix(b []byte, s string) bool {
+	return len(b) >= len(s) && string(b[:len(s)]) == s
+}

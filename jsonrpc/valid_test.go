@@ -1,0 +1,106 @@
+package jsonrpc
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		ok, deep bool
+	}{
+		{`{}`, true, false},
+		{` {"a":[1,2.5e-3,-0,"x\\u00e9\n",true,false,null,{}]} `, true, false},
+		{`[]`, true, false},
+		{`"s"`, true, false},
+		{`0`, true, false},
+		{`-1.0E+9`, true, false},
+		{``, false, false},
+		{` `, false, false},
+		{`{`, false, false},
+		{`{"a"}`, false, false},
+		{`{"a":}`, false, false},
+		{`{"a":1,}`, false, false},
+		{`[1,]`, false, false},
+		{`[1 2]`, false, false},
+		{`{} {}`, false, false},
+		{`01`, false, false},
+		{`1.`, false, false},
+		{`1e`, false, false},
+		{`-`, false, false},
+		{`"\x"`, false, false},
+		{`"\u12"`, false, false},
+		{"\"a\x01\"", false, false},
+		{`tru`, false, false},
+		{`[}`, false, false},
+		{`{]`, false, false},
+		{`{"a":1]`, false, false},
+		{strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth), true, false},
+		{strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), false, true},
+		{strings.Repeat(`{"a":`, MaxDepth+1), false, true},
+	} {
+		ok, deep := validate([]byte(tc.in), nil)
+		if ok != tc.ok || deep != tc.deep {
+			t.Errorf("validate(%.40q) = %v, %v; want %v, %v", tc.in, ok, deep, tc.ok, tc.deep)
+		}
+	}
+}
+
+// FuzzValidate holds validate to gjson.ValidBytes on every input that is not too deep.
+func FuzzValidate(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[1,{"b":null}]}}`, `[1,2]`, `"\u00e9"`, `-0.1e+5`, `{"a":1,}`, "\"\xff\"", `[[[]]]`, ` 1 `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ok, deep := validate(b, nil)
+		if deep {
+			if !TooDeep(b, MaxDepth) {
+				t.Fatalf("validate(%q) says too deep, TooDeep does not", b)
+			}
+			return
+		}
+		if TooDeep(b, MaxDepth) && !ok {
+			return // invalid before the depth was reached; gjson may recurse differently
+		}
+		if want := gjson.ValidBytes(b); ok != want {
+			t.Fatalf("validate(%q) = %v, gjson.ValidBytes = %v", b, ok, want)
+		}
+	})
+}
+
+// FuzzValidateTop: the members validate records on its way through an object are the
+// ones a separate walk over its members finds (first occurrence of each).
+func FuzzValidateTop(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[1,{"b":null}]}}`,
+		`{"id":"x","id":2,"result":{"x":[]},"error":{}}`,
+		`{"\u0069d":true, "method" : "a" , "params":[] }`,
+		`[{"id":1}]`,
+		`{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got fields
+		if ok, _ := validate(b, &got); !ok {
+			return
+		}
+		var want fields
+		if b[skipSpace(b)] == '{' {
+			for m := NewMembers(b); m.Next(); {
+				if dst := want.slot([]byte(m.KeyRaw())); dst != nil {
+					*dst = m.Value
+				}
+			}
+		}
+		for i, pair := range [][2][]byte{{got.jsonrpc, want.jsonrpc}, {got.id, want.id}, {got.method, want.method},
+			{got.params, want.params}, {got.result, want.result}, {got.error, want.error}} {
+			if string(pair[0]) != string(pair[1]) || (pair[0] == nil) != (pair[1] == nil) {
+				t.Fatalf("%q: member %d recorded as %q, walked as %q", b, i, pair[0], pair[1])
+			}
+		}
+	})
+}
