@@ -15,10 +15,10 @@
 // plugin or the script. The plugin bounds how many objects one answer names (a batch's
 // answers at most 64), and the shim fetches at most 6 at a time.
 //
-// The Extism JS SDK instantiates the plugin (WASI and the extism:host/env imports) and
-// applies the options and the index through the Extism exports `configure` and `load`;
-// requests then go through the raw export skilledge_http, which moves the frame with one
-// copy each way instead of go-pdk's host call per 8 bytes (BENCHMARKS.md, RATIONALE.md).
+// The Extism JS SDK instantiates the plugin (WASI and the extism:host/env imports); the
+// options, the index and every request then go through the raw exports (skilledge_configure,
+// skilledge_load, skilledge_http), which move their input with one copy instead of go-pdk's
+// host call per 8 bytes (BENCHMARKS.md, RATIONALE.md).
 // One instance, with the index loaded, lives for the isolate; it is made on the first
 // request (the options are a binding, which only a request's env carries). Calls into it
 // are synchronous, so they never interleave. The host's own duties are the ones only a
@@ -41,20 +41,53 @@ async function start(env) {
 	const options = env.SKILLEDGE_OPTIONS ?? {};
 	// enableWasiOutput: the plugin writes to stderr only when it crashes; let that reach the logs.
 	const p = await createPlugin({ wasm: [{ module: wasm }] }, { useWasi: true, enableWasiOutput: true });
-	await p.call("configure", JSON.stringify(options));
-	await p.call("load", new Uint8Array(pack));
 	const x = (await p.getInstance()).exports;
-	return { http: (frame) => rawHTTP(x, frame), maxBody: options.maxBody ?? defaultMaxBody };
+	// Options and index go in through the raw exports too: one copy each, where the Extism
+	// exports read their input 8 bytes per call into JavaScript (the index of a large
+	// catalog is hundreds of KB: milliseconds of the first request).
+	const raw = new Raw(x);
+	raw.call("skilledge_configure", encoder.encode(JSON.stringify(options)));
+	raw.call("skilledge_load", new Uint8Array(pack));
+	return { http: (frame) => raw.http(frame), maxBody: options.maxBody ?? defaultMaxBody };
 }
 
-// rawHTTP serves one request frame through the plugin's raw export skilledge_http (see
-// edge/plugin/main.go). The call is synchronous, so calls into the instance never interleave.
-function rawHTTP(x, frame) {
-	const ptr = x.skilledge_alloc(frame.length) >>> 0;
-	new Uint8Array(x.memory.buffer, ptr, frame.length).set(frame);
-	const out = x.skilledge_http(ptr, frame.length);
-	if (out === 0n) throw new Error(decoder.decode(bytesAt(x, x.skilledge_error())));
-	return bytesAt(x, out).slice();
+// Raw calls the plugin's raw exports (see edge/plugin/main.go). It keeps the input buffer
+// skilledge_alloc gave, valid until the next alloc or load, so a request is one call.
+// Calls are synchronous, so calls into the instance never interleave.
+class Raw {
+	constructor(x) {
+		this.x = x;
+		this.ptr = 0;
+		this.cap = 0;
+	}
+
+	// write copies b into the input buffer, growing it when b does not fit.
+	write(b) {
+		if (b.length > this.cap || this.cap === 0) {
+			this.cap = Math.max(b.length, 2 * this.cap, 16384);
+			this.ptr = this.x.skilledge_alloc(this.cap) >>> 0;
+		}
+		new Uint8Array(this.x.memory.buffer, this.ptr, b.length).set(b);
+		return this.ptr;
+	}
+
+	// call runs skilledge_configure or skilledge_load with input b.
+	call(name, b) {
+		const ptr = this.write(b);
+		if (name === "skilledge_load") this.cap = 0; // the plugin keeps that buffer
+		if (this.x[name](ptr, b.length) !== 0) throw new Error(`${name}: ${this.error()}`);
+	}
+
+	// http answers one request frame with a response frame of its own.
+	http(frame) {
+		const out = this.x.skilledge_http(this.write(frame), frame.length);
+		if (out === 0n) throw new Error(this.error());
+		return bytesAt(this.x, out).slice();
+	}
+
+	error() {
+		return decoder.decode(bytesAt(this.x, this.x.skilledge_error()));
+	}
 }
 
 // bytesAt is the linear memory a packed (ptr<<32 | len) result names.

@@ -27,14 +27,16 @@ import (
 //	go test -tags benchreport -run BoundaryReport -count=1 ./runtime/
 //
 // Every path answers the same ~1 KB HTTP request frame (a 2026-07-28 resources/read with
-// the headers a real client sends) for a ~10 KB and a ~1 MB text file of a generated
-// catalog, in one run:
+// the headers a real client sends) for a one-line, a ~10 KB and a ~1 MB text file of a
+// generated catalog, in one run, each path ending with the store's objects spliced in:
 //   - edge, compiled natively: the floor (parse the frame, answer, frame the response);
-//   - the raw ABI on one instance: what our harness pays per call;
+//   - the raw ABI on one instance, with the shipped deadline (deadline.go): what our
+//     harness pays per call;
 //   - the Extism ABI on one instance: what any Extism host SDK pays (go-pdk moves input
 //     and output 8 bytes per host call);
 //   - Pool.HTTP: the raw ABI plus lending an instance and arming the deadline;
-//   - the raw ABI without deadline checks: what the deadline costs.
+//   - the raw ABI without any deadline check, and with wazero's termination checks
+//     (WithCloseOnContextDone), the alternative the shipped deadline replaced.
 func TestBoundaryReport(t *testing.T) {
 	enc := benchPack(t)
 	pack, store := enc.Index, enc.Store
@@ -43,7 +45,7 @@ func TestBoundaryReport(t *testing.T) {
 	pool, err := p.NewPool(ctx, Catalog{Index: pack, Store: store}, Options{Size: 1})
 	requireNoError(t, err)
 	defer pool.Close(ctx)
-	in, err := p.newInstance(ctx, pack, nil, &pool.logMu)
+	in, err := p.newInstance(ctx, pack, nil, &pool.logMu, time.Minute)
 	requireNoError(t, err)
 	defer in.close()
 	for _, name := range store.Names() { // the Extism ABI holds the objects itself
@@ -53,6 +55,7 @@ func TestBoundaryReport(t *testing.T) {
 	}
 	native := nativeServer(t, pack)
 	unchecked := instanceWithPreemption(t, false, pack)
+	wazeroChecked := instanceWithPreemption(t, true, pack)
 	// Every path ends with the frame a client's bytes are written from: references
 	// resolved from the store, as the hosts do.
 	resolve := func(frame []byte) []byte {
@@ -66,10 +69,10 @@ func TestBoundaryReport(t *testing.T) {
 	type row struct {
 		name      string
 		req, resp int
-		ns        [5]float64
+		ns        [6]float64
 	}
 	var rows []row
-	for _, file := range []string{"ten-kb.md", "one-mb.md"} {
+	for _, file := range []string{"one-line.md", "ten-kb.md", "one-mb.md"} {
 		req := benchRequest("skill://bench/" + file)
 		paths := []func() []byte{
 			func() []byte {
@@ -97,6 +100,11 @@ func TestBoundaryReport(t *testing.T) {
 				requireNoError(t, err)
 				return resolve(out)
 			},
+			func() []byte {
+				out, err := wazeroChecked.callOutput(ctx, wazeroChecked.http, req, nil)
+				requireNoError(t, err)
+				return resolve(out)
+			},
 		}
 		want := paths[0]()
 		if !bytes.HasPrefix(want, []byte("200\n")) {
@@ -121,16 +129,18 @@ func TestBoundaryReport(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, wazero with the shipped runtime config\n",
 		time.Now().UTC().Format("2006-01-02"), cpuModel(), goruntime.NumCPU(), goVersion())
-	fmt.Fprintf(&b, "(deadline enforcement on). Each figure is the mean of one `testing.Benchmark` run (about a\n")
-	fmt.Fprintf(&b, "second of calls, one at a time); boundary = the path's time minus native edge's.\n\n")
-	b.WriteString("| response | request | native edge | raw ABI (boundary) | Extism ABI (boundary) | Pool.HTTP (raw + pool) | raw ABI, no deadline checks |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "(the instrumented deadline, deadline.go). Each figure is the mean of one `testing.Benchmark` run (about a\n")
+	fmt.Fprintf(&b, "second of calls, one at a time); boundary = the path's time minus native edge's. Every path ends with the\n")
+	fmt.Fprintf(&b, "response as a client gets it: the store's objects spliced in.\n\n")
+	b.WriteString("| response | request | native edge | raw ABI (boundary) | Extism ABI (boundary) | Pool.HTTP (raw + pool) | raw ABI, no deadline checks | raw ABI, wazero's termination checks |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s, %s | %s | %s | %s (+%s) | %s (+%s) | %s | %s |\n", r.name, size(r.resp), size(r.req),
-			dur(r.ns[0]), dur(r.ns[1]), dur(r.ns[1]-r.ns[0]), dur(r.ns[2]), dur(r.ns[2]-r.ns[0]), dur(r.ns[3]), dur(r.ns[4]))
+		fmt.Fprintf(&b, "| %s, %s | %s | %s | %s (+%s) | %s (+%s) | %s | %s | %s |\n", r.name, size(r.resp), size(r.req),
+			dur(r.ns[0]), dur(r.ns[1]), dur(r.ns[1]-r.ns[0]), dur(r.ns[2]), dur(r.ns[2]-r.ns[0]), dur(r.ns[3]), dur(r.ns[4]), dur(r.ns[5]))
 	}
-	b.WriteString("\nThe last column is the raw ABI on a runtime without `WithCloseOnContextDone`, which the\n")
-	b.WriteString("per-request deadline needs (wazero then checks at every loop header): the price of the deadline.\n")
+	b.WriteString("\nThe last two columns are the raw ABI on the uninstrumented module: without any check (a runaway\n")
+	b.WriteString("call could not be stopped), and with `WithCloseOnContextDone`, which makes wazero exit to Go at every\n")
+	b.WriteString("loop header: what the deadline cost before the instrumented one.\n")
 	writeSection(t, "boundary", b.String())
 }
 
@@ -144,6 +154,7 @@ func benchPack(t *testing.T) *build.Encoded {
 	}
 	requireNoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"),
 		[]byte("---\nname: bench\ndescription: A skill with large files, for measuring.\n---\nRead the files.\n"), 0o644))
+	write("one-line.md", 60)
 	write("ten-kb.md", 10<<10)
 	write("one-mb.md", 1<<20)
 	c, problems, err := build.LoadDir(filepath.Dir(dir), build.Options{})
