@@ -11,7 +11,8 @@
 // for the SIZE bytes of store object NAME at offset AT of BODY. The shim fetches those
 // objects from the assets (env.ASSETS.fetch("/sha256/NAME")) and puts them into the
 // Response between the slices of BODY: streamed, or for an answer of at most 64 KiB
-// assembled in memory, which costs less than a stream. File contents never enter the
+// assembled in memory, which costs less than a stream, from objects the isolate keeps
+// (small ones, 8 MiB in all) so that a repeated small read fetches nothing. File contents never enter the
 // plugin or the script. The plugin bounds how many objects one answer names (a batch's
 // answers at most 64), and the shim fetches at most 6 at a time.
 //
@@ -102,22 +103,32 @@ const decoder = new TextDecoder();
 // for the plugin to see that a body is over the limit (413) without the host holding all
 // of it. The head and the body's chunks are copied once, into the frame.
 async function requestFrame(request, limit) {
-	const url = new URL(request.url);
-	let head = `${request.method} ${url.pathname}${url.search}\n`;
+	const url = request.url; // absolute: scheme://authority/path?query
+	let head = `${request.method} ${url.slice(url.indexOf("/", url.indexOf("//") + 2))}\n`;
 	for (const [name, value] of request.headers) head += `${name}: ${value}\n`;
-	const parts = [encoder.encode(head + "\n")];
-	let size = 0; // of the body read so far
-	if (request.body !== null) {
-		const reader = request.body.getReader();
-		while (size <= limit) {
-			const { done, value } = await reader.read();
-			if (done) break;
-			parts.push(value);
-			size += value.byteLength;
-		}
-		if (size > limit) await reader.cancel();
+	head = encoder.encode(head + "\n");
+	if (request.body === null) return head;
+	const length = request.headers.get("Content-Length");
+	if (length !== null && Number(length) <= limit) {
+		// The length is known and allowed: one read of the whole body (the runtime holds the
+		// body to that length), cheaper than reading chunk by chunk.
+		const body = new Uint8Array(await request.arrayBuffer());
+		const frame = new Uint8Array(head.byteLength + Math.min(body.byteLength, limit + 1));
+		frame.set(head);
+		frame.set(body.subarray(0, frame.byteLength - head.byteLength), head.byteLength);
+		return frame;
 	}
-	const frame = new Uint8Array(parts[0].byteLength + Math.min(size, limit + 1));
+	const parts = [head];
+	let size = 0; // of the body read so far
+	const reader = request.body.getReader();
+	while (size <= limit) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		parts.push(value);
+		size += value.byteLength;
+	}
+	if (size > limit) await reader.cancel();
+	const frame = new Uint8Array(head.byteLength + Math.min(size, limit + 1));
 	let at = 0;
 	for (const p of parts) {
 		const n = Math.min(p.byteLength, frame.byteLength - at);
@@ -154,39 +165,95 @@ async function response(frame, env, ctx) {
 	const body = frame.subarray(end + 2);
 	if (refs.length === 0) return new Response(body.length > 0 ? body : null, { status, headers });
 	if (!env.ASSETS) return storeFailure("the Worker has no ASSETS binding: wrangler.toml's [assets] must bind OUT/assets as ASSETS");
+	let total = body.length;
+	for (const r of refs) total += r.size;
+	if (total <= assembleMax) return assembled(env, status, headers, body, refs, total);
 	// Every object is asked for before the first byte goes out, so that a missing object
 	// or one of the wrong size (where the assets say its length) is a 500 rather than a
 	// truncated body.
 	const objects = await fetchObjects(env, refs);
 	for (const [i, o] of objects.entries()) {
-		if (!o.ok) return storeFailure(`content store object ${refs[i].name} answered ${o.status} from the assets`);
-		const length = o.headers.get("Content-Length");
-		if (length !== null && Number(length) !== refs[i].size) return storeFailure(`content store object ${refs[i].name} has ${length} bytes, not ${refs[i].size}`);
+		const failure = objectFailure(refs[i], o);
+		if (failure) return storeFailure(failure);
 	}
 	if (refs.length === 1 && refs[0].at === 0 && body.length === 0) {
 		return new Response(objects[0].body, { status, headers }); // a file as it is: the asset's own stream
 	}
-	let total = body.length;
-	for (const r of refs) total += r.size;
-	if (total <= assembleMax) {
-		// A small answer is put together in memory: cheaper than a stream for a few KiB.
-		const out = new Uint8Array(total);
-		let at = 0, from = 0;
-		for (const [i, r] of refs.entries()) {
-			out.set(body.subarray(from, r.at), at);
-			at += r.at - from;
-			from = r.at;
-			const obj = new Uint8Array(await objects[i].arrayBuffer());
-			if (obj.length !== r.size) return storeFailure(`content store object ${r.name} has ${obj.length} bytes, not ${r.size}`);
-			out.set(obj, at);
-			at += obj.length;
-		}
-		out.set(body.subarray(from), at);
-		return new Response(out, { status, headers });
-	}
 	const { readable, writable } = new FixedLengthStream(total);
 	ctx.waitUntil(splice(writable, body, refs, objects));
 	return new Response(readable, { status, headers });
+}
+
+// objectFailure says what is wrong with the assets' answer o for reference r, or "".
+function objectFailure(r, o) {
+	if (!o.ok) return `content store object ${r.name} answered ${o.status} from the assets`;
+	const length = o.headers.get("Content-Length");
+	if (length !== null && Number(length) !== r.size) return `content store object ${r.name} has ${length} bytes, not ${r.size}`;
+	return "";
+}
+
+// The isolate's cache of small store objects (at most cachedMax bytes each, cacheBudget
+// in all, least recently used dropped first): objects are named by their SHA-256, so a
+// name's bytes never change and a cached copy is never stale. A small read then costs no
+// subrequest to the assets, which is most of its CPU time (BENCHMARKS.md, the load
+// section). An isolate has 128 MB; the budget is a small part of it.
+const cachedMax = assembleMax;
+const cacheBudget = 8 * 1024 * 1024;
+const cache = new Map(); // name -> Uint8Array, oldest use first
+let cached = 0; // bytes in cache
+
+// cachedObject returns the cached bytes of name, or undefined, and marks them used.
+function cachedObject(name) {
+	const b = cache.get(name);
+	if (b !== undefined) {
+		cache.delete(name);
+		cache.set(name, b);
+	}
+	return b;
+}
+
+function cacheObject(name, b) {
+	if (b.length > cachedMax || cache.has(name)) return;
+	cache.set(name, b);
+	cached += b.length;
+	for (const [old, ob] of cache) {
+		if (cached <= cacheBudget) break;
+		cache.delete(old);
+		cached -= ob.length;
+	}
+}
+
+// assembled answers a response of at most assembleMax bytes, put together in memory
+// (cheaper than a stream for a few KiB) from body and the objects of refs, taken from
+// the isolate's cache or fetched (and then cached).
+async function assembled(env, status, headers, body, refs, total) {
+	const objs = refs.map((r) => cachedObject(r.name));
+	const missing = refs.filter((r, i) => objs[i] === undefined);
+	if (missing.length > 0) {
+		const fetched = await fetchObjects(env, missing);
+		const got = new Map();
+		for (const [i, o] of fetched.entries()) {
+			const r = missing[i];
+			const failure = objectFailure(r, o);
+			if (failure) return storeFailure(failure);
+			const b = new Uint8Array(await o.arrayBuffer());
+			if (b.length !== r.size) return storeFailure(`content store object ${r.name} has ${b.length} bytes, not ${r.size}`);
+			got.set(r.name, b);
+			cacheObject(r.name, b);
+		}
+		for (const [i, r] of refs.entries()) objs[i] ??= got.get(r.name);
+	}
+	const out = new Uint8Array(total);
+	let at = 0, from = 0;
+	for (const [i, r] of refs.entries()) {
+		out.set(body.subarray(from, r.at), at);
+		at += r.at - from;
+		from = r.at;
+		out.set(objs[i], at);
+		at += r.size;
+	}
+	out.set(body.subarray(from), at);
+	return new Response(out, { status, headers });
 }
 
 // fetchObjects asks the assets for the object of every reference, at most 6 at a time,

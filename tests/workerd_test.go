@@ -211,6 +211,7 @@ func workerdFor(t testing.TB, d *deployment, options ...string) []string {
 // workerdProcess is a running workerd.
 type workerdProcess struct {
 	urls    []string // the base URL of each socket, http0 first
+	pid     int
 	started time.Time
 	logs    *lockedBuffer
 	stop    func()
@@ -251,6 +252,7 @@ func startWorkerd(bin, config string, n int) (*workerdProcess, error) {
 		cancel()
 		return nil, err
 	}
+	p.pid = cmd.Process.Pid
 	p.stop = func() { cancel(); cmd.Wait() }
 	return p, nil
 }
@@ -473,6 +475,67 @@ func TestWorkerBadOptions(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 500 || !strings.Contains(string(body), "the plugin did not start") || !strings.Contains(string(body), "pageSize") {
 			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+	}
+}
+
+// TestWorkerStoreObjects: the Worker keeps the small store objects it has fetched, so a
+// small file read once is served again without the assets; a file it has not read, small
+// (assembled in memory) or large (streamed), needs its object, and without it the answer
+// is a 500 with a JSON-RPC -32603 body, never a truncated or empty file.
+func TestWorkerStoreObjects(t *testing.T) {
+	skills := t.TempDir()
+	big := bytes.Repeat([]byte("large file line\n"), 8<<10) // 128 KiB: streamed, never cached
+	for rel, data := range map[string][]byte{
+		"store/SKILL.md":  []byte("---\nname: store\ndescription: Files for the store test.\n---\nRead the files.\n"),
+		"store/first.txt": []byte("the first small file\n"),
+		"store/other.txt": []byte("another small file\n"),
+		"store/big.txt":   big,
+	} {
+		if err := writeFile(filepath.Join(skills, rel), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := deployFolder(skills)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := workerdFor(t, d, deployedOptions(t))[0] + "/mcp"
+	read := func(name string) (int, []byte) {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://store/` + name + `"}}`
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, b
+	}
+	status, first := read("first.txt")
+	if status != 200 || !bytes.Contains(first, []byte(`"text":"the first small file\n"`)) {
+		t.Fatalf("first.txt: %d %s", status, first)
+	}
+	// The store goes away: every object is removed from the assets.
+	objects, err := filepath.Glob(filepath.Join(d.assets, "sha256", "*"))
+	if err != nil || len(objects) == 0 {
+		t.Fatalf("no objects in %s (%v)", d.assets, err)
+	}
+	for _, o := range objects {
+		if err := os.Remove(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if status, again := read("first.txt"); status != 200 || !bytes.Equal(again, first) {
+		t.Fatalf("first.txt again, from the isolate's cache: %d %s", status, again)
+	}
+	for _, name := range []string{"other.txt", "big.txt"} {
+		status, b := read(name)
+		if status != 500 || !bytes.Contains(b, []byte(`"code":-32603`)) || !bytes.Contains(b, []byte("content store")) {
+			t.Fatalf("%s without its object: %d %.200s", name, status, b)
 		}
 	}
 }

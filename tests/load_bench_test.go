@@ -1,0 +1,491 @@
+//go:build e2e && benchreport
+
+package tests
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The load benchmark: throughput and latency under concurrent clients, skilledge beside
+// its floor and beside the official TypeScript SDK v2 skills server, in one run, the
+// servers taken in turn.
+//
+//	go test -tags 'e2e benchreport' -run LoadReport -count=1 -timeout 60m ./tests/
+//
+// writes the load section of BENCHMARKS.md. Nothing here fails on a timing.
+//
+// Two groups, each on the same catalog and the same requests:
+//   - native: the floor (tests/loadbench/floor: a plain net/http handler answering with
+//     the bytes skilledge answers with), `skilledge serve`, and the TS SDK v2 server on
+//     Node 22 (tests/loadbench/ts-server.mjs);
+//   - workerd: a plain Worker answering with the same bytes, the skilledge Worker (the
+//     bundle `wrangler deploy --dry-run` makes, its assets bound), and the TS SDK v2
+//     server as a Worker (tests/loadbench/ts-worker.mjs), each in a workerd of its own.
+//
+// The load generator is a Go net/http client in this process, on the same two cores as
+// the servers: every figure counts its cost too, alike for every server. Beside
+// throughput, the table gives each server's own CPU time per request (from
+// /proc/PID/stat), which does not depend on the client.
+
+const (
+	loadRounds  = 3               // rounds per server and case, taken in turn
+	loadRound   = 3 * time.Second // measured time of one round
+	loadWarm    = time.Second     // unmeasured time before the first round
+	manyClients = 16              // concurrent clients of the busy case; the other has one
+)
+
+// loadCase is one request measured on every server.
+type loadCase struct {
+	name, method, uri, body string
+}
+
+func loadCases() []loadCase {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	read := func(uri string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"` + uri + `",` + meta + `}}`
+	}
+	return []loadCase{
+		{"small read (10 B file)", "resources/read", "skill://tiny/ten.txt", read("skill://tiny/ten.txt")},
+		{"skills/list", "skills/list", "", `{"jsonrpc":"2.0","id":2,"method":"skills/list","params":{` + meta + `}}`},
+		{"3 MiB read", "resources/read", "skill://big/data.bin", read("skill://big/data.bin")},
+	}
+}
+
+// loadServer is one server under load: its MCP URL, its process (for CPU time) and its
+// answer to each case, which every answer under load must repeat byte for byte.
+type loadServer struct {
+	name    string
+	url     string
+	pid     int
+	answers map[string][]byte
+}
+
+// expect asks srv every case once and keeps its answers, which must be 200 and carry the
+// same contents as want's (the file's bytes, the skills' URIs).
+func (srv *loadServer) expect(t *testing.T, want map[string][]byte) {
+	srv.answers = map[string][]byte{}
+	for _, c := range loadCases() {
+		status, body, err := c.post(http.DefaultClient, srv.url)
+		if err != nil || status != 200 || !sameContents(body, want[c.name]) {
+			t.Fatalf("%s, %s: %d %v %.300s", srv.name, c.name, status, err, body)
+		}
+		srv.answers[c.name] = body
+	}
+}
+
+// post sends c to url as a 2026-07-28 client does.
+func (c loadCase) post(client *http.Client, url string) (int, []byte, error) {
+	req, err := http.NewRequest("POST", url, strings.NewReader(c.body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", c.method)
+	if c.uri != "" {
+		req.Header.Set("Mcp-Name", c.uri)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// loadResult is a server's figures for one case and one number of clients.
+type loadResult struct {
+	requests int
+	elapsed  time.Duration
+	lat      []time.Duration
+	cpu      time.Duration // the server process's CPU time over the measured rounds
+}
+
+func (r *loadResult) rps() float64 { return float64(r.requests) / r.elapsed.Seconds() }
+
+func (r *loadResult) q(p float64) time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	return r.lat[min(len(r.lat)-1, int(p*float64(len(r.lat))))]
+}
+
+// cpuTime is the user and system CPU time of process pid so far.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // clock ticks; 100 per second on Linux
+}
+
+// measure runs clients concurrent clients sending c to srv for d, and adds what it saw
+// to r. Every answer must be 200 and want.
+func measure(t *testing.T, srv loadServer, c loadCase, clients int, d time.Duration, r *loadResult) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	cpu0 := cpuTime(srv.pid)
+	start := time.Now()
+	deadline := start.Add(d)
+	var failure error
+	want := srv.answers[c.name]
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
+			defer client.CloseIdleConnections()
+			var lat []time.Duration
+			for time.Now().Before(deadline) {
+				t0 := time.Now()
+				status, body, err := c.post(client, srv.url)
+				if err == nil && (status != 200 || string(body) != string(want)) {
+					err = fmt.Errorf("%s: status %d, %d bytes, not the %d expected", srv.name, status, len(body), len(want))
+				}
+				if err != nil {
+					mu.Lock()
+					failure = err
+					mu.Unlock()
+					return
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			r.lat = append(r.lat, lat...)
+			r.requests += len(lat)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	r.elapsed += time.Since(start)
+	r.cpu += cpuTime(srv.pid) - cpu0
+	if failure != nil {
+		t.Fatal(failure)
+	}
+}
+
+// loadTable measures every case at 1 and manyClients clients on the servers of a group,
+// in turn, and writes the table; the first server is the floor the ratios refer to.
+func loadTable(t *testing.T, b *strings.Builder, servers []loadServer) {
+	fmt.Fprintf(b, "| request | clients | %s |\n|---|---|", strings.Join(names(servers), " | "))
+	for range servers {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, c := range loadCases() {
+		for _, clients := range []int{1, manyClients} {
+			results := make([]loadResult, len(servers))
+			for _, srv := range servers { // warm up
+				measure(t, srv, c, clients, loadWarm, &loadResult{})
+			}
+			for range loadRounds {
+				for i, srv := range servers {
+					measure(t, srv, c, clients, loadRound, &results[i])
+				}
+			}
+			fmt.Fprintf(b, "| %s | %d |", c.name, clients)
+			floor := results[0].rps()
+			for i := range results {
+				r := &results[i]
+				slices.Sort(r.lat)
+				cpu := ""
+				if r.requests > 0 && r.cpu > 0 {
+					cpu = fmt.Sprintf(", %s CPU", us(r.cpu/time.Duration(r.requests)))
+				}
+				ratio := ""
+				if i > 0 {
+					ratio = fmt.Sprintf(" (%.2f×)", r.rps()/floor)
+				}
+				fmt.Fprintf(b, " %.0f rps%s; p50 %s, p99 %s%s |", r.rps(), ratio, latency(r.q(0.5)), latency(r.q(0.99)), cpu)
+			}
+			b.WriteString("\n")
+			t.Logf("%s, %d clients: %s", c.name, clients, b.String()[strings.LastIndexByte(strings.TrimSuffix(b.String(), "\n"), '\n')+1:])
+		}
+	}
+}
+
+func names(servers []loadServer) []string {
+	var out []string
+	for _, s := range servers {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+func latency(d time.Duration) string {
+	if d >= time.Millisecond {
+		return ms(d)
+	}
+	return us(d)
+}
+
+// loadCatalog writes the benchmark's catalog: the examples, a skill with a 10-byte file
+// and one with a 3 MiB binary.
+func loadCatalog(t *testing.T) string {
+	dir := t.TempDir()
+	src := filepath.Join(repoRoot(t), "catalog", "examples", "skills")
+	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		return writeFile(filepath.Join(dir, rel), b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, 3<<20)
+	rand.NewChaCha8([32]byte{'l', 'o', 'a', 'd'}).Read(big)
+	for rel, data := range map[string][]byte{
+		"tiny/SKILL.md": []byte("---\nname: tiny\ndescription: A skill with a ten-byte file.\n---\nRead ten.txt.\n"),
+		"tiny/ten.txt":  []byte("0123456789"),
+		"big/SKILL.md":  []byte("---\nname: big\ndescription: A skill with a 3 MiB binary.\n---\nRead data.bin.\n"),
+		"big/data.bin":  big,
+	} {
+		if err := writeFile(filepath.Join(dir, rel), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// startProcess starts a server command, waits for the line matching ready on its output
+// and returns the first submatch and the process; it is stopped when the test ends.
+func startProcess(t *testing.T, name string, cmd *exec.Cmd, ready *regexp.Regexp) (string, *exec.Cmd) {
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := ready.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+				break
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case s := <-found:
+		return s, cmd
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("%s did not say it was ready", name)
+	}
+	return "", nil
+}
+
+// TestLoadReport measures both groups and writes the load section of BENCHMARKS.md.
+func TestLoadReport(t *testing.T) {
+	root := repoRoot(t)
+	skills := loadCatalog(t)
+	bin := t.TempDir()
+	cli, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, root, nil, "go", "build", "-o", filepath.Join(bin, "floor"), "./tests/loadbench/floor")
+
+	// skilledge serve on the built catalog; its answers are the ones every server must give.
+	out := filepath.Join(t.TempDir(), "out")
+	run(t, root, nil, cli, "build", skills, "-o", out)
+	addr, serveCmd := startProcess(t, "skilledge serve", exec.Command(cli, "serve", out, "--addr", "127.0.0.1:0"), servingLine)
+	sk := loadServer{name: "`skilledge serve`", url: addr, pid: serveCmd.Process.Pid}
+	answers := map[string][]byte{}
+	answerDir := t.TempDir()
+	for _, c := range loadCases() {
+		status, body, err := c.post(http.DefaultClient, sk.url)
+		if err != nil || status != 200 {
+			t.Fatalf("%s: %d %v %s", c.name, status, err, body)
+		}
+		answers[c.name] = body
+		if err := os.WriteFile(filepath.Join(answerDir, answerName(c.method, c.uri)), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	floorURL, floorCmd := startProcess(t, "floor", exec.Command(filepath.Join(bin, "floor"), "127.0.0.1:0", answerDir), regexp.MustCompile(`listening on (http://\S+)`))
+	floor := loadServer{name: "net/http floor", url: floorURL + "/mcp", pid: floorCmd.Process.Pid}
+	tsURL, tsCmd := startProcess(t, "TS SDK v2 server", tsServerCmd(t, skills), regexp.MustCompile(`listening on (http://\S+/mcp)`))
+	ts := loadServer{name: "TS SDK v2 server (Node 22)", url: tsURL, pid: tsCmd.Process.Pid}
+	for _, srv := range []*loadServer{&sk, &floor, &ts} {
+		srv.expect(t, answers)
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, Node %s, workerd %s. %d clients or one, each on a keep-alive\n",
+		time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version(), nodeVersion(t), workerdVersion(t), manyClients)
+	fmt.Fprintf(&b, "connection, in a Go net/http client in the benchmark's process on the same cores; every case is %d rounds of %v per\n", loadRounds, loadRound)
+	fmt.Fprintf(&b, "server, the servers in turn, after %v of warm-up each. Requests are 2026-07-28 (stateless) MCP. Each cell: requests\n", loadWarm)
+	b.WriteString("per second (× the floor), p50 and p99 latency, and the server process's own CPU time per request.\n\n")
+	b.WriteString("Native:\n\n")
+	loadTable(t, &b, []loadServer{floor, sk, ts})
+
+	// The Workers, each in a workerd of its own.
+	d, err := deployFolder(skills)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainConfig, err := plainLoadWorker(t.TempDir(), answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := workerdServer(t, "plain Worker", plainConfig)
+	skConfig, err := workerdConfig(t.TempDir(), d, []string{deployedOptions(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skw := workerdServer(t, "skilledge Worker", skConfig)
+	tsw := workerdServer(t, "TS SDK v2 Worker", tsWorkerConfig(t, skills))
+	for _, srv := range []*loadServer{&plain, &skw, &tsw} {
+		srv.expect(t, answers)
+	}
+	b.WriteString("\nWorkers, in workerd:\n\n")
+	loadTable(t, &b, []loadServer{plain, skw, tsw})
+	writeReport(t, "load", b.String())
+}
+
+// answerName is the floor's file name for a request (tests/loadbench/floor.AnswerName).
+func answerName(method, name string) string {
+	return strings.NewReplacer("/", "_", ":", "_").Replace(method + "__" + name)
+}
+
+// workerdServer starts workerd with config (one Worker on socket http0) and returns it.
+func workerdServer(t *testing.T, name, config string) loadServer {
+	p, err := startWorkerd(workerdBin(t), config, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.stop)
+	srv := loadServer{name: name, url: p.urls[0] + "/mcp", pid: p.pid}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(p.urls[0] + "/")
+		if err == nil {
+			resp.Body.Close()
+			return srv
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not answer: %v\n%s", name, err, p.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// plainLoadWorker writes a workerd configuration for a Worker that reads the request body
+// and answers with the bytes of answers for the request's Mcp-Method and Mcp-Name: the
+// floor of that runtime.
+func plainLoadWorker(dir string, answers map[string][]byte) (string, error) {
+	var js strings.Builder
+	js.WriteString("const answers = new Map([\n")
+	for _, c := range loadCases() {
+		text, _ := json.Marshal(string(answers[c.name])) // a JSON string is a JavaScript string
+		fmt.Fprintf(&js, "  [%q, new TextEncoder().encode(%s)],\n", c.method+" "+c.uri, text)
+	}
+	js.WriteString(`]);
+export default {
+  async fetch(request) {
+    await request.arrayBuffer();
+    const key = request.headers.get("Mcp-Method") + " " + (request.headers.get("Mcp-Name") ?? "");
+    const bytes = answers.get(key);
+    if (!bytes) return new Response("not found", { status: 404 });
+    return new Response(bytes, { headers: { "Content-Type": "application/json" } });
+  },
+};
+`)
+	if err := os.WriteFile(filepath.Join(dir, "plain.js"), []byte(js.String()), 0o644); err != nil {
+		return "", err
+	}
+	return writeWorkerdConfig(filepath.Join(dir, "plain.capnp"), []string{`(name = "plain.js", esModule = embed "plain.js")`}, []string{""}, "")
+}
+
+// sameContents reports whether two resources/read or skills/list answers carry the same
+// contents: the TS server's JSON differs from skilledge's in members and order, but the
+// file bytes (text or base64 blob) or the skill URIs must be the same.
+func sameContents(got, want []byte) bool {
+	var g, w struct {
+		Result struct {
+			Contents []struct{ Text, Blob string }
+			Skills   []struct{ URI string }
+		}
+	}
+	if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil {
+		return false
+	}
+	if len(w.Result.Contents) > 0 {
+		return len(g.Result.Contents) == 1 && g.Result.Contents[0] == w.Result.Contents[0]
+	}
+	var gu, wu []string
+	for _, s := range g.Result.Skills {
+		gu = append(gu, s.URI)
+	}
+	for _, s := range w.Result.Skills {
+		wu = append(wu, s.URI)
+	}
+	slices.Sort(gu)
+	slices.Sort(wu)
+	return slices.Equal(gu, wu)
+}
+
+func nodeVersion(t *testing.T) string {
+	out, err := exec.Command(nodeBin(t), "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
+}
+
+// tsServerCmd is the TS SDK v2 server on Node 22 serving skills on a free loopback port.
+func tsServerCmd(t *testing.T, skills string) *exec.Cmd {
+	return exec.Command(nodeBin(t), filepath.Join(repoRoot(t), "tests", "loadbench", "ts-server.mjs"), skills, "0")
+}
+
+// tsWorkerConfig bundles the TS SDK v2 Worker for skills (embed-skills.mjs, then
+// wrangler deploy --dry-run) and writes a workerd configuration serving it on socket
+// http0.
+func tsWorkerConfig(t *testing.T, skills string) string {
+	dir := filepath.Join(repoRoot(t), "tests", "loadbench")
+	out := t.TempDir()
+	run(t, dir, nil, nodeBin(t), "embed-skills.mjs", skills, "ts-worker-skills.mjs")
+	wrangler := filepath.Join(repoRoot(t), "build", "node_modules", "wrangler", "bin", "wrangler.js")
+	run(t, dir, append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=1"), nodeBin(t), wrangler,
+		"deploy", "--dry-run", "--config", "wrangler.ts-worker.toml", "--outdir", out)
+	config, err := writeWorkerdConfig(filepath.Join(out, "ts-worker.capnp"), []string{`(name = "ts-worker.js", esModule = embed "ts-worker.js")`}, []string{""}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return config
+}
