@@ -59,6 +59,7 @@ func Open(b []byte) (*Pack, error) {
 	for _, need := range [...]struct{ kind, fields, rows uint32 }{
 		{TableMeta, MetaFields, 1}, {TableSkills, SkillFields, 0}, {TableResources, ResFields, 0},
 		{TableDirs, DirFields, 0}, {TableIndex, IndexFields, 1}, {TableHTTP, HTTPFields, 0},
+		{TableFallback, FallbackFields, 0}, {TableSite, SiteFields, 1},
 	} {
 		t, ok := p.tables[need.kind]
 		if !ok || t.fields < need.fields || t.rows < need.rows {
@@ -66,6 +67,9 @@ func Open(b []byte) (*Pack, error) {
 		}
 	}
 	if err := p.checkIndexes(); err != nil {
+		return nil, err
+	}
+	if err := p.checkSite(); err != nil {
 		return nil, err
 	}
 	if err := p.checkRefs(); err != nil {
@@ -80,7 +84,7 @@ var refFields = [...]struct {
 	field int
 }{
 	{TableResources, ResReadValue}, {TableResources, ResObject},
-	{TableSkills, SkillInstructions}, {TableHTTP, HTTPObject},
+	{TableSkills, SkillInstructions}, {TableHTTP, HTTPObject}, {TableSite, SitePageSkills},
 }
 
 // checkRefs verifies that every reference field parses.
@@ -163,7 +167,7 @@ func (p *Pack) cell(kind, r uint32, f int) []byte {
 func (p *Pack) Bytes() []byte { return p.buf }
 
 // RefOf decodes a reference field (ResReadValue, ResObject, SkillInstructions,
-// HTTPObject) returned by an accessor. Open has checked every such field, so it cannot
+// HTTPObject, SitePageSkills) returned by an accessor. Open has checked every such field, so it cannot
 // fail on them; anything else gives the zero Ref.
 func RefOf(cell []byte) Ref {
 	r, _ := ParseRef(cell)
@@ -203,6 +207,7 @@ func (p *Pack) Objects() []ObjectUse {
 	for r := uint32(0); r < t.rows; r++ {
 		add(p.cell(TableHTTP, r, HTTPObject), string(p.cell(TableHTTP, r, HTTPPath)))
 	}
+	add(p.Site(SitePageSkills), "the catalog page's skills")
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

@@ -29,7 +29,18 @@ func testPack() []byte {
 	w.Table(TableIndex, IndexFields, [][][]byte{{U32s([]uint32{1, 2, 0}), U32s([]uint32{1, 0}), U32s([]uint32{1, 0}), U32s([]uint32{3})}})
 	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("abcdef0123456789"), []byte("test"), nil}})
 	w.Table(TableHTTP, HTTPFields, [][][]byte{{[]byte("/x/index.json"), []byte("application/json"), []byte("sha256:" + strings.Repeat("ef", 32)), []byte("2 " + strings.Repeat("ef", 32))}})
+	fallback := func(prompt string, md uint32) [][]byte {
+		return [][]byte{[]byte(`- x`), []byte(`{}`), []byte(prompt), []byte(`{"name":"` + prompt + `"}`), []byte(`""`), U32s([]uint32{md})}
+	}
+	w.Table(TableFallback, FallbackFields, [][][]byte{fallback("b", 0), fallback("a", 1)})
+	w.Table(TableSite, SiteFields, [][][]byte{{[]byte(`[]`), U32s([]uint32{1, 0}), U32s([]uint32{1, 0}), []byte("<p>\x00S</p>"), []byte("4 " + strings.Repeat("12", 32)), []byte("default-src 'none'")}})
 	return w.Bytes()
+}
+
+// emptySite adds the site tables of a catalog with no skills to w.
+func emptySite(w *Writer) {
+	w.Table(TableFallback, FallbackFields, nil)
+	w.Table(TableSite, SiteFields, [][][]byte{{[]byte(`[]`), nil, nil, nil, []byte("0 " + strings.Repeat("00", 32)), nil}})
 }
 
 func TestPackLookups(t *testing.T) {
@@ -57,6 +68,18 @@ func TestPackLookups(t *testing.T) {
 	}
 	if got := p.SkillsByName("c"); len(got) != 0 {
 		t.Errorf("SkillsByName(c) = %v", got)
+	}
+	for _, tt := range []struct {
+		prompt string
+		want   int
+		ok     bool
+	}{{"a", 1, true}, {"b", 0, true}, {"c", 0, false}, {"", 0, false}} {
+		if i, ok := p.SkillByPrompt(tt.prompt); i != tt.want || ok != tt.ok {
+			t.Errorf("SkillByPrompt(%q) = %d, %v; want %d, %v", tt.prompt, i, ok, tt.want, tt.ok)
+		}
+	}
+	if p.SkillMD(1) != 1 || p.NumHTTPSkills() != 2 || p.HTTPSkill(0) != 1 {
+		t.Errorf("SkillMD(1) = %d, NumHTTPSkills = %d, HTTPSkill(0) = %d", p.SkillMD(1), p.NumHTTPSkills(), p.HTTPSkill(0))
 	}
 	if d, ok := p.DirByURI("skill://a"); !ok || p.NumChildren(d) != 2 || p.ChildAt(d, 1) != (Child{Dir: true, Index: 1}) || p.ChildAt(d, 0) != (Child{Index: 1}) {
 		t.Errorf("DirByURI(skill://a) = %d, %v", d, ok)
@@ -163,6 +186,7 @@ func TestEmptyPack(t *testing.T) {
 	w.Table(TableIndex, IndexFields, [][][]byte{{nil, nil, nil, U32s([]uint32{0})}})
 	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("e3b0c442"), []byte("test"), nil}})
 	w.Table(TableHTTP, HTTPFields, nil)
+	emptySite(&w)
 	p, err := Open(w.Bytes())
 	if err != nil {
 		t.Fatal(err)
@@ -182,6 +206,7 @@ func TestObjects(t *testing.T) {
 	}
 	got := p.Objects()
 	want := []ObjectUse{
+		{Ref{strings.Repeat("12", 32), 4}, "the catalog page's skills"},
 		{Ref{strings.Repeat("ab", 32), 12}, "skill://b/SKILL.md"},
 		{Ref{strings.Repeat("cd", 32), 3}, "skill://b/SKILL.md body as skills/get {name} sends it"},
 		{Ref{strings.Repeat("ef", 32), 2}, "/x/index.json"},

@@ -17,7 +17,11 @@ import (
 
 // page works out the window [from, to) of a listing of n items from params.cursor.
 func (s *Server) page(c *call, kind string, n int) (from, to int, err *jsonrpc.Error) {
-	cur := c.p.cursor
+	return s.pageAt(c.p.cursor, kind, n)
+}
+
+// pageAt is page for the cursor cur.
+func (s *Server) pageAt(cur gjson.Result, kind string, n int) (from, to int, err *jsonrpc.Error) {
 	switch {
 	case !cur.Exists() || cur.Type == gjson.Null:
 		from = 0
@@ -30,6 +34,23 @@ func (s *Server) page(c *call, kind string, n int) (from, to int, err *jsonrpc.E
 		}
 	}
 	return from, min(n, from+s.opt.PageSize), nil
+}
+
+// pageBudget bounds the bytes of a page's items: a page ends before the item that would
+// take it past, but always holds one item.
+const pageBudget = 4 << 20
+
+// fit returns where a page that starts at from should end, at most to, for items of the
+// given sizes: before the item that would take it past budget bytes, but after at least
+// one.
+func fit(from, to, budget int, size func(i int) int) int {
+	total := 0
+	for i := from; i < to; i++ {
+		if total += size(i); total > budget && i > from {
+			return i
+		}
+	}
+	return to
 }
 
 // appendNextCursor appends `,"nextCursor":"…"` when the listing goes on after to.

@@ -245,7 +245,8 @@ func TestServeHTTPNonASCIIName(t *testing.T) {
 // ignoring ASCII case, present or not.
 func TestScanHeaders(t *testing.T) {
 	h := header("x-long-name", "0", "ORIGIN", "a", "origin", "b", "host", "", "Content-type", "c",
-		"mcp-method", "m", "MCP-NAME", "n", "Mcp-Protocol-Version", "v", "if-none-match", "i", "Hos", "x", "Hoſt", "y")
+		"mcp-method", "m", "MCP-NAME", "n", "Mcp-Protocol-Version", "v", "if-none-match", "i", "Hos", "x", "Hoſt", "y",
+		"accept", "text/html", "ACCEPT", "second", "x-forwarded-proto", "https", "Accepts", "z")
 	hd := scanHeaders(h)
 	for _, tc := range []struct {
 		name, got string
@@ -253,7 +254,8 @@ func TestScanHeaders(t *testing.T) {
 	}{
 		{"Host", hd.host, hd.hasHost}, {"Origin", hd.origin, hd.hasOrigin}, {"Content-Type", hd.contentType, hd.hasContentType},
 		{hdrProtocolVersion, hd.protocolVersion, hd.hasVersion}, {hdrMethod, hd.method, hd.hasMethod}, {hdrName, hd.name, hd.hasName},
-		{"If-None-Match", hd.ifNoneMatch, hd.hasIfNoneMatch},
+		{"If-None-Match", hd.ifNoneMatch, hd.hasIfNoneMatch}, {"Accept", hd.accept, hd.hasAccept},
+		{"X-Forwarded-Proto", hd.forwardedProto, hd.hasForwardedProto},
 	} {
 		want, ok := h.Get(tc.name)
 		if tc.got != want || tc.has != ok {

@@ -7,12 +7,13 @@ import "github.com/skilledge/skilledge/edge/wire"
 // field wins, as with wire.Header.Get). Values alias the request.
 type headers struct {
 	host, origin, contentType, protocolVersion, method, name, ifNoneMatch string
+	accept, forwardedProto                                                string
 	hasHost, hasOrigin, hasContentType, hasVersion, hasMethod, hasName    bool
-	hasIfNoneMatch                                                        bool
+	hasIfNoneMatch, hasAccept, hasForwardedProto                          bool
 }
 
-// scanHeaders reads h once. The names it looks for all differ in length, so each field
-// costs one length switch and at most one comparison.
+// scanHeaders reads h once. The names it looks for differ in length but for Origin and
+// Accept, so each field costs one length switch and at most two comparisons.
 func scanHeaders(h wire.Header) headers {
 	var hd headers
 	for _, f := range h {
@@ -24,9 +25,13 @@ func scanHeaders(h wire.Header) headers {
 			if !wire.EqualFold(f.Name, "Host") {
 				continue
 			}
-		case len("Origin"):
-			dst, has = &hd.origin, &hd.hasOrigin
-			if !wire.EqualFold(f.Name, "Origin") {
+		case len("Origin"): // and len("Accept")
+			switch {
+			case wire.EqualFold(f.Name, "Origin"):
+				dst, has = &hd.origin, &hd.hasOrigin
+			case wire.EqualFold(f.Name, "Accept"):
+				dst, has = &hd.accept, &hd.hasAccept
+			default:
 				continue
 			}
 		case len("Content-Type"):
@@ -52,6 +57,11 @@ func scanHeaders(h wire.Header) headers {
 		case len("If-None-Match"):
 			dst, has = &hd.ifNoneMatch, &hd.hasIfNoneMatch
 			if !wire.EqualFold(f.Name, "If-None-Match") {
+				continue
+			}
+		case len("X-Forwarded-Proto"):
+			dst, has = &hd.forwardedProto, &hd.hasForwardedProto
+			if !wire.EqualFold(f.Name, "X-Forwarded-Proto") {
 				continue
 			}
 		default:

@@ -53,14 +53,17 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	origin, hasOrigin := hd.origin, hd.hasOrigin
 	host, hasHost := hd.host, hd.hasHost
 	if !s.hostAllowed(host, hasHost) {
-		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(host)+" is not allowed"))
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(host)+
+			" is not allowed (the server's allowHosts option lists the names it answers to; unset, only loopback names)"))
 	}
 	if !s.originAllowed(origin, hasOrigin) {
-		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin "+strconv.Quote(origin)+" is not allowed"))
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin "+strconv.Quote(origin)+
+			" is not allowed (the server's allowOrigins option lists the origins it answers; unset, only loopback origins)"))
 	}
 	path, _, _ := strings.Cut(r.Target, "?")
-	var resp *wire.Response
+	resp, site := s.site(r, &hd, path, rb)
 	switch {
+	case site:
 	case strings.HasPrefix(path, "/.well-known/"):
 		resp = s.wellKnown(r, &hd, path)
 	case path != s.opt.Endpoint:
@@ -176,7 +179,8 @@ func modernStatus(code int64) int {
 
 // checkModernHeaders enforces the 2026-07-28 rule that routing headers repeat the body:
 // MCP-Protocol-Version equals the _meta version, Mcp-Method equals method, and Mcp-Name
-// equals params.uri for resources/read.
+// equals params.uri for resources/read and params.name for tools/call and prompts/get
+// (SEP-2243's table).
 func checkModernHeaders(hd *headers, c *call) *jsonrpc.Error {
 	check := func(name, got string, ok bool, want string) *jsonrpc.Error {
 		if !ok {
@@ -193,8 +197,11 @@ func checkModernHeaders(hd *headers, c *call) *jsonrpc.Error {
 	if err := check(hdrMethod, hd.method, hd.hasMethod, c.msg.Method); err != nil {
 		return err
 	}
-	if c.msg.Method == "resources/read" && c.p.uri.Type == gjson.String {
+	switch {
+	case c.msg.Method == "resources/read" && c.p.uri.Type == gjson.String:
 		return check(hdrName, hd.name, hd.hasName, c.p.uri.Str)
+	case (c.msg.Method == "tools/call" || c.msg.Method == "prompts/get") && c.p.name.Type == gjson.String:
+		return check(hdrName, hd.name, hd.hasName, c.p.name.Str)
 	}
 	return nil
 }

@@ -6,11 +6,21 @@ import (
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
-// capabilitiesJSON is the server's capability declaration, the same in both eras
+// capabilities renders the server's capability declaration, the same in both eras
 // (SPEC §3: the extension settings sit directly inside the extension object, and a
 // server declaring the extension also declares resources). "skills" is the SEP-2076
-// primitive's capability, for the name-keyed generation of clients (SPEC §5).
-const capabilitiesJSON = `{"resources":{},"skills":{"listChanged":false},"extensions":{"` + SkillsExtension + `":{"directoryRead":true}}}`
+// primitive's capability, for the name-keyed generation of clients (SPEC §5). tools and
+// prompts are declared only when the options offer them (SPEC §8).
+func capabilities(opt Options) []byte {
+	b := []byte(`{"resources":{},"skills":{"listChanged":false}`)
+	if opt.Tools {
+		b = append(b, `,"tools":{"listChanged":false}`...)
+	}
+	if opt.Prompts {
+		b = append(b, `,"prompts":{"listChanged":false}`...)
+	}
+	return append(b, `,"extensions":{"`+SkillsExtension+`":{"directoryRead":true}}}`...)
+}
 
 // initialize answers the legacy handshake: echo the client's revision when we speak it,
 // else offer the newest legacy one. See
@@ -22,7 +32,9 @@ func (s *Server) initialize(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	b = append(b, `"protocolVersion":"`...)
 	b = append(b, negotiate(v.Str)...)
-	b = append(b, `","capabilities":`+capabilitiesJSON+`,"serverInfo":`...)
+	b = append(b, `","capabilities":`...)
+	b = append(b, s.caps...)
+	b = append(b, `,"serverInfo":`...)
 	b = s.appendServerInfo(b)
 	return s.appendInstructions(b), nil
 }
@@ -38,7 +50,8 @@ func negotiate(requested string) string {
 // discover answers server/discover (2026-07-28): the versions, capabilities and identity
 // of this server, with no state created.
 func (s *Server) discover(c *call, b []byte) ([]byte, *jsonrpc.Error) {
-	b = append(b, `"supportedVersions":`+supportedModernJSON+`,"capabilities":`+capabilitiesJSON...)
+	b = append(b, `"supportedVersions":`+supportedModernJSON+`,"capabilities":`...)
+	b = append(b, s.caps...)
 	b = s.appendInstructions(b)
 	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
 	b = s.appendServerInfo(b)

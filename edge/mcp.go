@@ -24,6 +24,7 @@ type call struct {
 // Every Result aliases the message.
 type params struct {
 	uri, cursor, name, protocolVersion gjson.Result
+	arguments                          gjson.Result // tools/call, prompts/get
 	meta                               gjson.Result // _meta
 	metaVersion, metaCapabilities      gjson.Result // _meta's protocolVersion and clientCapabilities
 }
@@ -47,6 +48,8 @@ func newCall(msg *jsonrpc.Message, refs *[]wire.Ref) call {
 			dst = &p.name
 		case "protocolVersion":
 			dst = &p.protocolVersion
+		case "arguments":
+			dst = &p.arguments
 		case "_meta":
 			dst = &p.meta
 			if meta == nil {
@@ -94,6 +97,26 @@ type method struct {
 	cacheable bool
 	// legacyOnly methods do not exist in the modern era.
 	legacyOnly bool
+	// fallback methods exist only when the options offer them: fallbackTools or
+	// fallbackPrompts (Options.Tools, Options.Prompts).
+	fallback int
+}
+
+// Fallbacks a method may need (method.fallback).
+const (
+	fallbackTools = 1 + iota
+	fallbackPrompts
+)
+
+// offers reports whether the options offer method m.
+func (s *Server) offers(m method) bool {
+	switch m.fallback {
+	case fallbackTools:
+		return s.opt.Tools
+	case fallbackPrompts:
+		return s.opt.Prompts
+	}
+	return true
 }
 
 // lookup returns the method named name. A switch, not a map: inside the plugin a string
@@ -118,6 +141,14 @@ func lookup(name string) (method, bool) {
 		return method{handle: (*Server).skillsList, cacheable: true}, true
 	case "skills/get":
 		return method{handle: (*Server).skillsGet, cacheable: true}, true
+	case "tools/list":
+		return method{handle: (*Server).toolsList, cacheable: true, fallback: fallbackTools}, true
+	case "tools/call":
+		return method{handle: (*Server).toolsCall, fallback: fallbackTools}, true
+	case "prompts/list":
+		return method{handle: (*Server).promptsList, cacheable: true, fallback: fallbackPrompts}, true
+	case "prompts/get":
+		return method{handle: (*Server).promptsGet, fallback: fallbackPrompts}, true
 	}
 	return method{}, false
 }
@@ -177,7 +208,7 @@ const supportedModernJSON = `["` + V20260728 + `"]`
 // can pick a status.
 func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 	m, ok := lookup(c.msg.Method)
-	if !ok || (c.modern && m.legacyOnly) {
+	if !ok || (c.modern && m.legacyOnly) || !s.offers(m) {
 		return jsonrpc.AppendError(dst, c.msg.ID, methodNotFound(c.msg.Method)), jsonrpc.CodeMethodNotFound
 	}
 	mark, marked := len(dst), len(*c.refs)

@@ -14,7 +14,8 @@ import (
 // plugin's configure export, the worker's environment):
 //
 //	{"endpoint":"/mcp", "allowOrigins":["*"], "allowHosts":["*"], "maxBody":1048576,
-//	 "pageSize":100, "instructions":"...", "name":"skilledge", "version":"0.1.0"}
+//	 "pageSize":2000, "instructions":"...", "name":"skilledge", "version":"0.1.0",
+//	 "tools":true, "prompts":true}
 //
 // Every key is optional; an unknown key or a wrongly typed value is an error. Empty input
 // gives the zero Options (edge's defaults). It uses gjson rather than encoding/json, which
@@ -50,6 +51,10 @@ func ParseOptions(b []byte) (Options, error) {
 			o.AllowOrigins, err = optStrings(key, v)
 		case "allowHosts":
 			o.AllowHosts, err = optStrings(key, v)
+		case "tools":
+			o.Tools, err = optBool(key, v)
+		case "prompts":
+			o.Prompts, err = optBool(key, v)
 		default:
 			err = errors.New("unknown option " + k.Raw)
 		}
@@ -63,6 +68,13 @@ func optString(key string, v gjson.Result) (string, error) {
 		return "", errors.New("option " + key + " must be a string")
 	}
 	return v.Str, nil
+}
+
+func optBool(key string, v gjson.Result) (bool, error) {
+	if v.Type != gjson.True && v.Type != gjson.False {
+		return false, errors.New("option " + key + " must be true or false")
+	}
+	return v.Type == gjson.True, nil
 }
 
 func optStrings(key string, v gjson.Result) ([]string, error) {
@@ -135,5 +147,13 @@ func (o Options) JSON() []byte {
 	str("instructions", o.Instructions)
 	str("name", o.Name)
 	str("version", o.Version)
+	flag := func(key string, v bool) {
+		if v {
+			field(key)
+			b = append(b, "true"...)
+		}
+	}
+	flag("tools", o.Tools)
+	flag("prompts", o.Prompts)
 	return append(b, '}')
 }

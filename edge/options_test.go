@@ -8,7 +8,7 @@ import (
 
 func TestParseOptions(t *testing.T) {
 	full := `{"endpoint":"/x","allowOrigins":["*","https://a.example"],"allowHosts":["h.example"],` +
-		`"maxBody":1048576,"pageSize":7,"instructions":"Use it.","name":"n","version":"9.9.9"}`
+		`"maxBody":1048576,"pageSize":7,"instructions":"Use it.","name":"n","version":"9.9.9","tools":true,"prompts":true}`
 	for _, tc := range []struct {
 		name string
 		in   string
@@ -18,7 +18,8 @@ func TestParseOptions(t *testing.T) {
 		{"empty object", `{}`, Options{}},
 		{"whitespace around", " \n\t{ } \r\n", Options{}},
 		{"every key", full, Options{Endpoint: "/x", AllowOrigins: []string{"*", "https://a.example"}, AllowHosts: []string{"h.example"},
-			MaxBody: 1 << 20, PageSize: 7, Instructions: "Use it.", Name: "n", Version: "9.9.9"}},
+			MaxBody: 1 << 20, PageSize: 7, Instructions: "Use it.", Name: "n", Version: "9.9.9", Tools: true, Prompts: true}},
+		{"fallbacks off", `{"tools":false,"prompts":false}`, Options{}},
 		{"endpoint", `{"endpoint":"/mcp/v1"}`, Options{Endpoint: "/mcp/v1"}},
 		{"instructions with escapes", `{"instructions":"a\nb \"q\" \u00e9"}`, Options{Instructions: "a\nb \"q\" é"}},
 		{"empty strings", `{"endpoint":"","name":"","version":"","instructions":""}`, Options{}},
@@ -110,6 +111,12 @@ func TestParseOptionsErrors(t *testing.T) {
 		{`{"allowHosts":true}`, "option allowHosts must be an array of strings"},
 		{`{"allowHosts":["a",{}]}`, "option allowHosts must be an array of strings"},
 		{`{"allowHosts":[false]}`, "option allowHosts must be an array of strings"},
+
+		// Flags.
+		{`{"tools":1}`, "option tools must be true or false"},
+		{`{"tools":"true"}`, "option tools must be true or false"},
+		{`{"prompts":null}`, "option prompts must be true or false"},
+		{`{"prompts":[true]}`, "option prompts must be true or false"},
 	} {
 		_, err := ParseOptions([]byte(tc.in))
 		if err == nil {
@@ -128,8 +135,8 @@ func TestParseOptionsDefaults(t *testing.T) {
 		in   string
 		want Options // after New
 	}{
-		{``, Options{Endpoint: "/mcp", MaxBody: 1 << 20, PageSize: 100, Name: "skilledge", Version: Version}},
-		{`{"maxBody":0,"pageSize":0,"endpoint":""}`, Options{Endpoint: "/mcp", MaxBody: 1 << 20, PageSize: 100, Name: "skilledge", Version: Version}},
+		{``, Options{Endpoint: "/mcp", MaxBody: 1 << 20, PageSize: DefaultPageSize, Name: "skilledge", Version: Version}},
+		{`{"maxBody":0,"pageSize":0,"endpoint":""}`, Options{Endpoint: "/mcp", MaxBody: 1 << 20, PageSize: DefaultPageSize, Name: "skilledge", Version: Version}},
 		{`{"maxBody":5,"pageSize":2,"endpoint":"/e","name":"n","version":"v","instructions":"i","allowHosts":["*"]}`,
 			Options{Endpoint: "/e", MaxBody: 5, PageSize: 2, Name: "n", Version: "v", Instructions: "i", AllowHosts: []string{"*"}}},
 	} {

@@ -19,6 +19,7 @@ func (s *Server) resourcesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if err != nil {
 		return nil, err
 	}
+	to = fit(from, to, pageBudget, func(i int) int { return len(s.pack.Resource(i, catalog.ResList)) })
 	b = append(b, `"resources":[`...)
 	for i := from; i < to; i++ {
 		if i > from {

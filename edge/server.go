@@ -28,13 +28,19 @@ type Options struct {
 	// MaxBody is the largest request body accepted, in bytes; larger gets 413. Hosts
 	// pass at most MaxBody+1 bytes. Default 1 MiB.
 	MaxBody int
-	// PageSize is the number of items per page of skills/list, resources/list and
-	// resources/directory/read. Default 100.
+	// PageSize is the most items per page of skills/list, resources/list,
+	// resources/directory/read and prompts/list. Default DefaultPageSize. A page also
+	// ends before its items pass pageBudget bytes (at least one item per page).
 	PageSize int
 	// Name and Version are reported as serverInfo. Defaults "skilledge" and the build version.
 	Name, Version string
 	// Instructions, if set, is returned as the server instructions.
 	Instructions string
+	// Tools and Prompts offer the catalog to hosts that speak MCP tools or prompts but
+	// not the skills extension (SPEC §8): the tools list_skills, load_skill and
+	// read_skill_file, and one prompt per skill. Off by default: a client that speaks the
+	// extension sees nothing new, and the capabilities are declared only when on.
+	Tools, Prompts bool
 }
 
 // Server answers MCP and HTTP requests from one pack. It holds no per-session state and is
@@ -42,6 +48,7 @@ type Options struct {
 type Server struct {
 	pack *catalog.Pack
 	opt  Options
+	caps []byte // the capabilities object, by the options
 }
 
 // New returns a Server for pack p. p must stay valid for the Server's lifetime.
@@ -53,7 +60,7 @@ func New(p *catalog.Pack, opt Options) *Server {
 		opt.MaxBody = DefaultMaxBody
 	}
 	if opt.PageSize <= 0 {
-		opt.PageSize = 100
+		opt.PageSize = DefaultPageSize
 	}
 	if opt.Name == "" {
 		opt.Name = "skilledge"
@@ -64,8 +71,14 @@ func New(p *catalog.Pack, opt Options) *Server {
 	if opt.Instructions == "" {
 		opt.Instructions = defaultInstructions(p)
 	}
-	return &Server{pack: p, opt: opt}
+	return &Server{pack: p, opt: opt, caps: capabilities(opt)}
 }
+
+// DefaultPageSize is Options.PageSize when unset. A stock client stops after a number of
+// pages (64 for the TypeScript SDK's list calls by default): 2000 lets it list the 100,000
+// files a Worker's assets can hold in 50 pages, and keeps a page of resources/list under
+// about a megabyte (RATIONALE: "Why pages of 2000?").
+const DefaultPageSize = 2000
 
 // DefaultMaxBody is Options.MaxBody when unset: 1 MiB. Hosts that cap the body they read
 // before the options reach the plugin (the worker shim) use it too.

@@ -17,6 +17,7 @@ func (s *Server) skillsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if err != nil {
 		return nil, err
 	}
+	to = fit(from, to, pageBudget, func(i int) int { return len(s.pack.Skill(i, catalog.SkillEntry)) })
 	b = append(b, `"skills":[`...)
 	for i := from; i < to; i++ {
 		if i > from {

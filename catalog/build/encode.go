@@ -112,6 +112,26 @@ func EncodeProgress(c *Catalog, progress func(done int)) *Encoded {
 	}
 	w.Table(catalog.TableHTTP, catalog.HTTPFields, httpRows)
 
+	skillMD := func(s *Skill) int { return e.fileIndex[skillURI(s)] }
+	w.Table(catalog.TableFallback, catalog.FallbackFields, fallbackRows(c, skillMD))
+	prompts := promptNames(c)
+	var published []uint32
+	rowOf := map[*Skill]uint32{}
+	for i, s := range c.Skills {
+		rowOf[s] = uint32(i)
+	}
+	for _, s := range httpSkills(c) {
+		published = append(published, rowOf[s])
+	}
+	w.Table(catalog.TableSite, catalog.SiteFields, [][][]byte{{
+		catalog.SiteTools:         toolsList(c),
+		catalog.SitePromptsByName: catalog.U32s(sortedRows(len(c.Skills), func(i int) string { return prompts[i] })),
+		catalog.SiteHTTPSkills:    catalog.U32s(published),
+		catalog.SitePage:          pageTemplate(c),
+		catalog.SitePageSkills:    st.add(pageSkills(c, arch), "the catalog page's skills").Cell(),
+		catalog.SitePageCSP:       []byte(pageCSP()),
+	}})
+
 	dirRows := make([][][]byte, len(e.dirs))
 	for i, d := range e.dirs {
 		children := make([]uint32, 0, len(e.children[d]))

@@ -19,8 +19,10 @@ import (
 // serverFlags are the flags shared by serve and stdio.
 type serverFlags struct {
 	catalogFlags
-	plugin    string
-	memoryMiB int
+	plugin         string
+	memoryMiB      int
+	tools, prompts bool
+	pageSize       int
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
@@ -28,7 +30,25 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	pluginFlag(fs, &f.plugin)
 	fs.IntVar(&f.memoryMiB, "memory-limit", skruntime.DefaultMemoryLimit>>20,
 		"memory cap of each plugin instance, in `MiB`; each holds its own copy of the catalog index (file contents are held once, outside)")
+	fs.BoolVar(&f.tools, "tools", false,
+		"also offer the skills as three MCP tools (list_skills, load_skill, read_skill_file), for hosts that speak tools but not the skills extension")
+	fs.BoolVar(&f.prompts, "prompts", false,
+		"also offer each skill as an MCP prompt (its SKILL.md), for hosts that speak prompts but not the skills extension")
+	fs.IntVar(&f.pageSize, "page-size", edge.DefaultPageSize,
+		"most `ITEMS` per page of skills/list, resources/list, prompts/list and directory listings")
 }
+
+// server returns the plugin options the flags ask for, or an error naming a bad value.
+func (f *serverFlags) server() (edge.Options, error) {
+	if f.pageSize < 1 || f.pageSize > maxPageSize {
+		return edge.Options{}, fmt.Errorf("--page-size %d: give a number of items from 1 to %d", f.pageSize, maxPageSize)
+	}
+	return edge.Options{Tools: f.tools, Prompts: f.prompts, PageSize: f.pageSize}, nil
+}
+
+// maxPageSize bounds --page-size: pages stay bounded in bytes anyway (edge's page budget),
+// but a count beyond the largest catalog a Worker can hold means nothing.
+const maxPageSize = 100000
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("serve", "skilledge serve [DIR|OUT] [flags]",
@@ -50,6 +70,11 @@ loopback origins.`)
 	if !ok {
 		return code
 	}
+	opt, err := f.server()
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
+		return 2
+	}
 	if !*public && !loopbackAddr(*addr) {
 		fmt.Fprintf(stderr, "skilledge serve: refusing to listen on %s without --public: the catalog would be reachable from other machines, not only this one. Pass --public if that is what you want.\n", *addr)
 		return 2
@@ -68,7 +93,8 @@ loopback origins.`)
 	if !ok {
 		return 1
 	}
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts}}, stderr)
+	opt.AllowOrigins, opt.AllowHosts = origins, hosts
+	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Server: opt}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
@@ -128,12 +154,17 @@ OUT, the output of skilledge build, is served as it is.`)
 	if !ok {
 		return code
 	}
+	opt, err := f.server()
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
+		return 2
+	}
 	src, ok := openSource("stdio", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
 	}
 	// A stdio message may be a whole line: budget instance memory for the longest.
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine}, stderr)
+	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine, Server: opt}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1

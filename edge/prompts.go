@@ -1,0 +1,55 @@
+package edge
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// The prompts fallback (SPEC §8, Options.Prompts): one prompt per skill, named by the
+// skill's name (its path, with "-" for "/", when names repeat; catalog.FallbackPrompt),
+// whose message is the skill's SKILL.md. Hosts show prompts as slash commands, so a
+// person can hand a skill to the model by name. See
+// https://modelcontextprotocol.io/specification/2025-11-25/server/prompts
+
+// promptsList answers prompts/list: one entry per skill, paginated like skills/list.
+func (s *Server) promptsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	n := s.pack.NumSkills()
+	from, to, err := s.page(c, "p", n)
+	if err != nil {
+		return nil, err
+	}
+	to = fit(from, to, pageBudget, func(i int) int { return len(s.pack.Fallback(i, catalog.FallbackPromptEntry)) })
+	b = append(b, `"prompts":[`...)
+	for i := from; i < to; i++ {
+		if i > from {
+			b = append(b, ',')
+		}
+		b = append(b, s.pack.Fallback(i, catalog.FallbackPromptEntry)...)
+	}
+	b = append(b, ']')
+	return s.appendNextCursor(b, "p", to, n), nil
+}
+
+// promptsGet answers prompts/get {name}: the skill's description and its SKILL.md as one
+// user message, the text spliced from the store. The prompts take no arguments; any
+// given are ignored.
+func (s *Server) promptsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	name := c.p.name
+	if name.Type != gjson.String {
+		return nil, invalidParams("params.name must be a string: the name of a prompt")
+	}
+	i, ok := s.pack.SkillByPrompt(name.Str)
+	if !ok {
+		return nil, invalidParams("Prompt not found: " + strconv.Quote(name.Str) + " (prompts/list lists them)").
+			WithData(nameData(name.Raw))
+	}
+	b = append(b, `"description":`...)
+	b = append(b, s.pack.Skill(i, catalog.SkillDescription)...)
+	b = append(b, `,"messages":[{"role":"user","content":`...)
+	b = s.appendBlock(c, b, s.pack.SkillMD(i))
+	return append(b, "}]"...), nil
+}

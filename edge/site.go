@@ -1,0 +1,172 @@
+package edge
+
+import (
+	"bytes"
+	"html"
+	"strconv"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// For people and for crawlers (SPEC §8): the catalog page at "/", for a browser (a GET
+// whose Accept names text/html), and /sitemap.xml (DVS §3.2: skills MAY be indexed in the
+// domain's sitemap). Both are rendered at build time but for the URLs, which depend on the
+// host the request was made to.
+
+// sitemapMax is the most URLs one sitemap may hold (sitemaps.org). A catalog with more
+// published skills gets a sitemap index at /sitemap.xml naming /sitemap-1.xml, … .
+// See https://www.sitemaps.org/protocol.html#index
+const sitemapMax = 50000
+
+// site answers GET and HEAD of "/" and of the sitemaps; ok is false for any other request,
+// which the caller routes as usual.
+func (s *Server) site(r *wire.Request, hd *headers, path string, rb *reply) (resp *wire.Response, ok bool) {
+	if r.Method != "GET" && r.Method != "HEAD" {
+		if path == "/sitemap.xml" {
+			resp := s.httpText(405, "skilledge: the sitemap answers GET and HEAD\n")
+			resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "GET, HEAD"})
+			return resp, true
+		}
+		return nil, false
+	}
+	switch {
+	case path == "/" && acceptsHTML(hd.accept):
+		return s.catalogPage(hd, rb), true
+	case path == "/" && s.opt.Endpoint != "/":
+		// Not for a browser: the usual 404, which a cache must not give a browser.
+		resp := s.notFound()
+		resp.Header = append(resp.Header, wire.Field{Name: "Vary", Value: "Accept"})
+		return resp, true
+	case path == "/sitemap.xml":
+		return s.sitemap(hd, 0, rb), true
+	}
+	if n, found := strings.CutPrefix(path, "/sitemap-"); found {
+		if n, found = strings.CutSuffix(n, ".xml"); found {
+			k, err := strconv.Atoi(n)
+			if err == nil && strconv.Itoa(k) == n && k >= 1 && (k-1)*sitemapMax < s.pack.NumHTTPSkills() && s.pack.NumHTTPSkills() > sitemapMax {
+				return s.sitemap(hd, k, rb), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// acceptsHTML reports whether an Accept header asks for HTML, as every browser's does
+// when it navigates.
+func acceptsHTML(accept string) bool {
+	for _, r := range strings.Split(accept, ",") {
+		mt, _, _ := strings.Cut(r, ";")
+		if wire.EqualFold(strings.TrimSpace(mt), "text/html") {
+			return true
+		}
+	}
+	return false
+}
+
+// origin returns the scheme and authority a request was made to, "https://skills.example":
+// the scheme a proxy in front says (X-Forwarded-Proto), else http for a loopback host or an
+// explicit port other than 443 (a local server, wrangler dev), else https (a deployment).
+// The Host header has passed hostAllowed.
+func origin(hd *headers) string {
+	host := hd.host
+	if !hd.hasHost || host == "" {
+		host = "localhost"
+	}
+	scheme := "https"
+	switch p := strings.ToLower(strings.TrimSpace(hd.forwardedProto)); {
+	case hd.hasForwardedProto && (p == "http" || p == "https"):
+		scheme = p
+	case loopbackHost(host):
+		scheme = "http"
+	default:
+		if h := stripPort(host); h != host && host[len(h)+1:] != "443" {
+			scheme = "http"
+		}
+	}
+	return scheme + "://" + host
+}
+
+// catalogPage answers the catalog page: catalog.SitePage with the MCP URL written where its
+// markers are and the skills section spliced from the store.
+func (s *Server) catalogPage(hd *headers, rb *reply) *wire.Response {
+	url := origin(hd) + s.opt.Endpoint
+	urlHTML := html.EscapeString(url)
+	urlJSON := html.EscapeString(string(jsonrpc.AppendString(nil, url)))
+	tmpl := s.pack.Site(catalog.SitePage)
+	b := rb.b[:0]
+	rb.refs = rb.refs[:0]
+	for {
+		i := bytes.IndexByte(tmpl, catalog.PageMarker)
+		if i < 0 || i+1 >= len(tmpl) {
+			b = append(b, tmpl...)
+			break
+		}
+		b = append(b, tmpl[:i]...)
+		switch tmpl[i+1] {
+		case catalog.PageURLHTML:
+			b = append(b, urlHTML...)
+		case catalog.PageURLJSON:
+			b = append(b, urlJSON...)
+		case catalog.PageSkillsMarker:
+			rb.refs = appendRef(rb.refs, len(b), s.pack.Site(catalog.SitePageSkills))
+		}
+		tmpl = tmpl[i+2:]
+	}
+	return &wire.Response{Status: 200, Body: b, Refs: rb.refs, Header: header(
+		"Content-Type", "text/html; charset=utf-8",
+		"Content-Security-Policy", string(s.pack.Site(catalog.SitePageCSP)),
+		"X-Content-Type-Options", "nosniff",
+		"Referrer-Policy", "no-referrer",
+		"Cache-Control", "public, max-age=300",
+		"Vary", "Accept")}
+}
+
+// sitemap answers /sitemap.xml (part 0) or /sitemap-<part>.xml: the absolute URL of every
+// SKILL.md published under /.well-known/skills/, on the trust root's origin when the
+// catalog declares one, else on the request's. With more than sitemapMax skills,
+// /sitemap.xml is the index of the parts.
+func (s *Server) sitemap(hd *headers, part int, rb *reply) *wire.Response {
+	base := origin(hd)
+	if root := s.pack.TrustRoot(); root != "" {
+		if i := strings.Index(root, "://"); i > 0 {
+			if j := strings.IndexByte(root[i+3:], '/'); j >= 0 {
+				base = root[:i+3+j]
+			}
+		}
+	}
+	base = html.EscapeString(base) // XML's five escapes are HTML's
+	n := s.pack.NumHTTPSkills()
+	b := append(rb.b[:0], "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"...)
+	if part == 0 && n > sitemapMax {
+		b = append(b, "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"...)
+		for k := 1; (k-1)*sitemapMax < n; k++ {
+			b = append(b, "<sitemap><loc>"...)
+			b = append(b, base...)
+			b = append(b, "/sitemap-"...)
+			b = strconv.AppendInt(b, int64(k), 10)
+			b = append(b, ".xml</loc></sitemap>\n"...)
+		}
+		b = append(b, "</sitemapindex>\n"...)
+	} else {
+		from, to := 0, n
+		if part > 0 {
+			from, to = (part-1)*sitemapMax, min(n, part*sitemapMax)
+		}
+		b = append(b, "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"...)
+		for k := from; k < to; k++ {
+			b = append(b, "<url><loc>"...)
+			b = append(b, base...)
+			b = append(b, "/.well-known/skills/"...)
+			b = append(b, s.pack.Skill(s.pack.HTTPSkill(k), catalog.SkillName)...) // [a-z0-9-]: nothing to escape
+			b = append(b, "/SKILL.md</loc></url>\n"...)
+		}
+		b = append(b, "</urlset>\n"...)
+	}
+	return &wire.Response{Status: 200, Body: b, Header: header(
+		"Content-Type", "application/xml; charset=utf-8",
+		"X-Content-Type-Options", "nosniff",
+		"Cache-Control", "public, max-age=300")}
+}

@@ -1,0 +1,259 @@
+package edge
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// The tools fallback (SPEC §8, Options.Tools): three tools through which a host that
+// speaks MCP tools but not the skills extension lists skills, loads one and reads its
+// files. Their descriptions and schemas are rendered at build time (catalog.SiteTools).
+// A tool's own failures (an unknown skill, a bad argument) are tool results with isError
+// set, which the model sees and can correct; an unknown tool or malformed params are
+// JSON-RPC errors. See
+// https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling
+
+// Tool names, as catalog/build renders them in the tools list.
+const (
+	toolListSkills    = "list_skills"
+	toolLoadSkill     = "load_skill"
+	toolReadSkillFile = "read_skill_file"
+)
+
+// toolTextBudget bounds the text of one list_skills page: about eight thousand tokens.
+const toolTextBudget = 32 << 10
+
+// toolsList answers tools/list: the three tools, on one page.
+func (s *Server) toolsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	if _, _, err := s.page(c, "t", 1); err != nil {
+		return nil, err
+	}
+	b = append(b, `"tools":`...)
+	return append(b, s.pack.Site(catalog.SiteTools)...), nil
+}
+
+// toolsCall answers tools/call.
+func (s *Server) toolsCall(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	name := c.p.name
+	if name.Type != gjson.String {
+		return nil, invalidParams("params.name must be a string: the name of a tool")
+	}
+	args := c.p.arguments
+	if args.Exists() && args.Type != gjson.Null && !args.IsObject() {
+		return nil, invalidParams("params.arguments must be an object")
+	}
+	switch name.Str {
+	case toolListSkills:
+		return s.listSkillsTool(c, args, b), nil
+	case toolLoadSkill:
+		return s.loadSkillTool(c, args, b), nil
+	case toolReadSkillFile:
+		return s.readSkillFileTool(c, args, b), nil
+	}
+	return nil, invalidParams("Unknown tool: " + strconv.Quote(name.Str) + "; the tools are " +
+		toolListSkills + ", " + toolLoadSkill + " and " + toolReadSkillFile)
+}
+
+// toolArgs reads the string arguments a tool takes from args: each known name's value,
+// or a message for the model when an argument is unknown or not a string.
+func toolArgs(args gjson.Result, names ...string) (map[string]gjson.Result, string) {
+	got := map[string]gjson.Result{}
+	msg := ""
+	args.ForEach(func(k, v gjson.Result) bool {
+		for _, n := range names {
+			if k.Str == n {
+				if v.Type != gjson.String {
+					msg = "The argument " + n + " must be a string."
+					return false
+				}
+				if _, dup := got[n]; !dup {
+					got[n] = v
+				}
+				return true
+			}
+		}
+		msg = "Unknown argument " + strconv.Quote(k.Str) + ": this tool takes " + strings.Join(names, " and ") + "."
+		return false
+	})
+	return got, msg
+}
+
+// listSkillsTool pages through the skills: text for the model, and the same in
+// structuredContent ({"skills":[{name,description,uri}], "nextCursor"}).
+func (s *Server) listSkillsTool(c *call, args gjson.Result, b []byte) []byte {
+	got, msg := toolArgs(args, "cursor")
+	if msg != "" {
+		return toolError(b, msg)
+	}
+	n := s.pack.NumSkills()
+	from, to, err := s.pageAt(got["cursor"], "l", max(n, 1))
+	if err != nil {
+		return toolError(b, "The cursor is not one list_skills gave: call list_skills without it to start again.")
+	}
+	to = fit(from, min(to, n), toolTextBudget, func(i int) int { return len(s.pack.Fallback(i, catalog.FallbackToolLine)) })
+	b = append(b, `"content":[{"type":"text","text":"`...)
+	head := "This server publishes " + plural(n, "skill") + "."
+	switch {
+	case n == 0:
+	case from > 0 || to < n:
+		head += " Skills " + strconv.Itoa(from+1) + " to " + strconv.Itoa(to) + ":\n"
+	default:
+		head += "\n"
+	}
+	b = appendEscaped(b, head)
+	for i := from; i < to; i++ {
+		b = append(b, s.pack.Fallback(i, catalog.FallbackToolLine)...)
+	}
+	var cursor []byte
+	if to < n {
+		cursor = s.appendNextCursor(nil, "l", to, n)
+		cursor = cursor[bytes.IndexByte(cursor, ':')+1:] // `"…"`
+		b = appendEscaped(b, "\nMore skills: call "+toolListSkills+" with {\"cursor\": "+string(cursor)+"}.")
+	}
+	b = append(b, `"}],"structuredContent":{"skills":[`...)
+	for i := from; i < to; i++ {
+		if i > from {
+			b = append(b, ',')
+		}
+		b = append(b, s.pack.Fallback(i, catalog.FallbackToolItem)...)
+	}
+	b = append(b, ']')
+	if cursor != nil {
+		b = append(b, `,"nextCursor":`...)
+		b = append(b, cursor...)
+	}
+	return append(b, '}')
+}
+
+// loadSkillTool answers with a skill's instructions (its SKILL.md body, spliced from the
+// store) and the list of its other files.
+func (s *Server) loadSkillTool(c *call, args gjson.Result, b []byte) []byte {
+	got, msg := toolArgs(args, "name", "uri")
+	if msg != "" {
+		return toolError(b, msg)
+	}
+	name, hasName := got["name"]
+	uri, hasURI := got["uri"]
+	skill := -1
+	switch {
+	case hasURI:
+		canonical, err := catalog.ParseURI(uri.Str)
+		i, ok := s.pack.SkillByURI(canonical)
+		if err != nil || !ok {
+			return toolError(b, "No skill has its SKILL.md at "+strconv.Quote(uri.Str)+". "+s.someSkills())
+		}
+		skill = i
+	case hasName:
+		switch found := s.pack.SkillsByName(name.Str); len(found) {
+		case 0:
+			return toolError(b, "No skill is named "+strconv.Quote(name.Str)+". "+s.someSkills())
+		case 1:
+			skill = found[0]
+		default:
+			m := "The name " + strconv.Quote(name.Str) + " is shared by " + strconv.Itoa(len(found)) +
+				" skills: call " + toolLoadSkill + " with the uri of the one you mean:"
+			for _, i := range found {
+				m += "\n- " + string(s.pack.Skill(i, catalog.SkillURI))
+			}
+			return toolError(b, m)
+		}
+	default:
+		return toolError(b, "Give the name of a skill (or the uri of its SKILL.md). "+s.someSkills())
+	}
+	b = append(b, `"content":[{"type":"text","text":`...)
+	b = c.splice(b, s.pack.Skill(skill, catalog.SkillInstructions))
+	b = append(b, `},{"type":"text","text":`...)
+	b = append(b, s.pack.Fallback(skill, catalog.FallbackFilesText)...)
+	return append(b, "}]"...)
+}
+
+// readSkillFileTool answers with one file: a text file as text, any other as an embedded
+// resource, both exactly as resources/read has them (the value spliced from the store).
+func (s *Server) readSkillFileTool(c *call, args gjson.Result, b []byte) []byte {
+	got, msg := toolArgs(args, "uri")
+	if msg != "" {
+		return toolError(b, msg)
+	}
+	uri, ok := got["uri"]
+	if !ok {
+		return toolError(b, "Give the uri of a file, as "+toolLoadSkill+" lists them.")
+	}
+	canonical, err := catalog.ParseURI(uri.Str)
+	if err != nil {
+		return toolError(b, "No file has the uri "+strconv.Quote(uri.Str)+": "+err.Error()+".")
+	}
+	i, ok := s.pack.ResourceByURI(canonical)
+	if !ok {
+		if _, dir := s.pack.DirByURI(canonical); dir {
+			return toolError(b, strconv.Quote(uri.Str)+" is a directory: "+toolLoadSkill+" lists a skill's files.")
+		}
+		return toolError(b, "No file has the uri "+strconv.Quote(uri.Str)+": "+toolLoadSkill+" lists a skill's files.")
+	}
+	b = append(b, `"content":[`...)
+	return append(s.appendBlock(c, b, i), ']')
+}
+
+// appendBlock appends resource i as a content block: text as text, anything else as an
+// embedded resource, the value spliced from the store as resources/read has it.
+func (s *Server) appendBlock(c *call, b []byte, i int) []byte {
+	head := s.pack.Resource(i, catalog.ResReadHead)
+	if bytes.HasSuffix(head, []byte(`"text":`)) {
+		b = append(b, `{"type":"text","text":`...)
+		b = c.splice(b, s.pack.Resource(i, catalog.ResReadValue))
+		return append(b, '}')
+	}
+	b = append(b, `{"type":"resource","resource":`...)
+	b = append(b, head...)
+	b = c.splice(b, s.pack.Resource(i, catalog.ResReadValue))
+	return append(b, "}}"...)
+}
+
+// someSkills names up to 50 skills, for a model that asked for one that does not exist.
+func (s *Server) someSkills() string {
+	n := s.pack.NumSkills()
+	if n == 0 {
+		return "This server publishes no skills."
+	}
+	var m strings.Builder
+	m.WriteString("Skills: ")
+	for i := range min(n, 50) {
+		if i > 0 {
+			m.WriteString(", ")
+		}
+		m.Write(s.pack.Skill(i, catalog.SkillName))
+	}
+	if n > 50 {
+		m.WriteString(", and " + strconv.Itoa(n-50) + " more (" + toolListSkills + " lists them all)")
+	}
+	m.WriteString(".")
+	return m.String()
+}
+
+// toolError appends a tool result that failed, with msg for the model.
+func toolError(b []byte, msg string) []byte {
+	b = append(b, `"content":[{"type":"text","text":`...)
+	b = jsonrpc.AppendString(b, msg)
+	return append(b, `}],"isError":true`...)
+}
+
+// appendEscaped appends s JSON-escaped, without quotes, into a JSON string being written.
+func appendEscaped(b []byte, s string) []byte {
+	n := len(b)
+	b = jsonrpc.AppendString(b, s)
+	copy(b[n:], b[n+1:len(b)-1])
+	return b[:len(b)-2]
+}
+
+// plural writes "1 skill", "3 skills".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
