@@ -3,6 +3,8 @@ package edge
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -21,9 +23,9 @@ var fuzzServers = sync.OnceValue(func() []*Server {
 	}
 	return []*Server{
 		New(p, Options{}),
-		New(p, Options{AllowOrigins: []string{"*"}, AllowHosts: []string{"*"}, PageSize: 1}),
+		New(p, Options{AllowOrigins: []string{"*"}, AllowHosts: []string{"*"}, PageSize: 1, Tools: true, Prompts: true}),
 		New(p, Options{AllowOrigins: []string{"https://app.example"}, AllowHosts: []string{"example.com"}, MaxBody: 64, PageSize: 2}),
-		New(p, Options{Endpoint: "/", AllowHosts: []string{"*"}, PageSize: 3, Name: "n\"\n", Version: "\x00", Instructions: "i\u2028"}),
+		New(p, Options{Endpoint: "/", AllowHosts: []string{"*"}, PageSize: 3, Name: "n\"\n", Version: "\x00", Instructions: "i\u2028", Tools: true}),
 	}
 })
 
@@ -42,6 +44,19 @@ func fuzzHeader(lines string) wire.Header {
 		h = append(h, wire.Field{Name: name, Value: value})
 	}
 	return h
+}
+
+// checkXML fails unless b is well-formed XML.
+func checkXML(t *testing.T, b []byte) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			return
+		} else if err != nil {
+			t.Fatalf("not well-formed XML (%v): %q", err, b)
+		}
+	}
 }
 
 // checkJSONLine fails unless b is one line of valid JSON.
@@ -113,6 +128,14 @@ func FuzzServeHTTP(f *testing.F) {
 		{"GET", "/mcp", "Host: localhost\nAccept: text/event-stream\n", "", 0},
 		{"HEAD", "/nope", "Host: localhost\n", "", 0},
 		{"DELETE", "/mcp", "Host: evil.example\n", "", 1},
+		{"POST", "/mcp", hdrLocal + "MCP-Protocol-Version: 2025-11-25\n", request(10, "tools/call", `{"name":"load_skill","arguments":{"name":"refunds"}}`), 1},
+		{"POST", "/mcp", hdrMod + "Mcp-Method: tools/call\nMcp-Name: read_skill_file\n",
+			request(11, "tools/call", `{`+modernMeta+`,"name":"read_skill_file","arguments":{"uri":"skill://csv-insights/assets/chart-template.png"}}`), 1},
+		{"POST", "/mcp", hdrLocal, request(12, "tools/call", `{"name":"list_skills","arguments":{"cursor":"bDoxOjY4NDRkNDIy"}}`), 1},
+		{"POST", "/mcp", hdrLocal, request(13, "prompts/get", `{"name":"refunds"}`), 1},
+		{"GET", "/", "Host: a\"<b>&c:8080\nAccept: text/html\n", "", 1},
+		{"GET", "/sitemap.xml", "Host: x.example\nX-Forwarded-Proto: http\n", "", 1},
+		{"HEAD", "/sitemap-2.xml", "Host: localhost\n", "", 0},
 	} {
 		f.Add(s.method, s.target, s.header, []byte(s.body), s.sel)
 	}
@@ -141,6 +164,8 @@ func FuzzServeHTTP(f *testing.F) {
 			if resp.Status == 200 {
 				checkReply(t, body, full)
 			}
+		} else if strings.HasPrefix(ct, "application/xml") {
+			checkXML(t, full)
 		} else if resp.Status == 200 && len(resp.Refs) == 0 {
 			t.Fatalf("200 with Content-Type %q and no store object", ct)
 		}
@@ -182,11 +207,22 @@ func FuzzHandleMessage(f *testing.F) {
 		{"", `{"jsonrpc":"2.0","id":1,`},
 		{"", `{"jsonrpc":"1.0","id":1,"method":"ping"}`},
 		{"", "\"\u2028\""},
+		{V20251125, request(10, "tools/call", `{"name":"load_skill","arguments":{"uri":"skill://acme/billing/refunds/SKILL.md"}}`)},
+		{V20251125, request(11, "prompts/list", `{"cursor":"cDoxOjY4NDRkNDIy"}`)},
 	} {
 		f.Add(s.version, []byte(s.msg))
 	}
 	f.Fuzz(func(t *testing.T, version string, msg []byte) {
-		s := fuzzServers()[0]
+		for _, s := range fuzzServers()[:2] { // without and with the fallbacks
+			handleOne(t, s, version, msg)
+		}
+	})
+}
+
+// handleOne checks s's answer to one stdio message.
+func handleOne(t *testing.T, s *Server, version string, msg []byte) {
+	t.Helper()
+	{
 		msgCopy := bytes.Clone(msg)
 		reply, refs, negotiated := s.HandleMessage(version, msg)
 		if !bytes.Equal(msg, msgCopy) {
@@ -221,5 +257,5 @@ func FuzzHandleMessage(f *testing.F) {
 				t.Fatalf("rpc frame %q does not parse back (%v)", got, err)
 			}
 		}
-	})
+	}
 }

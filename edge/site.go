@@ -72,8 +72,8 @@ func acceptsHTML(accept string) bool {
 // The Host header has passed hostAllowed.
 func origin(hd *headers) string {
 	host := hd.host
-	if !hd.hasHost || host == "" {
-		host = "localhost"
+	if !hd.hasHost || !hostSyntax(host) {
+		host = "localhost" // none, or nothing a client could have connected to
 	}
 	scheme := "https"
 	switch p := strings.ToLower(strings.TrimSpace(hd.forwardedProto)); {
@@ -87,6 +87,22 @@ func origin(hd *headers) string {
 		}
 	}
 	return scheme + "://" + host
+}
+
+// hostSyntax reports whether h is made only of what a Host header's host and port may
+// hold (RFC 3986 reg-name or IP literal, then ":port"), so that it can go into a URL as it
+// is. Browsers send international names in their ASCII form.
+func hostSyntax(h string) bool {
+	if h == "" {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:[]%", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // catalogPage answers the catalog page: catalog.SitePage with the MCP URL written where its
