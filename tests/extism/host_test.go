@@ -88,7 +88,11 @@ func newPlugin(t *testing.T, b build) *extism.Plugin {
 }
 
 // bare creates the plugin and loads the index, with no store object put.
-func bare(t *testing.T, b build) *extism.Plugin {
+func bare(t *testing.T, b build) *extism.Plugin { return configured(t, b, "") }
+
+// configured creates the plugin, calls configure with options unless they are "", and
+// loads the index, with no store object put: the README's steps 1 to 3.
+func configured(t *testing.T, b build, options string) *extism.Plugin {
 	t.Helper()
 	ctx := context.Background()
 	manifest := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: b.wasm, Name: "skilledge"}}}
@@ -97,6 +101,11 @@ func bare(t *testing.T, b build) *extism.Plugin {
 		t.Fatalf("extism.NewPlugin: %v", err)
 	}
 	t.Cleanup(func() { p.Close(ctx) })
+	if options != "" {
+		if rc, _, err := p.Call("configure", []byte(options)); rc != 0 || err != nil {
+			t.Fatalf("configure: rc %d, %v", rc, err)
+		}
+	}
 	if rc, _, err := p.Call("load", b.pack); rc != 0 || err != nil {
 		t.Fatalf("load: rc %d, %v", rc, err)
 	}
@@ -303,5 +312,41 @@ func TestGoSDKErrors(t *testing.T) {
 	status, body := post(t, p, `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`, "MCP-Protocol-Version: 2025-11-25")
 	if status != 200 || !bytes.Contains(body, []byte(`"skills":[`)) {
 		t.Fatalf("after the failed calls: %d %s", status, body)
+	}
+}
+
+// TestGoSDKHostNames: the README's embedding steps as written. Without configure the
+// plugin answers only loopback Host names (and says which option to set); after configure
+// with the README's example options it answers a public name.
+func TestGoSDKHostNames(t *testing.T) {
+	b := built(t)
+	public := "POST /mcp\nHost: skills.example.com\nContent-Type: application/json\nMCP-Protocol-Version: 2025-11-25\n\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`
+
+	p := newPlugin(t, b) // steps 1, 3 and 4: no configure
+	status, body := call(t, p, public)
+	if status != 403 || !strings.Contains(string(body), `Host \"skills.example.com\" is not allowed`) || !strings.Contains(string(body), "allowHosts") {
+		t.Fatalf("without configure, Host skills.example.com: %d %s", status, body)
+	}
+	if status, body := post(t, p, `{"jsonrpc":"2.0","id":2,"method":"skills/list"}`); status != 200 || !bytes.Contains(body, []byte(`"skills":[`)) {
+		t.Fatalf("without configure, a loopback Host: %d %s", status, body)
+	}
+
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const example = `{"allowOrigins":["*"],"allowHosts":["*"]}`
+	if !strings.Contains(string(readme), "`"+example+"`") {
+		t.Fatalf("the README's embedding steps no longer show the options %s", example)
+	}
+	p = configured(t, b, example)
+	for _, obj := range b.objects {
+		if rc, _, err := p.Call("put", obj); rc != 0 || err != nil {
+			t.Fatalf("put: rc %d, %v", rc, err)
+		}
+	}
+	if status, body := call(t, p, public); status != 200 || !bytes.Contains(body, []byte(`"skills":[`)) {
+		t.Fatalf("after configure, Host skills.example.com: %d %s", status, body)
 	}
 }
