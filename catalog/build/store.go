@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/skilledge/skilledge/catalog"
 )
@@ -83,6 +84,9 @@ func (s *Store) WriteDir(dir string) error {
 		data := s.objects[name]
 		path := filepath.Join(objDir, name)
 		if sameFile(path, data) {
+			// Still in use: PruneDir spares what was written (or used) lately.
+			now := time.Now()
+			os.Chtimes(path, now, now)
 			continue
 		}
 		if err := WriteFileAtomic(path, data); err != nil {
@@ -102,9 +106,12 @@ func sameFile(path string, data []byte) bool {
 	return err == nil && bytes.Equal(b, data)
 }
 
-// PruneDir removes the files of dir/sha256 whose names keep does not hold: objects no
-// index in use refers to.
-func PruneDir(dir string, keep map[string]bool) error {
+// PruneDir removes the files of dir/sha256 whose names keep does not hold (objects no
+// index in use refers to) and that were last written before before; the zero time spares
+// none. WriteDir renews the time of every object a build uses, so that a store shared by
+// builds of different skilledge versions (the user cache), each of which knows only the
+// references its own index format names, keeps what another version built lately.
+func PruneDir(dir string, keep map[string]bool, before time.Time) error {
 	objDir := filepath.Join(dir, catalog.StoreDir)
 	ents, err := os.ReadDir(objDir)
 	if err != nil {
@@ -114,6 +121,11 @@ func PruneDir(dir string, keep map[string]bool) error {
 	for _, e := range ents {
 		if keep[e.Name()] {
 			continue
+		}
+		if !before.IsZero() {
+			if info, err := e.Info(); err != nil || !info.ModTime().Before(before) {
+				continue
+			}
 		}
 		if err := os.Remove(filepath.Join(objDir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/skilledge/skilledge/catalog"
 )
@@ -113,7 +114,7 @@ func TestStoreWriteDir(t *testing.T) {
 	for _, n := range names {
 		keep[n] = true
 	}
-	if err := PruneDir(dir, keep); err != nil {
+	if err := PruneDir(dir, keep, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	ents, _ := os.ReadDir(objDir)
@@ -127,6 +128,29 @@ func TestStoreWriteDir(t *testing.T) {
 	}
 	if !slices.Equal(got, names) {
 		t.Fatalf("the folder holds %v, the store %v", got, names)
+	}
+
+	// With a time, only objects last written before it go: a stranger written just now
+	// stays (another skilledge version's build may use it), one written long ago goes.
+	os.WriteFile(stranger, []byte("x"), 0o644)
+	old := filepath.Join(objDir, "old-stranger")
+	os.WriteFile(old, []byte("y"), 0o644)
+	week := time.Now().Add(-7 * 24 * time.Hour)
+	os.Chtimes(old, week, week)
+	os.Chtimes(filepath.Join(objDir, names[0]), week, week)
+	if err := enc.Store.WriteDir(dir); err != nil { // renews the objects it uses
+		t.Fatal(err)
+	}
+	if err := PruneDir(dir, map[string]bool{}, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); err == nil {
+		t.Error("PruneDir kept an unreferenced object older than the limit")
+	}
+	for _, p := range []string{stranger, filepath.Join(objDir, names[0])} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("PruneDir removed %s, written (or renewed by WriteDir) within the limit", filepath.Base(p))
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	deploy "github.com/skilledge/skilledge/build"
 	"github.com/skilledge/skilledge/catalog"
@@ -87,7 +88,7 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	}
 	err = enc.Store.WriteDir(assets)
 	if err == nil {
-		err = build.PruneDir(assets, keep)
+		err = build.PruneDir(assets, keep, time.Time{})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge build: writing the content store: %v\n", err)

@@ -120,7 +120,7 @@ func pruneCache(root, current string) {
 			keep[o.Name] = true
 		}
 	}
-	build.PruneDir(filepath.Join(root, assetsDir), keep)
+	build.PruneDir(filepath.Join(root, assetsDir), keep, time.Now().Add(-cacheKeep))
 }
 
 // privateDir makes dir (and its parents) if missing, readable only by this user, and
