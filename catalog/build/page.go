@@ -92,7 +92,7 @@ func pageTemplate(c *Catalog) []byte {
 		"<a href=\"" + SkillsPrefix + "index.json\">" + SkillsPrefix + "index.json</a> (v0.1.0: every file). Every file's SHA-256 is listed below.</p>\n</section>\n")
 
 	b.WriteString("<section id=\"skills\">\n<h2>Skills</h2>\n" + marker(catalog.PageSkillsMarker) + "</section>\n")
-	b.WriteString("<footer>\n<p class=\"muted\">Served by skilledge " + e(Generator) + "</p>\n</footer>\n</body>\n</html>\n")
+	b.WriteString("<footer>\n<p class=\"muted\">Built by skilledge. Every file above can be checked against its SHA-256; MCP clients get the same digests from <code>skills/list</code>.</p>\n</footer>\n</body>\n</html>\n")
 	return []byte(b.String())
 }
 

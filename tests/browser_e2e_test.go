@@ -1,0 +1,200 @@
+//go:build e2e
+
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// The catalog page in a real browser, and the sitemap, served by `skilledge serve` and by
+// the Worker in workerd. tests/clients/browser.mjs drives headless Chromium (Debian's
+// package, which the README's test command installs) through the pinned puppeteer-core.
+
+// pageReport is what browser.mjs prints.
+type pageReport struct {
+	Status       int               `json:"status"`
+	Headers      map[string]string `json:"headers"`
+	Title        string            `json:"title"`
+	H1           string            `json:"h1"`
+	BodyMaxWidth string            `json:"bodyMaxWidth"`
+	MCPURL       string            `json:"mcpURL"`
+	Configs      map[string]string `json:"configs"`
+	Skills       []struct {
+		Name, Path, Description string
+		Links                   []string
+		Files                   []struct {
+			Name   string
+			Href   *string
+			Size   int64
+			SHA256 string
+		}
+	} `json:"skills"`
+	Violations []string `json:"violations"`
+	Console    []string `json:"console"`
+	Scripts    int      `json:"scripts"`
+}
+
+// chromium is Debian's Chromium, which build/test installs where missing.
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no chromium on PATH: the README's test command installs Debian's chromium package (apt-get install chromium)")
+	return ""
+}
+
+func TestBrowserCatalogPage(t *testing.T) {
+	browser := chromium(t)
+	for _, target := range []struct {
+		name string
+		base func(t *testing.T) string
+	}{
+		{"serve", func(t *testing.T) string { return strings.TrimSuffix(serve(t), "/mcp") }},
+		{"workerd", func(t *testing.T) string { return workerd(t, deployedOptions(t))[0] }},
+	} {
+		t.Run(target.name, func(t *testing.T) {
+			base := target.base(t)
+			shot := filepath.Join(t.TempDir(), "catalog-page.png")
+			code, stdout, stderr := runNode(t, filepath.Join(repoRoot(t), "tests", "clients", "browser.mjs"), browser, base+"/", shot)
+			if code != 0 {
+				t.Fatalf("browser.mjs: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			var r pageReport
+			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+				t.Fatalf("browser.mjs printed %q: %v", stdout, err)
+			}
+			checkPage(t, base, &r)
+			png, err := os.ReadFile(shot)
+			if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) || len(png) < 10<<10 {
+				t.Fatalf("screenshot %s: %d bytes, %v", shot, len(png), err)
+			}
+			t.Logf("screenshot of %s/: %s (%d bytes)", base, shot, len(png))
+			checkSitemap(t, base)
+		})
+	}
+}
+
+// checkPage holds what the browser rendered to the catalog the server's skills/list gives.
+func checkPage(t *testing.T, base string, r *pageReport) {
+	t.Helper()
+	if r.Status != 200 || !strings.HasPrefix(r.Headers["content-type"], "text/html") ||
+		!strings.HasPrefix(r.Headers["content-security-policy"], "default-src 'none'") || r.Headers["x-content-type-options"] != "nosniff" {
+		t.Errorf("page status %d, headers %v", r.Status, r.Headers)
+	}
+	// Nothing blocked, nothing failed, no script; and the stylesheet applied under the
+	// policy (body max-width 64rem).
+	if len(r.Violations) > 0 || len(r.Console) > 0 || r.Scripts != 0 {
+		t.Errorf("CSP violations %v, console %v, %d scripts", r.Violations, r.Console, r.Scripts)
+	}
+	if r.BodyMaxWidth != "1024px" {
+		t.Errorf("the stylesheet did not apply: body max-width %q", r.BodyMaxWidth)
+	}
+	if r.MCPURL != base+"/mcp" || !strings.Contains(r.Configs["config-http"], `"url": "`+base+`/mcp"`) ||
+		r.Configs["config-cli"] != "claude mcp add --transport http skills "+base+"/mcp" || !strings.Contains(r.Configs["config-stdio"], `"command": "skilledge"`) {
+		t.Errorf("connect section: URL %q, configurations %v", r.MCPURL, r.Configs)
+	}
+
+	list := post(t, base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`)
+	skills := gjson.GetBytes(list, "result.skills").Array()
+	if len(skills) == 0 || len(r.Skills) != len(skills) {
+		t.Fatalf("the page shows %d skills, skills/list %d", len(r.Skills), len(skills))
+	}
+	for i, s := range skills {
+		p := r.Skills[i]
+		if p.Name != s.Get("name").Str || p.Path != s.Get("uri").Str || p.Description != s.Get("description").Str {
+			t.Errorf("skill %d: the page shows %q %q %q, skills/list %s", i, p.Name, p.Path, p.Description, s.Get("uri").Str)
+		}
+		res := s.Get("resources").Array()
+		if len(p.Files) != len(res) {
+			t.Errorf("%s: %d files on the page, %d in the manifest", p.Name, len(p.Files), len(res))
+			continue
+		}
+		for k, f := range p.Files {
+			if "sha256:"+f.SHA256 != res[k].Get("digest").Str || f.Size != res[k].Get("size").Int() {
+				t.Errorf("%s: file %s shows %s, %d bytes; the manifest %s", p.Name, f.Name, f.SHA256, f.Size, res[k].Raw)
+			}
+			if f.Href == nil {
+				t.Errorf("%s: file %s has no link", p.Name, f.Name)
+			} else if got := hexSHA256(get(t, *f.Href)); got != f.SHA256 {
+				t.Errorf("%s: %s serves bytes of SHA-256 %s, the page says %s", p.Name, *f.Href, got, f.SHA256)
+			}
+		}
+		for _, l := range p.Links {
+			get(t, l)
+		}
+	}
+}
+
+// checkSitemap: /sitemap.xml is a sitemaps.org urlset with the URL of every skill's
+// SKILL.md under /.well-known/skills/, each of which answers.
+func checkSitemap(t *testing.T, base string) {
+	t.Helper()
+	var set struct {
+		XMLName xml.Name
+		URLs    []struct {
+			Loc string `xml:"loc"`
+		} `xml:"url"`
+	}
+	if err := xml.Unmarshal(get(t, base+"/sitemap.xml"), &set); err != nil {
+		t.Fatalf("sitemap.xml: %v", err)
+	}
+	if set.XMLName.Space != "http://www.sitemaps.org/schemas/sitemap/0.9" || set.XMLName.Local != "urlset" {
+		t.Errorf("sitemap root %v", set.XMLName)
+	}
+	list := post(t, base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`)
+	var want []string
+	for _, s := range gjson.GetBytes(list, "result.skills").Array() {
+		want = append(want, base+"/.well-known/skills/"+s.Get("name").Str+"/SKILL.md")
+	}
+	var got []string
+	for _, u := range set.URLs {
+		got = append(got, u.Loc)
+		get(t, u.Loc)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sitemap lists\n%s\nwant every skill\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// get fetches url, which must answer 200, and returns the body.
+func get(t *testing.T, url string) []byte {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %v %.200s", url, resp.StatusCode, err, b)
+	}
+	return b
+}
+
+// post sends a JSON-RPC message to an MCP endpoint (2025-11-25) and returns the body.
+func post(t *testing.T, url, msg string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(msg))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return b
+}
