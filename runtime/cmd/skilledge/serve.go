@@ -116,6 +116,7 @@ loopback origins.`)
 	}
 	fmt.Fprintf(stdout, "skilledge: serving %s (%s) at http://%s%s\n",
 		plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint(pool))
+	fmt.Fprintf(stdout, "skilledge: the catalog page is at http://%s/\n", displayAddr(ln.Addr()))
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
