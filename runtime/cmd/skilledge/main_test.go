@@ -170,13 +170,22 @@ func TestServe(t *testing.T) {
 		exit <- run(ctx, []string{"serve", dir, "--addr", "127.0.0.1:0", "--skip-invalid"}, strings.NewReader(""), outW, &stderr)
 		outW.Close()
 	}()
-	line, err := bufio.NewReader(outR).ReadString('\n')
+	out := bufio.NewReader(outR)
+	line, err := out.ReadString('\n')
 	if err != nil {
 		t.Fatalf("no banner: %v; stderr: %s", err, stderr.String())
 	}
+	page, err := out.ReadString('\n')
+	if err != nil {
+		t.Fatalf("no second banner line: %v", err)
+	}
+	go io.Copy(io.Discard, out)
 	m := regexp.MustCompile(`^skilledge: serving 1 skill \(2 files\) at (http://127\.0\.0\.1:\d+/mcp)\n$`).FindStringSubmatch(line)
 	if m == nil {
 		t.Fatalf("banner %q", line)
+	}
+	if want := "skilledge: the catalog page is at " + strings.TrimSuffix(m[1], "mcp") + "\n"; page != want {
+		t.Fatalf("second banner line %q, want %q", page, want)
 	}
 	req, _ := http.NewRequest("POST", m[1], strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	req.Header.Set("Content-Type", "application/json")

@@ -114,9 +114,8 @@ loopback origins.`)
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
-	fmt.Fprintf(stdout, "skilledge: serving %s (%s) at http://%s%s\n",
-		plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint(pool))
-	fmt.Fprintf(stdout, "skilledge: the catalog page is at http://%s/\n", displayAddr(ln.Addr()))
+	fmt.Fprintf(stdout, "skilledge: serving %s (%s) at http://%s%s\nskilledge: the catalog page is at http://%s/\n",
+		plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint(pool), displayAddr(ln.Addr()))
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
