@@ -113,8 +113,12 @@ func TestValidation(t *testing.T) {
 				`skills/b/SKILL.md:5: metadata key "version": value must be a string, not a number (put it in quotes: "1.0")`,
 				`skills/b/SKILL.md:7: metadata key "flag": value must be a string, not a boolean (put it in quotes: "true")`,
 				`skills/b/SKILL.md:8: metadata key "nested": value must be a string, not a mapping`,
-				`skills/b/SKILL.md:9: metadata key "io.modelcontextprotocol/skills": the prefix "io.modelcontextprotocol/" is reserved`,
+				`skills/b/SKILL.md:9: warning: metadata key "io.modelcontextprotocol/skills": the prefix "io.modelcontextprotocol/" is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know`,
 				`skills/b/SKILL.md:10: metadata key "1": must be a string, not a number`}},
+		{name: "reserved metadata key", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: \"y\"\n")},
+			want: []string{
+				`skills/x/SKILL.md:5: warning: metadata key "io.modelcontextprotocol/x": the prefix "io.modelcontextprotocol/" is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know`},
+			valid: []string{"x"}},
 		{name: "license and allowed-tools", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nlicense: 2024\nallowed-tools: [Read, Write]\n")},
 			want: []string{
 				`skills/x/SKILL.md:4: license: must be a string, not a number (put it in quotes: "2024")`,
@@ -520,5 +524,22 @@ func TestUnlistableDirectory(t *testing.T) {
 	}
 	if _, _, err := Load(failDir{m, "."}, "s", Options{}); err == nil {
 		t.Error("unlistable root: no error")
+	}
+}
+
+// TestReservedMetadataServedVerbatim holds the extension's rule for its reserved prefix:
+// a key under io.modelcontextprotocol/ is a warning, and the frontmatter keeps it as
+// written.
+func TestReservedMetadataServedVerbatim(t *testing.T) {
+	cat, ps, err := Load(fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: \"y\"\n")}, "skills", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if HasErrors(ps) || len(ps) != 1 || ps[0].Severity != Warning {
+		t.Fatalf("problems: %v", strs(ps))
+	}
+	want := `{"name":"x","description":"d","metadata":{"io.modelcontextprotocol/x":"y"}}`
+	if len(cat.Skills) != 1 || string(cat.Skills[0].Frontmatter) != want {
+		t.Fatalf("frontmatter %s, want %s", cat.Skills[0].Frontmatter, want)
 	}
 }
