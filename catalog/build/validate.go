@@ -54,6 +54,10 @@ func validateFields(top *value, dirName string, report fieldReport) (name, desc 
 			}
 		case "metadata":
 			validateMetadata(k, report)
+		case "arguments":
+			validateArguments(k, report)
+		case "dependencies":
+			validateDependencies(k, report)
 		default:
 			if want, ok := passedFields[k.name]; ok {
 				if !isPassedType(k.val, want) && k.val.kind != kInvalid {
