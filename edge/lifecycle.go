@@ -9,8 +9,22 @@ import (
 // capabilitiesJSON is the server's capability declaration, the same in both eras
 // (SPEC §3: the extension settings sit directly inside the extension object, and a
 // server declaring the extension also declares resources). "skills" is the SEP-2076
-// primitive's capability, for the name-keyed generation of clients (SPEC §5).
-const capabilitiesJSON = `{"resources":{},"skills":{"listChanged":false},"extensions":{"` + SkillsExtension + `":{"directoryRead":true}}}`
+// primitive's capability, for the name-keyed generation of clients (SPEC §5);
+// "completions" is for the resource templates' arguments (SPEC §8).
+const capabilitiesJSON = `{"resources":{},"completions":{},"skills":{"listChanged":false},"extensions":{"` + SkillsExtension + `":{"directoryRead":true}}}`
+
+// capabilitiesListChangedJSON is capabilitiesJSON of a server whose host sends
+// notifications/resources/list_changed and notifications/skills/list_changed when the
+// catalog changes (Options.ListChanged).
+const capabilitiesListChangedJSON = `{"resources":{"listChanged":true},"completions":{},"skills":{"listChanged":true},"extensions":{"` + SkillsExtension + `":{"directoryRead":true}}}`
+
+// capabilities returns the capability declaration of s.
+func (s *Server) capabilities() string {
+	if s.opt.ListChanged {
+		return capabilitiesListChangedJSON
+	}
+	return capabilitiesJSON
+}
 
 // initialize answers the legacy handshake: echo the client's revision when we speak it,
 // else offer the newest legacy one. See
@@ -22,7 +36,9 @@ func (s *Server) initialize(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	b = append(b, `"protocolVersion":"`...)
 	b = append(b, negotiate(v.Str)...)
-	b = append(b, `","capabilities":`+capabilitiesJSON+`,"serverInfo":`...)
+	b = append(b, `","capabilities":`...)
+	b = append(b, s.capabilities()...)
+	b = append(b, `,"serverInfo":`...)
 	b = s.appendServerInfo(b)
 	return s.appendInstructions(b), nil
 }
@@ -38,7 +54,8 @@ func negotiate(requested string) string {
 // discover answers server/discover (2026-07-28): the versions, capabilities and identity
 // of this server, with no state created.
 func (s *Server) discover(c *call, b []byte) ([]byte, *jsonrpc.Error) {
-	b = append(b, `"supportedVersions":`+supportedModernJSON+`,"capabilities":`+capabilitiesJSON...)
+	b = append(b, `"supportedVersions":`+supportedModernJSON+`,"capabilities":`...)
+	b = append(b, s.capabilities()...)
 	b = s.appendInstructions(b)
 	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
 	b = s.appendServerInfo(b)

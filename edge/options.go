@@ -14,7 +14,8 @@ import (
 // plugin's configure export, the worker's environment):
 //
 //	{"endpoint":"/mcp", "allowOrigins":["*"], "allowHosts":["*"], "maxBody":1048576,
-//	 "pageSize":100, "instructions":"...", "name":"skilledge", "version":"0.1.0"}
+//	 "pageSize":100, "instructions":"...", "name":"skilledge", "version":"0.1.0",
+//	 "listChanged":false}
 //
 // Every key is optional; an unknown key or a wrongly typed value is an error. Empty input
 // gives the zero Options (edge's defaults). It uses gjson rather than encoding/json, which
@@ -50,6 +51,8 @@ func ParseOptions(b []byte) (Options, error) {
 			o.AllowOrigins, err = optStrings(key, v)
 		case "allowHosts":
 			o.AllowHosts, err = optStrings(key, v)
+		case "listChanged":
+			o.ListChanged, err = optBool(key, v)
 		default:
 			err = errors.New("unknown option " + k.Raw)
 		}
@@ -63,6 +66,13 @@ func optString(key string, v gjson.Result) (string, error) {
 		return "", errors.New("option " + key + " must be a string")
 	}
 	return v.Str, nil
+}
+
+func optBool(key string, v gjson.Result) (bool, error) {
+	if v.Type != gjson.True && v.Type != gjson.False {
+		return false, errors.New("option " + key + " must be true or false")
+	}
+	return v.Type == gjson.True, nil
 }
 
 func optStrings(key string, v gjson.Result) ([]string, error) {
@@ -135,5 +145,9 @@ func (o Options) JSON() []byte {
 	str("instructions", o.Instructions)
 	str("name", o.Name)
 	str("version", o.Version)
+	if o.ListChanged {
+		field("listChanged")
+		b = append(b, "true"...)
+	}
 	return append(b, '}')
 }
