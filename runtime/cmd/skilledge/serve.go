@@ -21,6 +21,7 @@ type serverFlags struct {
 	catalogFlags
 	plugin    string
 	memoryMiB int
+	watch     bool
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
@@ -28,6 +29,32 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	pluginFlag(fs, &f.plugin)
 	fs.IntVar(&f.memoryMiB, "memory-limit", skruntime.DefaultMemoryLimit>>20,
 		"memory cap of each plugin instance, in `MiB`; each holds its own copy of the catalog index (file contents are held once, outside)")
+	fs.BoolVar(&f.watch, "watch", false, "rebuild DIR when its files change and serve the new catalog (an invalid edit keeps the previous one);\nthe server declares listChanged and, on stdio, sends notifications/skills/list_changed and\nnotifications/resources/list_changed after each change")
+}
+
+// checkWatch refuses --watch without a skills folder to watch. ok is false after saying why.
+func (f *serverFlags) checkWatch(name, dir string, stderr io.Writer) bool {
+	switch {
+	case !f.watch:
+	case dir == "":
+		fmt.Fprintf(stderr, "skilledge %s: --watch watches a skills folder: give one (the built-in examples never change)\n", name)
+		return false
+	case isBuilt(dir):
+		fmt.Fprintf(stderr, "skilledge %s: --watch watches a skills folder, and %s is a built catalog (it holds %s)\n", name, dir, indexFile)
+		return false
+	}
+	return true
+}
+
+// startWatching runs a watcher of dir for srv in the background, until ctx ends, when
+// --watch was given.
+func (f *serverFlags) startWatching(ctx context.Context, name, dir string, src *source, plugin *skruntime.Plugin, opt skruntime.Options, srv *skruntime.Server, stderr io.Writer) {
+	if !f.watch {
+		return
+	}
+	w := &watcher{name: name, dir: dir, flags: f.catalogFlags, plugin: plugin, opt: opt, srv: srv, stderr: stderr, served: src.pack.Digest()}
+	fmt.Fprintf(stderr, "skilledge: watching %s for changes\n", dir)
+	go w.run(ctx)
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -38,7 +65,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 until a file changes; OUT, the output of skilledge build, is served as it is.
 
 By default the server listens on loopback only and accepts browser requests only from
-loopback origins.`)
+loopback origins. With --watch, DIR is rebuilt whenever its files change and the new
+catalog replaces the served one atomically; HTTP clients see it on their next request.`)
 	var f serverFlags
 	f.register(c.fs)
 	addr := c.fs.String("addr", "127.0.0.1:8787", "listen on `HOST:PORT`")
@@ -64,17 +92,24 @@ loopback origins.`)
 	if len(hosts) > 0 {
 		hosts = append(stringList{edge.Loopback}, hosts...)
 	}
+	if !f.checkWatch("serve", dirArg(pos), stderr) {
+		return 2
+	}
 	src, ok := openSource("serve", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
 	}
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts}}, stderr)
+	opt := skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts, ListChanged: f.watch}}
+	pool, plugin, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
 	}
 	srv := skruntime.NewServer(pool, stderr)
 	defer srv.Close(context.Background())
+	watching, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	f.startWatching(watching, "serve", dirArg(pos), src, plugin, opt, srv, stderr)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -121,19 +156,25 @@ func cmdStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 newline-delimited JSON-RPC on stdin and stdout, logs on stderr. It ends at the end of
 stdin. The folder is refused if it has invalid skills, unless --skip-invalid. DIR is
 built into the user cache on first use and that build is reused until a file changes;
-OUT, the output of skilledge build, is served as it is.`)
+OUT, the output of skilledge build, is served as it is. With --watch, DIR is rebuilt
+whenever its files change, the new catalog replaces the served one atomically, and the
+client is sent notifications/skills/list_changed and notifications/resources/list_changed.`)
 	var f serverFlags
 	f.register(c.fs)
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
 		return code
 	}
+	if !f.checkWatch("stdio", dirArg(pos), stderr) {
+		return 2
+	}
 	src, ok := openSource("stdio", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
 	}
 	// A stdio message may be a whole line: budget instance memory for the longest.
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine}, stderr)
+	opt := skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine, Server: edge.Options{ListChanged: f.watch}}
+	pool, plugin, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1
@@ -141,6 +182,9 @@ OUT, the output of skilledge build, is served as it is.`)
 	srv := skruntime.NewServer(pool, stderr)
 	defer srv.Close(context.Background())
 	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"))
+	watching, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	f.startWatching(watching, "stdio", dirArg(pos), src, plugin, opt, srv, stderr)
 	// ServeStdio notices ctx only between messages; an interrupt must not wait for
 	// the next line, so on one return at once (the process is about to exit).
 	done := make(chan error, 1)
