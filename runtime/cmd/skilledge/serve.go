@@ -46,15 +46,19 @@ func (f *serverFlags) checkWatch(name, dir string, stderr io.Writer) bool {
 	return true
 }
 
-// startWatching runs a watcher of dir for srv in the background, until ctx ends, when
-// --watch was given.
-func (f *serverFlags) startWatching(ctx context.Context, name, dir string, src *source, plugin *skruntime.Plugin, opt skruntime.Options, srv *skruntime.Server, stderr io.Writer) {
+// startWatching runs a watcher of dir for srv in the background when --watch was given,
+// until ctx ends or stop is called; stop returns once the watcher has (so that no catalog
+// is swapped in after it).
+func (f *serverFlags) startWatching(ctx context.Context, name, dir string, src *source, plugin *skruntime.Plugin, opt skruntime.Options, srv *skruntime.Server, stderr io.Writer) (stop func()) {
 	if !f.watch {
-		return
+		return func() {}
 	}
 	w := &watcher{name: name, dir: dir, flags: f.catalogFlags, plugin: plugin, opt: opt, srv: srv, stderr: stderr, served: src.pack.Digest()}
 	fmt.Fprintf(stderr, "skilledge: watching %s for changes\n", dir)
-	go w.run(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); w.run(ctx) }()
+	return func() { cancel(); <-done }
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -107,9 +111,7 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 	}
 	srv := skruntime.NewServer(pool, stderr)
 	defer srv.Close(context.Background())
-	watching, stopWatching := context.WithCancel(ctx)
-	defer stopWatching()
-	f.startWatching(watching, "serve", dirArg(pos), src, plugin, opt, srv, stderr)
+	defer f.startWatching(ctx, "serve", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -182,9 +184,7 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 	srv := skruntime.NewServer(pool, stderr)
 	defer srv.Close(context.Background())
 	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"))
-	watching, stopWatching := context.WithCancel(ctx)
-	defer stopWatching()
-	f.startWatching(watching, "stdio", dirArg(pos), src, plugin, opt, srv, stderr)
+	defer f.startWatching(ctx, "stdio", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
 	// ServeStdio notices ctx only between messages; an interrupt must not wait for
 	// the next line, so on one return at once (the process is about to exit).
 	done := make(chan error, 1)
