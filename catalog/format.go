@@ -90,6 +90,9 @@ const (
 	SkillInstructions // ref: the SKILL.md body (after the frontmatter) as a JSON string
 	SkillByNameTail   // `,"files":[…]`
 	SkillArchives     // uint32 list: the TableResources rows of the skill's .tar.gz and .zip
+	SkillListed       // the resources/list descriptor of the skill's SKILL.md (scoped resources/list)
+	SkillRequired     // the names of the skill's required SEP-2076 arguments, each followed by "\n"
+	SkillFiles        // uint32 list: the TableResources rows of the skill's files, sorted by ResURI
 	SkillFields       // the number of fields
 )
 
@@ -126,6 +129,7 @@ const (
 	IndexSkillsByURI         // uint32 list of TableSkills rows sorted by SkillURI
 	IndexSkillsByName        // uint32 list of TableSkills rows sorted by SkillName, then listing order
 	IndexListed              // one uint32: how many TableResources rows resources/list lists
+	IndexSkillsByPath        // uint32 list of TableSkills rows sorted by skill path as in SkillURI (escaped)
 	IndexFields              // the number of fields
 )
 

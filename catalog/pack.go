@@ -116,7 +116,8 @@ func (p *Pack) checkIndexes() error {
 	nres, nskills, ndirs := p.tables[TableResources].rows, p.tables[TableSkills].rows, p.tables[TableDirs].rows
 	if len(p.cell(TableIndex, 0, IndexResByURI)) != int(nres)*4 ||
 		len(p.cell(TableIndex, 0, IndexSkillsByURI)) != int(nskills)*4 ||
-		len(p.cell(TableIndex, 0, IndexSkillsByName)) != int(nskills)*4 {
+		len(p.cell(TableIndex, 0, IndexSkillsByName)) != int(nskills)*4 ||
+		len(p.cell(TableIndex, 0, IndexSkillsByPath)) != int(nskills)*4 {
 		return fmt.Errorf("%w: index size", ErrCorrupt)
 	}
 	if err := check(p.cell(TableIndex, 0, IndexResByURI), nres, "resource index"); err != nil {
@@ -128,6 +129,9 @@ func (p *Pack) checkIndexes() error {
 	if err := check(p.cell(TableIndex, 0, IndexSkillsByName), nskills, "skill name index"); err != nil {
 		return err
 	}
+	if err := check(p.cell(TableIndex, 0, IndexSkillsByPath), nskills, "skill path index"); err != nil {
+		return err
+	}
 	if l := p.cell(TableIndex, 0, IndexListed); len(l) != 4 || u32(l, 0) > nres {
 		return fmt.Errorf("%w: listed count", ErrCorrupt)
 	}
@@ -136,6 +140,20 @@ func (p *Pack) checkIndexes() error {
 			return fmt.Errorf("%w: skill archives", ErrCorrupt)
 		} else if err := check(l, nres, "skill archives"); err != nil {
 			return err
+		}
+		uri := string(p.cell(TableSkills, i, SkillURI))
+		if !strings.HasPrefix(uri, Scheme) || !strings.HasSuffix(uri, "/"+skillMD) || len(uri) <= len(Scheme)+len(skillMD)+1 {
+			return fmt.Errorf("%w: skill URI %q", ErrCorrupt, uri)
+		}
+		files := p.cell(TableSkills, i, SkillFiles)
+		if err := check(files, nres, "skill files"); err != nil {
+			return err
+		}
+		dir := uri[:len(uri)-len(skillMD)]
+		for k := 0; k < len(files); k += 4 {
+			if !strings.HasPrefix(string(p.cell(TableResources, u32(files, k), ResURI)), dir) {
+				return fmt.Errorf("%w: a file of skill %q is not under it", ErrCorrupt, uri)
+			}
 		}
 	}
 	for d := uint32(0); d < ndirs; d++ {
@@ -310,6 +328,70 @@ func (p *Pack) SkillsByName(name string) []int {
 		out = append(out, int(u32(index, k*4)))
 	}
 	return out
+}
+
+// skillMD names the file that makes a directory a skill.
+const skillMD = "SKILL.md"
+
+// SkillPath returns the path of skill i as it appears in its URIs (escaped, "acme/billing/refunds"):
+// SkillURI without the scheme and "/SKILL.md". Open has checked that every SkillURI has
+// that shape.
+func (p *Pack) SkillPath(i int) []byte {
+	u := p.Skill(i, SkillURI)
+	return u[len(Scheme) : len(u)-len(skillMD)-1]
+}
+
+// SkillsUnder returns the skills whose SKILL.md URI starts with prefix, as the range
+// [lo, hi) of ranks in SKILL.md URI order (SkillByURIRank): a prefix ending in "/" gives
+// the skills under a URI, segment by segment. Two binary searches.
+func (p *Pack) SkillsUnder(prefix string) (lo, hi int) {
+	return p.prefixRange(p.cell(TableIndex, 0, IndexSkillsByURI), prefix, func(r uint32) []byte { return p.cell(TableSkills, r, SkillURI) })
+}
+
+// SkillByURIRank returns the skill at rank k of SKILL.md URI order.
+func (p *Pack) SkillByURIRank(k int) int {
+	return int(u32(p.cell(TableIndex, 0, IndexSkillsByURI), k*4))
+}
+
+// SkillPathsWithPrefix returns the skills whose path (SkillPath) starts with prefix, as
+// the range [lo, hi) of ranks in path order (SkillByPathRank). Two binary searches.
+func (p *Pack) SkillPathsWithPrefix(prefix string) (lo, hi int) {
+	return p.prefixRange(p.cell(TableIndex, 0, IndexSkillsByPath), prefix, func(r uint32) []byte { return p.SkillPath(int(r)) })
+}
+
+// SkillByPathRank returns the skill at rank k of path order.
+func (p *Pack) SkillByPathRank(k int) int {
+	return int(u32(p.cell(TableIndex, 0, IndexSkillsByPath), k*4))
+}
+
+// SkillByPath returns the skill whose path (SkillPath) is exactly path.
+func (p *Pack) SkillByPath(path string) (i int, ok bool) {
+	// The exact match sorts first among the paths it is a prefix of.
+	if lo, hi := p.SkillPathsWithPrefix(path); lo < hi {
+		if i := p.SkillByPathRank(lo); string(p.SkillPath(i)) == path {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// SkillFilesWithPrefix returns the files of skill i whose URI starts with prefix, as the
+// range [lo, hi) of ranks in the skill's file list (SkillFileAt), which is sorted by URI.
+func (p *Pack) SkillFilesWithPrefix(i int, prefix string) (lo, hi int) {
+	return p.prefixRange(p.Skill(i, SkillFiles), prefix, func(r uint32) []byte { return p.cell(TableResources, r, ResURI) })
+}
+
+// SkillFileAt returns the resource of the file at rank k of skill i's file list.
+func (p *Pack) SkillFileAt(i, k int) int { return int(u32(p.Skill(i, SkillFiles), k*4)) }
+
+// prefixRange finds, in list (uint32 rows sorted by key), the ranks [lo, hi) of the rows
+// whose key starts with prefix. The rows with a prefix are contiguous in key order, so two
+// binary searches find them.
+func (p *Pack) prefixRange(list []byte, prefix string, key func(uint32) []byte) (lo, hi int) {
+	n := len(list) / 4
+	lo = sort.Search(n, func(k int) bool { return string(key(u32(list, k*4))) >= prefix })
+	hi = lo + sort.Search(n-lo, func(k int) bool { return !strings.HasPrefix(unsafeString(key(u32(list, (lo+k)*4))), prefix) })
+	return lo, hi
 }
 
 // DirByURI returns the directory resource whose URI is exactly uri (no trailing slash).

@@ -17,16 +17,17 @@ func testPack() []byte {
 			[]byte("text/markdown"), []byte("sha256:" + strings.Repeat("ab", 32)), []byte("12"), testRef}
 	}
 	w.Table(TableResources, ResFields, [][][]byte{res("skill://b/SKILL.md"), res("skill://a/SKILL.md"), res("skill://a/x/y.md")})
-	skill := func(path string) [][]byte {
+	skill := func(path string, required string, files ...uint32) [][]byte {
 		return [][]byte{[]byte(path), []byte(path), []byte("skill://" + path + "/SKILL.md"), []byte(`{}`), []byte(`{}`), []byte(`""`),
-			[]byte(`"description":"","instructions":`), []byte("3 " + strings.Repeat("cd", 32)), []byte(`,"files":[]`), nil}
+			[]byte(`"description":"","instructions":`), []byte("3 " + strings.Repeat("cd", 32)), []byte(`,"files":[]`), nil,
+			[]byte(`{"uri":"skill://` + path + `/SKILL.md"}`), []byte(required), U32s(files)}
 	}
-	w.Table(TableSkills, SkillFields, [][][]byte{skill("b"), skill("a")})
+	w.Table(TableSkills, SkillFields, [][][]byte{skill("b", "", 0), skill("a", "x\n", 1, 2)})
 	w.Table(TableDirs, DirFields, [][][]byte{
 		{[]byte("skill://a"), []byte(`{}`), U32s([]uint32{1, DirBit | 1})},
 		{[]byte("skill://a/x"), []byte(`{}`), U32s([]uint32{2})},
 	})
-	w.Table(TableIndex, IndexFields, [][][]byte{{U32s([]uint32{1, 2, 0}), U32s([]uint32{1, 0}), U32s([]uint32{1, 0}), U32s([]uint32{3})}})
+	w.Table(TableIndex, IndexFields, [][][]byte{{U32s([]uint32{1, 2, 0}), U32s([]uint32{1, 0}), U32s([]uint32{1, 0}), U32s([]uint32{3}), U32s([]uint32{1, 0})}})
 	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("abcdef0123456789"), []byte("test"), nil}})
 	w.Table(TableHTTP, HTTPFields, [][][]byte{{[]byte("/x/index.json"), []byte("application/json"), []byte("sha256:" + strings.Repeat("ef", 32)), []byte("2 " + strings.Repeat("ef", 32))}})
 	fallback := func(prompt string, md uint32) [][]byte {
@@ -90,6 +91,56 @@ func TestPackLookups(t *testing.T) {
 	if p.Digest() != "abcdef0123456789" {
 		t.Errorf("Digest = %q", p.Digest())
 	}
+	for _, tt := range []struct {
+		prefix string
+		want   []int
+	}{{"skill://", []int{1, 0}}, {"skill://a/", []int{1}}, {"skill://a", []int{1}}, {"skill://a/x/", nil}, {"skill://c/", nil}, {"", []int{1, 0}}} {
+		var got []int
+		lo, hi := p.SkillsUnder(tt.prefix)
+		for k := lo; k < hi; k++ {
+			got = append(got, p.SkillByURIRank(k))
+		}
+		if !equalInts(got, tt.want) {
+			t.Errorf("SkillsUnder(%q) = %v, want %v", tt.prefix, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		prefix string
+		want   []int
+	}{{"", []int{1, 0}}, {"a", []int{1}}, {"b", []int{0}}, {"a/", nil}, {"c", nil}} {
+		var got []int
+		lo, hi := p.SkillPathsWithPrefix(tt.prefix)
+		for k := lo; k < hi; k++ {
+			got = append(got, p.SkillByPathRank(k))
+		}
+		if !equalInts(got, tt.want) {
+			t.Errorf("SkillPathsWithPrefix(%q) = %v, want %v", tt.prefix, got, tt.want)
+		}
+	}
+	if i, ok := p.SkillByPath("a"); !ok || i != 1 || string(p.SkillPath(i)) != "a" {
+		t.Errorf("SkillByPath(a) = %d, %v", i, ok)
+	}
+	if _, ok := p.SkillByPath(""); ok {
+		t.Error("SkillByPath(\"\") found a skill")
+	}
+	if lo, hi := p.SkillFilesWithPrefix(1, "skill://a/x"); hi-lo != 1 || p.SkillFileAt(1, lo) != 2 {
+		t.Errorf("SkillFilesWithPrefix(a, x) = %d, %d", lo, hi)
+	}
+	if lo, hi := p.SkillFilesWithPrefix(1, "skill://a/"); hi-lo != 2 {
+		t.Errorf("SkillFilesWithPrefix(a, \"\") = %d, %d", lo, hi)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func TestOpenRejectsCorruption(t *testing.T) {
@@ -124,6 +175,21 @@ func touchAll(p *Pack) {
 		}
 		p.SkillByURI(string(p.Skill(i, SkillURI)))
 		p.SkillsByName(string(p.Skill(i, SkillName)))
+		p.SkillByPath(string(p.SkillPath(i)))
+		lo, hi := p.SkillFilesWithPrefix(i, "skill://")
+		for k := lo; k < hi; k++ {
+			p.Resource(p.SkillFileAt(i, k), ResURI)
+		}
+	}
+	for _, prefix := range []string{"", "skill://", "skill://a/"} {
+		lo, hi := p.SkillsUnder(prefix)
+		for k := lo; k < hi; k++ {
+			p.Skill(p.SkillByURIRank(k), SkillListed)
+		}
+		lo, hi = p.SkillPathsWithPrefix(prefix)
+		for k := lo; k < hi; k++ {
+			p.SkillPath(p.SkillByPathRank(k))
+		}
 	}
 	for i := 0; i < p.NumResources(); i++ {
 		for f := 0; f < ResFields; f++ {
@@ -183,7 +249,7 @@ func TestEmptyPack(t *testing.T) {
 	w.Table(TableSkills, SkillFields, nil)
 	w.Table(TableResources, ResFields, nil)
 	w.Table(TableDirs, DirFields, nil)
-	w.Table(TableIndex, IndexFields, [][][]byte{{nil, nil, nil, U32s([]uint32{0})}})
+	w.Table(TableIndex, IndexFields, [][][]byte{{nil, nil, nil, U32s([]uint32{0}), nil}})
 	w.Table(TableMeta, MetaFields, [][][]byte{{[]byte("e3b0c442"), []byte("test"), nil}})
 	w.Table(TableHTTP, HTTPFields, nil)
 	emptySite(&w)

@@ -9,10 +9,23 @@ import (
 // capabilities renders the server's capability declaration, the same in both eras
 // (SPEC §3: the extension settings sit directly inside the extension object, and a
 // server declaring the extension also declares resources). "skills" is the SEP-2076
-// primitive's capability, for the name-keyed generation of clients (SPEC §5). tools and
-// prompts are declared only when the options offer them (SPEC §8).
+// primitive's capability, for the name-keyed generation of clients (SPEC §5);
+// "completions" is for the resource templates' arguments (SPEC §8). tools and prompts are
+// declared only when the options offer them (SPEC §8), and listChanged is true only when
+// the host sends notifications/resources/list_changed and notifications/skills/list_changed
+// as the catalog changes (Options.ListChanged).
 func capabilities(opt Options) []byte {
-	b := []byte(`{"resources":{},"skills":{"listChanged":false}`)
+	lc := `{"listChanged":false}`
+	if opt.ListChanged {
+		lc = `{"listChanged":true}`
+	}
+	b := []byte(`{"resources":`)
+	if opt.ListChanged {
+		b = append(b, lc...)
+	} else {
+		b = append(b, `{}`...)
+	}
+	b = append(b, `,"completions":{},"skills":`+lc...)
 	if opt.Tools {
 		b = append(b, `,"tools":{"listChanged":false}`...)
 	}

@@ -24,7 +24,8 @@ type call struct {
 // Every Result aliases the message.
 type params struct {
 	uri, cursor, name, protocolVersion gjson.Result
-	arguments                          gjson.Result // tools/call, prompts/get
+	arguments                          gjson.Result // tools/call, prompts/get, skills/get {name, arguments}
+	ref, argument, context             gjson.Result // completion/complete
 	meta                               gjson.Result // _meta
 	metaVersion, metaCapabilities      gjson.Result // _meta's protocolVersion and clientCapabilities
 }
@@ -50,6 +51,12 @@ func newCall(msg *jsonrpc.Message, refs *[]wire.Ref) call {
 			dst = &p.protocolVersion
 		case "arguments":
 			dst = &p.arguments
+		case "ref":
+			dst = &p.ref
+		case "argument":
+			dst = &p.argument
+		case "context":
+			dst = &p.context
 		case "_meta":
 			dst = &p.meta
 			if meta == nil {
@@ -149,15 +156,19 @@ func lookup(name string) (method, bool) {
 		return method{handle: (*Server).promptsList, cacheable: true, fallback: fallbackPrompts}, true
 	case "prompts/get":
 		return method{handle: (*Server).promptsGet, fallback: fallbackPrompts}, true
+	case "completion/complete":
+		return method{handle: (*Server).complete}, true
 	}
 	return method{}, false
 }
 
 // Cache hints of the modern era. The catalog only changes with a new deployment, so a
-// shared cache may keep any answer for a while.
+// shared cache may keep any answer for a while; a catalog the host watches and replaces
+// (Options.ListChanged) may change at any time, so its answers are stale at once.
 const (
-	cacheTTLMillis = "300000"
-	cacheScope     = "public"
+	cacheTTLMillis        = "300000"
+	cacheTTLMillisWatched = "0"
+	cacheScope            = "public"
 )
 
 // era works out which protocol revision a request is under. legacy is the revision the
@@ -225,7 +236,9 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"resultType":"complete"`...)
-		if m.cacheable {
+		if m.cacheable && s.opt.ListChanged {
+			dst = append(dst, `,"ttlMs":`+cacheTTLMillisWatched+`,"cacheScope":"`+cacheScope+`"`...)
+		} else if m.cacheable {
 			dst = append(dst, `,"ttlMs":`+cacheTTLMillis+`,"cacheScope":"`+cacheScope+`"`...)
 		}
 	}

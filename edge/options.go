@@ -15,7 +15,7 @@ import (
 //
 //	{"endpoint":"/mcp", "allowOrigins":["*"], "allowHosts":["*"], "maxBody":1048576,
 //	 "pageSize":2000, "instructions":"...", "name":"skilledge", "version":"0.1.0",
-//	 "tools":true, "prompts":true}
+//	 "tools":true, "prompts":true, "listChanged":false}
 //
 // Every key is optional; an unknown key or a wrongly typed value is an error. Empty input
 // gives the zero Options (edge's defaults). It uses gjson rather than encoding/json, which
@@ -55,6 +55,8 @@ func ParseOptions(b []byte) (Options, error) {
 			o.Tools, err = optBool(key, v)
 		case "prompts":
 			o.Prompts, err = optBool(key, v)
+		case "listChanged":
+			o.ListChanged, err = optBool(key, v)
 		default:
 			err = errors.New("unknown option " + k.Raw)
 		}
@@ -155,5 +157,6 @@ func (o Options) JSON() []byte {
 	}
 	flag("tools", o.Tools)
 	flag("prompts", o.Prompts)
+	flag("listChanged", o.ListChanged)
 	return append(b, '}')
 }

@@ -8,7 +8,7 @@ import (
 
 func TestParseOptions(t *testing.T) {
 	full := `{"endpoint":"/x","allowOrigins":["*","https://a.example"],"allowHosts":["h.example"],` +
-		`"maxBody":1048576,"pageSize":7,"instructions":"Use it.","name":"n","version":"9.9.9","tools":true,"prompts":true}`
+		`"maxBody":1048576,"pageSize":7,"instructions":"Use it.","name":"n","version":"9.9.9","tools":true,"prompts":true,"listChanged":true}`
 	for _, tc := range []struct {
 		name string
 		in   string
@@ -18,8 +18,9 @@ func TestParseOptions(t *testing.T) {
 		{"empty object", `{}`, Options{}},
 		{"whitespace around", " \n\t{ } \r\n", Options{}},
 		{"every key", full, Options{Endpoint: "/x", AllowOrigins: []string{"*", "https://a.example"}, AllowHosts: []string{"h.example"},
-			MaxBody: 1 << 20, PageSize: 7, Instructions: "Use it.", Name: "n", Version: "9.9.9", Tools: true, Prompts: true}},
+			MaxBody: 1 << 20, PageSize: 7, Instructions: "Use it.", Name: "n", Version: "9.9.9", Tools: true, Prompts: true, ListChanged: true}},
 		{"fallbacks off", `{"tools":false,"prompts":false}`, Options{}},
+		{"listChanged false", `{"listChanged":false}`, Options{}},
 		{"endpoint", `{"endpoint":"/mcp/v1"}`, Options{Endpoint: "/mcp/v1"}},
 		{"instructions with escapes", `{"instructions":"a\nb \"q\" \u00e9"}`, Options{Instructions: "a\nb \"q\" é"}},
 		{"empty strings", `{"endpoint":"","name":"","version":"","instructions":""}`, Options{}},
@@ -83,6 +84,11 @@ func TestParseOptionsErrors(t *testing.T) {
 		{`{"instructions":true}`, "option instructions must be a string"},
 		{`{"name":false}`, "option name must be a string"},
 		{`{"version":0.1}`, "option version must be a string"},
+
+		// Booleans.
+		{`{"listChanged":"true"}`, "option listChanged must be true or false"},
+		{`{"listChanged":1}`, "option listChanged must be true or false"},
+		{`{"listChanged":null}`, "option listChanged must be true or false"},
 
 		// Counts.
 		{`{"maxBody":-1}`, "option maxBody must be a non-negative integer"},
@@ -165,6 +171,7 @@ func TestOptionsJSONRoundTrip(t *testing.T) {
 		{Endpoint: "/x", MaxBody: 7, PageSize: 3, Instructions: "say \"hi\"\n", Name: "n", Version: "v"},
 		{AllowOrigins: []string{"*"}, AllowHosts: []string{Loopback, "skills.example"}},
 		{AllowOrigins: []string{}},
+		{ListChanged: true},
 	} {
 		got, err := ParseOptions(o.JSON())
 		if err != nil || !reflect.DeepEqual(got, o) {

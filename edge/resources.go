@@ -3,6 +3,7 @@ package edge
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -12,8 +13,12 @@ import (
 
 // resourcesList answers resources/list: every served file, SKILL.md first within each
 // skill, then skill://index.json, paginated. Directory resources and archives are not
-// listed (SPEC §2, §4); archives are read by the URIs the index gives.
+// listed (SPEC §2, §4); archives are read by the URIs the index gives. With params.uri,
+// the listing is scoped (scopedList).
 func (s *Server) resourcesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	if c.p.uri.Exists() && c.p.uri.Type != gjson.Null {
+		return s.scopedList(c, b)
+	}
 	n := s.pack.NumListed()
 	from, to, err := s.page(c, "r", n)
 	if err != nil {
@@ -64,10 +69,51 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	return append(b, "}]"...), nil
 }
 
-// templatesList answers resources/templates/list: every resource of a prebuilt catalog
-// is listed concretely, so there are no templates.
+// scopedList answers resources/list {uri} (SPEC §8, the pre-submission skills SEP via
+// SEP-2093): one entry per skill whose SKILL.md is under uri, that SKILL.md's descriptor,
+// and no supporting files. "skill://" lists every skill; "skill://acme/" (or
+// "skill://acme") the skills under acme, segment by segment. Entries come in SKILL.md URI
+// order, paginated; the range is two binary searches in the index. A URI of another scheme
+// has nothing under it; a malformed skill URI is -32602.
+func (s *Server) scopedList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	u := c.p.uri
+	if u.Type != gjson.String {
+		return nil, invalidParams("params.uri must be a string")
+	}
+	lo, hi := 0, 0
+	switch scope := u.Str; {
+	case len(scope) < len(catalog.Scheme) || !strings.EqualFold(scope[:len(catalog.Scheme)], catalog.Scheme):
+		// Not a skill URI: none of this server's resources is under it.
+	case len(scope) == len(catalog.Scheme):
+		lo, hi = s.pack.SkillsUnder(catalog.Scheme)
+	default:
+		uri, err := catalog.ParseURI(strings.TrimSuffix(scope, "/"))
+		if err != nil {
+			return nil, invalidParams("Invalid scope: " + scope + " (" + err.Error() + ")").WithData(uriData(scope))
+		}
+		lo, hi = s.pack.SkillsUnder(uri + "/")
+	}
+	n := hi - lo
+	kind := "u" + strconv.Itoa(lo) + "." + strconv.Itoa(hi)
+	from, to, err := s.page(c, kind, n)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `"resources":[`...)
+	for k := from; k < to; k++ {
+		if k > from {
+			b = append(b, ',')
+		}
+		b = append(b, s.pack.Skill(s.pack.SkillByURIRank(lo+k), catalog.SkillListed)...)
+	}
+	b = append(b, ']')
+	return s.appendNextCursor(b, kind, to, n), nil
+}
+
+// templatesList answers resources/templates/list: a template for skills and one for the
+// files of a skill, whose arguments completion/complete suggests (completion.go).
 func (s *Server) templatesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
-	return append(b, `"resourceTemplates":[]`...), nil
+	return append(b, `"resourceTemplates":`+templatesJSON...), nil
 }
 
 // directoryRead answers resources/directory/read: the direct children of a directory

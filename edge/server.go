@@ -41,6 +41,11 @@ type Options struct {
 	// read_skill_file, and one prompt per skill. Off by default: a client that speaks the
 	// extension sees nothing new, and the capabilities are declared only when on.
 	Tools, Prompts bool
+	// ListChanged says that the host sends notifications/skills/list_changed and
+	// notifications/resources/list_changed when the catalog changes (skilledge stdio
+	// --watch): the capabilities then declare listChanged: true, and the modern era's
+	// cacheable results carry ttlMs 0. Default false: a built catalog never changes.
+	ListChanged bool
 }
 
 // Server answers MCP and HTTP requests from one pack. It holds no per-session state and is

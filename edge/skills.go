@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -49,17 +50,25 @@ func (s *Server) skillsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 }
 
 // skillsGetByName answers the SEP-2076 skills/get {name, arguments?}:
-// {description, instructions, files}. The name must pick exactly one skill; arguments are
-// accepted and ignored (a prebuilt catalog has no templated skills).
+// {description, instructions, files}, and the skill's arguments and dependencies when its
+// frontmatter declares them. The name must pick exactly one skill, and arguments must
+// hold every argument the skill declares required (-32602 naming the missing ones); their
+// values change nothing (a prebuilt catalog has no templated skills).
 func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	name := c.p.name
 	if name.Type != gjson.String {
 		return nil, invalidParams("params.name must be a string")
 	}
+	if a := c.p.arguments; a.Exists() && a.Type != gjson.Null && !a.IsObject() {
+		return nil, invalidParams("params.arguments must be an object")
+	}
 	switch found := s.pack.SkillsByName(name.Str); len(found) {
 	case 0:
 		return nil, invalidParams("Skill not found: " + strconv.Quote(name.Str)).WithData(nameData(name.Raw))
 	case 1:
+		if err := missingArguments(s.pack.Skill(found[0], catalog.SkillRequired), c.p.arguments, name); err != nil {
+			return nil, err
+		}
 		b = append(b, s.pack.Skill(found[0], catalog.SkillByNameHead)...)
 		b = c.splice(b, s.pack.Skill(found[0], catalog.SkillInstructions))
 		return append(b, s.pack.Skill(found[0], catalog.SkillByNameTail)...), nil
@@ -74,3 +83,39 @@ func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 }
 
 func nameData(rawName string) []byte { return []byte(`{"name":` + rawName + `}`) }
+
+// missingArguments returns -32602 naming every required argument (SkillRequired: names
+// each followed by "\n") that args, the request's arguments object, lacks; nil if none.
+func missingArguments(required []byte, args gjson.Result, name gjson.Result) *jsonrpc.Error {
+	var missing []string
+	for len(required) > 0 {
+		i := bytes.IndexByte(required, '\n')
+		if i < 0 {
+			break
+		}
+		arg := unsafeString(required[:i])
+		required = required[i+1:]
+		if !member(args, arg).Exists() {
+			missing = append(missing, arg)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	msg := "Skill " + strconv.Quote(name.Str) + " requires the argument"
+	if len(missing) > 1 {
+		msg += "s"
+	}
+	data := append([]byte(`{"name":`), name.Raw...)
+	data = append(data, `,"missing":[`...)
+	for k, m := range missing {
+		if k > 0 {
+			msg += ","
+			data = append(data, ',')
+		}
+		msg += " " + strconv.Quote(m)
+		data = jsonrpc.AppendString(data, m)
+	}
+	msg += ` in params.arguments (skills/list gives each skill's "arguments")`
+	return invalidParams(msg).WithData(append(data, "]}"...))
+}

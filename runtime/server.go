@@ -17,6 +17,9 @@ type Server struct {
 	log    io.Writer
 	logMu  sync.Mutex
 	drains sync.WaitGroup
+	// conns are the stdio connections being served, for Notify.
+	connsMu sync.Mutex
+	conns   map[*stdioConn]struct{}
 }
 
 // NewServer returns a Server answering from pool. Errors are logged to log (os.Stderr

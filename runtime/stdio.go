@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -17,16 +18,80 @@ const MaxLine = 16 << 20
 
 var maxLine = MaxLine // tests lower it
 
+// stdioConn is the writing side of one stdio connection. Replies and notifications
+// (Server.Notify) are written whole, one line each, under mu, so they never interleave.
+type stdioConn struct {
+	mu sync.Mutex
+	bw *bufio.Writer
+	// answered is set once a reply has been written: the client has started talking, so
+	// notifications may follow. done is set when ServeStdio returns: nothing more is
+	// written.
+	answered, done bool
+}
+
+// writeLine writes msg (spliced with the objects refs names) and "\n", and flushes.
+func (c *stdioConn) writeLine(msg []byte, refs []wire.Ref, objs [][]byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	wire.WriteResolved(c.bw, msg, refs, objs)
+	c.bw.WriteByte('\n')
+	c.answered = true
+	return c.bw.Flush()
+}
+
+// Notify writes each message, a line of its own, to every stdio connection that has been
+// answered at least once (a client that has not spoken yet is still starting), between
+// replies, never inside one. It returns how many connections it wrote to; a connection
+// whose write fails is left to its ServeStdio, which fails on its next write.
+func (s *Server) Notify(msgs ...[]byte) int {
+	s.connsMu.Lock()
+	conns := make([]*stdioConn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.connsMu.Unlock()
+	n := 0
+	for _, c := range conns {
+		c.mu.Lock()
+		if c.answered && !c.done {
+			for _, m := range msgs {
+				c.bw.Write(m)
+				c.bw.WriteByte('\n')
+			}
+			if c.bw.Flush() == nil {
+				n++
+			}
+		}
+		c.mu.Unlock()
+	}
+	return n
+}
+
 // ServeStdio serves newline-delimited JSON-RPC (the MCP stdio transport): it reads one
 // message per line from r and writes each reply followed by "\n" to w, in order. It
 // remembers the protocol version negotiated on this connection. Empty lines are skipped;
 // a line longer than MaxLine is answered with a -32600 error and skipped; a failed
 // instance is answered with -32603 echoing the request id (nothing for a notification).
-// Nothing but replies is written to w: logs go to the Server's log. It returns nil at
-// EOF, or the first read or write error, or ctx.Err() (checked between messages).
+// Nothing but replies, and the notifications of Notify, is written to w: logs go to the
+// Server's log. It returns nil at EOF, or the first read or write error, or ctx.Err()
+// (checked between messages).
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	bw := bufio.NewWriterSize(w, 64<<10)
+	conn := &stdioConn{bw: bufio.NewWriterSize(w, 64<<10)}
+	s.connsMu.Lock()
+	if s.conns == nil {
+		s.conns = map[*stdioConn]struct{}{}
+	}
+	s.conns[conn] = struct{}{}
+	s.connsMu.Unlock()
+	defer func() {
+		s.connsMu.Lock()
+		delete(s.conns, conn)
+		s.connsMu.Unlock()
+		conn.mu.Lock()
+		conn.done = true
+		conn.mu.Unlock()
+	}()
 	var version string
 	var long []byte
 	for {
@@ -66,9 +131,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 			}
 		}
 		if reply != nil {
-			wire.WriteResolved(bw, reply, refs, objs)
-			bw.WriteByte('\n')
-			if werr := bw.Flush(); werr != nil {
+			if werr := conn.writeLine(reply, refs, objs); werr != nil {
 				return werr
 			}
 		}

@@ -1,13 +1,18 @@
 package runtime
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge"
 )
 
 func TestServeStdio(t *testing.T) {
@@ -61,5 +66,62 @@ func TestStdioFailure(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":{},"method":"x"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`},
 	} {
 		requireEqual(t, tc.want, string(stdioFailure([]byte(tc.msg), err)), tc.msg)
+	}
+}
+
+// TestStdioNotify sends notifications while a stdio connection is busy answering: every
+// line written is one whole message (a reply or a notification), replies stay in order,
+// and nothing is sent to a connection that has not been answered yet.
+func TestStdioNotify(t *testing.T) {
+	srv := NewServer(testPool(t, Options{Size: 1}), &bytes.Buffer{})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+
+	// Not answered yet: not notified (ServeStdio may not even have registered).
+	requireEqual(t, 0, srv.Notify([]byte(`{"jsonrpc":"2.0","method":"notifications/x"}`)))
+	fmt.Fprintln(inW, initialize)
+	requireEqual(t, true, lines.Scan())
+	requireInitialized(t, lines.Bytes())
+
+	const n = 200
+	go func() {
+		for i := range n {
+			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"resources/list"}`+"\n", i)
+		}
+		inW.Close()
+	}()
+	notified := make(chan int)
+	go func() {
+		sent := 0
+		for range 50 {
+			sent += srv.Notify(edge.ListChangedNotifications()...)
+		}
+		notified <- sent
+	}()
+	next, notes := int64(0), 0
+	for lines.Scan() {
+		l := lines.Text()
+		if !gjson.Valid(l) {
+			t.Fatalf("not one whole message: %q", l)
+		}
+		switch m := gjson.Get(l, "method").Str; {
+		case m == "notifications/skills/list_changed" || m == "notifications/resources/list_changed":
+			notes++
+		case gjson.Get(l, "id").Int() == next && gjson.Get(l, "result").Exists():
+			next++
+		default:
+			t.Fatalf("unexpected line %q (reply %d expected)", l, next)
+		}
+	}
+	requireNoError(t, <-done)
+	requireEqual(t, int64(n), next)
+	sent := <-notified
+	requireEqual(t, 2*sent, notes, "two notifications per Notify that reached the connection")
+	if sent == 0 {
+		t.Fatal("no Notify reached the connection")
 	}
 }

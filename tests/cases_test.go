@@ -2,15 +2,20 @@ package tests
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/skilledge/skilledge/catalog/build"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -18,12 +23,17 @@ import (
 // comment says what it checks and whose sections are exchanges, in order:
 //
 //	-- options --            optional: JSON options for the server (plugin "configure")
+//	-- skills/PATH --        optional, repeatable: a file of the case's own skills folder
+//	                         (PATH relative to it, for example skills/x/SKILL.md); a case
+//	                         with such sections is served from that folder, built as
+//	                         skilledge build would, instead of the example catalog
 //	-- http --               a request in the wire frame format (edge/wire), then
 //	-- want --               the expected response frame, byte for byte
 //	-- stdio --              client lines ("> …") and expected server lines ("< …"),
 //	                         sent over one connection; "< " alone expects no reply
 //
-// A request may say $CURSOR for the nextCursor of the latest response that had one, and
+// A request may say $CURSOR for the nextCursor of the latest response that had one (in its
+// result, or in the structuredContent of a tool result), and
 // $ETAG for the latest ETag.
 // The same files run against every target (in-process edge, the plugin in the wazero
 // harness, …), so a new case is a data file, not new Go. `go test ./tests -update`
@@ -49,8 +59,59 @@ type limited interface {
 	unsupported(section string, data []byte) string
 }
 
-// runCases runs every case file against the target made by newTarget(options).
-func runCases(t *testing.T, newTarget func(t *testing.T, options []byte) target, canUpdate bool) {
+// caseSkills is the skills folder a case file carries in its skills/ sections.
+type caseSkills struct {
+	fs  fstest.MapFS
+	key string // hex SHA-256 of the files' paths and contents: equal folders, equal keys
+}
+
+// skillsOf returns the skills folder of the case ar, or nil when it has none.
+func skillsOf(ar *archive) *caseSkills {
+	var cs *caseSkills
+	h := sha256.New()
+	for _, sec := range ar.sections {
+		rel, ok := strings.CutPrefix(sec.name, "skills/")
+		if !ok {
+			continue
+		}
+		if cs == nil {
+			cs = &caseSkills{fs: fstest.MapFS{}}
+		}
+		cs.fs[rel] = &fstest.MapFile{Data: sec.data}
+		fmt.Fprintf(h, "%q %d\n", rel, len(sec.data))
+		h.Write(sec.data)
+	}
+	if cs != nil {
+		cs.key = hex.EncodeToString(h.Sum(nil))
+	}
+	return cs
+}
+
+// caseBuilds holds the build of each case folder, by key, once per test binary.
+var caseBuilds sync.Map // key -> func() (*build.Encoded, error)
+
+// buildCase returns the encoded catalog of cs (the example catalog when cs is nil). Its
+// skills must load without errors; warnings are allowed.
+func buildCase(cs *caseSkills) (*build.Encoded, error) {
+	if cs == nil {
+		return exampleBuild()
+	}
+	f, _ := caseBuilds.LoadOrStore(cs.key, sync.OnceValues(func() (*build.Encoded, error) {
+		c, problems, err := build.Load(cs.fs, "skills", build.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if build.HasErrors(problems) {
+			return nil, fmtProblems(problems)
+		}
+		return build.Encode(c), nil
+	}))
+	return f.(func() (*build.Encoded, error))()
+}
+
+// runCases runs every case file against the target made by newTarget(options, skills),
+// skills being the case's own folder or nil for the example catalog.
+func runCases(t *testing.T, newTarget func(t *testing.T, options []byte, skills *caseSkills) target, canUpdate bool) {
 	files, err := filepath.Glob("testdata/cases/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no protocol cases found: %v", err)
@@ -66,7 +127,7 @@ func runCases(t *testing.T, newTarget func(t *testing.T, options []byte) target,
 			if s := ar.get("options"); s != nil {
 				options = s.data
 			}
-			tg := newTarget(t, options)
+			tg := newTarget(t, options, skillsOf(ar))
 			changed := false
 			cursor := "" // the last nextCursor seen, substituted for $CURSOR in requests
 			etag := ""   // the last ETag seen, substituted for $ETAG
@@ -77,6 +138,9 @@ func runCases(t *testing.T, newTarget func(t *testing.T, options []byte) target,
 			}
 			for i := 0; i < len(ar.sections); i++ {
 				sec := &ar.sections[i]
+				if strings.HasPrefix(sec.name, "skills/") {
+					continue // the case's skills folder, read by skillsOf
+				}
 				switch sec.name {
 				case "options", "want":
 				case "http":
@@ -90,8 +154,10 @@ func runCases(t *testing.T, newTarget func(t *testing.T, options []byte) target,
 					want := &ar.sections[i+1]
 					got := tg.HTTP(t, requestFrame(sec.data, cursor, etag))
 					checkFrame(t, got)
-					if c := gjson.GetBytes(responseBody(got), "result.nextCursor"); c.Exists() {
-						cursor = c.Str
+					for _, path := range []string{"result.nextCursor", "result.structuredContent.nextCursor"} {
+						if c := gjson.GetBytes(responseBody(got), path); c.Exists() {
+							cursor = c.Str
+						}
 					}
 					if r, err := wire.ParseResponse(got); err == nil {
 						if e, ok := r.Header.Get("ETag"); ok {

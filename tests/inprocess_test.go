@@ -39,8 +39,11 @@ type inProcess struct {
 	store wire.Store
 }
 
-func newInProcess(t *testing.T, options []byte) target {
-	enc, err := exampleBuild()
+func newInProcess(t *testing.T, options []byte) target { return newInProcessFor(t, options, nil) }
+
+// newInProcessFor is newInProcess serving the case folder skills (nil: the examples).
+func newInProcessFor(t *testing.T, options []byte, skills *caseSkills) target {
+	enc, err := buildCase(skills)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,4 +99,4 @@ func resolveReply(t *testing.T, reply []byte, refs []wire.Ref, st wire.Store) []
 	return wire.AppendResolved(nil, reply, refs, objs)
 }
 
-func TestCasesInProcess(t *testing.T) { runCases(t, newInProcess, true) }
+func TestCasesInProcess(t *testing.T) { runCases(t, newInProcessFor, true) }

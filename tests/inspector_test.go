@@ -4,6 +4,7 @@ package tests
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,4 +102,45 @@ func verifyReports(t *testing.T, stdout string) []gjson.Result {
 		reports = append(reports, r)
 	}
 	return reports
+}
+
+// TestInspectorReservedMetadata runs the Inspector's verifier, in both eras and on both
+// servers, on the folder of the reserved_metadata case: a skill whose metadata has a key
+// under io.modelcontextprotocol/, which the build only warns about and serves verbatim.
+// The Inspector re-parses the served SKILL.md and must find the frontmatter it was given.
+func TestInspectorReservedMetadata(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "cases", "reserved_metadata.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills := skillsOf(parseTxtar(data))
+	dir := t.TempDir()
+	for rel, f := range skills.fs {
+		if err := writeFile(filepath.Join(dir, filepath.FromSlash(rel)), f.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	servers := map[string]string{
+		"serve":   serve(t, dir),
+		"workerd": workerdFor(t, caseDeployment(t, skills), "{}")[0] + "/mcp",
+	}
+	for name, url := range servers {
+		for _, era := range []string{"legacy", "modern"} {
+			t.Run(name+"/"+era, func(t *testing.T) {
+				inspectList(t, url, era, 1)
+				code, stdout, stderr := inspectorCLI(t, url, era, "--method", "skills/get", "--uri", "skill://tagged/SKILL.md", "--verify", "--require-digests")
+				if code != 0 {
+					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+				}
+				r := verifyReports(t, stdout)
+				if len(r) != 1 {
+					t.Fatalf("reports:\n%s", stdout)
+				}
+				code, stdout, stderr = inspectorCLI(t, url, era, "--method", "skills/get", "--uri", "skill://tagged/SKILL.md", "--format", "json")
+				if code != 0 || gjson.Get(stdout, `result.skill.frontmatter.metadata.io\.modelcontextprotocol/x`).Str != "y" {
+					t.Fatalf("the reserved key is not served verbatim (exit %d):\n%s\n%s", code, stdout, stderr)
+				}
+			})
+		}
+	}
 }

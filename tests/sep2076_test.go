@@ -10,8 +10,9 @@ import (
 	"github.com/skilledge/skilledge/catalog/examples"
 )
 
-// TestSEP2076Instructions asks every target for each example skill by name and checks
-// that instructions is exactly the SKILL.md body and files lists every file of the skill.
+// TestSEP2076Instructions asks every target for each example skill by name (with its
+// arguments) and checks that instructions is exactly the SKILL.md body and files lists
+// every file of the skill.
 func TestSEP2076Instructions(t *testing.T) {
 	c, _, err := build.Load(examples.FS, "examples", build.Options{})
 	if err != nil {
@@ -21,7 +22,15 @@ func TestSEP2076Instructions(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tg := newTarget(t, nil)
 			for i, s := range c.Skills {
-				req := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"skills/get","params":{"name":%q}}`, i, s.Name)
+				// Every argument the skill declares, so that the required ones are there.
+				args := "{"
+				for k, a := range gjson.GetBytes(s.Frontmatter, "arguments.#.name").Array() {
+					if k > 0 {
+						args += ","
+					}
+					args += fmt.Sprintf("%q:\"x\"", a.Str)
+				}
+				req := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"skills/get","params":{"name":%q,"arguments":%s}}`, i, s.Name, args+"}")
 				reply, _ := tg.Message(t, "2025-11-25", []byte(req))
 				r := gjson.ParseBytes(reply).Get("result")
 				if got := r.Get("instructions").Str; got != string(s.Body) {

@@ -28,12 +28,15 @@ var compiledPlugin = sync.OnceValues(func() (*runtime.Plugin, error) {
 // with the references in its answers resolved from the pool's store as the fronts do.
 type wasmTarget struct{ pool *runtime.Pool }
 
-func newWasm(t *testing.T, options []byte) target {
+func newWasm(t *testing.T, options []byte) target { return newWasmFor(t, options, nil) }
+
+// newWasmFor is newWasm serving the case folder skills (nil: the examples).
+func newWasmFor(t *testing.T, options []byte, skills *caseSkills) target {
 	p, err := compiledPlugin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := exampleBuild()
+	enc, err := buildCase(skills)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,4 +70,4 @@ func (w wasmTarget) Message(t *testing.T, version string, line []byte) ([]byte, 
 
 // TestCasesWasm runs the protocol cases against the plugin in the wazero harness. The
 // expected output is the in-process target's: the two must agree byte for byte.
-func TestCasesWasm(t *testing.T) { runCases(t, newWasm, false) }
+func TestCasesWasm(t *testing.T) { runCases(t, newWasmFor, false) }

@@ -344,12 +344,41 @@ var workerClient = &http.Client{
 	Timeout:   30 * time.Second,
 }
 
-func newWorker(t *testing.T, options []byte) target {
+func newWorker(t *testing.T, options []byte, skills *caseSkills) target {
 	o := string(options)
 	if o == "" {
 		o = "{}"
 	}
-	return workerTarget{workerd(t, strings.TrimSpace(o))[0]}
+	d := deployed(t)
+	if skills != nil {
+		d = caseDeployment(t, skills)
+	}
+	return workerTarget{workerdFor(t, d, strings.TrimSpace(o))[0]}
+}
+
+// caseDeployments holds the deployment of each case folder, by key, once per test binary.
+var caseDeployments sync.Map // key -> func() (*deployment, error)
+
+// caseDeployment runs the README's deploy block on the case folder skills, written to a
+// scratch directory, once per test binary.
+func caseDeployment(t *testing.T, skills *caseSkills) *deployment {
+	f, _ := caseDeployments.LoadOrStore(skills.key, sync.OnceValues(func() (*deployment, error) {
+		dir, err := scratchDir("skilledge-case-")
+		if err != nil {
+			return nil, err
+		}
+		for rel, file := range skills.fs {
+			if err := writeFile(filepath.Join(dir, filepath.FromSlash(rel)), file.Data); err != nil {
+				return nil, err
+			}
+		}
+		return deployFolder(dir)
+	}))
+	d, err := f.(func() (*deployment, error))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // HTTP sends the frame as a real HTTP request: the frame's Host header becomes the

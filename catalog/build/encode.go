@@ -94,6 +94,9 @@ func EncodeProgress(c *Catalog, progress func(done int)) *Encoded {
 		row[catalog.SkillInstructions] = st.add(jsonString(string(s.Body)), s.Path+"/SKILL.md body as a JSON string").Cell()
 		row[catalog.SkillByNameTail] = byNameTail(s)
 		row[catalog.SkillArchives] = catalog.U32s(archiveRows[s])
+		row[catalog.SkillListed] = resRows[e.fileIndex[skillURI(s)]][catalog.ResList]
+		row[catalog.SkillRequired] = requiredArguments(s)
+		row[catalog.SkillFiles] = catalog.U32s(sortedFiles(s, e.fileIndex))
 		skillRows[i] = row
 	}
 	w.Table(catalog.TableSkills, catalog.SkillFields, skillRows)
@@ -153,11 +156,13 @@ func EncodeProgress(c *Catalog, progress func(done int)) *Encoded {
 	resByURI := sortedRows(len(resRows), func(i int) string { return string(resRows[i][catalog.ResURI]) })
 	skillsByURI := sortedRows(len(c.Skills), func(i int) string { return skillURI(c.Skills[i]) })
 	skillsByName := sortedRows(len(c.Skills), func(i int) string { return c.Skills[i].Name })
+	skillsByPath := sortedRows(len(c.Skills), func(i int) string { return catalog.EscapePath(c.Skills[i].Path) })
 	w.Table(catalog.TableIndex, catalog.IndexFields, [][][]byte{{
 		catalog.IndexResByURI:     catalog.U32s(resByURI),
 		catalog.IndexSkillsByURI:  catalog.U32s(skillsByURI),
 		catalog.IndexSkillsByName: catalog.U32s(skillsByName),
 		catalog.IndexListed:       catalog.U32s([]uint32{uint32(listed)}),
+		catalog.IndexSkillsByPath: catalog.U32s(skillsByPath),
 	}})
 
 	sum := sha256.Sum256(digestIn.Bytes())
@@ -313,7 +318,8 @@ func readValue(data []byte, text bool) []byte {
 // skillEntry renders the skills extension v1 entry {"uri","frontmatter","resources"}, with
 // every file of the skill (nested skills' files included), and with the SEP-2076 fields
 // name, description and, where the frontmatter has them with the right types, title,
-// version and tags: a superset that both generations of clients read.
+// version and tags, and arguments and dependencies as declared: a superset that both
+// generations of clients read.
 func skillEntry(s *Skill) []byte {
 	var b []byte
 	b = append(b, `{"uri":`...)
@@ -333,6 +339,7 @@ func skillEntry(s *Skill) []byte {
 		b = append(b, `,"tags":`...)
 		b = append(b, tags.Raw...)
 	}
+	b = appendArgumentsDependencies(b, fm)
 	b = append(b, `,"frontmatter":`...)
 	b = append(b, s.Frontmatter...)
 	b = append(b, `,"resources":[`...)
@@ -353,7 +360,8 @@ func skillEntry(s *Skill) []byte {
 
 // byNameHead and byNameTail render the members of the SEP-2076 skills/get {name} result
 // around the instructions (the SKILL.md body, a store object): "description",
-// "instructions" and "files" (every file of the skill, named by its path in the skill).
+// "instructions", "files" (every file of the skill, named by its path in the skill) and,
+// where the frontmatter declares them, "arguments" and "dependencies".
 func byNameHead(s *Skill) []byte {
 	var b []byte
 	b = append(b, `"description":`...)
@@ -375,7 +383,50 @@ func byNameTail(s *Skill) []byte {
 		b = append(b, jsonString(f.MIME)...)
 		b = append(b, '}')
 	}
-	return append(b, ']')
+	b = append(b, ']')
+	return appendArgumentsDependencies(b, gjson.ParseBytes(s.Frontmatter))
+}
+
+// appendArgumentsDependencies appends the SEP-2076 members "arguments" and "dependencies"
+// as the frontmatter fm has them, when it has them (validateArguments and
+// validateDependencies have checked their shapes).
+func appendArgumentsDependencies(b []byte, fm gjson.Result) []byte {
+	for _, k := range []string{"arguments", "dependencies"} {
+		if v := fm.Get(k); v.Exists() {
+			b = append(b, `,"`+k+`":`...)
+			b = append(b, v.Raw...)
+		}
+	}
+	return b
+}
+
+// requiredArguments renders the SkillRequired field of s: the name of each required
+// SEP-2076 argument followed by "\n" (names have no control characters).
+func requiredArguments(s *Skill) []byte {
+	var b []byte
+	gjson.GetBytes(s.Frontmatter, "arguments").ForEach(func(_, a gjson.Result) bool {
+		if a.Get("required").Type == gjson.True {
+			b = append(b, a.Get("name").Str...)
+			b = append(b, '\n')
+		}
+		return true
+	})
+	return b
+}
+
+// sortedFiles returns the resource rows of the files of s (nested skills' included),
+// sorted by URI.
+func sortedFiles(s *Skill, fileIndex map[string]int) []uint32 {
+	uris := make([]string, len(s.Files))
+	for i, f := range s.Files {
+		uris[i] = fileURI(f)
+	}
+	sort.Strings(uris)
+	rows := make([]uint32, len(uris))
+	for i, u := range uris {
+		rows[i] = uint32(fileIndex[u])
+	}
+	return rows
 }
 
 func allStrings(arr gjson.Result) bool {

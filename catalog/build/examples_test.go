@@ -61,6 +61,7 @@ func TestExamples(t *testing.T) {
 	}
 	for path, want := range map[string]string{
 		"acme/billing/refunds": `"metadata":{"owner":"billing-support","review-cycle":"quarterly"},"version":"2.1.0"}`,
+		"release-notes":        `"arguments":[{"name":"version","description":"The version being released, as it will be tagged (for example 2.4.0).","required":true},{"name":"since","description":"The tag to start from; by default the latest tag before HEAD."}],"dependencies":{"tools":["git"],"resources":[{"type":"ref/resource","uri":"skill://release-notes/changelog-entry/SKILL.md"}]}}`,
 		"incident-response":    `"allowed-tools":"Bash(git:*) Read","metadata":{"severity-scale":"SEV1-SEV4","runbook-version":"3","escalation-after-minutes":"30"},"title":"Incident response","tags":["operations","on-call","sre"]}`,
 	} {
 		if fm := string(byPath[path].Frontmatter); !strings.HasSuffix(fm, want) {

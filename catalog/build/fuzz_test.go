@@ -57,6 +57,8 @@ func FuzzFrontmatterJSON(f *testing.F) {
 	for _, c := range npmCases {
 		f.Add([]byte(c.src))
 	}
+	f.Add([]byte("name: x\ndescription: d\narguments:\n  - {name: a, required: true}\n  - b\ndependencies:\n  tools: [t]\n  prompts: [{name: p}]\n  resources: [{type: ref/resource, uri: 'skill://x/SKILL.md'}]\n"))
+	f.Add([]byte("metadata: {io.modelcontextprotocol/x: y}\narguments: [{name: a}, {name: a}]\ndependencies: {resources: [{uri: 1}]}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		top, errs := parseFrontmatter(src, yamlLineOffset)
 		lines := bytes.Count(src, []byte("\n")) + 1
@@ -71,6 +73,11 @@ func FuzzFrontmatterJSON(f *testing.F) {
 		if top == nil || top.kind != kMap {
 			t.Fatalf("no mapping and no error for %q", src)
 		}
+		validateFields(top, "x", func(_ Severity, line int, msg string) {
+			if line < 1 || line > lines+yamlLineOffset+1 || msg == "" {
+				t.Fatalf("finding at line %d (%q) for %q (%d lines)", line, msg, src, lines)
+			}
+		})
 		out := top.encode(nil)
 		if !json.Valid(out) {
 			t.Fatalf("invalid JSON %q for %q", out, src)

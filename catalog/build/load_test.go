@@ -113,8 +113,53 @@ func TestValidation(t *testing.T) {
 				`skills/b/SKILL.md:5: metadata key "version": value must be a string, not a number (put it in quotes: "1.0")`,
 				`skills/b/SKILL.md:7: metadata key "flag": value must be a string, not a boolean (put it in quotes: "true")`,
 				`skills/b/SKILL.md:8: metadata key "nested": value must be a string, not a mapping`,
-				`skills/b/SKILL.md:9: metadata key "io.modelcontextprotocol/skills": the prefix "io.modelcontextprotocol/" is reserved`,
+				`skills/b/SKILL.md:9: warning: metadata key "io.modelcontextprotocol/skills": the prefix "io.modelcontextprotocol/" is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know`,
 				`skills/b/SKILL.md:10: metadata key "1": must be a string, not a number`}},
+		{name: "reserved metadata key", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: \"y\"\n")},
+			want: []string{
+				`skills/x/SKILL.md:5: warning: metadata key "io.modelcontextprotocol/x": the prefix "io.modelcontextprotocol/" is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know`},
+			valid: []string{"x"}},
+		{name: "SEP-2076 arguments and dependencies", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\n" +
+			"arguments:\n  - name: version\n    description: The version.\n    required: true\n  - {name: since}\n" +
+			"dependencies:\n  tools: [git, gh]\n  prompts:\n    - name: changelog\n  resources:\n    - type: ref/resource\n      uri: skill://x/SKILL.md\n    - {type: ref/resource, uri: \"https://example.com/a%20b\"}\n")},
+			valid: []string{"x"}},
+		{name: "SEP-2076 arguments wrong", fsys: fstest.MapFS{
+			"a/SKILL.md": md("name: a\ndescription: d\narguments: region\n"),
+			"b/SKILL.md": md("name: b\ndescription: d\narguments:\n  - region\n  - description: no name\n  - name: 7\n  - name: ' '\n" +
+				"  - name: r\n    required: \"true\"\n    default: eu\n  - name: r\n    description: [x]\n  - name: s\n    required: 1\n"),
+			"c/SKILL.md": md("name: c\ndescription: d\narguments:\n  - name: region\n    default: eu\n")},
+			want: []string{
+				`skills/a/SKILL.md:4: arguments: must be a list of {name, description, required} mappings, not a string`,
+				`skills/b/SKILL.md:5: arguments[0]: must be a mapping, not a string`,
+				`skills/b/SKILL.md:6: arguments[1]: missing "name"`,
+				`skills/b/SKILL.md:7: arguments[2].name: must be a string, not a number (put it in quotes: "7")`,
+				`skills/b/SKILL.md:8: arguments[3].name: must not be blank`,
+				`skills/b/SKILL.md:10: arguments[4].required: must be a boolean, not a string (write true without quotes)`,
+				`skills/b/SKILL.md:11: warning: arguments[4]: unknown key "default": passed through verbatim (SEP-2076 defines name, description and required)`,
+				`skills/b/SKILL.md:12: arguments[5].name "r": arguments[4] has the same name`,
+				`skills/b/SKILL.md:13: arguments[5].description: must be a string, not a list`,
+				`skills/b/SKILL.md:15: arguments[6].required: must be a boolean, not a number`,
+				`skills/c/SKILL.md:6: warning: arguments[0]: unknown key "default": passed through verbatim (SEP-2076 defines name, description and required)`},
+			valid: []string{"c"}},
+		{name: "SEP-2076 dependencies wrong", fsys: fstest.MapFS{
+			"a/SKILL.md": md("name: a\ndescription: d\ndependencies: [git]\n"),
+			"b/SKILL.md": md("name: b\ndescription: d\ndependencies:\n  tools: git\n  prompts: [p]\n  resources:\n    - uri: skill://b/SKILL.md\n    - type: resource\n      uri: relative/path\n    - {type: ref/resource, uri: skill://b/../x}\n  servers: [s]\n"),
+			"c/SKILL.md": md("name: c\ndescription: d\ndependencies:\n  tools: [git, 3, '']\n  prompts:\n    - {name: p, arguments: {}}\n    - {title: q}\n  resources:\n    - {type: ref/resource, uri: \"https://example.com/a b\"}\n")},
+			want: []string{
+				`skills/a/SKILL.md:4: dependencies: must be a mapping with tools, prompts and resources, not a list`,
+				`skills/b/SKILL.md:5: dependencies.tools: must be a list of tool names, not a string`,
+				`skills/b/SKILL.md:6: dependencies.prompts[0]: must be a mapping, not a string`,
+				`skills/b/SKILL.md:8: dependencies.resources[0]: missing "type"`,
+				`skills/b/SKILL.md:9: dependencies.resources[1].type "resource": must be "ref/resource"`,
+				`skills/b/SKILL.md:10: dependencies.resources[1].uri "relative/path": must be an absolute URI (scheme:…)`,
+				`skills/b/SKILL.md:11: dependencies.resources[2].uri "skill://b/../x": is not a usable skill:// URI: empty, "." or ".." path segment`,
+				`skills/b/SKILL.md:12: warning: dependencies: unknown key "servers": passed through verbatim (SEP-2076 defines tools, prompts and resources)`,
+				`skills/c/SKILL.md:5: dependencies.tools[1]: must be a tool name (a string), not a number (put it in quotes: "3")`,
+				`skills/c/SKILL.md:5: dependencies.tools[2]: must not be blank`,
+				`skills/c/SKILL.md:7: warning: dependencies.prompts[0]: unknown key "arguments": passed through verbatim (SEP-2076 defines name)`,
+				`skills/c/SKILL.md:8: dependencies.prompts[1]: missing "name"`,
+				`skills/c/SKILL.md:8: warning: dependencies.prompts[1]: unknown key "title": passed through verbatim (SEP-2076 defines name)`,
+				`skills/c/SKILL.md:10: dependencies.resources[0].uri "https://example.com/a b": must not contain spaces or control characters`}},
 		{name: "license and allowed-tools", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nlicense: 2024\nallowed-tools: [Read, Write]\n")},
 			want: []string{
 				`skills/x/SKILL.md:4: license: must be a string, not a number (put it in quotes: "2024")`,
@@ -520,5 +565,22 @@ func TestUnlistableDirectory(t *testing.T) {
 	}
 	if _, _, err := Load(failDir{m, "."}, "s", Options{}); err == nil {
 		t.Error("unlistable root: no error")
+	}
+}
+
+// TestReservedMetadataServedVerbatim holds the extension's rule for its reserved prefix:
+// a key under io.modelcontextprotocol/ is a warning, and the frontmatter keeps it as
+// written.
+func TestReservedMetadataServedVerbatim(t *testing.T) {
+	cat, ps, err := Load(fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: \"y\"\n")}, "skills", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if HasErrors(ps) || len(ps) != 1 || ps[0].Severity != Warning {
+		t.Fatalf("problems: %v", strs(ps))
+	}
+	want := `{"name":"x","description":"d","metadata":{"io.modelcontextprotocol/x":"y"}}`
+	if len(cat.Skills) != 1 || string(cat.Skills[0].Frontmatter) != want {
+		t.Fatalf("frontmatter %s, want %s", cat.Skills[0].Frontmatter, want)
 	}
 }

@@ -19,6 +19,16 @@ func isClutterFile(name string) bool {
 	return clutterFiles[name] || strings.HasPrefix(name, "._")
 }
 
+// Ignored reports whether Load skips a directory (dir) or file named name wherever it is,
+// as version-control or operating-system clutter: a watcher of the folder need not look
+// into it.
+func Ignored(name string, dir bool) bool {
+	if dir {
+		return clutterDirs[name]
+	}
+	return isClutterFile(name)
+}
+
 // checkSegment returns why a file or directory name inside a skill cannot be served as a
 // segment of a skill:// URI, or "".
 // See SPEC §2: paths never hold "..", ".", empty segments, backslashes or control characters.

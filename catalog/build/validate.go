@@ -54,6 +54,10 @@ func validateFields(top *value, dirName string, report fieldReport) (name, desc 
 			}
 		case "metadata":
 			validateMetadata(k, report)
+		case "arguments":
+			validateArguments(k, report)
+		case "dependencies":
+			validateDependencies(k, report)
 		default:
 			if want, ok := passedFields[k.name]; ok {
 				if !isPassedType(k.val, want) && k.val.kind != kInvalid {
@@ -156,7 +160,10 @@ func validateMetadata(k mapKey, report fieldReport) {
 			report(Error, e.line, fmt.Sprintf("metadata key %q: must be a string, not %s", e.name, article(e.kind)))
 		}
 		if strings.HasPrefix(e.name, reservedMetaPrefix) {
-			report(Error, e.line, fmt.Sprintf("metadata key %q: the prefix %q is reserved", e.name, reservedMetaPrefix))
+			// The extension reserves the prefix but defines no key under it, and says
+			// implementations SHOULD ignore keys they do not know; the reference server
+			// serves such a skill. So: a warning, and the key is served as written.
+			report(Warning, e.line, fmt.Sprintf("metadata key %q: the prefix %q is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know", e.name, reservedMetaPrefix))
 		}
 		if e.val.kind != kString && e.val.kind != kInvalid {
 			report(Error, e.line, fmt.Sprintf("metadata key %q: value must be a string, not %s%s", e.name, article(e.val.kind), quoteHint(e.val)))

@@ -169,26 +169,27 @@ func encode(c *build.Catalog, label string, progress io.Writer) *build.Encoded {
 	return enc
 }
 
-// startPool finds or builds plugin.wasm, compiles it and makes a pool serving cat.
-func startPool(ctx context.Context, pluginFile string, memLimitMiB int, cat skruntime.Catalog, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, error) {
+// startPool finds or builds plugin.wasm, compiles it and makes a pool serving cat. It
+// returns the compiled plugin too, for the pools of later catalogs (--watch).
+func startPool(ctx context.Context, pluginFile string, memLimitMiB int, cat skruntime.Catalog, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, *skruntime.Plugin, error) {
 	path, err := skruntime.LocatePlugin(ctx, pluginFile, stderr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	wasm, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	plugin, err := compile(ctx, wasm, skruntime.Config{MemoryLimit: uint64(memLimitMiB) << 20, Stderr: stderr}, stderr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pool, err := plugin.NewPool(ctx, cat, opt)
 	if err != nil {
 		plugin.Close(ctx)
-		return nil, err
+		return nil, nil, err
 	}
-	return pool, nil
+	return pool, plugin, nil
 }
 
 // compile compiles wasm, saying so on progress when it takes more than a second (a cold

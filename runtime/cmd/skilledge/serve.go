@@ -21,6 +21,7 @@ type serverFlags struct {
 	catalogFlags
 	plugin         string
 	memoryMiB      int
+	watch          bool
 	tools, prompts bool
 	pageSize       int
 }
@@ -36,6 +37,36 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 		"also offer each skill as an MCP prompt (its SKILL.md), for hosts that speak prompts but not the skills extension")
 	fs.IntVar(&f.pageSize, "page-size", edge.DefaultPageSize,
 		"most `ITEMS` per page of skills/list, resources/list, prompts/list and directory listings")
+	fs.BoolVar(&f.watch, "watch", false, "rebuild DIR when its files change and serve the new catalog (an invalid edit keeps the previous one);\nthe server declares listChanged and, on stdio, sends notifications/skills/list_changed and\nnotifications/resources/list_changed after each change")
+}
+
+// checkWatch refuses --watch without a skills folder to watch. ok is false after saying why.
+func (f *serverFlags) checkWatch(name, dir string, stderr io.Writer) bool {
+	switch {
+	case !f.watch:
+	case dir == "":
+		fmt.Fprintf(stderr, "skilledge %s: --watch watches a skills folder: give one (the built-in examples never change)\n", name)
+		return false
+	case isBuilt(dir):
+		fmt.Fprintf(stderr, "skilledge %s: --watch watches a skills folder, and %s is a built catalog (it holds %s)\n", name, dir, indexFile)
+		return false
+	}
+	return true
+}
+
+// startWatching runs a watcher of dir for srv in the background when --watch was given,
+// until ctx ends or stop is called; stop returns once the watcher has (so that no catalog
+// is swapped in after it).
+func (f *serverFlags) startWatching(ctx context.Context, name, dir string, src *source, plugin *skruntime.Plugin, opt skruntime.Options, srv *skruntime.Server, stderr io.Writer) (stop func()) {
+	if !f.watch {
+		return func() {}
+	}
+	w := &watcher{name: name, dir: dir, flags: f.catalogFlags, plugin: plugin, opt: opt, srv: srv, stderr: stderr, served: src.pack.Digest()}
+	fmt.Fprintf(stderr, "skilledge: watching %s for changes\n", dir)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); w.run(ctx) }()
+	return func() { cancel(); <-done }
 }
 
 // server returns the plugin options the flags ask for, or an error naming a bad value.
@@ -43,7 +74,7 @@ func (f *serverFlags) server() (edge.Options, error) {
 	if f.pageSize < 1 || f.pageSize > maxPageSize {
 		return edge.Options{}, fmt.Errorf("--page-size %d: give a number of items from 1 to %d", f.pageSize, maxPageSize)
 	}
-	return edge.Options{Tools: f.tools, Prompts: f.prompts, PageSize: f.pageSize}, nil
+	return edge.Options{Tools: f.tools, Prompts: f.prompts, PageSize: f.pageSize, ListChanged: f.watch}, nil
 }
 
 // maxPageSize bounds --page-size: pages stay bounded in bytes anyway (edge's page budget),
@@ -58,7 +89,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 until a file changes; OUT, the output of skilledge build, is served as it is.
 
 By default the server listens on loopback only and accepts browser requests only from
-loopback origins.`)
+loopback origins. With --watch, DIR is rebuilt whenever its files change and the new
+catalog replaces the served one atomically; HTTP clients see it on their next request.`)
 	var f serverFlags
 	f.register(c.fs)
 	addr := c.fs.String("addr", "127.0.0.1:8787", "listen on `HOST:PORT`")
@@ -70,7 +102,7 @@ loopback origins.`)
 	if !ok {
 		return code
 	}
-	opt, err := f.server()
+	server, err := f.server()
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 2
@@ -89,18 +121,23 @@ loopback origins.`)
 	if len(hosts) > 0 {
 		hosts = append(stringList{edge.Loopback}, hosts...)
 	}
+	if !f.checkWatch("serve", dirArg(pos), stderr) {
+		return 2
+	}
 	src, ok := openSource("serve", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
 	}
-	opt.AllowOrigins, opt.AllowHosts = origins, hosts
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Server: opt}, stderr)
+	server.AllowOrigins, server.AllowHosts = origins, hosts
+	opt := skruntime.Options{Server: server}
+	pool, plugin, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
 	}
 	srv := skruntime.NewServer(pool, stderr)
 	defer srv.Close(context.Background())
+	defer f.startWatching(ctx, "serve", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -147,16 +184,21 @@ func cmdStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 newline-delimited JSON-RPC on stdin and stdout, logs on stderr. It ends at the end of
 stdin. The folder is refused if it has invalid skills, unless --skip-invalid. DIR is
 built into the user cache on first use and that build is reused until a file changes;
-OUT, the output of skilledge build, is served as it is.`)
+OUT, the output of skilledge build, is served as it is. With --watch, DIR is rebuilt
+whenever its files change, the new catalog replaces the served one atomically, and the
+client is sent notifications/skills/list_changed and notifications/resources/list_changed.`)
 	var f serverFlags
 	f.register(c.fs)
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
 		return code
 	}
-	opt, err := f.server()
+	server, err := f.server()
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
+		return 2
+	}
+	if !f.checkWatch("stdio", dirArg(pos), stderr) {
 		return 2
 	}
 	src, ok := openSource("stdio", dirArg(pos), f.catalogFlags, stderr)
@@ -164,7 +206,8 @@ OUT, the output of skilledge build, is served as it is.`)
 		return 1
 	}
 	// A stdio message may be a whole line: budget instance memory for the longest.
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine, Server: opt}, stderr)
+	opt := skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine, Server: server}
+	pool, plugin, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1
@@ -172,6 +215,7 @@ OUT, the output of skilledge build, is served as it is.`)
 	srv := skruntime.NewServer(pool, stderr)
 	defer srv.Close(context.Background())
 	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"))
+	defer f.startWatching(ctx, "stdio", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
 	// ServeStdio notices ctx only between messages; an interrupt must not wait for
 	// the next line, so on one return at once (the process is about to exit).
 	done := make(chan error, 1)

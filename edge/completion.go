@@ -1,0 +1,143 @@
+package edge
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// The resource templates (SPEC §8, from the pre-submission skills SEP: optional, and
+// user-facing through the completion API). Every resource is also listed concretely; the
+// templates are there so that a person can pick a skill, then a file of it, with
+// completion/complete suggesting each part.
+const (
+	skillTemplate = catalog.Scheme + "{+skillPath}/SKILL.md"
+	fileTemplate  = catalog.Scheme + "{+skillPath}/{+filePath}"
+)
+
+// templatesJSON is the resources/templates/list result's array.
+const templatesJSON = `[{"uriTemplate":"` + skillTemplate + `","name":"skill","title":"Skill",` +
+	`"description":"The SKILL.md of a skill, by the skill's path (for example acme/billing/refunds). completion/complete suggests skill paths.",` +
+	`"mimeType":"text/markdown"},` +
+	`{"uriTemplate":"` + fileTemplate + `","name":"skill-file","title":"File of a skill",` +
+	`"description":"A file of a skill, by the skill's path and the file's path in the skill (for example templates/refund-email.md). completion/complete suggests skill paths, then, given skillPath, the skill's file paths."}]`
+
+// maxCompletions is the most values a completion result may carry (MCP, completion).
+const maxCompletions = 100
+
+// complete answers completion/complete for the arguments of the resource templates:
+// skillPath by prefix over the paths of every skill, filePath by prefix over the paths of
+// the files of the skill that context.arguments.skillPath names (none when it names no
+// skill). Values are in the form they take in the URI (percent-encoded where needed),
+// sorted; at most 100, with total and hasMore. Each is two binary searches in a sorted
+// table of the index. See
+// https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion
+func (s *Server) complete(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	ref, arg := c.p.ref, c.p.argument
+	if !ref.IsObject() {
+		return nil, invalidParams(`params.ref must be an object: {"type":"ref/resource","uri":<template>}`)
+	}
+	if !arg.IsObject() {
+		return nil, invalidParams("params.argument must be an object {name, value}")
+	}
+	name, value := member(arg, "name"), member(arg, "value")
+	if name.Type != gjson.String || value.Type != gjson.String {
+		return nil, invalidParams("params.argument.name and params.argument.value must be strings")
+	}
+	switch typ := member(ref, "type"); {
+	case typ.Type == gjson.String && typ.Str == "ref/prompt":
+		return nil, invalidParams("No prompt of this server completes arguments; the resource templates do (ref/resource)")
+	case typ.Type != gjson.String || typ.Str != "ref/resource":
+		return nil, invalidParams(`params.ref.type must be "ref/resource" or "ref/prompt"`)
+	}
+	uri := member(ref, "uri")
+	if uri.Type != gjson.String {
+		return nil, invalidParams("params.ref.uri must be a string")
+	}
+	if uri.Str != skillTemplate && uri.Str != fileTemplate {
+		return nil, invalidParams("Unknown resource template: " + uri.Str + " (resources/templates/list lists " +
+			skillTemplate + " and " + fileTemplate + ")").WithData(uriData(uri.Str))
+	}
+	switch {
+	case name.Str == "skillPath":
+		lo, hi := s.pack.SkillPathsWithPrefix(value.Str)
+		b = append(b, `"completion":{"values":[`...)
+		for k := lo; k < min(hi, lo+maxCompletions); k++ {
+			if k > lo {
+				b = append(b, ',')
+			}
+			b = jsonrpc.AppendString(b, unsafeString(s.pack.SkillPath(s.pack.SkillByPathRank(k))))
+		}
+		return appendCompletionEnd(b, hi-lo), nil
+	case name.Str == "filePath" && uri.Str == fileTemplate:
+		return s.completeFilePath(c, b, value.Str)
+	}
+	return nil, invalidParams("The resource template " + uri.Str + " has no argument " + strconv.Quote(name.Str))
+}
+
+// completeFilePath completes the filePath of a file of the skill named by
+// context.arguments.skillPath.
+func (s *Server) completeFilePath(c *call, b []byte, value string) ([]byte, *jsonrpc.Error) {
+	args := c.p.context
+	if args.Exists() && args.Type != gjson.Null {
+		if !args.IsObject() {
+			return nil, invalidParams("params.context must be an object")
+		}
+		args = member(args, "arguments")
+	}
+	if args.Exists() && args.Type != gjson.Null && !args.IsObject() {
+		return nil, invalidParams("params.context.arguments must be an object")
+	}
+	b = append(b, `"completion":{"values":[`...)
+	sp := member(args, "skillPath")
+	if !sp.Exists() {
+		return appendCompletionEnd(b, 0), nil // no skill chosen yet: nothing to suggest
+	}
+	if sp.Type != gjson.String {
+		return nil, invalidParams("params.context.arguments.skillPath must be a string")
+	}
+	uri, err := catalog.ParseURI(catalog.Scheme + sp.Str)
+	if err != nil {
+		return appendCompletionEnd(b, 0), nil
+	}
+	i, ok := s.pack.SkillByPath(uri[len(catalog.Scheme):])
+	if !ok {
+		return appendCompletionEnd(b, 0), nil
+	}
+	dir := len(uri) + 1 // the file path starts after "skill://<skill path>/"
+	lo, hi := s.pack.SkillFilesWithPrefix(i, uri+"/"+value)
+	for k := lo; k < min(hi, lo+maxCompletions); k++ {
+		if k > lo {
+			b = append(b, ',')
+		}
+		b = jsonrpc.AppendString(b, unsafeString(s.pack.Resource(s.pack.SkillFileAt(i, k), catalog.ResURI)[dir:]))
+	}
+	return appendCompletionEnd(b, hi-lo), nil
+}
+
+// appendCompletionEnd closes the values of a completion with total matches in all.
+func appendCompletionEnd(b []byte, total int) []byte {
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, int64(total), 10)
+	if total > maxCompletions {
+		return append(b, `,"hasMore":true}`...)
+	}
+	return append(b, `,"hasMore":false}`...)
+}
+
+// member returns the member key of the JSON object obj (first occurrence), or the zero
+// Result when obj is not an object or has no such member.
+func member(obj gjson.Result, key string) gjson.Result {
+	if !obj.IsObject() {
+		return gjson.Result{}
+	}
+	for m := jsonrpc.NewMembers(unsafeBytes(obj.Raw)); m.Next(); {
+		if m.Key == key {
+			return jsonrpc.Value(m.Value)
+		}
+	}
+	return gjson.Result{}
+}

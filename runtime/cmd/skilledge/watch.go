@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/edge"
+	skruntime "github.com/skilledge/skilledge/runtime"
+)
+
+// How --watch looks at the folder: a walk of it every watchInterval, and once something
+// changed, another every watchQuiet until two in a row agree (the editor or git has
+// finished writing), then a rebuild. Tests shorten them.
+var (
+	watchInterval = 500 * time.Millisecond
+	watchQuiet    = 250 * time.Millisecond
+)
+
+// watcher rebuilds a skills folder when it changes and swaps the new catalog into a
+// running server (serve --watch, stdio --watch).
+type watcher struct {
+	name   string // the command, for messages: "serve" or "stdio"
+	dir    string // the skills folder
+	flags  catalogFlags
+	plugin *skruntime.Plugin
+	opt    skruntime.Options // of every pool it makes
+	srv    *skruntime.Server
+	stderr io.Writer
+	// served is the digest of the catalog being served (catalog.Pack.Digest).
+	served string
+}
+
+// run watches until ctx ends. Each change of the folder's files (their names, types,
+// sizes, modification and, where the system has them, change times) is checked and built
+// as on start: problems are reported as validate does, a folder with invalid skills
+// keeps the previous catalog in service, a catalog equal to the one served changes
+// nothing, and any other is swapped in atomically, after which every stdio connection gets
+// notifications/skills/list_changed and notifications/resources/list_changed.
+func (w *watcher) run(ctx context.Context) {
+	last := snapshot(w.dir)
+	for {
+		if !sleep(ctx, watchInterval) {
+			return
+		}
+		cur := snapshot(w.dir)
+		if cur == last {
+			continue
+		}
+		for { // debounce: wait for the writing to stop
+			if !sleep(ctx, watchQuiet) {
+				return
+			}
+			next := snapshot(w.dir)
+			if next == cur {
+				break
+			}
+			cur = next
+		}
+		last = cur
+		w.rebuild(ctx)
+	}
+}
+
+// rebuild checks and builds the folder and swaps the result in, unless it is invalid or
+// the same catalog.
+func (w *watcher) rebuild(ctx context.Context) {
+	fmt.Fprintf(w.stderr, "skilledge: %s changed; checking it\n", w.dir)
+	l, ok := checkedFolder(w.name, w.dir, w.flags, w.stderr)
+	if !ok {
+		fmt.Fprintln(w.stderr, "skilledge: still serving the previous catalog")
+		return
+	}
+	indexPath, assets, err := cachedBuild(w.dir, l, w.flags, w.dir, w.stderr)
+	if err != nil {
+		fmt.Fprintf(w.stderr, "skilledge %s: building the catalog: %v; still serving the previous one\n", w.name, err)
+		return
+	}
+	src, err := openBuilt(indexPath, assets)
+	if err != nil {
+		fmt.Fprintf(w.stderr, "skilledge %s: %v; still serving the previous catalog\n", w.name, err)
+		return
+	}
+	if src.pack.Digest() == w.served {
+		fmt.Fprintln(w.stderr, "skilledge: no skill changed; the catalog served stays")
+		return
+	}
+	pool, err := w.plugin.NewPool(ctx, src.catalog(), w.opt)
+	if err != nil {
+		fmt.Fprintf(w.stderr, "skilledge %s: %v; still serving the previous catalog\n", w.name, err)
+		return
+	}
+	w.srv.Swap(pool)
+	w.served = src.pack.Digest()
+	n := w.srv.Notify(edge.ListChangedNotifications()...)
+	fmt.Fprintf(w.stderr, "skilledge: now serving %s (%s)%s\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), notified(w.name, n))
+}
+
+// notified says, for the log, whether stdio connections were told of the change. HTTP has
+// no stream to send notifications on: its clients see the change when they next ask.
+func notified(cmd string, n int) string {
+	if cmd == "stdio" && n > 0 {
+		return "; sent notifications/skills/list_changed and notifications/resources/list_changed"
+	}
+	return ""
+}
+
+// sleep waits d, or until ctx ends (false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// snapshot summarises the state of the files under dir that Load would read: every
+// directory's path, every other entry's path, type, size and times (statTimes), without
+// reading any contents; clutter that Load skips is not visited. Equal snapshots mean nothing was seen to change; the
+// rebuild then compares contents, so a snapshot that changes needlessly costs a check,
+// never a wrong catalog. Reading errors are part of the snapshot.
+func snapshot(dir string) [32]byte {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			fmt.Fprintf(h, "%q error %v\n", p, err)
+			return nil
+		}
+		if p != dir && build.Ignored(d.Name(), d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			// A directory's times change with its entries, clutter included; the entries
+			// that count are in the snapshot themselves.
+			fmt.Fprintf(h, "%q dir\n", p)
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			fmt.Fprintf(h, "%q gone %v\n", p, err)
+			return nil
+		}
+		fmt.Fprintf(h, "%q %v %d %d %s\n", p, info.Mode(), info.Size(), info.ModTime().UnixNano(), statTimes(info))
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintf(h, "walk %v\n", err)
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}

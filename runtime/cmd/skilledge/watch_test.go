@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestStdioWatch runs stdio --watch on a folder and edits it: a valid edit is swapped in
+// and announced with both list_changed notifications, a touch that changes no content is
+// not, and an invalid edit is reported while the previous catalog stays in service.
+func TestStdioWatch(t *testing.T) {
+	defer func(i, q time.Duration) { watchInterval, watchQuiet = i, q }(watchInterval, watchQuiet)
+	watchInterval, watchQuiet = 20*time.Millisecond, 20*time.Millisecond
+	dir := t.TempDir()
+	md := filepath.Join(dir, "alpha", "SKILL.md")
+	write := func(desc string) {
+		t.Helper()
+		front := "name: alpha\n"
+		if desc != "" {
+			front += "description: " + desc + "\n"
+		}
+		writeFile(t, md, "---\n"+front+"---\nBody\n")
+	}
+	write("First.")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"stdio", dir, "--watch"}, inR, outW, &stderr)
+		outW.Close()
+	}()
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(what string) string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("stdout ended waiting for %s; stderr:\n%s", what, stderr.String())
+			}
+			return l
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no %s; stderr:\n%s", what, stderr.String())
+		}
+		return ""
+	}
+	ask := func(id int, method string) gjson.Result {
+		t.Helper()
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":{}}`+"\n", id, method)
+		return gjson.Get(next(method+" reply"), "result")
+	}
+	description := func(id int) string {
+		t.Helper()
+		return ask(id, "skills/list").Get("skills.0.description").Str
+	}
+	waitLog := func(s string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(stderr.String(), s); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("stderr never said %q:\n%s", s, stderr.String())
+			}
+		}
+	}
+
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	caps := gjson.Get(next("initialize reply"), "result.capabilities")
+	if !caps.Get("skills.listChanged").Bool() || !caps.Get("resources.listChanged").Bool() {
+		t.Fatalf("capabilities %s", caps.Raw)
+	}
+	if d := description(2); d != "First." {
+		t.Fatalf("description %q", d)
+	}
+
+	write("Second.")
+	for _, want := range []string{"notifications/skills/list_changed", "notifications/resources/list_changed"} {
+		if m := gjson.Get(next(want), "method").Str; m != want {
+			t.Fatalf("got %q, want %s", m, want)
+		}
+	}
+	if d := description(3); d != "Second." {
+		t.Fatalf("after the edit, description %q", d)
+	}
+
+	// Same content, new times: checked, and nothing is swapped or announced.
+	now := time.Now().Add(time.Minute)
+	if err := os.Chtimes(md, now, now); err != nil {
+		t.Fatal(err)
+	}
+	waitLog("no skill changed")
+
+	write("")
+	waitLog("still serving the previous catalog")
+	if !strings.Contains(stderr.String(), `alpha/SKILL.md:1: missing required field "description"`) {
+		t.Fatalf("the problem is not reported as validate does:\n%s", stderr.String())
+	}
+	if d := description(4); d != "Second." {
+		t.Fatalf("after an invalid edit, description %q, want the previous catalog's", d)
+	}
+
+	write("Third.")
+	next("notifications/skills/list_changed")
+	next("notifications/resources/list_changed")
+	if d := description(5); d != "Third." {
+		t.Fatalf("after fixing the edit, description %q", d)
+	}
+
+	inW.Close()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("stdio did not end at the end of stdin")
+	}
+	for l := range lines {
+		t.Errorf("unexpected line after the last reply: %s", l)
+	}
+	t.Log(stderr.String())
+}
+
+func TestWatchNeedsAFolder(t *testing.T) {
+	code, stdout, stderr := call(t, "", "stdio", "--watch")
+	expect(t, code, stdout, stderr, 2, "", "--watch watches a skills folder: give one")
+	out := filepath.Join(t.TempDir(), "out")
+	writeFile(t, filepath.Join(out, indexFile), "x")
+	code, stdout, stderr = call(t, "", "serve", out, "--watch")
+	expect(t, code, stdout, stderr, 2, "", "is a built catalog")
+}
+
+// TestSnapshot checks what the watcher notices: contents, new files, removals, and not
+// the clutter Load skips.
+func TestSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a", "SKILL.md"), "one")
+	s0 := snapshot(dir)
+	if snapshot(dir) != s0 {
+		t.Fatal("a snapshot of an unchanged folder differs")
+	}
+	writeFile(t, filepath.Join(dir, ".git", "index"), "git")
+	writeFile(t, filepath.Join(dir, "a", ".DS_Store"), "x")
+	if snapshot(dir) != s0 {
+		t.Fatal("clutter changed the snapshot")
+	}
+	for _, change := range []func(){
+		func() { writeFile(t, filepath.Join(dir, "a", "SKILL.md"), "two") },
+		func() { writeFile(t, filepath.Join(dir, "a", "new.md"), "x") },
+		func() { os.Remove(filepath.Join(dir, "a", "new.md")) },
+		func() { os.MkdirAll(filepath.Join(dir, "b"), 0o755) },
+	} {
+		before := snapshot(dir)
+		change()
+		if snapshot(dir) == before {
+			t.Fatal("a change left the snapshot as it was")
+		}
+	}
+}
