@@ -44,7 +44,9 @@ const (
 )
 
 // Markers in SitePage. Each is a NUL byte and a letter; NUL never occurs in the page
-// otherwise (the build renders no NUL: names, descriptions and paths are validated text).
+// otherwise: the template holds only text the build writes itself, counts and the trust
+// root (a checked URL), and every control character of skill text is replaced where the
+// page is rendered.
 const (
 	PageMarker       = 0
 	PageURLHTML      = 'U'

@@ -5,8 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // result sends one legacy-era request to s and returns its resolved result, failing t on a
@@ -188,11 +192,76 @@ func TestOrigin(t *testing.T) {
 		{"\x81", "", "http://localhost"},
 		{"a b", "", "http://localhost"},
 		{"a\"<b>", "", "http://localhost"},
+		{"x.example;rm", "", "http://localhost"},
+		{"$(id).example", "", "http://localhost"},
 		{"xn--caf-dma.example", "", "https://xn--caf-dma.example"},
 	} {
 		hd := headers{host: tc.host, hasHost: tc.host != "", forwardedProto: tc.proto, hasForwardedProto: tc.proto != ""}
 		if got := origin(&hd); got != tc.want {
 			t.Errorf("origin(%q, %q) = %q, want %q", tc.host, tc.proto, got, tc.want)
+		}
+	}
+}
+
+// TestSitemapOrigin: the sitemap lists URLs of the host it is asked on; a trust root on
+// that host gives their scheme, one elsewhere or with a deeper path is not used.
+func TestSitemapOrigin(t *testing.T) {
+	fsys := fstest.MapFS{"solo/SKILL.md": &fstest.MapFile{Data: []byte(skillMD("solo"))}}
+	for _, tc := range []struct {
+		root, host, proto string
+		want              string
+	}{
+		{"", "skills.example.com", "", "https://skills.example.com"},
+		{"https://skills.example.com/", "skills.example.com", "http", "https://skills.example.com"},
+		{"https://skills.example.com/", "SKILLS.example.com", "", "https://skills.example.com"},
+		{"https://skills.example.com/", "mirror.example.net", "", "https://mirror.example.net"},
+		{"https://github.com/acme/skills/", "github.com", "http", "http://github.com"},
+		{"https://skills.example.com/", "127.0.0.1:8787", "", "http://127.0.0.1:8787"},
+	} {
+		c, _, err := build.Load(fsys, "t", build.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.TrustRoot = tc.root
+		p, err := encode(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := New(p, Options{AllowHosts: []string{"*"}})
+		h := header("Host", tc.host)
+		if tc.proto != "" {
+			h = append(h, wire.Field{Name: "X-Forwarded-Proto", Value: tc.proto})
+		}
+		resp := s.ServeHTTP(&wire.Request{Method: "GET", Target: "/sitemap.xml", Header: h})
+		want := "<url><loc>" + tc.want + "/.well-known/skills/solo/SKILL.md</loc></url>"
+		if !strings.Contains(string(resp.Body), want) {
+			t.Errorf("root %q, Host %q, proto %q: %s\nwant %s", tc.root, tc.host, tc.proto, resp.Body, want)
+		}
+	}
+}
+
+// TestWatchedCaching: while the catalog may change (ListChanged), the page, the sitemap and
+// well-known files may be kept by caches only if they ask again; the page varies with the
+// scheme a proxy names.
+func TestWatchedCaching(t *testing.T) {
+	for _, tc := range []struct {
+		watched bool
+		want    string
+	}{{false, "public, max-age=300"}, {true, "no-cache"}} {
+		s := exampleServer(t, Options{ListChanged: tc.watched})
+		for _, r := range []wire.Request{
+			{Method: "GET", Target: "/", Header: header("Host", "localhost", "Accept", "text/html")},
+			{Method: "GET", Target: "/sitemap.xml", Header: header("Host", "localhost")},
+			{Method: "GET", Target: "/.well-known/skills/index.json", Header: header("Host", "localhost")},
+			{Method: "GET", Target: "/.well-known/skills/git-workflow/SKILL.md", Header: header("Host", "localhost")},
+		} {
+			resp := s.ServeHTTP(&r)
+			if got, _ := resp.Header.Get("Cache-Control"); resp.Status != 200 || got != tc.want {
+				t.Errorf("watched %v, %s: %d, Cache-Control %q", tc.watched, r.Target, resp.Status, got)
+			}
+			if vary, _ := resp.Header.Get("Vary"); !strings.HasPrefix(r.Target, "/.well-known/") && !strings.Contains(vary, "X-Forwarded-Proto") {
+				t.Errorf("%s: Vary %q", r.Target, vary)
+			}
 		}
 	}
 }

@@ -181,7 +181,7 @@ func TestCheckModernHeaders(t *testing.T) {
 			c := newCall(&m, nil)
 			c.version = tc.version
 			hd := scanHeaders(tc.header)
-			err := checkModernHeaders(&hd, &c)
+			err := (&Server{}).checkModernHeaders(&hd, &c)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("checkModernHeaders = %v, want nil", err)

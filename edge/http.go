@@ -155,7 +155,7 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 		out, _ := s.answer(buf, c)
 		return rb.response(200, out)
 	}
-	if err := checkModernHeaders(hd, c); err != nil {
+	if err := s.checkModernHeaders(hd, c); err != nil {
 		return s.httpError(400, msg.ID, err)
 	}
 	if err := supported(version); err != nil {
@@ -181,7 +181,7 @@ func modernStatus(code int64) int {
 // MCP-Protocol-Version equals the _meta version, Mcp-Method equals method, and Mcp-Name
 // equals params.uri for resources/read and params.name for tools/call and prompts/get
 // (SEP-2243's table).
-func checkModernHeaders(hd *headers, c *call) *jsonrpc.Error {
+func (s *Server) checkModernHeaders(hd *headers, c *call) *jsonrpc.Error {
 	check := func(name, got string, ok bool, want string) *jsonrpc.Error {
 		if !ok {
 			return jsonrpc.NewError(codeHeaderMismatch, "Missing "+name+" header (expected "+strconv.Quote(want)+")")
@@ -200,7 +200,8 @@ func checkModernHeaders(hd *headers, c *call) *jsonrpc.Error {
 	switch {
 	case c.msg.Method == "resources/read" && c.p.uri.Type == gjson.String:
 		return check(hdrName, hd.name, hd.hasName, c.p.uri.Str)
-	case (c.msg.Method == "tools/call" || c.msg.Method == "prompts/get") && c.p.name.Type == gjson.String:
+	case (c.msg.Method == "tools/call" && s.opt.Tools || c.msg.Method == "prompts/get" && s.opt.Prompts) && c.p.name.Type == gjson.String:
+		// Only where the method exists: otherwise the answer is -32601, header or not.
 		return check(hdrName, hd.name, hd.hasName, c.p.name.Str)
 	}
 	return nil

@@ -27,10 +27,10 @@ func capabilities(opt Options) []byte {
 	}
 	b = append(b, `,"completions":{},"skills":`+lc...)
 	if opt.Tools {
-		b = append(b, `,"tools":{"listChanged":false}`...)
+		b = append(b, `,"tools":`+lc...)
 	}
 	if opt.Prompts {
-		b = append(b, `,"prompts":{"listChanged":false}`...)
+		b = append(b, `,"prompts":`+lc...)
 	}
 	return append(b, `,"extensions":{"`+SkillsExtension+`":{"directoryRead":true}}}`...)
 }

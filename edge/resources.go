@@ -99,6 +99,7 @@ func (s *Server) scopedList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if err != nil {
 		return nil, err
 	}
+	to = fit(from, to, pageBudget, func(k int) int { return len(s.pack.Skill(s.pack.SkillByURIRank(lo+k), catalog.SkillListed)) })
 	b = append(b, `"resources":[`...)
 	for k := from; k < to; k++ {
 		if k > from {
@@ -137,17 +138,20 @@ func (s *Server) directoryRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if err != nil {
 		return nil, err
 	}
+	child := func(k int) []byte {
+		if ch := s.pack.ChildAt(d, k); ch.Dir {
+			return s.pack.Dir(ch.Index, catalog.DirList)
+		} else {
+			return s.pack.Resource(ch.Index, catalog.ResList)
+		}
+	}
+	to = fit(from, to, pageBudget, func(k int) int { return len(child(k)) })
 	b = append(b, `"resources":[`...)
 	for k := from; k < to; k++ {
 		if k > from {
 			b = append(b, ',')
 		}
-		ch := s.pack.ChildAt(d, k)
-		if ch.Dir {
-			b = append(b, s.pack.Dir(ch.Index, catalog.DirList)...)
-		} else {
-			b = append(b, s.pack.Resource(ch.Index, catalog.ResList)...)
-		}
+		b = append(b, child(k)...)
 	}
 	b = append(b, ']')
 	return s.appendNextCursor(b, kind, to, n), nil

@@ -89,20 +89,46 @@ func origin(hd *headers) string {
 	return scheme + "://" + host
 }
 
-// hostSyntax reports whether h is made only of what a Host header's host and port may
-// hold (RFC 3986 reg-name or IP literal, then ":port"), so that it can go into a URL as it
-// is. Browsers send international names in their ASCII form.
+// hostSyntax reports whether h is a host name, an IPv4 address or a bracketed IPv6
+// address, with or without a port: the only characters it may hold are letters, digits,
+// '.', '-', ':' and the brackets. Browsers send international names in their ASCII form.
+// Anything else (a value only a hostile client sends) is never written into a URL: the page
+// puts it into a shell command line as well as HTML and JSON.
 func hostSyntax(h string) bool {
 	if h == "" {
 		return false
 	}
 	for i := 0; i < len(h); i++ {
 		c := h[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:[]%", c) >= 0) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':' || c == '[' || c == ']') {
 			return false
 		}
 	}
 	return true
+}
+
+// rootOrigin is the scheme and authority of a trust root with the path "/"
+// ("https://skills.example.com" of "https://skills.example.com/"), or "".
+func rootOrigin(root string) string {
+	i := strings.Index(root, "://")
+	if i < 0 {
+		return ""
+	}
+	j := strings.IndexByte(root[i+3:], '/')
+	if j < 0 || root[i+3+j:] != "/" {
+		return ""
+	}
+	return root[:i+3+j]
+}
+
+// cacheControl is how long caches may keep the page, the sitemap and well-known files:
+// five minutes, or not without asking again when the catalog may change at any moment
+// (Options.ListChanged: skilledge serve --watch).
+func (s *Server) cacheControl() string {
+	if s.opt.ListChanged {
+		return "no-cache"
+	}
+	return "public, max-age=300"
 }
 
 // catalogPage answers the catalog page: catalog.SitePage with the MCP URL written where its
@@ -136,22 +162,20 @@ func (s *Server) catalogPage(hd *headers, rb *reply) *wire.Response {
 		"Content-Security-Policy", string(s.pack.Site(catalog.SitePageCSP)),
 		"X-Content-Type-Options", "nosniff",
 		"Referrer-Policy", "no-referrer",
-		"Cache-Control", "public, max-age=300",
-		"Vary", "Accept")}
+		"Cache-Control", s.cacheControl(),
+		"Vary", "Accept, X-Forwarded-Proto")}
 }
 
 // sitemap answers /sitemap.xml (part 0) or /sitemap-<part>.xml: the absolute URL of every
-// SKILL.md published under /.well-known/skills/, on the trust root's origin when the
-// catalog declares one, else on the request's. With more than sitemapMax skills,
-// /sitemap.xml is the index of the parts.
+// SKILL.md published under /.well-known/skills/, on the request's origin, whose scheme the
+// trust root gives when it names the same host. A sitemap lists URLs of its own host
+// (sitemaps.org), so a trust root on another host, or with a path under which
+// /.well-known/ does not lie, is not used. With more than sitemapMax skills, /sitemap.xml
+// is the index of the parts.
 func (s *Server) sitemap(hd *headers, part int, rb *reply) *wire.Response {
 	base := origin(hd)
-	if root := s.pack.TrustRoot(); root != "" {
-		if i := strings.Index(root, "://"); i > 0 {
-			if j := strings.IndexByte(root[i+3:], '/'); j >= 0 {
-				base = root[:i+3+j]
-			}
-		}
+	if root := rootOrigin(s.pack.TrustRoot()); root != "" && hd.hasHost && strings.EqualFold(root[strings.Index(root, "://")+3:], hd.host) {
+		base = root // the canonical scheme of this host
 	}
 	base = html.EscapeString(base) // XML's five escapes are HTML's
 	n := s.pack.NumHTTPSkills()
@@ -184,5 +208,6 @@ func (s *Server) sitemap(hd *headers, part int, rb *reply) *wire.Response {
 	return &wire.Response{Status: 200, Body: b, Header: header(
 		"Content-Type", "application/xml; charset=utf-8",
 		"X-Content-Type-Options", "nosniff",
-		"Cache-Control", "public, max-age=300")}
+		"Cache-Control", s.cacheControl(),
+		"Vary", "X-Forwarded-Proto")}
 }

@@ -31,7 +31,7 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Resp
 	if obj, ok := s.pack.HTTPDoc(path, catalog.HTTPObject); ok {
 		ct, _ := s.pack.HTTPDoc(path, catalog.HTTPContentType)
 		digest, _ := s.pack.HTTPDoc(path, catalog.HTTPDigest)
-		return artifact(hd, string(ct), string(digest), obj)
+		return artifact(hd, string(ct), string(digest), obj, s.cacheControl())
 	}
 	var rest string
 	archives := false
@@ -80,14 +80,14 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Resp
 	if text := bytes.HasSuffix(s.pack.Resource(res, catalog.ResReadHead), []byte(`"text":`)); text && strings.HasPrefix(ct, "text/") {
 		ct += "; charset=utf-8"
 	}
-	return artifact(hd, ct, string(s.pack.Resource(res, catalog.ResDigest)), s.pack.Resource(res, catalog.ResObject))
+	return artifact(hd, ct, string(s.pack.Resource(res, catalog.ResDigest)), s.pack.Resource(res, catalog.ResObject), s.cacheControl())
 }
 
 // artifact answers with the store object that the reference field obj names, a strong
 // ETag made from its digest, caching headers, and 304 when If-None-Match names the ETag.
-func artifact(hd *headers, contentType, digest string, obj []byte) *wire.Response {
+func artifact(hd *headers, contentType, digest string, obj []byte, cacheControl string) *wire.Response {
 	etag := `"` + strings.Replace(digest, ":", "-", 1) + `"`
-	h := header("Content-Type", contentType, "ETag", etag, "Cache-Control", "public, max-age=300")
+	h := header("Content-Type", contentType, "ETag", etag, "Cache-Control", cacheControl)
 	if hd.hasIfNoneMatch && etagMatches(hd.ifNoneMatch, etag) {
 		return &wire.Response{Status: 304, Header: h}
 	}

@@ -41,8 +41,11 @@ func (c *stdioConn) writeLine(msg []byte, refs []wire.Ref, objs [][]byte) error 
 
 // Notify writes each message, a line of its own, to every stdio connection that has been
 // answered at least once (a client that has not spoken yet is still starting), between
-// replies, never inside one. It returns how many connections it wrote to; a connection
-// whose write fails is left to its ServeStdio, which fails on its next write.
+// replies, never inside one. It never waits for a connection that is busy writing (a
+// client that stops reading would hold it forever): such a connection gets the messages
+// from a goroutine of its own once the reply it is writing is out. It returns how many
+// connections it wrote or queued them to; a connection whose write fails is left to its
+// ServeStdio, which fails on its next write.
 func (s *Server) Notify(msgs ...[]byte) int {
 	s.connsMu.Lock()
 	conns := make([]*stdioConn, 0, len(s.conns))
@@ -52,19 +55,34 @@ func (s *Server) Notify(msgs ...[]byte) int {
 	s.connsMu.Unlock()
 	n := 0
 	for _, c := range conns {
-		c.mu.Lock()
-		if c.answered && !c.done {
-			for _, m := range msgs {
-				c.bw.Write(m)
-				c.bw.WriteByte('\n')
-			}
-			if c.bw.Flush() == nil {
-				n++
-			}
+		if !c.mu.TryLock() {
+			n++ // writing a reply: answered, or about to be
+			go func() {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				c.notify(msgs)
+			}()
+			continue
+		}
+		if c.notify(msgs) {
+			n++
 		}
 		c.mu.Unlock()
 	}
 	return n
+}
+
+// notify writes msgs to c if it has been answered and is not done, under c.mu, and
+// reports whether it did.
+func (c *stdioConn) notify(msgs [][]byte) bool {
+	if !c.answered || c.done {
+		return false
+	}
+	for _, m := range msgs {
+		c.bw.Write(m)
+		c.bw.WriteByte('\n')
+	}
+	return c.bw.Flush() == nil
 }
 
 // ServeStdio serves newline-delimited JSON-RPC (the MCP stdio transport): it reads one

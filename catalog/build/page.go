@@ -59,7 +59,7 @@ func marker(kind byte) string { return string([]byte{catalog.PageMarker, kind}) 
 // pageTemplate renders the page around its markers.
 func pageTemplate(c *Catalog) []byte {
 	files, size := c.Size()
-	e := html.EscapeString
+	e := htmlText
 	var b strings.Builder
 	b.WriteString("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
@@ -103,7 +103,7 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 	for _, s := range httpSkills(c) {
 		published[s] = true
 	}
-	e := html.EscapeString
+	e := htmlText
 	var b strings.Builder
 	if len(c.Skills) == 0 {
 		b.WriteString("<p class=\"muted\">This catalog has no skills.</p>\n")
@@ -144,6 +144,19 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 		b.WriteString("</tbody>\n</table>\n</details>\n</article>\n")
 	}
 	return []byte(b.String())
+}
+
+// htmlText escapes s for HTML text or an attribute value, and replaces the C0 control
+// characters but tab, newline and carriage return (which YAML escapes let into a
+// description, and which HTML forbids) with U+FFFD.
+func htmlText(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+	return html.EscapeString(s)
 }
 
 // plural writes "1 skill", "3 skills".

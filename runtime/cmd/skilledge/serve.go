@@ -24,6 +24,9 @@ type serverFlags struct {
 	watch          bool
 	tools, prompts bool
 	pageSize       int
+	// watchFirst is the snapshot of the folder taken before it was built (checkWatch):
+	// the watcher compares with it first, so an edit during start-up is not missed.
+	watchFirst [32]byte
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
@@ -40,7 +43,8 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.watch, "watch", false, "rebuild DIR when its files change and serve the new catalog (an invalid edit keeps the previous one);\nthe server declares listChanged and, on stdio, sends notifications/skills/list_changed and\nnotifications/resources/list_changed after each change")
 }
 
-// checkWatch refuses --watch without a skills folder to watch. ok is false after saying why.
+// checkWatch refuses --watch without a skills folder to watch, and takes the folder's
+// first snapshot, before anything reads it. ok is false after saying why.
 func (f *serverFlags) checkWatch(name, dir string, stderr io.Writer) bool {
 	switch {
 	case !f.watch:
@@ -51,8 +55,15 @@ func (f *serverFlags) checkWatch(name, dir string, stderr io.Writer) bool {
 		fmt.Fprintf(stderr, "skilledge %s: --watch watches a skills folder, and %s is a built catalog (it holds %s)\n", name, dir, indexFile)
 		return false
 	}
+	if f.watch {
+		f.watchFirst = snapshot(dir)
+	}
 	return true
 }
+
+// beforeWatch runs when the catalog is built and the watcher not yet started: where an
+// edit used to go unseen. Tests edit the folder there.
+var beforeWatch = func() {}
 
 // startWatching runs a watcher of dir for srv in the background when --watch was given,
 // until ctx ends or stop is called; stop returns once the watcher has (so that no catalog
@@ -61,7 +72,8 @@ func (f *serverFlags) startWatching(ctx context.Context, name, dir string, src *
 	if !f.watch {
 		return func() {}
 	}
-	w := &watcher{name: name, dir: dir, flags: f.catalogFlags, plugin: plugin, opt: opt, srv: srv, stderr: stderr, served: src.pack.Digest()}
+	beforeWatch()
+	w := &watcher{name: name, dir: dir, flags: f.catalogFlags, plugin: plugin, opt: opt, srv: srv, stderr: stderr, served: src.pack.Digest(), first: f.watchFirst}
 	fmt.Fprintf(stderr, "skilledge: watching %s for changes\n", dir)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})

@@ -34,6 +34,9 @@ type watcher struct {
 	stderr io.Writer
 	// served is the digest of the catalog being served (catalog.Pack.Digest).
 	served string
+	// first is the folder's snapshot taken before the served catalog was built, so that
+	// an edit made while the server started is seen.
+	first [32]byte
 }
 
 // run watches until ctx ends. Each change of the folder's files (their names, types,
@@ -43,7 +46,7 @@ type watcher struct {
 // nothing, and any other is swapped in atomically, after which every stdio connection gets
 // notifications/skills/list_changed and notifications/resources/list_changed.
 func (w *watcher) run(ctx context.Context) {
-	last := snapshot(w.dir)
+	last := w.first
 	for {
 		if !sleep(ctx, watchInterval) {
 			return
@@ -97,7 +100,7 @@ func (w *watcher) rebuild(ctx context.Context) {
 	}
 	w.srv.Swap(pool)
 	w.served = src.pack.Digest()
-	n := w.srv.Notify(edge.ListChangedNotifications()...)
+	n := w.srv.Notify(edge.ListChangedNotifications(w.opt.Server)...)
 	fmt.Fprintf(w.stderr, "skilledge: now serving %s (%s)%s\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), notified(w.name, n))
 }
 
@@ -105,7 +108,7 @@ func (w *watcher) rebuild(ctx context.Context) {
 // no stream to send notifications on: its clients see the change when they next ask.
 func notified(cmd string, n int) string {
 	if cmd == "stdio" && n > 0 {
-		return "; sent notifications/skills/list_changed and notifications/resources/list_changed"
+		return "; sent the list_changed notifications"
 	}
 	return ""
 }
@@ -129,6 +132,12 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // never a wrong catalog. Reading errors are part of the snapshot.
 func snapshot(dir string) [32]byte {
 	h := sha256.New()
+	// The loader follows a folder given as a link; the walk must too (WalkDir does not
+	// descend into a linked root), and a link pointed elsewhere is a change.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		fmt.Fprintf(h, "root %q\n", real)
+		dir = real
+	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			fmt.Fprintf(h, "%q error %v\n", p, err)

@@ -194,3 +194,65 @@ func TestSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchSeesStartupEdits: an edit made after the served catalog was built but before
+// the watcher started (the window of a slow first build) is picked up, and so is an edit
+// under a folder given as a symbolic link.
+func TestWatchSeesStartupEdits(t *testing.T) {
+	defer func(i, q time.Duration) { watchInterval, watchQuiet = i, q }(watchInterval, watchQuiet)
+	watchInterval, watchQuiet = 20*time.Millisecond, 20*time.Millisecond
+	real := t.TempDir()
+	md := filepath.Join(real, "alpha", "SKILL.md")
+	writeFile(t, md, "---\nname: alpha\ndescription: First.\n---\nBody\n")
+	link := filepath.Join(t.TempDir(), "skills")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	defer func(f func()) { beforeWatch = f }(beforeWatch)
+	beforeWatch = func() {
+		writeFile(t, md, "---\nname: alpha\ndescription: Edited while starting.\n---\nBody\n")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	go func() {
+		run(ctx, []string{"stdio", link, "--watch"}, inR, outW, &stderr)
+		outW.Close()
+	}()
+	out := bufio.NewScanner(outR)
+	waitLog := func(s string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(stderr.String(), s); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("stderr never said %q:\n%s", s, stderr.String())
+			}
+		}
+	}
+	description := func(id int) string {
+		t.Helper()
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"skills/list","params":{}}`+"\n", id)
+		for out.Scan() {
+			if r := gjson.Get(out.Text(), "result"); r.Exists() {
+				return r.Get("skills.0.description").Str
+			}
+		}
+		t.Fatalf("stdout ended; stderr:\n%s", stderr.String())
+		return ""
+	}
+	waitLog("now serving 1 skill")
+	if d := description(1); d != "Edited while starting." {
+		t.Fatalf("an edit made while the server started is not served: %q\n%s", d, stderr.String())
+	}
+	beforeWatch = func() {}
+	writeFile(t, md, "---\nname: alpha\ndescription: Edited through the link.\n---\nBody\n")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if d := description(2); d == "Edited through the link." {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("an edit under the linked folder is not served: %q\n%s", d, stderr.String())
+		}
+	}
+}
