@@ -26,7 +26,7 @@ func (s *Server) page(c *call, kind string, n int) (from, to int, err *jsonrpc.E
 	default:
 		var ok bool
 		if from, ok = s.parseCursor(cur.Str, kind); !ok || from <= 0 || from >= n {
-			return 0, 0, invalidParams("invalid cursor: " + strconv.Quote(cur.Str))
+			return 0, 0, invalidParams("invalid cursor: " + strconv.Quote(clip(cur.Str)))
 		}
 	}
 	return from, min(n, from+s.opt.PageSize), nil

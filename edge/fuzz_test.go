@@ -66,7 +66,7 @@ func checkReply(t *testing.T, msg, reply []byte) {
 			}
 			return
 		}
-		elems, err := jsonrpc.SplitBatch(reply)
+		elems, err := jsonrpc.SplitBatch(reply, 0)
 		if err != nil {
 			t.Fatalf("batch reply %q: %v", reply, err)
 		}

@@ -53,10 +53,10 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	origin, hasOrigin := hd.origin, hd.hasOrigin
 	host, hasHost := hd.host, hd.hasHost
 	if !s.hostAllowed(host, hasHost) {
-		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(host)+" is not allowed"))
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(clip(host))+" is not allowed"))
 	}
 	if !s.originAllowed(origin, hasOrigin) {
-		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin "+strconv.Quote(origin)+" is not allowed"))
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin "+strconv.Quote(clip(origin))+" is not allowed"))
 	}
 	path, _, _ := strings.Cut(r.Target, "?")
 	var resp *wire.Response
@@ -121,7 +121,7 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 			return s.httpError(400, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"JSON-RPC batches are only allowed in protocol version 2025-03-26"))
 		}
-		elems, err := jsonrpc.SplitBatch(r.Body)
+		elems, err := jsonrpc.SplitBatch(r.Body, MaxBatch)
 		if err != nil {
 			return s.httpError(400, nil, err)
 		}
@@ -180,10 +180,10 @@ func modernStatus(code int64) int {
 func checkModernHeaders(hd *headers, c *call) *jsonrpc.Error {
 	check := func(name, got string, ok bool, want string) *jsonrpc.Error {
 		if !ok {
-			return jsonrpc.NewError(codeHeaderMismatch, "Missing "+name+" header (expected "+strconv.Quote(want)+")")
+			return jsonrpc.NewError(codeHeaderMismatch, "Missing "+name+" header (expected "+strconv.Quote(clip(want))+")")
 		}
 		if decodeHeaderValue(got) != want {
-			return jsonrpc.NewError(codeHeaderMismatch, name+" header "+strconv.Quote(got)+" does not match the request body ("+strconv.Quote(want)+")")
+			return jsonrpc.NewError(codeHeaderMismatch, name+" header "+strconv.Quote(clip(got))+" does not match the request body ("+strconv.Quote(clip(want))+")")
 		}
 		return nil
 	}
