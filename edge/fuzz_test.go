@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
@@ -47,8 +48,8 @@ func fuzzHeader(lines string) wire.Header {
 // checkJSONLine fails unless b is one line of valid JSON.
 func checkJSONLine(t *testing.T, what string, b []byte) {
 	t.Helper()
-	if !json.Valid(b) {
-		t.Fatalf("%s is not valid JSON: %q", what, b)
+	if !json.Valid(b) || !utf8.Valid(b) {
+		t.Fatalf("%s is not valid UTF-8 JSON: %q", what, b)
 	}
 	if bytes.IndexByte(b, '\n') >= 0 {
 		t.Fatalf("%s spans lines: %q", what, b)
@@ -182,6 +183,9 @@ func FuzzHandleMessage(f *testing.F) {
 		{"", `{"jsonrpc":"2.0","id":1,`},
 		{"", `{"jsonrpc":"1.0","id":1,"method":"ping"}`},
 		{"", "\"\u2028\""},
+		{"", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"ping\"}"},
+		{V20250326, "[" + request(10, "ping", "") + ",{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\",\"method\":\"ping\"}]"},
+		{V20250326, "[" + request(11, "resources/read", `{"uri":"skill://git-workflow/SKILL.md"}`) + "," + request(12, "resources/read", `{"uri":"skill://nope"}`) + "]"},
 	} {
 		f.Add(s.version, []byte(s.msg))
 	}
@@ -204,6 +208,14 @@ func FuzzHandleMessage(f *testing.F) {
 			full := resolved(t, s, reply, refs)
 			checkJSONLine(t, "reply", full)
 			checkReply(t, msg, full)
+			// The bounds of limits.go: an answer names at most one object; a reply is
+			// never more than MaxReply.
+			if answers := bytes.Count(reply, []byte(`{"jsonrpc":"2.0","id":`)); len(refs) > answers {
+				t.Fatalf("%d objects named in %d answers", len(refs), answers)
+			}
+			if limit := MaxReply(len(s.pack.Bytes()), len(msg), len(s.opt.Instructions)); int64(len(reply)) > limit {
+				t.Fatalf("a reply of %d bytes to %d, over MaxReply %d", len(reply), len(msg), limit)
+			}
 		} else if refs != nil {
 			t.Fatalf("no reply, but references %v", refs)
 		}
