@@ -1,14 +1,20 @@
 package edge
 
-import "github.com/skilledge/skilledge/edge/wire"
+import (
+	"strings"
+
+	"github.com/skilledge/skilledge/edge/wire"
+)
 
 // headers are the request header fields the server reads, found in one pass over the
 // header (names compared as HTTP does, ignoring ASCII case; the first of a repeated
-// field wins, as with wire.Header.Get). Values alias the request.
+// field wins, as with wire.Header.Get). Values alias the request. manyHosts and
+// manyOrigins say Host or Origin came more than once (an Origin holding a comma is
+// several joined, as RFC 9110 §5.3 combines repeated fields): the request is refused.
 type headers struct {
 	host, origin, contentType, protocolVersion, method, name, ifNoneMatch string
 	hasHost, hasOrigin, hasContentType, hasVersion, hasMethod, hasName    bool
-	hasIfNoneMatch                                                        bool
+	hasIfNoneMatch, manyHosts, manyOrigins                                bool
 }
 
 // scanHeaders reads h once. The names it looks for all differ in length, so each field
@@ -24,11 +30,13 @@ func scanHeaders(h wire.Header) headers {
 			if !wire.EqualFold(f.Name, "Host") {
 				continue
 			}
+			hd.manyHosts = hd.manyHosts || hd.hasHost
 		case len("Origin"):
 			dst, has = &hd.origin, &hd.hasOrigin
 			if !wire.EqualFold(f.Name, "Origin") {
 				continue
 			}
+			hd.manyOrigins = hd.manyOrigins || hd.hasOrigin || strings.IndexByte(f.Value, ',') >= 0
 		case len("Content-Type"):
 			dst, has = &hd.contentType, &hd.hasContentType
 			if !wire.EqualFold(f.Name, "Content-Type") {

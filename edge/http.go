@@ -52,6 +52,15 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	hd := scanHeaders(r.Header)
 	origin, hasOrigin := hd.origin, hd.hasOrigin
 	host, hasHost := hd.host, hd.hasHost
+	// Which name or page a request comes from must be one answer: with two, a check of
+	// the first would let the other through.
+	if hd.manyHosts || hd.manyOrigins {
+		name := "Host"
+		if !hd.manyHosts {
+			name = "Origin"
+		}
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: more than one "+name+" header"))
+	}
 	if !s.hostAllowed(host, hasHost) {
 		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(clip(host))+" is not allowed"))
 	}
