@@ -27,6 +27,13 @@ const (
 // message body (or are missing).
 const codeHeaderMismatch = -32020
 
+// Every response carries X-Content-Type-Options: nosniff, so that a browser never runs a
+// file as another type than the one declared, and this Content-Security-Policy, so that
+// a skill's HTML, SVG or XML opened from the publisher's origin (the DVS trust root) runs
+// no script, loads nothing and gets an opaque origin of its own: no cookies, no storage,
+// no same-origin requests. Nothing this server answers is a page meant to run.
+const contentSecurityPolicy = "default-src 'none'; sandbox"
+
 // corsAllowHeaders are the request headers a browser client may send.
 const corsAllowHeaders = "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"
 
@@ -89,6 +96,9 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	if r.Method == "HEAD" {
 		resp.Body, resp.Refs = nil, nil
 	}
+	resp.Header = append(resp.Header,
+		wire.Field{Name: "X-Content-Type-Options", Value: "nosniff"},
+		wire.Field{Name: "Content-Security-Policy", Value: contentSecurityPolicy})
 	if hasOrigin {
 		resp.Header = append(resp.Header,
 			wire.Field{Name: "Access-Control-Allow-Origin", Value: origin},
@@ -250,7 +260,7 @@ func (s *Server) httpError(status int, id []byte, err *jsonrpc.Error) *wire.Resp
 
 // header builds a header from name, value pairs.
 func header(kv ...string) wire.Header {
-	h := make(wire.Header, 0, len(kv)/2+3)
+	h := make(wire.Header, 0, len(kv)/2+5) // room for the security and CORS fields
 	for i := 0; i+1 < len(kv); i += 2 {
 		h = append(h, wire.Field{Name: kv[i], Value: kv[i+1]})
 	}
