@@ -34,14 +34,15 @@ type Options struct {
 }
 
 // LoadDir loads the skills folder dir, opened with os.OpenRoot so that nothing, symbolic
-// links included, resolves outside it. Problems name files with dir as given.
+// links included, resolves outside it, and read so that nothing blocks (a file replaced by
+// a named pipe is reported, not waited on). Problems name files with dir as given.
 func LoadDir(dir string, opt Options) (*Catalog, []Problem, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer root.Close()
-	return Load(root.FS(), dir, opt)
+	return Load(dirFS{root}, dir, opt)
 }
 
 // Load reads the skills folder fsys: every directory holding a file named exactly
@@ -66,10 +67,16 @@ func Load(fsys fs.FS, label string, opt Options) (*Catalog, []Problem, error) {
 	if err := l.walk("."); err != nil {
 		return nil, nil, err
 	}
+	if testHookListed != nil {
+		testHookListed()
+	}
 	c := l.build()
 	sortProblems(l.problems)
 	return c, l.problems, nil
 }
+
+// testHookListed, when set, is called between listing the folder and reading its files.
+var testHookListed func()
 
 type loader struct {
 	fsys  fs.FS
@@ -345,6 +352,12 @@ func (l *loader) readFile(e entry, encl []string) {
 		limit = maxSkillBytes // one file over it makes its skill oversize: read no further
 	}
 	data, err := readFile(l.fsys, target, limit)
+	var notRegular *notRegularError
+	if errors.As(err, &notRegular) {
+		// It was a regular file when listed, or a link to one.
+		warn(fmt.Sprintf("not a regular file (%s); not served", typeName(notRegular.mode)))
+		return
+	}
 	if errors.Is(err, errTooLarge) {
 		l.report(Error, p, 0, skill, fmt.Sprintf("the file is over the per-skill limit of %d bytes (16 MiB); not read (--allow-oversize serves it anyway)", maxSkillBytes), encl...)
 		return
@@ -359,19 +372,29 @@ func (l *loader) readFile(e entry, encl []string) {
 
 var errTooLarge = errors.New("file too large")
 
-// readFile reads name, or fails with errTooLarge as soon as it has more than limit bytes
-// (limit < 0: no limit), so a huge or sparse file costs no more than limit of memory.
+// readFile reads the regular file name, or fails with errTooLarge as soon as it has more
+// than limit bytes (limit < 0: no limit), so a huge or sparse file costs no more than
+// limit of memory, or with a *notRegularError when the opened file is not a regular file
+// (whatever the listing said).
 func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
-	if limit < 0 {
-		return fs.ReadFile(fsys, name)
-	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(data)) > limit {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: &notRegularError{fi.Mode()}}
+	}
+	r := io.Reader(f)
+	if limit >= 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	data, err := io.ReadAll(r)
+	if err == nil && limit >= 0 && int64(len(data)) > limit {
 		return nil, errTooLarge
 	}
 	return data, err
