@@ -230,6 +230,7 @@ func (l *loader) build() *Catalog {
 		l.paths = append(l.paths, p)
 	}
 	sort.Strings(l.paths)
+	l.checkPortability()
 
 	type loaded struct {
 		*Skill
@@ -351,7 +352,7 @@ func (l *loader) readFile(e entry, encl []string) {
 	if !l.opt.AllowOversize {
 		limit = maxSkillBytes // one file over it makes its skill oversize: read no further
 	}
-	data, err := readFile(l.fsys, target, limit)
+	data, links, err := readFile(l.fsys, target, limit)
 	var notRegular *notRegularError
 	if errors.As(err, &notRegular) {
 		// It was a regular file when listed, or a link to one.
@@ -366,28 +367,32 @@ func (l *loader) readFile(e entry, encl []string) {
 		l.report(Error, p, 0, skill, "cannot read: "+errText(err), encl...)
 		return
 	}
+	if links > 1 {
+		warn(fmt.Sprintf("the file has %d hard links: the same file is also elsewhere, perhaps outside the folder, and a change there changes what is served; copy it in if it belongs here", links))
+	}
 	text := isText(data)
 	l.files[p] = &File{Path: p, Data: data, MIME: mimeType(p, text), Text: text, Digest: sha256.Sum256(data)}
 }
 
 var errTooLarge = errors.New("file too large")
 
-// readFile reads the regular file name, or fails with errTooLarge as soon as it has more
-// than limit bytes (limit < 0: no limit), so a huge or sparse file costs no more than
-// limit of memory, or with a *notRegularError when the opened file is not a regular file
-// (whatever the listing said).
-func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
+// readFile reads the regular file name and returns its bytes and its number of hard
+// links (0 when the file system does not say). It fails with errTooLarge as soon as it
+// has more than limit bytes (limit < 0: no limit), so a huge or sparse file costs no more
+// than limit of memory, and with a *notRegularError when the opened file is not a regular
+// file (whatever the listing said).
+func readFile(fsys fs.FS, name string, limit int64) ([]byte, uint64, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: &notRegularError{fi.Mode()}}
+		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: &notRegularError{fi.Mode()}}
 	}
 	r := io.Reader(f)
 	if limit >= 0 {
@@ -395,9 +400,77 @@ func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	}
 	data, err := io.ReadAll(r)
 	if err == nil && limit >= 0 && int64(len(data)) > limit {
-		return nil, errTooLarge
+		return nil, 0, errTooLarge
 	}
-	return data, err
+	return data, linkCount(fi), err
+}
+
+// checkPortability warns about served names that are one file, or none, on other
+// systems: names in one directory that are equal under Unicode normalization or letter
+// case (macOS compares names normalized and, by default, ignoring case; Windows ignores
+// case), each warning naming the others; and names Windows cannot hold. Every file and
+// directory under the folder that holds a served file is checked once.
+func (l *loader) checkPortability() {
+	type sibling struct{ path, name string }
+	groups := map[string][]sibling{} // parent directory + "/" + key -> its names
+	var keys []string
+	seen := map[string]bool{}
+	for _, p := range l.paths {
+		segs := strings.Split(p, "/")
+		for i, seg := range segs {
+			cur := strings.Join(segs[:i+1], "/")
+			if seen[cur] {
+				continue
+			}
+			seen[cur] = true
+			what := "directory"
+			if i == len(segs)-1 {
+				what = "file"
+			}
+			skill := innermost(l.enclosing(cur))
+			if why := windowsProblem(seg); why != "" {
+				where := "a checkout of the folder fails there"
+				if skill != "" {
+					where = "archives of the skill do not unpack there"
+				}
+				l.report(Warning, cur, 0, skill, fmt.Sprintf("%s name %q %s: %s", what, seg, why, where))
+			}
+			key := path.Dir(cur) + "/" + foldCase(nfd(seg))
+			if _, ok := groups[key]; !ok {
+				keys = append(keys, key)
+			}
+			groups[key] = append(groups[key], sibling{cur, seg})
+		}
+	}
+	for _, key := range keys {
+		g := groups[key]
+		if len(g) < 2 {
+			continue
+		}
+		for _, a := range g {
+			what := "file"
+			if l.files[a.path] == nil {
+				what = "directory"
+			}
+			for _, b := range g {
+				if a.path == b.path {
+					continue
+				}
+				how := "differ only in letter case: Windows and macOS (by default) keep one of them"
+				if nfd(a.name) == nfd(b.name) {
+					how = "are one name under Unicode normalization (NFC): macOS keeps one of them"
+				} else if foldCase(a.name) != foldCase(b.name) {
+					how = "differ only in Unicode normalization and letter case: macOS (by default) keeps one of them"
+				}
+				where := "in a checkout of the folder"
+				if len(l.enclosing(a.path)) > 0 {
+					where = "in a checkout and in archives of the skill unpacked there"
+				}
+				l.report(Warning, a.path, 0, innermost(l.enclosing(a.path)), fmt.Sprintf(
+					"%s name %+q and %+q in the same directory %s, %s; rename one", what, a.name, b.name, how, where))
+			}
+		}
+	}
 }
 
 func typeName(m fs.FileMode) string {

@@ -185,8 +185,10 @@ func TestValidation(t *testing.T) {
 			"a/b%c/w/SKILL.md":     ok("w"),
 			"acme/it's/v/SKILL.md": ok("v")},
 			want: []string{
+				`skills/Acme: warning: directory name "Acme" and "acme" in the same directory differ only in letter case: Windows and macOS (by default) keep one of them, in a checkout of the folder; rename one`,
 				`skills/Acme/y/SKILL.md: warning: first skill path segment "Acme" has uppercase letters, and URI authorities are case-insensitive: clients may lowercase it`,
 				`skills/a/b%c/w/SKILL.md: skill path segment "b%c" contains '%', so it cannot be part of the skill's URI`,
+				`skills/acme: warning: directory name "acme" and "Acme" in the same directory differ only in letter case: Windows and macOS (by default) keep one of them, in a checkout of the folder; rename one`,
 				`skills/café/z/SKILL.md: warning: first skill path segment "café" is not an RFC 3986 reg-name (it contains 'é'), and it sits in the authority of skill:// URIs`,
 				`skills/my org/x/SKILL.md: skill path segment "my org" contains whitespace, so it cannot be part of the skill's URI`},
 			valid: []string{"Acme/y", "acme/it's/v", "café/z"}},

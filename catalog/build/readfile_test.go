@@ -14,7 +14,7 @@ func TestReadFileLimit(t *testing.T) {
 		want  string
 		err   error
 	}{{-1, "12345", nil}, {5, "12345", nil}, {4, "", errTooLarge}, {0, "", errTooLarge}} {
-		got, err := readFile(fsys, "a", tt.limit)
+		got, _, err := readFile(fsys, "a", tt.limit)
 		if string(got) != tt.want || !errors.Is(err, tt.err) {
 			t.Errorf("readFile(limit %d) = %q, %v; want %q, %v", tt.limit, got, err, tt.want, tt.err)
 		}
