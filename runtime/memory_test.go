@@ -31,7 +31,8 @@ func TestMinMemoryLimitIsEnough(t *testing.T) {
 			}
 			c, _, err := build.Load(fsys, "big", build.Options{})
 			requireNoError(t, err)
-			enc := build.Encode(c)
+			enc, err := build.Encode(c)
+			requireNoError(t, err)
 			pack, cat := enc.Index, Catalog{Index: enc.Index, Store: enc.Store}
 			ctx := context.Background()
 			limit := MinMemoryLimit(pack, DefaultMaxBody)
@@ -81,7 +82,8 @@ func TestMinMemoryLimitWorstRequests(t *testing.T) {
 	fsys["big/data.bin"] = &fstest.MapFile{Data: big}
 	c, _, err := build.Load(fsys, "worst", build.Options{})
 	requireNoError(t, err)
-	enc := build.Encode(c)
+	enc, err := build.Encode(c)
+	requireNoError(t, err)
 	cat := Catalog{Index: enc.Index, Store: enc.Store}
 	ctx := context.Background()
 

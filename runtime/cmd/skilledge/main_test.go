@@ -325,7 +325,11 @@ func examplesIndex(t *testing.T) *catalog.Pack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := catalog.Open(build.Encode(c).Index)
+	enc, err := build.Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.Open(enc.Index)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +479,9 @@ func TestBuildProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	encode(c, "the built-in examples", &out)
+	if _, err := encode(c, t.TempDir(), "the built-in examples", &out); err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
 		"skilledge: building the catalog of the built-in examples (6 skills, 13 files, ",
 		"skilledge: archived 1 of 6 skills…\n",
@@ -489,7 +495,9 @@ func TestBuildProgress(t *testing.T) {
 	// A fast build says nothing.
 	progressAfter, progressEvery = time.Hour, time.Hour
 	out.Reset()
-	encode(c, "the built-in examples", &out)
+	if _, err := encode(c, t.TempDir(), "the built-in examples", &out); err != nil {
+		t.Fatal(err)
+	}
 	if out.Len() != 0 {
 		t.Fatalf("a fast build printed %q", out.String())
 	}
