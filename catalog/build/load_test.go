@@ -421,6 +421,9 @@ func TestProblemString(t *testing.T) {
 		{Problem{Path: "s/x/SKILL.md", Line: 2, Msg: "m"}, "s/x/SKILL.md:2: m"},
 		{Problem{Path: "s/x/SKILL.md", Severity: Warning, Msg: "m"}, "s/x/SKILL.md: warning: m"},
 		{Problem{Path: "s/x\x1b[2J", Msg: "m"}, `"s/x\x1b[2J": m`},
+		// A name with bytes that are not UTF-8 was printed raw.
+		{Problem{Path: "s/x/a\xffb.md", Msg: "m"}, `"s/x/a\xffb.md": m`},
+		{Problem{Path: "s/x/café.md", Msg: "m"}, "s/x/café.md: m"},
 	} {
 		if got := c.p.String(); got != c.want {
 			t.Errorf("%#v: %s, want %s", c.p, got, c.want)
@@ -523,4 +526,22 @@ func TestUnlistableDirectory(t *testing.T) {
 	if _, _, err := Load(failDir{m, "."}, "s", Options{}); err == nil {
 		t.Error("unlistable root: no error")
 	}
+}
+
+// TestAliasBombReport: a frontmatter that hits the alias or node limit is reported with
+// that one error; the fields after it, never read, are not warned about as unknown
+// fields named "" (the report of a billion-laughs document ended in six of them).
+func TestAliasBombReport(t *testing.T) {
+	bomb := "name: b\ndescription: x\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+	for i, l := range "bcdefghi" {
+		prev := string("abcdefghi"[i])
+		bomb += fmt.Sprintf("%c: &%c [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]\n", l, l, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+	}
+	_, ps, err := Load(fstest.MapFS{"b/SKILL.md": {Data: []byte("---\n" + bomb + "---\nbody\n")}}, "bomb", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalStrings(t, "problems", strs(ps), []string{
+		"bomb/b/SKILL.md:7: too many aliases: the YAML parser hosts use (npm yaml) refuses this frontmatter as a possible resource exhaustion attack",
+	})
 }

@@ -171,7 +171,7 @@ func encode(c *build.Catalog, dir, label string, progress io.Writer) (*build.Enc
 }
 
 // startPool finds or builds plugin.wasm, compiles it and makes a pool serving cat.
-func startPool(ctx context.Context, pluginFile string, memLimitMiB int, cat skruntime.Catalog, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, error) {
+func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat skruntime.Catalog, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, error) {
 	path, err := skruntime.LocatePlugin(ctx, pluginFile, stderr)
 	if err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ func startPool(ctx context.Context, pluginFile string, memLimitMiB int, cat skru
 	if err != nil {
 		return nil, err
 	}
-	plugin, err := compile(ctx, wasm, skruntime.Config{MemoryLimit: uint64(memLimitMiB) << 20, Stderr: stderr}, stderr)
+	plugin, err := compile(ctx, wasm, skruntime.Config{MemoryLimit: memory.limit(cat.Index, opt.MaxBody), Stderr: stderr}, stderr)
 	if err != nil {
 		return nil, err
 	}

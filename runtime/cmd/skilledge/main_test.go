@@ -502,3 +502,18 @@ func TestBuildProgress(t *testing.T) {
 		t.Fatalf("a fast build printed %q", out.String())
 	}
 }
+
+// TestMemoryLimitFlag: --memory-limit takes a whole number of MiB from 16 to 4096 and says
+// so otherwise (-1 was reported as an 18-quintillion-byte limit, 0 silently meant the
+// default); a limit below what the catalog needs is refused with the figure it needs.
+func TestMemoryLimitFlag(t *testing.T) {
+	for _, v := range []string{"-1", "0", "15", "4097", "abc", "1.5", ""} {
+		code, stdout, stderr := call(t, "", "serve", "--memory-limit", v)
+		expect(t, code, stdout, stderr, 2, "", `invalid value "`+v+`" for flag -memory-limit: must be a whole number of MiB from 16 to 4096`)
+	}
+	code, stdout, stderr := call(t, "", "stdio", "--memory-limit", "16")
+	expect(t, code, stdout, stderr, 1, "", "instances are limited to 16.0 MiB of memory")
+	expect(t, code, stdout, stderr, 1, "", "; raise the memory limit")
+	code, stdout, stderr = call(t, "", "stdio", "--memory-limit", "400")
+	expect(t, code, stdout, stderr, 0, "", "serving 6 skills")
+}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,15 +20,53 @@ import (
 // serverFlags are the flags shared by serve and stdio.
 type serverFlags struct {
 	catalogFlags
-	plugin    string
-	memoryMiB int
+	plugin string
+	memory memoryFlag
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
 	f.catalogFlags.register(fs)
 	pluginFlag(fs, &f.plugin)
-	fs.IntVar(&f.memoryMiB, "memory-limit", skruntime.DefaultMemoryLimit>>20,
-		"memory cap of each plugin instance, in `MiB`; each holds its own copy of the catalog index (file contents are held once, outside)")
+	fs.Var(&f.memory, "memory-limit", fmt.Sprintf(
+		"memory cap of each plugin instance, in `MiB`, %d to %d (default %d, or what the catalog needs if more); each holds its own copy of the catalog index (file contents are held once, outside)",
+		minMemoryMiB, maxMemoryMiB, skruntime.DefaultMemoryLimit>>20))
+}
+
+// The range of --memory-limit, as runtime.Compile accepts it.
+const (
+	minMemoryMiB = 16
+	maxMemoryMiB = 4096
+)
+
+// memoryFlag is --memory-limit: a whole number of MiB in range, or 0 when not given.
+type memoryFlag struct{ mib int }
+
+func (m *memoryFlag) String() string {
+	if m == nil || m.mib == 0 {
+		return ""
+	}
+	return strconv.Itoa(m.mib)
+}
+
+func (m *memoryFlag) Set(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < minMemoryMiB || n > maxMemoryMiB {
+		return fmt.Errorf("must be a whole number of MiB from %d to %d", minMemoryMiB, maxMemoryMiB)
+	}
+	m.mib = n
+	return nil
+}
+
+// limit returns the memory cap in bytes: the one given, or the default raised to what
+// serving index with request bodies up to maxBody needs (runtime.MinMemoryLimit).
+func (m *memoryFlag) limit(index []byte, maxBody int) uint64 {
+	if m.mib != 0 {
+		return uint64(m.mib) << 20
+	}
+	if maxBody <= 0 {
+		maxBody = skruntime.DefaultMaxBody
+	}
+	return min(max(skruntime.DefaultMemoryLimit, skruntime.MinMemoryLimit(index, maxBody)), maxMemoryMiB<<20)
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -68,7 +107,7 @@ loopback origins.`)
 	if !ok {
 		return 1
 	}
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts}}, stderr)
+	pool, err := startPool(ctx, f.plugin, f.memory, src.catalog(), skruntime.Options{Server: edge.Options{AllowOrigins: origins, AllowHosts: hosts}}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
@@ -133,7 +172,7 @@ OUT, the output of skilledge build, is served as it is.`)
 		return 1
 	}
 	// A stdio message may be a whole line: budget instance memory for the longest.
-	pool, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine}, stderr)
+	pool, err := startPool(ctx, f.plugin, f.memory, src.catalog(), skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1
