@@ -9,8 +9,9 @@ import (
 // headers are the request header fields the server reads, found in one pass over the
 // header (names compared as HTTP does, ignoring ASCII case; the first of a repeated
 // field wins, as with wire.Header.Get). Values alias the request. manyHosts and
-// manyOrigins say Host or Origin came more than once (an Origin holding a comma is
-// several joined, as RFC 9110 §5.3 combines repeated fields): the request is refused.
+// manyOrigins say Host or Origin came more than once (a value holding a comma is several
+// joined, as RFC 9110 §5.3 combines repeated fields and the Fetch API does): the request
+// is refused.
 type headers struct {
 	host, origin, contentType, protocolVersion, method, name, ifNoneMatch string
 	hasHost, hasOrigin, hasContentType, hasVersion, hasMethod, hasName    bool
@@ -30,7 +31,7 @@ func scanHeaders(h wire.Header) headers {
 			if !wire.EqualFold(f.Name, "Host") {
 				continue
 			}
-			hd.manyHosts = hd.manyHosts || hd.hasHost
+			hd.manyHosts = hd.manyHosts || hd.hasHost || strings.IndexByte(f.Value, ',') >= 0
 		case len("Origin"):
 			dst, has = &hd.origin, &hd.hasOrigin
 			if !wire.EqualFold(f.Name, "Origin") {

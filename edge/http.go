@@ -54,11 +54,29 @@ func (s *Server) AppendHTTP(dst []byte, r *wire.Request) []byte {
 	return dst
 }
 
-// serveHTTP answers r, building a JSON-RPC response body on rb.
+// serveHTTP answers r, building a JSON-RPC response body on rb. Every answer, refusals
+// included, carries the security fields; CORS fields go only on answers to an allowed
+// Origin.
 func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	hd := scanHeaders(r.Header)
-	origin, hasOrigin := hd.origin, hd.hasOrigin
-	host, hasHost := hd.host, hd.hasHost
+	resp, allowed := s.route(r, &hd, rb)
+	if r.Method == "HEAD" {
+		resp.Body, resp.Refs = nil, nil
+	}
+	resp.Header = append(resp.Header,
+		wire.Field{Name: "X-Content-Type-Options", Value: "nosniff"},
+		wire.Field{Name: "Content-Security-Policy", Value: contentSecurityPolicy})
+	if allowed && hd.hasOrigin {
+		resp.Header = append(resp.Header,
+			wire.Field{Name: "Access-Control-Allow-Origin", Value: hd.origin},
+			wire.Field{Name: "Access-Control-Expose-Headers", Value: "MCP-Protocol-Version, Mcp-Session-Id"},
+			wire.Field{Name: "Vary", Value: "Origin"})
+	}
+	return resp
+}
+
+// route checks Host and Origin and answers r; allowed is false for a refusal (403).
+func (s *Server) route(r *wire.Request, hd *headers, rb *reply) (resp *wire.Response, allowed bool) {
 	// Which name or page a request comes from must be one answer: with two, a check of
 	// the first would let the other through.
 	if hd.manyHosts || hd.manyOrigins {
@@ -66,23 +84,22 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 		if !hd.manyHosts {
 			name = "Origin"
 		}
-		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: more than one "+name+" header"))
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: more than one "+name+" header")), false
 	}
-	if !s.hostAllowed(host, hasHost) {
-		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(clip(host))+" is not allowed"))
+	if !s.hostAllowed(hd.host, hd.hasHost) {
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(clip(hd.host))+" is not allowed")), false
 	}
-	if !s.originAllowed(origin, hasOrigin) {
-		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin "+strconv.Quote(clip(origin))+" is not allowed"))
+	if !s.originAllowed(hd.origin, hd.hasOrigin) {
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin "+strconv.Quote(clip(hd.origin))+" is not allowed")), false
 	}
 	path, _, _ := strings.Cut(r.Target, "?")
-	var resp *wire.Response
 	switch {
 	case strings.HasPrefix(path, "/.well-known/"):
-		resp = s.wellKnown(r, &hd, path)
+		resp = s.wellKnown(r, hd, path)
 	case path != s.opt.Endpoint:
 		resp = s.notFound()
 	case r.Method == "POST":
-		resp = s.post(r, &hd, rb)
+		resp = s.post(r, hd, rb)
 	case r.Method == "OPTIONS":
 		resp = &wire.Response{Status: 204, Header: header(
 			"Access-Control-Allow-Methods", "POST, OPTIONS",
@@ -93,19 +110,7 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 			"Method Not Allowed: this server has no server-initiated stream and no session; POST JSON-RPC messages to "+s.opt.Endpoint))
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "POST, OPTIONS"})
 	}
-	if r.Method == "HEAD" {
-		resp.Body, resp.Refs = nil, nil
-	}
-	resp.Header = append(resp.Header,
-		wire.Field{Name: "X-Content-Type-Options", Value: "nosniff"},
-		wire.Field{Name: "Content-Security-Policy", Value: contentSecurityPolicy})
-	if hasOrigin {
-		resp.Header = append(resp.Header,
-			wire.Field{Name: "Access-Control-Allow-Origin", Value: origin},
-			wire.Field{Name: "Access-Control-Expose-Headers", Value: "MCP-Protocol-Version, Mcp-Session-Id"},
-			wire.Field{Name: "Vary", Value: "Origin"})
-	}
-	return resp
+	return resp, true
 }
 
 func (s *Server) notFound() *wire.Response {

@@ -3,6 +3,8 @@ package edge
 import (
 	"strings"
 	"testing"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 func TestStripPort(t *testing.T) {
@@ -322,8 +324,14 @@ func TestRepeatedHostOrigin(t *testing.T) {
 				t.Errorf("%v, %q: %d %s", opt.AllowOrigins, tc.header, resp.Status, resp.Body)
 			}
 		}
+		// A Host value holding a comma is two joined (how workerd passes two fields).
+		r := &wire.Request{Method: "POST", Target: "/mcp", Header: wire.Header{{Name: "Host", Value: "127.0.0.1, evil.com"},
+			{Name: "Content-Type", Value: "application/json"}}, Body: []byte(request(1, "ping", ""))}
+		if resp := s.ServeHTTP(r); resp.Status != 403 || !strings.Contains(string(resp.Body), "more than one Host") {
+			t.Errorf("Host with a comma: %d %s", resp.Status, resp.Body)
+		}
 		// Well-known files too.
-		r := postLegacy("", "Origin: http://localhost\nOrigin: http://evil.com\n")
+		r = postLegacy("", "Origin: http://localhost\nOrigin: http://evil.com\n")
 		r.Method, r.Target = "GET", "/.well-known/skills/index.json"
 		if resp := s.ServeHTTP(r); resp.Status != 403 {
 			t.Errorf("well-known GET with two origins: %d", resp.Status)

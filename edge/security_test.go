@@ -41,6 +41,9 @@ func TestActiveContentDisarmed(t *testing.T) {
 		{get("/mcp", ""), 405, "application/json"},
 		{s.ServeHTTP(postLegacy(request(1, "ping", ""), "")), 200, "application/json"},
 		{s.ServeHTTP(postLegacy(`{`, "")), 400, "application/json"},
+		{s.ServeHTTP(postLegacy(request(1, "ping", ""), "Origin: http://evil.com\n")), 200, "application/json"}, // "*" allows it
+		{New(p, Options{}).ServeHTTP(postLegacy(request(1, "ping", ""), "Origin: http://evil.com\n")), 403, "application/json"},
+		{s.ServeHTTP(postLegacy(request(1, "ping", ""), "Origin: http://a\nOrigin: http://b\n")), 403, "application/json"},
 	} {
 		ct, _ := tc.resp.Header.Get("Content-Type")
 		nosniff, _ := tc.resp.Header.Get("X-Content-Type-Options")
