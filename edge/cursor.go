@@ -49,7 +49,7 @@ func (s *Server) parseCursor(cur, kind string) (int, bool) {
 			return 0, false
 		}
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(cur)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(cur) // one spelling per cursor
 	if err != nil {
 		return 0, false
 	}

@@ -3,11 +3,14 @@ package edge
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
@@ -232,6 +235,66 @@ func FuzzHandleMessage(f *testing.F) {
 			if err != nil || back.Version != negotiated || !bytes.Equal(back.Message, reply) || !slices.Equal(back.Refs, refs) {
 				t.Fatalf("rpc frame %q does not parse back (%v)", got, err)
 			}
+		}
+	})
+}
+
+// FuzzParseOptions: options JSON from a host (the configure export, the Worker's
+// environment) never panics the parser, and what it accepts renders back (Options.JSON)
+// to the same options.
+func FuzzParseOptions(f *testing.F) {
+	for _, s := range []string{
+		`{"endpoint":"/mcp","allowOrigins":["*"],"allowHosts":["loopback","x"],"maxBody":1048576,"pageSize":100,"instructions":"i","name":"n","version":"v"}`,
+		`{}`, ``, `[]`, `{"maxBody":-1}`, `{"pageSize":1.5}`, `{"bogus":1}`, `{"allowOrigins":[1]}`, `{"name":"\u2028\ud800"}`, "{\"name\":\"\xff\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		o, err := ParseOptions(b)
+		if err != nil {
+			return
+		}
+		back, err := ParseOptions(o.JSON())
+		if err != nil || !reflect.DeepEqual(normalOptions(back), normalOptions(o)) {
+			t.Fatalf("%q parsed to %+v, which renders as %s and parses back to %+v (%v)", b, o, o.JSON(), back, err)
+		}
+	})
+}
+
+// normalOptions is o with empty lists as nil (JSON cannot tell them apart).
+func normalOptions(o Options) Options {
+	if len(o.AllowOrigins) == 0 {
+		o.AllowOrigins = nil
+	}
+	if len(o.AllowHosts) == 0 {
+		o.AllowHosts = nil
+	}
+	return o
+}
+
+// FuzzParseCursor: a cursor is whatever a client sends; parseCursor takes any string and
+// accepts exactly the cursors appendNextCursor writes for that kind of listing.
+func FuzzParseCursor(f *testing.F) {
+	s := fuzzServers()[0]
+	valid := func(kind string, n int) string {
+		b := s.appendNextCursor(nil, kind, n, n+1)
+		return gjson.GetBytes(append(append([]byte("{"), b[1:]...), '}'), "nextCursor").Str
+	}
+	for _, c := range []struct {
+		cur, kind string
+	}{{valid("s", 5), "s"}, {valid("d12", 3), "d12"}, {valid("s", 5), "r"}, {"", "s"}, {"czox", "s"}, {"====", "s"}, {"\r\n", "s"}} {
+		f.Add(c.cur, c.kind)
+	}
+	f.Fuzz(func(t *testing.T, cur, kind string) {
+		n, ok := s.parseCursor(cur, kind)
+		if !ok {
+			return
+		}
+		if strings.Contains(kind, ":") || n < 0 {
+			t.Fatalf("cursor %q of kind %q accepted as %d", cur, kind, n)
+		}
+		if want := valid(kind, n); cur != want {
+			t.Fatalf("cursor %q accepted as %s offset %d; appendNextCursor writes %q", cur, kind, n, want)
 		}
 	})
 }

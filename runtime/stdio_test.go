@@ -1,9 +1,12 @@
 package runtime
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,4 +65,45 @@ func TestStdioFailure(t *testing.T) {
 	} {
 		requireEqual(t, tc.want, string(stdioFailure([]byte(tc.msg), err)), tc.msg)
 	}
+}
+
+// FuzzReadLine: stdio input is anything a client writes; readLine splits it into the
+// lines between newlines, each whole or, when longer than MaxLine, reported as too long
+// and skipped, whatever the reader's buffer size.
+func FuzzReadLine(f *testing.F) {
+	for _, s := range []string{"a\nbb\n", "", "\n\n", "toolongline\nok", "x", "\r\n{}\n"} {
+		f.Add([]byte(s), uint8(4), uint8(16))
+	}
+	f.Fuzz(func(t *testing.T, input []byte, max, size uint8) {
+		defer func(m int) { maxLine = m }(maxLine)
+		maxLine = int(max%32) + 1
+		br := bufio.NewReaderSize(bytes.NewReader(input), int(size%64)+16)
+		var long []byte
+		var got []string
+		for {
+			line, tooLong, err := readLine(br, &long)
+			if tooLong {
+				got = append(got, "<too long>")
+			} else {
+				got = append(got, string(line))
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		var want []string
+		for _, l := range bytes.Split(input, []byte("\n")) {
+			if len(l) > maxLine {
+				want = append(want, "<too long>")
+			} else {
+				want = append(want, string(l))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q, max %d: %q, want %q", input, maxLine, got, want)
+		}
+	})
 }
