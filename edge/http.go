@@ -55,17 +55,21 @@ func (s *Server) AppendHTTP(dst []byte, r *wire.Request) []byte {
 }
 
 // serveHTTP answers r, building a JSON-RPC response body on rb. Every answer, refusals
-// included, carries the security fields; CORS fields go only on answers to an allowed
-// Origin.
+// included, carries the security fields (its own, if it sets them); CORS fields go only
+// on answers to an allowed Origin.
 func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	hd := scanHeaders(r.Header)
 	resp, allowed := s.route(r, &hd, rb)
 	if r.Method == "HEAD" {
 		resp.Body, resp.Refs = nil, nil
 	}
-	resp.Header = append(resp.Header,
-		wire.Field{Name: "X-Content-Type-Options", Value: "nosniff"},
-		wire.Field{Name: "Content-Security-Policy", Value: contentSecurityPolicy})
+	// An answer that states its own policy (a page meant to be shown) keeps it.
+	if _, ok := resp.Header.Get("X-Content-Type-Options"); !ok {
+		resp.Header = append(resp.Header, wire.Field{Name: "X-Content-Type-Options", Value: "nosniff"})
+	}
+	if _, ok := resp.Header.Get("Content-Security-Policy"); !ok {
+		resp.Header = append(resp.Header, wire.Field{Name: "Content-Security-Policy", Value: contentSecurityPolicy})
+	}
 	if allowed && hd.hasOrigin {
 		resp.Header = append(resp.Header,
 			wire.Field{Name: "Access-Control-Allow-Origin", Value: hd.origin},
