@@ -294,10 +294,13 @@ async function splice(writable, body, refs, objects) {
 	}
 }
 
+// The shim's own answers (the plugin's carry their own headers) are never sniffed either.
+const noSniff = { "X-Content-Type-Options": "nosniff" };
+
 function storeFailure(reason) {
 	console.error("skilledge:", reason);
 	const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error: the server's content store is incomplete or damaged" } });
-	return new Response(body, { status: 500, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+	return new Response(body, { status: 500, headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...noSniff } });
 }
 
 export default {
@@ -310,7 +313,7 @@ export default {
 		} catch (err) {
 			if (plugin === ready) plugin = null; // try again on the next request
 			console.error("skilledge: the plugin did not start:", err);
-			return new Response(`skilledge: the plugin did not start: ${err.message}\n`, { status: 500 });
+			return new Response(`skilledge: the plugin did not start: ${err.message}\n`, { status: 500, headers: noSniff });
 		}
 		const frame = await requestFrame(request, instance.maxBody);
 		let out;
@@ -321,7 +324,7 @@ export default {
 			// fails; the next one gets a fresh instance.
 			if (plugin === ready) plugin = null;
 			console.error("skilledge: the plugin trapped:", err);
-			return new Response("skilledge: internal error\n", { status: 500 });
+			return new Response("skilledge: internal error\n", { status: 500, headers: noSniff });
 		}
 		try {
 			return await response(out, env, ctx);

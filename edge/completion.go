@@ -58,7 +58,7 @@ func (s *Server) complete(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, invalidParams("params.ref.uri must be a string")
 	}
 	if uri.Str != skillTemplate && uri.Str != fileTemplate {
-		return nil, invalidParams("Unknown resource template: " + uri.Str + " (resources/templates/list lists " +
+		return nil, invalidParams("Unknown resource template: " + clip(uri.Str) + " (resources/templates/list lists " +
 			skillTemplate + " and " + fileTemplate + ")").WithData(uriData(uri.Str))
 	}
 	switch {
@@ -75,7 +75,7 @@ func (s *Server) complete(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	case name.Str == "filePath" && uri.Str == fileTemplate:
 		return s.completeFilePath(c, b, value.Str)
 	}
-	return nil, invalidParams("The resource template " + uri.Str + " has no argument " + strconv.Quote(name.Str))
+	return nil, invalidParams("The resource template " + clip(uri.Str) + " has no argument " + strconv.Quote(clip(name.Str)))
 }
 
 // completeFilePath completes the filePath of a file of the skill named by

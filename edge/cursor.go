@@ -30,7 +30,7 @@ func (s *Server) pageAt(cur gjson.Result, kind string, n int) (from, to int, err
 	default:
 		var ok bool
 		if from, ok = s.parseCursor(cur.Str, kind); !ok || from <= 0 || from >= n {
-			return 0, 0, invalidParams("invalid cursor: " + strconv.Quote(cur.Str))
+			return 0, 0, invalidParams("invalid cursor: " + strconv.Quote(clip(cur.Str)))
 		}
 	}
 	return from, min(n, from+s.opt.PageSize), nil
@@ -70,7 +70,7 @@ func (s *Server) parseCursor(cur, kind string) (int, bool) {
 			return 0, false
 		}
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(cur)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(cur) // one spelling per cursor
 	if err != nil {
 		return 0, false
 	}

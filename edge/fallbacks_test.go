@@ -194,6 +194,7 @@ func TestOrigin(t *testing.T) {
 		{"a\"<b>", "", "http://localhost"},
 		{"x.example;rm", "", "http://localhost"},
 		{"$(id).example", "", "http://localhost"},
+		{strings.Repeat("a", 300) + ".example", "", "http://localhost"},
 		{"xn--caf-dma.example", "", "https://xn--caf-dma.example"},
 	} {
 		hd := headers{host: tc.host, hasHost: tc.host != "", forwardedProto: tc.proto, hasForwardedProto: tc.proto != ""}

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
@@ -62,8 +66,8 @@ func checkXML(t *testing.T, b []byte) {
 // checkJSONLine fails unless b is one line of valid JSON.
 func checkJSONLine(t *testing.T, what string, b []byte) {
 	t.Helper()
-	if !json.Valid(b) {
-		t.Fatalf("%s is not valid JSON: %q", what, b)
+	if !json.Valid(b) || !utf8.Valid(b) {
+		t.Fatalf("%s is not valid UTF-8 JSON: %q", what, b)
 	}
 	if bytes.IndexByte(b, '\n') >= 0 {
 		t.Fatalf("%s spans lines: %q", what, b)
@@ -81,7 +85,7 @@ func checkReply(t *testing.T, msg, reply []byte) {
 			}
 			return
 		}
-		elems, err := jsonrpc.SplitBatch(reply)
+		elems, err := jsonrpc.SplitBatch(reply, 0)
 		if err != nil {
 			t.Fatalf("batch reply %q: %v", reply, err)
 		}
@@ -211,8 +215,11 @@ func FuzzHandleMessage(f *testing.F) {
 		{"", `{"jsonrpc":"2.0","id":1,`},
 		{"", `{"jsonrpc":"1.0","id":1,"method":"ping"}`},
 		{"", "\"\u2028\""},
-		{V20251125, request(10, "tools/call", `{"name":"load_skill","arguments":{"uri":"skill://acme/billing/refunds/SKILL.md"}}`)},
-		{V20251125, request(11, "prompts/list", `{"cursor":"cDoxOjY4NDRkNDIy"}`)},
+		{"", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"ping\"}"},
+		{V20250326, "[" + request(10, "ping", "") + ",{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\",\"method\":\"ping\"}]"},
+		{V20250326, "[" + request(11, "resources/read", `{"uri":"skill://git-workflow/SKILL.md"}`) + "," + request(12, "resources/read", `{"uri":"skill://nope"}`) + "]"},
+		{V20251125, request(13, "tools/call", `{"name":"load_skill","arguments":{"uri":"skill://acme/billing/refunds/SKILL.md"}}`)},
+		{V20251125, request(14, "prompts/list", `{"cursor":"cDoxOjY4NDRkNDIy"}`)},
 	} {
 		f.Add(s.version, []byte(s.msg))
 	}
@@ -244,6 +251,14 @@ func handleOne(t *testing.T, s *Server, version string, msg []byte) {
 			full := resolved(t, s, reply, refs)
 			checkJSONLine(t, "reply", full)
 			checkReply(t, msg, full)
+			// The bounds of limits.go: an answer names at most one object; a reply is
+			// never more than MaxReply.
+			if answers := bytes.Count(reply, []byte(`{"jsonrpc":"2.0","id":`)); len(refs) > answers {
+				t.Fatalf("%d objects named in %d answers", len(refs), answers)
+			}
+			if limit := MaxReply(len(s.pack.Bytes()), len(msg), len(s.opt.Instructions)); int64(len(reply)) > limit {
+				t.Fatalf("a reply of %d bytes to %d, over MaxReply %d", len(reply), len(msg), limit)
+			}
 		} else if refs != nil {
 			t.Fatalf("no reply, but references %v", refs)
 		}
@@ -262,4 +277,64 @@ func handleOne(t *testing.T, s *Server, version string, msg []byte) {
 			}
 		}
 	}
+}
+
+// FuzzParseOptions: options JSON from a host (the configure export, the Worker's
+// environment) never panics the parser, and what it accepts renders back (Options.JSON)
+// to the same options.
+func FuzzParseOptions(f *testing.F) {
+	for _, s := range []string{
+		`{"endpoint":"/mcp","allowOrigins":["*"],"allowHosts":["loopback","x"],"maxBody":1048576,"pageSize":100,"instructions":"i","name":"n","version":"v"}`,
+		`{}`, ``, `[]`, `{"maxBody":-1}`, `{"pageSize":1.5}`, `{"bogus":1}`, `{"allowOrigins":[1]}`, `{"name":"\u2028\ud800"}`, "{\"name\":\"\xff\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		o, err := ParseOptions(b)
+		if err != nil {
+			return
+		}
+		back, err := ParseOptions(o.JSON())
+		if err != nil || !reflect.DeepEqual(normalOptions(back), normalOptions(o)) {
+			t.Fatalf("%q parsed to %+v, which renders as %s and parses back to %+v (%v)", b, o, o.JSON(), back, err)
+		}
+	})
+}
+
+// normalOptions is o with empty lists as nil (JSON cannot tell them apart).
+func normalOptions(o Options) Options {
+	if len(o.AllowOrigins) == 0 {
+		o.AllowOrigins = nil
+	}
+	if len(o.AllowHosts) == 0 {
+		o.AllowHosts = nil
+	}
+	return o
+}
+
+// FuzzParseCursor: a cursor is whatever a client sends; parseCursor takes any string and
+// accepts exactly the cursors appendNextCursor writes for that kind of listing.
+func FuzzParseCursor(f *testing.F) {
+	s := fuzzServers()[0]
+	valid := func(kind string, n int) string {
+		b := s.appendNextCursor(nil, kind, n, n+1)
+		return gjson.GetBytes(append(append([]byte("{"), b[1:]...), '}'), "nextCursor").Str
+	}
+	for _, c := range []struct {
+		cur, kind string
+	}{{valid("s", 5), "s"}, {valid("d12", 3), "d12"}, {valid("s", 5), "r"}, {"", "s"}, {"czox", "s"}, {"====", "s"}, {"\r\n", "s"}} {
+		f.Add(c.cur, c.kind)
+	}
+	f.Fuzz(func(t *testing.T, cur, kind string) {
+		n, ok := s.parseCursor(cur, kind)
+		if !ok {
+			return
+		}
+		if strings.Contains(kind, ":") || n < 0 {
+			t.Fatalf("cursor %q of kind %q accepted as %d", cur, kind, n)
+		}
+		if want := valid(kind, n); cur != want {
+			t.Fatalf("cursor %q accepted as %s offset %d; appendNextCursor writes %q", cur, kind, n, want)
+		}
+	})
 }

@@ -1,15 +1,22 @@
 package edge
 
-import "github.com/skilledge/skilledge/edge/wire"
+import (
+	"strings"
+
+	"github.com/skilledge/skilledge/edge/wire"
+)
 
 // headers are the request header fields the server reads, found in one pass over the
 // header (names compared as HTTP does, ignoring ASCII case; the first of a repeated
-// field wins, as with wire.Header.Get). Values alias the request.
+// field wins, as with wire.Header.Get). Values alias the request. manyHosts and
+// manyOrigins say Host or Origin came more than once (a value holding a comma is several
+// joined, as RFC 9110 §5.3 combines repeated fields and the Fetch API does): the request
+// is refused.
 type headers struct {
 	host, origin, contentType, protocolVersion, method, name, ifNoneMatch string
 	accept, forwardedProto                                                string
 	hasHost, hasOrigin, hasContentType, hasVersion, hasMethod, hasName    bool
-	hasIfNoneMatch, hasAccept, hasForwardedProto                          bool
+	hasIfNoneMatch, hasAccept, hasForwardedProto, manyHosts, manyOrigins  bool
 }
 
 // scanHeaders reads h once. The names it looks for differ in length but for Origin and
@@ -25,10 +32,12 @@ func scanHeaders(h wire.Header) headers {
 			if !wire.EqualFold(f.Name, "Host") {
 				continue
 			}
+			hd.manyHosts = hd.manyHosts || hd.hasHost || strings.IndexByte(f.Value, ',') >= 0
 		case len("Origin"): // and len("Accept")
 			switch {
 			case wire.EqualFold(f.Name, "Origin"):
 				dst, has = &hd.origin, &hd.hasOrigin
+				hd.manyOrigins = hd.manyOrigins || hd.hasOrigin || strings.IndexByte(f.Value, ',') >= 0
 			case wire.EqualFold(f.Name, "Accept"):
 				dst, has = &hd.accept, &hd.hasAccept
 			default:

@@ -31,7 +31,10 @@ var stores sync.Map // *catalog.Pack -> *build.Store
 
 // encode encodes c and opens its index, remembering the store.
 func encode(c *build.Catalog) (*catalog.Pack, error) {
-	enc := build.Encode(c)
+	enc, err := build.Encode(c)
+	if err != nil {
+		return nil, err
+	}
 	p, err := catalog.Open(enc.Index)
 	if err == nil {
 		stores.Store(p, enc.Store)

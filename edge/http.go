@@ -27,6 +27,13 @@ const (
 // message body (or are missing).
 const codeHeaderMismatch = -32020
 
+// Every response carries X-Content-Type-Options: nosniff, so that a browser never runs a
+// file as another type than the one declared, and this Content-Security-Policy, so that
+// a skill's HTML, SVG or XML opened from the publisher's origin (the DVS trust root) runs
+// no script, loads nothing and gets an opaque origin of its own: no cookies, no storage,
+// no same-origin requests. Nothing this server answers is a page meant to run.
+const contentSecurityPolicy = "default-src 'none'; sandbox"
+
 // corsAllowHeaders are the request headers a browser client may send.
 const corsAllowHeaders = "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"
 
@@ -47,29 +54,60 @@ func (s *Server) AppendHTTP(dst []byte, r *wire.Request) []byte {
 	return dst
 }
 
-// serveHTTP answers r, building a JSON-RPC response body on rb.
+// serveHTTP answers r, building a JSON-RPC response body on rb. Every answer, refusals
+// included, carries the security fields (its own, if it sets them); CORS fields go only
+// on answers to an allowed Origin.
 func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	hd := scanHeaders(r.Header)
-	origin, hasOrigin := hd.origin, hd.hasOrigin
-	host, hasHost := hd.host, hd.hasHost
-	if !s.hostAllowed(host, hasHost) {
-		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(host)+
-			" is not allowed (the server's allowHosts option lists the names it answers to; unset, only loopback names)"))
+	resp, allowed := s.route(r, &hd, rb)
+	if r.Method == "HEAD" {
+		resp.Body, resp.Refs = nil, nil
 	}
-	if !s.originAllowed(origin, hasOrigin) {
-		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin "+strconv.Quote(origin)+
-			" is not allowed (the server's allowOrigins option lists the origins it answers; unset, only loopback origins)"))
+	// An answer that states its own policy (a page meant to be shown) keeps it.
+	if _, ok := resp.Header.Get("X-Content-Type-Options"); !ok {
+		resp.Header = append(resp.Header, wire.Field{Name: "X-Content-Type-Options", Value: "nosniff"})
+	}
+	if _, ok := resp.Header.Get("Content-Security-Policy"); !ok {
+		resp.Header = append(resp.Header, wire.Field{Name: "Content-Security-Policy", Value: contentSecurityPolicy})
+	}
+	if allowed && hd.hasOrigin {
+		resp.Header = append(resp.Header,
+			wire.Field{Name: "Access-Control-Allow-Origin", Value: hd.origin},
+			wire.Field{Name: "Access-Control-Expose-Headers", Value: "MCP-Protocol-Version, Mcp-Session-Id"},
+			wire.Field{Name: "Vary", Value: "Origin"})
+	}
+	return resp
+}
+
+// route checks Host and Origin and answers r; allowed is false for a refusal (403).
+func (s *Server) route(r *wire.Request, hd *headers, rb *reply) (resp *wire.Response, allowed bool) {
+	// Which name or page a request comes from must be one answer: with two, a check of
+	// the first would let the other through.
+	if hd.manyHosts || hd.manyOrigins {
+		name := "Host"
+		if !hd.manyHosts {
+			name = "Origin"
+		}
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: more than one "+name+" header")), false
+	}
+	if !s.hostAllowed(hd.host, hd.hasHost) {
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host "+strconv.Quote(clip(hd.host))+
+			" is not allowed (the server's allowHosts option lists the names it answers to; unset, only loopback names)")), false
+	}
+	if !s.originAllowed(hd.origin, hd.hasOrigin) {
+		return s.httpError(403, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin "+strconv.Quote(clip(hd.origin))+
+			" is not allowed (the server's allowOrigins option lists the origins it answers; unset, only loopback origins)")), false
 	}
 	path, _, _ := strings.Cut(r.Target, "?")
-	resp, site := s.site(r, &hd, path, rb)
+	resp, site := s.site(r, hd, path, rb)
 	switch {
 	case site:
 	case strings.HasPrefix(path, "/.well-known/"):
-		resp = s.wellKnown(r, &hd, path)
+		resp = s.wellKnown(r, hd, path)
 	case path != s.opt.Endpoint:
 		resp = s.notFound()
 	case r.Method == "POST":
-		resp = s.post(r, &hd, rb)
+		resp = s.post(r, hd, rb)
 	case r.Method == "OPTIONS":
 		resp = &wire.Response{Status: 204, Header: header(
 			"Access-Control-Allow-Methods", "POST, OPTIONS",
@@ -80,16 +118,7 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 			"Method Not Allowed: this server has no server-initiated stream and no session; POST JSON-RPC messages to "+s.opt.Endpoint))
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "POST, OPTIONS"})
 	}
-	if r.Method == "HEAD" {
-		resp.Body, resp.Refs = nil, nil
-	}
-	if hasOrigin {
-		resp.Header = append(resp.Header,
-			wire.Field{Name: "Access-Control-Allow-Origin", Value: origin},
-			wire.Field{Name: "Access-Control-Expose-Headers", Value: "MCP-Protocol-Version, Mcp-Session-Id"},
-			wire.Field{Name: "Vary", Value: "Origin"})
-	}
-	return resp
+	return resp, true
 }
 
 func (s *Server) notFound() *wire.Response {
@@ -124,7 +153,7 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 			return s.httpError(400, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"JSON-RPC batches are only allowed in protocol version 2025-03-26"))
 		}
-		elems, err := jsonrpc.SplitBatch(r.Body)
+		elems, err := jsonrpc.SplitBatch(r.Body, MaxBatch)
 		if err != nil {
 			return s.httpError(400, nil, err)
 		}
@@ -184,10 +213,10 @@ func modernStatus(code int64) int {
 func (s *Server) checkModernHeaders(hd *headers, c *call) *jsonrpc.Error {
 	check := func(name, got string, ok bool, want string) *jsonrpc.Error {
 		if !ok {
-			return jsonrpc.NewError(codeHeaderMismatch, "Missing "+name+" header (expected "+strconv.Quote(want)+")")
+			return jsonrpc.NewError(codeHeaderMismatch, "Missing "+name+" header (expected "+strconv.Quote(clip(want))+")")
 		}
 		if decodeHeaderValue(got) != want {
-			return jsonrpc.NewError(codeHeaderMismatch, name+" header "+strconv.Quote(got)+" does not match the request body ("+strconv.Quote(want)+")")
+			return jsonrpc.NewError(codeHeaderMismatch, name+" header "+strconv.Quote(clip(got))+" does not match the request body ("+strconv.Quote(clip(want))+")")
 		}
 		return nil
 	}
@@ -249,7 +278,7 @@ func (s *Server) httpError(status int, id []byte, err *jsonrpc.Error) *wire.Resp
 
 // header builds a header from name, value pairs.
 func header(kv ...string) wire.Header {
-	h := make(wire.Header, 0, len(kv)/2+3)
+	h := make(wire.Header, 0, len(kv)/2+5) // room for the security and CORS fields
 	for i := 0; i+1 < len(kv); i += 2 {
 		h = append(h, wire.Field{Name: kv[i], Value: kv[i+1]})
 	}

@@ -202,9 +202,9 @@ func supported(version string) *jsonrpc.Error {
 	}
 	data := make([]byte, 0, 96)
 	data = append(data, `{"supported":`+supportedModernJSON+`,"requested":`...)
-	data = jsonrpc.AppendString(data, version)
+	data = jsonrpc.AppendString(data, clip(version))
 	data = append(data, '}')
-	return jsonrpc.NewError(codeUnsupportedVersion, "Unsupported protocol version: "+version).WithData(data)
+	return jsonrpc.NewError(codeUnsupportedVersion, "Unsupported protocol version: "+clip(version)).WithData(data)
 }
 
 // codeUnsupportedVersion is the modern era's error for an unsupported protocol version.
@@ -226,11 +226,14 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 	dst = jsonrpc.AppendResultStart(dst, c.msg.ID)
 	dst = append(dst, '{')
 	start := len(dst)
-	dst, err := m.handle(s, c, dst)
+	out, err := m.handle(s, c, dst)
 	if err != nil {
+		// Handlers return nil with an error: the error replaces what was started on dst,
+		// whose bytes before mark (earlier answers of a batch) are intact.
 		*c.refs = (*c.refs)[:marked]
 		return jsonrpc.AppendError(dst[:mark], c.msg.ID, err), err.Code
 	}
+	dst = out
 	if c.modern {
 		if len(dst) > start {
 			dst = append(dst, ',')
@@ -250,7 +253,7 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 func ping(_ *Server, _ *call, b []byte) ([]byte, *jsonrpc.Error) { return b, nil }
 
 func methodNotFound(name string) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+name)
+	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+clip(name))
 }
 
 // invalidParams returns -32602 with message msg.

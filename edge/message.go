@@ -53,7 +53,7 @@ func (s *Server) handleMessage(rb *reply, version string, msg []byte) (out []byt
 			return jsonrpc.AppendError(nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"JSON-RPC batches are only allowed in protocol version 2025-03-26")), version
 		}
-		elems, err := jsonrpc.SplitBatch(msg)
+		elems, err := jsonrpc.SplitBatch(msg, MaxBatch)
 		if err != nil {
 			return jsonrpc.AppendError(buf, nil, err), version
 		}
@@ -93,24 +93,16 @@ func (s *Server) request(dst []byte, rb *reply, m *jsonrpc.Message, legacy strin
 	return out, modern, code
 }
 
-// What one batch's answers may make the host send. Answers name store objects rather than
-// carry them, so without a bound a request of a few KB could have the host send the same
-// file thousands of times. The first answer always goes out whole; an answer that would
-// take the batch past either bound is replaced by a -32603 error saying to ask separately.
-const (
-	batchMaxObjects = 64
-	batchMaxSpliced = 32 << 20
-)
-
-// batch answers the elements of a JSON-RPC batch (2025-03-26 only): one reply element per
-// request, in order; empty when the batch held only notifications and responses.
-// initialize must not be batched.
+// batch answers the elements of a JSON-RPC batch (2025-03-26 only; at most MaxBatch of
+// them, SplitBatch checks): one reply element per request, in order; empty when the batch
+// held only notifications and responses. initialize must not be batched. After the first
+// answer, the answers may add batchMaxBytes bytes, built and spliced (limits.go).
 func (s *Server) batch(dst []byte, rb *reply, elems [][]byte, legacy string) []byte {
 	refs := &rb.refs
 	start := len(dst)
 	dst = append(dst, '[')
 	n := 0
-	var spliced int64
+	var spent int64 // bytes of the answers after the first, built and spliced
 	for _, e := range elems {
 		m, perr := jsonrpc.Parse(e)
 		if perr == nil && m.Kind != jsonrpc.KindRequest {
@@ -120,30 +112,36 @@ func (s *Server) batch(dst []byte, rb *reply, elems [][]byte, legacy string) []b
 			dst = append(dst, ',')
 		}
 		n++
+		mark, marked := len(dst), len(*refs)
 		switch {
 		case perr != nil:
 			dst = jsonrpc.AppendError(dst, m.ID, perr)
 		case m.Method == "initialize":
 			dst = jsonrpc.AppendError(dst, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize must not be part of a JSON-RPC batch"))
 		default:
-			mark, marked := len(dst), len(*refs)
 			dst, _, _ = s.request(dst, rb, &m, legacy)
-			size := spliced
-			for _, r := range (*refs)[marked:] {
-				size += r.Size
-			}
-			if n > 1 && (len(*refs) > batchMaxObjects || size > batchMaxSpliced) {
-				*refs = (*refs)[:marked]
-				dst = jsonrpc.AppendError(dst[:mark], m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError,
-					"Response too large: the answers to this batch would carry more than "+strconv.Itoa(batchMaxObjects)+
-						" files or "+strconv.Itoa(batchMaxSpliced>>20)+" MiB; send this request on its own"))
-				continue
-			}
-			spliced = size
 		}
+		if n == 1 {
+			continue // the first answer goes whole
+		}
+		size := int64(len(dst) - mark)
+		for _, r := range (*refs)[marked:] {
+			size += r.Size
+		}
+		if spent+size > batchMaxBytes {
+			*refs = (*refs)[:marked]
+			dst = jsonrpc.AppendError(dst[:mark], m.ID, errBatchTooLarge)
+			size = int64(len(dst) - mark)
+		}
+		spent += size
 	}
 	if n == 0 {
 		return dst[:start]
 	}
 	return append(dst, ']')
 }
+
+// errBatchTooLarge replaces an answer that would take a batch past its budget.
+var errBatchTooLarge = jsonrpc.NewError(jsonrpc.CodeInternalError,
+	"Response too large: after the first, the answers to one batch may carry at most "+
+		strconv.Itoa(batchMaxBytes>>20)+" MiB; send this request on its own")

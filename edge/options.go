@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -17,7 +18,8 @@ import (
 //	 "pageSize":2000, "instructions":"...", "name":"skilledge", "version":"0.1.0",
 //	 "tools":true, "prompts":true, "listChanged":false}
 //
-// Every key is optional; an unknown key or a wrongly typed value is an error. Empty input
+// Every key is optional; an unknown key, a wrongly typed value or bytes that are not UTF-8
+// are an error. Empty input
 // gives the zero Options (edge's defaults). It uses gjson rather than encoding/json, which
 // would add reflection-heavy code to the plugin for one small object.
 func ParseOptions(b []byte) (Options, error) {
@@ -27,6 +29,9 @@ func ParseOptions(b []byte) (Options, error) {
 	}
 	if jsonrpc.TooDeep(b, jsonrpc.MaxDepth) || !gjson.ValidBytes(b) {
 		return o, errors.New("options are not valid JSON")
+	}
+	if !utf8.Valid(b) {
+		return o, errors.New("options are not valid JSON: not UTF-8")
 	}
 	root := gjson.ParseBytes(b)
 	if !root.IsObject() {

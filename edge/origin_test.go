@@ -1,6 +1,11 @@
 package edge
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/skilledge/skilledge/edge/wire"
+)
 
 func TestStripPort(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -291,5 +296,45 @@ func TestHostAllowed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRepeatedHostOrigin: a request with more than one Host or Origin is refused (403),
+// whichever comes first and whatever the options allow: checking only the first let
+// `Origin: http://localhost` then `Origin: http://evil.com` through. An Origin holding a
+// comma is several joined (as the Fetch API and proxies join repeated fields).
+func TestRepeatedHostOrigin(t *testing.T) {
+	for _, opt := range []Options{{}, {AllowOrigins: []string{"*"}, AllowHosts: []string{"*"}}} {
+		s := exampleServer(t, opt)
+		for _, tc := range []struct {
+			header string
+			status int
+			says   string
+		}{
+			{"Origin: http://localhost\nOrigin: http://evil.com\n", 403, "more than one Origin"},
+			{"Origin: http://evil.com\nOrigin: http://localhost\n", 403, "more than one Origin"},
+			{"Origin: http://localhost\norigin: http://localhost\n", 403, "more than one Origin"},
+			{"Origin: http://localhost, http://evil.com\n", 403, "more than one Origin"},
+			{"Host: localhost\n", 403, "more than one Host"},
+			{"HOST: evil.com\n", 403, "more than one Host"},
+			{"Origin: http://localhost\n", 200, ""},
+		} {
+			resp := s.ServeHTTP(postLegacy(request(1, "ping", ""), tc.header))
+			if resp.Status != tc.status || !strings.Contains(string(resp.Body), tc.says) {
+				t.Errorf("%v, %q: %d %s", opt.AllowOrigins, tc.header, resp.Status, resp.Body)
+			}
+		}
+		// A Host value holding a comma is two joined (how workerd passes two fields).
+		r := &wire.Request{Method: "POST", Target: "/mcp", Header: wire.Header{{Name: "Host", Value: "127.0.0.1, evil.com"},
+			{Name: "Content-Type", Value: "application/json"}}, Body: []byte(request(1, "ping", ""))}
+		if resp := s.ServeHTTP(r); resp.Status != 403 || !strings.Contains(string(resp.Body), "more than one Host") {
+			t.Errorf("Host with a comma: %d %s", resp.Status, resp.Body)
+		}
+		// Well-known files too.
+		r = postLegacy("", "Origin: http://localhost\nOrigin: http://evil.com\n")
+		r.Method, r.Target = "GET", "/.well-known/skills/index.json"
+		if resp := s.ServeHTTP(r); resp.Status != 403 {
+			t.Errorf("well-known GET with two origins: %d", resp.Status)
+		}
 	}
 }

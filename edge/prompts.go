@@ -44,8 +44,8 @@ func (s *Server) promptsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	i, ok := s.pack.SkillByPrompt(name.Str)
 	if !ok {
-		return nil, invalidParams("Prompt not found: " + strconv.Quote(name.Str) + " (prompts/list lists them)").
-			WithData(nameData(name.Raw))
+		return nil, invalidParams("Prompt not found: " + strconv.Quote(clip(name.Str)) + " (prompts/list lists them)").
+			WithData(nameData(name.Str))
 	}
 	b = append(b, `"description":`...)
 	b = append(b, s.pack.Skill(i, catalog.SkillDescription)...)

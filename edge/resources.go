@@ -48,7 +48,7 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	i, ok := s.pack.ResourceByURI(uri)
 	if !ok {
 		if _, dir := s.pack.DirByURI(uri); dir {
-			return nil, invalidParams("Resource is a directory; list it with resources/directory/read: " + raw).
+			return nil, invalidParams("Resource is a directory; list it with resources/directory/read: " + clip(raw)).
 				WithData(uriData(raw))
 		}
 		return nil, resourceNotFound(raw)
@@ -89,7 +89,7 @@ func (s *Server) scopedList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	default:
 		uri, err := catalog.ParseURI(strings.TrimSuffix(scope, "/"))
 		if err != nil {
-			return nil, invalidParams("Invalid scope: " + scope + " (" + err.Error() + ")").WithData(uriData(scope))
+			return nil, invalidParams("Invalid scope: " + clip(scope) + " (" + err.Error() + ")").WithData(uriData(scope))
 		}
 		lo, hi = s.pack.SkillsUnder(uri + "/")
 	}
@@ -128,9 +128,9 @@ func (s *Server) directoryRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	d, ok := s.pack.DirByURI(uri)
 	if !ok {
 		if _, file := s.pack.ResourceByURI(uri); file {
-			return nil, invalidParams("Not a directory: " + raw).WithData(uriData(raw))
+			return nil, invalidParams("Not a directory: " + clip(raw)).WithData(uriData(raw))
 		}
-		return nil, invalidParams("Directory not found: " + raw).WithData(uriData(raw))
+		return nil, invalidParams("Directory not found: " + clip(raw)).WithData(uriData(raw))
 	}
 	n := s.pack.NumChildren(d)
 	kind := "d" + strconv.Itoa(d)
@@ -167,17 +167,20 @@ func (s *Server) uriParam(c *call) (canonical, raw string, err *jsonrpc.Error) {
 	}
 	uri, perr := catalog.ParseURI(u.Str)
 	if perr != nil {
-		return "", u.Str, invalidParams("Resource not found: " + u.Str + " (" + perr.Error() + ")").
+		return "", u.Str, invalidParams("Resource not found: " + clip(u.Str) + " (" + perr.Error() + ")").
 			WithData(uriData(u.Str))
 	}
 	return uri, u.Str, nil
 }
 
 func resourceNotFound(uri string) *jsonrpc.Error {
-	return invalidParams("Resource not found: " + uri).WithData(uriData(uri))
+	return invalidParams("Resource not found: " + clip(uri)).WithData(uriData(uri))
 }
 
+// uriData is the data {uri} of a -32602 about uri (SEP-2164), the URI clipped as error
+// messages are (a URI is rarely longer than a few dozen bytes).
 func uriData(uri string) []byte {
+	uri = clip(uri)
 	b := append(make([]byte, 0, len(uri)+10), `{"uri":`...)
 	b = jsonrpc.AppendString(b, uri)
 	return append(b, '}')

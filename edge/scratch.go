@@ -17,7 +17,7 @@ type reply struct {
 	// heap.
 	c    call
 	resp wire.Response
-	hdr  [4]wire.Field
+	hdr  [8]wire.Field
 }
 
 // scratch holds replies for reuse. A reply keeps the capacity its largest answer needed,

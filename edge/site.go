@@ -92,10 +92,13 @@ func origin(hd *headers) string {
 // hostSyntax reports whether h is a host name, an IPv4 address or a bracketed IPv6
 // address, with or without a port: the only characters it may hold are letters, digits,
 // '.', '-', ':' and the brackets. Browsers send international names in their ASCII form.
-// Anything else (a value only a hostile client sends) is never written into a URL: the page
-// puts it into a shell command line as well as HTML and JSON.
+// Anything else, or anything longer than a host can be (a value only a hostile client
+// sends), is never written into a URL: the page puts it into a shell command line as well
+// as HTML and JSON.
 func hostSyntax(h string) bool {
-	if h == "" {
+	// A DNS name is at most 253 bytes, and a port 6 more: a longer value is no host, and
+	// the sitemap writes it once per skill.
+	if h == "" || len(h) > 260 {
 		return false
 	}
 	for i := 0; i < len(h); i++ {

@@ -42,7 +42,7 @@ func (s *Server) skillsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	i, ok := s.pack.SkillByURI(uri)
 	if !ok {
-		return nil, invalidParams("Skill not found: " + raw + " (skills/get takes the URI of a skill's SKILL.md, as in skills/list)").
+		return nil, invalidParams("Skill not found: " + clip(raw) + " (skills/get takes the URI of a skill's SKILL.md, as in skills/list)").
 			WithData(uriData(raw))
 	}
 	b = append(b, `"skill":`...)
@@ -64,7 +64,7 @@ func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	switch found := s.pack.SkillsByName(name.Str); len(found) {
 	case 0:
-		return nil, invalidParams("Skill not found: " + strconv.Quote(name.Str)).WithData(nameData(name.Raw))
+		return nil, invalidParams("Skill not found: " + strconv.Quote(clip(name.Str))).WithData(nameData(name.Str))
 	case 1:
 		if err := missingArguments(s.pack.Skill(found[0], catalog.SkillRequired), c.p.arguments, name); err != nil {
 			return nil, err
@@ -73,16 +73,21 @@ func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		b = c.splice(b, s.pack.Skill(found[0], catalog.SkillInstructions))
 		return append(b, s.pack.Skill(found[0], catalog.SkillByNameTail)...), nil
 	default:
-		msg := "Skill name " + strconv.Quote(name.Str) + " is ambiguous: " + strconv.Itoa(len(found)) +
+		msg := "Skill name " + strconv.Quote(clip(name.Str)) + " is ambiguous: " + strconv.Itoa(len(found)) +
 			" skills have it; use skills/get {uri} with one of"
 		for _, i := range found {
 			msg += " " + string(s.pack.Skill(i, catalog.SkillURI))
 		}
-		return nil, invalidParams(msg).WithData(nameData(name.Raw))
+		return nil, invalidParams(msg).WithData(nameData(name.Str))
 	}
 }
 
-func nameData(rawName string) []byte { return []byte(`{"name":` + rawName + `}`) }
+// nameData is the data {name} of a -32602 about the skill name, clipped as error messages
+// are.
+func nameData(name string) []byte {
+	b := jsonrpc.AppendString([]byte(`{"name":`), clip(name))
+	return append(b, '}')
+}
 
 // missingArguments returns -32602 naming every required argument (SkillRequired: names
 // each followed by "\n") that args, the request's arguments object, lacks; nil if none.
@@ -102,11 +107,11 @@ func missingArguments(required []byte, args gjson.Result, name gjson.Result) *js
 	if len(missing) == 0 {
 		return nil
 	}
-	msg := "Skill " + strconv.Quote(name.Str) + " requires the argument"
+	msg := "Skill " + strconv.Quote(clip(name.Str)) + " requires the argument"
 	if len(missing) > 1 {
 		msg += "s"
 	}
-	data := append([]byte(`{"name":`), name.Raw...)
+	data := jsonrpc.AppendString([]byte(`{"name":`), clip(name.Str))
 	data = append(data, `,"missing":[`...)
 	for k, m := range missing {
 		if k > 0 {

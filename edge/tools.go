@@ -56,7 +56,7 @@ func (s *Server) toolsCall(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	case toolReadSkillFile:
 		return s.readSkillFileTool(c, args, b), nil
 	}
-	return nil, invalidParams("Unknown tool: " + strconv.Quote(name.Str) + "; the tools are " +
+	return nil, invalidParams("Unknown tool: " + strconv.Quote(clip(name.Str)) + "; the tools are " +
 		toolListSkills + ", " + toolLoadSkill + " and " + toolReadSkillFile)
 }
 
@@ -78,7 +78,7 @@ func toolArgs(args gjson.Result, names ...string) (map[string]gjson.Result, stri
 				return true
 			}
 		}
-		msg = "Unknown argument " + strconv.Quote(k.Str) + ": this tool takes " + strings.Join(names, " and ") + "."
+		msg = "Unknown argument " + strconv.Quote(clip(k.Str)) + ": this tool takes " + strings.Join(names, " and ") + "."
 		return false
 	})
 	return got, msg
@@ -146,17 +146,17 @@ func (s *Server) loadSkillTool(c *call, args gjson.Result, b []byte) []byte {
 		canonical, err := catalog.ParseURI(uri.Str)
 		i, ok := s.pack.SkillByURI(canonical)
 		if err != nil || !ok {
-			return toolError(b, "No skill has its SKILL.md at "+strconv.Quote(uri.Str)+". "+s.someSkills())
+			return toolError(b, "No skill has its SKILL.md at "+strconv.Quote(clip(uri.Str))+". "+s.someSkills())
 		}
 		skill = i
 	case hasName:
 		switch found := s.pack.SkillsByName(name.Str); len(found) {
 		case 0:
-			return toolError(b, "No skill is named "+strconv.Quote(name.Str)+". "+s.someSkills())
+			return toolError(b, "No skill is named "+strconv.Quote(clip(name.Str))+". "+s.someSkills())
 		case 1:
 			skill = found[0]
 		default:
-			m := "The name " + strconv.Quote(name.Str) + " is shared by " + strconv.Itoa(len(found)) +
+			m := "The name " + strconv.Quote(clip(name.Str)) + " is shared by " + strconv.Itoa(len(found)) +
 				" skills: call " + toolLoadSkill + " with the uri of the one you mean:"
 			for _, i := range found {
 				m += "\n- " + string(s.pack.Skill(i, catalog.SkillURI))
@@ -186,14 +186,14 @@ func (s *Server) readSkillFileTool(c *call, args gjson.Result, b []byte) []byte 
 	}
 	canonical, err := catalog.ParseURI(uri.Str)
 	if err != nil {
-		return toolError(b, "No file has the uri "+strconv.Quote(uri.Str)+": "+err.Error()+".")
+		return toolError(b, "No file has the uri "+strconv.Quote(clip(uri.Str))+": "+err.Error()+".")
 	}
 	i, ok := s.pack.ResourceByURI(canonical)
 	if !ok {
 		if _, dir := s.pack.DirByURI(canonical); dir {
-			return toolError(b, strconv.Quote(uri.Str)+" is a directory: "+toolLoadSkill+" lists a skill's files.")
+			return toolError(b, strconv.Quote(clip(uri.Str))+" is a directory: "+toolLoadSkill+" lists a skill's files.")
 		}
-		return toolError(b, "No file has the uri "+strconv.Quote(uri.Str)+": "+toolLoadSkill+" lists a skill's files.")
+		return toolError(b, "No file has the uri "+strconv.Quote(clip(uri.Str))+": "+toolLoadSkill+" lists a skill's files.")
 	}
 	b = append(b, `"content":[`...)
 	return append(s.appendBlock(c, b, i), ']')

@@ -1,6 +1,10 @@
 package jsonrpc
 
-import "github.com/tidwall/gjson"
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
 
 // IsBatch reports whether b, after leading JSON whitespace, starts a JSON
 // array, that is, whether it should go to [SplitBatch] rather than [Parse].
@@ -15,11 +19,15 @@ func IsBatch(b []byte) bool {
 // parse the elements: pass each to [Parse], which reports the invalid ones
 // (such as numbers or strings) as -32600 individually.
 //
-// Invalid JSON gives code -32700. Valid JSON that is not an array, or an empty
-// array, gives code -32600. See https://www.jsonrpc.org/specification#batch
+// Invalid JSON (invalid UTF-8 included) gives code -32700. Valid JSON that is
+// not an array, an empty array, or an array of more than max elements (when
+// max > 0) gives code -32600; the count stops at max+1, so a hostile batch of
+// millions of elements costs no more than one of max+1. See
+// https://www.jsonrpc.org/specification#batch
 //
-// It allocates the returned slice of elements and nothing else.
-func SplitBatch(b []byte) ([][]byte, *Error) {
+// It allocates the returned slice of elements (at most max+1 long) and
+// nothing else, except the data of a too-large error.
+func SplitBatch(b []byte, max int) ([][]byte, *Error) {
 	if err := checkJSON(b); err != nil {
 		return nil, err
 	}
@@ -30,10 +38,13 @@ func SplitBatch(b []byte) ([][]byte, *Error) {
 	root := gjson.Result{Type: gjson.JSON, Raw: aliasString(b)}
 	root.ForEach(func(_, v gjson.Result) bool {
 		out = append(out, rawOf(b, v))
-		return true
+		return max <= 0 || len(out) <= max
 	})
-	if len(out) == 0 {
+	switch {
+	case len(out) == 0:
 		return nil, invalidRequest(reasonEmptyBatch)
+	case max > 0 && len(out) > max:
+		return nil, invalidRequest(strconv.AppendQuote(nil, "batch holds more than "+strconv.Itoa(max)+" messages, the most this server answers in one request"))
 	}
 	return out, nil
 }

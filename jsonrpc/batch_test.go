@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -43,7 +44,7 @@ func TestSplitBatch(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			in := []byte(tc.in)
-			got, e := SplitBatch(in)
+			got, e := SplitBatch(in, 0)
 			requireNoError(t, e, "SplitBatch")
 			requireEqual(t, len(tc.want), len(got), "number of elements")
 			for i, el := range got {
@@ -73,7 +74,7 @@ func TestSplitBatch_invalid(t *testing.T) {
 		{`[{"jsonrpc":"2.0","method":"m"}]]`, CodeParseError},
 		{`[{"jsonrpc":"2.0","method":"m"},{"jsonrpc":]`, CodeParseError},
 	} {
-		got, e := SplitBatch([]byte(tc.in))
+		got, e := SplitBatch([]byte(tc.in), 0)
 		requireCode(t, tc.code, e, "SplitBatch("+tc.in+")")
 		if got != nil {
 			t.Fatalf("SplitBatch(%s) returned elements %q with an error", tc.in, got)
@@ -108,7 +109,7 @@ func TestSplitBatch_mixed(t *testing.T) {
 		{0, CodeInvalidRequest, ``}, // nested batches are not batches
 		{KindResponse, 0, `3`},
 	}
-	els, e := SplitBatch(in)
+	els, e := SplitBatch(in, 0)
 	requireNoError(t, e, "SplitBatch")
 	requireEqual(t, len(want), len(els), "number of elements")
 	for i, el := range els {
@@ -126,11 +127,32 @@ func TestSplitBatch_mixed(t *testing.T) {
 func TestSplitBatchAllocs(t *testing.T) {
 	in := []byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
 	allocs := testing.AllocsPerRun(100, func() {
-		if _, e := SplitBatch(in); e != nil {
+		if _, e := SplitBatch(in, 0); e != nil {
 			t.Fatal(e)
 		}
 	})
 	if allocs > 1 {
 		t.Errorf("SplitBatch: %v allocations, want at most 1", allocs)
+	}
+}
+
+// TestSplitBatchMax: a batch of more than max elements is refused whole with -32600 saying
+// so, and the count stops at max+1: a million elements cost what max+1 do.
+func TestSplitBatchMax(t *testing.T) {
+	elems := func(n int) []byte { return []byte("[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]") }
+	got, e := SplitBatch(elems(3), 3)
+	requireNoError(t, e, "SplitBatch of max elements")
+	requireEqual(t, 3, len(got), "elements")
+	for _, n := range []int{4, 1_000_000} {
+		got, e = SplitBatch(elems(n), 3)
+		requireCode(t, CodeInvalidRequest, e, "SplitBatch over max")
+		if got != nil || !strings.Contains(string(e.Data), "more than 3 messages") {
+			t.Fatalf("%d elements: %q, data %s", n, got, e.Data)
+		}
+	}
+	big := elems(1_000_000)
+	allocs := testing.AllocsPerRun(5, func() { SplitBatch(big, 3) })
+	if allocs > 8 {
+		t.Errorf("SplitBatch over max: %v allocations", allocs)
 	}
 }

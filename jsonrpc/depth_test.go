@@ -33,7 +33,7 @@ func TestDeepMessagesRefused(t *testing.T) {
 	if _, err := Parse(deep); err == nil || err.Code != CodeInvalidRequest {
 		t.Errorf("Parse(deep) = %v, want -32600", err)
 	}
-	if _, err := SplitBatch([]byte(strings.Repeat("[", 200000))); err == nil || err.Code != CodeInvalidRequest {
+	if _, err := SplitBatch([]byte(strings.Repeat("[", 200000)), 0); err == nil || err.Code != CodeInvalidRequest {
 		t.Errorf("SplitBatch(deep) = %v, want -32600", err)
 	}
 	ok := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}}`)

@@ -75,8 +75,8 @@ func (e *Error) Is(target error) bool {
 	return ok && t != nil && e != nil && t.Code == e.Code
 }
 
-// Reasons carried as Data by the -32600 errors of Parse and SplitBatch, as raw
-// JSON strings. They are shared: callers must not modify an error's Data.
+// Reasons carried as Data by the -32600 errors of Parse and SplitBatch (and by the
+// -32700 of invalid UTF-8), as raw JSON strings. They are shared: callers must not modify an error's Data.
 var (
 	reasonNotObject      = []byte(`"message is not a JSON object"`)
 	reasonVersion        = []byte(`"jsonrpc must be \"2.0\""`)
@@ -91,6 +91,7 @@ var (
 	reasonNotArray       = []byte(`"batch is not a JSON array"`)
 	reasonTooDeep        = []byte(`"nested more than 128 levels deep"`)
 	reasonEmptyBatch     = []byte(`"batch is empty"`)
+	reasonUTF8           = []byte(`"not valid UTF-8"`)
 )
 
 // parseError returns a fresh -32700 error.

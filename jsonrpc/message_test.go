@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -72,8 +73,6 @@ func TestParse(t *testing.T) {
 			want{kind: KindRequest, id: `1`, method: "\uFFFDA"}},
 		{"method non-ASCII", `{"jsonrpc":"2.0","id":1,"method":"ping–pong"}`,
 			want{kind: KindRequest, id: `1`, method: "ping–pong"}},
-		{"method with invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\xffb\"}",
-			want{kind: KindRequest, id: `1`, method: "a\uFFFDb"}},
 		{"method empty", `{"jsonrpc":"2.0","id":1,"method":""}`,
 			want{kind: KindRequest, id: `1`, method: ""}},
 
@@ -138,6 +137,11 @@ func TestParse_invalid(t *testing.T) {
 		{"truncated", `{"jsonrpc":"2.0","id":1`, CodeParseError, ""},
 		{"trailing comma", `{"jsonrpc":"2.0","id":1,}`, CodeParseError, ""},
 		{"trailing garbage", `{"jsonrpc":"2.0","id":1,"method":"m"}x`, CodeParseError, ""},
+		// JSON text is UTF-8 (RFC 8259 §8.1): raw bytes that are not are no JSON at all,
+		// and an id of them could not be echoed as JSON.
+		{"id not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"ping\"}", CodeParseError, ""},
+		{"method not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\xffb\"}", CodeParseError, ""},
+		{"params not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"uri\":\"\xed\xa0\x80\"}}", CodeParseError, ""},
 		{"two values", `{} {}`, CodeParseError, ""},
 		{"single quotes", `{'jsonrpc':'2.0'}`, CodeParseError, ""},
 		{"leading zero", `{"jsonrpc":"2.0","id":01,"method":"m"}`, CodeParseError, ""},
@@ -301,7 +305,7 @@ func FuzzParse(f *testing.F) {
 		if !bytes.Equal(in, b) {
 			t.Fatalf("Parse modified its input %q", in)
 		}
-		if !gjson.ValidBytes(b) {
+		if !gjson.ValidBytes(b) || !utf8.Valid(b) {
 			requireCode(t, CodeParseError, e, "invalid JSON")
 			return
 		}
@@ -319,7 +323,7 @@ func FuzzParse(f *testing.F) {
 			requireAliases(t, b, s, "raw slice")
 		}
 		out := AppendResult(nil, m.ID, m.Params)
-		if !gjson.ValidBytes(out) || !json.Valid(out) {
+		if !gjson.ValidBytes(out) || !json.Valid(out) || !utf8.Valid(out) {
 			t.Fatalf("input %q: AppendResult wrote invalid JSON %q", b, out)
 		}
 		wantID := "null"

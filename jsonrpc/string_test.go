@@ -69,7 +69,7 @@ func TestAppendString_random(t *testing.T) {
 // checkAppendString returns "" if out is the correct encoding of in, or what
 // is wrong with it.
 func checkAppendString(in string, out []byte) string {
-	if !json.Valid(out) || !gjson.ValidBytes(out) {
+	if !json.Valid(out) || !gjson.ValidBytes(out) || !utf8.Valid(out) {
 		return "invalid JSON " + strconv.Quote(string(out))
 	}
 	var got string

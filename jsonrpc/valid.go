@@ -1,8 +1,10 @@
 package jsonrpc
 
+import "unicode/utf8"
+
 // checkJSON validates b in one pass: nil for one JSON value at most MaxDepth deep; -32600
 // for a message nested deeper (whether or not it is also invalid, as TooDeep says);
-// -32700 for anything else that is not JSON.
+// -32700 for anything else that is not JSON, invalid UTF-8 included (with data saying so).
 func checkJSON(b []byte) *Error {
 	return checkJSONTop(b, nil)
 }
@@ -15,6 +17,8 @@ func checkJSONTop(b []byte, top *fields) *Error {
 		return nil
 	case deep || TooDeep(b, MaxDepth):
 		return invalidRequest(reasonTooDeep)
+	case !utf8.Valid(b):
+		return &Error{Code: CodeParseError, Message: ErrParse.Message, Data: reasonUTF8}
 	}
 	return parseError()
 }
@@ -22,11 +26,12 @@ func checkJSONTop(b []byte, top *fields) *Error {
 // validate reports whether b is one JSON value (RFC 8259) with nothing but whitespace
 // around it, nesting arrays and objects at most MaxDepth deep. It is a single pass with no
 // recursion and no allocation: inside the wasm plugin every pass over a message and
-// every function call costs, and recursion on hostile nesting costs stack. A message that
+// every function call costs, and recursion on hostile nesting costs stack. Strings must be
+// valid UTF-8, which gjson does not check. A message that
 // is too deep is reported as such (deep) only when validation had not already failed
 // before the depth was reached; callers that care which comes first check TooDeep on
-// failure. It accepts exactly what gjson.ValidBytes accepts for such input (a fuzz test
-// holds the two together). With top not nil and b an object, the same pass records in
+// failure. It accepts exactly what gjson.ValidBytes accepts for such input, when that
+// input is valid UTF-8 (a fuzz test holds the two together). With top not nil and b an object, the same pass records in
 // top the raw value of the first occurrence of each member Parse reads.
 func validate(b []byte, top *fields) (ok, deep bool) {
 	var stack [MaxDepth/64 + 1]uint64 // bit set: the container at that depth is an object
@@ -178,7 +183,10 @@ func validate(b []byte, top *fields) (ok, deep bool) {
 	}
 }
 
-// validString returns the index after the string that starts with the quote at b[i].
+// validString returns the index after the string that starts with the quote at b[i]. Its
+// raw bytes must be valid UTF-8 (RFC 8259 §8.1): outside strings JSON is ASCII, so this
+// makes the whole text UTF-8. Escapes are only checked for form: an escaped lone
+// surrogate ("\ud800") is valid JSON (§8.2) and decodes to U+FFFD.
 func validString(b []byte, i int) (int, bool) {
 	for i++; i < len(b); i++ {
 		switch c := b[i]; {
@@ -186,6 +194,12 @@ func validString(b []byte, i int) (int, bool) {
 			return i + 1, true
 		case c < ' ':
 			return 0, false
+		case c >= utf8.RuneSelf:
+			_, size := decodeRune(b, i)
+			if size == 1 {
+				return 0, false
+			}
+			i += size - 1
 		case c == '\\':
 			i++
 			if i >= len(b) {

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -38,6 +39,15 @@ func TestValidate(t *testing.T) {
 		{`[}`, false, false},
 		{`{]`, false, false},
 		{`{"a":1]`, false, false},
+		{"\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"", true, false},
+		{"\"\xff\xfe\"", false, false},         // not UTF-8
+		{"\"\xc3\"", false, false},             // truncated sequence
+		{"\"\xc0\xaf\"", false, false},         // overlong
+		{"\"\xed\xa0\x80\"", false, false},     // an encoded surrogate
+		{"\"\xf4\x90\x80\x80\"", false, false}, // above U+10FFFF
+		{`"\ud800"`, true, false},              // an escaped lone surrogate is JSON
+		{"{\"\xff\":1}", false, false},         // in a key
+		{"[1,\"a\xe2\x82\"]", false, false},    // truncated before the quote
 		{strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth), true, false},
 		{strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), false, true},
 		{strings.Repeat(`{"a":`, MaxDepth+1), false, true},
@@ -49,7 +59,8 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// FuzzValidate holds validate to gjson.ValidBytes on every input that is not too deep.
+// FuzzValidate holds validate to gjson.ValidBytes and utf8.Valid together on every input
+// that is not too deep: JSON text is UTF-8 (RFC 8259 §8.1), which gjson does not check.
 func FuzzValidate(f *testing.F) {
 	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[1,{"b":null}]}}`, `[1,2]`, `"\u00e9"`, `-0.1e+5`, `{"a":1,}`, "\"\xff\"", `[[[]]]`, ` 1 `} {
 		f.Add([]byte(s))
@@ -65,8 +76,8 @@ func FuzzValidate(f *testing.F) {
 		if TooDeep(b, MaxDepth) && !ok {
 			return // invalid before the depth was reached; gjson may recurse differently
 		}
-		if want := gjson.ValidBytes(b); ok != want {
-			t.Fatalf("validate(%q) = %v, gjson.ValidBytes = %v", b, ok, want)
+		if want := gjson.ValidBytes(b) && utf8.Valid(b); ok != want {
+			t.Fatalf("validate(%q) = %v, gjson.ValidBytes and utf8.Valid = %v", b, ok, want)
 		}
 	})
 }

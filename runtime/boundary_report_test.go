@@ -161,7 +161,9 @@ func benchPack(t *testing.T) *build.Encoded {
 	if err != nil || build.HasErrors(problems) {
 		t.Fatalf("bench catalog: %v %v", err, problems)
 	}
-	return build.Encode(c)
+	enc, err := build.Encode(c)
+	requireNoError(t, err)
+	return enc
 }
 
 // benchRequest is a 2026-07-28 resources/read of uri as a real client frames it, ~1 KB.

@@ -134,7 +134,8 @@ func TestAppendRequestFrame(t *testing.T) {
 func TestServeHTTPInstanceFailure(t *testing.T) {
 	_, cat := testPlugin(t)
 	ctx := context.Background()
-	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: 24 << 20, Stderr: io.Discard})
+	limit := MinMemoryLimit(cat.Index, DefaultMaxBody) // the smallest the pool accepts
+	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: limit, Stderr: io.Discard})
 	requireNoError(t, err)
 	defer small.Close(ctx)
 	pool, err := small.NewPool(ctx, cat, Options{Size: 1})
@@ -143,7 +144,7 @@ func TestServeHTTPInstanceFailure(t *testing.T) {
 	pool.opt.MaxBody = 64 << 20 // past what NewPool allows: the body will not fit the instance
 	ts, log := newTestServer(t, pool)
 
-	resp := post(t, ts.URL+"/mcp", strings.Repeat(" ", 32<<20))
+	resp := post(t, ts.URL+"/mcp", strings.Repeat(" ", int(limit)+1<<20))
 	requireEqual(t, 500, resp.StatusCode)
 	requireEqual(t, "application/json", resp.Header.Get("Content-Type"))
 	requireEqual(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`, readBody(t, resp))

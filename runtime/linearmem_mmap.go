@@ -3,6 +3,7 @@
 package runtime
 
 import (
+	"sync/atomic"
 	"syscall"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -23,8 +24,12 @@ var linearMemory experimental.MemoryAllocator = experimental.MemoryAllocatorFunc
 	if err != nil {
 		return &heapMemory{buf: make([]byte, 0, capacity)}
 	}
+	reservations.Add(1)
 	return &mappedMemory{mem: b}
 })
+
+// reservations counts the mapped memories not yet freed: one per live instance.
+var reservations atomic.Int64
 
 // mappedMemory is a linear memory in a reserved mapping; accessible is how much of it
 // has been made readable and writable, a whole number of system pages.
@@ -56,5 +61,6 @@ func (m *mappedMemory) Free() {
 	if m.mem != nil {
 		syscall.Munmap(m.mem)
 		m.mem, m.accessible = nil, 0
+		reservations.Add(-1)
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/edge"
 )
 
 // MinMemoryLimit must be enough to serve the largest file, repeatedly, from a catalog
@@ -29,7 +31,8 @@ func TestMinMemoryLimitIsEnough(t *testing.T) {
 			}
 			c, _, err := build.Load(fsys, "big", build.Options{})
 			requireNoError(t, err)
-			enc := build.Encode(c)
+			enc, err := build.Encode(c)
+			requireNoError(t, err)
 			pack, cat := enc.Index, Catalog{Index: enc.Index, Store: enc.Store}
 			ctx := context.Background()
 			limit := MinMemoryLimit(pack, DefaultMaxBody)
@@ -54,6 +57,94 @@ func TestMinMemoryLimitIsEnough(t *testing.T) {
 
 			_, err = p.NewPool(ctx, cat, Options{Size: 1, MaxBody: 1 << 30})
 			requireErrorIs(t, err, ErrMemoryLimit)
+		})
+	}
+}
+
+// TestMinMemoryLimitWorstRequests: an instance at MinMemoryLimit survives the worst
+// requests edge's bounds allow, repeatedly: batches of MaxBatch skills/list of a catalog
+// whose page is most of its index, of reads of a 3 MiB file, and of errors echoing long
+// values with ids that fill the body, over HTTP (1 MiB bodies) and stdio (16 MiB lines).
+// A batch of three reads once crashed an instance at the smallest limit it accepted.
+func TestMinMemoryLimitWorstRequests(t *testing.T) {
+	testPlugin(t)
+	fsys := fstest.MapFS{}
+	for i := range 100 {
+		name := fmt.Sprint("s", i)
+		fsys[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: Many files.\n---\n")}
+		for j := range 60 {
+			fsys[fmt.Sprintf("%s/f%d.txt", name, j)] = &fstest.MapFile{Data: []byte(fmt.Sprint(i, j))}
+		}
+	}
+	big := make([]byte, 3<<20)
+	rand.NewChaCha8([32]byte{}).Read(big)
+	fsys["big/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: big\ndescription: Big.\n---\n")}
+	fsys["big/data.bin"] = &fstest.MapFile{Data: big}
+	c, _, err := build.Load(fsys, "worst", build.Options{})
+	requireNoError(t, err)
+	enc, err := build.Encode(c)
+	requireNoError(t, err)
+	cat := Catalog{Index: enc.Index, Store: enc.Store}
+	ctx := context.Background()
+
+	batch := func(n int, elem func(i int) string) string {
+		elems := make([]string, n)
+		for i := range elems {
+			elems[i] = elem(i)
+		}
+		return "[" + strings.Join(elems, ",") + "]"
+	}
+	// requests are the worst batches for bodies of at most maxBody bytes.
+	requests := func(maxBody int) map[string]string {
+		idLen := maxBody/edge.MaxBatch - 400
+		echo := func(i int) string {
+			id := strings.Repeat("i", idLen/2)
+			return `{"jsonrpc":"2.0","id":"` + id + `","method":"resources/read","params":{"uri":"skill://big/` + strings.Repeat("\\u0001", idLen/12) + `"}}`
+		}
+		return map[string]string{
+			"skills/list": batch(edge.MaxBatch, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"skills/list"}`, i) }),
+			"reads": batch(edge.MaxBatch, func(i int) string {
+				return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"skill://big/data.bin"}}`, i)
+			}),
+			"resources/list": batch(edge.MaxBatch, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/list"}`, i) }),
+			"echoes":         batch(edge.MaxBatch, echo),
+		}
+	}
+	for _, transport := range []struct {
+		name    string
+		maxBody int
+	}{{"http", DefaultMaxBody}, {"stdio", MaxLine}} {
+		t.Run(transport.name, func(t *testing.T) {
+			limit := MinMemoryLimit(cat.Index, transport.maxBody)
+			p, err := Compile(ctx, shared.wasm, Config{MemoryLimit: limit, Stderr: io.Discard})
+			requireNoError(t, err)
+			defer p.Close(ctx)
+			pool, err := p.NewPool(ctx, cat, Options{Size: 1, MaxBody: transport.maxBody})
+			requireNoError(t, err)
+			defer pool.Close(ctx)
+			for round := range 3 {
+				for name, body := range requests(transport.maxBody) {
+					if len(body) > transport.maxBody {
+						t.Fatalf("%s: a body of %d bytes", name, len(body))
+					}
+					what := fmt.Sprintf("round %d, %s (index %.1f MiB, limit %d MiB):", round, name, float64(len(cat.Index))/(1<<20), limit>>20)
+					if transport.name == "http" {
+						out, err := pool.HTTP(ctx, postFrame(body), nil)
+						requireNoError(t, err, what)
+						if r := parseResponse(t, out); r.Status != 200 {
+							t.Fatalf("%s status %d", what, r.Status)
+						}
+					} else {
+						out, err := pool.RPC(ctx, edge.V20250326, []byte(body))
+						requireNoError(t, err, what)
+						if len(out.Message) == 0 {
+							t.Fatalf("%s no reply", what)
+						}
+					}
+				}
+			}
+			_, failed := pool.Stats()
+			requireEqual(t, int64(0), failed)
 		})
 	}
 }

@@ -46,7 +46,11 @@ func testPlugin(t testing.TB) (*Plugin, Catalog) {
 			shared.err = fmt.Errorf("example catalog: %v %v", err, problems)
 			return
 		}
-		enc := build.Encode(c)
+		enc, err := build.Encode(c)
+		if err != nil {
+			shared.err = err
+			return
+		}
 		shared.cat = Catalog{Index: enc.Index, Store: enc.Store}
 	})
 	if shared.err != nil {

@@ -48,16 +48,29 @@ func (o *Options) configJSON() []byte {
 }
 
 // MinMemoryLimit is the smallest per-instance memory limit NewPool accepts for a catalog
-// index with request bodies up to maxBody. An instance keeps its own copy of the index
-// but no file contents (those stay in the host's store); a response it builds is made of
-// the index's fragments, mostly once each (a batch may repeat them, within what its
-// request body can ask for), and while it answers it may hold a few copies of one (the
-// reply, the frame, the buffer growth). The request body and its frame come twice, and the
-// Go runtime needs a few MiB. The result is a whole number of 64 KiB pages.
+// index with request bodies up to maxBody (and the default instructions). It is sized for
+// the worst request edge's bounds allow (edge.MaxReply: a batch of edge.MaxBatch messages,
+// the bytes its answers may build), not for a typical one, so that no request can make an
+// instance run out of memory. An instance keeps its own copy of the index but no file
+// contents (those stay in the host's store). While it answers it holds the request frame
+// (twice: the input buffer grows with room to spare), and the reply twice over as it is
+// built (the body, then the frame around it) plus what growing them leaves for the
+// collector; the Go runtime needs a few MiB. The result is a whole number of 64 KiB pages.
 func MinMemoryLimit(index []byte, maxBody int) uint64 {
-	need := 5*uint64(len(index)) + 2*uint64(max(maxBody, 0)) + 16<<20
+	return minMemory(len(index), maxBody, 0)
+}
+
+// minMemory is MinMemoryLimit for an index of index bytes and Options.Server.Instructions
+// of instructions bytes.
+func minMemory(index, maxBody, instructions int) uint64 {
+	maxBody = max(maxBody, 0)
+	reply := uint64(edge.MaxReply(index, maxBody, instructions))
+	need := uint64(index) + 2*(uint64(maxBody)+frameSlack) + 3*reply + 16<<20
 	return (need + pageSize - 1) &^ (pageSize - 1)
 }
+
+// frameSlack bounds what a request frame adds to its body: the request line and header.
+const frameSlack = 64 << 10
 
 // Catalog is what a pool serves: the index every instance loads (catalog.pack), and the
 // content store its references name, which the pool's fronts splice from. The store is
@@ -122,8 +135,8 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 	if opt.MaxBody <= 0 {
 		opt.MaxBody = DefaultMaxBody
 	}
-	if need := MinMemoryLimit(pack, opt.MaxBody); p.MemoryLimit() < need {
-		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the catalog index is %s (every instance keeps its own copy) and request bodies may be %s, which needs at least %s; raise the memory limit",
+	if need := minMemory(len(pack), opt.MaxBody, len(opt.Server.Instructions)); p.MemoryLimit() < need {
+		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the catalog index is %s (every instance keeps its own copy) and request bodies may be %s, which with the largest answer a request may ask for needs at least %s; raise the memory limit",
 			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(len(pack))), mib(uint64(opt.MaxBody)), mib(need))
 	}
 	pl := &Pool{

@@ -118,7 +118,8 @@ func TestPoolOutOfMemoryReplacesInstance(t *testing.T) {
 	_, cat := testPlugin(t)
 	ctx := context.Background()
 	var stderr strings.Builder
-	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: 24 << 20, Stderr: &stderr})
+	limit := MinMemoryLimit(cat.Index, DefaultMaxBody) // the smallest the pool accepts
+	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: limit, Stderr: &stderr})
 	requireNoError(t, err)
 	defer small.Close(ctx)
 	pool, err := small.NewPool(ctx, cat, Options{Size: 1})
@@ -126,7 +127,7 @@ func TestPoolOutOfMemoryReplacesInstance(t *testing.T) {
 	defer pool.Close(ctx)
 
 	// More than the memory cap: the plugin cannot allocate the input buffer.
-	_, err = pool.HTTP(ctx, postFrame(strings.Repeat(" ", 32<<20)), nil)
+	_, err = pool.HTTP(ctx, postFrame(strings.Repeat(" ", int(limit)+1<<20)), nil)
 	requireErrorIs(t, err, ErrInstance)
 	requireContains(t, stderr.String(), "out of memory")
 	t.Log(err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,15 +135,17 @@ func TestNotifyBackPressure(t *testing.T) {
 	srv := NewServer(testPool(t, Options{Size: 1}), io.Discard)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	go srv.ServeStdio(context.Background(), inR, outW)
+	out := writeStarts{outW, make(chan struct{}, 1)}
+	go srv.ServeStdio(context.Background(), inR, out)
 	fmt.Fprintln(inW, initialize)
 	first := bufio.NewReader(outR)
 	if _, err := first.ReadString('\n'); err != nil { // answered: notifications may follow
 		t.Fatal(err)
 	}
+	<-out.started // the initialize reply's write
 	// The client sends another request and stops reading: the reply's write blocks.
 	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":2,"method":"resources/list"}`)
-	time.Sleep(100 * time.Millisecond)
+	<-out.started // the reply is being written, and nobody reads it
 	returned := make(chan int, 1)
 	go func() { returned <- srv.Notify(edge.ListChangedNotifications(edge.Options{})...) }()
 	select {
@@ -151,13 +154,67 @@ func TestNotifyBackPressure(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Notify waited for a connection whose client does not read")
 	}
-	// Once the client reads again, the reply comes, then the notifications.
-	go inW.Close()
+	// Once the client reads again, the reply comes and the notifications (the connection
+	// stays open: a connection that has ended drops what was queued for it).
 	var got []string
 	for range 3 {
 		line, err := first.ReadString('\n')
 		requireNoError(t, err)
 		got = append(got, gjson.Get(line, "method").Str+gjson.Get(line, "id").Raw)
 	}
+	inW.Close()
 	requireEqual(t, "2 notifications/skills/list_changed notifications/resources/list_changed", strings.Join(got, " "))
+}
+
+// writeStarts tells on started each time a Write begins, so that a test knows a write is
+// under way (and, on an io.Pipe nobody reads, blocked) without guessing from a sleep.
+type writeStarts struct {
+	io.Writer
+	started chan struct{}
+}
+
+func (w writeStarts) Write(p []byte) (int, error) {
+	w.started <- struct{}{}
+	return w.Writer.Write(p)
+}
+
+// FuzzReadLine: stdio input is anything a client writes; readLine splits it into the
+// lines between newlines, each whole or, when longer than MaxLine, reported as too long
+// and skipped, whatever the reader's buffer size.
+func FuzzReadLine(f *testing.F) {
+	for _, s := range []string{"a\nbb\n", "", "\n\n", "toolongline\nok", "x", "\r\n{}\n"} {
+		f.Add([]byte(s), uint8(4), uint8(16))
+	}
+	f.Fuzz(func(t *testing.T, input []byte, max, size uint8) {
+		defer func(m int) { maxLine = m }(maxLine)
+		maxLine = int(max%32) + 1
+		br := bufio.NewReaderSize(bytes.NewReader(input), int(size%64)+16)
+		var long []byte
+		var got []string
+		for {
+			line, tooLong, err := readLine(br, &long)
+			if tooLong {
+				got = append(got, "<too long>")
+			} else {
+				got = append(got, string(line))
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		var want []string
+		for _, l := range bytes.Split(input, []byte("\n")) {
+			if len(l) > maxLine {
+				want = append(want, "<too long>")
+			} else {
+				want = append(want, string(l))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q, max %d: %q, want %q", input, maxLine, got, want)
+		}
+	})
 }

@@ -104,7 +104,7 @@ func buildCase(cs *caseSkills) (*build.Encoded, error) {
 		if build.HasErrors(problems) {
 			return nil, fmtProblems(problems)
 		}
-		return build.Encode(c), nil
+		return build.Encode(c)
 	}))
 	return f.(func() (*build.Encoded, error))()
 }

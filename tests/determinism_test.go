@@ -63,7 +63,11 @@ func TestPackReproducible(t *testing.T) {
 		if err != nil || build.HasErrors(problems) {
 			t.Fatalf("LoadDir(%s): %v %v", dir, err, problems)
 		}
-		return build.Encode(c)
+		enc, err := build.Encode(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return enc
 	}
 	pa := pack(a)
 	local := time.Local

@@ -20,7 +20,7 @@ var exampleBuild = sync.OnceValues(func() (*build.Encoded, error) {
 	if build.HasErrors(problems) {
 		return nil, fmtProblems(problems)
 	}
-	return build.Encode(c), nil
+	return build.Encode(c)
 })
 
 // examplePack returns the index of the built-in example catalog.

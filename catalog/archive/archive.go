@@ -30,8 +30,10 @@
 package archive
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -40,10 +42,50 @@ import (
 )
 
 // Entry is one file to archive: Name is the path relative to the skill root, "/"-separated
-// (e.g. "SKILL.md", "examples/email.md"); Data the bytes.
+// (e.g. "SKILL.md", "examples/email.md"); Data the bytes, or, when Open is set, Size
+// bytes that Open reads (so that a large file is read while it is written, not held).
 type Entry struct {
 	Name string
 	Data []byte
+	Size int64
+	Open func() (io.ReadCloser, error)
+}
+
+// size is the length of e's bytes.
+func (e *Entry) size() int64 {
+	if e.Open != nil {
+		return e.Size
+	}
+	return int64(len(e.Data))
+}
+
+// copyTo writes e's bytes to w: exactly size() of them, or an error.
+func (e *Entry) copyTo(w io.Writer) error {
+	if e.Open == nil {
+		_, err := w.Write(e.Data)
+		return err
+	}
+	r, err := e.Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	n, err := io.Copy(w, io.LimitReader(r, e.Size+1)) // one more: a longer file is an error too
+	if err == nil && n != e.Size {
+		err = fmt.Errorf("archive: entry %q: %d bytes, not %d", e.Name, n, e.Size)
+	}
+	return err
+}
+
+// bytes returns e's bytes, read in full.
+func (e *Entry) bytes() ([]byte, error) {
+	if e.Open == nil {
+		return e.Data, nil
+	}
+	var b bytes.Buffer
+	b.Grow(int(e.Size))
+	err := e.copyTo(&b)
+	return b.Bytes(), err
 }
 
 // File is one regular file found in an archive.

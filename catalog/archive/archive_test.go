@@ -55,31 +55,31 @@ var entrySets = []struct {
 	name    string
 	entries []Entry
 }{
-	{"single", []Entry{{"SKILL.md", []byte("---\nname: single\ndescription: d\n---\nbody\n")}}},
+	{"single", []Entry{{Name: "SKILL.md", Data: []byte("---\nname: single\ndescription: d\n---\nbody\n")}}},
 	{"nested", []Entry{
-		{"SKILL.md", []byte("---\nname: refunds\n---\n")},
-		{"policies/regions/us.md", []byte("# US\n")},
-		{"policies/regions/eu.md", []byte("# EU\n")},
-		{"templates/refund-email.md", []byte("Dear customer,\n")},
-		{"policies/README.md", []byte("policies\n")},
-		{"a-b/x.md", []byte("dash sorts before slash\n")},
-		{"a.md", []byte("dot sorts before slash\n")},
-		{"a/b.md", []byte("x\n")},
+		{Name: "SKILL.md", Data: []byte("---\nname: refunds\n---\n")},
+		{Name: "policies/regions/us.md", Data: []byte("# US\n")},
+		{Name: "policies/regions/eu.md", Data: []byte("# EU\n")},
+		{Name: "templates/refund-email.md", Data: []byte("Dear customer,\n")},
+		{Name: "policies/README.md", Data: []byte("policies\n")},
+		{Name: "a-b/x.md", Data: []byte("dash sorts before slash\n")},
+		{Name: "a.md", Data: []byte("dot sorts before slash\n")},
+		{Name: "a/b.md", Data: []byte("x\n")},
 	}},
 	{"unicode", []Entry{
-		{"SKILL.md", []byte("# ünïcödé\n")},
-		{"références/café.md", []byte("café\n")},
-		{"日本語/ファイル.md", []byte("ファイル\n")},
-		{"tilde~name.md", []byte("~\n")},
-		{"with space/file name.md", []byte("spaces\n")},
-		{strings.Repeat("long-dir/", 15) + "file.md", []byte("ustar prefix split\n")},
-		{strings.Repeat("x", 150) + ".md", []byte("needs PAX\n")},
+		{Name: "SKILL.md", Data: []byte("# ünïcödé\n")},
+		{Name: "références/café.md", Data: []byte("café\n")},
+		{Name: "日本語/ファイル.md", Data: []byte("ファイル\n")},
+		{Name: "tilde~name.md", Data: []byte("~\n")},
+		{Name: "with space/file name.md", Data: []byte("spaces\n")},
+		{Name: strings.Repeat("long-dir/", 15) + "file.md", Data: []byte("ustar prefix split\n")},
+		{Name: strings.Repeat("x", 150) + ".md", Data: []byte("needs PAX\n")},
 	}},
-	{"empty", []Entry{{"SKILL.md", []byte("s\n")}, {"empty.txt", nil}, {"dir/empty", []byte{}}}},
+	{"empty", []Entry{{Name: "SKILL.md", Data: []byte("s\n")}, {Name: "empty.txt", Data: nil}, {Name: "dir/empty", Data: []byte{}}}},
 	{"large", []Entry{
-		{"SKILL.md", []byte("big\n")},
-		{"data/big.bin", pseudoRandom(1<<20, 1)},
-		{"data/big.md", pseudoText(1<<20, 2)},
+		{Name: "SKILL.md", Data: []byte("big\n")},
+		{Name: "data/big.bin", Data: pseudoRandom(1<<20, 1)},
+		{Name: "data/big.md", Data: pseudoText(1<<20, 2)},
 	}},
 }
 
@@ -324,10 +324,10 @@ func TestReproducible(t *testing.T) {
 // deliberately, knowing that every published archive digest changes with them.
 func TestGolden(t *testing.T) {
 	entries := []Entry{
-		{"SKILL.md", []byte("---\nname: golden\ndescription: A fixed skill for golden digests.\n---\n\n# Golden\n\nSee [the template](templates/t.md).\n")},
-		{"templates/t.md", []byte("Hello, {{name}}.\n")},
-		{"scripts/run.sh", []byte("#!/bin/sh\necho ok\n")},
-		{"notes/é.md", []byte("accent\n")},
+		{Name: "SKILL.md", Data: []byte("---\nname: golden\ndescription: A fixed skill for golden digests.\n---\n\n# Golden\n\nSee [the template](templates/t.md).\n")},
+		{Name: "templates/t.md", Data: []byte("Hello, {{name}}.\n")},
+		{Name: "scripts/run.sh", Data: []byte("#!/bin/sh\necho ok\n")},
+		{Name: "notes/é.md", Data: []byte("accent\n")},
 	}
 	tgz, err := TarGz(entries)
 	if err != nil {
@@ -404,7 +404,7 @@ func TestDefaultLimitsFitBuild(t *testing.T) {
 	text := bytes.Repeat([]byte("All work and no play.\n"), 16<<20/512/22+1)[:16<<20/512]
 	var entries []Entry
 	for i := range 512 {
-		entries = append(entries, Entry{fmt.Sprintf("section-%02d/part-%d/file-%03d.md", i/32, i%4, i), text})
+		entries = append(entries, Entry{Name: fmt.Sprintf("section-%02d/part-%d/file-%03d.md", i/32, i%4, i), Data: text})
 	}
 	tgz, err := TarGz(entries)
 	if err != nil {
@@ -434,5 +434,52 @@ func TestDefaultLimits(t *testing.T) {
 	}
 	if (Limits{}).withDefaults() != DefaultLimits() {
 		t.Error("zero Limits do not mean the defaults")
+	}
+}
+
+// TestStreamedEntries: entries read through Open while they are written give the same
+// bytes as entries held in Data; an entry whose reader gives other than Size bytes is an
+// error, not a short or long member.
+func TestStreamedEntries(t *testing.T) {
+	opened := func(entries []Entry) []Entry {
+		out := make([]Entry, len(entries))
+		for i, e := range entries {
+			data := e.Data
+			out[i] = Entry{Name: e.Name, Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
+				return io.NopCloser(bytes.NewReader(data)), nil
+			}}
+		}
+		return out
+	}
+	big := pseudoRandom(zipHoldBytes+100, 9) // read twice by WriteZip
+	sets := append(entrySets, struct {
+		name    string
+		entries []Entry
+	}{"streamed twice", []Entry{{Name: "SKILL.md", Data: []byte("s\n")}, {Name: "big.bin", Data: big}, {Name: "big.txt", Data: pseudoText(zipHoldBytes+7, 3)}}})
+	for _, set := range sets {
+		for _, write := range []struct {
+			name string
+			f    func([]Entry) ([]byte, error)
+		}{{"tar.gz", TarGz}, {"zip", Zip}} {
+			held, err := write.f(set.entries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			streamed, err := write.f(opened(set.entries))
+			if err != nil || !bytes.Equal(held, streamed) {
+				t.Errorf("%s %s: streamed entries give other bytes (%v)", set.name, write.name, err)
+			}
+		}
+	}
+	for _, size := range []int64{3, 5} {
+		bad := []Entry{{Name: "SKILL.md", Size: size, Open: func() (io.ReadCloser, error) {
+			return io.NopCloser(strings.NewReader("four")), nil
+		}}}
+		if _, err := TarGz(bad); err == nil {
+			t.Errorf("tar.gz of an entry of 4 bytes said to be %d: no error", size)
+		}
+		if _, err := Zip(bad); err == nil {
+			t.Errorf("zip of an entry of 4 bytes said to be %d: no error", size)
+		}
 	}
 }

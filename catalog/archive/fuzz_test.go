@@ -28,7 +28,7 @@ func checkInspected(t *testing.T, files []File, arch func([]Entry) ([]byte, erro
 			t.Fatalf("names not sorted and unique: %q, %q", files[i-1].Name, f.Name)
 		}
 		total += len(f.Data)
-		entries[i] = Entry(f)
+		entries[i] = Entry{Name: f.Name, Data: f.Data}
 	}
 	if len(files) > fuzzLimits.MaxEntries || int64(total) > fuzzLimits.MaxBytes {
 		t.Fatalf("%d files, %d bytes: over the limits", len(files), total)
@@ -127,9 +127,9 @@ func FuzzInspectZip(f *testing.F) {
 
 // benchSkill is a ~1 MB text skill: SKILL.md and 20 reference files.
 func benchSkill() []Entry {
-	entries := []Entry{{"SKILL.md", pseudoText(8<<10, 10)}}
+	entries := []Entry{{Name: "SKILL.md", Data: pseudoText(8<<10, 10)}}
 	for i := range 20 {
-		entries = append(entries, Entry{fmt.Sprintf("reference/part-%02d.md", i), pseudoText(50<<10, uint64(11+i))})
+		entries = append(entries, Entry{Name: fmt.Sprintf("reference/part-%02d.md", i), Data: pseudoText(50<<10, uint64(11+i))})
 	}
 	return entries
 }

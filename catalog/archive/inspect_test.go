@@ -446,12 +446,12 @@ func TestInspectOtherTools(t *testing.T) {
 		numbers += fmt.Sprintf("%d\n", i)
 	}
 	all := []Entry{
-		{"SKILL.md", []byte("---\nname: skill\ndescription: made by other tools\n---\nhi\n")},
-		{"refs/café.md", []byte("é\n")},
-		{"refs/deep/x.md", []byte("x\n")},
-		{"refs/empty", nil},
-		{"refs/" + strings.Repeat("l", 150) + ".md", []byte("long")},
-		{"refs/numbers.txt", []byte(numbers)},
+		{Name: "SKILL.md", Data: []byte("---\nname: skill\ndescription: made by other tools\n---\nhi\n")},
+		{Name: "refs/café.md", Data: []byte("é\n")},
+		{Name: "refs/deep/x.md", Data: []byte("x\n")},
+		{Name: "refs/empty", Data: nil},
+		{Name: "refs/" + strings.Repeat("l", 150) + ".md", Data: []byte("long")},
+		{Name: "refs/numbers.txt", Data: []byte(numbers)},
 	}
 	some := func(names ...string) []Entry {
 		var es []Entry
@@ -506,5 +506,5 @@ func TestInspectOtherTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, files, []Entry{{"dir/a.md", []byte("data data data")}, {"SKILL.md", []byte("s")}, {"b", []byte("stored")}})
+	checkFiles(t, files, []Entry{{Name: "dir/a.md", Data: []byte("data data data")}, {Name: "SKILL.md", Data: []byte("s")}, {Name: "b", Data: []byte("stored")}})
 }

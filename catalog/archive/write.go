@@ -8,6 +8,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -15,9 +16,8 @@ import (
 
 // member is one archive entry in writing order.
 type member struct {
-	name string // a directory's ends in "/"
-	data []byte
-	dir  bool
+	name  string // a directory's ends in "/"
+	entry *Entry // nil for a directory
 }
 
 // layout validates entries and returns the archive's members: the files and every
@@ -49,11 +49,11 @@ func layout(entries []Entry) ([]member, error) {
 		}
 	}
 	ms := make([]member, 0, len(sorted)+len(dirs))
-	for _, e := range sorted {
-		ms = append(ms, member{name: e.Name, data: e.Data})
+	for i := range sorted {
+		ms = append(ms, member{name: sorted[i].Name, entry: &sorted[i]})
 	}
 	for d := range dirs {
-		ms = append(ms, member{name: d + "/", dir: true})
+		ms = append(ms, member{name: d + "/"})
 	}
 	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.name, b.name) })
 	return ms, nil
@@ -69,48 +69,56 @@ func layout(entries []Entry) ([]member, error) {
 // It returns an error, and no archive, for an invalid or duplicate name, or a file whose
 // name is also a directory of another entry's ("a" and "a/b").
 func TarGz(entries []Entry) ([]byte, error) {
-	ms, err := layout(entries)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := WriteTarGz(&buf, entries); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	return buf.Bytes(), nil
+}
+
+// WriteTarGz writes the archive TarGz returns to w, reading each entry's bytes as it
+// writes them: it holds no file whole. The names are checked before anything is written;
+// an error reading an entry or writing w leaves w with part of an archive.
+func WriteTarGz(w io.Writer, entries []Entry) error {
+	ms, err := layout(entries)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
 	}
 	zw.Header = gzip.Header{OS: 255} // no name, comment, extra or MTIME
 	tw := tar.NewWriter(zw)
 	for _, m := range ms {
 		hdr := &tar.Header{
-			Typeflag: tar.TypeReg,
+			Typeflag: tar.TypeDir,
 			Name:     m.name,
-			Size:     int64(len(m.data)),
-			Mode:     fileMode,
+			Mode:     dirMode,
 			ModTime:  modTime,
 			Format:   tar.FormatUSTAR,
 		}
-		if m.dir {
-			hdr.Typeflag, hdr.Mode = tar.TypeDir, dirMode
+		if m.entry != nil {
+			hdr.Typeflag, hdr.Mode, hdr.Size = tar.TypeReg, fileMode, m.entry.size()
 		}
 		// A header that ustar cannot hold is refused before anything is written: then
 		// write it again as PAX, which holds any name.
 		if err := tw.WriteHeader(hdr); err != nil {
 			hdr.Format = tar.FormatPAX
 			if err := tw.WriteHeader(hdr); err != nil {
-				return nil, fmt.Errorf("archive: entry %q: %w", m.name, err)
+				return fmt.Errorf("archive: entry %q: %w", m.name, err)
 			}
 		}
-		if _, err := tw.Write(m.data); err != nil {
-			return nil, err
+		if m.entry != nil {
+			if err := m.entry.copyTo(tw); err != nil {
+				return err
+			}
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return zw.Close()
 }
 
 // Zip header constants.
@@ -132,15 +140,28 @@ const (
 // It returns the same errors as TarGz, and one for a file of 4 GiB or more (which would
 // need zip64).
 func Zip(entries []Entry) ([]byte, error) {
-	ms, err := layout(entries)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := WriteZip(&buf, entries); err != nil {
 		return nil, err
 	}
-	var buf, comp bytes.Buffer
-	zw := zip.NewWriter(&buf)
+	return buf.Bytes(), nil
+}
+
+// WriteZip writes the archive Zip returns to w. The sizes and CRC-32 come before each
+// file's data, so it holds one file (and its compressed form) at a time, never the
+// archive; an entry read through Open of more than 4 MiB it reads twice instead (once
+// for the header's figures, once to write), holding none of it. Errors are as for
+// WriteTarGz.
+func WriteZip(w io.Writer, entries []Entry) error {
+	ms, err := layout(entries)
+	if err != nil {
+		return err
+	}
+	var comp bytes.Buffer
+	zw := zip.NewWriter(w)
 	fw, err := flate.NewWriter(&comp, flate.BestCompression)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, m := range ms {
 		fh := &zip.FileHeader{
@@ -156,37 +177,82 @@ func Zip(entries []Entry) ([]byte, error) {
 			fh.Flags |= flagUTF8
 		}
 		var data []byte
-		if !m.dir {
-			if int64(len(m.data)) >= math.MaxUint32 {
-				return nil, fmt.Errorf("archive: entry %q: 4 GiB or more does not fit a zip without zip64", m.name)
+		streamed := m.entry != nil && m.entry.Open != nil && m.entry.Size > zipHoldBytes
+		if m.entry != nil {
+			if m.entry.size() >= math.MaxUint32 {
+				return fmt.Errorf("archive: entry %q: 4 GiB or more does not fit a zip without zip64", m.name)
 			}
-			comp.Reset()
-			fw.Reset(&comp)
-			if _, err := fw.Write(m.data); err != nil {
-				return nil, err
-			}
-			if err := fw.Close(); err != nil {
-				return nil, err
-			}
-			data = comp.Bytes()
 			fh.Method = zip.Deflate
-			fh.CRC32 = crc32.ChecksumIEEE(m.data)
-			fh.CompressedSize64 = uint64(len(data))
-			fh.UncompressedSize64 = uint64(len(m.data))
 			fh.ExternalAttrs = (unixRegular | fileMode) << 16
+			fh.UncompressedSize64 = uint64(m.entry.size())
+			if streamed {
+				// The header needs the CRC-32 and the compressed size: a first pass over
+				// the file finds them, compressing into a counter.
+				crc := crc32.NewIEEE()
+				var n countWriter
+				fw.Reset(&n)
+				if err := m.entry.copyTo(io.MultiWriter(fw, crc)); err != nil {
+					return err
+				}
+				if err := fw.Close(); err != nil {
+					return err
+				}
+				fh.CRC32, fh.CompressedSize64 = crc.Sum32(), uint64(n)
+			} else {
+				raw, err := m.entry.bytes()
+				if err != nil {
+					return err
+				}
+				comp.Reset()
+				fw.Reset(&comp)
+				if _, err := fw.Write(raw); err != nil {
+					return err
+				}
+				if err := fw.Close(); err != nil {
+					return err
+				}
+				data = comp.Bytes()
+				fh.CRC32 = crc32.ChecksumIEEE(raw)
+				fh.CompressedSize64 = uint64(len(data))
+			}
 		}
-		w, err := zw.CreateRaw(fh)
+		out, err := zw.CreateRaw(fh)
 		if err != nil {
-			return nil, fmt.Errorf("archive: entry %q: %w", m.name, err)
+			return fmt.Errorf("archive: entry %q: %w", m.name, err)
 		}
-		if _, err := w.Write(data); err != nil {
-			return nil, err
+		if !streamed {
+			if _, err := out.Write(data); err != nil {
+				return err
+			}
+			continue
+		}
+		// The second pass writes the same compressed bytes (flate is deterministic; the
+		// entry's reader fails if the file changed) and checks their length.
+		n := countWriter(0)
+		fw.Reset(io.MultiWriter(out, &n))
+		if err := m.entry.copyTo(fw); err != nil {
+			return err
+		}
+		if err := fw.Close(); err != nil {
+			return err
+		}
+		if uint64(n) != fh.CompressedSize64 {
+			return fmt.Errorf("archive: entry %q: compressed to %d bytes, then to %d", m.name, fh.CompressedSize64, n)
 		}
 	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return zw.Close()
+}
+
+// zipHoldBytes is the largest entry read through Open that WriteZip holds in memory with
+// its compressed form; larger ones are read twice instead.
+const zipHoldBytes = 4 << 20
+
+// countWriter counts what is written to it.
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
 }
 
 // needsUTF8 reports whether r makes a name need the UTF-8 flag: the rule of archive/zip's

@@ -27,52 +27,73 @@ type Encoded struct {
 	Store *Store
 }
 
-// Encode renders c as an index and a content store. It is deterministic: equal catalogs
-// give equal bytes. Every JSON fragment a response splices (skill entries, resource
-// descriptors, the heads of read contents, directory descriptors) is rendered into the
-// index; every content (file bytes, their resources/read form, SKILL.md bodies as JSON,
-// archives, generated documents) goes into the store once, however many files share it.
-// See catalog.Table* for the layout.
-func Encode(c *Catalog) *Encoded { return EncodeProgress(c, nil) }
+// Encode renders c as an index and a content store held in memory. It is deterministic:
+// equal catalogs give equal bytes. Every JSON fragment a response splices (skill entries,
+// resource descriptors, the heads of read contents, directory descriptors) is rendered
+// into the index; every content (file bytes, their resources/read form, SKILL.md bodies as
+// JSON, archives, generated documents) goes into the store once, however many files share
+// it. See catalog.Table* for the layout. It fails only when a file not held in memory
+// cannot be read again, or is no longer what Load read (ErrChanged).
+func Encode(c *Catalog) (*Encoded, error) { return EncodeWith(c, EncodeOptions{}) }
 
-// EncodeProgress is Encode calling progress, if not nil, with the number of skills whose
-// archives are done after each one: archiving is most of the work on a large catalog.
-func EncodeProgress(c *Catalog, progress func(done int)) *Encoded {
+// EncodeOptions configure EncodeWith.
+type EncodeOptions struct {
+	// Dir, if set, is where the store's objects are written as they are made, as the
+	// files Dir/sha256/NAME (catalog.StoreDir), instead of being held in memory: the
+	// memory an encoding needs is then a small multiple of its largest file, not of the
+	// catalog. Objects already there with the same bytes are kept.
+	Dir string
+	// Progress, if not nil, is called with the number of skills whose archives are done
+	// after each one: archiving is most of the work on a large catalog.
+	Progress func(done int)
+}
+
+// EncodeWith is Encode with options. The index and the objects are the same bytes
+// whichever the options.
+func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 	e := newEncoding(c)
-	st := newStore()
+	en := &encoder{st: newStore()}
+	if opt.Dir != "" {
+		st, err := newDirStore(opt.Dir)
+		if err != nil {
+			return nil, err
+		}
+		en.st = st
+	}
 	var w catalog.Writer
 
 	// Resources: the files (listed), skill://index.json (listed), the archives (not listed).
 	resRows := make([][][]byte, 0, len(e.files)+1+2*len(c.Skills))
 	for _, f := range e.files {
+		raw, read := en.file(f)
 		row := make([][]byte, catalog.ResFields)
 		row[catalog.ResURI] = []byte(fileURI(f))
 		row[catalog.ResList] = e.descriptor(f)
 		row[catalog.ResReadHead] = readHead(fileURI(f), f.MIME, f.Text)
-		row[catalog.ResReadValue] = st.add(readValue(f.Data, f.Text), f.Path+readForm(f.Text)).Cell()
+		row[catalog.ResReadValue] = read.Cell()
 		row[catalog.ResMIME] = []byte(f.MIME)
 		row[catalog.ResDigest] = []byte(digestString(f))
-		row[catalog.ResSize] = strconv.AppendInt(nil, int64(len(f.Data)), 10)
-		row[catalog.ResObject] = st.add(f.Data, f.Path).Cell()
+		row[catalog.ResSize] = strconv.AppendInt(nil, f.Size, 10)
+		row[catalog.ResObject] = raw.Cell()
 		resRows = append(resRows, row)
 	}
 	arch := map[*Skill][]*blob{}
 	for i, s := range c.Skills {
-		if a := archives(s, e.fileIndex); a != nil {
+		if a := en.archives(s, e.fileIndex); a != nil {
 			arch[s] = a
 		}
-		if progress != nil {
-			progress(i + 1)
+		if opt.Progress != nil {
+			opt.Progress(i + 1)
 		}
 	}
-	index := newBlob(IndexURI, "application/json", juneIndex(c, arch))
-	resRows = append(resRows, blobRow(st, index, "index.json", "The skills index (June 2026 draft of SEP-2640): every skill with its SKILL.md digest, frontmatter and archives."))
+	index := en.doc(IndexURI, "application/json", juneIndex(c, arch))
+	resRows = append(resRows, en.blobRow(index, "index.json", "The skills index (June 2026 draft of SEP-2640): every skill with its SKILL.md digest, frontmatter and archives."))
 	listed := len(resRows)
 	archiveRows := map[*Skill][]uint32{}
 	for _, s := range c.Skills {
 		for _, a := range arch[s] {
 			archiveRows[s] = append(archiveRows[s], uint32(len(resRows)))
-			resRows = append(resRows, blobRow(st, a, s.Name+a.uri[strings.LastIndexByte(a.uri, '.'):], ""))
+			resRows = append(resRows, en.blobRow(a, s.Name+a.uri[strings.LastIndexByte(a.uri, '.'):], ""))
 		}
 	}
 	w.Table(catalog.TableResources, catalog.ResFields, resRows)
@@ -91,7 +112,7 @@ func EncodeProgress(c *Catalog, progress func(done int)) *Encoded {
 		row[catalog.SkillFrontmatter] = s.Frontmatter
 		row[catalog.SkillDescription] = jsonString(s.Description)
 		row[catalog.SkillByNameHead] = byNameHead(s)
-		row[catalog.SkillInstructions] = st.add(jsonString(string(s.Body)), s.Path+"/SKILL.md body as a JSON string").Cell()
+		row[catalog.SkillInstructions] = en.add(jsonString(string(s.Body)), s.Path+"/SKILL.md body as a JSON string").Cell()
 		row[catalog.SkillByNameTail] = byNameTail(s)
 		row[catalog.SkillArchives] = catalog.U32s(archiveRows[s])
 		row[catalog.SkillListed] = resRows[e.fileIndex[skillURI(s)]][catalog.ResList]
@@ -103,14 +124,14 @@ func EncodeProgress(c *Catalog, progress func(done int)) *Encoded {
 
 	var httpRows [][][]byte
 	for _, doc := range []*blob{
-		newBlob(AgentSkillsPrefix+"index.json", "application/json", agentSkillsIndex(c, arch)),
-		newBlob(SkillsPrefix+"index.json", "application/json", skillsIndex(c)),
+		en.doc(AgentSkillsPrefix+"index.json", "application/json", agentSkillsIndex(c, arch)),
+		en.doc(SkillsPrefix+"index.json", "application/json", skillsIndex(c)),
 	} {
 		httpRows = append(httpRows, [][]byte{
 			catalog.HTTPPath:        []byte(doc.uri),
 			catalog.HTTPContentType: []byte(doc.mime),
 			catalog.HTTPDigest:      []byte(doc.digest),
-			catalog.HTTPObject:      st.add(doc.data, doc.uri).Cell(),
+			catalog.HTTPObject:      doc.ref.Cell(),
 		})
 	}
 	w.Table(catalog.TableHTTP, catalog.HTTPFields, httpRows)
@@ -131,7 +152,7 @@ func EncodeProgress(c *Catalog, progress func(done int)) *Encoded {
 		catalog.SitePromptsByName: catalog.U32s(sortedRows(len(c.Skills), func(i int) string { return prompts[i] })),
 		catalog.SiteHTTPSkills:    catalog.U32s(published),
 		catalog.SitePage:          pageTemplate(c),
-		catalog.SitePageSkills:    st.add(pageSkills(c, arch), "the catalog page's skills").Cell(),
+		catalog.SitePageSkills:    en.add(pageSkills(c, arch), "the catalog page's skills").Cell(),
 		catalog.SitePageCSP:       []byte(pageCSP()),
 	}})
 
@@ -171,7 +192,10 @@ func EncodeProgress(c *Catalog, progress func(done int)) *Encoded {
 		catalog.MetaGenerator: []byte(Generator),
 		catalog.MetaTrustRoot: []byte(c.TrustRoot),
 	}})
-	return &Encoded{Index: w.Bytes(), Store: st}
+	if en.err != nil {
+		return nil, en.err
+	}
+	return &Encoded{Index: w.Bytes(), Store: en.st}, nil
 }
 
 // encoding holds the derived structure of a catalog: the served files in listing order
@@ -270,7 +294,7 @@ func (e *encoding) descriptor(f *File) []byte {
 	b = append(b, `,"mimeType":`...)
 	b = append(b, jsonString(f.MIME)...)
 	b = append(b, `,"size":`...)
-	b = strconv.AppendInt(b, int64(len(f.Data)), 10)
+	b = strconv.AppendInt(b, f.Size, 10)
 	if isSkillMD {
 		b = append(b, `,"annotations":{"audience":["assistant"],"priority":0.8}}`...)
 	} else {
@@ -352,7 +376,7 @@ func skillEntry(s *Skill) []byte {
 		b = append(b, `,"digest":`...)
 		b = append(b, jsonString(digestString(f))...)
 		b = append(b, `,"size":`...)
-		b = strconv.AppendInt(b, int64(len(f.Data)), 10)
+		b = strconv.AppendInt(b, f.Size, 10)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)

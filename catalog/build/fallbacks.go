@@ -87,17 +87,17 @@ func filesText(s *Skill) []byte {
 	var b strings.Builder
 	b.WriteString("Files of the skill " + s.Name + " besides SKILL.md (read them with " + ToolReadSkillFile + "):")
 	for _, f := range s.Files[1:] {
-		b.WriteString("\n- " + fileURI(f) + " (" + sizeText(len(f.Data)) + ")")
+		b.WriteString("\n- " + fileURI(f) + " (" + sizeText(f.Size) + ")")
 	}
 	return jsonString(b.String())
 }
 
 // sizeText writes a byte count for people: "962 bytes", "1 byte".
-func sizeText(n int) string {
+func sizeText(n int64) string {
 	if n == 1 {
 		return "1 byte"
 	}
-	return strconv.Itoa(n) + " bytes"
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // promptNames gives each skill its prompt name: its name when no other skill has it, else

@@ -34,14 +34,25 @@ type Options struct {
 }
 
 // LoadDir loads the skills folder dir, opened with os.OpenRoot so that nothing, symbolic
-// links included, resolves outside it. Problems name files with dir as given.
+// links included, resolves outside it, and read so that nothing blocks (a file replaced by
+// a named pipe is reported, not waited on). Problems name files with dir as given.
 func LoadDir(dir string, opt Options) (*Catalog, []Problem, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer root.Close()
-	return Load(root.FS(), dir, opt)
+	// Files not kept in memory are read again after this returns, through a root of their
+	// own (the file stays open when its root closes).
+	reopen := func(name string) (fs.File, error) {
+		r, err := os.OpenRoot(dir)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		return dirFS{r}.Open(name)
+	}
+	return load(dirFS{root}, dir, opt, reopen)
 }
 
 // Load reads the skills folder fsys: every directory holding a file named exactly
@@ -59,22 +70,37 @@ func LoadDir(dir string, opt Options) (*Catalog, []Problem, error) {
 // Symbolic links are followed only to regular files inside the folder, checked link by
 // link when fsys implements fs.ReadLinkFS; an os.Root file system (LoadDir) also enforces
 // this itself.
+//
+// Files of more than KeepBytes (other than SKILL.md) are not kept in memory: File.Open
+// reads them again from fsys, which must stay readable until the catalog is encoded.
 func Load(fsys fs.FS, label string, opt Options) (*Catalog, []Problem, error) {
-	l := &loader{fsys: fsys, label: label, opt: opt,
+	return load(fsys, label, opt, fsys.Open)
+}
+
+// load is Load with reopen, which opens a file of fsys again after Load returns.
+func load(fsys fs.FS, label string, opt Options, reopen func(name string) (fs.File, error)) (*Catalog, []Problem, error) {
+	l := &loader{fsys: fsys, reopen: reopen, label: label, opt: opt,
 		skills: map[string]bool{}, files: map[string]*File{},
 		errs: map[string][]string{}, reported: map[string]bool{}}
 	if err := l.walk("."); err != nil {
 		return nil, nil, err
+	}
+	if testHookListed != nil {
+		testHookListed()
 	}
 	c := l.build()
 	sortProblems(l.problems)
 	return c, l.problems, nil
 }
 
+// testHookListed, when set, is called between listing the folder and reading its files.
+var testHookListed func()
+
 type loader struct {
-	fsys  fs.FS
-	label string
-	opt   Options
+	fsys   fs.FS
+	reopen func(name string) (fs.File, error)
+	label  string
+	opt    Options
 
 	entries    []entry         // every file, link and special file, sorted by path
 	unreadable []entry         // directories that could not be listed
@@ -223,6 +249,7 @@ func (l *loader) build() *Catalog {
 		l.paths = append(l.paths, p)
 	}
 	sort.Strings(l.paths)
+	l.checkPortability()
 
 	type loaded struct {
 		*Skill
@@ -344,7 +371,16 @@ func (l *loader) readFile(e entry, encl []string) {
 	if !l.opt.AllowOversize {
 		limit = maxSkillBytes // one file over it makes its skill oversize: read no further
 	}
-	data, err := readFile(l.fsys, target, limit)
+	// SKILL.md is kept (its frontmatter and body are needed), and small files; larger
+	// ones are read again when the catalog is encoded.
+	keep := func(size int64) bool { return size <= KeepBytes || path.Base(p) == skillFile }
+	c, err := readFile(l.fsys, target, limit, keep)
+	var notRegular *notRegularError
+	if errors.As(err, &notRegular) {
+		// It was a regular file when listed, or a link to one.
+		warn(fmt.Sprintf("not a regular file (%s); not served", typeName(notRegular.mode)))
+		return
+	}
 	if errors.Is(err, errTooLarge) {
 		l.report(Error, p, 0, skill, fmt.Sprintf("the file is over the per-skill limit of %d bytes (16 MiB); not read (--allow-oversize serves it anyway)", maxSkillBytes), encl...)
 		return
@@ -353,28 +389,158 @@ func (l *loader) readFile(e entry, encl []string) {
 		l.report(Error, p, 0, skill, "cannot read: "+errText(err), encl...)
 		return
 	}
-	text := isText(data)
-	l.files[p] = &File{Path: p, Data: data, MIME: mimeType(p, text), Text: text, Digest: sha256.Sum256(data)}
+	if c.links > 1 {
+		warn(fmt.Sprintf("the file has %d hard links: the same file is also elsewhere, perhaps outside the folder, and a change there changes what is served; copy it in if it belongs here", c.links))
+	}
+	f := &File{Path: p, Data: c.data, Size: c.size, MIME: mimeType(p, c.text), Text: c.text, Digest: c.digest}
+	if c.data == nil {
+		f.reopen = func() (fs.File, error) { return l.reopen(target) }
+	}
+	l.files[p] = f
 }
 
 var errTooLarge = errors.New("file too large")
 
-// readFile reads name, or fails with errTooLarge as soon as it has more than limit bytes
-// (limit < 0: no limit), so a huge or sparse file costs no more than limit of memory.
-func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
-	if limit < 0 {
-		return fs.ReadFile(fsys, name)
-	}
+// content is what reading a file found: its bytes when kept, its size, digest and
+// whether it is text.
+type content struct {
+	data   []byte // nil when not kept
+	size   int64
+	digest [32]byte
+	text   bool
+	links  uint64 // hard links, 0 when the file system does not say
+}
+
+// readFile reads the regular file name. It keeps the bytes when keep says so for the
+// size the file has when opened; otherwise it hashes them and decides whether they are
+// text as they come, holding none, so that a large file costs no memory. It fails with
+// errTooLarge as soon as it has more than limit bytes (limit < 0: no limit), and with a
+// *notRegularError when the opened file is not a regular file (whatever the listing said).
+func readFile(fsys fs.FS, name string, limit int64, keep func(size int64) bool) (content, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, err
+		return content{}, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(data)) > limit {
-		return nil, errTooLarge
+	fi, err := f.Stat()
+	if err != nil {
+		return content{}, err
 	}
-	return data, err
+	if !fi.Mode().IsRegular() {
+		return content{}, &fs.PathError{Op: "open", Path: name, Err: &notRegularError{fi.Mode()}}
+	}
+	r := io.Reader(f)
+	if limit >= 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	c := content{links: linkCount(fi)}
+	if !keep(fi.Size()) {
+		h := sha256.New()
+		var scan textScan
+		n, err := io.CopyBuffer(io.MultiWriter(h, &scan), r, make([]byte, 256<<10))
+		if err != nil {
+			return content{}, err
+		}
+		if limit >= 0 && n > limit {
+			return content{}, errTooLarge
+		}
+		c.size, c.text = n, scan.Text()
+		h.Sum(c.digest[:0])
+		return c, nil
+	}
+	// Room for the size the file has now and one byte more, so that reading it does not
+	// grow (and copy) the buffer.
+	want := fi.Size() + 1
+	if limit >= 0 {
+		want = min(want, limit+1)
+	}
+	data := make([]byte, 0, max(want, 512))
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return content{}, err
+		}
+	}
+	if limit >= 0 && int64(len(data)) > limit {
+		return content{}, errTooLarge
+	}
+	c.data, c.size, c.digest, c.text = data, int64(len(data)), sha256.Sum256(data), isText(data)
+	return c, nil
+}
+
+// checkPortability warns about served names that are one file, or none, on other
+// systems: names in one directory that are equal under Unicode normalization or letter
+// case (macOS compares names normalized and, by default, ignoring case; Windows ignores
+// case), each warning naming the others; and names Windows cannot hold. Every file and
+// directory under the folder that holds a served file is checked once.
+func (l *loader) checkPortability() {
+	type sibling struct{ path, name string }
+	groups := map[string][]sibling{} // parent directory + "/" + key -> its names
+	var keys []string
+	seen := map[string]bool{}
+	for _, p := range l.paths {
+		segs := strings.Split(p, "/")
+		for i, seg := range segs {
+			cur := strings.Join(segs[:i+1], "/")
+			if seen[cur] {
+				continue
+			}
+			seen[cur] = true
+			what := "directory"
+			if i == len(segs)-1 {
+				what = "file"
+			}
+			skill := innermost(l.enclosing(cur))
+			if why := windowsProblem(seg); why != "" {
+				where := "a checkout of the folder fails there"
+				if skill != "" {
+					where = "archives of the skill do not unpack there"
+				}
+				l.report(Warning, cur, 0, skill, fmt.Sprintf("%s name %q %s: %s", what, seg, why, where))
+			}
+			key := path.Dir(cur) + "/" + foldCase(nfd(seg))
+			if _, ok := groups[key]; !ok {
+				keys = append(keys, key)
+			}
+			groups[key] = append(groups[key], sibling{cur, seg})
+		}
+	}
+	for _, key := range keys {
+		g := groups[key]
+		if len(g) < 2 {
+			continue
+		}
+		for _, a := range g {
+			what := "file"
+			if l.files[a.path] == nil {
+				what = "directory"
+			}
+			for _, b := range g {
+				if a.path == b.path {
+					continue
+				}
+				how := "differ only in letter case: Windows and macOS (by default) keep one of them"
+				if nfd(a.name) == nfd(b.name) {
+					how = "are one name under Unicode normalization (NFC): macOS keeps one of them"
+				} else if foldCase(a.name) != foldCase(b.name) {
+					how = "differ only in Unicode normalization and letter case: macOS (by default) keeps one of them"
+				}
+				where := "in a checkout of the folder"
+				if len(l.enclosing(a.path)) > 0 {
+					where = "in a checkout and in archives of the skill unpacked there"
+				}
+				l.report(Warning, a.path, 0, innermost(l.enclosing(a.path)), fmt.Sprintf(
+					"%s name %+q and %+q in the same directory %s, %s; rename one", what, a.name, b.name, how, where))
+			}
+		}
+	}
 }
 
 func typeName(m fs.FileMode) string {
@@ -497,9 +663,9 @@ func (l *loader) loadSkill(s string) (*Skill, int) {
 		return nil, 0
 	}
 	files := l.skillFiles(s)
-	size := 0
+	var size int64
 	for _, f := range files {
-		size += len(f.Data)
+		size += f.Size
 	}
 	sev, also := Error, ""
 	if l.opt.AllowOversize {

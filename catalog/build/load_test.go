@@ -230,8 +230,10 @@ func TestValidation(t *testing.T) {
 			"a/b%c/w/SKILL.md":     ok("w"),
 			"acme/it's/v/SKILL.md": ok("v")},
 			want: []string{
+				`skills/Acme: warning: directory name "Acme" and "acme" in the same directory differ only in letter case: Windows and macOS (by default) keep one of them, in a checkout of the folder; rename one`,
 				`skills/Acme/y/SKILL.md: warning: first skill path segment "Acme" has uppercase letters, and URI authorities are case-insensitive: clients may lowercase it`,
 				`skills/a/b%c/w/SKILL.md: skill path segment "b%c" contains '%', so it cannot be part of the skill's URI`,
+				`skills/acme: warning: directory name "acme" and "Acme" in the same directory differ only in letter case: Windows and macOS (by default) keep one of them, in a checkout of the folder; rename one`,
 				`skills/café/z/SKILL.md: warning: first skill path segment "café" is not an RFC 3986 reg-name (it contains 'é'), and it sits in the authority of skill:// URIs`,
 				`skills/my org/x/SKILL.md: skill path segment "my org" contains whitespace, so it cannot be part of the skill's URI`},
 			valid: []string{"Acme/y", "acme/it's/v", "café/z"}},
@@ -464,6 +466,9 @@ func TestProblemString(t *testing.T) {
 		{Problem{Path: "s/x/SKILL.md", Line: 2, Msg: "m"}, "s/x/SKILL.md:2: m"},
 		{Problem{Path: "s/x/SKILL.md", Severity: Warning, Msg: "m"}, "s/x/SKILL.md: warning: m"},
 		{Problem{Path: "s/x\x1b[2J", Msg: "m"}, `"s/x\x1b[2J": m`},
+		// A name with bytes that are not UTF-8 was printed raw.
+		{Problem{Path: "s/x/a\xffb.md", Msg: "m"}, `"s/x/a\xffb.md": m`},
+		{Problem{Path: "s/x/café.md", Msg: "m"}, "s/x/café.md: m"},
 	} {
 		if got := c.p.String(); got != c.want {
 			t.Errorf("%#v: %s, want %s", c.p, got, c.want)
@@ -583,4 +588,22 @@ func TestReservedMetadataServedVerbatim(t *testing.T) {
 	if len(cat.Skills) != 1 || string(cat.Skills[0].Frontmatter) != want {
 		t.Fatalf("frontmatter %s, want %s", cat.Skills[0].Frontmatter, want)
 	}
+}
+
+// TestAliasBombReport: a frontmatter that hits the alias or node limit is reported with
+// that one error; the fields after it, never read, are not warned about as unknown
+// fields named "" (the report of a billion-laughs document ended in six of them).
+func TestAliasBombReport(t *testing.T) {
+	bomb := "name: b\ndescription: x\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+	for i, l := range "bcdefghi" {
+		prev := string("abcdefghi"[i])
+		bomb += fmt.Sprintf("%c: &%c [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]\n", l, l, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+	}
+	_, ps, err := Load(fstest.MapFS{"b/SKILL.md": {Data: []byte("---\n" + bomb + "---\nbody\n")}}, "bomb", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalStrings(t, "problems", strs(ps), []string{
+		"bomb/b/SKILL.md:7: too many aliases: the YAML parser hosts use (npm yaml) refuses this frontmatter as a possible resource exhaustion attack",
+	})
 }

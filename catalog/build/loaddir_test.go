@@ -163,3 +163,83 @@ func TestDeterminism(t *testing.T) {
 		t.Errorf("problems %v", strs(p1))
 	}
 }
+
+// TestLoadDirPortability: files that are one file, or none, elsewhere are served but
+// warned about, each naming the file: a hard link (whose content may come from outside
+// the folder), names of one directory equal under Unicode normalization (NFC café.md
+// beside NFD café.md) or letter case, and names Windows reserves or cannot hold.
+func TestLoadDirPortability(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "skills")
+	files := map[string]string{
+		"x/SKILL.md":         "---\nname: x\ndescription: d\n---\n",
+		"x/caf\u00e9.md":     "nfc",
+		"x/cafe\u0301.md":    "nfd",
+		"x/README.md":        "upper",
+		"x/readme.md":        "lower",
+		"x/Docs/a.md":        "a",
+		"x/docs/b.md":        "b",
+		"x/con":              "device",
+		"x/LPT1.md":          "device",
+		"x/aux.tar.gz":       "device",
+		"x/what?.md":         "forbidden character",
+		"x/trailing.":        "trailing dot",
+		"x/console.md":       "fine",
+		"x/com10.md":         "fine",
+		"x/\u212Bngstrom.md": "angstrom sign",
+		"x/\u00C5ngstrom.md": "A ring",
+		"x/plain.md":         "plain",
+		"y/SKILL.md":         "---\nname: y\ndescription: d\n---\n",
+		"y/README.md":        "another directory: no collision",
+	}
+	var order []string
+	for p := range files {
+		order = append(order, p)
+	}
+	writeTree(t, root, files, order, 0o644)
+	if err := os.WriteFile(filepath.Join(base, "outside.txt"), []byte("outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(base, "outside.txt"), filepath.Join(root, "x", "linked.txt")); err != nil {
+		t.Skipf("hard links not available: %v", err)
+	}
+	cat, ps, err := LoadDir(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if HasErrors(ps) || len(cat.Skills) != 2 {
+		t.Fatalf("%d skills, problems %v", len(cat.Skills), strs(ps))
+	}
+	got := strings.Join(strs(ps), "\n")
+	l := root + "/x/"
+	for _, want := range []string{
+		l + "linked.txt: warning: the file has 2 hard links",
+		l + "caf\u00e9.md: warning: file name \"caf\\u00e9.md\" and \"cafe\\u0301.md\" in the same directory are one name under Unicode normalization (NFC)",
+		l + "cafe\u0301.md: warning: file name \"cafe\\u0301.md\" and \"caf\\u00e9.md\" in the same directory are one name under Unicode normalization (NFC)",
+		l + "README.md: warning: file name \"README.md\" and \"readme.md\" in the same directory differ only in letter case",
+		l + "readme.md: warning: file name \"readme.md\" and \"README.md\" in the same directory differ only in letter case",
+		l + "Docs: warning: directory name \"Docs\" and \"docs\" in the same directory differ only in letter case",
+		l + "docs: warning: directory name \"docs\" and \"Docs\" in the same directory differ only in letter case",
+		l + "\u212Bngstrom.md: warning: file name \"\\u212bngstrom.md\" and \"\\u00c5ngstrom.md\" in the same directory are one name under Unicode normalization",
+		l + "con: warning: file name \"con\" is a device name reserved on Windows",
+		l + "LPT1.md: warning: file name \"LPT1.md\" is a device name reserved on Windows",
+		l + "aux.tar.gz: warning: file name \"aux.tar.gz\" is a device name reserved on Windows",
+		l + "what?.md: warning: file name \"what?.md\" contains '?', which Windows does not allow",
+		l + "trailing.: warning: file name \"trailing.\" ends in a dot or a space",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	for _, fine := range []string{"console.md", "com10.md", "plain.md", "SKILL.md"} {
+		if strings.Contains(got, l+fine+":") {
+			t.Errorf("a warning about %s:\n%s", fine, got)
+		}
+	}
+	if strings.Contains(got, root+"/y/") {
+		t.Errorf("names in different directories collide:\n%s", got)
+	}
+	if t.Failed() {
+		t.Logf("problems:\n%s", got)
+	}
+}

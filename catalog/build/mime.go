@@ -137,10 +137,62 @@ func mimeType(p string, text bool) string {
 // isText reports whether data can be served as a "text" resource: valid UTF-8 with no NUL
 // and no C0 control character other than tab, newline, form feed and carriage return.
 func isText(data []byte) bool {
-	for _, b := range data {
+	var s textScan
+	s.Write(data)
+	return s.Text()
+}
+
+// textScan decides isText over bytes written to it in pieces, holding none but a rune cut
+// by a piece's end. The zero value is ready.
+type textScan struct {
+	notText bool
+	carry   []byte // the start of a rune the last piece cut
+}
+
+func (s *textScan) Write(p []byte) (int, error) {
+	n := len(p)
+	if s.notText {
+		return n, nil
+	}
+	if len(s.carry) > 0 {
+		// Complete the cut rune with the first bytes of p, then go on after it.
+		k := min(len(p), utf8.UTFMax-len(s.carry))
+		buf := append(s.carry, p[:k]...)
+		if !utf8.FullRune(buf) {
+			s.carry = buf
+			return n, nil
+		}
+		_, size := utf8.DecodeRune(buf)
+		if !utf8.Valid(buf[:size]) {
+			s.notText = true
+			return n, nil
+		}
+		p = p[size-len(s.carry):]
+		s.carry = s.carry[:0]
+	}
+	for _, b := range p {
 		if b < 0x20 && b != '\t' && b != '\n' && b != '\f' && b != '\r' {
-			return false
+			s.notText = true
+			return n, nil
 		}
 	}
-	return utf8.Valid(data)
+	// Hold back a rune the end of p cuts.
+	end := len(p)
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				end = i
+			}
+			break
+		}
+	}
+	if !utf8.Valid(p[:end]) {
+		s.notText = true
+		return n, nil
+	}
+	s.carry = append(s.carry[:0], p[end:]...)
+	return n, nil
 }
+
+// Text reports whether everything written is text: nothing but text and no rune left cut.
+func (s *textScan) Text() bool { return !s.notText && len(s.carry) == 0 }

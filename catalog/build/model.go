@@ -6,8 +6,13 @@
 package build
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"hash"
+	"io"
+	"io/fs"
 )
 
 // Catalog is a validated skills folder, ready to encode. Everything in it is a pure
@@ -43,17 +48,98 @@ type Skill struct {
 type File struct {
 	// Path is relative to the catalog root, "/"-separated, so its URI is "skill://"+Path.
 	Path string
-	// Data is the file's bytes exactly as read.
+	// Data is the file's bytes exactly as read, when Load kept them: for every SKILL.md
+	// and every file of at most KeepBytes. A larger file's bytes are read again, by Open,
+	// when they are needed, so that a catalog never holds its large files in memory.
 	Data []byte
+	// Size is the length of the file's bytes.
+	Size int64
 	// MIME is the content type without parameters ("text/markdown", "image/png").
 	MIME string
-	// Text reports whether Data is served as "text" (valid UTF-8 without NUL or other
-	// C0 controls than tab, newline, carriage return and form feed) rather than as a
-	// base64 "blob".
+	// Text reports whether the bytes are served as "text" (valid UTF-8 without NUL or
+	// other C0 controls than tab, newline, carriage return and form feed) rather than as
+	// a base64 "blob".
 	Text bool
-	// Digest is the SHA-256 of Data.
+	// Digest is the SHA-256 of the bytes.
 	Digest [32]byte
+
+	// reopen opens the file again, when Data was not kept.
+	reopen func() (fs.File, error)
 }
+
+// KeepBytes is the largest file (other than SKILL.md) whose bytes Load keeps in memory.
+const KeepBytes = 64 << 10
+
+// ErrChanged is wrapped by the error of reading a file again (File.Open, File.Bytes)
+// whose bytes are no longer those Load read: it changed while the catalog was built.
+var ErrChanged = errors.New("the file changed while the catalog was being built; build again")
+
+// Open returns a reader of f's bytes: Data, or the file read again. The reader fails with
+// an error wrapping ErrChanged, at the latest when it reaches the end, unless it read
+// exactly the Size bytes whose SHA-256 is Digest.
+func (f *File) Open() (io.ReadCloser, error) {
+	if f.reopen == nil {
+		return io.NopCloser(bytes.NewReader(f.Data)), nil
+	}
+	file, err := f.reopen()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	return &checkedReader{f: f, r: io.LimitReader(file, f.Size+1), c: file, h: sha256.New()}, nil
+}
+
+// Bytes returns f's bytes: Data, or the file read again and checked as Open checks it.
+func (f *File) Bytes() ([]byte, error) {
+	if f.reopen == nil {
+		return f.Data, nil
+	}
+	r, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b := make([]byte, 0, f.Size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+// checkedReader reads a file again and checks, at its end, that it is the file Load read.
+type checkedReader struct {
+	f *File
+	r io.Reader
+	c io.Closer
+	h hash.Hash
+	n int64
+}
+
+func (c *checkedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	if c.n > c.f.Size {
+		return n, fmt.Errorf("%s: %w (it is now longer)", c.f.Path, ErrChanged)
+	}
+	if err == io.EOF {
+		var sum [32]byte
+		if c.h.Sum(sum[:0]); c.n != c.f.Size || sum != c.f.Digest {
+			return n, fmt.Errorf("%s: %w", c.f.Path, ErrChanged)
+		}
+	}
+	return n, err
+}
+
+func (c *checkedReader) Close() error { return c.c.Close() }
 
 // Size returns how many distinct files c serves and their bytes together (a nested
 // skill's files count once).
@@ -64,7 +150,7 @@ func (c *Catalog) Size() (files int, bytes int64) {
 			if !seen[f] {
 				seen[f] = true
 				files++
-				bytes += int64(len(f.Data))
+				bytes += f.Size
 			}
 		}
 	}

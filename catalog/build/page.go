@@ -109,9 +109,9 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 		b.WriteString("<p class=\"muted\">This catalog has no skills.</p>\n")
 	}
 	for i, s := range c.Skills {
-		var total int
+		var total int64
 		for _, f := range s.Files {
-			total += len(f.Data)
+			total += f.Size
 		}
 		b.WriteString("<article class=\"skill\" id=\"skill-" + strconv.Itoa(i) + "\">\n<h3 class=\"name\">" + e(s.Name) + "</h3>\n")
 		b.WriteString("<p class=\"path\"><code>" + e(skillURI(s)) + "</code></p>\n")
@@ -130,7 +130,7 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 		} else {
 			b.WriteString("<p class=\"links muted\">Over MCP only: another skill has the same name, and the well-known indexes are keyed by name.</p>\n")
 		}
-		b.WriteString("<details>\n<summary>" + plural(len(s.Files), "file") + ", " + e(humanSize(int64(total))) + "</summary>\n")
+		b.WriteString("<details>\n<summary>" + plural(len(s.Files), "file") + ", " + e(humanSize(total)) + "</summary>\n")
 		b.WriteString("<table>\n<thead><tr><th>File</th><th>Size</th><th>SHA-256</th></tr></thead>\n<tbody>\n")
 		for _, f := range s.Files {
 			rel := strings.TrimPrefix(f.Path, s.Path+"/")
@@ -138,7 +138,7 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 			if published[s] {
 				name = "<a href=\"" + e(SkillsPrefix+s.Name+"/"+catalog.EscapePath(rel)) + "\">" + name + "</a>"
 			}
-			b.WriteString("<tr><td class=\"file\">" + name + "</td><td class=\"size\">" + strconv.Itoa(len(f.Data)) +
+			b.WriteString("<tr><td class=\"file\">" + name + "</td><td class=\"size\">" + strconv.FormatInt(f.Size, 10) +
 				"</td><td class=\"digest\"><code>" + hex.EncodeToString(f.Digest[:]) + "</code></td></tr>\n")
 		}
 		b.WriteString("</tbody>\n</table>\n</details>\n</article>\n")

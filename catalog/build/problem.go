@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Severity of a Problem.
@@ -47,11 +48,11 @@ type Problem struct {
 
 // String formats p the way compilers do: "path:line: msg", without ":line" when Line is 0
 // and with "warning: " before the message of a warning. A path holding non-printable
-// characters is quoted.
+// characters or bytes that are not UTF-8 is quoted, as Go quotes strings.
 func (p Problem) String() string {
 	s := p.Path
-	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-		s = strconv.Quote(s) // never send control characters to a terminal
+	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		s = strconv.Quote(s) // never send control characters, or bytes that are not text, to a terminal
 	}
 	if p.Line > 0 {
 		s += ":" + strconv.Itoa(p.Line)

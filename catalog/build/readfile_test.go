@@ -1,6 +1,7 @@
 package build
 
 import (
+	"crypto/sha256"
 	"errors"
 	"strings"
 	"testing"
@@ -14,9 +15,12 @@ func TestReadFileLimit(t *testing.T) {
 		want  string
 		err   error
 	}{{-1, "12345", nil}, {5, "12345", nil}, {4, "", errTooLarge}, {0, "", errTooLarge}} {
-		got, err := readFile(fsys, "a", tt.limit)
-		if string(got) != tt.want || !errors.Is(err, tt.err) {
-			t.Errorf("readFile(limit %d) = %q, %v; want %q, %v", tt.limit, got, err, tt.want, tt.err)
+		for _, keep := range []bool{true, false} {
+			got, err := readFile(fsys, "a", tt.limit, func(int64) bool { return keep })
+			if keep && string(got.data) != tt.want || !keep && got.data != nil || !errors.Is(err, tt.err) ||
+				err == nil && (got.size != 5 || got.digest != sha256.Sum256([]byte("12345")) || !got.text) {
+				t.Errorf("readFile(limit %d, keep %v) = %+v, %v; want %q, %v", tt.limit, keep, got, err, tt.want, tt.err)
+			}
 		}
 	}
 }

@@ -44,7 +44,7 @@ func TestEncodeStore(t *testing.T) {
 		"b/ref/schema.md": string(shared),
 		"b/icon.bin":      "\x00\x01\x02\xff",
 	})
-	enc := Encode(c)
+	enc := mustEncode(t, c)
 	for _, name := range enc.Store.Names() {
 		b, _ := enc.Store.Object(name)
 		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != name {
@@ -86,7 +86,7 @@ func TestEncodeStore(t *testing.T) {
 }
 
 func TestStoreWriteDir(t *testing.T) {
-	enc := Encode(loadMap(t, map[string]string{"a/SKILL.md": skill("a"), "a/x.md": "some text\n"}))
+	enc := mustEncode(t, loadMap(t, map[string]string{"a/SKILL.md": skill("a"), "a/x.md": "some text\n"}))
 	dir := t.TempDir()
 	objDir := filepath.Join(dir, catalog.StoreDir)
 	if err := enc.Store.WriteDir(dir); err != nil {
@@ -194,4 +194,14 @@ func TestFingerprint(t *testing.T) {
 	if fp(base, "https://skills.example.com/") == want {
 		t.Error("the trust root does not change the fingerprint")
 	}
+}
+
+// mustEncode is Encode, failing t on an error.
+func mustEncode(t testing.TB, c *Catalog) *Encoded {
+	t.Helper()
+	enc, err := Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
 }

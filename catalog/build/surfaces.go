@@ -1,8 +1,7 @@
 package build
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"io"
 	"strconv"
 	"strings"
 
@@ -27,45 +26,52 @@ const (
 // IndexURI is the June-draft index resource.
 const IndexURI = catalog.Scheme + "index.json"
 
-// blob is a generated artifact: an archive or an index document.
+// blob is a generated artifact in the store: an archive or an index document (whose bytes,
+// small, it keeps; an archive's are only in the store).
 type blob struct {
 	uri, mime string
-	data      []byte
+	ref       catalog.Ref
 	digest    string
+	data      []byte // a document's bytes; nil for an archive
 }
 
-func newBlob(uri, mime string, data []byte) *blob {
-	sum := sha256.Sum256(data)
-	return &blob{uri: uri, mime: mime, data: data, digest: "sha256:" + hex.EncodeToString(sum[:])}
+// doc puts the document data in the store as a blob.
+func (en *encoder) doc(uri, mime string, data []byte) *blob {
+	ref := en.add(data, uri)
+	return &blob{uri: uri, mime: mime, ref: ref, digest: "sha256:" + ref.Name, data: data}
 }
 
-// archives returns the .tar.gz and .zip of s, or nil when their URIs would collide with a
-// file the catalog serves (a file named like a nested skill's archive).
-func archives(s *Skill, served map[string]int) []*blob {
-	entries := make([]archive.Entry, len(s.Files))
-	for i, f := range s.Files {
-		entries[i] = archive.Entry{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: f.Data}
-	}
+// archives puts the .tar.gz and .zip of s in the store and returns them, or nil when their
+// URIs would collide with a file the catalog serves (a file named like a nested skill's
+// archive). Each is written as its files are read: large files are read again, never held.
+func (en *encoder) archives(s *Skill, served map[string]int) []*blob {
 	base := catalog.Scheme + catalog.EscapePath(s.Path)
 	_, tgzTaken := served[base+".tar.gz"]
 	_, zipTaken := served[base+".zip"]
 	if tgzTaken || zipTaken {
 		return nil
 	}
-	tgz, err := archive.TarGz(entries)
-	if err != nil {
-		panic("build: archive of a loaded skill: " + err.Error()) // names were validated by Load
+	entries := make([]archive.Entry, len(s.Files))
+	for i, f := range s.Files {
+		entries[i] = archive.Entry{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: f.Data}
+		if f.reopen != nil {
+			entries[i].Size, entries[i].Open = f.Size, f.Open
+		}
 	}
-	zip, err := archive.Zip(entries)
-	if err != nil {
-		panic("build: archive of a loaded skill: " + err.Error())
+	var out []*blob
+	for _, a := range []struct {
+		ext, mime string
+		write     func(io.Writer, []archive.Entry) error
+	}{{".tar.gz", "application/gzip", archive.WriteTarGz}, {".zip", "application/zip", archive.WriteZip}} {
+		ref := en.stream(base+a.ext, func(w io.Writer) error { return a.write(w, entries) })
+		out = append(out, &blob{uri: base + a.ext, mime: a.mime, ref: ref, digest: "sha256:" + ref.Name})
 	}
-	return []*blob{newBlob(base+".tar.gz", "application/gzip", tgz), newBlob(base+".zip", "application/zip", zip)}
+	return out
 }
 
 // blobRow renders a generated artifact as an unlisted (or, for the index, listed)
-// resource, its contents in st.
-func blobRow(st *Store, b *blob, name, description string) [][]byte {
+// resource, its resources/read form put in the store.
+func (en *encoder) blobRow(b *blob, name, description string) [][]byte {
 	row := make([][]byte, catalog.ResFields)
 	row[catalog.ResURI] = []byte(b.uri)
 	list := append([]byte(`{"uri":`), jsonString(b.uri)...)
@@ -78,15 +84,21 @@ func blobRow(st *Store, b *blob, name, description string) [][]byte {
 	list = append(list, `,"mimeType":`...)
 	list = append(list, jsonString(b.mime)...)
 	list = append(list, `,"size":`...)
-	list = strconv.AppendInt(list, int64(len(b.data)), 10)
+	list = strconv.AppendInt(list, b.ref.Size, 10)
 	row[catalog.ResList] = append(list, `,"annotations":{"audience":["assistant"],"priority":0.5}}`...)
 	text := strings.HasPrefix(b.mime, "application/json")
 	row[catalog.ResReadHead] = readHead(b.uri, b.mime, text)
-	row[catalog.ResReadValue] = st.add(readValue(b.data, text), b.uri+readForm(text)).Cell()
+	var read catalog.Ref
+	if b.data != nil {
+		read = en.add(readValue(b.data, text), b.uri+readForm(text))
+	} else {
+		read = en.form(b.ref, text, b.uri+readForm(text))
+	}
+	row[catalog.ResReadValue] = read.Cell()
 	row[catalog.ResMIME] = []byte(b.mime)
 	row[catalog.ResDigest] = []byte(b.digest)
-	row[catalog.ResSize] = strconv.AppendInt(nil, int64(len(b.data)), 10)
-	row[catalog.ResObject] = st.add(b.data, b.uri).Cell()
+	row[catalog.ResSize] = strconv.AppendInt(nil, b.ref.Size, 10)
+	row[catalog.ResObject] = b.ref.Cell()
 	return row
 }
 

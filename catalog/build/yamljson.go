@@ -130,6 +130,11 @@ func parseFrontmatter(src []byte, off int) (top *value, errs []lineMsg) {
 	}
 	root := doc.Content[0]
 	v := c.convert(root, false)
+	if c.fatal {
+		// A limit stopped the conversion: what follows it was not read, so there are no
+		// fields to check (they would all look unknown and nameless).
+		return nil, c.errs
+	}
 	if len(c.errs) > 0 {
 		return v, c.errs
 	}

@@ -188,3 +188,26 @@ func FuzzContains(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseRoot: a trust root comes from a flag or a remote index; ParseRoot takes any
+// string, and a root it accepts is a fixed point (its String parses to itself) that
+// contains the URLs under it.
+func FuzzParseRoot(f *testing.F) {
+	for _, s := range []string{"https://skills.example.com/", "https://a.example", "https://github.com/", "https://github.com/acme/",
+		"http://x/", "https://x:443/a/", "https://x/a/../", "https://x/%2F/", "https://u@x/", "https://x/?q", "https://XN--bcher-kva.example/", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRoot(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseRoot(r.String())
+		if err != nil || back.String() != r.String() {
+			t.Fatalf("%q parsed to %q, which parses to %q (%v)", s, r.String(), back.String(), err)
+		}
+		if !r.Contains(r.String()+"x/SKILL.md") || !strings.HasSuffix(r.String(), "/") {
+			t.Fatalf("%q: root %q does not contain %q", s, r.String(), r.String()+"x/SKILL.md")
+		}
+	})
+}

@@ -60,7 +60,24 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	if dir == "" {
 		label = "the built-in examples"
 	}
-	enc := encode(l.catalog, label, stderr)
+	// The store's objects are written as they are made (so that no large file is held in
+	// memory) into a staging folder beside OUT, or in it when it exists, and moved into
+	// place once the catalog is accepted: a refused catalog leaves nothing behind.
+	stageIn := filepath.Dir(filepath.Clean(*out))
+	if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+		stageIn = *out
+	}
+	staging, err := os.MkdirTemp(stageIn, ".skilledge-build-")
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge build: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(staging)
+	enc, err := encode(l.catalog, staging, label, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge build: %v\n", err)
+		return 1
+	}
 	if !checkAssetSizes(enc.Store, stderr) {
 		return 1
 	}
@@ -79,9 +96,9 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 		return 1
 	}
 	assets := filepath.Join(*out, assetsDir)
-	// The store first, then the index that names its objects; objects of earlier builds
-	// go, so that the assets are exactly this catalog's (a serve of OUT running meanwhile
-	// must be restarted).
+	// The store first (moved from the staging folder), then the index that names its
+	// objects; objects of earlier builds go, so that the assets are exactly this
+	// catalog's (a serve of OUT running meanwhile must be restarted).
 	keep := map[string]bool{}
 	for _, name := range enc.Store.Names() {
 		keep[name] = true

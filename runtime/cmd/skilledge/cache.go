@@ -58,10 +58,10 @@ func cachedBuild(dir string, l *loaded, f catalogFlags, label string, progress i
 	if err := privateDir(root); err != nil {
 		return "", "", err
 	}
-	enc := encode(l.catalog, label, progress)
-	// Objects first, then the index that names them: a reader that finds the index finds
-	// its objects.
-	if err := enc.Store.WriteDir(assets); err != nil {
+	// Objects first, written into the store as they are made, then the index that names
+	// them: a reader that finds the index finds its objects.
+	enc, err := encode(l.catalog, assets, label, progress)
+	if err != nil {
 		return "", "", err
 	}
 	if err := build.WriteFileAtomic(indexPath, enc.Index); err != nil {

@@ -128,9 +128,10 @@ var (
 	progressEvery = 3 * time.Second
 )
 
-// encode encodes c, saying so on progress when it takes more than progressAfter
+// encode encodes c, its store objects written into dir/sha256 as they are made (see
+// build.EncodeOptions), saying so on progress when it takes more than progressAfter
 // (archiving a large catalog), with a line per progressEvery on how far it got.
-func encode(c *build.Catalog, label string, progress io.Writer) *build.Encoded {
+func encode(c *build.Catalog, dir, label string, progress io.Writer) (*build.Encoded, error) {
 	start := time.Now()
 	var mu sync.Mutex
 	said, last := false, start
@@ -147,7 +148,7 @@ func encode(c *build.Catalog, label string, progress io.Writer) *build.Encoded {
 		defer mu.Unlock()
 		announce()
 	})
-	enc := build.EncodeProgress(c, func(done int) {
+	enc, err := build.EncodeWith(c, build.EncodeOptions{Dir: dir, Progress: func(done int) {
 		mu.Lock()
 		defer mu.Unlock()
 		now := time.Now()
@@ -158,20 +159,20 @@ func encode(c *build.Catalog, label string, progress io.Writer) *build.Encoded {
 			last = now
 			fmt.Fprintf(progress, "skilledge: archived %d of %d skills…\n", done, len(c.Skills))
 		}
-	})
+	}})
 	t.Stop()
 	mu.Lock()
 	defer mu.Unlock()
 	announce = func() {} // a timer that fires now, after the build, says nothing
-	if said {
+	if said && err == nil {
 		fmt.Fprintf(progress, "skilledge: built in %.1fs\n", time.Since(start).Seconds())
 	}
-	return enc
+	return enc, err
 }
 
 // startPool finds or builds plugin.wasm, compiles it and makes a pool serving cat. It
 // returns the compiled plugin too, for the pools of later catalogs (--watch).
-func startPool(ctx context.Context, pluginFile string, memLimitMiB int, cat skruntime.Catalog, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, *skruntime.Plugin, error) {
+func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat skruntime.Catalog, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, *skruntime.Plugin, error) {
 	path, err := skruntime.LocatePlugin(ctx, pluginFile, stderr)
 	if err != nil {
 		return nil, nil, err
@@ -180,7 +181,7 @@ func startPool(ctx context.Context, pluginFile string, memLimitMiB int, cat skru
 	if err != nil {
 		return nil, nil, err
 	}
-	plugin, err := compile(ctx, wasm, skruntime.Config{MemoryLimit: uint64(memLimitMiB) << 20, Stderr: stderr}, stderr)
+	plugin, err := compile(ctx, wasm, skruntime.Config{MemoryLimit: memory.limit(cat.Index, opt.MaxBody), Stderr: stderr}, stderr)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -334,7 +334,11 @@ func examplesIndex(t *testing.T) *catalog.Pack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := catalog.Open(build.Encode(c).Index)
+	enc, err := build.Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.Open(enc.Index)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +488,9 @@ func TestBuildProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	encode(c, "the built-in examples", &out)
+	if _, err := encode(c, t.TempDir(), "the built-in examples", &out); err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
 		"skilledge: building the catalog of the built-in examples (6 skills, 13 files, ",
 		"skilledge: archived 1 of 6 skills…\n",
@@ -498,8 +504,25 @@ func TestBuildProgress(t *testing.T) {
 	// A fast build says nothing.
 	progressAfter, progressEvery = time.Hour, time.Hour
 	out.Reset()
-	encode(c, "the built-in examples", &out)
+	if _, err := encode(c, t.TempDir(), "the built-in examples", &out); err != nil {
+		t.Fatal(err)
+	}
 	if out.Len() != 0 {
 		t.Fatalf("a fast build printed %q", out.String())
 	}
+}
+
+// TestMemoryLimitFlag: --memory-limit takes a whole number of MiB from 16 to 4096 and says
+// so otherwise (-1 was reported as an 18-quintillion-byte limit, 0 silently meant the
+// default); a limit below what the catalog needs is refused with the figure it needs.
+func TestMemoryLimitFlag(t *testing.T) {
+	for _, v := range []string{"-1", "0", "15", "4097", "abc", "1.5", ""} {
+		code, stdout, stderr := call(t, "", "serve", "--memory-limit", v)
+		expect(t, code, stdout, stderr, 2, "", `invalid value "`+v+`" for flag -memory-limit: must be a whole number of MiB from 16 to 4096`)
+	}
+	code, stdout, stderr := call(t, "", "stdio", "--memory-limit", "16")
+	expect(t, code, stdout, stderr, 1, "", "instances are limited to 16.0 MiB of memory")
+	expect(t, code, stdout, stderr, 1, "", "; raise the memory limit")
+	code, stdout, stderr = call(t, "", "stdio", "--memory-limit", "400")
+	expect(t, code, stdout, stderr, 0, "", "serving 6 skills")
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 type serverFlags struct {
 	catalogFlags
 	plugin         string
-	memoryMiB      int
+	memory         memoryFlag
 	watch          bool
 	tools, prompts bool
 	pageSize       int
@@ -32,8 +33,9 @@ type serverFlags struct {
 func (f *serverFlags) register(fs *flag.FlagSet) {
 	f.catalogFlags.register(fs)
 	pluginFlag(fs, &f.plugin)
-	fs.IntVar(&f.memoryMiB, "memory-limit", skruntime.DefaultMemoryLimit>>20,
-		"memory cap of each plugin instance, in `MiB`; each holds its own copy of the catalog index (file contents are held once, outside)")
+	fs.Var(&f.memory, "memory-limit", fmt.Sprintf(
+		"memory cap of each plugin instance, in `MiB`, %d to %d (default %d, or what the catalog needs if more); each holds its own copy of the catalog index (file contents are held once, outside)",
+		minMemoryMiB, maxMemoryMiB, skruntime.DefaultMemoryLimit>>20))
 	fs.BoolVar(&f.tools, "tools", false,
 		"also offer the skills as three MCP tools (list_skills, load_skill, read_skill_file), for hosts that speak tools but not the skills extension")
 	fs.BoolVar(&f.prompts, "prompts", false,
@@ -41,6 +43,43 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.pageSize, "page-size", edge.DefaultPageSize,
 		"most `ITEMS` per page of skills/list, resources/list, prompts/list and directory listings")
 	fs.BoolVar(&f.watch, "watch", false, "rebuild DIR when its files change and serve the new catalog (an invalid edit keeps the previous one);\nthe server declares listChanged and, on stdio, sends notifications/skills/list_changed and\nnotifications/resources/list_changed after each change")
+}
+
+// The range of --memory-limit, as runtime.Compile accepts it.
+const (
+	minMemoryMiB = 16
+	maxMemoryMiB = 4096
+)
+
+// memoryFlag is --memory-limit: a whole number of MiB in range, or 0 when not given.
+type memoryFlag struct{ mib int }
+
+func (m *memoryFlag) String() string {
+	if m == nil || m.mib == 0 {
+		return ""
+	}
+	return strconv.Itoa(m.mib)
+}
+
+func (m *memoryFlag) Set(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < minMemoryMiB || n > maxMemoryMiB {
+		return fmt.Errorf("must be a whole number of MiB from %d to %d", minMemoryMiB, maxMemoryMiB)
+	}
+	m.mib = n
+	return nil
+}
+
+// limit returns the memory cap in bytes: the one given, or the default raised to what
+// serving index with request bodies up to maxBody needs (runtime.MinMemoryLimit).
+func (m *memoryFlag) limit(index []byte, maxBody int) uint64 {
+	if m.mib != 0 {
+		return uint64(m.mib) << 20
+	}
+	if maxBody <= 0 {
+		maxBody = skruntime.DefaultMaxBody
+	}
+	return min(max(skruntime.DefaultMemoryLimit, skruntime.MinMemoryLimit(index, maxBody)), maxMemoryMiB<<20)
 }
 
 // checkWatch refuses --watch without a skills folder to watch, and takes the folder's
@@ -142,7 +181,7 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 	}
 	server.AllowOrigins, server.AllowHosts = origins, hosts
 	opt := skruntime.Options{Server: server}
-	pool, plugin, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), opt, stderr)
+	pool, plugin, err := startPool(ctx, f.plugin, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
@@ -219,7 +258,7 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 	}
 	// A stdio message may be a whole line: budget instance memory for the longest.
 	opt := skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine, Server: server}
-	pool, plugin, err := startPool(ctx, f.plugin, f.memoryMiB, src.catalog(), opt, stderr)
+	pool, plugin, err := startPool(ctx, f.plugin, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1

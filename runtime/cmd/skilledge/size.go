@@ -89,8 +89,8 @@ func reportAssetCount(stdout, stderr io.Writer, files int, bytes int64) {
 func checkAssetSizes(st *build.Store, stderr io.Writer) bool {
 	var big []string
 	for _, name := range st.Names() {
-		if b, _ := st.Object(name); len(b) > assetMaxSize {
-			big = append(big, fmt.Sprintf("  %s: %s", st.What(name), size(len(b))))
+		if n := st.ObjectSize(name); n > assetMaxSize {
+			big = append(big, fmt.Sprintf("  %s: %s", st.What(name), size(int(n))))
 		}
 	}
 	if len(big) == 0 {
