@@ -185,7 +185,7 @@ func TestSoakReport(t *testing.T) {
 	growth := 100 * (float64(endRSS) - float64(warm.rss)) / float64(warm.rss)
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs, shared with other work on this machine: throughput is indicative), %s. `skilledge serve`\n",
+	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs, which the clients share with the server: throughput is indicative), %s. `skilledge serve`\n",
 		time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version())
 	b.WriteString("on the hostile suite's catalog (the examples, a 10-byte file, two 3 MiB binaries, an HTML page and an SVG), built with\n")
 	fmt.Fprintf(&b, "`skilledge build`; %s requests from %d clients, each on a keep-alive connection, in a Go net/http client in the\n", thousands(soakRequests), soakClients)
