@@ -53,13 +53,36 @@ func fit(from, to, budget int, size func(i int) int) int {
 	return to
 }
 
+// appendPage appends items from, from+1, … of a listing, separated by commas, to b, and
+// returns b and where the page ended: at to at most, and before the item that would take
+// the items past budget bytes, but after at least one (as fit decides).
+func appendPage(b []byte, from, to, budget int, item func(i int) []byte) ([]byte, int) {
+	total := 0
+	for i := from; i < to; i++ {
+		it := item(i)
+		if total += len(it); total > budget && i > from {
+			return b, i
+		}
+		if i > from {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return b, to
+}
+
 // appendNextCursor appends `,"nextCursor":"…"` when the listing goes on after to.
 func (s *Server) appendNextCursor(b []byte, kind string, to, n int) []byte {
 	if to >= n {
 		return b
 	}
+	return s.appendCursor(append(b, `,"nextCursor":`...), kind, to)
+}
+
+// appendCursor appends the cursor of the listing kind that goes on at to, as a JSON string.
+func (s *Server) appendCursor(b []byte, kind string, to int) []byte {
 	raw := kind + ":" + strconv.Itoa(to) + ":" + s.digestPrefix()
-	b = append(b, `,"nextCursor":"`...)
+	b = append(b, '"')
 	b = base64.RawURLEncoding.AppendEncode(b, []byte(raw))
 	return append(b, '"')
 }

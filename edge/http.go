@@ -229,9 +229,11 @@ func (s *Server) checkModernHeaders(hd *headers, c *call) *jsonrpc.Error {
 	switch {
 	case c.msg.Method == "resources/read" && c.p.uri.Type == gjson.String:
 		return check(hdrName, hd.name, hd.hasName, c.p.uri.Str)
-	case (c.msg.Method == "tools/call" && s.opt.Tools || c.msg.Method == "prompts/get" && s.opt.Prompts) && c.p.name.Type == gjson.String:
-		// Only where the method exists: otherwise the answer is -32601, header or not.
-		return check(hdrName, hd.name, hd.hasName, c.p.name.Str)
+	case (c.msg.Method == "tools/call" || c.msg.Method == "prompts/get") && c.p.name.Type == gjson.String:
+		// Only where the method is offered: otherwise the answer is -32601, header or not.
+		if m, _ := lookup(c.msg.Method); s.offers(m) {
+			return check(hdrName, hd.name, hd.hasName, c.p.name.Str)
+		}
 	}
 	return nil
 }

@@ -37,7 +37,6 @@ func newCall(msg *jsonrpc.Message, refs *[]wire.Ref) call {
 		return c
 	}
 	p := &c.p
-	var meta []byte
 	for m := jsonrpc.NewMembers(msg.Params); m.Next(); {
 		var dst *gjson.Result
 		switch m.Key {
@@ -59,23 +58,20 @@ func newCall(msg *jsonrpc.Message, refs *[]wire.Ref) call {
 			dst = &p.context
 		case "_meta":
 			dst = &p.meta
-			if meta == nil {
-				meta = m.Value
-			}
 		default:
 			continue
 		}
 		if !dst.Exists() {
-			*dst = m.Result()
+			*dst = jsonrpc.Value(m.Value)
 		}
 	}
 	if p.meta.IsObject() {
-		for m := jsonrpc.NewMembers(meta); m.Next(); {
+		for m := jsonrpc.NewMembers(unsafeBytes(p.meta.Raw)); m.Next(); {
 			switch {
 			case m.Key == metaProtocolVersion && !p.metaVersion.Exists():
-				p.metaVersion = m.Result()
+				p.metaVersion = jsonrpc.Value(m.Value)
 			case m.Key == metaClientCapabilities && !p.metaCapabilities.Exists():
-				p.metaCapabilities = m.Result()
+				p.metaCapabilities = jsonrpc.Value(m.Value)
 			}
 		}
 	}

@@ -3,8 +3,6 @@ package edge
 import (
 	"strconv"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
@@ -71,7 +69,7 @@ func (s *Server) handleMessage(rb *reply, version string, msg []byte) (out []byt
 	}
 	out, modern, code := s.request(buf, rb, &m, legacy)
 	if m.Method == "initialize" && !modern && code == 0 {
-		version = negotiate(gjson.Get(unsafeString(m.Params), "protocolVersion").Str)
+		version = negotiate(rb.c.p.protocolVersion.Str) // the string initialize answered
 	}
 	return out, version
 }

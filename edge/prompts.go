@@ -22,14 +22,8 @@ func (s *Server) promptsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if err != nil {
 		return nil, err
 	}
-	to = fit(from, to, pageBudget, func(i int) int { return len(s.pack.Fallback(i, catalog.FallbackPromptEntry)) })
 	b = append(b, `"prompts":[`...)
-	for i := from; i < to; i++ {
-		if i > from {
-			b = append(b, ',')
-		}
-		b = append(b, s.pack.Fallback(i, catalog.FallbackPromptEntry)...)
-	}
+	b, to = appendPage(b, from, to, pageBudget, func(i int) []byte { return s.pack.Fallback(i, catalog.FallbackPromptEntry) })
 	b = append(b, ']')
 	return s.appendNextCursor(b, "p", to, n), nil
 }

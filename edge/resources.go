@@ -24,14 +24,8 @@ func (s *Server) resourcesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if err != nil {
 		return nil, err
 	}
-	to = fit(from, to, pageBudget, func(i int) int { return len(s.pack.Resource(i, catalog.ResList)) })
 	b = append(b, `"resources":[`...)
-	for i := from; i < to; i++ {
-		if i > from {
-			b = append(b, ',')
-		}
-		b = append(b, s.pack.Resource(i, catalog.ResList)...)
-	}
+	b, to = appendPage(b, from, to, pageBudget, func(i int) []byte { return s.pack.Resource(i, catalog.ResList) })
 	b = append(b, ']')
 	return s.appendNextCursor(b, "r", to, n), nil
 }
@@ -99,14 +93,8 @@ func (s *Server) scopedList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if err != nil {
 		return nil, err
 	}
-	to = fit(from, to, pageBudget, func(k int) int { return len(s.pack.Skill(s.pack.SkillByURIRank(lo+k), catalog.SkillListed)) })
 	b = append(b, `"resources":[`...)
-	for k := from; k < to; k++ {
-		if k > from {
-			b = append(b, ',')
-		}
-		b = append(b, s.pack.Skill(s.pack.SkillByURIRank(lo+k), catalog.SkillListed)...)
-	}
+	b, to = appendPage(b, from, to, pageBudget, func(k int) []byte { return s.pack.Skill(s.pack.SkillByURIRank(lo+k), catalog.SkillListed) })
 	b = append(b, ']')
 	return s.appendNextCursor(b, kind, to, n), nil
 }
@@ -145,14 +133,8 @@ func (s *Server) directoryRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 			return s.pack.Resource(ch.Index, catalog.ResList)
 		}
 	}
-	to = fit(from, to, pageBudget, func(k int) int { return len(child(k)) })
 	b = append(b, `"resources":[`...)
-	for k := from; k < to; k++ {
-		if k > from {
-			b = append(b, ',')
-		}
-		b = append(b, child(k)...)
-	}
+	b, to = appendPage(b, from, to, pageBudget, child)
 	b = append(b, ']')
 	return s.appendNextCursor(b, kind, to, n), nil
 }

@@ -18,14 +18,8 @@ func (s *Server) skillsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if err != nil {
 		return nil, err
 	}
-	to = fit(from, to, pageBudget, func(i int) int { return len(s.pack.Skill(i, catalog.SkillEntry)) })
 	b = append(b, `"skills":[`...)
-	for i := from; i < to; i++ {
-		if i > from {
-			b = append(b, ',')
-		}
-		b = append(b, s.pack.Skill(i, catalog.SkillEntry)...)
-	}
+	b, to = appendPage(b, from, to, pageBudget, func(i int) []byte { return s.pack.Skill(i, catalog.SkillEntry) })
 	b = append(b, ']')
 	return s.appendNextCursor(b, "s", to, n), nil
 }

@@ -112,8 +112,7 @@ func (s *Server) listSkillsTool(c *call, args gjson.Result, b []byte) []byte {
 	}
 	var cursor []byte
 	if to < n {
-		cursor = s.appendNextCursor(nil, "l", to, n)
-		cursor = cursor[bytes.IndexByte(cursor, ':')+1:] // `"…"`
+		cursor = s.appendCursor(nil, "l", to)
 		b = appendEscaped(b, "\nMore skills: call "+toolListSkills+" with {\"cursor\": "+string(cursor)+"}.")
 	}
 	b = append(b, `"}],"structuredContent":{"skills":[`...)

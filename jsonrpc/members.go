@@ -48,11 +48,7 @@ func (m *Members) Next() bool {
 	end := skipString(b, i)
 	key := b[i+1 : max(end-1, i+1)]
 	m.keyRaw = key
-	if bytesIndexByte(key, '\\') < 0 {
-		m.Key = aliasString(key)
-	} else {
-		m.Key = unquoteBody(key)
-	}
+	m.Key = decodeBody(key)
 	i = skipSpaceFrom(b, end)
 	if i >= len(b) || b[i] != ':' {
 		m.i = len(b)
@@ -63,14 +59,6 @@ func (m *Members) Next() bool {
 	m.Value = b[i:end:end]
 	m.i = end
 	return true
-}
-
-// Result is the member's value as a gjson.Result (see Value), whose Index is the value's
-// offset in the object given to NewMembers.
-func (m *Members) Result() gjson.Result {
-	r := Value(m.Value)
-	r.Index = m.i - len(m.Value)
-	return r
 }
 
 // Value returns the valid JSON value raw as a gjson.Result with Type, Raw and, for a
@@ -105,11 +93,7 @@ func Str(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
-	inner := raw[1 : len(raw)-1]
-	if bytesIndexByte(inner, '\\') < 0 {
-		return aliasString(inner), true
-	}
-	return unquoteBody(inner), true
+	return decodeBody(raw[1 : len(raw)-1]), true
 }
 
 // skipString returns the index after the string starting with the quote at b[i].
@@ -156,13 +140,4 @@ func skipValue(b []byte, i int) int {
 		}
 	}
 	return len(b)
-}
-
-func bytesIndexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
 }

@@ -1,11 +1,6 @@
 package jsonrpc
 
-import (
-	"bytes"
-	"unicode/utf8"
-
-	"github.com/tidwall/gjson"
-)
+import "github.com/tidwall/gjson"
 
 // Kind is the kind of a JSON-RPC message. The zero Kind means the message was
 // not recognised (Parse returned an error).
@@ -66,10 +61,7 @@ type fields struct {
 // nil for members Parse does not read, and for repeats, so that the first occurrence
 // wins as with gjson.Get.
 func (f *fields) slot(key []byte) *[]byte {
-	name := aliasString(key)
-	if bytesIndexByte(key, '\\') >= 0 {
-		name = unquoteBody(key)
-	}
+	name := decodeBody(key)
 	var dst *[]byte
 	switch name {
 	case "jsonrpc":
@@ -162,7 +154,7 @@ func Parse(b []byte) (Message, *Error) {
 		if f.id != nil {
 			m.Kind = KindRequest
 		}
-		m.Method = methodOf(f.method)
+		m.Method = decodeBody(f.method[1 : len(f.method)-1])
 		m.Params = f.params
 		return m, nil
 	}
@@ -208,16 +200,6 @@ func isInteger(raw string) bool {
 	return true
 }
 
-// methodOf returns the decoded value of the JSON string raw, aliasing it when the
-// string has no escapes and is valid UTF-8.
-func methodOf(raw []byte) string {
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return aliasString(inner)
-	}
-	return unquoteBody(inner)
-}
-
 // rawOf returns the bytes of v, a value found by walking aliasString(b) from
 // its start, as a sub-slice of b whose capacity ends with the value.
 func rawOf(b []byte, v gjson.Result) []byte {
@@ -227,13 +209,7 @@ func rawOf(b []byte, v gjson.Result) []byte {
 
 // skipSpace returns the index of the first byte of b that is not JSON
 // whitespace, or len(b).
-func skipSpace(b []byte) int {
-	i := 0
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
+func skipSpace(b []byte) int { return skipSpaceFrom(b, 0) }
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r'

@@ -46,6 +46,16 @@ func Unquote(raw []byte) (string, bool) {
 	return unquoteBody(inner), true
 }
 
+// decodeBody returns the value of a JSON string whose bytes between the quotes are inner,
+// in a message validate accepted (so valid UTF-8): inner itself, aliased, when it has no
+// escape; otherwise decoded into a new string.
+func decodeBody(inner []byte) string {
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return aliasString(inner)
+	}
+	return unquoteBody(inner)
+}
+
 const hexDigits = "0123456789abcdef"
 
 // safeASCII[c] reports whether the ASCII byte c is written as is in a JSON

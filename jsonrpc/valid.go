@@ -266,6 +266,8 @@ func digits(b []byte, i int) int {
 	return i
 }
 
+// skipSpaceFrom returns the index of the first byte of b at or after i that is not JSON
+// whitespace, or len(b).
 func skipSpaceFrom(b []byte, i int) int {
 	for i < len(b) && isSpace(b[i]) {
 		i++
