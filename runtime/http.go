@@ -20,24 +20,25 @@ import (
 // store missing a named object (both 500 with a JSON-RPC -32603 body).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := states.Get().(*httpState)
-	defer states.Put(st)
-	pool := s.cur.Load()
-	frame, err := appendRequestFrame(st.in[:0], r, pool.opt.MaxBody)
+	defer st.put()
+	frame, err := appendRequestFrame(st.in[:0], r, s.cur.Load().opt.MaxBody)
 	st.in = frame[:0]
 	if err != nil {
 		s.logf("skilledge: %s %s: reading the body: %v", r.Method, r.RequestURI, err)
 		http.Error(w, "skilledge: could not read the request body", http.StatusBadRequest)
 		return
 	}
-	var resp []byte
-	for {
-		resp, err = pool.HTTP(r.Context(), frame, st.out[:0])
-		if next := s.cur.Load(); !errors.Is(err, ErrClosed) || next == pool {
-			break
-		} else {
-			pool = next // swapped out between loading it and lending an instance
-		}
-	}
+	var (
+		pool *Pool
+		resp []byte
+		f    wire.Response
+	)
+	err = s.call(func(p *Pool) error {
+		var err error
+		pool = p
+		resp, f, err = p.httpInto(r.Context(), frame, st.out[:0], st.header[:0], st.refs[:0])
+		return err
+	})
 	st.out = resp[:0]
 	if err != nil {
 		if r.Context().Err() != nil {
@@ -53,8 +54,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeInternalError(w, status, err)
 		return
 	}
-	// Pool.HTTP only returns frames that parse.
-	f, _ := wire.ParseResponseInto(resp, st.header[:0], st.refs[:0])
 	st.header, st.refs = f.Header[:0], f.Refs[:0]
 	objs, err := wire.Objects(f.Refs, pool.Store())
 	if err != nil {
@@ -89,6 +88,14 @@ type httpState struct {
 }
 
 var states = sync.Pool{New: func() any { return &httpState{in: make([]byte, 0, 8<<10), out: make([]byte, 0, 8<<10)} }}
+
+// put recycles st unless a frame made it large: one big request or answer does not keep
+// its memory for the next.
+func (st *httpState) put() {
+	if cap(st.in) <= 1<<20 && cap(st.out) <= 1<<20 {
+		states.Put(st)
+	}
+}
 
 // internName returns the header name n as a string of its own, without allocating for
 // the names the plugin sends (all canonical already).

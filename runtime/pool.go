@@ -163,8 +163,13 @@ func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func (pl *Pool) newInstance(ctx context.Context) (*instance, error) {
 	// Instantiating and loading the pack is not the caller's request: do not let its
-	// cancellation kill the instance half made, but do bound the time.
-	in, err := pl.plugin.newInstance(context.WithoutCancel(ctx), pl.pack, pl.config, &pl.logMu, max(pl.opt.Timeout, 30*time.Second))
+	// cancellation kill the instance half made, but do bound the time: each call by the
+	// deadline, and all of it by ctx, which also stops the module's start-up where wazero's
+	// own checks are on (a plugin the deadline could not be compiled into).
+	d := max(pl.opt.Timeout, 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
+	defer cancel()
+	in, err := pl.plugin.newInstance(ctx, pl.pack, pl.config, &pl.logMu, d)
 	if err == nil {
 		pl.created.Add(1)
 	}
@@ -263,18 +268,27 @@ func (pl *Pool) do(ctx context.Context, f func(ctx context.Context, in *instance
 // the instance failed (wraps ErrInstance), which includes answering with a malformed
 // frame. A returned frame always parses.
 func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
+	dst, _, err := pl.httpInto(ctx, frame, dst, nil, nil)
+	return dst, err
+}
+
+// httpInto is HTTP also returning the response frame parsed, its fields and references
+// appended to h and refs (wire.ParseResponseInto): the check that the frame parses is
+// the parse a caller needs.
+func (pl *Pool) httpInto(ctx context.Context, frame, dst []byte, h wire.Header, refs []wire.Ref) ([]byte, wire.Response, error) {
+	var resp wire.Response
 	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
 		var err error
 		start := len(dst)
 		if dst, err = in.callOutput(ctx, in.http, frame, dst); err != nil {
 			return err
 		}
-		if _, err := wire.ParseResponse(dst[start:]); err != nil {
+		if resp, err = wire.ParseResponseInto(dst[start:], h, refs); err != nil {
 			return fmt.Errorf("%w: the plugin answered a malformed frame", ErrInstance)
 		}
 		return nil
 	})
-	return dst, err
+	return dst, resp, err
 }
 
 // RPC answers one JSON-RPC message (or batch) from a stream transport. version is the

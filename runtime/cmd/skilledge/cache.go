@@ -74,11 +74,7 @@ func cachedBuild(dir string, l *loaded, f catalogFlags, label string, progress i
 // checkBuild verifies that the store in assets holds every object the index at indexPath
 // refers to, with the right size.
 func checkBuild(indexPath, assets string) error {
-	b, err := os.ReadFile(indexPath)
-	if err != nil {
-		return err
-	}
-	p, err := catalog.Open(b)
+	_, p, err := readIndex(indexPath)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func (f *serverFlags) startWatching(ctx context.Context, name, dir string, src *
 		return func() {}
 	}
 	beforeWatch()
-	w := &watcher{name: name, dir: dir, flags: f.catalogFlags, plugin: plugin, opt: opt, srv: srv, stderr: stderr, served: src.pack.Digest(), first: f.watchFirst}
+	w := &watcher{name: name, dir: dir, flags: f.catalogFlags, plugin: plugin, opt: opt, srv: srv, stderr: stderr, served: src.pack.Digest(), store: src.store, first: f.watchFirst}
 	fmt.Fprintf(stderr, "skilledge: watching %s for changes\n", dir)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})

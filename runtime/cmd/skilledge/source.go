@@ -77,15 +77,25 @@ func openSource(name, dir string, f catalogFlags, stderr io.Writer) (_ *source, 
 	return src, true
 }
 
-// openBuilt reads the index at indexPath and opens the store in assets.
-func openBuilt(indexPath, assets string) (*source, error) {
+// readIndex reads and opens the index at indexPath; an index that does not open is an
+// error naming the file.
+func readIndex(indexPath string) ([]byte, *catalog.Pack, error) {
 	b, err := os.ReadFile(indexPath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p, err := catalog.Open(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", indexPath, err)
+		return nil, nil, fmt.Errorf("%s: %w", indexPath, err)
+	}
+	return b, p, nil
+}
+
+// openBuilt reads the index at indexPath and opens the store in assets.
+func openBuilt(indexPath, assets string) (*source, error) {
+	b, p, err := readIndex(indexPath)
+	if err != nil {
+		return nil, err
 	}
 	st, err := skruntime.OpenStore(assets)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -34,6 +34,10 @@ type watcher struct {
 	stderr io.Writer
 	// served is the digest of the catalog being served (catalog.Pack.Digest).
 	served string
+	// store is the content store of the catalog served: the build cache's folder for dir
+	// and the flags (folderKey), which every rebuild writes into, so the pools it makes
+	// share it, and the objects it has loaded, instead of opening it again each time.
+	store *skruntime.DirStore
 	// first is the folder's snapshot taken before the served catalog was built, so that
 	// an edit made while the server started is seen.
 	first [32]byte
@@ -79,16 +83,17 @@ func (w *watcher) rebuild(ctx context.Context) {
 		fmt.Fprintln(w.stderr, "skilledge: still serving the previous catalog")
 		return
 	}
-	indexPath, assets, err := cachedBuild(w.dir, l, w.flags, w.dir, w.stderr)
+	indexPath, _, err := cachedBuild(w.dir, l, w.flags, w.dir, w.stderr) // into w.store's folder
 	if err != nil {
 		fmt.Fprintf(w.stderr, "skilledge %s: building the catalog: %v; still serving the previous one\n", w.name, err)
 		return
 	}
-	src, err := openBuilt(indexPath, assets)
+	index, pack, err := readIndex(indexPath)
 	if err != nil {
 		fmt.Fprintf(w.stderr, "skilledge %s: %v; still serving the previous catalog\n", w.name, err)
 		return
 	}
+	src := &source{index: index, pack: pack, store: w.store}
 	if src.pack.Digest() == w.served {
 		fmt.Fprintln(w.stderr, "skilledge: no skill changed; the catalog served stays")
 		return
