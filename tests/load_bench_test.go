@@ -344,9 +344,9 @@ func TestLoadReport(t *testing.T) {
 }
 
 // answerName is the floor's file name for a request (tests/loadbench/floor.AnswerName).
-func answerName(method, name string) string {
-	return strings.NewReplacer("/", "_", ":", "_").Replace(method + "__" + name)
-}
+func answerName(method, name string) string { return fileSafe.Replace(method + "__" + name) }
+
+var fileSafe = strings.NewReplacer("/", "_", ":", "_")
 
 // workerdServer starts workerd with config (one Worker on socket http0) and returns it.
 func workerdServer(t *testing.T, name, config string) loadServer {
