@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"fmt"
-	"sort"
 )
 
 // The index also carries what the server needs for hosts that speak tools or prompts but
@@ -104,12 +103,5 @@ func (p *Pack) Site(f int) []byte { return p.cell(TableSite, 0, f) }
 // SkillByPrompt returns the skill whose prompt name is exactly name. ok is false when none
 // is.
 func (p *Pack) SkillByPrompt(name string) (i int, ok bool) {
-	index := p.Site(SitePromptsByName)
-	n := len(index) / 4
-	at := func(k int) string { return string(p.cell(TableFallback, u32(index, k*4), FallbackPrompt)) }
-	k := sort.Search(n, func(k int) bool { return at(k) >= name })
-	if k < n && at(k) == name {
-		return int(u32(index, k*4)), true
-	}
-	return 0, false
+	return p.search(p.Site(SitePromptsByName), name, TableFallback, FallbackPrompt)
 }

@@ -56,9 +56,6 @@ func OpenStore(dir string) (*DirStore, error) {
 	return &DirStore{dir: dir, loads: map[string]*load{}}, nil
 }
 
-// Dir returns the folder the store was opened on.
-func (s *DirStore) Dir() string { return s.dir }
-
 func (s *DirStore) path(name string) string {
 	return filepath.Join(s.dir, catalog.StoreDir, name)
 }

@@ -176,16 +176,7 @@ func (s *textScan) Write(p []byte) (int, error) {
 			return n, nil
 		}
 	}
-	// Hold back a rune the end of p cuts.
-	end := len(p)
-	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(p[i]) {
-			if !utf8.FullRune(p[i:]) {
-				end = i
-			}
-			break
-		}
-	}
+	end := wholeRunes(p) // hold back a rune the end of p cuts
 	if !utf8.Valid(p[:end]) {
 		s.notText = true
 		return n, nil
@@ -196,3 +187,17 @@ func (s *textScan) Write(p []byte) (int, error) {
 
 // Text reports whether everything written is text: nothing but text and no rune left cut.
 func (s *textScan) Text() bool { return !s.notText && len(s.carry) == 0 }
+
+// wholeRunes returns the length of p without a rune its end cuts: len(p), or the start of
+// an incomplete last rune.
+func wholeRunes(p []byte) int {
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(p)
+}

@@ -70,7 +70,7 @@ type File struct {
 // KeepBytes is the largest file (other than SKILL.md) whose bytes Load keeps in memory.
 const KeepBytes = 64 << 10
 
-// ErrChanged is wrapped by the error of reading a file again (File.Open, File.Bytes)
+// ErrChanged is wrapped by the error of reading a file again (File.Open)
 // whose bytes are no longer those Load read: it changed while the catalog was built.
 var ErrChanged = errors.New("the file changed while the catalog was being built; build again")
 
@@ -86,32 +86,6 @@ func (f *File) Open() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%s: %w", f.Path, err)
 	}
 	return &checkedReader{f: f, r: io.LimitReader(file, f.Size+1), c: file, h: sha256.New()}, nil
-}
-
-// Bytes returns f's bytes: Data, or the file read again and checked as Open checks it.
-func (f *File) Bytes() ([]byte, error) {
-	if f.reopen == nil {
-		return f.Data, nil
-	}
-	r, err := f.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	b := make([]byte, 0, f.Size+1)
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
 }
 
 // checkedReader reads a file again and checks, at its end, that it is the file Load read.

@@ -21,7 +21,7 @@ import (
 
 // validateArguments checks the frontmatter field arguments (k).
 func validateArguments(k mapKey, report fieldReport) {
-	if !isListOf("arguments", k, "a list of {name, description, required} mappings", report) {
+	if !isKind("arguments", k, kList, "a list of {name, description, required} mappings", report) {
 		return
 	}
 	first := map[string]int{} // argument name -> index of its first use
@@ -60,19 +60,14 @@ func validateArguments(k mapKey, report fieldReport) {
 
 // validateDependencies checks the frontmatter field dependencies (k).
 func validateDependencies(k mapKey, report fieldReport) {
-	switch k.val.kind {
-	case kMap:
-	case kInvalid:
-		return
-	default:
-		report(Error, k.line, fmt.Sprintf("dependencies: must be a mapping with tools, prompts and resources, not %s", article(k.val.kind)))
+	if !isKind("dependencies", k, kMap, "a mapping with tools, prompts and resources", report) {
 		return
 	}
 	for _, d := range k.val.keys {
 		at := "dependencies." + d.name
 		switch d.name {
 		case "tools":
-			if !isListOf(at, d, "a list of tool names", report) {
+			if !isKind(at, d, kList, "a list of tool names", report) {
 				continue
 			}
 			for i, it := range d.val.items {
@@ -87,7 +82,7 @@ func validateDependencies(k mapKey, report fieldReport) {
 				}
 			}
 		case "prompts":
-			if !isListOf(at, d, "a list of {name} mappings", report) {
+			if !isKind(at, d, kList, "a list of {name} mappings", report) {
 				continue
 			}
 			for i, it := range d.val.items {
@@ -105,7 +100,7 @@ func validateDependencies(k mapKey, report fieldReport) {
 				}
 			}
 		case "resources":
-			if !isListOf(at, d, `a list of {type: "ref/resource", uri} mappings`, report) {
+			if !isKind(at, d, kList, `a list of {type: "ref/resource", uri} mappings`, report) {
 				continue
 			}
 			for i, it := range d.val.items {
@@ -159,11 +154,12 @@ func uriProblem(s string) string {
 	return ""
 }
 
-// isListOf reports whether the field k (named at) holds a list, reporting it if not; what
-// describes the list expected.
-func isListOf(at string, k mapKey, what string, report fieldReport) bool {
+// isKind reports whether the field k (named at) holds a value of kind want, reporting it
+// if not (a value that could not be converted is reported already); what describes the
+// value expected.
+func isKind(at string, k mapKey, want kind, what string, report fieldReport) bool {
 	switch k.val.kind {
-	case kList:
+	case want:
 		return true
 	case kInvalid:
 		return false

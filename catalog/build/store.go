@@ -143,10 +143,6 @@ func (s *Store) Object(name string) ([]byte, error) {
 // ObjectSize returns the size of the object name (0 if s has none of that name).
 func (s *Store) ObjectSize(name string) int64 { return s.sizes[name] }
 
-// Dir returns the folder a directory store wrote its objects into (dir/sha256 of
-// EncodeOptions.Dir), or "" for an in-memory store.
-func (s *Store) Dir() string { return s.dir }
-
 // Names returns the names of every object, sorted.
 func (s *Store) Names() []string {
 	names := make([]string, 0, len(s.objects))
@@ -257,12 +253,6 @@ func PruneDir(dir string, keep map[string]bool, before time.Time) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// Has reports whether name is an object of s.
-func (s *Store) Has(name string) bool {
-	_, ok := s.objects[name]
-	return ok
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same directory,

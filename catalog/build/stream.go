@@ -91,15 +91,7 @@ func writeJSONString(w io.Writer, r io.Reader, chunk int) error {
 		}
 		cut := end
 		if !eof {
-			// Leave a rune split by the chunk's end for the next piece.
-			for i := end - 1; i >= 0 && i >= end-utf8.UTFMax; i-- {
-				if utf8.RuneStart(buf[i]) {
-					if !utf8.FullRune(buf[i:end]) {
-						cut = i
-					}
-					break
-				}
-			}
+			cut = wholeRunes(buf[:end]) // leave a rune split by the chunk's end for the next piece
 		}
 		if cut > 0 {
 			piece := jsonString(string(buf[:cut]))

@@ -147,12 +147,7 @@ func isNameChar(r rune) bool {
 }
 
 func validateMetadata(k mapKey, report fieldReport) {
-	switch k.val.kind {
-	case kMap:
-	case kInvalid:
-		return
-	default:
-		report(Error, k.line, fmt.Sprintf("metadata: must be a mapping of strings to strings, not %s", article(k.val.kind)))
+	if !isKind("metadata", k, kMap, "a mapping of strings to strings", report) {
 		return
 	}
 	for _, e := range k.val.keys {
