@@ -406,7 +406,9 @@ func (p *Pack) DirByURI(uri string) (i int, ok bool) {
 
 func (p *Pack) search(index []byte, key string, kind uint32, field int) (int, bool) {
 	n := len(index) / 4
-	at := func(k int) string { return string(p.cell(kind, u32(index, k*4), field)) }
+	// The index never changes: viewing its cells as strings copies nothing (a conversion
+	// would allocate inside the plugin on every lookup).
+	at := func(k int) string { return unsafeString(p.cell(kind, u32(index, k*4), field)) }
 	k := sort.Search(n, func(k int) bool { return at(k) >= key })
 	if k < n && at(k) == key {
 		return int(u32(index, k*4)), true
