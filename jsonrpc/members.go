@@ -98,7 +98,17 @@ func Str(raw []byte) (string, bool) {
 
 // skipString returns the index after the string starting with the quote at b[i].
 func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
+	for i++; ; i++ {
+		for i+8 <= len(b) {
+			if m := quoteOrEscape(word(b, i)); m != 0 {
+				i += firstMarked(m)
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return len(b)
+		}
 		switch b[i] {
 		case '"':
 			return i + 1
@@ -106,7 +116,6 @@ func skipString(b []byte, i int) int {
 			i++
 		}
 	}
-	return len(b)
 }
 
 // skipValue returns the index after the JSON value starting at b[i].

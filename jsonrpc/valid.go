@@ -44,14 +44,11 @@ func validate(b []byte, top *fields) (ok, deep bool) {
 		after // after a value: ',' or the closing bracket, or the end
 	)
 	state := value
-	var dst *[]byte         // where the top-level member being read goes, if anywhere
-	start := 0              // where its value starts
-	done := func(end int) { // a value at depth 1 ended at end
-		if dst != nil {
-			*dst = b[start:end:end]
-			dst = nil
-		}
-	}
+	// The top-level member being read goes to dst, if anywhere; its value starts at start.
+	// It is recorded on entering the after state at depth 1, where i is just past it: a
+	// closure doing so would keep dst and start in memory, which costs in the plugin.
+	var dst *[]byte
+	start := 0
 	for {
 		switch state {
 		case value:
@@ -80,9 +77,6 @@ func validate(b []byte, top *fields) (ok, deep bool) {
 				if i < len(b) && b[i] == ']' {
 					depth--
 					i++
-					if depth == 1 {
-						done(i)
-					}
 					state = after
 					continue
 				}
@@ -117,17 +111,12 @@ func validate(b []byte, top *fields) (ok, deep bool) {
 			default:
 				return false, false
 			}
-			if depth == 1 {
-				done(i)
-			}
 			state = after
+			continue
 		case key:
 			if i < len(b) && b[i] == '}' {
 				depth--
 				i++
-				if depth == 1 {
-					done(i)
-				}
 				state = after
 				continue
 			}
@@ -149,6 +138,10 @@ func validate(b []byte, top *fields) (ok, deep bool) {
 			state = value
 			continue
 		case after:
+			if depth == 1 && dst != nil {
+				*dst = b[start:i:i]
+				dst = nil
+			}
 			i = skipSpaceFrom(b, i)
 			if depth == 0 {
 				return i == len(b), false
@@ -172,14 +165,10 @@ func validate(b []byte, top *fields) (ok, deep bool) {
 			case c == '}' && inObject, c == ']' && !inObject:
 				depth--
 				i++
-				if depth == 1 {
-					done(i)
-				}
 				continue
 			}
 			return false, false
 		}
-		i = skipSpaceFrom(b, i)
 	}
 }
 
@@ -188,7 +177,17 @@ func validate(b []byte, top *fields) (ok, deep bool) {
 // makes the whole text UTF-8. Escapes are only checked for form: an escaped lone
 // surrogate ("\ud800") is valid JSON (§8.2) and decodes to U+FFFD.
 func validString(b []byte, i int) (int, bool) {
-	for i++; i < len(b); i++ {
+	for i++; ; {
+		for i+8 <= len(b) {
+			if m := notPlain(word(b, i)); m != 0 {
+				i += firstMarked(m)
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return 0, false
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, true
@@ -199,7 +198,7 @@ func validString(b []byte, i int) (int, bool) {
 			if size == 1 {
 				return 0, false
 			}
-			i += size - 1
+			i += size
 		case c == '\\':
 			i++
 			if i >= len(b) {
@@ -220,9 +219,11 @@ func validString(b []byte, i int) (int, bool) {
 			default:
 				return 0, false
 			}
+			i++
+		default: // a plain byte among the last seven
+			i++
 		}
 	}
-	return 0, false
 }
 
 // validNumber returns the index after the number that starts at b[i].

@@ -62,7 +62,7 @@ func TestValidate(t *testing.T) {
 // FuzzValidate holds validate to gjson.ValidBytes and utf8.Valid together on every input
 // that is not too deep: JSON text is UTF-8 (RFC 8259 §8.1), which gjson does not check.
 func FuzzValidate(f *testing.F) {
-	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[1,{"b":null}]}}`, `[1,2]`, `"\u00e9"`, `-0.1e+5`, `{"a":1,}`, "\"\xff\"", `[[[]]]`, ` 1 `} {
+	for _, s := range append([]string{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[1,{"b":null}]}}`, `[1,2]`, `"\u00e9"`, `-0.1e+5`, `{"a":1,}`, "\"\xff\"", `[[[]]]`, ` 1 `}, longStrings...) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -85,13 +85,13 @@ func FuzzValidate(f *testing.F) {
 // FuzzValidateTop: the members validate records on its way through an object are the
 // ones a separate walk over its members finds (first occurrence of each).
 func FuzzValidateTop(f *testing.F) {
-	for _, s := range []string{
+	for _, s := range append([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[1,{"b":null}]}}`,
 		`{"id":"x","id":2,"result":{"x":[]},"error":{}}`,
 		`{"\u0069d":true, "method" : "a" , "params":[] }`,
 		`[{"id":1}]`,
 		`{}`,
-	} {
+	}, longStrings...) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -114,4 +114,16 @@ func FuzzValidateTop(f *testing.F) {
 			}
 		}
 	})
+}
+
+// longStrings are seeds with strings longer than a word (jsonrpc scans strings eight bytes
+// at a time), with what stops a scan in and across words.
+var longStrings = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"a method name with \"escapes\" and \\ in it","params":{"uri":"skill://some-skill/reference/deep/file.md"}}`,
+	"{\"method\":\"long enough text then a control \x01 byte\"}",
+	`{"method":"long ASCII text then é then more ASCII text","id":"0123456789abcdef\u00e9tail"}`,
+	"\"abcdefg\xff\"",
+	"\"abcdefgh\xe2\x82\"",
+	`"abcdefg\"hijklmno\\"`,
+	`{"abcdefghijklmnop":"qrstuvwxyzABCDEF","x":"0123456789012345"}`,
 }
