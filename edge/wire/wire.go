@@ -22,10 +22,8 @@
 package wire
 
 import (
-	"bytes"
 	"errors"
 	"strconv"
-	"strings"
 )
 
 // ErrFrame is returned for a frame that does not follow the format above.
@@ -158,7 +156,7 @@ func ParseRequestInto(frame []byte, h Header) (Request, error) {
 	if !ok {
 		return Request{}, ErrFrame
 	}
-	method, target, ok := strings.Cut(line, " ")
+	method, target, ok := cutSpace(line)
 	if !ok || method == "" || target == "" {
 		return Request{}, ErrFrame
 	}
@@ -202,7 +200,7 @@ func ParseResponseInto(frame []byte, h Header, refs []Ref) (Response, error) {
 			refs = append(refs, ref)
 			continue
 		}
-		name, value, ok := strings.Cut(line, ": ")
+		name, value, ok := cutField(line)
 		if !ok || name == "" || len(refs) > 0 {
 			return Response{}, ErrFrame // header fields come before references
 		}
@@ -224,20 +222,12 @@ func parseHeader(h Header, b []byte) (Header, []byte, error) {
 		if line == "" {
 			return h, b, nil
 		}
-		name, value, ok := strings.Cut(line, ": ")
+		name, value, ok := cutField(line)
 		if !ok || name == "" {
 			return nil, nil, ErrFrame
 		}
 		h = append(h, Field{name, value})
 	}
-}
-
-func cutLine(b []byte) (string, []byte, bool) {
-	i := bytes.IndexByte(b, '\n')
-	if i < 0 {
-		return "", nil, false
-	}
-	return unsafeString(b[:i]), b[i+1:], true
 }
 
 // EqualFold reports whether a and b are equal under ASCII case folding. HTTP names are
