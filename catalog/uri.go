@@ -44,13 +44,21 @@ func EscapePath(p string) string {
 const hexDigit = "0123456789ABCDEF"
 
 // keep reports whether c stands for itself in a canonical skill URI path segment.
-func keep(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
+func keep(c byte) bool { return keeps[c] }
+
+// keeps holds keep for every byte: one load where a search of the punctuation list was a
+// call per character inside the plugin, on the path of every resources/read.
+var keeps = func() (t [256]bool) {
+	for c := range 256 {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			t[c] = true
+		default:
+			t[c] = strings.IndexByte("-._~!$&'()*+,;=:@", byte(c)) >= 0
+		}
 	}
-	return strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
-}
+	return t
+}()
 
 // ParseURI checks that s is a well-formed skill URI and returns its canonical form, the
 // form under which the pack stores URIs: scheme lowercased, percent-encodings of
