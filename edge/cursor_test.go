@@ -17,7 +17,8 @@ func rawCursor(raw string) string { return base64.RawURLEncoding.EncodeToString(
 // listCall is a call whose params are params ("" for none).
 func listCall(tb testing.TB, params string) *call {
 	m := parseMsg(tb, request(1, "skills/list", params))
-	c := newCall(&m, nil)
+	var c call
+	c.read(&m, nil)
 	c.version = V20251125
 	return &c
 }

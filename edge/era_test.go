@@ -71,7 +71,8 @@ func TestEra(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := parseMsg(t, request(1, "skills/list", tc.params))
-			c := newCall(&m, nil)
+			var c call
+			c.read(&m, nil)
 			version, modern, err := era(&c, tc.legacy, tc.forceModern)
 			if modern != tc.modern {
 				t.Errorf("modern = %v, want %v", modern, tc.modern)

@@ -178,7 +178,8 @@ func TestCheckModernHeaders(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := parseMsg(t, tc.msg)
-			c := newCall(&m, nil)
+			var c call
+			c.read(&m, nil)
 			c.version = tc.version
 			hd := scanHeaders(tc.header)
 			err := (&Server{}).checkModernHeaders(&hd, &c)

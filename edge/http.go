@@ -172,7 +172,7 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 		return &wire.Response{Status: 202} // notifications and responses need no answer
 	}
 	c := &rb.c
-	*c = newCall(&msg, &rb.refs)
+	c.read(&msg, &rb.refs)
 	version, modern, err := era(c, legacy, forceModern)
 	if err != nil {
 		return s.httpError(400, msg.ID, err)

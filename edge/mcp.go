@@ -30,11 +30,13 @@ type params struct {
 	metaVersion, metaCapabilities      gjson.Result // _meta's protocolVersion and clientCapabilities
 }
 
-// newCall returns the call of the request msg, its params read.
-func newCall(msg *jsonrpc.Message, refs *[]wire.Ref) call {
-	c := call{msg: *msg, refs: refs}
+// read makes c the call of the request msg, its params read. It fills c in place: a
+// call is about a kilobyte, which a returned value would have the plugin copy once more
+// per request.
+func (c *call) read(msg *jsonrpc.Message, refs *[]wire.Ref) {
+	*c = call{msg: *msg, refs: refs}
 	if len(msg.Params) == 0 || msg.Params[0] != '{' {
-		return c
+		return
 	}
 	p := &c.p
 	for m := jsonrpc.NewMembers(msg.Params); m.Next(); {
@@ -75,7 +77,6 @@ func newCall(msg *jsonrpc.Message, refs *[]wire.Ref) call {
 			}
 		}
 	}
-	return c
 }
 
 // splice records that the store object named by the index reference field cell goes at

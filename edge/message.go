@@ -78,7 +78,7 @@ func (s *Server) handleMessage(rb *reply, version string, msg []byte) (out []byt
 // version unless the message is modern.
 func (s *Server) request(dst []byte, rb *reply, m *jsonrpc.Message, legacy string) (out []byte, modern bool, code int64) {
 	c := &rb.c
-	*c = newCall(m, &rb.refs)
+	c.read(m, &rb.refs)
 	version, modern, err := era(c, legacy, false)
 	if err == nil && modern {
 		err = supported(version)
