@@ -11,9 +11,15 @@ import (
 // no copies: every []byte it returns aliases the buffer given to Open, which must not
 // change afterwards. A Pack is safe for concurrent reads.
 type Pack struct {
-	buf    []byte
-	tables map[uint32]table
+	buf []byte
+	// tables holds the tables of the kinds this reader knows, by kind: every field read
+	// looks its table up, which a map made a hash lookup per read inside the plugin.
+	tables [tableKinds]table
 }
+
+// tableKinds bounds the table kinds this reader knows (TableMeta … TableSite); tables
+// of other kinds, from newer writers, are checked and skipped.
+const tableKinds = 16
 
 type table struct {
 	rows, fields uint32
@@ -24,8 +30,9 @@ type table struct {
 // table header and every cell's range, that the tables and fields this reader needs are
 // present, and that every row number and object reference is well formed, so that later
 // accessors cannot go out of bounds or fail. Open does O(cells) work and allocates only
-// the table map. Errors wrap ErrCorrupt; a format-1 pack (file contents inside, from
-// skilledge before the content store) also wraps ErrOldFormat.
+// the Pack (and a set of the table kinds it does not know, if there are any). Errors
+// wrap ErrCorrupt; a format-1 pack (file contents inside, from skilledge before the
+// content store) also wraps ErrOldFormat.
 func Open(b []byte) (*Pack, error) {
 	if len(b) >= 8 && string(b[:8]) == magicV1 {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, ErrOldFormat)
@@ -37,7 +44,9 @@ func Open(b []byte) (*Pack, error) {
 	if uint64(n)*16 > uint64(len(b)-12) {
 		return nil, fmt.Errorf("%w: %d tables do not fit", ErrCorrupt, n)
 	}
-	p := &Pack{buf: b, tables: make(map[uint32]table, n)}
+	p := &Pack{buf: b}
+	var present [tableKinds]bool
+	var others map[uint32]bool // tables of kinds this reader does not know
 	for i := uint32(0); i < n; i++ {
 		h := 12 + int(i)*16
 		kind, rows, fields, off := u32(b, h), u32(b, h+4), u32(b, h+8), u32(b, h+12)
@@ -45,7 +54,7 @@ func Open(b []byte) (*Pack, error) {
 		if uint64(off)+size > uint64(len(b)) {
 			return nil, fmt.Errorf("%w: table %d cells out of range", ErrCorrupt, kind)
 		}
-		if _, dup := p.tables[kind]; dup {
+		if kind < tableKinds && present[kind] || others[kind] {
 			return nil, fmt.Errorf("%w: table %d twice", ErrCorrupt, kind)
 		}
 		t := table{rows: rows, fields: fields, cells: b[off : uint64(off)+size]}
@@ -54,15 +63,22 @@ func Open(b []byte) (*Pack, error) {
 				return nil, fmt.Errorf("%w: table %d cell %d out of range", ErrCorrupt, kind, c/8)
 			}
 		}
-		p.tables[kind] = t
+		if kind < tableKinds {
+			p.tables[kind], present[kind] = t, true
+		} else {
+			if others == nil {
+				others = map[uint32]bool{}
+			}
+			others[kind] = true
+		}
 	}
 	for _, need := range [...]struct{ kind, fields, rows uint32 }{
 		{TableMeta, MetaFields, 1}, {TableSkills, SkillFields, 0}, {TableResources, ResFields, 0},
 		{TableDirs, DirFields, 0}, {TableIndex, IndexFields, 1}, {TableHTTP, HTTPFields, 0},
 		{TableFallback, FallbackFields, 0}, {TableSite, SiteFields, 1},
 	} {
-		t, ok := p.tables[need.kind]
-		if !ok || t.fields < need.fields || t.rows < need.rows {
+		t := p.tables[need.kind]
+		if !present[need.kind] || t.fields < need.fields || t.rows < need.rows {
 			return nil, fmt.Errorf("%w: table %d missing or short", ErrCorrupt, need.kind)
 		}
 	}
