@@ -49,7 +49,7 @@ async function start(env) {
 	const raw = new Raw(x);
 	raw.call("skilledge_configure", encoder.encode(JSON.stringify(options)));
 	raw.call("skilledge_load", new Uint8Array(pack));
-	return { http: (frame) => raw.http(frame), maxBody: options.maxBody ?? defaultMaxBody };
+	return { raw, maxBody: options.maxBody ?? defaultMaxBody };
 }
 
 // Raw calls the plugin's raw exports (see edge/plugin/main.go). It keeps the input buffer
@@ -62,13 +62,19 @@ class Raw {
 		this.cap = 0;
 	}
 
-	// write copies b into the input buffer, growing it when b does not fit.
-	write(b) {
-		if (b.length > this.cap || this.cap === 0) {
-			this.cap = Math.max(b.length, 2 * this.cap, 16384);
+	// room returns the input buffer as a view of at least size bytes, growing it first
+	// when it is smaller.
+	room(size) {
+		if (size > this.cap || this.cap === 0) {
+			this.cap = Math.max(size, 2 * this.cap, 16384);
 			this.ptr = this.x.skilledge_alloc(this.cap) >>> 0;
 		}
-		new Uint8Array(this.x.memory.buffer, this.ptr, b.length).set(b);
+		return new Uint8Array(this.x.memory.buffer, this.ptr, this.cap);
+	}
+
+	// write copies b into the input buffer, growing it when b does not fit.
+	write(b) {
+		this.room(b.length).set(b);
 		return this.ptr;
 	}
 
@@ -79,11 +85,19 @@ class Raw {
 		if (this.x[name](ptr, b.length) !== 0) throw new Error(`${name}: ${this.error()}`);
 	}
 
-	// http answers one request frame with a response frame of its own.
-	http(frame) {
-		const out = this.x.skilledge_http(this.write(frame), frame.length);
+	// http answers the request frame made of head (a string, the frame up to and with the
+	// blank line) and body (bytes, or null). The frame is written straight into the
+	// plugin's input buffer: a head of n UTF-16 units is at most 3n bytes of UTF-8. The
+	// response frame returned is a view of the plugin's memory, valid until the next call
+	// into it: callers copy what they keep across an await.
+	http(head, body) {
+		const size = body === null ? 0 : body.byteLength;
+		const room = this.room(3 * head.length + size);
+		const { written } = encoder.encodeInto(head, room);
+		if (size > 0) room.set(body, written);
+		const out = this.x.skilledge_http(this.ptr, written + size);
 		if (out === 0n) throw new Error(this.error());
-		return bytesAt(this.x, out).slice();
+		return bytesAt(this.x, out);
 	}
 
 	error() {
@@ -99,26 +113,23 @@ function bytesAt(x, packed) {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-// requestFrame is the request as a frame, with at most limit+1 bytes of its body: enough
-// for the plugin to see that a body is over the limit (413) without the host holding all
-// of it. The head and the body's chunks are copied once, into the frame.
-async function requestFrame(request, limit) {
+// requestParts reads the request as the two parts of its frame: the head (request line,
+// every header, the blank line) as a string, and at most limit+1 bytes of its body, or
+// null: enough for the plugin to see that a body is over the limit (413) without the host
+// holding all of it. Raw.http writes both into the plugin's memory.
+async function requestParts(request, limit) {
 	const url = request.url; // absolute: scheme://authority/path?query
 	let head = `${request.method} ${url.slice(url.indexOf("/", url.indexOf("//") + 2))}\n`;
 	for (const [name, value] of request.headers) head += `${name}: ${value}\n`;
-	head = encoder.encode(head + "\n");
-	if (request.body === null) return head;
+	head += "\n";
+	if (request.body === null) return { head, body: null };
 	const length = request.headers.get("Content-Length");
 	if (length !== null && Number(length) <= limit) {
 		// The length is known and allowed: one read of the whole body (the runtime holds the
 		// body to that length), cheaper than reading chunk by chunk.
-		const body = new Uint8Array(await request.arrayBuffer());
-		const frame = new Uint8Array(head.byteLength + Math.min(body.byteLength, limit + 1));
-		frame.set(head);
-		frame.set(body.subarray(0, frame.byteLength - head.byteLength), head.byteLength);
-		return frame;
+		return { head, body: new Uint8Array(await request.arrayBuffer()) };
 	}
-	const parts = [head];
+	const parts = [];
 	let size = 0; // of the body read so far
 	const reader = request.body.getReader();
 	while (size <= limit) {
@@ -128,14 +139,14 @@ async function requestFrame(request, limit) {
 		size += value.byteLength;
 	}
 	if (size > limit) await reader.cancel();
-	const frame = new Uint8Array(head.byteLength + Math.min(size, limit + 1));
+	const body = new Uint8Array(Math.min(size, limit + 1));
 	let at = 0;
 	for (const p of parts) {
-		const n = Math.min(p.byteLength, frame.byteLength - at);
-		frame.set(p.subarray(0, n), at);
+		const n = Math.min(p.byteLength, body.byteLength - at);
+		body.set(p.subarray(0, n), at);
 		at += n;
 	}
-	return frame;
+	return { head, body };
 }
 
 // storeDir is where the content store's objects are in the assets (catalog.StoreDir).
@@ -145,25 +156,32 @@ const storeDir = "/sha256/";
 const assembleMax = 64 * 1024;
 
 // response turns a response frame into a Response, splicing in the store objects its "@"
-// lines name, fetched from env.ASSETS and streamed, never buffered.
+// lines name, fetched from env.ASSETS and streamed, never buffered. frame is a view of the
+// plugin's memory (Raw.http): what is kept across an await is copied first.
 async function response(frame, env, ctx) {
 	let end = 0; // the blank line that ends the head
 	while (end + 1 < frame.length && !(frame[end] === 10 && frame[end + 1] === 10)) end++;
-	const lines = decoder.decode(frame.subarray(0, end)).split("\n");
-	const headers = new Headers();
+	const head = decoder.decode(frame.subarray(0, end));
+	// The fields go to the Response as [name, value] pairs: a Headers object made here
+	// would only be copied into the Response's own.
+	const headers = [];
 	const refs = [];
-	for (const line of lines.slice(1)) {
-		if (line.startsWith("@")) {
-			const [at, size, name] = line.slice(1).split(" ");
-			refs.push({ at: Number(at), size: Number(size), name });
-			continue;
+	let line = head.indexOf("\n") + 1; // after the status line
+	const status = Number(line === 0 ? head : head.slice(0, line - 1));
+	while (line > 0 && line < head.length) {
+		let next = head.indexOf("\n", line);
+		if (next < 0) next = head.length;
+		if (head.charCodeAt(line) === 64) { // "@AT SIZE NAME"
+			const a = head.indexOf(" ", line), b = head.indexOf(" ", a + 1);
+			refs.push({ at: Number(head.slice(line + 1, a)), size: Number(head.slice(a + 1, b)), name: head.slice(b + 1, next) });
+		} else {
+			const colon = head.indexOf(": ", line);
+			headers.push([head.slice(line, colon), head.slice(colon + 2, next)]);
 		}
-		const colon = line.indexOf(": ");
-		headers.append(line.slice(0, colon), line.slice(colon + 2));
+		line = next + 1;
 	}
-	const status = Number(lines[0]);
 	const body = frame.subarray(end + 2);
-	if (refs.length === 0) return new Response(body.length > 0 ? body : null, { status, headers });
+	if (refs.length === 0) return new Response(body.length > 0 ? body.slice() : null, { status, headers });
 	if (!env.ASSETS) return storeFailure("the Worker has no ASSETS binding: wrangler.toml's [assets] must bind OUT/assets as ASSETS");
 	let total = body.length;
 	for (const r of refs) total += r.size;
@@ -171,16 +189,17 @@ async function response(frame, env, ctx) {
 	// Every object is asked for before the first byte goes out, so that a missing object
 	// or one of the wrong size (where the assets say its length) is a 500 rather than a
 	// truncated body.
+	const kept = body.slice();
 	const objects = await fetchObjects(env, refs);
 	for (const [i, o] of objects.entries()) {
 		const failure = objectFailure(refs[i], o);
 		if (failure) return storeFailure(failure);
 	}
-	if (refs.length === 1 && refs[0].at === 0 && body.length === 0) {
+	if (refs.length === 1 && refs[0].at === 0 && kept.length === 0) {
 		return new Response(objects[0].body, { status, headers }); // a file as it is: the asset's own stream
 	}
 	const { readable, writable } = new FixedLengthStream(total);
-	ctx.waitUntil(splice(writable, body, refs, objects));
+	ctx.waitUntil(splice(writable, kept, refs, objects));
 	return new Response(readable, { status, headers });
 }
 
@@ -227,9 +246,14 @@ function cacheObject(name, b) {
 // (cheaper than a stream for a few KiB) from body and the objects of refs, taken from
 // the isolate's cache or fetched (and then cached).
 async function assembled(env, status, headers, body, refs, total) {
-	const objs = refs.map((r) => cachedObject(r.name));
-	const missing = refs.filter((r, i) => objs[i] === undefined);
-	if (missing.length > 0) {
+	const objs = new Array(refs.length);
+	let missing = null;
+	for (let i = 0; i < refs.length; i++) {
+		objs[i] = cachedObject(refs[i].name);
+		if (objs[i] === undefined) (missing ??= []).push(refs[i]);
+	}
+	if (missing !== null) {
+		body = body.slice(); // a view of the plugin's memory, which the next request reuses
 		const fetched = await fetchObjects(env, missing);
 		const got = new Map();
 		for (const [i, o] of fetched.entries()) {
@@ -245,7 +269,8 @@ async function assembled(env, status, headers, body, refs, total) {
 	}
 	const out = new Uint8Array(total);
 	let at = 0, from = 0;
-	for (const [i, r] of refs.entries()) {
+	for (let i = 0; i < refs.length; i++) {
+		const r = refs[i];
 		out.set(body.subarray(from, r.at), at);
 		at += r.at - from;
 		from = r.at;
@@ -315,10 +340,10 @@ export default {
 			console.error("skilledge: the plugin did not start:", err);
 			return new Response(`skilledge: the plugin did not start: ${err.message}\n`, { status: 500, headers: noSniff });
 		}
-		const frame = await requestFrame(request, instance.maxBody);
+		const { head, body } = await requestParts(request, instance.maxBody);
 		let out;
 		try {
-			out = instance.http(frame);
+			out = instance.raw.http(head, body);
 		} catch (err) {
 			// The instance trapped (a panic, out of memory): it is unusable. Only this request
 			// fails; the next one gets a fresh instance.
