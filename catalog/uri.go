@@ -68,6 +68,37 @@ var keeps = func() (t [256]bool) {
 // backslashes, encoded "/" or "\", NUL and other control characters, raw or encoded,
 // queries, fragments and a trailing slash. ParseURI is pure and allocates at most once.
 func ParseURI(s string) (string, error) {
+	if len(s) > len(Scheme) && s[:len(Scheme)] == Scheme && plainPath(s[len(Scheme):]) {
+		return s, nil // already canonical: the common case, one cheap pass
+	}
+	return parseURI(s)
+}
+
+// plainPath reports whether p is a path that parseURI returns unchanged without looking
+// further: segments of characters that stand for themselves (no '%' at all), none of them
+// empty, "." or "..". Anything else takes the full parse.
+func plainPath(p string) bool {
+	seg, dotsOnly := 0, true // the current segment's length, and whether it is all dots
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '/' {
+			if dotsOnly && seg <= 2 {
+				return false
+			}
+			seg, dotsOnly = 0, true
+			continue
+		}
+		if !keeps[c] {
+			return false
+		}
+		seg++
+		dotsOnly = dotsOnly && c == '.'
+	}
+	return !(dotsOnly && seg <= 2)
+}
+
+// parseURI is ParseURI's full parse, for every input.
+func parseURI(s string) (string, error) {
 	if len(s) < len(Scheme) || !strings.EqualFold(s[:len(Scheme)], Scheme) {
 		return "", ErrNotSkillURI
 	}

@@ -65,11 +65,15 @@ func TestEscapePathIsCanonical(t *testing.T) {
 // FuzzParseURI checks that ParseURI never panics, that its output is a fixed point, and
 // that nothing it accepts can name a path other than it appears to.
 func FuzzParseURI(f *testing.F) {
-	for _, s := range []string{"skill://a/b", "skill://a/%2e%2e/b", "SKILL://x/%41", "skill://a/b c", "skill://a/\\", "skill://a/%2F"} {
+	for _, s := range []string{"skill://a/b", "skill://a/%2e%2e/b", "SKILL://x/%41", "skill://a/b c", "skill://a/\\", "skill://a/%2F",
+		"skill://a/./b", "skill://a/../b", "skill://a//b", "skill://a/...", "skill://..", "skill://a/b/", "skill://git-workflow/SKILL.md"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got, err := ParseURI(s)
+		if full, ferr := parseURI(s); got != full || err != ferr {
+			t.Fatalf("ParseURI(%q) = %q, %v; the full parse gives %q, %v", s, got, err, full, ferr)
+		}
 		if err != nil {
 			return
 		}
