@@ -201,11 +201,20 @@ func (p *Pack) cell(kind, r uint32, f int) []byte {
 func (p *Pack) Bytes() []byte { return p.buf }
 
 // RefOf decodes a reference field (ResReadValue, ResObject, SkillInstructions,
-// HTTPObject, SitePageSkills) returned by an accessor. Open has checked every such field, so it cannot
-// fail on them; anything else gives the zero Ref.
+// HTTPObject, SitePageSkills) returned by an accessor. Open has checked every such field
+// with ParseRef, so RefOf only splits it: checking the 64 hex digits again cost every
+// resources/read inside the plugin. Given anything else it returns the zero Ref, or a
+// Ref of no meaning; it never reads outside cell.
 func RefOf(cell []byte) Ref {
-	r, _ := ParseRef(cell)
-	return r
+	n := len(cell) - 65
+	if n < 1 || n > 16 || cell[n] != ' ' {
+		return Ref{}
+	}
+	var size int64
+	for _, c := range cell[:n] {
+		size = size*10 + int64(c-'0')
+	}
+	return Ref{Name: unsafeString(cell[n+1:]), Size: size}
 }
 
 // ObjectUse is one object of the content store an index refers to, with a description of

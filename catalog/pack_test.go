@@ -326,3 +326,18 @@ func TestOpenOldFormat(t *testing.T) {
 		t.Fatalf("Open(format 1) = %v", err)
 	}
 }
+
+// FuzzRefOf: RefOf, which trusts the fields Open checked, splits every valid reference as
+// ParseRef decodes it, and never panics on anything else.
+func FuzzRefOf(f *testing.F) {
+	name := strings.Repeat("ab", 32)
+	for _, s := range []string{"14 " + name, "0 " + name, "9007199254740991 " + name, "x", "", " " + name, "01 " + name} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, cell []byte) {
+		got := RefOf(cell)
+		if want, err := ParseRef(cell); err == nil && got != want {
+			t.Fatalf("RefOf(%q) = %+v, ParseRef = %+v", cell, got, want)
+		}
+	})
+}
