@@ -32,7 +32,8 @@ func quoteOrEscape(v uint64) uint64 {
 // high bit set exactly in the bytes below 0x20, save for borrows, which only reach bytes
 // above one that is below 0x20.
 func notPlain(v uint64) uint64 {
-	return quoteOrEscape(v) | (v-ones*0x20|v)&highs
+	q, e := v^(ones*'"'), v^(ones*'\\')
+	return ((q-ones)&^q | (e-ones)&^e | (v - ones*0x20) | v) & highs
 }
 
 // firstMarked returns the index of the byte holding the lowest set bit of a mark from
