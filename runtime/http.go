@@ -62,17 +62,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h := w.Header()
-	for _, fl := range f.Header {
+	// Every value goes into one slice made for the purpose (one allocation, not one per
+	// field): a field's values are a sub-slice of it whose capacity ends with them, so an
+	// append to them elsewhere copies rather than overwrites the next field's.
+	values := make([]string, len(f.Header)+1)
+	for i, fl := range f.Header {
 		// f aliases st.out, which is reused after this handler returns and before
 		// net/http may write the header: keep strings of our own.
-		name, value := internName(fl.Name), internValue(fl.Value)
-		h[name] = append(h[name], value)
+		name := internName(fl.Name)
+		values[i] = internValue(fl.Value)
+		if vs, ok := h[name]; ok {
+			h[name] = append(vs, values[i])
+		} else {
+			h[name] = values[i : i+1 : i+1]
+		}
 	}
 	if _, ok := h["Content-Type"]; !ok {
 		h["Content-Type"] = nil // the plugin decides; net/http must not sniff one
 	}
 	if f.Status != http.StatusNoContent && f.Status != http.StatusNotModified && r.Method != "HEAD" {
-		h["Content-Length"] = []string{strconv.FormatInt(wire.BodySize(f.Body, f.Refs), 10)}
+		n := len(f.Header)
+		values[n] = strconv.FormatInt(wire.BodySize(f.Body, f.Refs), 10)
+		h["Content-Length"] = values[n : n+1 : n+1]
 	}
 	w.WriteHeader(f.Status)
 	// Contents go from the store to the connection as they are, never through the plugin.
@@ -115,6 +126,10 @@ func internName(n string) string {
 		return "Vary"
 	case "Allow":
 		return "Allow"
+	case "X-Content-Type-Options":
+		return "X-Content-Type-Options"
+	case "Content-Security-Policy":
+		return "Content-Security-Policy"
 	}
 	return http.CanonicalHeaderKey(strings.Clone(n))
 }
@@ -133,6 +148,10 @@ func internValue(v string) string {
 		return "MCP-Protocol-Version, Mcp-Session-Id"
 	case "text/markdown; charset=utf-8":
 		return "text/markdown; charset=utf-8"
+	case "nosniff":
+		return "nosniff"
+	case "default-src 'none'; sandbox": // edge's Content-Security-Policy
+		return "default-src 'none'; sandbox"
 	}
 	return strings.Clone(v)
 }
@@ -165,7 +184,7 @@ func appendRequestFrame(dst []byte, r *http.Request, maxBody int) ([]byte, error
 	if r.Body == nil || r.Body == http.NoBody {
 		return dst, nil
 	}
-	body := io.LimitReader(r.Body, int64(maxBody)+1)
+	body := io.LimitedReader{R: r.Body, N: int64(maxBody) + 1} // a value: io.LimitReader allocates one
 	for {
 		if len(dst) == cap(dst) {
 			dst = slices.Grow(dst, 16<<10)

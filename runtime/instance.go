@@ -56,9 +56,8 @@ var errTimedOut = errors.New("request timed out")
 // errTimedOut. The caller's cancellation of ctx does not stop a call: stopping an instance
 // costs a new one, and a call that is not stuck ends in microseconds.
 func (in *instance) bounded(ctx context.Context, d time.Duration, f func(ctx context.Context) error) error {
-	ctx = context.WithoutCancel(ctx)
 	if in.stop == nil {
-		cctx, cancel := context.WithTimeout(ctx, d)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
 		defer cancel()
 		return f(cctx)
 	}
@@ -66,7 +65,10 @@ func (in *instance) bounded(ctx context.Context, d time.Duration, f func(ctx con
 	in.calling = true
 	in.mu.Unlock()
 	in.timer.Reset(d)
-	err := f(ctx)
+	// The flag stops the call, never a context: the call gets one that no client's going
+	// away cancels and that holds no values (wazero looks a few up on every call; a
+	// request's context made that a chain of lookups, and wrapping it an allocation).
+	err := f(context.Background())
 	in.timer.Stop()
 	in.mu.Lock()
 	in.calling = false
