@@ -34,7 +34,8 @@ import pack from "./catalog.pack";
 // holds the two equal).
 const defaultMaxBody = 1048576;
 
-let plugin = null; // Promise of {http, maxBody}, made once per isolate
+let plugin = null; // Promise of {raw, maxBody}, made once per isolate
+let started = null; // what plugin resolved to, once it has
 
 async function start(env) {
 	// SKILLEDGE_OPTIONS is the plugin's options object (edge.ParseOptions), from
@@ -86,7 +87,7 @@ class Raw {
 	}
 
 	// http answers the request frame made of head (a string, the frame up to and with the
-	// blank line) and body (bytes, or null). The frame is written straight into the
+	// blank line) and body (a Uint8Array or ArrayBuffer, or null). The frame is written straight into the
 	// plugin's input buffer: a head of n UTF-16 units is at most 3n bytes of UTF-8. The
 	// response frame returned is a view of the plugin's memory, valid until the next call
 	// into it: callers copy what they keep across an await.
@@ -94,7 +95,7 @@ class Raw {
 		const size = body === null ? 0 : body.byteLength;
 		const room = this.room(3 * head.length + size);
 		const { written } = encoder.encodeInto(head, room);
-		if (size > 0) room.set(body, written);
+		if (size > 0) room.set(body instanceof Uint8Array ? body : new Uint8Array(body), written);
 		const out = this.x.skilledge_http(this.ptr, written + size);
 		if (out === 0n) throw new Error(this.error());
 		return bytesAt(this.x, out);
@@ -113,22 +114,28 @@ function bytesAt(x, packed) {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-// requestParts reads the request as the two parts of its frame: the head (request line,
-// every header, the blank line) as a string, and at most limit+1 bytes of its body, or
-// null: enough for the plugin to see that a body is over the limit (413) without the host
-// holding all of it. Raw.http writes both into the plugin's memory.
-async function requestParts(request, limit) {
+// requestHead is the head of the request's frame (request line, every header, the blank
+// line), as a string; Raw.http writes it and the body into the plugin's memory.
+function requestHead(request) {
 	const url = request.url; // absolute: scheme://authority/path?query
 	let head = `${request.method} ${url.slice(url.indexOf("/", url.indexOf("//") + 2))}\n`;
 	for (const [name, value] of request.headers) head += `${name}: ${value}\n`;
-	head += "\n";
-	if (request.body === null) return { head, body: null };
+	return head + "\n";
+}
+
+// requestBody reads at most limit+1 bytes of the request's body, or gives null for none:
+// enough for the plugin to see that a body is over the limit (413) without the host
+// holding all of it. A body of known, allowed length is read at once (the runtime holds
+// it to that length), cheaper than chunk by chunk; the caller awaits exactly what it
+// would await for that read, as a plain Worker does.
+function requestBody(request, limit) {
+	if (request.body === null) return null;
 	const length = request.headers.get("Content-Length");
-	if (length !== null && Number(length) <= limit) {
-		// The length is known and allowed: one read of the whole body (the runtime holds the
-		// body to that length), cheaper than reading chunk by chunk.
-		return { head, body: new Uint8Array(await request.arrayBuffer()) };
-	}
+	if (length !== null && Number(length) <= limit) return request.arrayBuffer();
+	return bodyInChunks(request, limit);
+}
+
+async function bodyInChunks(request, limit) {
 	const parts = [];
 	let size = 0; // of the body read so far
 	const reader = request.body.getReader();
@@ -146,7 +153,7 @@ async function requestParts(request, limit) {
 		body.set(p.subarray(0, n), at);
 		at += n;
 	}
-	return { head, body };
+	return body;
 }
 
 // storeDir is where the content store's objects are in the assets (catalog.StoreDir).
@@ -157,8 +164,10 @@ const assembleMax = 64 * 1024;
 
 // response turns a response frame into a Response, splicing in the store objects its "@"
 // lines name, fetched from env.ASSETS and streamed, never buffered. frame is a view of the
-// plugin's memory (Raw.http): what is kept across an await is copied first.
-async function response(frame, env, ctx) {
+// plugin's memory (Raw.http): what is kept across an await is copied first. It returns
+// the Response itself when nothing need be awaited (no objects, or all in the isolate's
+// cache), else a promise of it: every await costs the runtime a turn.
+function response(frame, env, ctx) {
 	let end = 0; // the blank line that ends the head
 	while (end + 1 < frame.length && !(frame[end] === 10 && frame[end + 1] === 10)) end++;
 	const head = decoder.decode(frame.subarray(0, end));
@@ -184,12 +193,17 @@ async function response(frame, env, ctx) {
 	if (refs.length === 0) return new Response(body.length > 0 ? body.slice() : null, { status, headers });
 	if (!env.ASSETS) return storeFailure("the Worker has no ASSETS binding: wrangler.toml's [assets] must bind OUT/assets as ASSETS");
 	let total = body.length;
-	for (const r of refs) total += r.size;
+	for (let i = 0; i < refs.length; i++) total += refs[i].size;
 	if (total <= assembleMax) return assembled(env, status, headers, body, refs, total);
+	return streamed(env, ctx, status, headers, body.slice(), refs, total);
+}
+
+// streamed answers a response of more than assembleMax bytes: body (a copy of the
+// frame's) with the objects of refs streamed from the assets into it.
+async function streamed(env, ctx, status, headers, kept, refs, total) {
 	// Every object is asked for before the first byte goes out, so that a missing object
 	// or one of the wrong size (where the assets say its length) is a 500 rather than a
 	// truncated body.
-	const kept = body.slice();
 	const objects = await fetchObjects(env, refs);
 	for (const [i, o] of objects.entries()) {
 		const failure = objectFailure(refs[i], o);
@@ -245,28 +259,38 @@ function cacheObject(name, b) {
 // assembled answers a response of at most assembleMax bytes, put together in memory
 // (cheaper than a stream for a few KiB) from body and the objects of refs, taken from
 // the isolate's cache or fetched (and then cached).
-async function assembled(env, status, headers, body, refs, total) {
+function assembled(env, status, headers, body, refs, total) {
 	const objs = new Array(refs.length);
 	let missing = null;
 	for (let i = 0; i < refs.length; i++) {
 		objs[i] = cachedObject(refs[i].name);
 		if (objs[i] === undefined) (missing ??= []).push(refs[i]);
 	}
-	if (missing !== null) {
-		body = body.slice(); // a view of the plugin's memory, which the next request reuses
-		const fetched = await fetchObjects(env, missing);
-		const got = new Map();
-		for (const [i, o] of fetched.entries()) {
-			const r = missing[i];
-			const failure = objectFailure(r, o);
-			if (failure) return storeFailure(failure);
-			const b = new Uint8Array(await o.arrayBuffer());
-			if (b.length !== r.size) return storeFailure(`content store object ${r.name} has ${b.length} bytes, not ${r.size}`);
-			got.set(r.name, b);
-			cacheObject(r.name, b);
-		}
-		for (const [i, r] of refs.entries()) objs[i] ??= got.get(r.name);
+	if (missing === null) return assemble(status, headers, body, refs, objs, total);
+	// body is a view of the plugin's memory, which the next request reuses.
+	return fetchMissing(env, status, headers, body.slice(), refs, objs, missing, total);
+}
+
+// fetchMissing fetches the objects of missing (those of refs not in the cache), caches
+// them, and assembles the answer.
+async function fetchMissing(env, status, headers, body, refs, objs, missing, total) {
+	const fetched = await fetchObjects(env, missing);
+	const got = new Map();
+	for (const [i, o] of fetched.entries()) {
+		const r = missing[i];
+		const failure = objectFailure(r, o);
+		if (failure) return storeFailure(failure);
+		const b = new Uint8Array(await o.arrayBuffer());
+		if (b.length !== r.size) return storeFailure(`content store object ${r.name} has ${b.length} bytes, not ${r.size}`);
+		got.set(r.name, b);
+		cacheObject(r.name, b);
 	}
+	for (const [i, r] of refs.entries()) objs[i] ??= got.get(r.name);
+	return assemble(status, headers, body, refs, objs, total);
+}
+
+// assemble puts body and objs (the bytes of refs, in order) together into the answer.
+function assemble(status, headers, body, refs, objs, total) {
 	const out = new Uint8Array(total);
 	let at = 0, from = 0;
 	for (let i = 0; i < refs.length; i++) {
@@ -330,29 +354,35 @@ function storeFailure(reason) {
 
 export default {
 	async fetch(request, env, ctx) {
-		plugin ??= start(env);
-		const ready = plugin;
-		let instance;
-		try {
-			instance = await ready;
-		} catch (err) {
-			if (plugin === ready) plugin = null; // try again on the next request
-			console.error("skilledge: the plugin did not start:", err);
-			return new Response(`skilledge: the plugin did not start: ${err.message}\n`, { status: 500, headers: noSniff });
+		// Once the instance is up, a request awaits only its body, as a plain Worker does.
+		let instance = started;
+		if (instance === null) {
+			plugin ??= start(env);
+			const ready = plugin;
+			try {
+				instance = await ready;
+			} catch (err) {
+				if (plugin === ready) plugin = null; // try again on the next request
+				console.error("skilledge: the plugin did not start:", err);
+				return new Response(`skilledge: the plugin did not start: ${err.message}\n`, { status: 500, headers: noSniff });
+			}
+			if (plugin === ready) started = instance;
 		}
-		const { head, body } = await requestParts(request, instance.maxBody);
+		const head = requestHead(request);
+		const body = await requestBody(request, instance.maxBody);
 		let out;
 		try {
 			out = instance.raw.http(head, body);
 		} catch (err) {
 			// The instance trapped (a panic, out of memory): it is unusable. Only this request
 			// fails; the next one gets a fresh instance.
-			if (plugin === ready) plugin = null;
+			if (started === instance) started = plugin = null;
 			console.error("skilledge: the plugin trapped:", err);
 			return new Response("skilledge: internal error\n", { status: 500, headers: noSniff });
 		}
 		try {
-			return await response(out, env, ctx);
+			const answer = response(out, env, ctx);
+			return answer instanceof Response ? answer : await answer;
 		} catch (err) {
 			return storeFailure(`reading the content store: ${err}`);
 		}
