@@ -116,7 +116,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, tooLong, err := readLine(br, &long)
+		line, tooLong, err := readLine(br, &long, maxLine)
 		if err != nil && len(line) == 0 && !tooLong {
 			if err == io.EOF {
 				return nil
@@ -161,10 +161,10 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	}
 }
 
-// readLine returns the next line without its "\n". A line longer than MaxLine is
+// readLine returns the next line without its "\n". A line longer than maxLine bytes is
 // consumed and reported as tooLong. long is scratch space for lines longer than br's
 // buffer. At EOF the final unterminated line is returned with io.EOF.
-func readLine(br *bufio.Reader, long *[]byte) (line []byte, tooLong bool, err error) {
+func readLine(br *bufio.Reader, long *[]byte, maxLine int) (line []byte, tooLong bool, err error) {
 	line, err = br.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
 		line = bytes.TrimSuffix(line, []byte("\n"))

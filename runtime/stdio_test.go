@@ -136,7 +136,8 @@ func TestNotifyBackPressure(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	out := writeStarts{outW, make(chan struct{}, 1)}
-	go srv.ServeStdio(context.Background(), inR, out)
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStdio(context.Background(), inR, out) }()
 	fmt.Fprintln(inW, initialize)
 	first := bufio.NewReader(outR)
 	if _, err := first.ReadString('\n'); err != nil { // answered: notifications may follow
@@ -164,6 +165,14 @@ func TestNotifyBackPressure(t *testing.T) {
 	}
 	inW.Close()
 	requireEqual(t, "2 notifications/skills/list_changed notifications/resources/list_changed", strings.Join(got, " "))
+	// The connection ends with its input, before the test does: a connection left running
+	// would race with later tests (FuzzReadLine once changed maxLine under it).
+	select {
+	case err := <-served:
+		requireNoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio did not return after its input ended")
+	}
 }
 
 // writeStarts tells on started each time a Write begins, so that a test knows a write is
@@ -186,13 +195,12 @@ func FuzzReadLine(f *testing.F) {
 		f.Add([]byte(s), uint8(4), uint8(16))
 	}
 	f.Fuzz(func(t *testing.T, input []byte, max, size uint8) {
-		defer func(m int) { maxLine = m }(maxLine)
-		maxLine = int(max%32) + 1
+		maxLine := int(max%32) + 1
 		br := bufio.NewReaderSize(bytes.NewReader(input), int(size%64)+16)
 		var long []byte
 		var got []string
 		for {
-			line, tooLong, err := readLine(br, &long)
+			line, tooLong, err := readLine(br, &long, maxLine)
 			if tooLong {
 				got = append(got, "<too long>")
 			} else {
