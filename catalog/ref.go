@@ -28,17 +28,16 @@ func ParseRef(cell []byte) (Ref, error) {
 	if n < 1 || n > 16 || cell[n] != ' ' || !IsObjectName(unsafeString(cell[n+1:])) {
 		return Ref{}, fmt.Errorf("%w: bad object reference", ErrCorrupt)
 	}
-	var size int64
 	for i, c := range cell[:n] {
 		if c < '0' || c > '9' || (i == 0 && c == '0' && n > 1) {
 			return Ref{}, fmt.Errorf("%w: bad object size", ErrCorrupt)
 		}
-		size = size*10 + int64(c-'0')
 	}
-	if size >= 1<<53 {
+	r := RefOf(cell) // checked: now only split
+	if r.Size >= 1<<53 {
 		return Ref{}, fmt.Errorf("%w: object size out of range", ErrCorrupt)
 	}
-	return Ref{Name: unsafeString(cell[n+1:]), Size: size}, nil
+	return r, nil
 }
 
 // IsObjectName reports whether s can name a store object: 64 lowercase hex digits.
