@@ -78,23 +78,22 @@ func ParseURI(s string) (string, error) {
 // further: segments of characters that stand for themselves (no '%' at all), none of them
 // empty, "." or "..". Anything else takes the full parse.
 func plainPath(p string) bool {
-	seg, dotsOnly := 0, true // the current segment's length, and whether it is all dots
+	segDots := 0 // as in parseURI
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		if c == '/' {
-			if dotsOnly && seg <= 2 {
+			if segDots >= 0 && segDots <= 2 {
 				return false
 			}
-			seg, dotsOnly = 0, true
+			segDots = 0
 			continue
 		}
 		if !keeps[c] {
 			return false
 		}
-		seg++
-		dotsOnly = dotsOnly && c == '.'
+		segDots = dots(segDots, c)
 	}
-	return !(dotsOnly && seg <= 2)
+	return !(segDots >= 0 && segDots <= 2)
 }
 
 // parseURI is ParseURI's full parse, for every input.
