@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -100,7 +101,7 @@ func TestPackLookups(t *testing.T) {
 		for k := lo; k < hi; k++ {
 			got = append(got, p.SkillByURIRank(k))
 		}
-		if !equalInts(got, tt.want) {
+		if !slices.Equal(got, tt.want) {
 			t.Errorf("SkillsUnder(%q) = %v, want %v", tt.prefix, got, tt.want)
 		}
 	}
@@ -113,7 +114,7 @@ func TestPackLookups(t *testing.T) {
 		for k := lo; k < hi; k++ {
 			got = append(got, p.SkillByPathRank(k))
 		}
-		if !equalInts(got, tt.want) {
+		if !slices.Equal(got, tt.want) {
 			t.Errorf("SkillPathsWithPrefix(%q) = %v, want %v", tt.prefix, got, tt.want)
 		}
 	}
@@ -129,18 +130,6 @@ func TestPackLookups(t *testing.T) {
 	if lo, hi := p.SkillFilesWithPrefix(1, "skill://a/"); hi-lo != 2 {
 		t.Errorf("SkillFilesWithPrefix(a, \"\") = %d, %d", lo, hi)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestOpenRejectsCorruption(t *testing.T) {

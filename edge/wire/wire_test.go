@@ -13,23 +13,11 @@ import (
 
 // equalRequest reports whether a and b are equal, treating nil and empty bodies alike.
 func equalRequest(a, b Request) bool {
-	return a.Method == b.Method && a.Target == b.Target && equalHeader(a.Header, b.Header) && bytes.Equal(a.Body, b.Body)
+	return a.Method == b.Method && a.Target == b.Target && slices.Equal(a.Header, b.Header) && bytes.Equal(a.Body, b.Body)
 }
 
 func equalResponse(a, b Response) bool {
-	return a.Status == b.Status && equalHeader(a.Header, b.Header) && bytes.Equal(a.Body, b.Body) && slices.Equal(a.Refs, b.Refs)
-}
-
-func equalHeader(a, b Header) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return a.Status == b.Status && slices.Equal(a.Header, b.Header) && bytes.Equal(a.Body, b.Body) && slices.Equal(a.Refs, b.Refs)
 }
 
 func TestRequestRoundTrip(t *testing.T) {
