@@ -3,14 +3,12 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
 // TestPluginRequestsDoNotAllocate holds the plugin to answering common requests without
@@ -23,22 +21,12 @@ func TestPluginRequestsDoNotAllocate(t *testing.T) {
 	_, cat := testPlugin(t)
 	var mallocs allocCounter
 	ctx := experimental.WithFunctionListenerFactory(context.Background(), &mallocs)
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithMemoryLimitPages(DefaultMemoryLimit/pageSize))
-	defer rt.Close(ctx)
-	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-	_, err := instantiateHostModule(ctx, rt)
-	requireNoError(t, err)
-	compiled, err := rt.CompileModule(ctx, shared.wasm)
-	requireNoError(t, err)
+	in := rawInstance(t, ctx, wazero.NewRuntimeConfig(), cat.Index)
+	defer in.close()
 	if mallocs.hooked == 0 {
 		t.Fatal("no function of the plugin is named runtime.mallocgc: the count below would prove nothing")
 	}
-	p := &Plugin{rt: rt, compiled: compiled, cfg: Config{Stderr: io.Discard}, pages: DefaultMemoryLimit / pageSize}
-	in, err := p.bareInstance(ctx, nil)
-	requireNoError(t, err)
-	defer in.close()
 	requireNoError(t, in.callStatus(ctx, in.configure, (&Options{MaxBody: DefaultMaxBody}).configJSON()))
-	requireNoError(t, in.callStatus(ctx, in.load, cat.Index))
 
 	modern := func(method, name, params string) []byte {
 		body := `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{` + params +

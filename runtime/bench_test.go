@@ -139,10 +139,16 @@ func BenchmarkPreemption(b *testing.B) {
 // instanceWithPreemption returns an instance holding pack, from a runtime of its own with
 // WithCloseOnContextDone set to on (the shipped runtime has it on).
 func instanceWithPreemption(tb testing.TB, on bool, pack []byte) *instance {
-	ctx := context.Background()
+	return rawInstance(tb, context.Background(), wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(on).WithCompilationCache(compilationCache("")), pack)
+}
+
+// rawInstance returns an instance of the plugin as built (not instrumented) holding pack,
+// from a runtime of its own made with rc and ctx (which may carry a wazero function
+// listener factory: it must be there when the module is compiled).
+func rawInstance(tb testing.TB, ctx context.Context, rc wazero.RuntimeConfig, pack []byte) *instance {
 	testPlugin(tb)
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithMemoryLimitPages(DefaultMemoryLimit/pageSize).
-		WithCloseOnContextDone(on).WithCompilationCache(compilationCache("")))
+	rt := wazero.NewRuntimeWithConfig(ctx, rc.WithMemoryLimitPages(DefaultMemoryLimit/pageSize))
 	tb.Cleanup(func() { rt.Close(ctx) })
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 	_, err := instantiateHostModule(ctx, rt)
