@@ -2,6 +2,9 @@ package edge
 
 import (
 	"encoding/base64"
+	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -266,4 +269,46 @@ func TestScanHeaders(t *testing.T) {
 	if hd := scanHeaders(nil); hd.hasHost || hd.hasOrigin || hd.hasContentType {
 		t.Error("fields found in an empty header")
 	}
+}
+
+// RequestFields names every field scanHeaders reads and nothing else: a header of only the
+// listed fields scans as the whole header does, each listed field alone lands in a field
+// of its own, and headers has one string field per name (a field added to headers without
+// its name in the list fails here).
+func TestRequestFields(t *testing.T) {
+	var all []string
+	others := []string{"User-Agent", "Content-Length", "Accept-Encoding", "Accept-Language", "Authorization",
+		"Cookie", "Mcp-Session-Id", "Last-Event-ID", "Referer", "X-Forwarded-For", "X-Forwarded-Host",
+		"Forwarded", "Cache-Control", "Connection", "Transfer-Encoding", "Te", "Sec-Fetch-Mode", "Sec-Fetch-Site", "Upgrade"}
+	for i, name := range others {
+		all = append(all, name, fmt.Sprint("other ", i))
+	}
+	listed := header()
+	for i, name := range RequestFields {
+		v := fmt.Sprint("value ", i)
+		all = append(all, strings.ToUpper(name), v)
+		listed = append(listed, wire.Field{Name: name, Value: v})
+		hd := scanHeaders(header(name, v))
+		if !slices.Contains(stringFields(hd), v) {
+			t.Errorf("%s alone: scanHeaders does not read it", name)
+		}
+	}
+	if got, want := scanHeaders(listed), scanHeaders(header(all...)); got != want {
+		t.Errorf("the listed fields scan as %+v, the whole header as %+v", got, want)
+	}
+	if n := len(stringFields(headers{})); n != len(RequestFields) {
+		t.Errorf("headers has %d string fields, RequestFields %d names", n, len(RequestFields))
+	}
+}
+
+// stringFields returns the values of hd's string fields.
+func stringFields(hd headers) []string {
+	v := reflect.ValueOf(hd)
+	var out []string
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.String {
+			out = append(out, f.String())
+		}
+	}
+	return out
 }

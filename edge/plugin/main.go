@@ -95,6 +95,8 @@
 //	skilledge_http(ptr, size u32) u64      packed response frame; 0 on error
 //	skilledge_rpc(ptr, size u32) u64       packed rpc output; 0 on error
 //	skilledge_error() u64                  packed message of the last error
+//	skilledge_fields() u64                 packed names of the request header fields the
+//	                                       server reads, lowercase, one a line
 //
 // So a host allocates an input buffer once and writes each input into it, calling
 // skilledge_alloc again only for an input that does not fit, and after skilledge_load;
@@ -102,7 +104,8 @@
 // request is then one call. Outputs are valid until the next skilledge_* call, so the host
 // copies them out first. A successful output is never empty, so 0 unambiguously means an
 // error. skilledge_error keeps the last message until the next error (0 if there was
-// none).
+// none). A request frame need carry only the fields skilledge_fields names (the answer
+// depends on no other), which saves a host where reading every field costs.
 //
 // # Failure
 //

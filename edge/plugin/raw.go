@@ -4,7 +4,10 @@ package main
 
 import (
 	"errors"
+	"strings"
 	"unsafe"
+
+	"github.com/skilledge/skilledge/edge"
 )
 
 // The raw ABI: for hosts we write. See the package comment in main.go.
@@ -76,6 +79,12 @@ func rawRPC(ptr, size uint32) uint64 {
 
 //go:wasmexport skilledge_error
 func rawError() uint64 { return packed(lastErr) }
+
+// fieldNames is edge.RequestFields, one name a line.
+var fieldNames = []byte(strings.Join(edge.RequestFields, "\n"))
+
+//go:wasmexport skilledge_fields
+func rawFields() uint64 { return packed(fieldNames) }
 
 // input checks that (ptr, size) lies in the buffer from the last alloc and returns it.
 func input(ptr, size uint32) ([]byte, error) {
