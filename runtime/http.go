@@ -21,7 +21,8 @@ import (
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := states.Get().(*httpState)
 	defer st.put()
-	frame, err := appendRequestFrame(st.in[:0], r, s.cur.Load().opt.MaxBody)
+	cur := s.cur.Load()
+	frame, err := appendRequestFrame(st.in[:0], r, cur.opt.MaxBody, cur.fields)
 	st.in = frame[:0]
 	if err != nil {
 		s.logf("skilledge: %s %s: reading the body: %v", r.Method, r.RequestURI, err)
@@ -158,10 +159,12 @@ func internValue(v string) string {
 
 var errBusy = errors.New("server busy")
 
-// appendRequestFrame appends the wire frame of r to dst: method, request target, every
-// header (Host first, as "Host"; the rest in the map's order, each name's values in
-// order) and at most maxBody+1 bytes of body.
-func appendRequestFrame(dst []byte, r *http.Request, maxBody int) ([]byte, error) {
+// appendRequestFrame appends the wire frame of r to dst: method, request target, the
+// header (Host first, as "Host"; then the fields whose names are in fields, compared
+// ignoring case, or every field when fields is nil, in the map's order, each name's values
+// in order) and at most maxBody+1 bytes of body. The plugin reads only the fields it names
+// (Pool.fields): every other line would be framed for it to skip.
+func appendRequestFrame(dst []byte, r *http.Request, maxBody int, fields []string) ([]byte, error) {
 	target := r.RequestURI
 	if !strings.HasPrefix(target, "/") && target != "*" {
 		target = r.URL.RequestURI() // absolute-form ("http://host/path"), or a request made in-process
@@ -173,6 +176,9 @@ func appendRequestFrame(dst []byte, r *http.Request, maxBody int) ([]byte, error
 	dst = append(dst, r.Host...)
 	dst = append(dst, '\n')
 	for name, vs := range r.Header {
+		if fields != nil && !listed(fields, name) {
+			continue
+		}
 		for _, v := range vs {
 			dst = append(dst, name...)
 			dst = append(dst, ": "...)
@@ -198,6 +204,16 @@ func appendRequestFrame(dst []byte, r *http.Request, maxBody int) ([]byte, error
 			return dst, err
 		}
 	}
+}
+
+// listed reports whether name is in fields, ignoring case.
+func listed(fields []string, name string) bool {
+	for _, f := range fields {
+		if strings.EqualFold(f, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeInternalError answers status with a JSON-RPC internal error (-32603, id null).

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -110,7 +111,7 @@ func TestAppendRequestFrame(t *testing.T) {
 	r.Header.Set("Zeta", "z")
 	r.Header.Add("Accept", "a")
 	r.Header.Add("Accept", "b")
-	out, err := appendRequestFrame(nil, r, 1000)
+	out, err := appendRequestFrame(nil, r, 1000, nil)
 	requireNoError(t, err)
 	requireEqual(t, 1001, body.n, "the host reads at most MaxBody+1 bytes")
 	f, err := wire.ParseRequest(out)
@@ -125,9 +126,30 @@ func TestAppendRequestFrame(t *testing.T) {
 	requireEqual(t, 1001, len(f.Body))
 
 	r = httptest.NewRequest("GET", "/", nil)
-	out, err = appendRequestFrame(nil, r, 1000)
+	out, err = appendRequestFrame(nil, r, 1000, nil)
 	requireNoError(t, err)
 	requireEqual(t, "GET /\nHost: example.com\n\n", string(out))
+
+	// With the plugin's names, only those fields (any case), and Host always.
+	r = httptest.NewRequest("POST", "/mcp", strings.NewReader("{}"))
+	r.Header.Set("User-Agent", "u")
+	r.Header.Add("Origin", "o1")
+	r.Header.Add("Origin", "o2")
+	r.Header["mcp-method"] = []string{"m"} // set in process, not canonical
+	out, err = appendRequestFrame(nil, r, 1000, []string{"origin", "mcp-method", "accept"})
+	requireNoError(t, err)
+	f, err = wire.ParseRequest(out)
+	requireNoError(t, err)
+	rest = slices.Clone(f.Header[1:])
+	slices.SortStableFunc(rest, func(a, b wire.Field) int { return strings.Compare(a.Name, b.Name) })
+	requireEqual(t, wire.Header{{Name: "Origin", Value: "o1"}, {Name: "Origin", Value: "o2"}, {Name: "mcp-method", Value: "m"}}, wire.Header(rest))
+	requireEqual(t, "{}", string(f.Body))
+}
+
+// The pool frames what the plugin's skilledge_fields names: edge.RequestFields.
+func TestPoolFields(t *testing.T) {
+	pool := testPool(t, Options{})
+	requireEqual(t, edge.RequestFields, pool.fields)
 }
 
 // An instance failure is a 500 with a JSON-RPC internal error for that request only.

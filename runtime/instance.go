@@ -22,6 +22,7 @@ const (
 	rawHTTP      = "skilledge_http"
 	rawRPC       = "skilledge_rpc"
 	rawError     = "skilledge_error"
+	rawFields    = "skilledge_fields"
 )
 
 // instance is one module instance with a pack loaded. It serves one call at a time.
@@ -142,6 +143,24 @@ func (p *Plugin) bareInstance(ctx context.Context, logMu *sync.Mutex) (*instance
 		in.timer.Stop()
 	}
 	return in, nil
+}
+
+// fields returns the names of the request header fields the plugin reads
+// (skilledge_fields), or nil when it does not say (a plugin older than that export):
+// then a request frame must carry every field.
+func (in *instance) fields(ctx context.Context) ([]string, error) {
+	fn := in.mod.ExportedFunction(rawFields)
+	if fn == nil {
+		return nil, nil
+	}
+	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
+		return nil, instanceError(err)
+	}
+	b, ok := in.mem.Read(uint32(in.stack[0]>>32), uint32(in.stack[0]))
+	if !ok || len(b) == 0 {
+		return nil, fmt.Errorf("%w: %s gave no names", ErrInstance, rawFields)
+	}
+	return strings.Split(string(b), "\n"), nil
 }
 
 func (in *instance) close() {

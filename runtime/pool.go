@@ -97,6 +97,9 @@ type Pool struct {
 	store   wire.Store
 	config  []byte
 	opt     Options
+	// fields are the request header fields the plugin reads (instance.fields), nil for
+	// every field: the HTTP front frames only these.
+	fields []string
 	slots   chan *instance // Size entries; nil means "not created yet"
 	logMu   sync.Mutex
 	mu      sync.Mutex
@@ -150,6 +153,10 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 	}
 	first, err := pl.newInstance(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if pl.fields, err = first.fields(ctx); err != nil {
+		first.close()
 		return nil, err
 	}
 	pl.slots <- first
