@@ -34,7 +34,7 @@ import pack from "./catalog.pack";
 // holds the two equal).
 const defaultMaxBody = 1048576;
 
-let plugin = null; // Promise of {raw, maxBody}, made once per isolate
+let plugin = null; // Promise of {raw, fields, maxBody}, made once per isolate
 let started = null; // what plugin resolved to, once it has
 
 async function start(env) {
@@ -50,7 +50,9 @@ async function start(env) {
 	const raw = new Raw(x);
 	raw.call("skilledge_configure", encoder.encode(JSON.stringify(options)));
 	raw.call("skilledge_load", new Uint8Array(pack));
-	return { raw, maxBody: options.maxBody ?? defaultMaxBody };
+	// The request header fields the plugin reads: only these are framed.
+	const fields = decoder.decode(bytesAt(x, x.skilledge_fields())).split("\n");
+	return { raw, fields, maxBody: options.maxBody ?? defaultMaxBody };
 }
 
 // Raw calls the plugin's raw exports (see edge/plugin/main.go). It keeps the input buffer
@@ -114,12 +116,19 @@ function bytesAt(x, packed) {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-// requestHead is the head of the request's frame (request line, every header, the blank
-// line), as a string; Raw.http writes it and the body into the plugin's memory.
-function requestHead(request) {
+// requestHead is the head of the request's frame (request line, the header fields named in
+// fields, the blank line), as a string; Raw.http writes it and the body into the plugin's
+// memory. The fields are looked up by name: iterating the headers would cost the runtime a
+// sorted, lowercased copy of every field, most of which the plugin never reads. A repeated
+// field comes as its values joined by ", ", as iterating would give it.
+function requestHead(request, fields) {
 	const url = request.url; // absolute: scheme://authority/path?query
 	let head = `${request.method} ${url.slice(url.indexOf("/", url.indexOf("//") + 2))}\n`;
-	for (const [name, value] of request.headers) head += `${name}: ${value}\n`;
+	const h = request.headers;
+	for (let i = 0; i < fields.length; i++) {
+		const value = h.get(fields[i]);
+		if (value !== null) head += `${fields[i]}: ${value}\n`;
+	}
 	return head + "\n";
 }
 
@@ -156,6 +165,37 @@ async function bodyInChunks(request, limit) {
 	return body;
 }
 
+// lastHead is a copy of the status line and fields of the last response frame, and
+// lastRead what statusAndFields read from them. Answers of a kind repeat them, so most
+// requests compare bytes rather than decode and split a string. The Response copies the
+// pairs it is given, so one array serves many.
+let lastHead = null;
+let lastRead = null;
+
+// statusAndFields reads the status and the header fields, as [name, value] pairs, from the
+// first n bytes of frame.
+function statusAndFields(frame, n) {
+	if (lastHead !== null && lastHead.length === n) {
+		let i = 0;
+		while (i < n && frame[i] === lastHead[i]) i++;
+		if (i === n) return lastRead;
+	}
+	const head = decoder.decode(frame.subarray(0, n));
+	const headers = [];
+	let line = head.indexOf("\n") + 1; // after the status line
+	const status = Number(line === 0 ? head : head.slice(0, line - 1));
+	while (line > 0 && line < head.length) {
+		let next = head.indexOf("\n", line);
+		if (next < 0) next = head.length;
+		const colon = head.indexOf(": ", line);
+		headers.push([head.slice(line, colon), head.slice(colon + 2, next)]);
+		line = next + 1;
+	}
+	lastHead = frame.slice(0, n);
+	lastRead = { status, headers };
+	return lastRead;
+}
+
 // storeDir is where the content store's objects are in the assets (catalog.StoreDir).
 const storeDir = "/sha256/";
 
@@ -168,26 +208,22 @@ const assembleMax = 64 * 1024;
 // the Response itself when nothing need be awaited (no objects, or all in the isolate's
 // cache), else a promise of it: every await costs the runtime a turn.
 function response(frame, env, ctx) {
-	let end = 0; // the blank line that ends the head
-	while (end + 1 < frame.length && !(frame[end] === 10 && frame[end + 1] === 10)) end++;
-	const head = decoder.decode(frame.subarray(0, end));
-	// The fields go to the Response as [name, value] pairs: a Headers object made here
-	// would only be copied into the Response's own.
-	const headers = [];
+	// The head: the status line, the fields, the "@" lines, a blank line.
+	let end = 0, refsAt = -1;
+	for (; end + 1 < frame.length; end++) {
+		if (frame[end] !== 10) continue;
+		if (frame[end + 1] === 10) break;
+		if (frame[end + 1] === 64 && refsAt < 0) refsAt = end + 1;
+	}
+	const { status, headers } = statusAndFields(frame, refsAt < 0 ? end : refsAt - 1);
 	const refs = [];
-	let line = head.indexOf("\n") + 1; // after the status line
-	const status = Number(line === 0 ? head : head.slice(0, line - 1));
-	while (line > 0 && line < head.length) {
-		let next = head.indexOf("\n", line);
-		if (next < 0) next = head.length;
-		if (head.charCodeAt(line) === 64) { // "@AT SIZE NAME"
-			const a = head.indexOf(" ", line), b = head.indexOf(" ", a + 1);
-			refs.push({ at: Number(head.slice(line + 1, a)), size: Number(head.slice(a + 1, b)), name: head.slice(b + 1, next) });
-		} else {
-			const colon = head.indexOf(": ", line);
-			headers.push([head.slice(line, colon), head.slice(colon + 2, next)]);
-		}
-		line = next + 1;
+	for (let i = refsAt; i >= 0 && i < end; i++) { // "@AT SIZE NAME", ASCII digits and hex
+		let at = 0, size = 0;
+		for (i++; i < end && frame[i] !== 32; i++) at = at * 10 + frame[i] - 48;
+		for (i++; i < end && frame[i] !== 32; i++) size = size * 10 + frame[i] - 48;
+		const from = ++i;
+		while (frame[i] !== 10) i++;
+		refs.push({ at, size, name: String.fromCharCode.apply(null, frame.subarray(from, i)) });
 	}
 	const body = frame.subarray(end + 2);
 	if (refs.length === 0) return new Response(body.length > 0 ? body.slice() : null, { status, headers });
@@ -368,7 +404,7 @@ export default {
 			}
 			if (plugin === ready) started = instance;
 		}
-		const head = requestHead(request);
+		const head = requestHead(request, instance.fields);
 		const body = await requestBody(request, instance.maxBody);
 		let out;
 		try {
