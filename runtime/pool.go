@@ -92,14 +92,14 @@ type storeChecker interface {
 // is discarded; only the request it was serving sees the error. A Pool is safe for
 // concurrent use.
 type Pool struct {
-	plugin  *Plugin
-	pack    []byte
-	store   wire.Store
-	config  []byte
-	opt     Options
+	plugin *Plugin
+	pack   []byte
+	store  wire.Store
+	config []byte
+	opt    Options
 	// fields are the request header fields the plugin reads (instance.fields), nil for
 	// every field: the HTTP front frames only these.
-	fields []string
+	fields  []string
 	slots   chan *instance // Size entries; nil means "not created yet"
 	logMu   sync.Mutex
 	mu      sync.Mutex
