@@ -3,9 +3,6 @@
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o plugin.wasm ./edge/plugin
 //
-// (the go command optimises it with the profile default.pgo beside this file; see
-// RATIONALE.md, "Why is the plugin built with a profile").
-//
 // The result is a WASI reactor: a host instantiates it with wasi_snapshot_preview1, calls
 // the export _initialize once, then any of the exports below, one call at a time. Exports
 // are not reentrant and an instance is not safe for concurrent calls; hosts run one
