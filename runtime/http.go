@@ -206,10 +206,10 @@ func appendRequestFrame(dst []byte, r *http.Request, maxBody int, fields []strin
 	}
 }
 
-// listed reports whether name is in fields, ignoring case.
+// listed reports whether name is in fields, ignoring ASCII case as edge does.
 func listed(fields []string, name string) bool {
 	for _, f := range fields {
-		if strings.EqualFold(f, name) {
+		if wire.EqualFold(f, name) {
 			return true
 		}
 	}
