@@ -156,11 +156,17 @@ func (in *instance) fields(ctx context.Context) ([]string, error) {
 	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
 		return nil, instanceError(err)
 	}
-	b, ok := in.mem.Read(uint32(in.stack[0]>>32), uint32(in.stack[0]))
+	b, ok := in.packed()
 	if !ok || len(b) == 0 {
 		return nil, fmt.Errorf("%w: %s gave no names", ErrInstance, rawFields)
 	}
 	return strings.Split(string(b), "\n"), nil
+}
+
+// packed reads the packed result (ptr<<32 | len) of the last raw call from the module's
+// memory; false when it lies outside it.
+func (in *instance) packed() ([]byte, bool) {
+	return in.mem.Read(uint32(in.stack[0]>>32), uint32(in.stack[0]))
 }
 
 func (in *instance) close() {
@@ -226,7 +232,7 @@ func (in *instance) callOutput(ctx context.Context, fn api.Function, b, dst []by
 	if in.stack[0] == 0 {
 		return dst, in.pluginError(ctx)
 	}
-	out, ok := in.mem.Read(uint32(in.stack[0]>>32), uint32(in.stack[0]))
+	out, ok := in.packed()
 	if !ok {
 		return dst, fmt.Errorf("%w: output outside memory", ErrInstance)
 	}
@@ -238,7 +244,7 @@ func (in *instance) pluginError(ctx context.Context) error {
 	if err := in.lastErr.CallWithStack(ctx, in.stack[:]); err != nil {
 		return instanceError(err)
 	}
-	msg, ok := in.mem.Read(uint32(in.stack[0]>>32), uint32(in.stack[0]))
+	msg, ok := in.packed()
 	if !ok {
 		return fmt.Errorf("%w: error message outside memory", ErrInstance)
 	}
