@@ -185,12 +185,72 @@ func FuzzServeHTTP(f *testing.F) {
 			t.Fatalf("response frame %q does not parse back (%v)", frame, err)
 		}
 		for range 2 { // twice: the second answer reuses the scratch buffer
-			got := s.AppendHTTP([]byte("prefix"), r)
+			got, replay := s.AppendHTTP([]byte("prefix"), r)
 			if !bytes.Equal(got, append([]byte("prefix"), frame...)) {
 				t.Fatalf("AppendHTTP = %q, ServeHTTP frame %q", got, frame)
 			}
+			if replay.IDLen > 0 {
+				checkReplay(t, s, r, got[len("prefix"):], replay)
+			}
 		}
 	})
+}
+
+// checkReplay holds the answer frame AppendHTTP gave r, with replay, to edge.Replay's
+// promise: for other ids of the same kind, the answer is frame with that id in its place.
+func checkReplay(t *testing.T, s *Server, r *wire.Request, frame []byte, replay Replay) {
+	t.Helper()
+	body := r.Body
+	if replay.IDAt < 0 || replay.IDAt+replay.IDLen > len(body) || replay.AnswerAt+replay.IDLen > len(frame) || replay.MaxBody != s.opt.MaxBody {
+		t.Fatalf("replay %+v out of the body (%d bytes) or the answer (%d)", replay, len(body), len(frame))
+	}
+	id := body[replay.IDAt : replay.IDAt+replay.IDLen]
+	kind := ReplayableID(id)
+	if kind == 0 || !bytes.Equal(frame[replay.AnswerAt:replay.AnswerAt+len(id)], id) {
+		t.Fatalf("replay %+v: id %q of no kind, or not echoed in %q", replay, id, frame)
+	}
+	others := []string{"0", "-7", "123456789012345", `""`, `"x"`, `"a longer id, 0123456789"`}
+	for _, other := range others {
+		if ReplayableID([]byte(other)) != kind {
+			continue
+		}
+		r2 := *r
+		r2.Body = slices.Concat(body[:replay.IDAt], []byte(other), body[replay.IDAt+len(id):])
+		if len(r2.Body) > replay.MaxBody {
+			continue // outside the promise
+		}
+		got, replay2 := s.AppendHTTP(nil, &r2)
+		want := replayed(t, frame, replay.AnswerAt, len(id), []byte(other))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("id %s for %s: answer\n%q\nnot the replay\n%q", other, id, got, want)
+		}
+		if replay2.IDLen != len(other) || replay2.AnswerAt != replay.AnswerAt || replay2.IDAt != replay.IDAt {
+			t.Fatalf("id %s: replay %+v, want %+v with IDLen %d", other, replay2, replay, len(other))
+		}
+	}
+}
+
+// replayed is the response frame frame with the n bytes at at replaced by id, and its
+// references after them moved by the difference in length, as a host replays it.
+func replayed(t *testing.T, frame []byte, at, n int, id []byte) []byte {
+	t.Helper()
+	resp, err := wire.ParseResponse(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at -= len(frame) - len(resp.Body)
+	if at < 0 {
+		t.Fatalf("the echo at %d is not in the body", at)
+	}
+	resp.Body = slices.Concat(resp.Body[:at], id, resp.Body[at+n:])
+	resp.Refs = slices.Clone(resp.Refs)
+	for i := range resp.Refs {
+		if resp.Refs[i].At < at+n {
+			t.Fatalf("reference %+v before the end of the echoed id", resp.Refs[i])
+		}
+		resp.Refs[i].At += len(id) - n
+	}
+	return wire.AppendResponse(nil, &resp)
 }
 
 func FuzzHandleMessage(f *testing.F) {

@@ -46,12 +46,23 @@ func (s *Server) ServeHTTP(r *wire.Request) *wire.Response { return s.serveHTTP(
 // references) to dst. It answers into a buffer reused across calls, so a request costs no
 // allocation that grows with the response: the one copy is into dst. This is what hosts
 // call.
-func (s *Server) AppendHTTP(dst []byte, r *wire.Request) []byte {
+//
+// It also says whether, and how, a host may give the same answer again to a request that
+// differs only in its id (Replay, whose AnswerAt counts from the start of the appended
+// frame): the zero Replay when it may not.
+func (s *Server) AppendHTTP(dst []byte, r *wire.Request) ([]byte, Replay) {
 	sc := getScratch()
+	sc.replay = Replay{}
 	resp := s.serveHTTP(r, sc)
+	start := len(dst)
 	dst = wire.AppendResponse(dst, resp)
+	replay := sc.replay
+	if replay.IDLen > 0 {
+		// The body ends the frame.
+		replay.AnswerAt += len(dst) - start - len(resp.Body)
+	}
 	sc.keep(resp.Body, resp.Refs)
-	return dst
+	return dst, replay
 }
 
 // serveHTTP answers r, building a JSON-RPC response body on rb. Every answer, refusals
@@ -181,7 +192,8 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 	if !modern {
 		// Legacy clients turn any non-2xx status into a transport failure, so JSON-RPC
 		// errors travel with 200.
-		out, _ := s.answer(buf, c)
+		out, code := s.answer(buf, c)
+		rb.replay = replayOf(r.Body, msg.ID, out, code, s.opt.MaxBody)
 		return rb.response(200, out)
 	}
 	if err := s.checkModernHeaders(hd, c); err != nil {
@@ -191,6 +203,7 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 		return s.httpError(400, msg.ID, err)
 	}
 	out, code := s.answer(buf, c)
+	rb.replay = replayOf(r.Body, msg.ID, out, code, s.opt.MaxBody)
 	return rb.response(modernStatus(code), out)
 }
 

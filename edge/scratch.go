@@ -18,6 +18,8 @@ type reply struct {
 	c    call
 	resp wire.Response
 	hdr  [8]wire.Field
+	// replay is how the answer may be replayed (replayOf), set by post.
+	replay Replay
 }
 
 // scratch holds replies for reuse. A reply keeps the capacity its largest answer needed,

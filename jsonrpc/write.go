@@ -2,9 +2,13 @@ package jsonrpc
 
 import "strconv"
 
+// ResponsePrefix is how every response AppendResult, AppendResultStart and AppendError
+// write begins: the raw id follows it.
+const ResponsePrefix = `{"jsonrpc":"2.0","id":`
+
 // The fixed parts of a response object.
 const (
-	headerPrefix = `{"jsonrpc":"2.0","id":`
+	headerPrefix = ResponsePrefix
 	resultKey    = `,"result":`
 	errorKey     = `,"error":{"code":`
 	messageKey   = `,"message":`

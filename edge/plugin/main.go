@@ -97,6 +97,9 @@
 //	skilledge_error() u64                  packed message of the last error
 //	skilledge_fields() u64                 packed names of the request header fields the
 //	                                       server reads, lowercase, one a line
+//	skilledge_replay() u64                 packed replay of the last skilledge_http answer:
+//	                                       16 bytes, four u32 little-endian (below); 0 when
+//	                                       that answer may not be replayed
 //
 // So a host allocates an input buffer once and writes each input into it, calling
 // skilledge_alloc again only for an input that does not fit, and after skilledge_load;
@@ -106,6 +109,14 @@
 // error. skilledge_error keeps the last message until the next error (0 if there was
 // none). A request frame need carry only the fields skilledge_fields names (the answer
 // depends on no other), which saves a host where reading every field costs.
+//
+// A host may keep answers and give them again (edge.Replay states the promise). After a
+// skilledge_http call, skilledge_replay's four numbers are: where the request's id token
+// starts in the request frame, its length, where the answer echoes it in the response
+// frame, and the longest request frame the promise holds for. A request frame that equals
+// the one answered except for another id token of the same kind (edge.ReplayableID) at
+// that place, and is no longer than that, gets the same response frame with its token at
+// the echo's place and every REF after it moved by the difference in length.
 //
 // # Failure
 //
@@ -173,10 +184,11 @@ func configure(b []byte) error {
 }
 
 // serveHTTP answers one request frame, appending the response frame (with references)
-// to dst.
-func serveHTTP(dst, frame []byte) []byte {
+// to dst, and says how the answer may be replayed: edge.Replay, but counted in frames,
+// IDAt from the start of frame and MaxBody as the longest request frame.
+func serveHTTP(dst, frame []byte) ([]byte, edge.Replay) {
 	if srv == nil {
-		return append(dst, noCatalog...)
+		return append(dst, noCatalog...), edge.Replay{}
 	}
 	req, err := wire.ParseRequestInto(frame, reqHeader)
 	reqHeader = req.Header[:0]
@@ -185,9 +197,13 @@ func serveHTTP(dst, frame []byte) []byte {
 			Status: 400,
 			Header: wire.Header{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}},
 			Body:   []byte("skilledge: malformed request frame from the host\n"),
-		})
+		}), edge.Replay{}
 	}
-	return srv.AppendHTTP(dst, &req)
+	dst, replay := srv.AppendHTTP(dst, &req)
+	head := len(frame) - len(req.Body) // the body ends the frame
+	replay.IDAt += head
+	replay.MaxBody += head
+	return dst, replay
 }
 
 // handleRPC answers one rpc input frame, appending the rpc output frame (with

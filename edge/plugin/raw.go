@@ -3,7 +3,9 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
 	"strings"
 	"unsafe"
 
@@ -20,6 +22,9 @@ var (
 	out []byte
 	// lastErr is the message of the last error.
 	lastErr []byte
+	// replay is the output of skilledge_replay for the last skilledge_http answer: empty,
+	// or its four numbers.
+	replay []byte
 )
 
 var errBuffer = errors.New("skilledge: (ptr, size) is not the buffer from skilledge_alloc")
@@ -60,7 +65,15 @@ func rawHTTP(ptr, size uint32) uint64 {
 		rawStatus(err)
 		return 0
 	}
-	out = serveHTTP(out[:0], b)
+	var r edge.Replay
+	out, r = serveHTTP(out[:0], b)
+	replay = replay[:0]
+	if r.IDLen > 0 {
+		replay = binary.LittleEndian.AppendUint32(replay, uint32(r.IDAt))
+		replay = binary.LittleEndian.AppendUint32(replay, uint32(r.IDLen))
+		replay = binary.LittleEndian.AppendUint32(replay, uint32(r.AnswerAt))
+		replay = binary.LittleEndian.AppendUint32(replay, uint32(min(r.MaxBody, math.MaxUint32)))
+	}
 	return packed(out)
 }
 
@@ -76,6 +89,9 @@ func rawRPC(ptr, size uint32) uint64 {
 	}
 	return packed(out)
 }
+
+//go:wasmexport skilledge_replay
+func rawReplay() uint64 { return packed(replay) }
 
 //go:wasmexport skilledge_error
 func rawError() uint64 { return packed(lastErr) }
