@@ -12,9 +12,10 @@ import (
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
-// ServeHTTP implements http.Handler: it frames the request, has the plugin answer it and
-// writes the answer back, with the store objects it names spliced in straight from the
-// pool's store, and a Content-Length. The host decides only what the plugin cannot: the
+// ServeHTTP implements http.Handler: it frames the request, has the plugin answer it (or
+// replays the answer the plugin gave a request that differed only in its id: replays)
+// and writes the answer back, with the store objects it names spliced in straight from
+// the pool's store, and a Content-Length. The host decides only what the plugin cannot: the
 // body cap (it reads at most MaxBody+1 bytes, so it never buffers more), the wait for a
 // free instance (bounded by the pool's Timeout: 503 after it), instance failures, and a
 // store missing a named object (both 500 with a JSON-RPC -32603 body).
@@ -30,16 +31,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var (
-		pool *Pool
-		resp []byte
-		f    wire.Response
+		pool  *Pool
+		resp  []byte
+		f     wire.Response
+		owned bool // f's fields are interned already
 	)
-	err = s.call(func(p *Pool) error {
-		var err error
-		pool = p
-		resp, f, err = p.httpInto(r.Context(), frame, st.out[:0], st.header[:0], st.refs[:0])
-		return err
-	})
+	if e, id := cur.replays.lookup(frame); e != nil {
+		pool, owned = cur, true
+		f = e.answer(st.out[:0], id, st.refs[:0])
+		resp = f.Body
+	} else {
+		err = s.call(func(p *Pool) error {
+			var err error
+			pool = p
+			resp, f, err = p.httpInto(r.Context(), frame, st.out[:0], st.header[:0], st.refs[:0])
+			return err
+		})
+	}
 	st.out = resp[:0]
 	if err != nil {
 		if r.Context().Err() != nil {
@@ -55,7 +63,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeInternalError(w, status, err)
 		return
 	}
-	st.header, st.refs = f.Header[:0], f.Refs[:0]
+	if !owned {
+		st.header = f.Header[:0]
+	}
+	st.refs = f.Refs[:0]
 	objs, err := wire.Objects(f.Refs, pool.Store())
 	if err != nil {
 		s.logf("skilledge: %s %s: %v", r.Method, r.RequestURI, err)
@@ -70,8 +81,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for i, fl := range f.Header {
 		// f aliases st.out, which is reused after this handler returns and before
 		// net/http may write the header: keep strings of our own.
-		name := internName(fl.Name)
-		values[i] = internValue(fl.Value)
+		name := fl.Name
+		values[i] = fl.Value
+		if !owned {
+			name, values[i] = internName(name), internValue(values[i])
+		}
 		if vs, ok := h[name]; ok {
 			h[name] = append(vs, values[i])
 		} else {
@@ -161,9 +175,11 @@ var errBusy = errors.New("server busy")
 
 // appendRequestFrame appends the wire frame of r to dst: method, request target, the
 // header (Host first, as "Host"; then the fields whose names are in fields, compared
-// ignoring case, or every field when fields is nil, in the map's order, each name's values
-// in order) and at most maxBody+1 bytes of body. The plugin reads only the fields it names
-// (Pool.fields): every other line would be framed for it to skip.
+// ignoring case, in the order of fields, or every field when fields is nil, in the map's
+// order; each name's values in order) and at most maxBody+1 bytes of body. The plugin
+// reads only the fields it names (Pool.fields): every other line would be framed for it
+// to skip. The same request is framed as the same bytes (with fields), which replays
+// need.
 func appendRequestFrame(dst []byte, r *http.Request, maxBody int, fields []string) ([]byte, error) {
 	target := r.RequestURI
 	if !strings.HasPrefix(target, "/") && target != "*" {
@@ -175,16 +191,42 @@ func appendRequestFrame(dst []byte, r *http.Request, maxBody int, fields []strin
 	dst = append(dst, "\nHost: "...)
 	dst = append(dst, r.Host...)
 	dst = append(dst, '\n')
-	for name, vs := range r.Header {
-		if fields != nil && !listed(fields, name) {
-			continue
+	// The key of each listed field, by its place in fields; of several keys for one field
+	// (keys that differ in case, set in-process) the first in sort order, and the others
+	// in more, framed after, sorted.
+	var (
+		byField [16]string
+		more    []string
+	)
+	for name := range r.Header {
+		i := 0
+		if fields != nil {
+			if i = listed(fields, name); i < 0 {
+				continue
+			}
 		}
-		for _, v := range vs {
-			dst = append(dst, name...)
-			dst = append(dst, ": "...)
-			dst = append(dst, v...)
-			dst = append(dst, '\n')
+		switch {
+		case fields == nil || i >= len(byField):
+			more = append(more, name)
+		case byField[i] == "":
+			byField[i] = name
+		default: // the key that sorts first keeps the place
+			if name < byField[i] {
+				name, byField[i] = byField[i], name
+			}
+			more = append(more, name)
 		}
+	}
+	if fields != nil {
+		slices.Sort(more)
+	}
+	for _, name := range byField {
+		if name != "" {
+			dst = appendField(dst, name, r.Header[name])
+		}
+	}
+	for _, name := range more {
+		dst = appendField(dst, name, r.Header[name])
 	}
 	dst = append(dst, '\n')
 	if r.Body == nil || r.Body == http.NoBody {
@@ -206,14 +248,25 @@ func appendRequestFrame(dst []byte, r *http.Request, maxBody int, fields []strin
 	}
 }
 
-// listed reports whether name is in fields, ignoring ASCII case as edge does.
-func listed(fields []string, name string) bool {
-	for _, f := range fields {
+// appendField appends a line for each of the values of the field name.
+func appendField(dst []byte, name string, values []string) []byte {
+	for _, v := range values {
+		dst = append(dst, name...)
+		dst = append(dst, ": "...)
+		dst = append(dst, v...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// listed returns the index of name in fields, ignoring ASCII case as edge does, or -1.
+func listed(fields []string, name string) int {
+	for i, f := range fields {
 		if wire.EqualFold(f, name) {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // writeInternalError answers status with a JSON-RPC internal error (-32603, id null).

@@ -23,6 +23,7 @@ const (
 	rawRPC       = "skilledge_rpc"
 	rawError     = "skilledge_error"
 	rawFields    = "skilledge_fields"
+	rawReplay    = "skilledge_replay"
 )
 
 // instance is one module instance with a pack loaded. It serves one call at a time.
@@ -31,6 +32,7 @@ type instance struct {
 	mem                               api.Memory
 	alloc, load, configure, http, rpc api.Function
 	lastErr                           api.Function
+	replay                            api.Function // nil in a plugin older than the export
 	stack                             [2]uint64
 	host                              *hostState
 	// inPtr and inCap are the input buffer of the last skilledge_alloc, which stays valid
@@ -126,6 +128,7 @@ func (p *Plugin) bareInstance(ctx context.Context, logMu *sync.Mutex) (*instance
 		http:      mod.ExportedFunction(rawHTTP),
 		rpc:       mod.ExportedFunction(rawRPC),
 		lastErr:   mod.ExportedFunction(rawError),
+		replay:    mod.ExportedFunction(rawReplay),
 		host:      newHostState(p.cfg.Stderr, logMu),
 	}
 	if in.mem == nil {

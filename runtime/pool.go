@@ -33,6 +33,11 @@ type Options struct {
 	// MaxBody+1 bytes and the plugin answers 413 when it gets more than MaxBody. Default
 	// DefaultMaxBody.
 	MaxBody int
+	// Replays is the most answers the HTTP front keeps to give again to requests that
+	// repeat one but for their JSON-RPC id, without calling an instance (edge.Replay says
+	// which answers may be). Default DefaultReplays; negative keeps none, so that every
+	// request reaches the plugin.
+	Replays int
 
 	// Server holds the plugin's options, passed to its configure export; zero values take
 	// the plugin's defaults. Its MaxBody is replaced by the pool's, which host and plugin
@@ -99,7 +104,9 @@ type Pool struct {
 	opt    Options
 	// fields are the request header fields the plugin reads (instance.fields), nil for
 	// every field: the HTTP front frames only these.
-	fields  []string
+	fields []string
+	// replays are the answers the HTTP front may give again (replay.go); nil for none.
+	replays *replays
 	slots   chan *instance // Size entries; nil means "not created yet"
 	logMu   sync.Mutex
 	mu      sync.Mutex
@@ -138,6 +145,9 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 	if opt.MaxBody <= 0 {
 		opt.MaxBody = DefaultMaxBody
 	}
+	if opt.Replays == 0 {
+		opt.Replays = DefaultReplays
+	}
 	if need := minMemory(len(pack), opt.MaxBody, len(opt.Server.Instructions)); p.MemoryLimit() < need {
 		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the catalog index is %s (every instance keeps its own copy) and request bodies may be %s, which with the largest answer a request may ask for needs at least %s; raise the memory limit",
 			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(len(pack))), mib(uint64(opt.MaxBody)), mib(need))
@@ -148,6 +158,7 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 		store:   cat.Store,
 		config:  opt.configJSON(),
 		opt:     opt,
+		replays: newReplays(opt.Replays),
 		slots:   make(chan *instance, opt.Size),
 		drained: make(chan struct{}),
 	}
@@ -281,7 +292,8 @@ func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
 
 // httpInto is HTTP also returning the response frame parsed, its fields and references
 // appended to h and refs (wire.ParseResponseInto): the check that the frame parses is
-// the parse a caller needs.
+// the parse a caller needs. An answer the plugin says may be replayed is kept for the
+// HTTP front (replays).
 func (pl *Pool) httpInto(ctx context.Context, frame, dst []byte, h wire.Header, refs []wire.Ref) ([]byte, wire.Response, error) {
 	var resp wire.Response
 	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
@@ -292,6 +304,15 @@ func (pl *Pool) httpInto(ctx context.Context, frame, dst []byte, h wire.Header, 
 		}
 		if resp, err = wire.ParseResponseInto(dst[start:], h, refs); err != nil {
 			return fmt.Errorf("%w: the plugin answered a malformed frame", ErrInstance)
+		}
+		if pl.replays != nil {
+			hint, ok, err := in.replayHint(ctx)
+			if err != nil {
+				return err
+			}
+			if ok {
+				pl.replays.keep(frame, hint, dst[start:], resp)
+			}
 		}
 		return nil
 	})

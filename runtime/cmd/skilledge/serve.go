@@ -146,6 +146,8 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 	f.register(c.fs)
 	addr := c.fs.String("addr", "127.0.0.1:8787", "listen on `HOST:PORT`")
 	public := c.fs.Bool("public", false, "allow listening on a non-loopback address")
+	replays := c.fs.Int("replays", skruntime.DefaultReplays,
+		"keep up to `N` answers to give again, without running the plugin, to requests that repeat one but for their JSON-RPC id; 0 runs the plugin for every request")
 	var origins, hosts stringList
 	c.fs.Var(&origins, "allow-origin", "also accept browser requests from `ORIGIN` (repeatable; \"*\" for any; loopback origins are always accepted)")
 	c.fs.Var(&hosts, "allow-host", "also accept requests whose Host header is `HOST` (repeatable; \"*\" for any; loopback names are always accepted, and any with --public)")
@@ -156,6 +158,10 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 	server, err := f.server()
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
+		return 2
+	}
+	if *replays < 0 {
+		fmt.Fprintf(stderr, "skilledge serve: --replays %d: give a number of answers, or 0 for none\n", *replays)
 		return 2
 	}
 	if !*public && !loopbackAddr(*addr) {
@@ -180,7 +186,10 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 		return 1
 	}
 	server.AllowOrigins, server.AllowHosts = origins, hosts
-	opt := skruntime.Options{Server: server}
+	opt := skruntime.Options{Server: server, Replays: *replays}
+	if *replays == 0 {
+		opt.Replays = -1
+	}
 	pool, plugin, err := startPool(ctx, f.plugin, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
