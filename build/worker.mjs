@@ -20,6 +20,9 @@
 // options, the index and every request then go through the raw exports (skilledge_configure,
 // skilledge_load, skilledge_http), which move their input with one copy instead of go-pdk's
 // host call per 8 bytes (BENCHMARKS.md, RATIONALE.md).
+// An answer the plugin marks replayable (skilledge_replay) is kept, and a request that
+// repeats it but for its JSON-RPC id gets it again with its own id, without a call into
+// the plugin (see "Replays" below).
 // One instance, with the index loaded, lives for the isolate; it is made on the first
 // request (the options are a binding, which only a request's env carries). Calls into it
 // are synchronous, so they never interleave. The host's own duties are the ones only a
@@ -98,9 +101,24 @@ class Raw {
 		const room = this.room(3 * head.length + size);
 		const { written } = encoder.encodeInto(head, room);
 		if (size > 0) room.set(body instanceof Uint8Array ? body : new Uint8Array(body), written);
+		this.headBytes = written;
 		const out = this.x.skilledge_http(this.ptr, written + size);
 		if (out === 0n) throw new Error(this.error());
 		return bytesAt(this.x, out);
+	}
+
+	// replay is how the last http answer may be replayed (skilledge_replay): where the id
+	// lies in the request frame, its length, where the answer echoes it, and the longest
+	// request frame the promise holds for; null when it may not be (or the plugin does not
+	// say).
+	replay() {
+		if (typeof this.x.skilledge_replay !== "function") return null;
+		const packed = this.x.skilledge_replay();
+		if (packed === 0n) return null;
+		const b = bytesAt(this.x, packed);
+		if (b.length !== 16) return null;
+		const v = new DataView(b.buffer, b.byteOffset, 16);
+		return { idAt: v.getUint32(0, true), idLen: v.getUint32(4, true), answerAt: v.getUint32(8, true), maxFrame: v.getUint32(12, true) };
 	}
 
 	error() {
@@ -115,6 +133,7 @@ function bytesAt(x, packed) {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const empty = new Uint8Array(0);
 
 // requestHead is the head of the request's frame (request line, the header fields named in
 // fields, the blank line), as a string; Raw.http writes it and the body into the plugin's
@@ -202,12 +221,9 @@ const storeDir = "/sha256/";
 // assembleMax is the largest answer put together in memory rather than streamed.
 const assembleMax = 64 * 1024;
 
-// response turns a response frame into a Response, splicing in the store objects its "@"
-// lines name, fetched from env.ASSETS and streamed, never buffered. frame is a view of the
-// plugin's memory (Raw.http): what is kept across an await is copied first. It returns
-// the Response itself when nothing need be awaited (no objects, or all in the isolate's
-// cache), else a promise of it: every await costs the runtime a turn.
-function response(frame, env, ctx) {
+// parseFrame reads a response frame: its status, its header fields as [name, value]
+// pairs, the references of its "@" lines, and its body, a view of frame.
+function parseFrame(frame) {
 	// The head: the status line, the fields, the "@" lines, a blank line.
 	let end = 0, refsAt = -1;
 	for (; end + 1 < frame.length; end++) {
@@ -225,13 +241,134 @@ function response(frame, env, ctx) {
 		while (frame[i] !== 10) i++;
 		refs.push({ at, size, name: String.fromCharCode.apply(null, frame.subarray(from, i)) });
 	}
-	const body = frame.subarray(end + 2);
+	return { status, headers, refs, body: frame.subarray(end + 2) };
+}
+
+// respond turns a parsed response frame into a Response, splicing in the store objects
+// its references name, fetched from env.ASSETS and streamed, never buffered. body may be a
+// view of the plugin's memory (Raw.http): what is kept across an await is copied first. It
+// returns the Response itself when nothing need be awaited (no objects, or all in the
+// isolate's cache), else a promise of it: every await costs the runtime a turn.
+function respond({ status, headers, refs, body }, env, ctx) {
 	if (refs.length === 0) return new Response(body.length > 0 ? body.slice() : null, { status, headers });
 	if (!env.ASSETS) return storeFailure("the Worker has no ASSETS binding: wrangler.toml's [assets] must bind OUT/assets as ASSETS");
 	let total = body.length;
 	for (let i = 0; i < refs.length; i++) total += refs[i].size;
 	if (total <= assembleMax) return assembled(env, status, headers, body, refs, total);
 	return streamed(env, ctx, status, headers, body.slice(), refs, total);
+}
+
+// Replays: the answers the plugin says may be given again to a request that repeats one
+// but for its JSON-RPC id (skilledge_replay; edge.Replay in the Go code states the
+// promise), so that such a request is answered without calling the plugin, as `serve`
+// does (runtime/replay.go). An entry is the request's head and body around the id, and
+// the answer around it; entries are found by a hash of the head and of the body around
+// the id, for each shape (the lengths around the id) seen, at most replayShapesMax.
+const replayMax = 1024; // entries
+const replayBudget = 4 * 1024 * 1024; // bytes in all
+const replayShapesMax = 16;
+const replays = new Map(); // hash -> entry, oldest first
+const replayShapes = []; // [before, after]: body bytes around the id
+let replayBytes = 0;
+
+// idKind is edge.ReplayableID: "n" for an integer of at most 15 digits without sign of
+// zero or leading zeros, "s" for a string of at most 62 printable ASCII characters
+// without '"' or '\', "" for any other token.
+function idKind(t) {
+	const n = t.length;
+	if (n === 0 || n > 64) return "";
+	if (t[0] === 34) {
+		if (n < 2 || t[n - 1] !== 34) return "";
+		for (let i = 1; i < n - 1; i++) if (t[i] < 0x20 || t[i] > 0x7e || t[i] === 34 || t[i] === 92) return "";
+		return "s";
+	}
+	const from = t[0] === 45 ? 1 : 0; // "-"
+	const digits = n - from;
+	if (digits === 0 || digits > 15 || (t[from] === 48 && n > 1)) return "";
+	for (let i = from; i < n; i++) if (t[i] < 48 || t[i] > 57) return "";
+	return "n";
+}
+
+// replayHash is a 32-bit FNV-1a hash of head and of body without its bytes from..to.
+function replayHash(head, body, from, to) {
+	let h = 0x811c9dc5;
+	for (let i = 0; i < head.length; i++) h = Math.imul(h ^ head.charCodeAt(i), 0x01000193);
+	for (let i = 0; i < from; i++) h = Math.imul(h ^ body[i], 0x01000193);
+	h = Math.imul(h ^ 0x100, 0x01000193);
+	for (let i = to; i < body.length; i++) h = Math.imul(h ^ body[i], 0x01000193);
+	return h >>> 0;
+}
+
+function sameBytes(a, b, at) {
+	for (let i = 0; i < a.length; i++) if (a[i] !== b[at + i]) return false;
+	return true;
+}
+
+// replayed answers the request of head and body from a kept answer, as respond's input,
+// or gives null.
+function replayed(head, body) {
+	for (let s = 0; s < replayShapes.length; s++) {
+		const [before, after] = replayShapes[s];
+		const to = body.length - after;
+		if (to - before <= 0 || to - before > 64) continue;
+		const e = replays.get(replayHash(head, body, before, to));
+		if (e === undefined || e.head !== head || e.before.length !== before || e.after.length !== after ||
+			e.headBytes + body.length > e.maxFrame || !sameBytes(e.before, body, 0) || !sameBytes(e.after, body, to)) continue;
+		const id = body.subarray(before, to);
+		if (idKind(id) !== e.kind) continue;
+		const out = new Uint8Array(e.answerBefore.length + id.length + e.answerAfter.length);
+		out.set(e.answerBefore);
+		out.set(id, e.answerBefore.length);
+		out.set(e.answerAfter, e.answerBefore.length + id.length);
+		const shift = e.answerBefore.length + id.length;
+		const refs = e.refs.map((r) => ({ at: r.at + shift, size: r.size, name: r.name }));
+		return { status: e.status, headers: e.headers, refs, body: out };
+	}
+	return null;
+}
+
+// keepReplay keeps the answer parsed (of the response frame frame) to the request of head
+// (headBytes long in the frame) and body, as hint (Raw.replay) says, unless it is larger
+// than an answer assembled in memory or its shape is one too many.
+function keepReplay(head, headBytes, body, frame, parsed, hint) {
+	const idAt = hint.idAt - headBytes, n = hint.idLen;
+	const at = hint.answerAt - (frame.length - parsed.body.length); // the body ends the frame
+	if (n === 0 || idAt < 0 || idAt + n > body.length || headBytes + body.length > hint.maxFrame ||
+		at < 0 || at + n > parsed.body.length || parsed.body.length > assembleMax) return;
+	const id = body.subarray(idAt, idAt + n);
+	const kind = idKind(id);
+	if (kind === "" || !sameBytes(id, parsed.body, at)) return;
+	const refs = [];
+	for (const r of parsed.refs) {
+		if (r.at < at + n) return; // the echo would move a reference before it
+		refs.push({ at: r.at - at - n, size: r.size, name: r.name });
+	}
+	const before = body.slice(0, idAt), after = body.slice(idAt + n);
+	let known = false;
+	for (const [b, a] of replayShapes) known ||= b === before.length && a === after.length;
+	if (!known) {
+		if (replayShapes.length === replayShapesMax) return;
+		replayShapes.push([before.length, after.length]);
+	}
+	const e = {
+		head, headBytes, before, after, kind, maxFrame: hint.maxFrame,
+		status: parsed.status, headers: parsed.headers,
+		answerBefore: parsed.body.slice(0, at), answerAfter: parsed.body.slice(at + n), refs,
+		size: 2 * head.length + body.length + parsed.body.length + 64 * refs.length,
+	};
+	const key = replayHash(head, body, idAt, idAt + n);
+	const old = replays.get(key);
+	if (old !== undefined) {
+		replays.delete(key);
+		replayBytes -= old.size;
+	}
+	for (const [k, o] of replays) {
+		if (replays.size < replayMax && replayBytes + e.size <= replayBudget) break;
+		replays.delete(k);
+		replayBytes -= o.size;
+	}
+	replays.set(key, e);
+	replayBytes += e.size;
 }
 
 // streamed answers a response of more than assembleMax bytes: body (a copy of the
@@ -405,19 +542,25 @@ export default {
 			if (plugin === ready) started = instance;
 		}
 		const head = requestHead(request, instance.fields);
-		const body = await requestBody(request, instance.maxBody);
-		let out;
-		try {
-			out = instance.raw.http(head, body);
-		} catch (err) {
-			// The instance trapped (a panic, out of memory): it is unusable. Only this request
-			// fails; the next one gets a fresh instance.
-			if (started === instance) started = plugin = null;
-			console.error("skilledge: the plugin trapped:", err);
-			return new Response("skilledge: internal error\n", { status: 500, headers: noSniff });
+		const read = await requestBody(request, instance.maxBody);
+		const body = read === null ? empty : read instanceof Uint8Array ? read : new Uint8Array(read);
+		let parsed = replayed(head, body);
+		if (parsed === null) {
+			try {
+				const out = instance.raw.http(head, body);
+				parsed = parseFrame(out);
+				const hint = instance.raw.replay();
+				if (hint !== null) keepReplay(head, instance.raw.headBytes, body, out, parsed, hint);
+			} catch (err) {
+				// The instance trapped (a panic, out of memory): it is unusable. Only this request
+				// fails; the next one gets a fresh instance.
+				if (started === instance) started = plugin = null;
+				console.error("skilledge: the plugin trapped:", err);
+				return new Response("skilledge: internal error\n", { status: 500, headers: noSniff });
+			}
 		}
 		try {
-			const answer = response(out, env, ctx);
+			const answer = respond(parsed, env, ctx);
 			return answer instanceof Response ? answer : await answer;
 		} catch (err) {
 			return storeFailure(`reading the content store: ${err}`);

@@ -4,6 +4,7 @@ package tests
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,8 +32,9 @@ import (
 //
 // Two groups, each on the same catalog and the same requests:
 //   - native: the floor (tests/loadbench/floor: a plain net/http handler answering with
-//     the bytes skilledge answers with), `skilledge serve`, and the TS SDK v2 server on
-//     Node 22 (tests/loadbench/ts-server.mjs);
+//     the bytes skilledge answers with, the request's id in place), `skilledge serve`,
+//     the same with `--replays 0` (every request through the plugin), and the TS SDK v2
+//     server on Node 22 (tests/loadbench/ts-server.mjs);
 //   - workerd: a plain Worker answering with the same bytes, the skilledge Worker (the
 //     bundle `wrangler deploy --dry-run` makes, its assets bound), and the TS SDK v2
 //     server as a Worker (tests/loadbench/ts-worker.mjs), each in a workerd of its own.
@@ -49,21 +51,60 @@ const (
 	manyClients = 16              // concurrent clients of the busy case; the other has one
 )
 
-// loadCase is one request measured on every server.
+// loadCase is one request measured on every server. Its body starts with idPrefix and
+// the id: every request carries an id of its own, as a client's do.
 type loadCase struct {
-	name, method, uri, body string
+	name, method, uri string
+	rest              string // the body after the id
 }
+
+// idPrefix starts every request body, and every skilledge answer; the id follows it.
+const idPrefix = `{"jsonrpc":"2.0","id":`
+
+// firstID is the id of the request whose answer each server's later answers must repeat,
+// with their own ids; distinct enough to occur once in an answer.
+const firstID = 424242
 
 func loadCases() []loadCase {
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	read := func(uri string) string {
-		return `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"` + uri + `",` + meta + `}}`
+		return `,"method":"resources/read","params":{"uri":"` + uri + `",` + meta + `}}`
 	}
 	return []loadCase{
 		{"small read (10 B file)", "resources/read", "skill://tiny/ten.txt", read("skill://tiny/ten.txt")},
-		{"skills/list", "skills/list", "", `{"jsonrpc":"2.0","id":2,"method":"skills/list","params":{` + meta + `}}`},
+		{"skills/list", "skills/list", "", `,"method":"skills/list","params":{` + meta + `}}`},
 		{"3 MiB read", "resources/read", "skill://big/data.bin", read("skill://big/data.bin")},
 	}
+}
+
+// body appends the body of c with id to dst.
+func (c loadCase) body(dst []byte, id int64) []byte {
+	dst = append(dst, idPrefix...)
+	dst = strconv.AppendInt(dst, id, 10)
+	return append(dst, c.rest...)
+}
+
+// answer is a server's first answer split around the id it echoes, which every later
+// answer must repeat with its own id.
+type answer struct{ before, after []byte }
+
+// splitAnswer splits b, the answer to a request with firstID, around the id.
+func splitAnswer(b []byte) (answer, bool) {
+	echo := []byte(`"id":` + strconv.Itoa(firstID))
+	i := bytes.Index(b, echo)
+	if i < 0 || bytes.Count(b, echo) != 1 {
+		return answer{}, false
+	}
+	at := i + len(`"id":`)
+	return answer{b[:at], b[at+len(echo)-len(`"id":`):]}, true
+}
+
+// is reports whether b is a with id in place.
+func (a answer) is(b []byte, id int64) bool {
+	n := len(b) - len(a.before) - len(a.after)
+	var room [20]byte
+	return n > 0 && bytes.HasPrefix(b, a.before) && bytes.HasSuffix(b, a.after) &&
+		bytes.Equal(b[len(a.before):len(a.before)+n], strconv.AppendInt(room[:0], id, 10))
 }
 
 // loadServer is one server under load: its MCP URL, its process (for CPU time) and its
@@ -72,25 +113,26 @@ type loadServer struct {
 	name    string
 	url     string
 	pid     int
-	answers map[string][]byte
+	answers map[string]answer
 }
 
-// expect asks srv every case once and keeps its answers, which must be 200 and carry the
-// same contents as want's (the file's bytes, the skills' URIs).
+// expect asks srv every case once and keeps its answers, which must be 200, echo the id
+// once and carry the same contents as want's (the file's bytes, the skills' URIs).
 func (srv *loadServer) expect(t *testing.T, want map[string][]byte) {
-	srv.answers = map[string][]byte{}
+	srv.answers = map[string]answer{}
 	for _, c := range loadCases() {
-		status, body, err := c.post(http.DefaultClient, srv.url)
-		if err != nil || status != 200 || !sameContents(body, want[c.name]) {
+		status, body, err := c.post(http.DefaultClient, srv.url, firstID)
+		a, ok := splitAnswer(body)
+		if err != nil || status != 200 || !ok || !sameContents(body, want[c.name]) {
 			t.Fatalf("%s, %s: %d %v %.300s", srv.name, c.name, status, err, body)
 		}
-		srv.answers[c.name] = body
+		srv.answers[c.name] = a
 	}
 }
 
-// post sends c to url as a 2026-07-28 client does.
-func (c loadCase) post(client *http.Client, url string) (int, []byte, error) {
-	req, err := http.NewRequest("POST", url, strings.NewReader(c.body))
+// post sends c with id to url as a 2026-07-28 client does.
+func (c loadCase) post(client *http.Client, url string, id int64) (int, []byte, error) {
+	req, err := http.NewRequest("POST", url, bytes.NewReader(c.body(nil, id)))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -152,18 +194,20 @@ func measure(t *testing.T, srv loadServer, c loadCase, clients int, d time.Durat
 	deadline := start.Add(d)
 	var failure error
 	want := srv.answers[c.name]
-	for range clients {
+	for i := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
 			defer client.CloseIdleConnections()
 			var lat []time.Duration
+			id := int64(i+1) * 1e9 // ids of its own, counting up
 			for time.Now().Before(deadline) {
+				id++
 				t0 := time.Now()
-				status, body, err := c.post(client, srv.url)
-				if err == nil && (status != 200 || string(body) != string(want)) {
-					err = fmt.Errorf("%s: status %d, %d bytes, not the %d expected", srv.name, status, len(body), len(want))
+				status, body, err := c.post(client, srv.url, id)
+				if err == nil && (status != 200 || !want.is(body, id)) {
+					err = fmt.Errorf("%s: status %d, %d bytes, not the %d expected with id %d", srv.name, status, len(body), len(want.before)+len(want.after), id)
 				}
 				if err != nil {
 					mu.Lock()
@@ -293,7 +337,7 @@ func TestLoadReport(t *testing.T) {
 	answers := map[string][]byte{}
 	answerDir := t.TempDir()
 	for _, c := range loadCases() {
-		status, body, err := c.post(http.DefaultClient, sk.url)
+		status, body, err := c.post(http.DefaultClient, sk.url, firstID)
 		if err != nil || status != 200 {
 			t.Fatalf("%s: %d %v %s", c.name, status, err, body)
 		}
@@ -304,9 +348,12 @@ func TestLoadReport(t *testing.T) {
 	}
 	floorURL, floorCmd := startProcess(t, "floor", exec.Command(filepath.Join(bin, "floor"), "127.0.0.1:0", answerDir), regexp.MustCompile(`listening on (http://\S+)`))
 	floor := loadServer{name: "net/http floor", url: floorURL + "/mcp", pid: floorCmd.Process.Pid}
+	// The same server running the plugin for every request: what the replays save.
+	addr, plainCmd := startProcess(t, "skilledge serve --replays 0", exec.Command(cli, "serve", out, "--addr", "127.0.0.1:0", "--replays", "0"), servingLine)
+	skPlugin := loadServer{name: "`serve --replays 0`", url: addr, pid: plainCmd.Process.Pid}
 	tsURL, tsCmd := startProcess(t, "TS SDK v2 server", tsServerCmd(t, skills), regexp.MustCompile(`listening on (http://\S+/mcp)`))
 	ts := loadServer{name: "TS SDK v2 server (Node 22)", url: tsURL, pid: tsCmd.Process.Pid}
-	for _, srv := range []*loadServer{&sk, &floor, &ts} {
+	for _, srv := range []*loadServer{&sk, &floor, &skPlugin, &ts} {
 		srv.expect(t, answers)
 	}
 
@@ -314,10 +361,12 @@ func TestLoadReport(t *testing.T) {
 	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, Node %s, workerd %s. %d clients or one, each on a keep-alive\n",
 		time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version(), nodeVersion(t), workerdVersion(t), manyClients)
 	fmt.Fprintf(&b, "connection, in a Go net/http client in the benchmark's process on the same cores; every case is %d rounds of %v per\n", loadRounds, loadRound)
-	fmt.Fprintf(&b, "server, the servers in turn, after %v of warm-up each. Requests are 2026-07-28 (stateless) MCP. Each cell: requests\n", loadWarm)
-	b.WriteString("per second (× the floor), p50 and p99 latency, and the server process's own CPU time per request.\n\n")
+	fmt.Fprintf(&b, "server, the servers in turn, after %v of warm-up each. Requests are 2026-07-28 (stateless) MCP, each with an id of its\n", loadWarm)
+	b.WriteString("own (every answer is checked: the first answer's bytes with that id). Each cell: requests per second (× the floor),\n")
+	b.WriteString("p50 and p99 latency, and the server process's own CPU time per request. `serve` answers a request that repeats one\n")
+	b.WriteString("but for its id from its replays; `serve --replays 0` runs the plugin for every request.\n\n")
 	b.WriteString("Native:\n\n")
-	loadTable(t, &b, []loadServer{floor, sk, ts})
+	loadTable(t, &b, []loadServer{floor, sk, skPlugin, ts})
 
 	// The Workers, each in a workerd of its own.
 	d, err := deployFolder(skills)
@@ -371,23 +420,35 @@ func workerdServer(t *testing.T, name, config string) loadServer {
 }
 
 // plainLoadWorker writes a workerd configuration for a Worker that reads the request body
-// and answers with the bytes of answers for the request's Mcp-Method and Mcp-Name: the
-// floor of that runtime.
+// and answers with the bytes of answers for the request's Mcp-Method and Mcp-Name, the
+// request's id in place of firstID: the floor of that runtime.
 func plainLoadWorker(dir string, answers map[string][]byte) (string, error) {
 	var js strings.Builder
-	js.WriteString("const answers = new Map([\n")
+	js.WriteString("const enc = new TextEncoder();\nconst answers = new Map([\n")
 	for _, c := range loadCases() {
-		text, _ := json.Marshal(string(answers[c.name])) // a JSON string is a JavaScript string
-		fmt.Fprintf(&js, "  [%q, new TextEncoder().encode(%s)],\n", c.method+" "+c.uri, text)
+		a, ok := splitAnswer(answers[c.name])
+		if !ok {
+			return "", fmt.Errorf("%s: the answer does not echo id %d once", c.name, firstID)
+		}
+		before, _ := json.Marshal(string(a.before)) // a JSON string is a JavaScript string
+		after, _ := json.Marshal(string(a.after))
+		fmt.Fprintf(&js, "  [%q, [enc.encode(%s), enc.encode(%s)]],\n", c.method+" "+c.uri, before, after)
 	}
-	js.WriteString(`]);
-export default {
+	fmt.Fprintf(&js, "]);\nconst idAt = %d;\n", len(idPrefix))
+	js.WriteString(`export default {
   async fetch(request) {
-    await request.arrayBuffer();
+    const body = new Uint8Array(await request.arrayBuffer());
     const key = request.headers.get("Mcp-Method") + " " + (request.headers.get("Mcp-Name") ?? "");
-    const bytes = answers.get(key);
-    if (!bytes) return new Response("not found", { status: 404 });
-    return new Response(bytes, { headers: { "Content-Type": "application/json" } });
+    const parts = answers.get(key);
+    if (!parts) return new Response("not found", { status: 404 });
+    let end = idAt; // the id: the digits after the body's fixed start
+    while (end < body.length && body[end] >= 48 && body[end] <= 57) end++;
+    const [before, after] = parts;
+    const out = new Uint8Array(before.length + end - idAt + after.length);
+    out.set(before);
+    out.set(body.subarray(idAt, end), before.length);
+    out.set(after, before.length + end - idAt);
+    return new Response(out, { headers: { "Content-Type": "application/json" } });
   },
 };
 `)

@@ -568,3 +568,53 @@ func TestWorkerStoreObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerReplays: the Worker answers requests that repeat one but for the id from the
+// answers it kept (build/worker.mjs, "Replays"); each answer must be what edge itself
+// answers, whether it was replayed or not: another id of either kind, a longer one, ids it
+// may not stand for, other files and hosts, a body at the size limit and one byte over it.
+func TestWorkerReplays(t *testing.T) {
+	const maxBody = 2048
+	options := `{"allowHosts":["*"],"allowOrigins":["*"],"maxBody":` + strconv.Itoa(maxBody) + `}`
+	worker := workerTarget{workerd(t, options)[0]}
+	ref := newInProcess(t, []byte(options))
+	read := func(id, uri string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"resources/read","params":{"uri":"` + uri + `"}}`
+	}
+	const md = "skill://git-workflow/SKILL.md"
+	full := read("1", md)
+	full = full[:len(full)-1] + strings.Repeat(" ", maxBody-len(full)) + "}"
+	for _, c := range []struct{ name, host, body string }{
+		{"first read", "", read("1", md)},
+		{"again, another id", "", read("2", md)},
+		{"a longer id", "", read("123456789012345", md)},
+		{"an id of the other kind", "", read(`"abc"`, md)},
+		{"a string id again", "", read(`"req-2"`, md)},
+		{"a number once more", "", read("3", md)},
+		{"an id with a fraction", "", read("4.0", md)},
+		{"an id past 15 digits", "", read("1234567890123456", md)},
+		{"an escaped id", "", read(`"\u0035"`, md)},
+		{"another file", "", read("5", "skill://csv-insights/assets/chart-template.png")},
+		{"that file again", "", read("6", "skill://csv-insights/assets/chart-template.png")},
+		{"another Host", "other.example", read("7", md)},
+		{"the id elsewhere", "", `{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"` + md + `"},"id":9}`},
+		{"a missing file", "", read("10", "skill://git-workflow/nope.md")},
+		{"the missing file again", "", read("11", "skill://git-workflow/nope.md")},
+		{"a body of maxBody bytes", "", full},
+		{"the same, one byte too long", "", strings.Replace(full, `"id":1`, `"id":12`, 1)},
+		{"the same, another short id", "", strings.Replace(full, `"id":1`, `"id":7`, 1)},
+	} {
+		host := c.host
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		frame := wire.AppendRequest(nil, &wire.Request{Method: "POST", Target: "/mcp", Body: []byte(c.body), Header: wire.Header{
+			{Name: "Host", Value: host}, {Name: "Content-Type", Value: "application/json"}, {Name: "Accept", Value: "application/json, text/event-stream"},
+		}})
+		got := worker.normalize(worker.HTTP(t, frame))
+		want := worker.normalize(ref.HTTP(t, frame))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: the Worker answered\n%s\nwhere edge answers\n%s", c.name, got, want)
+		}
+	}
+}
