@@ -295,10 +295,14 @@ func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
 // the parse a caller needs. An answer the plugin says may be replayed is kept for the
 // HTTP front (replays).
 func (pl *Pool) httpInto(ctx context.Context, frame, dst []byte, h wire.Header, refs []wire.Ref) ([]byte, wire.Response, error) {
-	var resp wire.Response
+	var (
+		resp       wire.Response
+		start      = len(dst)
+		hint       replayHint
+		replayable bool
+	)
 	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
 		var err error
-		start := len(dst)
 		if dst, err = in.callOutput(ctx, in.http, frame, dst); err != nil {
 			return err
 		}
@@ -306,16 +310,15 @@ func (pl *Pool) httpInto(ctx context.Context, frame, dst []byte, h wire.Header, 
 			return fmt.Errorf("%w: the plugin answered a malformed frame", ErrInstance)
 		}
 		if pl.replays != nil {
-			hint, ok, err := in.replayHint(ctx)
-			if err != nil {
-				return err
-			}
-			if ok {
-				pl.replays.keep(frame, hint, dst[start:], resp)
-			}
+			hint, replayable, err = in.replayHint(ctx)
 		}
-		return nil
+		return err
 	})
+	if err == nil && replayable {
+		// Kept once the instance is back in the pool: keeping copies and takes the
+		// replays' lock, which no other request need wait for.
+		pl.replays.keep(frame, hint, dst[start:], resp)
+	}
 	return dst, resp, err
 }
 
