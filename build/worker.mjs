@@ -66,6 +66,7 @@ class Raw {
 		this.x = x;
 		this.ptr = 0;
 		this.cap = 0;
+		this.headBytes = 0; // the UTF-8 length of the last http call's head
 	}
 
 	// room returns the input buffer as a view of at least size bytes, growing it first
@@ -289,10 +290,16 @@ function idKind(t) {
 	return "n";
 }
 
-// replayHash is a 32-bit FNV-1a hash of head and of body without its bytes from..to.
-function replayHash(head, body, from, to) {
+// headHash is a 32-bit FNV-1a hash of head, which replayHash goes on from.
+function headHash(head) {
 	let h = 0x811c9dc5;
 	for (let i = 0; i < head.length; i++) h = Math.imul(h ^ head.charCodeAt(i), 0x01000193);
+	return h;
+}
+
+// replayHash goes on from h, headHash of the request's head, over body without its bytes
+// from..to.
+function replayHash(h, body, from, to) {
 	for (let i = 0; i < from; i++) h = Math.imul(h ^ body[i], 0x01000193);
 	h = Math.imul(h ^ 0x100, 0x01000193);
 	for (let i = to; i < body.length; i++) h = Math.imul(h ^ body[i], 0x01000193);
@@ -307,11 +314,13 @@ function sameBytes(a, b, at) {
 // replayed answers the request of head and body from a kept answer, as respond's input,
 // or gives null.
 function replayed(head, body) {
+	if (replayShapes.length === 0) return null;
+	const h = headHash(head); // once: it is the same for every shape
 	for (let s = 0; s < replayShapes.length; s++) {
 		const [before, after] = replayShapes[s];
 		const to = body.length - after;
 		if (to - before <= 0 || to - before > 64) continue;
-		const e = replays.get(replayHash(head, body, before, to));
+		const e = replays.get(replayHash(h, body, before, to));
 		if (e === undefined || e.head !== head || e.before.length !== before || e.after.length !== after ||
 			e.headBytes + body.length > e.maxFrame || !sameBytes(e.before, body, 0) || !sameBytes(e.after, body, to)) continue;
 		const id = body.subarray(before, to);
@@ -356,7 +365,7 @@ function keepReplay(head, headBytes, body, frame, parsed, hint) {
 		answerBefore: parsed.body.slice(0, at), answerAfter: parsed.body.slice(at + n), refs,
 		size: 2 * head.length + body.length + parsed.body.length + 64 * refs.length,
 	};
-	const key = replayHash(head, body, idAt, idAt + n);
+	const key = replayHash(headHash(head), body, idAt, idAt + n);
 	const old = replays.get(key);
 	if (old !== undefined) {
 		replays.delete(key);
