@@ -1,7 +1,7 @@
 // Package catalog reads skilledge catalog indexes: the prebuilt form of a skills catalog
 // that the server answers from, and names the store objects that hold file contents.
 //
-// A catalog is written once, at build time, by catalog/build, as two parts:
+// A catalog is written once, at build time, by catalog/compile, as two parts:
 //
 //   - the index (this package's format, OUT/catalog.pack): metadata, every JSON fragment a
 //     response needs (each skill entry, each resource descriptor, the head of each

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -219,7 +219,7 @@ func TestSitemapOrigin(t *testing.T) {
 		{"https://github.com/acme/skills/", "github.com", "http", "http://github.com"},
 		{"https://skills.example.com/", "127.0.0.1:8787", "", "http://127.0.0.1:8787"},
 	} {
-		c, _, err := build.Load(fsys, "t", build.Options{})
+		c, _, err := compile.Load(fsys, "t", compile.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

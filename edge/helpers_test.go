@@ -7,7 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
@@ -15,11 +15,11 @@ import (
 
 // examplePack is the pack of the built-in example catalog, built once per test binary.
 var examplePack = sync.OnceValues(func() (*catalog.Pack, error) {
-	c, problems, err := build.Load(examples.FS, "examples", build.Options{})
+	c, problems, err := compile.Load(examples.FS, "examples", compile.Options{})
 	if err != nil {
 		return nil, err
 	}
-	if build.HasErrors(problems) {
+	if compile.HasErrors(problems) {
 		return nil, errorString("example catalog has problems")
 	}
 	return encode(c)
@@ -27,11 +27,11 @@ var examplePack = sync.OnceValues(func() (*catalog.Pack, error) {
 
 // stores maps each test index to its content store, so that tests can resolve references
 // as a host does.
-var stores sync.Map // *catalog.Pack -> *build.Store
+var stores sync.Map // *catalog.Pack -> *compile.Store
 
 // encode encodes c and opens its index, remembering the store.
-func encode(c *build.Catalog) (*catalog.Pack, error) {
-	enc, err := build.Encode(c)
+func encode(c *compile.Catalog) (*catalog.Pack, error) {
+	enc, err := compile.Encode(c)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func resolved(tb testing.TB, s *Server, body []byte, refs []wire.Ref) []byte {
 	if !ok {
 		tb.Fatal("no store for this server's catalog")
 	}
-	objs, err := wire.Objects(refs, st.(*build.Store))
+	objs, err := wire.Objects(refs, st.(*compile.Store))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -92,11 +92,11 @@ func packOf(tb testing.TB, files map[string]string) *catalog.Pack {
 	for p, data := range files {
 		fsys[p] = &fstest.MapFile{Data: []byte(data)}
 	}
-	c, problems, err := build.Load(fsys, "test", build.Options{})
+	c, problems, err := compile.Load(fsys, "test", compile.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if build.HasErrors(problems) {
+	if compile.HasErrors(problems) {
 		tb.Fatalf("problems: %v", problems)
 	}
 	p, err := encode(c)

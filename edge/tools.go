@@ -19,7 +19,7 @@ import (
 // JSON-RPC errors. See
 // https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling
 
-// Tool names, as catalog/build renders them in the tools list.
+// Tool names, as catalog/compile renders them in the tools list.
 const (
 	toolListSkills    = "list_skills"
 	toolLoadSkill     = "load_skill"

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
@@ -145,7 +145,7 @@ func TestBoundaryReport(t *testing.T) {
 }
 
 // benchPack builds a catalog with one skill holding a ~10 KB and a ~1 MB markdown file.
-func benchPack(t *testing.T) *build.Encoded {
+func benchPack(t *testing.T) *compile.Encoded {
 	dir := filepath.Join(t.TempDir(), "bench")
 	requireNoError(t, os.MkdirAll(dir, 0o755))
 	write := func(name string, n int) {
@@ -157,11 +157,11 @@ func benchPack(t *testing.T) *build.Encoded {
 	write("one-line.md", 60)
 	write("ten-kb.md", 10<<10)
 	write("one-mb.md", 1<<20)
-	c, problems, err := build.LoadDir(filepath.Dir(dir), build.Options{})
-	if err != nil || build.HasErrors(problems) {
+	c, problems, err := compile.LoadDir(filepath.Dir(dir), compile.Options{})
+	if err != nil || compile.HasErrors(problems) {
 		t.Fatalf("bench catalog: %v %v", err, problems)
 	}
-	enc, err := build.Encode(c)
+	enc, err := compile.Encode(c)
 	requireNoError(t, err)
 	return enc
 }

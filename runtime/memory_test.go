@@ -9,7 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge"
 )
 
@@ -29,9 +29,9 @@ func TestMinMemoryLimitIsEnough(t *testing.T) {
 				rnd.Read(data) // incompressible and not text: served as base64
 				fsys[name+"/big.bin"] = &fstest.MapFile{Data: data}
 			}
-			c, _, err := build.Load(fsys, "big", build.Options{})
+			c, _, err := compile.Load(fsys, "big", compile.Options{})
 			requireNoError(t, err)
-			enc, err := build.Encode(c)
+			enc, err := compile.Encode(c)
 			requireNoError(t, err)
 			pack, cat := enc.Index, Catalog{Index: enc.Index, Store: enc.Store}
 			ctx := context.Background()
@@ -80,9 +80,9 @@ func TestMinMemoryLimitWorstRequests(t *testing.T) {
 	rand.NewChaCha8([32]byte{}).Read(big)
 	fsys["big/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: big\ndescription: Big.\n---\n")}
 	fsys["big/data.bin"] = &fstest.MapFile{Data: big}
-	c, _, err := build.Load(fsys, "worst", build.Options{})
+	c, _, err := compile.Load(fsys, "worst", compile.Options{})
 	requireNoError(t, err)
-	enc, err := build.Encode(c)
+	enc, err := compile.Encode(c)
 	requireNoError(t, err)
 	cat := Catalog{Index: enc.Index, Store: enc.Store}
 	ctx := context.Background()

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -41,12 +41,12 @@ func testPlugin(t testing.TB) (*Plugin, Catalog) {
 			shared.err = err
 			return
 		}
-		c, problems, err := build.LoadDir("../catalog/examples/skills", build.Options{})
-		if err != nil || build.HasErrors(problems) {
+		c, problems, err := compile.LoadDir("../catalog/examples/skills", compile.Options{})
+		if err != nil || compile.HasErrors(problems) {
 			shared.err = fmt.Errorf("example catalog: %v %v", err, problems)
 			return
 		}
-		enc, err := build.Encode(c)
+		enc, err := compile.Encode(c)
 		if err != nil {
 			shared.err = err
 			return

@@ -38,7 +38,7 @@ const pluginPkg = "./edge/plugin"
 // plugin; pluginExcluded are subdirectories of them that do not (build-time only code).
 var (
 	pluginInputs   = []string{"edge", "catalog", "jsonrpc"}
-	pluginExcluded = []string{"catalog/build", "catalog/examples"}
+	pluginExcluded = []string{"catalog/compile", "catalog/examples"}
 )
 
 // LocatePlugin returns the path of the plugin.wasm to run: file if not empty, else
@@ -61,7 +61,7 @@ var ensureMu sync.Mutex
 // EnsurePlugin returns the path of a plugin.wasm built from the skilledge source this
 // program was built from (or, failing that, the module in the current directory). The
 // file is <user cache>/skilledge/plugin-<hash>.wasm, where the hash covers every input
-// of the build: go.mod, go.sum, the files under edge/, catalog/ (but catalog/build and
+// of the build: go.mod, go.sum, the files under edge/, catalog/ (but catalog/compile and
 // catalog/examples) and jsonrpc/ except tests and testdata, the go command's version,
 // GOFLAGS and GOWASM. If the file is missing, EnsurePlugin builds it with
 // GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -buildvcs=false,

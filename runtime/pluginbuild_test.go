@@ -37,7 +37,7 @@ func TestPluginHash(t *testing.T) {
 	}
 	base := hash()
 	requireEqual(t, base, hash(), "deterministic")
-	for _, rel := range []string{"edge/server_test.go", "edge/testdata/x.txt", "catalog/build/load.go",
+	for _, rel := range []string{"edge/server_test.go", "edge/testdata/x.txt", "catalog/compile/load.go",
 		"catalog/examples/skills/a/SKILL.md", "runtime/pool.go", "edge/.swp", "README.md"} {
 		write(rel, "changed")
 		requireEqual(t, base, hash(), rel+" is not an input of the plugin")

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
@@ -242,7 +242,7 @@ func TestExtismABI(t *testing.T) {
 	r = parseResponse(t, ext)
 	requireEqual(t, 500, r.Status)
 	requireContains(t, string(r.Body), "skill://git-workflow/SKILL.md as resources/read sends it) was not given to the plugin; call put with every file of OUT/assets/sha256/")
-	st := cat.Store.(*build.Store)
+	st := cat.Store.(*compile.Store)
 	for _, name := range st.Names() {
 		b, _ := st.Object(name)
 		_, err := in.callExtism(ctx, "put", b)

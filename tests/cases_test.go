@@ -15,7 +15,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -88,25 +88,25 @@ func skillsOf(ar *archive) *caseSkills {
 }
 
 // caseBuilds holds the build of each case folder, by key, once per test binary.
-var caseBuilds sync.Map // key -> func() (*build.Encoded, error)
+var caseBuilds sync.Map // key -> func() (*compile.Encoded, error)
 
 // buildCase returns the encoded catalog of cs (the example catalog when cs is nil). Its
 // skills must load without errors; warnings are allowed.
-func buildCase(cs *caseSkills) (*build.Encoded, error) {
+func buildCase(cs *caseSkills) (*compile.Encoded, error) {
 	if cs == nil {
 		return exampleBuild()
 	}
-	f, _ := caseBuilds.LoadOrStore(cs.key, sync.OnceValues(func() (*build.Encoded, error) {
-		c, problems, err := build.Load(cs.fs, "skills", build.Options{})
+	f, _ := caseBuilds.LoadOrStore(cs.key, sync.OnceValues(func() (*compile.Encoded, error) {
+		c, problems, err := compile.Load(cs.fs, "skills", compile.Options{})
 		if err != nil {
 			return nil, err
 		}
-		if build.HasErrors(problems) {
+		if compile.HasErrors(problems) {
 			return nil, fmtProblems(problems)
 		}
-		return build.Encode(c)
+		return compile.Encode(c)
 	}))
-	return f.(func() (*build.Encoded, error))()
+	return f.(func() (*compile.Encoded, error))()
 }
 
 // runCases runs every case file against the target made by newTarget(options, skills),

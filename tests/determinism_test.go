@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/examples"
 )
 
@@ -58,12 +58,12 @@ func TestPackReproducible(t *testing.T) {
 	copyTo(b, reversed, time.Now(), 0o666)
 	syscall.Umask(old)
 
-	pack := func(dir string) *build.Encoded {
-		c, problems, err := build.LoadDir(dir, build.Options{})
-		if err != nil || build.HasErrors(problems) {
+	pack := func(dir string) *compile.Encoded {
+		c, problems, err := compile.LoadDir(dir, compile.Options{})
+		if err != nil || compile.HasErrors(problems) {
 			t.Fatalf("LoadDir(%s): %v %v", dir, err, problems)
 		}
-		enc, err := build.Encode(c)
+		enc, err := compile.Encode(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestPackReproducible(t *testing.T) {
 	sameBuild(t, "a copy on disk and the embedded catalog", pa, embedded)
 
 	// Written out, the stores are the same files, whatever the umask.
-	out := func(enc *build.Encoded, umask int) map[string][]byte {
+	out := func(enc *compile.Encoded, umask int) map[string][]byte {
 		dir := t.TempDir()
 		old := syscall.Umask(umask)
 		err := enc.Store.WriteDir(dir)
@@ -107,7 +107,7 @@ func TestPackReproducible(t *testing.T) {
 }
 
 // sameBuild fails t unless a and b have equal indexes and equal stores.
-func sameBuild(t *testing.T, what string, a, b *build.Encoded) {
+func sameBuild(t *testing.T, what string, a, b *compile.Encoded) {
 	t.Helper()
 	if !bytes.Equal(a.Index, b.Index) {
 		t.Fatalf("%s: indexes differ: %d vs %d bytes", what, len(a.Index), len(b.Index))

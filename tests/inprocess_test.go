@@ -5,22 +5,22 @@ import (
 	"testing"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // exampleBuild returns the built-in example catalog encoded, built once per test binary.
-var exampleBuild = sync.OnceValues(func() (*build.Encoded, error) {
-	c, problems, err := build.Load(examples.FS, "examples", build.Options{})
+var exampleBuild = sync.OnceValues(func() (*compile.Encoded, error) {
+	c, problems, err := compile.Load(examples.FS, "examples", compile.Options{})
 	if err != nil {
 		return nil, err
 	}
-	if build.HasErrors(problems) {
+	if compile.HasErrors(problems) {
 		return nil, fmtProblems(problems)
 	}
-	return build.Encode(c)
+	return compile.Encode(c)
 })
 
 // examplePack returns the index of the built-in example catalog.

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 )
 
-func fmtProblems(ps []build.Problem) error {
+func fmtProblems(ps []compile.Problem) error {
 	var b strings.Builder
 	for _, p := range ps {
 		b.WriteString(p.String())

@@ -6,7 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/examples"
 )
 
@@ -14,7 +14,7 @@ import (
 // arguments) and checks that instructions is exactly the SKILL.md body and files lists
 // every file of the skill.
 func TestSEP2076Instructions(t *testing.T) {
-	c, _, err := build.Load(examples.FS, "examples", build.Options{})
+	c, _, err := compile.Load(examples.FS, "examples", compile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,7 +147,7 @@ const (
 // checkName returns why name cannot name a file or directory in an archive, or "". A
 // valid name is relative, "/"-separated, valid UTF-8, and has no empty, "." or ".."
 // segment, no backslash and no control or other non-printable character (the rules
-// catalog/build applies to skill files, SPEC §2). Directory names are checked without
+// catalog/compile applies to skill files, SPEC §2). Directory names are checked without
 // their trailing "/".
 func checkName(name string) string {
 	switch {

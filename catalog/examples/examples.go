@@ -3,7 +3,7 @@
 // nested subdirectories (acme/billing/refunds, first in listing order, as the
 // conformance directory scenario needs), a single-file skill, one with a script and a
 // binary asset, one containing a nested skill that declares SEP-2076 arguments and
-// dependencies, and one whose frontmatter exercises YAML typing. Every skill in it is valid (catalog/build reports no problems).
+// dependencies, and one whose frontmatter exercises YAML typing. Every skill in it is valid (catalog/compile reports no problems).
 package examples
 
 import (

@@ -11,7 +11,7 @@ import (
 
 	deploy "github.com/skilledge/skilledge/build"
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	skruntime "github.com/skilledge/skilledge/runtime"
 )
 
@@ -105,7 +105,7 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	}
 	err = enc.Store.WriteDir(assets)
 	if err == nil {
-		err = build.PruneDir(assets, keep, time.Time{})
+		err = compile.PruneDir(assets, keep, time.Time{})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge build: writing the content store: %v\n", err)
@@ -115,13 +115,13 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	wasmFile := newArtifact(filepath.Join(*out, "plugin.wasm"), wasm)
 	worker := newArtifact(filepath.Join(*out, deploy.WorkerName), deploy.Worker)
 	for _, a := range []artifact{index, wasmFile, worker} {
-		if err := build.WriteFileAtomic(a.path, a.data); err != nil {
+		if err := compile.WriteFileAtomic(a.path, a.data); err != nil {
 			fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 			return 1
 		}
 	}
 	p, err := catalog.Open(enc.Index)
-	if err != nil { // a bug in catalog/build
+	if err != nil { // a bug in catalog/compile
 		fmt.Fprintf(stderr, "skilledge build: the encoded index does not open: %v\n", err)
 		return 1
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	skruntime "github.com/skilledge/skilledge/runtime"
 )
 
@@ -64,7 +64,7 @@ func cachedBuild(dir string, l *loaded, f catalogFlags, label string, progress i
 	if err != nil {
 		return "", "", err
 	}
-	if err := build.WriteFileAtomic(indexPath, enc.Index); err != nil {
+	if err := compile.WriteFileAtomic(indexPath, enc.Index); err != nil {
 		return "", "", err
 	}
 	pruneCache(root, indexPath)
@@ -116,7 +116,7 @@ func pruneCache(root, current string) {
 			keep[o.Name] = true
 		}
 	}
-	build.PruneDir(filepath.Join(root, assetsDir), keep, time.Now().Add(-cacheKeep))
+	compile.PruneDir(filepath.Join(root, assetsDir), keep, time.Now().Add(-cacheKeep))
 }
 
 // privateDir makes dir (and its parents) if missing, readable only by this user, and
@@ -153,7 +153,7 @@ func folderKey(dir string, f catalogFlags) string {
 // buildFingerprint names the build of c: the catalog's content fingerprint (every file's
 // path and SHA-256, which Load computed from the bytes it read, and the trust root), the
 // build flags, and the skilledge program itself (a new skilledge may encode differently).
-func buildFingerprint(c *build.Catalog, f catalogFlags) (string, error) {
+func buildFingerprint(c *compile.Catalog, f catalogFlags) (string, error) {
 	self, err := selfDigest()
 	if err != nil {
 		return "", err

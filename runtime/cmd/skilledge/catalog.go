@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/catalog/trust"
 	skruntime "github.com/skilledge/skilledge/runtime"
@@ -34,8 +34,8 @@ func pluginFlag(fs *flag.FlagSet, p *string) {
 
 // loaded is a checked skills folder.
 type loaded struct {
-	catalog  *build.Catalog
-	problems []build.Problem // without the "skipped" warnings unless SkipInvalid was asked
+	catalog  *compile.Catalog
+	problems []compile.Problem // without the "skipped" warnings unless SkipInvalid was asked
 	checked  int             // skills found, valid or not
 	errors   int
 	warnings int
@@ -44,16 +44,16 @@ type loaded struct {
 // loadCatalog loads dir, or the built-in examples when dir is "".
 func loadCatalog(dir string, f catalogFlags) (*loaded, error) {
 	// Always ask for the Skipped warnings: they are how invalid skills are counted.
-	opt := build.Options{SkipInvalid: true, AllowOversize: f.allowOversize}
+	opt := compile.Options{SkipInvalid: true, AllowOversize: f.allowOversize}
 	var (
-		c        *build.Catalog
-		problems []build.Problem
+		c        *compile.Catalog
+		problems []compile.Problem
 		err      error
 	)
 	if dir == "" {
-		c, problems, err = build.Load(examples.FS, "examples", opt)
+		c, problems, err = compile.Load(examples.FS, "examples", opt)
 	} else {
-		c, problems, err = build.LoadDir(dir, opt)
+		c, problems, err = compile.LoadDir(dir, opt)
 	}
 	if err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func loadCatalog(dir string, f catalogFlags) (*loaded, error) {
 				continue
 			}
 		}
-		if p.Severity == build.Error {
+		if p.Severity == compile.Error {
 			l.errors++
 		} else {
 			l.warnings++
@@ -129,9 +129,9 @@ var (
 )
 
 // encode encodes c, its store objects written into dir/sha256 as they are made (see
-// build.EncodeOptions), saying so on progress when it takes more than progressAfter
+// compile.EncodeOptions), saying so on progress when it takes more than progressAfter
 // (archiving a large catalog), with a line per progressEvery on how far it got.
-func encode(c *build.Catalog, dir, label string, progress io.Writer) (*build.Encoded, error) {
+func encode(c *compile.Catalog, dir, label string, progress io.Writer) (*compile.Encoded, error) {
 	start := time.Now()
 	var mu sync.Mutex
 	said, last := false, start
@@ -148,7 +148,7 @@ func encode(c *build.Catalog, dir, label string, progress io.Writer) (*build.Enc
 		defer mu.Unlock()
 		announce()
 	})
-	enc, err := build.EncodeWith(c, build.EncodeOptions{Dir: dir, Progress: func(done int) {
+	enc, err := compile.EncodeWith(c, compile.EncodeOptions{Dir: dir, Progress: func(done int) {
 		mu.Lock()
 		defer mu.Unlock()
 		now := time.Now()
@@ -181,7 +181,7 @@ func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat sk
 	if err != nil {
 		return nil, nil, err
 	}
-	plugin, err := compile(ctx, wasm, skruntime.Config{MemoryLimit: memory.limit(cat.Index, opt.MaxBody), Stderr: stderr}, stderr)
+	plugin, err := compilePlugin(ctx, wasm, skruntime.Config{MemoryLimit: memory.limit(cat.Index, opt.MaxBody), Stderr: stderr}, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,9 +193,9 @@ func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat sk
 	return pool, plugin, nil
 }
 
-// compile compiles wasm, saying so on progress when it takes more than a second (a cold
+// compilePlugin compiles wasm, saying so on progress when it takes more than a second (a cold
 // compilation cache).
-func compile(ctx context.Context, wasm []byte, cfg skruntime.Config, progress io.Writer) (*skruntime.Plugin, error) {
+func compilePlugin(ctx context.Context, wasm []byte, cfg skruntime.Config, progress io.Writer) (*skruntime.Plugin, error) {
 	start := time.Now()
 	var mu sync.Mutex
 	said := false

@@ -18,7 +18,7 @@ import (
 
 	deploy "github.com/skilledge/skilledge/build"
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/edge"
 )
@@ -330,11 +330,11 @@ func TestBuildRefusesLargeAsset(t *testing.T) {
 // examplesIndex is the opened index of the built-in examples.
 func examplesIndex(t *testing.T) *catalog.Pack {
 	t.Helper()
-	c, _, err := build.Load(examples.FS, "examples", build.Options{})
+	c, _, err := compile.Load(examples.FS, "examples", compile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := build.Encode(c)
+	enc, err := compile.Encode(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func TestBuildCache(t *testing.T) {
 func TestBuildProgress(t *testing.T) {
 	defer func(a, e time.Duration) { progressAfter, progressEvery = a, e }(progressAfter, progressEvery)
 	progressAfter, progressEvery = 0, 0
-	c, _, err := build.Load(examples.FS, "examples", build.Options{})
+	c, _, err := compile.Load(examples.FS, "examples", compile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 )
 
 // Cloudflare Workers limits, by plan. The script (plugin.wasm, catalog.pack, worker.mjs
@@ -86,7 +86,7 @@ func reportAssetCount(stdout, stderr io.Writer, files int, bytes int64) {
 
 // checkAssetSizes refuses a store holding an object larger than a Workers static asset
 // may be, naming each such object's file and form on stderr and what to do.
-func checkAssetSizes(st *build.Store, stderr io.Writer) bool {
+func checkAssetSizes(st *compile.Store, stderr io.Writer) bool {
 	var big []string
 	for _, name := range st.Names() {
 		if n := st.ObjectSize(name); n > assetMaxSize {

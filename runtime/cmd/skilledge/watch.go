@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/skilledge/skilledge/catalog/build"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge"
 	skruntime "github.com/skilledge/skilledge/runtime"
 )
@@ -148,7 +148,7 @@ func snapshot(dir string) [32]byte {
 			fmt.Fprintf(h, "%q error %v\n", p, err)
 			return nil
 		}
-		if p != dir && build.Ignored(d.Name(), d.IsDir()) {
+		if p != dir && compile.Ignored(d.Name(), d.IsDir()) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

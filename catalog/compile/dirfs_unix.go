@@ -1,0 +1,19 @@
+//go:build unix
+
+package compile
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// oNonblock makes opening a named pipe or a device return at once instead of waiting.
+const oNonblock = syscall.O_NONBLOCK
+
+// linkCount returns how many hard links the file of fi has, or 0 when unknown.
+func linkCount(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 0
+}

@@ -1,0 +1,67 @@
+package compile
+
+import "bytes"
+
+// bom is the UTF-8 byte order mark, tolerated before the opening "---".
+const bom = "\xef\xbb\xbf"
+
+// split is SKILL.md cut at its frontmatter delimiters. The YAML is data[yamlStart:yamlEnd]
+// and the body data[bodyStart:]; the YAML's first line is line 2 of the file.
+type split struct {
+	yamlStart, yamlEnd, bodyStart int
+	// closeLine is the 1-based line of the closing "---".
+	closeLine int
+}
+
+// splitError is a SKILL.md that has no well-formed frontmatter.
+type splitError struct {
+	line int
+	msg  string
+}
+
+// yamlLineOffset is added to a line of the YAML to get the line of SKILL.md: the YAML
+// starts right after the opening "---", which is always line 1.
+const yamlLineOffset = 1
+
+// splitFrontmatter finds the frontmatter of a SKILL.md: the file starts with a line that
+// is exactly "---" (after an optional byte order mark; trailing spaces, tabs and a
+// carriage return are allowed) and the YAML runs to the next such line. The body is
+// everything after the closing line, byte for byte.
+func splitFrontmatter(data []byte) (split, *splitError) {
+	pos := 0
+	if bytes.HasPrefix(data, []byte(bom)) {
+		pos = len(bom)
+	}
+	line, next, ok := cutLine(data, pos)
+	if !isDelimiter(line) {
+		return split{}, &splitError{1, `SKILL.md must start with a "---" line opening the YAML frontmatter`}
+	}
+	if !ok {
+		return split{}, &splitError{1, `frontmatter is never closed: no "---" line follows the opening one`}
+	}
+	s := split{yamlStart: next}
+	n := 1
+	for pos = next; pos < len(data); pos = next {
+		n++
+		line, next, _ = cutLine(data, pos)
+		if isDelimiter(line) {
+			s.yamlEnd, s.bodyStart, s.closeLine = pos, next, n
+			return s, nil
+		}
+	}
+	return split{}, &splitError{1, `frontmatter is never closed: no "---" line follows the opening one`}
+}
+
+// cutLine returns the line starting at pos without its "\n", the position after the
+// "\n", and whether there was one.
+func cutLine(data []byte, pos int) (line []byte, next int, newline bool) {
+	i := bytes.IndexByte(data[pos:], '\n')
+	if i < 0 {
+		return data[pos:], len(data), false
+	}
+	return data[pos : pos+i], pos + i + 1, true
+}
+
+func isDelimiter(line []byte) bool {
+	return string(bytes.TrimRight(line, " \t\r")) == "---"
+}

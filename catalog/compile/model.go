@@ -1,0 +1,155 @@
+// Package build turns a skills folder into a catalog: it walks the folder, validates every
+// skill against the Agent Skills format (SPEC §1), renders each frontmatter as verbatim
+// JSON, digests every file, and encodes the result as an index (catalog.Writer) and a
+// content store (Store). It runs at build time only and is never linked into the plugin
+// (it imports yaml.v3).
+package compile
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+)
+
+// Catalog is a validated skills folder, ready to encode. Everything in it is a pure
+// function of the folder's relative paths and file bytes: no absolute paths, mtimes,
+// modes or directory-listing order leak in.
+type Catalog struct {
+	// Skills in listing order: sorted by Path, byte-wise.
+	Skills []*Skill
+	// TrustRoot is the deployment's DVS trust root ("https://skills.example.com/"), set by
+	// the caller before Encode (see catalog/trust.ParseRoot); "" publishes none.
+	TrustRoot string
+}
+
+// Skill is one directory holding a SKILL.md.
+type Skill struct {
+	// Path is the directory relative to the catalog root, "/"-separated
+	// ("acme/billing/refunds"). Its last segment equals Name.
+	Path string
+	// Name and Description are the frontmatter values.
+	Name, Description string
+	// Frontmatter is the YAML frontmatter rendered as a verbatim JSON object: the author's
+	// keys in the author's order, each scalar with its YAML type (SPEC §3).
+	Frontmatter []byte
+	// Body is SKILL.md after the closing "---" line, exactly as in the file.
+	Body []byte
+	// Files are every file under the skill directory, nested skills' files included,
+	// SKILL.md first and then sorted by Path byte-wise. A nested skill's files are the same
+	// *File values as in the nested Skill.
+	Files []*File
+}
+
+// File is one served file.
+type File struct {
+	// Path is relative to the catalog root, "/"-separated, so its URI is "skill://"+Path.
+	Path string
+	// Data is the file's bytes exactly as read, when Load kept them: for every SKILL.md
+	// and every file of at most KeepBytes. A larger file's bytes are read again, by Open,
+	// when they are needed, so that a catalog never holds its large files in memory.
+	Data []byte
+	// Size is the length of the file's bytes.
+	Size int64
+	// MIME is the content type without parameters ("text/markdown", "image/png").
+	MIME string
+	// Text reports whether the bytes are served as "text" (valid UTF-8 without NUL or
+	// other C0 controls than tab, newline, carriage return and form feed) rather than as
+	// a base64 "blob".
+	Text bool
+	// Digest is the SHA-256 of the bytes.
+	Digest [32]byte
+
+	// reopen opens the file again, when Data was not kept.
+	reopen func() (fs.File, error)
+}
+
+// KeepBytes is the largest file (other than SKILL.md) whose bytes Load keeps in memory.
+const KeepBytes = 64 << 10
+
+// ErrChanged is wrapped by the error of reading a file again (File.Open)
+// whose bytes are no longer those Load read: it changed while the catalog was built.
+var ErrChanged = errors.New("the file changed while the catalog was being built; build again")
+
+// Open returns a reader of f's bytes: Data, or the file read again. The reader fails with
+// an error wrapping ErrChanged, at the latest when it reaches the end, unless it read
+// exactly the Size bytes whose SHA-256 is Digest.
+func (f *File) Open() (io.ReadCloser, error) {
+	if f.reopen == nil {
+		return io.NopCloser(bytes.NewReader(f.Data)), nil
+	}
+	file, err := f.reopen()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	return &checkedReader{f: f, r: io.LimitReader(file, f.Size+1), c: file, h: sha256.New()}, nil
+}
+
+// checkedReader reads a file again and checks, at its end, that it is the file Load read.
+type checkedReader struct {
+	f *File
+	r io.Reader
+	c io.Closer
+	h hash.Hash
+	n int64
+}
+
+func (c *checkedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	if c.n > c.f.Size {
+		return n, fmt.Errorf("%s: %w (it is now longer)", c.f.Path, ErrChanged)
+	}
+	if err == io.EOF {
+		var sum [32]byte
+		if c.h.Sum(sum[:0]); c.n != c.f.Size || sum != c.f.Digest {
+			return n, fmt.Errorf("%s: %w", c.f.Path, ErrChanged)
+		}
+	}
+	return n, err
+}
+
+func (c *checkedReader) Close() error { return c.c.Close() }
+
+// Size returns how many distinct files c serves and their bytes together (a nested
+// skill's files count once).
+func (c *Catalog) Size() (files int, bytes int64) {
+	seen := map[*File]bool{}
+	for _, s := range c.Skills {
+		for _, f := range s.Files {
+			if !seen[f] {
+				seen[f] = true
+				files++
+				bytes += f.Size
+			}
+		}
+	}
+	return files, bytes
+}
+
+// Fingerprint identifies what Encode would make of c: the SHA-256 of the trust root and of
+// the path and digest of every file, in order. Everything else in the encoded catalog
+// (which directories are skills, frontmatter, MIME types, archives) is derived from those
+// paths and bytes by Load and Encode, so two catalogs with equal fingerprints encode to
+// equal bytes under the same code. It reads no file contents: Load has hashed them.
+func (c *Catalog) Fingerprint() [32]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "trust root %q\n", c.TrustRoot)
+	seen := map[*File]bool{}
+	for _, s := range c.Skills {
+		fmt.Fprintf(h, "skill %q\n", s.Path)
+		for _, f := range s.Files {
+			if !seen[f] {
+				seen[f] = true
+				fmt.Fprintf(h, "file %q %x\n", f.Path, f.Digest)
+			}
+		}
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}

@@ -1,0 +1,181 @@
+package compile
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"html"
+	"strconv"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// The catalog page: what a person sees opening the deployment in a browser (SPEC §8). It
+// is rendered here, whole, but for the MCP URL, which depends on the host name the page is
+// asked under: the page holds markers where the server writes it (catalog.SitePage). It
+// needs no script and loads nothing: the one stylesheet is inline and allowed by its hash
+// in the Content-Security-Policy the page is served with, so it works under that strict
+// policy. The skills section grows with the catalog and is a store object.
+
+// pageStyle is the page's stylesheet. Its SHA-256 is in pageCSP.
+const pageStyle = `
+:root { color-scheme: light dark; --fg: #1d1d1f; --bg: #fff; --muted: #5f6368; --line: #d9d9de; --code: #f3f3f6; --link: #0b57d0; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e8e8ea; --bg: #17171a; --muted: #a0a0a8; --line: #3a3a40; --code: #232328; --link: #8ab4f8; } }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 64rem; padding: 2rem 1.25rem 4rem; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
+h1 { font-size: 1.9rem; margin: 0 0 .25rem; }
+h2 { font-size: 1.35rem; margin: 2.5rem 0 .75rem; padding-bottom: .3rem; border-bottom: 1px solid var(--line); }
+h3 { font-size: 1.1rem; margin: 1.5rem 0 .4rem; }
+a { color: var(--link); }
+p { margin: .4rem 0; }
+.muted, .path { color: var(--muted); }
+code, pre { font: 14px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+pre { background: var(--code); padding: .75rem 1rem; border-radius: 6px; overflow-x: auto; user-select: all; }
+code { overflow-wrap: anywhere; }
+.url { font-size: 1.1rem; background: var(--code); padding: .15rem .4rem; border-radius: 4px; user-select: all; }
+.skill { border: 1px solid var(--line); border-radius: 8px; padding: .75rem 1rem; margin: 1rem 0; }
+.skill h3 { margin: 0; }
+details { margin-top: .5rem; }
+summary { cursor: pointer; color: var(--muted); }
+table { border-collapse: collapse; width: 100%; margin-top: .5rem; font-size: 14px; }
+th, td { text-align: left; padding: .3rem .5rem; border-top: 1px solid var(--line); vertical-align: top; }
+td.size { text-align: right; white-space: nowrap; }
+td.digest code { font-size: 12px; color: var(--muted); }
+nav a { margin-right: 1rem; }
+`
+
+// pageCSP is the policy the page is served with: nothing may load or run but the inline
+// stylesheet above.
+func pageCSP() string {
+	sum := sha256.Sum256([]byte(pageStyle))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
+		"'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}
+
+// marker writes a catalog.SitePage marker.
+func marker(kind byte) string { return string([]byte{catalog.PageMarker, kind}) }
+
+// pageTemplate renders the page around its markers.
+func pageTemplate(c *Catalog) []byte {
+	files, size := c.Size()
+	e := htmlText
+	var b strings.Builder
+	b.WriteString("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	b.WriteString("<meta name=\"generator\" content=\"" + Generator + "\">\n")
+	b.WriteString("<title>Agent Skills: " + plural(len(c.Skills), "skill") + "</title>\n")
+	b.WriteString("<style>" + pageStyle + "</style>\n</head>\n<body>\n")
+	b.WriteString("<header>\n<h1>Agent Skills</h1>\n<p class=\"muted\" id=\"summary\">" + plural(len(c.Skills), "skill") + ", " +
+		plural(files, "file") + ", " + e(humanSize(size)) + ", served over the Model Context Protocol and over plain HTTP.")
+	if c.TrustRoot != "" {
+		b.WriteString(" Published under the trust root <code id=\"trust-root\">" + e(c.TrustRoot) + "</code> (Domain-Verified Skills).")
+	}
+	b.WriteString("</p>\n<nav><a href=\"#connect\">Connect</a><a href=\"#skills\">Skills</a>" +
+		"<a href=\"" + AgentSkillsPrefix + "index.json\">agent-skills index</a><a href=\"" + SkillsPrefix + "index.json\">skills index</a>" +
+		"<a href=\"/sitemap.xml\">sitemap</a></nav>\n</header>\n")
+
+	u, j := marker(catalog.PageURLHTML), marker(catalog.PageURLJSON)
+	b.WriteString("<section id=\"connect\">\n<h2>Connect</h2>\n")
+	b.WriteString("<p>MCP endpoint (Streamable HTTP, protocol revisions 2024-11-05 to 2026-07-28):</p>\n<p><code class=\"url\" id=\"mcp-url\">" + u + "</code></p>\n")
+	b.WriteString("<h3>Claude Code</h3>\n<pre id=\"config-cli\"><code>claude mcp add --transport http skills " + u + "</code></pre>\n")
+	b.WriteString("<h3>Desktop clients: a remote server</h3>\n<p>In the client's <code>mcpServers</code> configuration:</p>\n")
+	b.WriteString("<pre id=\"config-http\"><code>{\n  &#34;mcpServers&#34;: {\n    &#34;skills&#34;: {\n      &#34;type&#34;: &#34;http&#34;,\n      &#34;url&#34;: " + j + "\n    }\n  }\n}</code></pre>\n")
+	b.WriteString("<h3>Desktop clients: a local copy over stdio</h3>\n<p>With the skills folder (or the output of <code>skilledge build</code>) on the same machine:</p>\n")
+	b.WriteString("<pre id=\"config-stdio\"><code>{\n  &#34;mcpServers&#34;: {\n    &#34;skills&#34;: {\n      &#34;command&#34;: &#34;skilledge&#34;,\n      &#34;args&#34;: [&#34;stdio&#34;, &#34;/path/to/skills&#34;]\n    }\n  }\n}</code></pre>\n")
+	b.WriteString("<h3>Hosts without the skills extension</h3>\n<p>Clients that know MCP tools or prompts but not skills can use the same catalog when the server offers them: " +
+		"<code>skilledge serve --tools --prompts</code> or <code>skilledge stdio --tools --prompts</code>, and on Cloudflare Workers " +
+		"<code>tools = true</code> and <code>prompts = true</code> in <code>[vars.SKILLEDGE_OPTIONS]</code>. The tools are <code>" + ToolListSkills + "</code>, <code>" +
+		ToolLoadSkill + "</code> and <code>" + ToolReadSkillFile + "</code>; each skill is also a prompt.</p>\n")
+	b.WriteString("<h3>Over plain HTTP</h3>\n<p>Agents that do not speak MCP read the same catalog from the well-known indexes: " +
+		"<a href=\"" + AgentSkillsPrefix + "index.json\">" + AgentSkillsPrefix + "index.json</a> (discovery v0.2.0: each skill's <code>SKILL.md</code> or archive, with its digest) and " +
+		"<a href=\"" + SkillsPrefix + "index.json\">" + SkillsPrefix + "index.json</a> (v0.1.0: every file). Every file's SHA-256 is listed below.</p>\n</section>\n")
+
+	b.WriteString("<section id=\"skills\">\n<h2>Skills</h2>\n" + marker(catalog.PageSkillsMarker) + "</section>\n")
+	b.WriteString("<footer>\n<p class=\"muted\">Built by skilledge. Every file above can be checked against its SHA-256; MCP clients get the same digests from <code>skills/list</code>.</p>\n</footer>\n</body>\n</html>\n")
+	return []byte(b.String())
+}
+
+// pageSkills renders the page's list of skills: each skill's name, description, path,
+// links over well-known HTTP when it has them, and its files with size and digest.
+func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
+	published := map[*Skill]bool{}
+	for _, s := range httpSkills(c) {
+		published[s] = true
+	}
+	e := htmlText
+	var b strings.Builder
+	if len(c.Skills) == 0 {
+		b.WriteString("<p class=\"muted\">This catalog has no skills.</p>\n")
+	}
+	for i, s := range c.Skills {
+		var total int64
+		for _, f := range s.Files {
+			total += f.Size
+		}
+		b.WriteString("<article class=\"skill\" id=\"skill-" + strconv.Itoa(i) + "\">\n<h3 class=\"name\">" + e(s.Name) + "</h3>\n")
+		b.WriteString("<p class=\"path\"><code>" + e(skillURI(s)) + "</code></p>\n")
+		b.WriteString("<p class=\"description\">" + e(s.Description) + "</p>\n")
+		if published[s] {
+			base := SkillsPrefix + s.Name + "/"
+			b.WriteString("<p class=\"links\"><a class=\"skill-md\" href=\"" + e(base+"SKILL.md") + "\">SKILL.md</a>")
+			for _, a := range arch[s] {
+				ext := ".zip"
+				if strings.HasSuffix(a.uri, ".tar.gz") {
+					ext = ".tar.gz"
+				}
+				b.WriteString(" · <a class=\"archive\" href=\"" + e(AgentSkillsPrefix+s.Name+ext) + "\">" + e(s.Name+ext) + "</a>")
+			}
+			b.WriteString("</p>\n")
+		} else {
+			b.WriteString("<p class=\"links muted\">Over MCP only: another skill has the same name, and the well-known indexes are keyed by name.</p>\n")
+		}
+		b.WriteString("<details>\n<summary>" + plural(len(s.Files), "file") + ", " + e(humanSize(total)) + "</summary>\n")
+		b.WriteString("<table>\n<thead><tr><th>File</th><th>Size</th><th>SHA-256</th></tr></thead>\n<tbody>\n")
+		for _, f := range s.Files {
+			rel := strings.TrimPrefix(f.Path, s.Path+"/")
+			name := "<code>" + e(rel) + "</code>"
+			if published[s] {
+				name = "<a href=\"" + e(SkillsPrefix+s.Name+"/"+catalog.EscapePath(rel)) + "\">" + name + "</a>"
+			}
+			b.WriteString("<tr><td class=\"file\">" + name + "</td><td class=\"size\">" + strconv.FormatInt(f.Size, 10) +
+				"</td><td class=\"digest\"><code>" + hex.EncodeToString(f.Digest[:]) + "</code></td></tr>\n")
+		}
+		b.WriteString("</tbody>\n</table>\n</details>\n</article>\n")
+	}
+	return []byte(b.String())
+}
+
+// htmlText escapes s for HTML text or an attribute value, and replaces the C0 control
+// characters but tab, newline and carriage return (which YAML escapes let into a
+// description, and which HTML forbids) with U+FFFD.
+func htmlText(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+	return html.EscapeString(s)
+}
+
+// plural writes "1 skill", "3 skills".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// humanSize writes a byte count with a binary unit: "962 B", "4.1 KiB", "12.0 MiB".
+func humanSize(n int64) string {
+	switch {
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KiB"
+	case n < 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
+}

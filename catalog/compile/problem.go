@@ -1,0 +1,86 @@
+package compile
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Severity of a Problem.
+type Severity uint8
+
+const (
+	// Error means the affected skill is invalid: it is left out of the catalog, and the
+	// catalog must not be served unless Options.SkipInvalid was given.
+	Error Severity = iota
+	// Warning is worth telling the author but changes nothing that is served, or is about
+	// something that was left out on purpose (a symbolic link leading outside the folder).
+	Warning
+)
+
+// String returns "error" or "warning".
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Problem is one finding of Load, located in a file and, where known, a line.
+type Problem struct {
+	// Path names the file as the user should see it: the label given to Load joined
+	// with the path relative to the folder ("skills/acme/x/SKILL.md").
+	Path string
+	// Line is 1-based; 0 when the problem is not about one line.
+	Line     int
+	Severity Severity
+	// Skill is the affected skill's path relative to the folder ("acme/x"); "" when the
+	// problem belongs to no skill. A problem with a file of a nested skill names the
+	// innermost skill, although it affects the enclosing ones too.
+	Skill string
+	Msg   string
+	// Skipped marks the warning that Options.SkipInvalid adds for each invalid skill it
+	// leaves out (one per skill, whatever its number of errors).
+	Skipped bool
+}
+
+// String formats p the way compilers do: "path:line: msg", without ":line" when Line is 0
+// and with "warning: " before the message of a warning. A path holding non-printable
+// characters or bytes that are not UTF-8 is quoted, as Go quotes strings.
+func (p Problem) String() string {
+	s := p.Path
+	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		s = strconv.Quote(s) // never send control characters, or bytes that are not text, to a terminal
+	}
+	if p.Line > 0 {
+		s += ":" + strconv.Itoa(p.Line)
+	}
+	s += ": "
+	if p.Severity == Warning {
+		s += "warning: "
+	}
+	return s + p.Msg
+}
+
+// HasErrors reports whether any problem is an Error.
+func HasErrors(ps []Problem) bool {
+	for _, p := range ps {
+		if p.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// sortProblems orders problems by Path, then Line, keeping the order in which they were
+// found otherwise (which is itself deterministic).
+func sortProblems(ps []Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Path != ps[j].Path {
+			return ps[i].Path < ps[j].Path
+		}
+		return ps[i].Line < ps[j].Line
+	})
+}

@@ -1,0 +1,224 @@
+package compile
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// The SEP-2076 frontmatter fields `arguments` and `dependencies` (SPEC §5, the seed's
+// shapes):
+//
+//	arguments:    [{name, description?, required?}]
+//	dependencies: {tools?: [string], prompts?: [{name}], resources?: [{type: "ref/resource", uri}]}
+//
+// They are carried verbatim from the frontmatter into the skills/list entry and the
+// skills/get {name} result, so everything a client relies on is checked here: a wrong
+// type or a missing member is an error with its line, and a member the seed does not
+// define is a warning (it is passed through).
+
+// validateArguments checks the frontmatter field arguments (k).
+func validateArguments(k mapKey, report fieldReport) {
+	if !isKind("arguments", k, kList, "a list of {name, description, required} mappings", report) {
+		return
+	}
+	first := map[string]int{} // argument name -> index of its first use
+	for i, it := range k.val.items {
+		at := fmt.Sprintf("arguments[%d]", i)
+		if !isMapping(at, it, report) {
+			continue
+		}
+		if name, ok := requiredString(at, it, "name", report); ok {
+			switch {
+			case strings.TrimSpace(name) == "":
+				report(Error, it.line, at+".name: must not be blank")
+			case strings.IndexFunc(name, unicode.IsControl) >= 0:
+				report(Error, it.line, fmt.Sprintf("%s.name %q: must not contain control characters", at, name))
+			default:
+				if j, dup := first[name]; dup {
+					report(Error, keyLine(it, "name"), fmt.Sprintf("%s.name %q: arguments[%d] has the same name", at, name, j))
+				} else {
+					first[name] = i
+				}
+			}
+		}
+		for _, e := range it.keys {
+			switch e.name {
+			case "name":
+			case "description":
+				memberType(at, e, kString, report)
+			case "required":
+				memberType(at, e, kBool, report)
+			default:
+				unknownMember(at, e, "name, description and required", report)
+			}
+		}
+	}
+}
+
+// validateDependencies checks the frontmatter field dependencies (k).
+func validateDependencies(k mapKey, report fieldReport) {
+	if !isKind("dependencies", k, kMap, "a mapping with tools, prompts and resources", report) {
+		return
+	}
+	for _, d := range k.val.keys {
+		at := "dependencies." + d.name
+		switch d.name {
+		case "tools":
+			if !isKind(at, d, kList, "a list of tool names", report) {
+				continue
+			}
+			for i, it := range d.val.items {
+				if it.kind == kInvalid {
+					continue
+				}
+				item := fmt.Sprintf("%s[%d]", at, i)
+				if it.kind != kString {
+					report(Error, it.line, fmt.Sprintf("%s: must be a tool name (a string), not %s%s", item, article(it.kind), quoteHint(it)))
+				} else if strings.TrimSpace(it.text) == "" {
+					report(Error, it.line, item+": must not be blank")
+				}
+			}
+		case "prompts":
+			if !isKind(at, d, kList, "a list of {name} mappings", report) {
+				continue
+			}
+			for i, it := range d.val.items {
+				item := fmt.Sprintf("%s[%d]", at, i)
+				if !isMapping(item, it, report) {
+					continue
+				}
+				if name, ok := requiredString(item, it, "name", report); ok && strings.TrimSpace(name) == "" {
+					report(Error, keyLine(it, "name"), item+".name: must not be blank")
+				}
+				for _, e := range it.keys {
+					if e.name != "name" {
+						unknownMember(item, e, "name", report)
+					}
+				}
+			}
+		case "resources":
+			if !isKind(at, d, kList, `a list of {type: "ref/resource", uri} mappings`, report) {
+				continue
+			}
+			for i, it := range d.val.items {
+				item := fmt.Sprintf("%s[%d]", at, i)
+				if !isMapping(item, it, report) {
+					continue
+				}
+				if typ, ok := requiredString(item, it, "type", report); ok && typ != "ref/resource" {
+					report(Error, keyLine(it, "type"), fmt.Sprintf(`%s.type %q: must be "ref/resource"`, item, typ))
+				}
+				if uri, ok := requiredString(item, it, "uri", report); ok {
+					if why := uriProblem(uri); why != "" {
+						report(Error, keyLine(it, "uri"), fmt.Sprintf("%s.uri %q: %s", item, uri, why))
+					}
+				}
+				for _, e := range it.keys {
+					if e.name != "type" && e.name != "uri" {
+						unknownMember(item, e, "type and uri", report)
+					}
+				}
+			}
+		default:
+			unknownMember("dependencies", d, "tools, prompts and resources", report)
+		}
+	}
+}
+
+// uriProblem returns why s cannot be the URI of a resource dependency, or "": it needs an
+// RFC 3986 scheme, and a skill:// URI must be one this server could serve.
+// See https://www.rfc-editor.org/rfc/rfc3986#section-3.1.
+func uriProblem(s string) string {
+	colon := strings.IndexByte(s, ':')
+	if colon < 1 {
+		return "must be an absolute URI (scheme:…)"
+	}
+	for i := 0; i < colon; i++ {
+		c := s[i]
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || !('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return "must be an absolute URI (scheme:…)"
+		}
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return "must not contain spaces or control characters"
+	}
+	if strings.EqualFold(s[:colon], "skill") {
+		if _, err := catalog.ParseURI(s); err != nil {
+			return "is not a usable skill:// URI: " + err.Error()
+		}
+	}
+	return ""
+}
+
+// isKind reports whether the field k (named at) holds a value of kind want, reporting it
+// if not (a value that could not be converted is reported already); what describes the
+// value expected.
+func isKind(at string, k mapKey, want kind, what string, report fieldReport) bool {
+	switch k.val.kind {
+	case want:
+		return true
+	case kInvalid:
+		return false
+	}
+	report(Error, k.line, fmt.Sprintf("%s: must be %s, not %s", at, what, article(k.val.kind)))
+	return false
+}
+
+// isMapping reports whether the list item v (named at) is a mapping, reporting it if not.
+func isMapping(at string, v *value, report fieldReport) bool {
+	switch v.kind {
+	case kMap:
+		return true
+	case kInvalid:
+		return false
+	}
+	report(Error, v.line, fmt.Sprintf("%s: must be a mapping, not %s", at, article(v.kind)))
+	return false
+}
+
+// requiredString returns the string member key of the mapping v (named at), reporting a
+// missing or non-string one.
+func requiredString(at string, v *value, key string, report fieldReport) (string, bool) {
+	e, ok := v.lookup(key)
+	if !ok {
+		report(Error, v.line, fmt.Sprintf("%s: missing %q", at, key))
+		return "", false
+	}
+	return e.val.text, memberType(at, e, kString, report)
+}
+
+// memberType reports whether the member e of the mapping named at has kind want,
+// reporting it if it has another.
+func memberType(at string, e mapKey, want kind, report fieldReport) bool {
+	switch e.val.kind {
+	case want:
+		return true
+	case kInvalid:
+		return false
+	}
+	hint := quoteHint(e.val)
+	if want == kBool && e.val.kind == kString && (e.val.text == "true" || e.val.text == "false") {
+		hint = fmt.Sprintf(" (write %s without quotes)", e.val.text)
+	} else if want != kString {
+		hint = ""
+	}
+	report(Error, e.line, fmt.Sprintf("%s.%s: must be %s, not %s%s", at, e.name, article(want), article(e.val.kind), hint))
+	return false
+}
+
+// unknownMember warns about a member SEP-2076 does not define: it is passed through.
+func unknownMember(at string, e mapKey, known string, report fieldReport) {
+	report(Warning, e.line, fmt.Sprintf("%s: unknown key %q: passed through verbatim (SEP-2076 defines %s)", at, e.name, known))
+}
+
+// keyLine is the line of member key of the mapping v, or v's own.
+func keyLine(v *value, key string) int {
+	if e, ok := v.lookup(key); ok {
+		return e.line
+	}
+	return v.line
+}

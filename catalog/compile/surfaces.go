@@ -1,0 +1,233 @@
+package compile
+
+import (
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/archive"
+)
+
+// The distribution surfaces beside the v1 extension (SPEC §4 and §7): each skill's
+// reproducible archives, the June-2026-draft resource skill://index.json, and the two
+// well-known HTTP discovery indexes. All are rendered here, once, from the same files and
+// digests as the v1 manifest.
+
+// DiscoverySchema identifies the discovery RFC v0.2.0 index format.
+const DiscoverySchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+
+// Well-known paths.
+const (
+	AgentSkillsPrefix = "/.well-known/agent-skills/" // discovery RFC v0.2.0
+	SkillsPrefix      = "/.well-known/skills/"       // discovery RFC v0.1.0, and the DVS index
+)
+
+// IndexURI is the June-draft index resource.
+const IndexURI = catalog.Scheme + "index.json"
+
+// blob is a generated artifact in the store: an archive or an index document (whose bytes,
+// small, it keeps; an archive's are only in the store).
+type blob struct {
+	uri, mime string
+	ref       catalog.Ref
+	digest    string
+	data      []byte // a document's bytes; nil for an archive
+}
+
+// doc puts the document data in the store as a blob.
+func (en *encoder) doc(uri, mime string, data []byte) *blob {
+	ref := en.add(data, uri)
+	return &blob{uri: uri, mime: mime, ref: ref, digest: "sha256:" + ref.Name, data: data}
+}
+
+// archives puts the .tar.gz and .zip of s in the store and returns them, or nil when their
+// URIs would collide with a file the catalog serves (a file named like a nested skill's
+// archive). Each is written as its files are read: large files are read again, never held.
+func (en *encoder) archives(s *Skill, served map[string]int) []*blob {
+	base := catalog.Scheme + catalog.EscapePath(s.Path)
+	_, tgzTaken := served[base+".tar.gz"]
+	_, zipTaken := served[base+".zip"]
+	if tgzTaken || zipTaken {
+		return nil
+	}
+	entries := make([]archive.Entry, len(s.Files))
+	for i, f := range s.Files {
+		entries[i] = archive.Entry{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: f.Data}
+		if f.reopen != nil {
+			entries[i].Size, entries[i].Open = f.Size, f.Open
+		}
+	}
+	var out []*blob
+	for _, a := range []struct {
+		ext, mime string
+		write     func(io.Writer, []archive.Entry) error
+	}{{".tar.gz", "application/gzip", archive.WriteTarGz}, {".zip", "application/zip", archive.WriteZip}} {
+		ref := en.stream(base+a.ext, func(w io.Writer) error { return a.write(w, entries) })
+		out = append(out, &blob{uri: base + a.ext, mime: a.mime, ref: ref, digest: "sha256:" + ref.Name})
+	}
+	return out
+}
+
+// blobRow renders a generated artifact as an unlisted (or, for the index, listed)
+// resource, its resources/read form put in the store.
+func (en *encoder) blobRow(b *blob, name, description string) [][]byte {
+	row := make([][]byte, catalog.ResFields)
+	row[catalog.ResURI] = []byte(b.uri)
+	list := append([]byte(`{"uri":`), jsonString(b.uri)...)
+	list = append(list, `,"name":`...)
+	list = append(list, jsonString(name)...)
+	if description != "" {
+		list = append(list, `,"description":`...)
+		list = append(list, jsonString(description)...)
+	}
+	list = append(list, `,"mimeType":`...)
+	list = append(list, jsonString(b.mime)...)
+	list = append(list, `,"size":`...)
+	list = strconv.AppendInt(list, b.ref.Size, 10)
+	row[catalog.ResList] = append(list, `,"annotations":{"audience":["assistant"],"priority":0.5}}`...)
+	text := strings.HasPrefix(b.mime, "application/json")
+	row[catalog.ResReadHead] = readHead(b.uri, b.mime, text)
+	var read catalog.Ref
+	if b.data != nil {
+		read = en.add(readValue(b.data, text), b.uri+readForm(text))
+	} else {
+		read = en.form(b.ref, text, b.uri+readForm(text))
+	}
+	row[catalog.ResReadValue] = read.Cell()
+	row[catalog.ResMIME] = []byte(b.mime)
+	row[catalog.ResDigest] = []byte(b.digest)
+	row[catalog.ResSize] = strconv.AppendInt(nil, b.ref.Size, 10)
+	row[catalog.ResObject] = b.ref.Cell()
+	return row
+}
+
+// juneIndex renders skill://index.json: the 06-08 draft fields (url and digest of SKILL.md,
+// the verbatim frontmatter, archives[]) plus the flat 04-23 fields (name, description,
+// type), so both generations of index readers find what they look for. Archive entries
+// carry the media type under both names the drafts used.
+func juneIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
+	b := []byte(`{"$schema":"` + DiscoverySchema + `","skills":[`)
+	for i, s := range c.Skills {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		md := s.Files[0] // SKILL.md comes first
+		b = append(b, `{"name":`...)
+		b = append(b, jsonString(s.Name)...)
+		b = append(b, `,"description":`...)
+		b = append(b, jsonString(s.Description)...)
+		b = append(b, `,"type":"skill-md","url":`...)
+		b = append(b, jsonString(skillURI(s))...)
+		b = append(b, `,"digest":`...)
+		b = append(b, jsonString(digestString(md))...)
+		b = append(b, `,"frontmatter":`...)
+		b = append(b, s.Frontmatter...)
+		b = append(b, `,"archives":[`...)
+		for k, a := range arch[s] {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"url":`...)
+			b = append(b, jsonString(a.uri)...)
+			b = append(b, `,"mimeType":`...)
+			b = append(b, jsonString(a.mime)...)
+			b = append(b, `,"mediaType":`...)
+			b = append(b, jsonString(a.mime)...)
+			b = append(b, `,"digest":`...)
+			b = append(b, jsonString(a.digest)...)
+			b = append(b, '}')
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, "]}"...)
+}
+
+// httpSkills returns the skills the name-keyed HTTP indexes can publish: those whose name
+// no other skill shares (the indexes are keyed by name; Load warns about duplicates).
+func httpSkills(c *Catalog) []*Skill {
+	count := map[string]int{}
+	for _, s := range c.Skills {
+		count[s.Name]++
+	}
+	var out []*Skill
+	for _, s := range c.Skills {
+		if count[s.Name] == 1 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// agentSkillsIndex renders /.well-known/agent-skills/index.json (discovery RFC v0.2.0): a
+// single-file skill as "skill-md" pointing at its SKILL.md, any other as "archive"
+// pointing at its .tar.gz; urls relative to the index; digests of exactly those bytes.
+func agentSkillsIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
+	b := []byte(`{"$schema":"` + DiscoverySchema + `"`)
+	b = appendTrustRoot(b, c.TrustRoot)
+	b = append(b, `,"skills":[`...)
+	n := 0
+	for _, s := range httpSkills(c) {
+		kind, url, digest := "skill-md", s.Name+"/SKILL.md", digestString(s.Files[0])
+		if len(s.Files) > 1 {
+			if arch[s] == nil {
+				continue // no archive to point at (see archives)
+			}
+			kind, url, digest = "archive", s.Name+".tar.gz", arch[s][0].digest
+		}
+		if n++; n > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = append(b, jsonString(s.Name)...)
+		b = append(b, `,"type":"`+kind+`","description":`...)
+		b = append(b, jsonString(s.Description)...)
+		b = append(b, `,"url":`...)
+		b = append(b, jsonString(url)...)
+		b = append(b, `,"digest":"`+digest+`"}`...)
+	}
+	return append(b, "]}"...)
+}
+
+// skillsIndex renders /.well-known/skills/index.json (discovery RFC v0.1.0, and the DVS
+// index): every file of each skill, served under /.well-known/skills/<name>/; "path" is the
+// DVS field pointing at the skill.
+func skillsIndex(c *Catalog) []byte {
+	b := []byte(`{`)
+	if c.TrustRoot != "" {
+		b = appendTrustRoot(b, c.TrustRoot)
+		b = append(b, ',')
+	}
+	b = append(b, `"skills":[`...)
+	for i, s := range httpSkills(c) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = append(b, jsonString(s.Name)...)
+		b = append(b, `,"description":`...)
+		b = append(b, jsonString(s.Description)...)
+		b = append(b, `,"path":`...)
+		b = append(b, jsonString(SkillsPrefix+s.Name+"/")...)
+		b = append(b, `,"files":[`...)
+		for k, f := range s.Files {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, jsonString(strings.TrimPrefix(f.Path, s.Path+"/"))...)
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, "]}"...)
+}
+
+func appendTrustRoot(b []byte, root string) []byte {
+	if root == "" {
+		return b
+	}
+	if b[len(b)-1] != '{' {
+		b = append(b, ',')
+	}
+	b = append(b, `"trustRoot":`...)
+	return append(b, jsonString(root)...)
+}
