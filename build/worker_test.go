@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // TestWorkerMaxBody: the shim's body cap before any options is edge's default, so a body
@@ -16,8 +16,8 @@ func TestWorkerMaxBody(t *testing.T) {
 	if m == nil {
 		t.Fatal("worker.mjs has no line `const defaultMaxBody = N;`")
 	}
-	if n, _ := strconv.Atoi(string(m[1])); n != edge.DefaultMaxBody {
-		t.Fatalf("worker.mjs defaultMaxBody = %d, edge.DefaultMaxBody = %d", n, edge.DefaultMaxBody)
+	if n, _ := strconv.Atoi(string(m[1])); n != wire.DefaultMaxBody {
+		t.Fatalf("worker.mjs defaultMaxBody = %d, wire.DefaultMaxBody = %d", n, wire.DefaultMaxBody)
 	}
 }
 

@@ -20,17 +20,17 @@ func batchOf(n int, elem func(id int) string) string {
 	return "[" + strings.Join(elems, ",") + "]"
 }
 
-// TestBatchMax: a batch of more than MaxBatch messages is refused whole, over stdio and
+// TestBatchMax: a batch of more than wire.MaxBatch messages is refused whole, over stdio and
 // HTTP, with a -32600 that says the bound, before any element is answered (10,000
-// skills/list once crashed the plugin); MaxBatch messages are all answered.
+// skills/list once crashed the plugin); wire.MaxBatch messages are all answered.
 func TestBatchMax(t *testing.T) {
-	s := exampleServer(t, Options{})
+	s := exampleServer(t, wire.Options{})
 	list := func(id int) string { return request(id, "skills/list", "") }
-	for _, n := range []int{MaxBatch + 1, 10_000} {
+	for _, n := range []int{wire.MaxBatch + 1, 10_000} {
 		reply, refs, _ := s.HandleMessage(V20250326, []byte(batchOf(n, list)))
 		r := gjson.ParseBytes(reply)
 		if r.IsArray() || r.Get("error.code").Int() != -32600 || r.Get("id").Type != gjson.Null || len(refs) != 0 ||
-			!strings.Contains(r.Get("error.data").Str, "more than "+strconv.Itoa(MaxBatch)+" messages") {
+			!strings.Contains(r.Get("error.data").Str, "more than "+strconv.Itoa(wire.MaxBatch)+" messages") {
 			t.Fatalf("stdio batch of %d: %.300s", n, reply)
 		}
 		resp := s.ServeHTTP(postLegacy(batchOf(n, list), ""))
@@ -38,10 +38,10 @@ func TestBatchMax(t *testing.T) {
 			t.Fatalf("HTTP batch of %d: %d %.300s", n, resp.Status, resp.Body)
 		}
 	}
-	reply, _, _ := s.HandleMessage(V20250326, []byte(batchOf(MaxBatch, list)))
+	reply, _, _ := s.HandleMessage(V20250326, []byte(batchOf(wire.MaxBatch, list)))
 	answers := gjson.ParseBytes(reply).Array()
-	if len(answers) != MaxBatch {
-		t.Fatalf("a batch of %d: %d answers", MaxBatch, len(answers))
+	if len(answers) != wire.MaxBatch {
+		t.Fatalf("a batch of %d: %d answers", wire.MaxBatch, len(answers))
 	}
 	for i, a := range answers {
 		if a.Get("id").Int() != int64(i+1) || !a.Get("result.skills").IsArray() {
@@ -62,21 +62,21 @@ func postLegacy(body, extra string) *wire.Request {
 }
 
 // TestBatchBudget: after the first answer, which goes out whatever its size, a batch's
-// answers may add batchMaxBytes, counting spliced objects and built bytes alike; the
+// answers may add wire.BatchMaxBytes, counting spliced objects and built bytes alike; the
 // answers beyond are -32603 errors in place, saying to send the request on its own.
 func TestBatchBudget(t *testing.T) {
 	// Spliced bytes: a 6 MiB file read three times is two answers (12 MiB: the first
 	// whole, then 6 of the 8 allowed) and an error.
 	big := strings.Repeat("a", 6<<20)
 	p := packOf(t, map[string]string{"s0/SKILL.md": skillMD("s0"), "s0/big.txt": big})
-	s := New(p, Options{})
+	s := New(p, wire.Options{})
 	read := func(int) string { return request(1, "resources/read", `{"uri":"skill://s0/big.txt"}`) }
 	reply, refs, _ := s.HandleMessage(V20250326, []byte(batchOf(3, read)))
 	answers := gjson.ParseBytes(resolved(t, s, reply, refs)).Array()
 	if len(answers) != 3 || answers[1].Get("result.contents.0.text").Str != big || answers[2].Get("error.code").Int() != -32603 {
 		t.Fatalf("three 6 MiB reads: %d answers, %.200s", len(answers), answers[2].Raw)
 	}
-	if msg := answers[2].Get("error.message").Str; !strings.Contains(msg, strconv.Itoa(batchMaxBytes>>20)+" MiB") ||
+	if msg := answers[2].Get("error.message").Str; !strings.Contains(msg, strconv.Itoa(wire.BatchMaxBytes>>20)+" MiB") ||
 		!strings.Contains(msg, "send this request on its own") {
 		t.Fatalf("the error does not say the bound: %s", answers[2].Raw)
 	}
@@ -85,7 +85,7 @@ func TestBatchBudget(t *testing.T) {
 	}
 
 	// Built bytes: skills/list pages of about 0.7 MiB, 64 times, are the first answer,
-	// as many as fit in the budget, and errors; the reply stays within MaxReply.
+	// as many as fit in the budget, and errors; the reply stays within wire.MaxReply.
 	files := map[string]string{}
 	for i := range 100 {
 		name := "s" + strconv.Itoa(i)
@@ -95,10 +95,10 @@ func TestBatchBudget(t *testing.T) {
 		}
 	}
 	p = packOf(t, files)
-	s = New(p, Options{})
+	s = New(p, wire.Options{})
 	list := func(id int) string { return request(id, "skills/list", "") }
 	one := handle(t, s, V20250326, list(1))
-	reply, _, _ = s.HandleMessage(V20250326, []byte(batchOf(MaxBatch, list)))
+	reply, _, _ = s.HandleMessage(V20250326, []byte(batchOf(wire.MaxBatch, list)))
 	answers = gjson.ParseBytes(reply).Array()
 	listed := 0
 	for i, a := range answers {
@@ -111,18 +111,18 @@ func TestBatchBudget(t *testing.T) {
 			t.Fatalf("answer %d: %.200s", i, a.Raw)
 		}
 	}
-	if want := 1 + batchMaxBytes/len(one); listed != want {
+	if want := 1 + wire.BatchMaxBytes/len(one); listed != want {
 		t.Fatalf("%d lists of %d bytes answered, want %d", listed, len(one), want)
 	}
-	if limit := MaxReply(len(p.Bytes()), DefaultMaxBody, 0); int64(len(reply)) > limit {
-		t.Fatalf("reply of %d bytes, over MaxReply %d", len(reply), limit)
+	if limit := wire.MaxReply(len(p.Bytes()), wire.DefaultMaxBody, 0); int64(len(reply)) > limit {
+		t.Fatalf("reply of %d bytes, over wire.MaxReply %d", len(reply), limit)
 	}
 }
 
-// TestErrorsBounded: an error quotes at most maxEcho bytes of what the request said, so
+// TestErrorsBounded: an error quotes at most wire.MaxEcho bytes of what the request said, so
 // its size does not grow with the request, however its values escape.
 func TestErrorsBounded(t *testing.T) {
-	s := exampleServer(t, Options{})
+	s := exampleServer(t, wire.Options{})
 	for _, long := range []string{
 		strings.Repeat("a", 1<<20),
 		strings.Repeat(`\u0001`, 1<<16),           // a control byte: \x01 once quoted, \\x01 in JSON
@@ -148,7 +148,7 @@ func TestErrorsBounded(t *testing.T) {
 			if !gjson.GetBytes(reply, "error").Exists() {
 				t.Fatalf("%.100s: no error: %.200s", msg, reply)
 			}
-			if len(reply) > maxErrorBytes || !utf8.Valid(reply) {
+			if len(reply) > wire.MaxErrorBytes || !utf8.Valid(reply) {
 				t.Fatalf("%.100s: an error of %d bytes: %.300s", msg, len(reply), reply)
 			}
 		}
@@ -158,7 +158,7 @@ func TestErrorsBounded(t *testing.T) {
 // TestBatchErrorAfterAnswer: an element answered with an error after an answered one is
 // an error in place (it once panicked: the handler's nil buffer was sliced to the mark).
 func TestBatchErrorAfterAnswer(t *testing.T) {
-	s := exampleServer(t, Options{})
+	s := exampleServer(t, wire.Options{})
 	reply := handle(t, s, V20250326, "["+request(1, "ping", "")+","+request(2, "resources/read", `{"uri":"skill://nope/x"}`)+","+
 		request(3, "skills/get", `{"name":"nope"}`)+","+request(4, "ping", "")+"]")
 	answers := gjson.ParseBytes(reply).Array()

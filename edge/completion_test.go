@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // completeReq is a completion/complete request for argument name with value on template,
@@ -36,7 +38,7 @@ func TestCompletion(t *testing.T) {
 		name := fmt.Sprintf("many-%03d", i)
 		files["bulk/"+name+"/SKILL.md"] = skillMD(name)
 	}
-	s := New(packOf(t, files), Options{})
+	s := New(packOf(t, files), wire.Options{})
 	for _, tc := range []struct {
 		name, template, arg, value, ctx string
 		want                            string // the completion object
@@ -116,7 +118,7 @@ func TestCompletion(t *testing.T) {
 
 // TestTemplatesList checks that both templates are listed, with names and descriptions.
 func TestTemplatesList(t *testing.T) {
-	s := exampleServer(t, Options{})
+	s := exampleServer(t, wire.Options{})
 	reply := handle(t, s, "2025-11-25", request(1, "resources/templates/list", ""))
 	ts := gjson.GetBytes(reply, "result.resourceTemplates").Array()
 	if len(ts) != 2 || ts[0].Get("uriTemplate").Str != skillTemplate || ts[1].Get("uriTemplate").Str != fileTemplate {

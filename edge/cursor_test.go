@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
@@ -41,7 +42,7 @@ func nextCursor(tb testing.TB, b []byte) string {
 }
 
 func TestCursorRoundTrip(t *testing.T) {
-	s := exampleServer(t, Options{PageSize: 2})
+	s := exampleServer(t, wire.Options{PageSize: 2})
 	d := s.digestPrefix()
 	if len(d) != 8 {
 		t.Fatalf("digestPrefix %q", d)
@@ -74,7 +75,7 @@ func TestCursorRoundTrip(t *testing.T) {
 }
 
 func TestPageInvalidCursor(t *testing.T) {
-	s := exampleServer(t, Options{PageSize: 3})
+	s := exampleServer(t, wire.Options{PageSize: 3})
 	d := s.digestPrefix()
 	other := strings.Map(func(r rune) rune {
 		if r == '0' {
@@ -137,7 +138,7 @@ func TestPageInvalidCursor(t *testing.T) {
 }
 
 func TestPageCursorType(t *testing.T) {
-	s := exampleServer(t, Options{PageSize: 3})
+	s := exampleServer(t, wire.Options{PageSize: 3})
 	for _, tc := range []struct {
 		params   string
 		from, to int
@@ -174,7 +175,7 @@ func TestPageCursorType(t *testing.T) {
 // cursors, and checks that each item is on exactly one page.
 func TestPagesCoverEachItemOnce(t *testing.T) {
 	for _, pageSize := range []int{1, 2, 3, 4, 7, 8, 100} {
-		s := exampleServer(t, Options{PageSize: pageSize})
+		s := exampleServer(t, wire.Options{PageSize: pageSize})
 		for n := 0; n <= 7; n++ {
 			seen := make([]int, n)
 			params, pages := "", 0
@@ -253,7 +254,7 @@ func listAll(t *testing.T, s *Server, method, items, extra string, modern bool) 
 func TestListingPagination(t *testing.T) {
 	for n := 0; n <= 7; n++ {
 		p := nSkillsPack(t, n)
-		whole := New(p, Options{})
+		whole := New(p, wire.Options{})
 		for _, modern := range []bool{false, true} {
 			wantSkills := listAll(t, whole, "skills/list", "skills", "", modern)
 			wantRes := listAll(t, whole, "resources/list", "resources", "", modern)
@@ -261,7 +262,7 @@ func TestListingPagination(t *testing.T) {
 				t.Fatalf("n %d: %d skills, %d resources", n, len(wantSkills), len(wantRes))
 			}
 			for _, pageSize := range []int{1, 2, 3, 7} {
-				s := New(p, Options{PageSize: pageSize})
+				s := New(p, wire.Options{PageSize: pageSize})
 				if got := listAll(t, s, "skills/list", "skills", "", modern); strings.Join(got, " ") != strings.Join(wantSkills, " ") {
 					t.Errorf("n %d, page size %d, modern %v: skills %v, want %v", n, pageSize, modern, got, wantSkills)
 				}
@@ -281,12 +282,12 @@ func TestDirectoryPagination(t *testing.T) {
 			files["d/f"+strconv.Itoa(i)+".md"] = "x\n"
 		}
 		p := packOf(t, files)
-		want := listAll(t, New(p, Options{}), "resources/directory/read", "resources", `"uri":"skill://d"`, false)
+		want := listAll(t, New(p, wire.Options{}), "resources/directory/read", "resources", `"uri":"skill://d"`, false)
 		if len(want) != k+1 {
 			t.Fatalf("k %d: %d children: %v", k, len(want), want)
 		}
 		for _, pageSize := range []int{1, 2, 3, 7} {
-			s := New(p, Options{PageSize: pageSize})
+			s := New(p, wire.Options{PageSize: pageSize})
 			for _, modern := range []bool{false, true} {
 				got := listAll(t, s, "resources/directory/read", "resources", `"uri":"skill://d"`, modern)
 				if strings.Join(got, " ") != strings.Join(want, " ") {
@@ -301,7 +302,7 @@ func TestDirectoryPagination(t *testing.T) {
 // another catalog: each must be refused with -32602, never silently accepted.
 func TestCursorNotTransferable(t *testing.T) {
 	p3, p4 := nSkillsPack(t, 3), nSkillsPack(t, 4)
-	s3, s4 := New(p3, Options{PageSize: 1}), New(p4, Options{PageSize: 1})
+	s3, s4 := New(p3, wire.Options{PageSize: 1}), New(p4, wire.Options{PageSize: 1})
 	if s3.digestPrefix() == s4.digestPrefix() {
 		t.Fatal("two catalogs share a digest prefix")
 	}
@@ -315,7 +316,7 @@ func TestCursorNotTransferable(t *testing.T) {
 	}
 	skillsCur := first(s3, "skills/list", "")
 	resCur := first(s3, "resources/list", "")
-	ex := exampleServer(t, Options{PageSize: 1})
+	ex := exampleServer(t, wire.Options{PageSize: 1})
 	dirCur := first(ex, "resources/directory/read", `{"uri":"skill://acme/billing/refunds"}`)
 	for _, tc := range []struct {
 		name, method, params string

@@ -35,13 +35,13 @@ func duplicatesPack(t *testing.T) *Server {
 		"solo/SKILL.md":         skillMD("solo"),
 		"solo/data/numbers.bin": "\x00\x01\x02",
 	})
-	return New(p, Options{Tools: true, Prompts: true})
+	return New(p, wire.Options{Tools: true, Prompts: true})
 }
 
 // TestToolsListDispatch: every tool tools/list offers is one tools/call answers, and its
 // input schema is a JSON Schema object that forbids unknown arguments.
 func TestToolsListDispatch(t *testing.T) {
-	s := exampleServer(t, Options{Tools: true})
+	s := exampleServer(t, wire.Options{Tools: true})
 	tools := result(t, s, 1, "tools/list", "").Get("tools").Array()
 	if len(tools) != 3 {
 		t.Fatalf("tools/list: %d tools", len(tools))
@@ -69,7 +69,7 @@ func TestToolsListDispatch(t *testing.T) {
 // once, in order, and the text and structuredContent agree.
 func TestListSkillsPages(t *testing.T) {
 	p := nSkillsPack(t, 5)
-	s := New(p, Options{Tools: true, PageSize: 1})
+	s := New(p, wire.Options{Tools: true, PageSize: 1})
 	var seen []string
 	args := `{}`
 	for page := 0; ; page++ {
@@ -228,7 +228,7 @@ func TestSitemapOrigin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := New(p, Options{AllowHosts: []string{"*"}})
+		s := New(p, wire.Options{AllowHosts: []string{"*"}})
 		h := header("Host", tc.host)
 		if tc.proto != "" {
 			h = append(h, wire.Field{Name: "X-Forwarded-Proto", Value: tc.proto})
@@ -249,7 +249,7 @@ func TestWatchedCaching(t *testing.T) {
 		watched bool
 		want    string
 	}{{false, "public, max-age=300"}, {true, "no-cache"}} {
-		s := exampleServer(t, Options{ListChanged: tc.watched})
+		s := exampleServer(t, wire.Options{ListChanged: tc.watched})
 		for _, r := range []wire.Request{
 			{Method: "GET", Target: "/", Header: header("Host", "localhost", "Accept", "text/html")},
 			{Method: "GET", Target: "/sitemap.xml", Header: header("Host", "localhost")},

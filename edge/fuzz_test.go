@@ -26,10 +26,10 @@ var fuzzServers = sync.OnceValue(func() []*Server {
 		panic(err)
 	}
 	return []*Server{
-		New(p, Options{}),
-		New(p, Options{AllowOrigins: []string{"*"}, AllowHosts: []string{"*"}, PageSize: 1, Tools: true, Prompts: true}),
-		New(p, Options{AllowOrigins: []string{"https://app.example"}, AllowHosts: []string{"example.com"}, MaxBody: 64, PageSize: 2}),
-		New(p, Options{Endpoint: "/", AllowHosts: []string{"*"}, PageSize: 3, Name: "n\"\n", Version: "\x00", Instructions: "i\u2028", Tools: true}),
+		New(p, wire.Options{}),
+		New(p, wire.Options{AllowOrigins: []string{"*"}, AllowHosts: []string{"*"}, PageSize: 1, Tools: true, Prompts: true}),
+		New(p, wire.Options{AllowOrigins: []string{"https://app.example"}, AllowHosts: []string{"example.com"}, MaxBody: 64, PageSize: 2}),
+		New(p, wire.Options{Endpoint: "/", AllowHosts: []string{"*"}, PageSize: 3, Name: "n\"\n", Version: "\x00", Instructions: "i\u2028", Tools: true}),
 	}
 })
 
@@ -198,20 +198,20 @@ func FuzzServeHTTP(f *testing.F) {
 
 // checkReplay holds the answer frame AppendHTTP gave r, with replay, to edge.Replay's
 // promise: for other ids of the same kind, the answer is frame with that id in its place.
-func checkReplay(t *testing.T, s *Server, r *wire.Request, frame []byte, replay Replay) {
+func checkReplay(t *testing.T, s *Server, r *wire.Request, frame []byte, replay wire.Replay) {
 	t.Helper()
 	body := r.Body
 	if replay.IDAt < 0 || replay.IDAt+replay.IDLen > len(body) || replay.AnswerAt+replay.IDLen > len(frame) || replay.MaxBody != s.opt.MaxBody {
 		t.Fatalf("replay %+v out of the body (%d bytes) or the answer (%d)", replay, len(body), len(frame))
 	}
 	id := body[replay.IDAt : replay.IDAt+replay.IDLen]
-	kind := ReplayableID(id)
+	kind := wire.ReplayableID(id)
 	if kind == 0 || !bytes.Equal(frame[replay.AnswerAt:replay.AnswerAt+len(id)], id) {
 		t.Fatalf("replay %+v: id %q of no kind, or not echoed in %q", replay, id, frame)
 	}
 	others := []string{"0", "-7", "123456789012345", `""`, `"x"`, `"a longer id, 0123456789"`}
 	for _, other := range others {
-		if ReplayableID([]byte(other)) != kind {
+		if wire.ReplayableID([]byte(other)) != kind {
 			continue
 		}
 		r2 := *r
@@ -316,12 +316,12 @@ func handleOne(t *testing.T, s *Server, version string, msg []byte) {
 			checkJSONLine(t, "reply", full)
 			checkReply(t, msg, full)
 			// The bounds of limits.go: an answer names at most one object; a reply is
-			// never more than MaxReply.
+			// never more than wire.MaxReply.
 			if answers := bytes.Count(reply, []byte(`{"jsonrpc":"2.0","id":`)); len(refs) > answers {
 				t.Fatalf("%d objects named in %d answers", len(refs), answers)
 			}
-			if limit := MaxReply(len(s.pack.Bytes()), len(msg), len(s.opt.Instructions)); int64(len(reply)) > limit {
-				t.Fatalf("a reply of %d bytes to %d, over MaxReply %d", len(reply), len(msg), limit)
+			if limit := wire.MaxReply(len(s.pack.Bytes()), len(msg), len(s.opt.Instructions)); int64(len(reply)) > limit {
+				t.Fatalf("a reply of %d bytes to %d, over wire.MaxReply %d", len(reply), len(msg), limit)
 			}
 		} else if refs != nil {
 			t.Fatalf("no reply, but references %v", refs)
@@ -344,7 +344,7 @@ func handleOne(t *testing.T, s *Server, version string, msg []byte) {
 }
 
 // FuzzParseOptions: options JSON from a host (the configure export, the Worker's
-// environment) never panics the parser, and what it accepts renders back (Options.JSON)
+// environment) never panics the parser, and what it accepts renders back (wire.Options.JSON)
 // to the same options.
 func FuzzParseOptions(f *testing.F) {
 	for _, s := range []string{
@@ -354,11 +354,11 @@ func FuzzParseOptions(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		o, err := ParseOptions(b)
+		o, err := wire.ParseOptions(b)
 		if err != nil {
 			return
 		}
-		back, err := ParseOptions(o.JSON())
+		back, err := wire.ParseOptions(o.JSON())
 		if err != nil || !reflect.DeepEqual(normalOptions(back), normalOptions(o)) {
 			t.Fatalf("%q parsed to %+v, which renders as %s and parses back to %+v (%v)", b, o, o.JSON(), back, err)
 		}
@@ -366,7 +366,7 @@ func FuzzParseOptions(f *testing.F) {
 }
 
 // normalOptions is o with empty lists as nil (JSON cannot tell them apart).
-func normalOptions(o Options) Options {
+func normalOptions(o wire.Options) wire.Options {
 	if len(o.AllowOrigins) == 0 {
 		o.AllowOrigins = nil
 	}

@@ -10,7 +10,7 @@ import (
 // TestHeadHasNoBody checks that HEAD is answered with a status and headers only, on the
 // endpoint (405) and elsewhere (404).
 func TestHeadHasNoBody(t *testing.T) {
-	s := exampleServer(t, Options{})
+	s := exampleServer(t, wire.Options{})
 	for _, target := range []string{"/mcp", "/elsewhere"} {
 		r := &wire.Request{Method: "HEAD", Target: target, Header: wire.Header{{Name: "Host", Value: "127.0.0.1"}}}
 		resp := s.ServeHTTP(r)
@@ -23,7 +23,7 @@ func TestHeadHasNoBody(t *testing.T) {
 // TestCursorRejectsLineBreaks checks that a cursor with CR or LF inserted (which the base64
 // decoder would skip) is refused.
 func TestCursorRejectsLineBreaks(t *testing.T) {
-	s := exampleServer(t, Options{PageSize: 1})
+	s := exampleServer(t, wire.Options{PageSize: 1})
 	b := s.appendNextCursor(nil, "s", 1, 3)
 	cur := strings.TrimSuffix(strings.TrimPrefix(string(b), `,"nextCursor":"`), `"`)
 	if _, ok := s.parseCursor(cur, "s"); !ok {

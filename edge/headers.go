@@ -6,13 +6,6 @@ import (
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
-// RequestFields are the names, in lowercase, of the request header fields the server
-// reads (scanHeaders); no answer depends on any other field. A host may frame only these:
-// the Worker does (the plugin's skilledge_fields export gives them), where reading every
-// field of a request costs the runtime a sorted, lowercased copy of them all.
-// TestRequestFields holds the list to scanHeaders and to headers.
-var RequestFields = []string{"host", "origin", "accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name", "if-none-match", "x-forwarded-proto"}
-
 // headers are the request header fields the server reads, found in one pass over the
 // header (names compared as HTTP does, ignoring ASCII case; the first of a repeated
 // field wins, as with wire.Header.Get). Values alias the request. manyHosts and

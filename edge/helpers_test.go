@@ -71,7 +71,7 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 // exampleServer returns a Server on the example catalog.
-func exampleServer(tb testing.TB, opt Options) *Server {
+func exampleServer(tb testing.TB, opt wire.Options) *Server {
 	tb.Helper()
 	p, err := examplePack()
 	if err != nil {

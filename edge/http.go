@@ -48,11 +48,11 @@ func (s *Server) ServeHTTP(r *wire.Request) *wire.Response { return s.serveHTTP(
 // call.
 //
 // It also says whether, and how, a host may give the same answer again to a request that
-// differs only in its id (Replay, whose AnswerAt counts from the start of the appended
-// frame): the zero Replay when it may not.
-func (s *Server) AppendHTTP(dst []byte, r *wire.Request) ([]byte, Replay) {
+// differs only in its id (wire.Replay, whose AnswerAt counts from the start of the appended
+// frame): the zero wire.Replay when it may not.
+func (s *Server) AppendHTTP(dst []byte, r *wire.Request) ([]byte, wire.Replay) {
 	sc := getScratch()
-	sc.replay = Replay{}
+	sc.replay = wire.Replay{}
 	resp := s.serveHTTP(r, sc)
 	start := len(dst)
 	dst = wire.AppendResponse(dst, resp)
@@ -75,8 +75,8 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 		resp.Body, resp.Refs = nil, nil
 	}
 	// An answer that states its own policy (a page meant to be shown) keeps it.
-	if _, ok := resp.Header.Get("X-Content-Type-Options"); !ok {
-		resp.Header = append(resp.Header, wire.Field{Name: "X-Content-Type-Options", Value: "nosniff"})
+	if _, ok := resp.Header.Get("X-Content-Type-wire.Options"); !ok {
+		resp.Header = append(resp.Header, wire.Field{Name: "X-Content-Type-wire.Options", Value: "nosniff"})
 	}
 	if _, ok := resp.Header.Get("Content-Security-Policy"); !ok {
 		resp.Header = append(resp.Header, wire.Field{Name: "Content-Security-Policy", Value: contentSecurityPolicy})
@@ -164,7 +164,7 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 			return s.httpError(400, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"JSON-RPC batches are only allowed in protocol version 2025-03-26"))
 		}
-		elems, err := jsonrpc.SplitBatch(r.Body, MaxBatch)
+		elems, err := jsonrpc.SplitBatch(r.Body, wire.MaxBatch)
 		if err != nil {
 			return s.httpError(400, nil, err)
 		}

@@ -3,6 +3,7 @@ package edge
 import (
 	"github.com/tidwall/gjson"
 
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
@@ -13,8 +14,8 @@ import (
 // "completions" is for the resource templates' arguments (SPEC §8). tools and prompts are
 // declared only when the options offer them (SPEC §8), and listChanged is true only when
 // the host sends notifications/resources/list_changed and notifications/skills/list_changed
-// as the catalog changes (Options.ListChanged).
-func capabilities(opt Options) []byte {
+// as the catalog changes (wire.Options.ListChanged).
+func capabilities(opt wire.Options) []byte {
 	lc := `{"listChanged":false}`
 	if opt.ListChanged {
 		lc = `{"listChanged":true}`

@@ -102,7 +102,7 @@ type method struct {
 	// legacyOnly methods do not exist in the modern era.
 	legacyOnly bool
 	// fallback methods exist only when the options offer them: fallbackTools or
-	// fallbackPrompts (Options.Tools, Options.Prompts).
+	// fallbackPrompts (wire.Options.Tools, wire.Options.Prompts).
 	fallback int
 }
 
@@ -161,7 +161,7 @@ func lookup(name string) (method, bool) {
 
 // Cache hints of the modern era. The catalog only changes with a new deployment, so a
 // shared cache may keep any answer for a while; a catalog the host watches and replaces
-// (Options.ListChanged) may change at any time, so its answers are stale at once.
+// (wire.Options.ListChanged) may change at any time, so its answers are stale at once.
 const (
 	cacheTTLMillis        = "300000"
 	cacheTTLMillisWatched = "0"

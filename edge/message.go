@@ -51,7 +51,7 @@ func (s *Server) handleMessage(rb *reply, version string, msg []byte) (out []byt
 			return jsonrpc.AppendError(nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"JSON-RPC batches are only allowed in protocol version 2025-03-26")), version
 		}
-		elems, err := jsonrpc.SplitBatch(msg, MaxBatch)
+		elems, err := jsonrpc.SplitBatch(msg, wire.MaxBatch)
 		if err != nil {
 			return jsonrpc.AppendError(buf, nil, err), version
 		}
@@ -91,10 +91,10 @@ func (s *Server) request(dst []byte, rb *reply, m *jsonrpc.Message, legacy strin
 	return out, modern, code
 }
 
-// batch answers the elements of a JSON-RPC batch (2025-03-26 only; at most MaxBatch of
+// batch answers the elements of a JSON-RPC batch (2025-03-26 only; at most wire.MaxBatch of
 // them, SplitBatch checks): one reply element per request, in order; empty when the batch
 // held only notifications and responses. initialize must not be batched. After the first
-// answer, the answers may add batchMaxBytes bytes, built and spliced (limits.go).
+// answer, the answers may add wire.BatchMaxBytes bytes, built and spliced (limits.go).
 func (s *Server) batch(dst []byte, rb *reply, elems [][]byte, legacy string) []byte {
 	refs := &rb.refs
 	start := len(dst)
@@ -126,7 +126,7 @@ func (s *Server) batch(dst []byte, rb *reply, elems [][]byte, legacy string) []b
 		for _, r := range (*refs)[marked:] {
 			size += r.Size
 		}
-		if spent+size > batchMaxBytes {
+		if spent+size > wire.BatchMaxBytes {
 			*refs = (*refs)[:marked]
 			dst = jsonrpc.AppendError(dst[:mark], m.ID, errBatchTooLarge)
 			size = int64(len(dst) - mark)
@@ -142,4 +142,4 @@ func (s *Server) batch(dst []byte, rb *reply, elems [][]byte, legacy string) []b
 // errBatchTooLarge replaces an answer that would take a batch past its budget.
 var errBatchTooLarge = jsonrpc.NewError(jsonrpc.CodeInternalError,
 	"Response too large: after the first, the answers to one batch may carry at most "+
-		strconv.Itoa(batchMaxBytes>>20)+" MiB; send this request on its own")
+		strconv.Itoa(wire.BatchMaxBytes>>20)+" MiB; send this request on its own")

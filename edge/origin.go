@@ -11,10 +11,6 @@ import (
 // on another origin must not be able to drive the server through the victim's browser.
 // See https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
 
-// Loopback, in Options.AllowOrigins or AllowHosts, stands for every loopback origin or
-// name: what an empty list allows. It lets a list add to the local default.
-const Loopback = "loopback"
-
 // originAllowed reports whether a request carrying Origin origin may be answered.
 // A request without Origin (not from a browser) is always allowed.
 func (s *Server) originAllowed(origin string, present bool) bool {
@@ -25,7 +21,7 @@ func (s *Server) originAllowed(origin string, present bool) bool {
 		return loopbackOrigin(origin)
 	}
 	for _, o := range s.opt.AllowOrigins {
-		if o == Loopback {
+		if o == wire.Loopback {
 			if loopbackOrigin(origin) {
 				return true
 			}
@@ -44,7 +40,7 @@ func (s *Server) hostAllowed(host string, present bool) bool {
 		return !present || loopbackHost(host)
 	}
 	for _, h := range s.opt.AllowHosts {
-		if h == Loopback {
+		if h == wire.Loopback {
 			if loopbackHost(host) {
 				return true
 			}

@@ -183,7 +183,7 @@ func TestOriginAllowed(t *testing.T) {
 			{"http://localhost", true, true},
 			{"https://app.example", true, false},
 		}},
-		{"loopback keyword adds to a list", []string{Loopback, "https://app.example"}, []check{
+		{"loopback keyword adds to a list", []string{wire.Loopback, "https://app.example"}, []check{
 			{"http://localhost:6274", true, true},
 			{"http://[::1]:6274", true, true},
 			{"https://app.example", true, true},
@@ -217,7 +217,7 @@ func TestOriginAllowed(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := exampleServer(t, Options{AllowOrigins: tc.allow})
+			s := exampleServer(t, wire.Options{AllowOrigins: tc.allow})
 			for _, c := range tc.checks {
 				if got := s.originAllowed(c.origin, c.present); got != c.want {
 					t.Errorf("originAllowed(%q, %v) = %v, want %v", c.origin, c.present, got, c.want)
@@ -238,7 +238,7 @@ func TestHostAllowed(t *testing.T) {
 		allow  []string
 		checks []check
 	}{
-		{"loopback keyword adds to a list", []string{Loopback, "skills.example"}, []check{
+		{"loopback keyword adds to a list", []string{wire.Loopback, "skills.example"}, []check{
 			{"127.0.0.1:8787", true, true},
 			{"skills.example", true, true},
 			{"evil.example", true, false},
@@ -289,7 +289,7 @@ func TestHostAllowed(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := exampleServer(t, Options{AllowHosts: tc.allow})
+			s := exampleServer(t, wire.Options{AllowHosts: tc.allow})
 			for _, c := range tc.checks {
 				if got := s.hostAllowed(c.host, c.present); got != c.want {
 					t.Errorf("hostAllowed(%q, %v) = %v, want %v", c.host, c.present, got, c.want)
@@ -304,7 +304,7 @@ func TestHostAllowed(t *testing.T) {
 // `Origin: http://localhost` then `Origin: http://evil.com` through. An Origin holding a
 // comma is several joined (as the Fetch API and proxies join repeated fields).
 func TestRepeatedHostOrigin(t *testing.T) {
-	for _, opt := range []Options{{}, {AllowOrigins: []string{"*"}, AllowHosts: []string{"*"}}} {
+	for _, opt := range []wire.Options{{}, {AllowOrigins: []string{"*"}, AllowHosts: []string{"*"}}} {
 		s := exampleServer(t, opt)
 		for _, tc := range []struct {
 			header string

@@ -7,43 +7,6 @@ import (
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
-func TestReplayableID(t *testing.T) {
-	for _, c := range []struct {
-		id   string
-		kind byte
-	}{
-		{"0", IDNumber},
-		{"7", IDNumber},
-		{"-42", IDNumber},
-		{"123456789012345", IDNumber},
-		{"1234567890123456", 0}, // 16 digits: past what every client's numbers hold exactly
-		{"-0", 0},
-		{"01", 0},
-		{"1.0", 0},
-		{"1e3", 0},
-		{"-", 0},
-		{`""`, IDString},
-		{`"req-1"`, IDString},
-		{`"` + strings.Repeat("a", 62) + `"`, IDString},
-		{`"` + strings.Repeat("a", 63) + `"`, 0},
-		{`"a\"b"`, 0},
-		{`"a\\b"`, 0},
-		{`"a\u0041"`, 0},
-		{"\"caf\xc3\xa9\"", 0},
-		{"\"a\tb\"", 0},
-		{`"open`, 0},
-		{`"`, 0},
-		{"null", 0},
-		{"true", 0},
-		{"{}", 0},
-		{"", 0},
-	} {
-		if got := ReplayableID([]byte(c.id)); got != c.kind {
-			t.Errorf("ReplayableID(%q) = %q, want %q", c.id, got, c.kind)
-		}
-	}
-}
-
 // TestReplay: which answers may be replayed, and that those keep the promise for other ids
 // (checkReplay). Everything but one request answered with a result is refused.
 func TestReplay(t *testing.T) {
@@ -52,7 +15,7 @@ func TestReplay(t *testing.T) {
 		modern = local + "MCP-Protocol-Version: 2026-07-28\n"
 	)
 	read := `{` + modernMeta + `,"uri":"skill://git-workflow/SKILL.md"}`
-	s := exampleServer(t, Options{})
+	s := exampleServer(t, wire.Options{})
 	for _, c := range []struct {
 		name, method, header, body string
 		replay                     bool
@@ -94,7 +57,7 @@ func TestReplay(t *testing.T) {
 // TestReplayBodyCap: the promise holds only up to MaxBody, past which the answer is 413.
 func TestReplayBodyCap(t *testing.T) {
 	body := request(1, "ping", "")
-	s := exampleServer(t, Options{MaxBody: len(body)})
+	s := exampleServer(t, wire.Options{MaxBody: len(body)})
 	r := &wire.Request{Method: "POST", Target: "/mcp", Header: fuzzHeader("Host: localhost\nContent-Type: application/json\n"), Body: []byte(body)}
 	_, replay := s.AppendHTTP(nil, r)
 	if replay.IDLen != 1 || replay.MaxBody != len(body) {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // TestScopedResourcesList checks resources/list {uri}: one SKILL.md entry per skill under
@@ -17,7 +19,7 @@ func TestScopedResourcesList(t *testing.T) {
 		"acme/support/nested/SKILL.md":            skillMD("nested"),
 		"acmecorp/x/SKILL.md":                     skillMD("x"),
 		"solo/SKILL.md":                           skillMD("solo"),
-	}), Options{PageSize: 2})
+	}), wire.Options{PageSize: 2})
 	list := func(params string) (uris []string, cursor string, reply []byte) {
 		reply = handle(t, s, "2025-11-25", request(1, "resources/list", params))
 		for _, r := range gjson.GetBytes(reply, "result.resources").Array() {
@@ -92,7 +94,7 @@ func TestSkillArguments(t *testing.T) {
 		"notes/SKILL.md": "---\nname: notes\ndescription: d\narguments:\n  - name: version\n    required: true\n  - name: since\n  - name: tag\n    required: true\n" +
 			"dependencies:\n  tools: [git]\n  resources:\n    - {type: ref/resource, uri: 'skill://plain/SKILL.md'}\n---\nbody\n",
 		"plain/SKILL.md": skillMD("plain"),
-	}), Options{})
+	}), wire.Options{})
 	const args = `[{"name":"version","required":true},{"name":"since"},{"name":"tag","required":true}]`
 	const deps = `{"tools":["git"],"resources":[{"type":"ref/resource","uri":"skill://plain/SKILL.md"}]}`
 	reply := handle(t, s, "2025-11-25", request(1, "skills/list", ""))
@@ -126,10 +128,10 @@ func TestSkillArguments(t *testing.T) {
 }
 
 // TestListChangedCapability checks that listChanged is declared only with
-// Options.ListChanged, in both eras, and that a watched catalog's answers are stale at once.
+// wire.Options.ListChanged, in both eras, and that a watched catalog's answers are stale at once.
 func TestListChangedCapability(t *testing.T) {
 	for _, watched := range []bool{false, true} {
-		s := exampleServer(t, Options{ListChanged: watched})
+		s := exampleServer(t, wire.Options{ListChanged: watched})
 		legacy := handle(t, s, "", request(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`))
 		modern := handle(t, s, "", request(2, "server/discover", `{`+modernMeta+`}`))
 		for _, caps := range []gjson.Result{gjson.GetBytes(legacy, "result.capabilities"), gjson.GetBytes(modern, "result.capabilities")} {

@@ -19,7 +19,7 @@ type reply struct {
 	resp wire.Response
 	hdr  [8]wire.Field
 	// replay is how the answer may be replayed (replayOf), set by post.
-	replay Replay
+	replay wire.Replay
 }
 
 // scratch holds replies for reuse. A reply keeps the capacity its largest answer needed,

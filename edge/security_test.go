@@ -19,7 +19,7 @@ func TestActiveContentDisarmed(t *testing.T) {
 		"web/feed.xml":  `<?xml version="1.0"?><x/>`,
 		"web/unknown":   "<html><script>1</script></html>",
 	})
-	s := New(p, Options{AllowOrigins: []string{"*"}})
+	s := New(p, wire.Options{AllowOrigins: []string{"*"}})
 	get := func(target, extra string) *wire.Response {
 		r, err := wire.ParseRequest([]byte("GET " + target + "\nHost: 127.0.0.1\n" + extra + "\n"))
 		if err != nil {
@@ -42,11 +42,11 @@ func TestActiveContentDisarmed(t *testing.T) {
 		{s.ServeHTTP(postLegacy(request(1, "ping", ""), "")), 200, "application/json"},
 		{s.ServeHTTP(postLegacy(`{`, "")), 400, "application/json"},
 		{s.ServeHTTP(postLegacy(request(1, "ping", ""), "Origin: http://evil.com\n")), 200, "application/json"}, // "*" allows it
-		{New(p, Options{}).ServeHTTP(postLegacy(request(1, "ping", ""), "Origin: http://evil.com\n")), 403, "application/json"},
+		{New(p, wire.Options{}).ServeHTTP(postLegacy(request(1, "ping", ""), "Origin: http://evil.com\n")), 403, "application/json"},
 		{s.ServeHTTP(postLegacy(request(1, "ping", ""), "Origin: http://a\nOrigin: http://b\n")), 403, "application/json"},
 	} {
 		ct, _ := tc.resp.Header.Get("Content-Type")
-		nosniff, _ := tc.resp.Header.Get("X-Content-Type-Options")
+		nosniff, _ := tc.resp.Header.Get("X-Content-Type-wire.Options")
 		csp, _ := tc.resp.Header.Get("Content-Security-Policy")
 		if tc.resp.Status != tc.status || ct != tc.ct || nosniff != "nosniff" ||
 			!strings.Contains(csp, "sandbox") || !strings.Contains(csp, "default-src 'none'") {

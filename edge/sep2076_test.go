@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // TestSkillsGetAmbiguousName checks that a name two skills share (under different
@@ -15,7 +17,7 @@ func TestSkillsGetAmbiguousName(t *testing.T) {
 		"beta/deploy/SKILL.md": skillMD("deploy"),
 		"other/SKILL.md":       skillMD("other"),
 	})
-	s := New(p, Options{})
+	s := New(p, wire.Options{})
 	reply := handle(t, s, "2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"name":"deploy"}}`)
 	msg := gjson.GetBytes(reply, "error.message").Str
 	if gjson.GetBytes(reply, "error.code").Int() != -32602 || !strings.Contains(msg, "skill://acme/deploy/SKILL.md") || !strings.Contains(msg, "skill://beta/deploy/SKILL.md") {

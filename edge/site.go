@@ -126,7 +126,7 @@ func rootOrigin(root string) string {
 
 // cacheControl is how long caches may keep the page, the sitemap and well-known files:
 // five minutes, or not without asking again when the catalog may change at any moment
-// (Options.ListChanged: skilledge serve --watch).
+// (wire.Options.ListChanged: skilledge serve --watch).
 func (s *Server) cacheControl() string {
 	if s.opt.ListChanged {
 		return "no-cache"
@@ -163,7 +163,7 @@ func (s *Server) catalogPage(hd *headers, rb *reply) *wire.Response {
 	return &wire.Response{Status: 200, Body: b, Refs: rb.refs, Header: header(
 		"Content-Type", "text/html; charset=utf-8",
 		"Content-Security-Policy", string(s.pack.Site(catalog.SitePageCSP)),
-		"X-Content-Type-Options", "nosniff",
+		"X-Content-Type-wire.Options", "nosniff",
 		"Referrer-Policy", "no-referrer",
 		"Cache-Control", s.cacheControl(),
 		"Vary", "Accept, X-Forwarded-Proto")}
@@ -210,7 +210,7 @@ func (s *Server) sitemap(hd *headers, part int, rb *reply) *wire.Response {
 	}
 	return &wire.Response{Status: 200, Body: b, Header: header(
 		"Content-Type", "application/xml; charset=utf-8",
-		"X-Content-Type-Options", "nosniff",
+		"X-Content-Type-wire.Options", "nosniff",
 		"Cache-Control", s.cacheControl(),
 		"Vary", "X-Forwarded-Proto")}
 }

@@ -5,13 +5,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // TestInvalidUTF8: a message whose bytes are not UTF-8 is not JSON (RFC 8259 §8.1): it is
 // a parse error (-32700, id null, 400 over HTTP), never answered with its bytes echoed in
 // the id (the reply was not UTF-8 JSON) nor read with U+FFFD in place of the bad bytes.
 func TestInvalidUTF8(t *testing.T) {
-	s := exampleServer(t, Options{})
+	s := exampleServer(t, wire.Options{})
 	for _, msg := range []string{
 		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"ping\"}",
 		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"skill://git-workflow/SKILL.md\xc3\"}}",

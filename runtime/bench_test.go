@@ -8,6 +8,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
@@ -129,7 +130,7 @@ func BenchmarkPreemption(b *testing.B) {
 	b.Run("native/rpc-ping", func(b *testing.B) {
 		p, err := catalog.Open(cat.Index)
 		requireNoError(b, err)
-		s := edge.New(p, edge.Options{})
+		s := edge.New(p, wire.Options{})
 		for b.Loop() {
 			s.HandleMessage("2025-06-18", tinyRPC[11:])
 		}

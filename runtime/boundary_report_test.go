@@ -189,7 +189,7 @@ func benchRequest(uri string) []byte {
 func nativeServer(t *testing.T, pack []byte) *edge.Server {
 	p, err := catalog.Open(pack)
 	requireNoError(t, err)
-	return edge.New(p, edge.Options{})
+	return edge.New(p, wire.Options{})
 }
 
 // writeSection replaces the text between <!-- NAME:start --> and <!-- NAME:end --> in

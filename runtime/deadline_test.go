@@ -16,6 +16,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // testModule is a WebAssembly module written out by hand, importing WASI's sched_yield
@@ -223,7 +225,7 @@ func TestRunawayCall(t *testing.T) {
 	wg.Wait()
 
 	requireErrorIs(t, err, ErrInstance)
-	requireEqual(t, "request timed out", reason(err))
+	requireEqual(t, wire.FailTimeout, failureOf(err))
 	if gc := <-gcDone; gc >= took {
 		t.Fatalf("a collection started during the runaway call ended at %v, after the call was stopped at %v: the world could not stop", gc, took)
 	}

@@ -1,9 +1,9 @@
 package runtime
 
 import (
-	"errors"
 	"io"
 	"net/http"
+	"net/textproto"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +27,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st.in = frame[:0]
 	if err != nil {
 		s.logf("skilledge: %s %s: reading the body: %v", r.Method, r.RequestURI, err)
-		http.Error(w, "skilledge: could not read the request body", http.StatusBadRequest)
+		writeFailure(w, wire.FailBody)
 		return
 	}
 	var (
@@ -38,7 +38,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	)
 	if e, id := cur.replays.lookup(frame); e != nil {
 		pool, owned = cur, true
-		f = e.answer(st.out[:0], id, st.refs[:0])
+		f = e.Answer(st.out[:0], id, st.refs[:0])
 		resp = f.Body
 	} else {
 		err = s.call(func(p *Pool) error {
@@ -54,13 +54,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return // the client is gone
 		}
 		s.logf("skilledge: %s %s: %v", r.Method, r.RequestURI, err)
-		status := http.StatusInternalServerError
-		if errors.Is(err, errWait) {
-			status = http.StatusServiceUnavailable
-			w.Header().Set("Retry-After", "1")
-			err = errBusy
-		}
-		writeInternalError(w, status, err)
+		writeFailure(w, failureOf(err))
 		return
 	}
 	if !owned {
@@ -70,7 +64,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	objs, err := wire.Objects(f.Refs, pool.Store())
 	if err != nil {
 		s.logf("skilledge: %s %s: %v", r.Method, r.RequestURI, err)
-		writeInternalError(w, http.StatusInternalServerError, err)
+		writeFailure(w, wire.FailStore)
 		return
 	}
 	h := w.Header()
@@ -171,64 +165,22 @@ func internValue(v string) string {
 	return strings.Clone(v)
 }
 
-var errBusy = errors.New("server busy")
-
-// appendRequestFrame appends the wire frame of r to dst: method, request target, the
-// header (Host first, as "Host"; then the fields whose names are in fields, compared
-// ignoring case, in the order of fields, or every field when fields is nil, in the map's
-// order; each name's values in order) and at most maxBody+1 bytes of body. The plugin
-// reads only the fields it names (Pool.fields): every other line would be framed for it
-// to skip. The same request is framed as the same bytes (with fields), which replays
-// need.
+// appendRequestFrame appends the wire frame of r to dst: the head as every host frames it
+// (wire.AppendRequestHead: the fields named in fields, in their order, lowercase, a
+// repeated field's values joined), with the request target as received, and at most
+// maxBody+1 bytes of body. A nil fields (a plugin without skilledge_fields) frames
+// every field, Host first, then the others in sorted order, each value on a line of its
+// own. The same request is framed as the same bytes, which replays need.
 func appendRequestFrame(dst []byte, r *http.Request, maxBody int, fields []string) ([]byte, error) {
 	target := r.RequestURI
 	if !strings.HasPrefix(target, "/") && target != "*" {
 		target = r.URL.RequestURI() // absolute-form ("http://host/path"), or a request made in-process
 	}
-	dst = append(dst, r.Method...)
-	dst = append(dst, ' ')
-	dst = append(dst, target...)
-	dst = append(dst, "\nHost: "...)
-	dst = append(dst, r.Host...)
-	dst = append(dst, '\n')
-	// The key of each listed field, by its place in fields; of several keys for one field
-	// (keys that differ in case, set in-process) the first in sort order, and the others
-	// in more, framed after, sorted.
-	var (
-		byField [16]string
-		more    []string
-	)
-	for name := range r.Header {
-		i := 0
-		if fields != nil {
-			if i = listed(fields, name); i < 0 {
-				continue
-			}
-		}
-		switch {
-		case fields == nil || i >= len(byField):
-			more = append(more, name)
-		case byField[i] == "":
-			byField[i] = name
-		default: // the key that sorts first keeps the place
-			if name < byField[i] {
-				name, byField[i] = byField[i], name
-			}
-			more = append(more, name)
-		}
-	}
 	if fields != nil {
-		slices.Sort(more)
+		dst = wire.AppendRequestHead(dst, r.Method, target, fields, (*requestFields)(r).value)
+	} else {
+		dst = appendEveryField(dst, r, target)
 	}
-	for _, name := range byField {
-		if name != "" {
-			dst = appendField(dst, name, r.Header[name])
-		}
-	}
-	for _, name := range more {
-		dst = appendField(dst, name, r.Header[name])
-	}
-	dst = append(dst, '\n')
 	if r.Body == nil || r.Body == http.NoBody {
 		return dst, nil
 	}
@@ -248,6 +200,64 @@ func appendRequestFrame(dst []byte, r *http.Request, maxBody int, fields []strin
 	}
 }
 
+// requestFields gives a request's fields as wire.AppendRequestHead asks for them.
+type requestFields http.Request
+
+// value returns the value of field (a lowercase name) in r: Host from r.Host, any other
+// field's values joined by ", ". Keys are looked up in canonical form, as
+// http.Header.Get does (net/http parses every key into it).
+func (r *requestFields) value(field string) (string, bool) {
+	if field == "host" {
+		return r.Host, r.Host != ""
+	}
+	vs := r.Header[canonicalKey(field)]
+	switch len(vs) {
+	case 0:
+		return "", false
+	case 1:
+		return vs[0], true
+	}
+	return strings.Join(vs, ", "), true
+}
+
+// canonicalKeys are the canonical keys of wire.RequestFields, made once: canonicalizing a
+// lowercase name allocates.
+var canonicalKeys = func() map[string]string {
+	m := make(map[string]string, len(wire.RequestFields))
+	for _, f := range wire.RequestFields {
+		m[f] = textproto.CanonicalMIMEHeaderKey(f)
+	}
+	return m
+}()
+
+func canonicalKey(field string) string {
+	if k, ok := canonicalKeys[field]; ok {
+		return k
+	}
+	return textproto.CanonicalMIMEHeaderKey(field)
+}
+
+// appendEveryField appends the head of r's frame with every field, for a plugin that does
+// not name the fields it reads: Host first, then every key in sorted order, a line for
+// each of its values.
+func appendEveryField(dst []byte, r *http.Request, target string) []byte {
+	dst = append(dst, r.Method...)
+	dst = append(dst, ' ')
+	dst = append(dst, target...)
+	dst = append(dst, "\nHost: "...)
+	dst = append(dst, r.Host...)
+	dst = append(dst, '\n')
+	keys := make([]string, 0, len(r.Header))
+	for k := range r.Header {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		dst = appendField(dst, k, r.Header[k])
+	}
+	return append(dst, '\n')
+}
+
 // appendField appends a line for each of the values of the field name.
 func appendField(dst []byte, name string, values []string) []byte {
 	for _, v := range values {
@@ -259,43 +269,14 @@ func appendField(dst []byte, name string, values []string) []byte {
 	return dst
 }
 
-// listed returns the index of name in fields, ignoring ASCII case as edge does, or -1.
-func listed(fields []string, name string) int {
-	for i, f := range fields {
-		if wire.EqualFold(f, name) {
-			return i
-		}
+// writeFailure answers f, the host's own failure answer (wire.Failure).
+func writeFailure(w http.ResponseWriter, f wire.Failure) {
+	resp := f.Response()
+	h := w.Header()
+	for _, fl := range resp.Header {
+		h.Set(fl.Name, fl.Value)
 	}
-	return -1
-}
-
-// writeInternalError answers status with a JSON-RPC internal error (-32603, id null).
-func writeInternalError(w http.ResponseWriter, status int, err error) {
-	body := internalError(nil, reasonOf(err))
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	w.Write(body)
-}
-
-func reasonOf(err error) string {
-	if err == errBusy {
-		return "server busy, retry later"
-	}
-	return reason(err)
-}
-
-// internalError renders a JSON-RPC -32603 response. id is the raw JSON id, nil for null.
-func internalError(id []byte, msg string) []byte {
-	if id == nil {
-		id = []byte("null")
-	}
-	b := make([]byte, 0, 96+len(id)+len(msg))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"error":{"code":-32603,"message":`...)
-	b = strconv.AppendQuote(b, "Internal error: "+msg)
-	return append(b, "}}"...)
+	h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
+	w.WriteHeader(resp.Status)
+	w.Write(resp.Body)
 }

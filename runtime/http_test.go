@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -130,10 +129,11 @@ func TestAppendRequestFrame(t *testing.T) {
 	requireNoError(t, err)
 	requireEqual(t, "GET /\nHost: example.com\n\n", string(out))
 
-	// With the plugin's names, only those fields (any case), in the order of the names,
-	// and Host always: the same request is framed as the same bytes every time (replays
-	// need it), though the header map's order changes from one walk to the next. A second
-	// key for one name (set in process, in another case) follows the listed ones.
+	// With the plugin's names, only those fields, as every host frames them
+	// (wire.AppendRequestHead: lowercase, in the order of the names, a repeated field's
+	// values joined): the same request is framed as the same bytes every time (replays
+	// need it). Keys are looked up in canonical form, as http.Header.Get does: a key set
+	// in process in another case is not seen.
 	var first string
 	for i := range 32 {
 		r = httptest.NewRequest("POST", "/mcp", strings.NewReader("{}"))
@@ -144,20 +144,20 @@ func TestAppendRequestFrame(t *testing.T) {
 		r.Header.Set("Accept", "a")
 		r.Header["accept"] = []string{"a2"}
 		r.Header.Set("Content-Type", "application/json")
-		out, err = appendRequestFrame(nil, r, 1000, []string{"content-type", "origin", "mcp-method", "accept"})
+		out, err = appendRequestFrame(nil, r, 1000, []string{"host", "content-type", "origin", "mcp-method", "accept"})
 		requireNoError(t, err)
 		if i == 0 {
 			first = string(out)
 		}
 		requireEqual(t, first, string(out), "the same request framed again")
 	}
-	requireEqual(t, "POST /mcp\nHost: example.com\nContent-Type: application/json\nOrigin: o1\nOrigin: o2\nmcp-method: m\nAccept: a\naccept: a2\n\n{}", first)
+	requireEqual(t, "POST /mcp\nhost: example.com\ncontent-type: application/json\norigin: o1, o2\naccept: a\n\n{}", first)
 }
 
-// The pool frames what the plugin's skilledge_fields names: edge.RequestFields.
+// The pool frames what the plugin's skilledge_fields names: wire.RequestFields.
 func TestPoolFields(t *testing.T) {
 	pool := testPool(t, Options{})
-	requireEqual(t, edge.RequestFields, pool.fields)
+	requireEqual(t, wire.RequestFields, pool.fields)
 }
 
 // An instance failure is a 500 with a JSON-RPC internal error for that request only.

@@ -310,17 +310,18 @@ type instanceFailure struct {
 func (e *instanceFailure) Error() string   { return e.msg }
 func (e *instanceFailure) Unwrap() []error { return []error{ErrInstance, e.err} }
 
-// reason is the short cause of a failed request, for the client.
-func reason(err error) string {
+// failureOf is the host's answer to a request that failed with err (wire.Failure).
+func failureOf(err error) wire.Failure {
 	var exit *sys.ExitError
-	if errors.Is(err, errTimedOut) || errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded {
-		return "request timed out"
+	switch {
+	case errors.Is(err, errTimedOut) || errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded:
+		return wire.FailTimeout
+	case errors.Is(err, errWait):
+		return wire.FailBusy
+	case errors.Is(err, ErrInstance):
+		return wire.FailInstance
+	case errors.Is(err, wire.ErrObject):
+		return wire.FailStore
 	}
-	if errors.Is(err, ErrInstance) {
-		return "the server instance failed"
-	}
-	if errors.Is(err, wire.ErrObject) {
-		return "the server's content store is incomplete or damaged"
-	}
-	return "the server could not handle the request"
+	return wire.FailOther
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // MinMemoryLimit must be enough to serve the largest file, repeatedly, from a catalog
@@ -96,18 +97,18 @@ func TestMinMemoryLimitWorstRequests(t *testing.T) {
 	}
 	// requests are the worst batches for bodies of at most maxBody bytes.
 	requests := func(maxBody int) map[string]string {
-		idLen := maxBody/edge.MaxBatch - 400
+		idLen := maxBody/wire.MaxBatch - 400
 		echo := func(i int) string {
 			id := strings.Repeat("i", idLen/2)
 			return `{"jsonrpc":"2.0","id":"` + id + `","method":"resources/read","params":{"uri":"skill://big/` + strings.Repeat("\\u0001", idLen/12) + `"}}`
 		}
 		return map[string]string{
-			"skills/list": batch(edge.MaxBatch, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"skills/list"}`, i) }),
-			"reads": batch(edge.MaxBatch, func(i int) string {
+			"skills/list": batch(wire.MaxBatch, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"skills/list"}`, i) }),
+			"reads": batch(wire.MaxBatch, func(i int) string {
 				return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"skill://big/data.bin"}}`, i)
 			}),
-			"resources/list": batch(edge.MaxBatch, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/list"}`, i) }),
-			"echoes":         batch(edge.MaxBatch, echo),
+			"resources/list": batch(wire.MaxBatch, func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/list"}`, i) }),
+			"echoes":         batch(wire.MaxBatch, echo),
 		}
 	}
 	for _, transport := range []struct {

@@ -10,14 +10,13 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // Defaults of Options.
 const (
 	DefaultTimeout = 10 * time.Second
-	DefaultMaxBody = edge.DefaultMaxBody
+	DefaultMaxBody = wire.DefaultMaxBody
 )
 
 // Options configure a Pool: its size and limits, and the server options passed to the
@@ -34,7 +33,7 @@ type Options struct {
 	// DefaultMaxBody.
 	MaxBody int
 	// Replays is the most answers the HTTP front keeps to give again to requests that
-	// repeat one but for their JSON-RPC id, without calling an instance (edge.Replay says
+	// repeat one but for their JSON-RPC id, without calling an instance (wire.Hint says
 	// which answers may be). Default DefaultReplays; negative keeps none, so that every
 	// request reaches the plugin.
 	Replays int
@@ -42,7 +41,7 @@ type Options struct {
 	// Server holds the plugin's options, passed to its configure export; zero values take
 	// the plugin's defaults. Its MaxBody is replaced by the pool's, which host and plugin
 	// must share.
-	Server edge.Options
+	Server wire.Options
 }
 
 // configJSON renders the options object of the configure export.
@@ -54,7 +53,7 @@ func (o *Options) configJSON() []byte {
 
 // MinMemoryLimit is the smallest per-instance memory limit NewPool accepts for a catalog
 // index with request bodies up to maxBody (and the default instructions). It is sized for
-// the worst request edge's bounds allow (edge.MaxReply: a batch of edge.MaxBatch messages,
+// the worst request edge's bounds allow (wire.MaxReply: a batch of wire.MaxBatch messages,
 // the bytes its answers may build), not for a typical one, so that no request can make an
 // instance run out of memory. An instance keeps its own copy of the index but no file
 // contents (those stay in the host's store). While it answers it holds the request frame
@@ -69,7 +68,7 @@ func MinMemoryLimit(index []byte, maxBody int) uint64 {
 // of instructions bytes.
 func minMemory(index, maxBody, instructions int) uint64 {
 	maxBody = max(maxBody, 0)
-	reply := uint64(edge.MaxReply(index, maxBody, instructions))
+	reply := uint64(wire.MaxReply(index, maxBody, instructions))
 	need := uint64(index) + 2*(uint64(maxBody)+frameSlack) + 3*reply + 16<<20
 	return (need + pageSize - 1) &^ (pageSize - 1)
 }
@@ -296,10 +295,9 @@ func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
 // HTTP front (replays).
 func (pl *Pool) httpInto(ctx context.Context, frame, dst []byte, h wire.Header, refs []wire.Ref) ([]byte, wire.Response, error) {
 	var (
-		resp       wire.Response
-		start      = len(dst)
-		hint       replayHint
-		replayable bool
+		resp  wire.Response
+		start = len(dst)
+		hint  wire.Hint
 	)
 	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
 		var err error
@@ -310,11 +308,11 @@ func (pl *Pool) httpInto(ctx context.Context, frame, dst []byte, h wire.Header, 
 			return fmt.Errorf("%w: the plugin answered a malformed frame", ErrInstance)
 		}
 		if pl.replays != nil {
-			hint, replayable, err = in.replayHint(ctx)
+			hint, err = in.replayHint(ctx)
 		}
 		return err
 	})
-	if err == nil && replayable {
+	if err == nil && hint.IDLen > 0 {
 		// Kept once the instance is back in the pool: keeping copies and takes the
 		// replays' lock, which no other request need wait for.
 		pl.replays.keep(frame, hint, dst[start:], resp)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
-	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -184,7 +183,7 @@ func TestNewPoolErrors(t *testing.T) {
 	requireContains(t, err.Error(), "instances are limited to 32.0 MiB of memory, but the catalog index is ")
 	requireContains(t, err.Error(), "request bodies may be 16.0 MiB")
 
-	_, err = p.NewPool(ctx, cat, Options{Server: edge.Options{PageSize: -1}})
+	_, err = p.NewPool(ctx, cat, Options{Server: wire.Options{PageSize: -1}})
 	requireContains(t, err.Error(), "configuring the plugin: skilledge: configure: option pageSize must be a non-negative integer")
 }
 

@@ -200,9 +200,9 @@ func stdioFailure(msg []byte, err error) []byte {
 	id := gjson.GetBytes(msg, "id")
 	switch {
 	case id.Type == gjson.String || id.Type == gjson.Number:
-		return internalError([]byte(id.Raw), reason(err))
+		return failureOf(err).Reply([]byte(id.Raw))
 	case !id.Exists() && gjson.GetBytes(msg, "method").Exists():
 		return nil // a notification gets no reply, not even an error
 	}
-	return internalError(nil, reason(err))
+	return failureOf(err).Reply(nil)
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 func TestServeStdio(t *testing.T) {
@@ -100,7 +100,7 @@ func TestStdioNotify(t *testing.T) {
 	go func() {
 		sent := 0
 		for range 50 {
-			sent += srv.Notify(edge.ListChangedNotifications(edge.Options{})...)
+			sent += srv.Notify(wire.ListChangedNotifications(wire.Options{})...)
 		}
 		notified <- sent
 	}()
@@ -148,7 +148,7 @@ func TestNotifyBackPressure(t *testing.T) {
 	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":2,"method":"resources/list"}`)
 	<-out.started // the reply is being written, and nobody reads it
 	returned := make(chan int, 1)
-	go func() { returned <- srv.Notify(edge.ListChangedNotifications(edge.Options{})...) }()
+	go func() { returned <- srv.Notify(wire.ListChangedNotifications(wire.Options{})...) }()
 	select {
 	case n := <-returned:
 		requireEqual(t, 1, n)

@@ -51,7 +51,7 @@ func newInProcessFor(t *testing.T, options []byte, skills *caseSkills) target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt, err := edge.ParseOptions(options)
+	opt, err := wire.ParseOptions(options)
 	if err != nil {
 		t.Fatal(err)
 	}

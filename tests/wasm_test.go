@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime"
 )
 
@@ -40,7 +40,7 @@ func newWasmFor(t *testing.T, options []byte, skills *caseSkills) target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := edge.ParseOptions(options)
+	o, err := wire.ParseOptions(options)
 	if err != nil {
 		t.Fatal(err)
 	}

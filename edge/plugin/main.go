@@ -139,7 +139,7 @@ import (
 var (
 	pack *catalog.Pack
 	srv  *edge.Server
-	opts edge.Options
+	opts wire.Options
 )
 
 // reqHeader is the room request frames' header fields are parsed into, reused.
@@ -172,7 +172,7 @@ func loadPack(b []byte) error {
 
 // configure replaces the options with those in the JSON object b.
 func configure(b []byte) error {
-	o, err := edge.ParseOptions(b)
+	o, err := wire.ParseOptions(b)
 	if err != nil {
 		return errors.New("skilledge: configure: " + err.Error())
 	}
@@ -184,11 +184,10 @@ func configure(b []byte) error {
 }
 
 // serveHTTP answers one request frame, appending the response frame (with references)
-// to dst, and says how the answer may be replayed: edge.Replay, but counted in frames,
-// IDAt from the start of frame and MaxBody as the longest request frame.
-func serveHTTP(dst, frame []byte) ([]byte, edge.Replay) {
+// to dst, and says how the answer may be replayed (wire.Hint).
+func serveHTTP(dst, frame []byte) ([]byte, wire.Hint) {
 	if srv == nil {
-		return append(dst, noCatalog...), edge.Replay{}
+		return append(dst, noCatalog...), wire.Hint{}
 	}
 	req, err := wire.ParseRequestInto(frame, reqHeader)
 	reqHeader = req.Header[:0]
@@ -197,13 +196,10 @@ func serveHTTP(dst, frame []byte) ([]byte, edge.Replay) {
 			Status: 400,
 			Header: wire.Header{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}},
 			Body:   []byte("skilledge: malformed request frame from the host\n"),
-		}), edge.Replay{}
+		}), wire.Hint{}
 	}
 	dst, replay := srv.AppendHTTP(dst, &req)
-	head := len(frame) - len(req.Body) // the body ends the frame
-	replay.IDAt += head
-	replay.MaxBody += head
-	return dst, replay
+	return dst, replay.Hint(len(frame) - len(req.Body)) // the body ends the frame
 }
 
 // handleRPC answers one rpc input frame, appending the rpc output frame (with

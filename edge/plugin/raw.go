@@ -3,13 +3,11 @@
 package main
 
 import (
-	"encoding/binary"
 	"errors"
-	"math"
 	"strings"
 	"unsafe"
 
-	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // The raw ABI: for hosts we write. See the package comment in main.go.
@@ -65,15 +63,9 @@ func rawHTTP(ptr, size uint32) uint64 {
 		rawStatus(err)
 		return 0
 	}
-	var r edge.Replay
-	out, r = serveHTTP(out[:0], b)
-	replay = replay[:0]
-	if r.IDLen > 0 {
-		replay = binary.LittleEndian.AppendUint32(replay, uint32(r.IDAt))
-		replay = binary.LittleEndian.AppendUint32(replay, uint32(r.IDLen))
-		replay = binary.LittleEndian.AppendUint32(replay, uint32(r.AnswerAt))
-		replay = binary.LittleEndian.AppendUint32(replay, uint32(min(r.MaxBody, math.MaxUint32)))
-	}
+	var h wire.Hint
+	out, h = serveHTTP(out[:0], b)
+	replay = wire.AppendHint(replay[:0], h)
 	return packed(out)
 }
 
@@ -96,8 +88,8 @@ func rawReplay() uint64 { return packed(replay) }
 //go:wasmexport skilledge_error
 func rawError() uint64 { return packed(lastErr) }
 
-// fieldNames is edge.RequestFields, one name a line.
-var fieldNames = []byte(strings.Join(edge.RequestFields, "\n"))
+// fieldNames is wire.RequestFields, one name a line.
+var fieldNames = []byte(strings.Join(wire.RequestFields, "\n"))
 
 //go:wasmexport skilledge_fields
 func rawFields() uint64 { return packed(fieldNames) }

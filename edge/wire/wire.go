@@ -1,24 +1,3 @@
-// Package wire frames HTTP requests and responses, and stream-transport messages, as they
-// cross the host↔plugin boundary. It is shared by the plugin (edge/plugin), the wazero
-// harness (runtime) and mirrored by the worker shim, so the format is deliberately plain
-// text that any host can write:
-//
-//	request:    METHOD SP TARGET LF *(NAME ":" SP VALUE LF) LF BODY
-//	response:   STATUS LF *(NAME ":" SP VALUE LF) *(REF) LF BODY
-//	rpc input:  VERSION LF MESSAGE
-//	rpc output: VERSION LF *(REF) REPLY
-//	REF:        "@" AT SP SIZE SP NAME LF
-//
-// TARGET is the request path with its query. Header names are sent as the host received
-// them; the plugin compares them case-insensitively. Names and values never contain LF
-// (HTTP forbids it), and repeated headers are repeated lines; a response's header names
-// are HTTP tokens, which never start with "@". BODY runs to the end of the frame. REF
-// lines name content-store objects the host splices into the body (see Ref); a frame
-// with none is sent as it is. An rpc frame carries one JSON-RPC message (or batch) of a
-// stream transport: VERSION is the protocol version negotiated so far on the connection
-// (empty before initialize) going in, and the one to remember coming out; an empty REPLY
-// means nothing is to be sent. Decoding copies nothing: every string or slice aliases the
-// frame.
 package wire
 
 import (
@@ -26,7 +5,7 @@ import (
 	"strconv"
 )
 
-// ErrFrame is returned for a frame that does not follow the format above.
+// ErrFrame is returned for a frame that does not follow the grammar of the package doc.
 var ErrFrame = errors.New("wire: malformed frame")
 
 // Header is an ordered list of header fields.

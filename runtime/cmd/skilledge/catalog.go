@@ -36,7 +36,7 @@ func pluginFlag(fs *flag.FlagSet, p *string) {
 type loaded struct {
 	catalog  *compile.Catalog
 	problems []compile.Problem // without the "skipped" warnings unless SkipInvalid was asked
-	checked  int             // skills found, valid or not
+	checked  int               // skills found, valid or not
 	errors   int
 	warnings int
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // TestMain points the build cache at a temporary directory, so that tests neither use nor
@@ -387,7 +388,7 @@ func TestTrustRoot(t *testing.T) {
 	if p.TrustRoot() != "https://github.com/acme/skills/" {
 		t.Errorf("TrustRoot() = %q", p.TrustRoot())
 	}
-	reply, _, _ := edge.New(p, edge.Options{}).HandleMessage("", []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+	reply, _, _ := edge.New(p, wire.Options{}).HandleMessage("", []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
 	if !bytes.Contains(reply, []byte("trust root https://github.com/acme/skills/")) {
 		t.Errorf("instructions do not state the trust root: %s", reply)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/skilledge/skilledge/edge"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skilledge/skilledge/edge/wire"
 	skruntime "github.com/skilledge/skilledge/runtime"
 )
 
@@ -40,7 +40,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 		"also offer the skills as three MCP tools (list_skills, load_skill, read_skill_file), for hosts that speak tools but not the skills extension")
 	fs.BoolVar(&f.prompts, "prompts", false,
 		"also offer each skill as an MCP prompt (its SKILL.md), for hosts that speak prompts but not the skills extension")
-	fs.IntVar(&f.pageSize, "page-size", edge.DefaultPageSize,
+	fs.IntVar(&f.pageSize, "page-size", wire.DefaultPageSize,
 		"most `ITEMS` per page of skills/list, resources/list, prompts/list and directory listings")
 	fs.BoolVar(&f.watch, "watch", false, "rebuild DIR when its files change and serve the new catalog (an invalid edit keeps the previous one);\nthe server declares listChanged and, on stdio, sends notifications/skills/list_changed and\nnotifications/resources/list_changed after each change")
 }
@@ -121,11 +121,11 @@ func (f *serverFlags) startWatching(ctx context.Context, name, dir string, src *
 }
 
 // server returns the plugin options the flags ask for, or an error naming a bad value.
-func (f *serverFlags) server() (edge.Options, error) {
+func (f *serverFlags) server() (wire.Options, error) {
 	if f.pageSize < 1 || f.pageSize > maxPageSize {
-		return edge.Options{}, fmt.Errorf("--page-size %d: give a number of items from 1 to %d", f.pageSize, maxPageSize)
+		return wire.Options{}, fmt.Errorf("--page-size %d: give a number of items from 1 to %d", f.pageSize, maxPageSize)
 	}
-	return edge.Options{Tools: f.tools, Prompts: f.prompts, PageSize: f.pageSize, ListChanged: f.watch}, nil
+	return wire.Options{Tools: f.tools, Prompts: f.prompts, PageSize: f.pageSize, ListChanged: f.watch}, nil
 }
 
 // maxPageSize bounds --page-size: pages stay bounded in bytes anyway (edge's page budget),
@@ -173,10 +173,10 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 	}
 	// The flags add to the loopback defaults: the URL this command prints keeps working.
 	if len(origins) > 0 {
-		origins = append(stringList{edge.Loopback}, origins...)
+		origins = append(stringList{wire.Loopback}, origins...)
 	}
 	if len(hosts) > 0 {
-		hosts = append(stringList{edge.Loopback}, hosts...)
+		hosts = append(stringList{wire.Loopback}, hosts...)
 	}
 	if !f.checkWatch("serve", dirArg(pos), stderr) {
 		return 2

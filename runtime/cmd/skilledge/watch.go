@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog/compile"
-	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
 	skruntime "github.com/skilledge/skilledge/runtime"
 )
 
@@ -105,7 +105,7 @@ func (w *watcher) rebuild(ctx context.Context) {
 	}
 	w.srv.Swap(pool)
 	w.served = src.pack.Digest()
-	n := w.srv.Notify(edge.ListChangedNotifications(w.opt.Server)...)
+	n := w.srv.Notify(wire.ListChangedNotifications(w.opt.Server)...)
 	fmt.Fprintf(w.stderr, "skilledge: now serving %s (%s)%s\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), notified(w.name, n))
 }
 

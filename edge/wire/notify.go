@@ -1,4 +1,4 @@
-package edge
+package wire
 
 // ListChangedNotifications are the messages a host sends on each stream connection (stdio)
 // after it has replaced the catalog of a server configured with opt (Options.ListChanged):

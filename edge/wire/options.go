@@ -1,4 +1,4 @@
-package edge
+package wire
 
 import (
 	"errors"
@@ -10,6 +10,58 @@ import (
 
 	"github.com/skilledge/skilledge/jsonrpc"
 )
+
+// Options configure the server: the object a host passes to the plugin's configure
+// export (the Worker's SKILLEDGE_OPTIONS, serve's flags), decoded by ParseOptions and
+// written by Options.JSON. The zero value is the safe local default.
+type Options struct {
+	// Endpoint is the MCP endpoint path. Default "/mcp".
+	Endpoint string
+	// AllowOrigins lists the exact origins ("https://app.example") whose browser requests
+	// are accepted; "*" accepts any origin and answers CORS preflights; Loopback accepts
+	// loopback origins (http://localhost, http://127.0.0.1, http://[::1], any port). Empty
+	// means Loopback only.
+	// Requests without an Origin header are always accepted.
+	AllowOrigins []string
+	// AllowHosts lists the Host header values (with or without port) this server answers
+	// to; "*" accepts any; Loopback accepts loopback names. Empty means Loopback only, which
+	// defeats DNS rebinding of a local server; a public deployment sets "*" or its own names.
+	AllowHosts []string
+	// MaxBody is the largest request body accepted, in bytes; larger gets 413. Hosts
+	// pass at most MaxBody+1 bytes. Default 1 MiB.
+	MaxBody int
+	// PageSize is the most items per page of skills/list, resources/list,
+	// resources/directory/read and prompts/list. Default DefaultPageSize. A page also
+	// ends before its items pass pageBudget bytes (at least one item per page).
+	PageSize int
+	// Name and Version are reported as serverInfo. Defaults "skilledge" and the build version.
+	Name, Version string
+	// Instructions, if set, is returned as the server instructions.
+	Instructions string
+	// Tools and Prompts offer the catalog to hosts that speak MCP tools or prompts but
+	// not the skills extension (SPEC §8): the tools list_skills, load_skill and
+	// read_skill_file, and one prompt per skill. Off by default: a client that speaks the
+	// extension sees nothing new, and the capabilities are declared only when on.
+	Tools, Prompts bool
+	// ListChanged says that the host sends notifications/skills/list_changed and
+	// notifications/resources/list_changed when the catalog changes (skilledge stdio
+	// --watch): the capabilities then declare listChanged: true, and the modern era's
+	// cacheable results carry ttlMs 0. Default false: a built catalog never changes.
+	ListChanged bool
+}
+
+// DefaultPageSize is Options.PageSize when unset. A stock client stops after a number of
+// pages (64 for the TypeScript SDK's list calls by default): 2000 lets it list the 100,000
+// files a Worker's assets can hold in 50 pages, and keeps a page of resources/list under
+// about a megabyte (RATIONALE: "Why pages of 2000?").
+const DefaultPageSize = 2000
+
+// Version is the skilledge release reported in serverInfo by default.
+const Version = "0.1.0"
+
+// Loopback, in Options.AllowOrigins or AllowHosts, stands for every loopback origin or
+// name: what an empty list allows. It lets a list add to the local default.
+const Loopback = "loopback"
 
 // ParseOptions decodes Options from a JSON object, the form hosts pass them in (the
 // plugin's configure export, the worker's environment):

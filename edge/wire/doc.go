@@ -1,0 +1,57 @@
+// Package wire is the contract between the plugin and its hosts: everything a host must do
+// the same way as every other host, written down once here and checked by the vectors in
+// testdata/, which the Go tests and the JavaScript host's tests (build/host.test.mjs) both
+// run. A host rule changes here, in a vector, and in build/host.mjs, or not at all.
+//
+// The plugin (edge/plugin) decides every answer. A host moves bytes and owns only what a
+// host can: sockets, the body cap, the wait for an instance, deadlines, the content store
+// and splicing, replays, and its own failure answers. This package imports no server code:
+// a host imports it and never edge.
+//
+// # Frames (wire.go)
+//
+// HTTP requests and responses, and stream-transport messages, cross the boundary as plain
+// text any host can write:
+//
+//	request:    METHOD SP TARGET LF *(NAME ":" SP VALUE LF) LF BODY
+//	response:   STATUS LF *(NAME ":" SP VALUE LF) *(REF) LF BODY
+//	rpc input:  VERSION LF MESSAGE
+//	rpc output: VERSION LF *(REF) REPLY
+//	REF:        "@" AT SP SIZE SP NAME LF
+//
+// TARGET is the request path with its query. A host frames the fields the plugin reads
+// (RequestFields, the raw ABI's skilledge_fields) in that order, lowercase, a repeated
+// field's values joined by ", " (AppendRequestHead), so that one request is always the
+// same bytes. The plugin compares names case-insensitively (ASCII only: EqualFold). Names
+// and values never contain LF (HTTP forbids it). STATUS is three digits, 100 to 999; a
+// response's header names are HTTP tokens, which never start with "@". BODY runs to the
+// end of the frame. An rpc frame carries one JSON-RPC message (or batch) of a stream
+// transport: VERSION is the protocol version negotiated so far on the connection (empty
+// before initialize) going in, and the one to remember coming out; an empty REPLY means
+// nothing is to be sent. Decoding copies nothing: every string or slice aliases the frame.
+//
+// # References (ref.go)
+//
+// File contents never cross the boundary: a response's REF lines name content-store
+// objects (by the hex SHA-256 of their bytes) that the host splices into the body. AT and
+// SIZE are canonical decimals below 2^53, offsets never decrease and never pass the body's
+// end, and objects at one offset go in the order listed. A host checks every object of an
+// answer (present, of the size named) before the first byte goes out, and answers
+// FailStore otherwise, so that a client never gets a truncated body. A response frame that
+// does not parse is the plugin's failure: the host answers FailInstance and discards the
+// instance.
+//
+// # Replays (replay.go)
+//
+// The plugin marks the answers a host may give again to a request that differs only in
+// its JSON-RPC id (Replay, Hint), and says where the id lies in both frames; a host that
+// keeps them (ReplayEntry) answers such a request without calling the plugin.
+//
+// # Options, limits, failures, notifications
+//
+// Options (options.go) are the JSON object of the configure export. The limits (limits.go)
+// bound a request's work and size an instance's memory (MaxReply), and bound a host's
+// replays. Failure (failure.go) is a host's own answer when the plugin cannot give one,
+// one shape on every host. ListChangedNotifications (notify.go) are what a host that swaps
+// catalogs sends on its stream connections.
+package wire
