@@ -1,17 +1,30 @@
-// Package build holds what `skilledge build` writes for a Cloudflare Workers deployment
-// beside plugin.wasm, catalog.pack and assets/: the worker entry module. The directory
-// also holds the Node tooling manifest (package.json and its lock) and the test script.
+// Package build holds the JavaScript host `skilledge build` writes beside plugin.wasm,
+// catalog.pack and assets/: the platform-neutral host module and the Cloudflare Workers
+// entry module that uses it. The directory also holds the Node tooling manifest
+// (package.json and its lock) and the test script.
 package build
 
 import _ "embed"
 
-// WorkerName is the file name the entry module is written under; the root wrangler.toml's
-// main points at it.
+// WorkerName is the file name the Workers entry module is written under; the root
+// wrangler.toml's main points at it.
 const WorkerName = "worker.mjs"
 
-// Worker is worker.mjs: the Workers entry module that pipes fetch events into the plugin
-// and splices content-store objects from the ASSETS binding into the responses. It
-// imports "./plugin.wasm", "./catalog.pack" and "@extism/extism".
+// Worker is worker.mjs: the Workers entry module. It imports "@extism/extism" (which the
+// root wrangler.toml aliases to the SDK's browser build), "./plugin.wasm",
+// "./catalog.pack" and "./host.mjs", and gives the host the ASSETS binding as its
+// content store.
 //
 //go:embed worker.mjs
 var Worker []byte
+
+// HostName is the file name the host module is written under, beside the entry modules.
+const HostName = "host.mjs"
+
+// Host is host.mjs: the platform-neutral JavaScript host (instance set-up, request
+// framing, response parsing, splicing store objects, replays, its own failure answers),
+// which follows the contract of edge/wire and runs its vectors (host.test.mjs). It
+// imports nothing.
+//
+//go:embed host.mjs
+var Host []byte

@@ -2,50 +2,75 @@ package build
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
-// TestWorkerMaxBody: the shim's body cap before any options is edge's default, so a body
-// the plugin would accept is never cut short by the host.
-func TestWorkerMaxBody(t *testing.T) {
-	m := regexp.MustCompile(`(?m)^const defaultMaxBody = (\d+);$`).FindSubmatch(Worker)
+// TestHostLimits: host.mjs's limits are the contract's. (build/host.test.mjs holds them to
+// edge/wire/testdata/limits.json too; this catches a drift in a plain go test.)
+func TestHostLimits(t *testing.T) {
+	m := regexp.MustCompile(`(?s)export const limits = \{\n(.*?)\n\};`).FindSubmatch(Host)
 	if m == nil {
-		t.Fatal("worker.mjs has no line `const defaultMaxBody = N;`")
+		t.Fatal("host.mjs has no `export const limits = {…};`")
 	}
-	if n, _ := strconv.Atoi(string(m[1])); n != wire.DefaultMaxBody {
-		t.Fatalf("worker.mjs defaultMaxBody = %d, wire.DefaultMaxBody = %d", n, wire.DefaultMaxBody)
+	got := map[string]int{}
+	for _, line := range regexp.MustCompile(`(?m)^\t(\w+): ([0-9 *]+),`).FindAllSubmatch(m[1], -1) {
+		n := 1
+		for _, f := range strings.Split(string(line[2]), "*") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				t.Fatalf("limits.%s: %q", line[1], line[2])
+			}
+			n *= k
+		}
+		got[string(line[1])] = n
 	}
-}
-
-// TestWorkerImports: the module imports exactly the files build writes beside it and the
-// Extism SDK the root wrangler.toml aliases.
-func TestWorkerImports(t *testing.T) {
-	var got []string
-	for _, m := range regexp.MustCompile(`(?m)^import .* from "([^"]+)";$`).FindAllSubmatch(Worker, -1) {
-		got = append(got, string(m[1]))
+	want := map[string]int{
+		"DefaultMaxBody": wire.DefaultMaxBody, "MaxBatch": wire.MaxBatch, "HintSize": wire.HintSize,
+		"ReplayEntries": wire.ReplayEntries, "ReplayEntryMax": wire.ReplayEntryMax,
+		"ReplayBudget": wire.ReplayBudget, "ReplayShapesMax": wire.ReplayShapesMax,
 	}
-	want := []string{"@extism/extism", "./plugin.wasm", "./catalog.pack"}
-	if len(got) != len(want) {
-		t.Fatalf("imports %q, want %q", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("imports %q, want %q", got, want)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("host.mjs limits.%s = %d, wire.%s = %d", k, got[k], k, v)
 		}
 	}
+	if len(got) != len(want) {
+		t.Errorf("host.mjs limits has %d entries, the contract %d: %v", len(got), len(want), got)
+	}
 }
 
-// TestWorkerStoreDir: the shim fetches objects where build writes them in the assets.
-func TestWorkerStoreDir(t *testing.T) {
-	m := regexp.MustCompile(`(?m)^const storeDir = "([^"]*)";$`).FindSubmatch(Worker)
+// TestImports: the entry module imports exactly the files build writes beside it and the
+// Extism SDK the root wrangler.toml aliases; the host imports nothing, so that any
+// runtime's entry can use it.
+func TestImports(t *testing.T) {
+	imports := func(src []byte) []string {
+		var got []string
+		for _, m := range regexp.MustCompile(`(?m)^import .* from "([^"]+)";$`).FindAllSubmatch(src, -1) {
+			got = append(got, string(m[1]))
+		}
+		return got
+	}
+	if got, want := imports(Worker), []string{"@extism/extism", "./plugin.wasm", "./catalog.pack", "./" + HostName}; !slices.Equal(got, want) {
+		t.Errorf("worker.mjs imports %q, want %q", got, want)
+	}
+	if got := imports(Host); got != nil {
+		t.Errorf("host.mjs imports %q, want nothing", got)
+	}
+}
+
+// TestHostStoreDir: the host fetches objects where build writes them in the assets.
+func TestHostStoreDir(t *testing.T) {
+	m := regexp.MustCompile(`(?m)^export const storeDir = "([^"]*)";$`).FindSubmatch(Host)
 	if m == nil {
-		t.Fatal(`worker.mjs has no line const storeDir = "…";`)
+		t.Fatal(`host.mjs has no line export const storeDir = "…";`)
 	}
 	if want := "/" + catalog.StoreDir + "/"; string(m[1]) != want {
-		t.Fatalf("worker.mjs storeDir = %q, want %q", m[1], want)
+		t.Fatalf("host.mjs storeDir = %q, want %q", m[1], want)
 	}
 }

@@ -75,8 +75,8 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 		resp.Body, resp.Refs = nil, nil
 	}
 	// An answer that states its own policy (a page meant to be shown) keeps it.
-	if _, ok := resp.Header.Get("X-Content-Type-wire.Options"); !ok {
-		resp.Header = append(resp.Header, wire.Field{Name: "X-Content-Type-wire.Options", Value: "nosniff"})
+	if _, ok := resp.Header.Get("X-Content-Type-Options"); !ok {
+		resp.Header = append(resp.Header, wire.Field{Name: "X-Content-Type-Options", Value: "nosniff"})
 	}
 	if _, ok := resp.Header.Get("Content-Security-Policy"); !ok {
 		resp.Header = append(resp.Header, wire.Field{Name: "Content-Security-Policy", Value: contentSecurityPolicy})

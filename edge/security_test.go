@@ -46,7 +46,7 @@ func TestActiveContentDisarmed(t *testing.T) {
 		{s.ServeHTTP(postLegacy(request(1, "ping", ""), "Origin: http://a\nOrigin: http://b\n")), 403, "application/json"},
 	} {
 		ct, _ := tc.resp.Header.Get("Content-Type")
-		nosniff, _ := tc.resp.Header.Get("X-Content-Type-wire.Options")
+		nosniff, _ := tc.resp.Header.Get("X-Content-Type-Options")
 		csp, _ := tc.resp.Header.Get("Content-Security-Policy")
 		if tc.resp.Status != tc.status || ct != tc.ct || nosniff != "nosniff" ||
 			!strings.Contains(csp, "sandbox") || !strings.Contains(csp, "default-src 'none'") {

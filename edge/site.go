@@ -163,7 +163,7 @@ func (s *Server) catalogPage(hd *headers, rb *reply) *wire.Response {
 	return &wire.Response{Status: 200, Body: b, Refs: rb.refs, Header: header(
 		"Content-Type", "text/html; charset=utf-8",
 		"Content-Security-Policy", string(s.pack.Site(catalog.SitePageCSP)),
-		"X-Content-Type-wire.Options", "nosniff",
+		"X-Content-Type-Options", "nosniff",
 		"Referrer-Policy", "no-referrer",
 		"Cache-Control", s.cacheControl(),
 		"Vary", "Accept, X-Forwarded-Proto")}
@@ -210,7 +210,7 @@ func (s *Server) sitemap(hd *headers, part int, rb *reply) *wire.Response {
 	}
 	return &wire.Response{Status: 200, Body: b, Header: header(
 		"Content-Type", "application/xml; charset=utf-8",
-		"X-Content-Type-wire.Options", "nosniff",
+		"X-Content-Type-Options", "nosniff",
 		"Cache-Control", s.cacheControl(),
 		"Vary", "X-Forwarded-Proto")}
 }

@@ -67,15 +67,27 @@
 //
 //	load       input: the index (catalog.pack). Opens it (validated; the input is the
 //	           plugin's own copy) and builds the server. May be called again to replace
-//	           the catalog; on error the previous one stays. Objects the new index does not
-//	           refer to are dropped.
+//	           the catalog; on error the previous one stays. Objects put earlier that the
+//	           new index refers to stay (they need not be put again); the others are
+//	           dropped.
 //	configure  input: options JSON. May come before or after load.
 //	put        input: one store object (a file of OUT/assets/sha256/). After load. The
 //	           plugin names it by its SHA-256 and keeps it; an object the index does not
-//	           refer to is an error.
+//	           refer to is an error. Putting an object again is harmless (it is the same
+//	           bytes, kept once).
 //	http       input: request frame; output: response frame with every object spliced in.
 //	           Before load, 503 with a text/plain body saying no catalog is loaded; a
-//	           response needing an object that was not put is 500 naming it.
+//	           response needing an object that was not put is a text/plain 500 that
+//	           names the object, what it holds, and to put every file of the store.
+//
+// Each instance holds its own copy of every object put, so a host running one instance
+// per concurrent request holds the store's contents that many times; a host that keeps
+// the store once and splices uses the raw ABI instead.
+//
+// Without configure, the server answers only requests whose Host is a loopback name and
+// browsers only from loopback origins (DNS rebinding). A request frame with no host line
+// is answered too: no browser sends a request without Host, so it cannot be a rebinding
+// attack (allowHosts set to names, without "*", refuses it).
 //	rpc        input: rpc frame; output: rpc frame, objects spliced in. Before load, or
 //	           when an object was not put, it fails naming it.
 //

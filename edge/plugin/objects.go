@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
 	"strconv"
 
@@ -22,7 +21,8 @@ type objectSet struct {
 
 var objects objectSet
 
-// Object implements wire.Store; the error names the missing object and what it holds.
+// Object implements wire.Store; the error (a missingObject) names the missing object and
+// what it holds.
 func (o *objectSet) Object(name string) ([]byte, error) {
 	if b, ok := o.byName[name]; ok {
 		return b, nil
@@ -33,8 +33,25 @@ func (o *objectSet) Object(name string) ([]byte, error) {
 			what = " (" + u.What + ")"
 		}
 	}
-	return nil, fmt.Errorf("skilledge: store object %s%s was not given to the plugin; call put with every file of OUT/assets/%s/: %w",
-		name, what, catalog.StoreDir, fs.ErrNotExist)
+	return nil, missingObject("skilledge: store object " + name + what +
+		" was not given to the plugin; call put with every file of OUT/assets/" + catalog.StoreDir + "/")
+}
+
+// missingObject is the error of an object a host did not put: its message says which and
+// what to do, and it wraps fs.ErrNotExist (as wire.Store asks) without saying so.
+type missingObject string
+
+func (e missingObject) Error() string { return string(e) }
+func (e missingObject) Unwrap() error { return fs.ErrNotExist }
+
+// message is what err says to the embedder: a missingObject's own words, without the
+// wrapping of wire.Objects.
+func message(err error) string {
+	var m missingObject
+	if errors.As(err, &m) {
+		return string(m)
+	}
+	return err.Error()
 }
 
 // uses returns what p refers to, by object name.
@@ -93,7 +110,7 @@ func (o *objectSet) resolveHTTP(frame []byte) []byte {
 		return wire.AppendResponse(nil, &wire.Response{
 			Status: 500,
 			Header: wire.Header{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}, {Name: "Cache-Control", Value: "no-store"}},
-			Body:   []byte(err.Error() + "\n"),
+			Body:   []byte(message(err) + "\n"),
 		})
 	}
 	return out
@@ -107,7 +124,7 @@ func (o *objectSet) resolveRPC(frame []byte) ([]byte, error) {
 	}
 	objs, err := wire.Objects(r.Refs, o)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(message(err))
 	}
 	msg := wire.AppendResolved(nil, r.Message, r.Refs, objs)
 	return wire.AppendRPC(nil, &wire.RPC{Version: r.Version, Message: msg}), nil

@@ -258,7 +258,8 @@ func checkDigest(t *testing.T, what string, data []byte, digest string, size int
 func TestGoSDKStore(t *testing.T) {
 	p := bare(t, built(t))
 	status, body := post(t, p, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
-	if status != 500 || !bytes.Contains(body, []byte("(skill://git-workflow/SKILL.md as resources/read sends it) was not given to the plugin; call put with every file of OUT/assets/sha256/")) {
+	if status != 500 || !bytes.HasPrefix(body, []byte("skilledge: store object ")) ||
+		!bytes.HasSuffix(body, []byte(" (skill://git-workflow/SKILL.md as resources/read sends it) was not given to the plugin; call put with every file of OUT/assets/sha256/\n")) {
 		t.Fatalf("read before put: %d %s", status, body)
 	}
 	if status, body := post(t, p, `{"jsonrpc":"2.0","id":2,"method":"skills/list"}`); status != 200 || !bytes.Contains(body, []byte(`"skills":[`)) {

@@ -24,10 +24,11 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
                         SHA-256 (file bytes, their resources/read form, archives, indexes)
   OUT/plugin.wasm       the server
   OUT/worker.mjs        the Cloudflare Workers entry module
+  OUT/host.mjs          the JavaScript host it uses (any runtime with WebAssembly)
 
 "skilledge serve OUT" and "skilledge stdio OUT" serve it as it is; Extism hosts load
 catalog.pack and put the store's files; with the repository's wrangler.toml, OUT is a
-Worker whose script is plugin.wasm, catalog.pack and worker.mjs and whose static assets
+Worker whose script is plugin.wasm, catalog.pack, worker.mjs and host.mjs and whose static assets
 are OUT/assets ("npx --prefix build wrangler deploy"). Everything is reproducible.
 build reports the sizes against the Workers limits (the script: 3 MiB gzipped on the
 free plan, 10 MiB on paid; assets: 20,000 files on the free plan, 100,000 on paid), and
@@ -114,7 +115,8 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	index := newArtifact(filepath.Join(*out, indexFile), enc.Index)
 	wasmFile := newArtifact(filepath.Join(*out, "plugin.wasm"), wasm)
 	worker := newArtifact(filepath.Join(*out, deploy.WorkerName), deploy.Worker)
-	for _, a := range []artifact{index, wasmFile, worker} {
+	host := newArtifact(filepath.Join(*out, deploy.HostName), deploy.Host)
+	for _, a := range []artifact{index, wasmFile, worker, host} {
 		if err := compile.WriteFileAtomic(a.path, a.data); err != nil {
 			fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 			return 1
@@ -131,7 +133,8 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 		size(int(enc.Store.Size())), plural(enc.Store.Len(), "object"))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x\n", wasmFile.path, len(wasm), size(wasmFile.gzipped), sha256.Sum256(wasm))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the Workers entry module\n", worker.path, len(worker.data), size(worker.gzipped))
-	reportBundle(stdout, stderr, index, wasmFile, worker, p)
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the JavaScript host\n", host.path, len(host.data), size(host.gzipped))
+	reportBundle(stdout, stderr, index, wasmFile, []artifact{worker, host}, p)
 	reportAssetCount(stdout, stderr, enc.Store.Len(), enc.Store.Size())
 	return 0
 }

@@ -73,7 +73,7 @@ Usage:
   skilledge serve [DIR] [flags]     serve DIR over HTTP (default: the built-in examples)
   skilledge stdio [DIR] [flags]     serve DIR over stdin/stdout (the MCP stdio transport)
   skilledge validate DIR            check every skill in DIR and report each problem
-  skilledge build [DIR] -o OUT      write OUT/catalog.pack, OUT/plugin.wasm and OUT/worker.mjs (a Worker)
+  skilledge build [DIR] -o OUT      write OUT/catalog.pack, OUT/plugin.wasm, OUT/worker.mjs and OUT/host.mjs (a Worker)
   skilledge verify URL [flags]      check a deployment's skills against their DVS trust root
   skilledge version                 print the version
   skilledge help [COMMAND]          print this, or a command's flags

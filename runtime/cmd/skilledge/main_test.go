@@ -219,6 +219,7 @@ func TestBuild(t *testing.T) {
 	expect(t, code, stdout, stderr, 0, filepath.Join(out, "assets", "sha256")+"/  ", "")
 	expect(t, code, stdout, stderr, 0, filepath.Join(out, "plugin.wasm")+"  ", "")
 	expect(t, code, stdout, stderr, 0, filepath.Join(out, "worker.mjs")+"  ", "")
+	expect(t, code, stdout, stderr, 0, filepath.Join(out, "host.mjs")+"  ", "")
 	expect(t, code, stdout, stderr, 0, "Worker script: about 1.", "")
 	expect(t, code, stdout, stderr, 0, "Worker assets: ", "")
 	if strings.Contains(stderr, "warning") {
@@ -231,6 +232,9 @@ func TestBuild(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "worker.mjs")); err != nil || !bytes.Equal(b, deploy.Worker) {
 		t.Fatalf("worker.mjs is not build/worker.mjs: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "host.mjs")); err != nil || !bytes.Equal(b, deploy.Host) {
+		t.Fatalf("host.mjs is not build/host.mjs: %v", err)
 	}
 	objects := storeFiles(t, out)
 	if len(objects) < 13 {
@@ -299,7 +303,7 @@ func TestBuildLimits(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			reportBundle(&stdout, &stderr, art(tc.index), art(1200<<10), art(2<<10), p)
+			reportBundle(&stdout, &stderr, art(tc.index), art(1200<<10), []artifact{art(2 << 10)}, p)
 			reportAssetCount(&stdout, &stderr, tc.assets, 1<<20)
 			expect(t, 0, stdout.String(), stderr.String(), 0, tc.out, tc.err)
 			if tc.noWarnings != (stderr.Len() == 0) {

@@ -11,8 +11,8 @@ import (
 	"github.com/skilledge/skilledge/catalog/compile"
 )
 
-// Cloudflare Workers limits, by plan. The script (plugin.wasm, catalog.pack, worker.mjs
-// and the bundled SDK) is limited after gzip compression; static assets (the content
+// Cloudflare Workers limits, by plan. The script (plugin.wasm, catalog.pack, worker.mjs,
+// host.mjs and the bundled SDK) is limited after gzip compression; static assets (the content
 // store) by count and by the size of each file. See
 // https://developers.cloudflare.com/workers/platform/limits/#worker-size and
 // https://developers.cloudflare.com/workers/static-assets/#limits
@@ -48,8 +48,11 @@ func newArtifact(path string, data []byte) artifact {
 // is over a Workers plan limit, a warning on stderr that says what is large and what to
 // do. File contents are not in the script (they are assets), so only the plugin and the
 // index, which grows with the number of files, count.
-func reportBundle(stdout, stderr io.Writer, index, plugin, worker artifact, p *catalog.Pack) {
-	total := index.gzipped + plugin.gzipped + worker.gzipped + extismSDKGzipped
+func reportBundle(stdout, stderr io.Writer, index, plugin artifact, js []artifact, p *catalog.Pack) {
+	total := index.gzipped + plugin.gzipped + extismSDKGzipped
+	for _, a := range js {
+		total += a.gzipped
+	}
 	fmt.Fprintf(stdout, "Worker script: about %s gzipped with the Extism JS SDK (Workers limits: %s on the free plan, %s on paid)\n",
 		size(total), size(workersFreeLimit), size(workersPaidLimit))
 	if total <= workersFreeLimit {

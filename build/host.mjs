@@ -1,0 +1,662 @@
+// The JavaScript host of plugin.wasm, for any runtime with WebAssembly and the web APIs
+// (workerd, Deno, Bun, Node): a pipe between a Request and the plugin. It imports nothing,
+// so an entry module (worker.mjs for Cloudflare Workers) hands it what only the platform
+// has: the Extism SDK's createPlugin, the compiled module, the index, the options, and a
+// content store to fetch objects from.
+//
+// Every HTTP and MCP decision is the plugin's (edge/). What a host does is the contract
+// of edge/wire (its package doc), which this file follows and which the vectors in
+// edge/wire/testdata check, here (build/host.test.mjs, node --test) as in the Go hosts:
+//
+//   - frame a request: "METHOD SP TARGET LF *(NAME: VALUE LF) LF BODY", only the fields
+//     the plugin names (skilledge_fields), in its order, a repeated field's values joined
+//     by ", " (requestHead); read at most maxBody+1 bytes of body (requestBody);
+//   - parse the answer: "STATUS LF *(NAME: VALUE LF) *(@AT SIZE NAME LF) LF BODY", refusing
+//     a frame that does not follow the grammar (parseFrame), and splice the SIZE bytes of
+//     store object NAME in at offset AT of BODY: streamed, or for an answer of at most
+//     64 KiB assembled in memory, from objects the isolate keeps (small ones, 8 MiB in all)
+//     so that a repeated small read fetches nothing. File contents never enter the plugin.
+//     Every object is checked (present, of its size) before the first byte goes out;
+//   - replay the answers the plugin marks replayable (skilledge_replay) to requests that
+//     repeat one but for their JSON-RPC id, without a call into the plugin (Replays);
+//   - answer on its own, in one shape, when the plugin cannot (failure).
+//
+// The Extism JS SDK instantiates the plugin (WASI and the extism:host/env imports); the
+// options, the index and every request then go through the raw exports (skilledge_configure,
+// skilledge_load, skilledge_http), which move their input with one copy instead of go-pdk's
+// host call per 8 bytes (BENCHMARKS.md, RATIONALE.md). One instance, with the index loaded,
+// serves every request; calls into it are synchronous, so they never interleave. When it
+// traps, only that request fails, and the next request gets a new instance.
+
+// limits are edge/wire's (limits.go); testdata/limits.json holds both to the same numbers.
+export const limits = {
+	DefaultMaxBody: 1048576, // the body cap when the options do not set maxBody
+	MaxBatch: 64,
+	HintSize: 16,
+	ReplayEntries: 1024,
+	ReplayEntryMax: 256 * 1024,
+	ReplayBudget: 16 * 1024 * 1024,
+	ReplayShapesMax: 16,
+};
+
+// storeDir is where the content store's objects are in `skilledge build`'s assets
+// (catalog.StoreDir).
+export const storeDir = "/sha256/";
+
+// assembleMax is the largest answer put together in memory rather than streamed.
+const assembleMax = 64 * 1024;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const empty = new Uint8Array(0);
+
+// Host serves requests with one plugin instance, made on the first request.
+//
+//	new Host({ createPlugin, module, pack, options })
+//
+// createPlugin is the Extism SDK's default export, module the compiled plugin.wasm (a
+// WebAssembly.Module), pack the bytes of catalog.pack (an ArrayBuffer or Uint8Array),
+// options the plugin's options object (edge/wire Options: the Worker's
+// SKILLEDGE_OPTIONS). host.fetch(request, store) answers a Request; store is
+//
+//	{ object(name) → Promise<Response>,    the object's bytes (404 when missing)
+//	  stream?(length) → {readable, writable}, a stream the runtime sends with that
+//	                                       Content-Length (default: a TransformStream)
+//	  waitUntil?(promise) }                 keeps the runtime alive while a body streams
+export class Host {
+	constructor({ createPlugin, module, pack, options }) {
+		this.createPlugin = createPlugin;
+		this.module = module;
+		this.pack = pack;
+		this.options = options ?? {};
+		this.starting = null; // Promise of the instance, made once
+		this.instance = null; // what starting resolved to, once it has
+		this.replays = new Replays();
+		this.objects = new ObjectCache();
+	}
+
+	// start makes the instance: {raw, fields, maxBody}.
+	async start() {
+		// enableWasiOutput: the plugin writes to stderr only when it crashes; let that reach the logs.
+		const p = await this.createPlugin({ wasm: [{ module: this.module }] }, { useWasi: true, enableWasiOutput: true });
+		const x = (await p.getInstance()).exports;
+		// Options and index go in through the raw exports too: one copy each, where the Extism
+		// exports read their input 8 bytes per call into JavaScript (the index of a large
+		// catalog is hundreds of KB: milliseconds of the first request).
+		const raw = new Raw(x);
+		raw.call("skilledge_configure", encoder.encode(JSON.stringify(this.options)));
+		raw.call("skilledge_load", new Uint8Array(this.pack));
+		// The request header fields the plugin reads: only these are framed.
+		const fields = decoder.decode(bytesAt(x, x.skilledge_fields())).split("\n");
+		return { raw, fields, maxBody: this.options.maxBody ?? limits.DefaultMaxBody };
+	}
+
+	// fetch answers request. Once the instance is up, a request awaits only its body (and
+	// objects not in the cache), as a plain server does.
+	async fetch(request, store) {
+		let instance = this.instance;
+		if (instance === null) {
+			this.starting ??= this.start();
+			const ready = this.starting;
+			try {
+				instance = await ready;
+			} catch (err) {
+				if (this.starting === ready) this.starting = null; // try again on the next request
+				console.error("skilledge: the plugin did not start:", err);
+				return failureResponse("start", err.message);
+			}
+			if (this.starting === ready) this.instance = instance;
+		}
+		const url = request.url; // absolute: scheme://authority/path?query
+		const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+		const h = request.headers;
+		const head = requestHead(request.method, target, (name) => h.get(name), instance.fields);
+		let body;
+		try {
+			const read = await requestBody(request, instance.maxBody);
+			body = read === null ? empty : read instanceof Uint8Array ? read : new Uint8Array(read);
+		} catch (err) {
+			console.error("skilledge: reading the request body:", err);
+			return failureResponse("body");
+		}
+		let parsed = this.replays.lookup(head, body);
+		if (parsed === null) {
+			try {
+				const out = instance.raw.http(head, body);
+				parsed = parseFrame(out);
+				const hint = instance.raw.replay();
+				if (hint !== null) this.replays.keep(head, instance.raw.headBytes, body, out, parsed, hint);
+			} catch (err) {
+				// The instance trapped (a panic, out of memory) or answered a frame that does not
+				// parse: it is unusable. Only this request fails; the next one gets a new instance.
+				if (this.instance === instance) this.instance = this.starting = null;
+				console.error("skilledge: the plugin failed:", err);
+				return failureResponse("instance");
+			}
+		}
+		try {
+			const answer = respond(parsed, store, this.objects);
+			return answer instanceof Response ? answer : await answer;
+		} catch (err) {
+			console.error("skilledge: reading the content store:", err);
+			return failureResponse("store");
+		}
+	}
+}
+
+// Raw calls the plugin's raw exports (see edge/plugin/main.go). It keeps the input buffer
+// skilledge_alloc gave, valid until the next alloc or load, so a request is one call.
+class Raw {
+	constructor(x) {
+		this.x = x;
+		this.ptr = 0;
+		this.cap = 0;
+		this.headBytes = 0; // the UTF-8 length of the last http call's head
+	}
+
+	// room returns the input buffer as a view of at least size bytes, growing it first
+	// when it is smaller.
+	room(size) {
+		if (size > this.cap || this.cap === 0) {
+			this.cap = Math.max(size, 2 * this.cap, 16384);
+			this.ptr = this.x.skilledge_alloc(this.cap) >>> 0;
+		}
+		return new Uint8Array(this.x.memory.buffer, this.ptr, this.cap);
+	}
+
+	// call runs skilledge_configure or skilledge_load with input b.
+	call(name, b) {
+		this.room(b.length).set(b);
+		if (name === "skilledge_load") this.cap = 0; // the plugin keeps that buffer
+		if (this.x[name](this.ptr, b.length) !== 0) throw new Error(`${name}: ${this.error()}`);
+	}
+
+	// http answers the request frame made of head (a string, the frame up to and with the
+	// blank line) and body (a Uint8Array). The frame is written straight into the plugin's
+	// input buffer: a head of n UTF-16 units is at most 3n bytes of UTF-8. The response
+	// frame returned is a view of the plugin's memory, valid until the next call into it:
+	// callers copy what they keep across an await.
+	http(head, body) {
+		const room = this.room(3 * head.length + body.length);
+		const { written } = encoder.encodeInto(head, room);
+		if (body.length > 0) room.set(body, written);
+		this.headBytes = written;
+		const out = this.x.skilledge_http(this.ptr, written + body.length);
+		if (out === 0n) throw new Error(this.error());
+		return bytesAt(this.x, out);
+	}
+
+	// replay is the hint of the last http answer (parseHint), or null.
+	replay() {
+		if (typeof this.x.skilledge_replay !== "function") return null;
+		const packed = this.x.skilledge_replay();
+		return packed === 0n ? null : parseHint(bytesAt(this.x, packed));
+	}
+
+	error() {
+		return decoder.decode(bytesAt(this.x, this.x.skilledge_error()));
+	}
+}
+
+// bytesAt is the linear memory a packed (ptr<<32 | len) result names.
+function bytesAt(x, packed) {
+	return new Uint8Array(x.memory.buffer, Number(packed >> 32n), Number(packed & 0xffffffffn));
+}
+
+// requestHead is the head of a request's frame (wire.AppendRequestHead), as a string: the
+// request line, a line for each of fields (lowercase names, in their order) that get gives
+// (a string, a repeated field's values joined by ", ", as the Fetch API's Headers.get
+// gives them; null for a field the request lacks), and the blank line. Looking fields up
+// by name, not iterating the headers, spares the runtime a sorted, lowercased copy of
+// every field, most of which the plugin never reads.
+export function requestHead(method, target, get, fields) {
+	let head = `${method} ${target}\n`;
+	for (let i = 0; i < fields.length; i++) {
+		const value = get(fields[i]);
+		if (value !== null && value !== undefined) head += `${fields[i]}: ${value}\n`;
+	}
+	return head + "\n";
+}
+
+// requestBody reads at most limit+1 bytes of the request's body, or gives null for none:
+// enough for the plugin to see that a body is over the limit (413) without the host
+// holding all of it. A body of known, allowed length is read at once (the runtime holds
+// it to that length), cheaper than chunk by chunk.
+function requestBody(request, limit) {
+	if (request.body === null) return null;
+	const length = request.headers.get("Content-Length");
+	if (length !== null && Number(length) <= limit) return request.arrayBuffer();
+	return bodyInChunks(request, limit);
+}
+
+async function bodyInChunks(request, limit) {
+	const parts = [];
+	let size = 0; // of the body read so far
+	const reader = request.body.getReader();
+	while (size <= limit) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		parts.push(value);
+		size += value.byteLength;
+	}
+	if (size > limit) await reader.cancel();
+	const body = new Uint8Array(Math.min(size, limit + 1));
+	let at = 0;
+	for (const p of parts) {
+		const n = Math.min(p.byteLength, body.byteLength - at);
+		body.set(p.subarray(0, n), at);
+		at += n;
+	}
+	return body;
+}
+
+// FrameError is thrown for a response frame that does not follow the grammar.
+export class FrameError extends Error {}
+
+// lastHead is a copy of the status line and fields of the last response frame read, and
+// lastRead what statusAndFields read from them. Answers of a kind repeat them, so most
+// requests compare bytes rather than decode, check and split a string. A Response copies
+// the pairs it is given, so one array serves many.
+let lastHead = null;
+let lastRead = null;
+
+// statusAndFields reads the status and the header fields, as [name, value] pairs, from
+// the first n bytes of frame (the status line and the field lines, without the LF after
+// the last), as wire.ParseResponse does: three digits, 100 to 999, then NAME ": " VALUE
+// lines with a name that is not empty.
+function statusAndFields(frame, n) {
+	if (lastHead !== null && lastHead.length === n) {
+		let i = 0;
+		while (i < n && frame[i] === lastHead[i]) i++;
+		if (i === n) return lastRead;
+	}
+	const head = decoder.decode(frame.subarray(0, n));
+	const nl = head.indexOf("\n");
+	const line = nl < 0 ? head : head.slice(0, nl);
+	if (!/^[1-9][0-9][0-9]$/.test(line)) throw new FrameError("malformed status line");
+	const headers = [];
+	for (let at = nl + 1; nl >= 0 && at <= head.length;) {
+		let next = head.indexOf("\n", at);
+		if (next < 0) next = head.length;
+		const colon = head.indexOf(": ", at);
+		if (colon <= at || colon >= next) throw new FrameError("malformed field line");
+		headers.push([head.slice(at, colon), head.slice(colon + 2, next)]);
+		at = next + 1;
+	}
+	lastHead = frame.slice(0, n);
+	lastRead = { status: Number(line), headers };
+	return lastRead;
+}
+
+// decimal reads a canonical decimal (no sign, no leading zero) of at most 16 digits from
+// frame at i, ending at a space: [value, index of the space], or null.
+function decimal(frame, i, end) {
+	let n = 0, from = i;
+	while (i < end && i - from < 17 && frame[i] >= 48 && frame[i] <= 57) n = n * 10 + frame[i++] - 48;
+	const digits = i - from;
+	if (digits === 0 || digits > 16 || (frame[from] === 48 && digits > 1) || frame[i] !== 32 || n >= 2 ** 53) return null;
+	return [n, i];
+}
+
+// parseFrame reads a response frame (wire.ParseResponse): its status, its header fields as
+// [name, value] pairs, the references of its "@" lines, and its body, a view of frame. It
+// throws FrameError for a frame that does not follow the grammar: the plugin's failure.
+export function parseFrame(frame) {
+	// The head: the status line, the fields, the "@" lines, a blank line.
+	let end = 0, refsAt = -1;
+	for (; end + 1 < frame.length; end++) {
+		if (frame[end] !== 10) continue;
+		if (frame[end + 1] === 10) break;
+		if (frame[end + 1] === 64 && refsAt < 0) refsAt = end + 1;
+	}
+	if (end + 1 >= frame.length) throw new FrameError("no blank line ends the head");
+	const { status, headers } = statusAndFields(frame, refsAt < 0 ? end : refsAt - 1);
+	const body = frame.subarray(end + 2);
+	const refs = [];
+	let last = 0;
+	for (let i = refsAt; i >= 0 && i < end; i++) { // "@AT SIZE NAME"
+		const at = decimal(frame, i + 1, end);
+		const size = at && decimal(frame, at[1] + 1, end);
+		if (size === null) throw new FrameError("malformed reference");
+		const from = size[1] + 1;
+		i = from;
+		while (i < end && frame[i] !== 10) {
+			const c = frame[i++];
+			if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) throw new FrameError("malformed object name");
+		}
+		if (i - from !== 64) throw new FrameError("malformed object name");
+		if (i < end && frame[i + 1] !== 64) throw new FrameError("a field after a reference");
+		if (at[0] < last || at[0] > body.length) throw new FrameError("references out of order or past the body");
+		last = at[0];
+		refs.push({ at: at[0], size: size[0], name: String.fromCharCode.apply(null, frame.subarray(from, i)) });
+	}
+	return { status, headers, refs, body };
+}
+
+// respond turns a parsed response frame into a Response, splicing in the store objects its
+// references name: assembled in memory for an answer of at most assembleMax bytes, from
+// cache's objects or fetched (and then cached), else streamed from the store. body may be
+// a view of the plugin's memory (Raw.http): what is kept across an await is copied first.
+// It returns the Response itself when nothing need be awaited (no objects, or all in the
+// cache), else a promise of it: every await costs the runtime a turn.
+export function respond({ status, headers, refs, body }, store, cache) {
+	if (refs.length === 0) return new Response(body.length > 0 ? body.slice() : null, { status, headers });
+	let total = body.length;
+	for (let i = 0; i < refs.length; i++) total += refs[i].size;
+	if (total > assembleMax) return streamed(store, status, headers, body.slice(), refs, total);
+	const objs = new Array(refs.length);
+	let missing = null;
+	for (let i = 0; i < refs.length; i++) {
+		objs[i] = cache.get(refs[i].name);
+		if (objs[i] === undefined) (missing ??= []).push(refs[i]);
+	}
+	if (missing === null) return new Response(splice(body, refs, objs, total), { status, headers });
+	return fetchMissing(store, cache, status, headers, body.slice(), refs, objs, missing, total);
+}
+
+// fetchMissing fetches the objects of missing (those of refs not in the cache), caches
+// them, and assembles the answer.
+async function fetchMissing(store, cache, status, headers, body, refs, objs, missing, total) {
+	const fetched = await fetchObjects(store, missing);
+	const got = new Map();
+	for (const [i, o] of fetched.entries()) {
+		const r = missing[i];
+		const failure = objectFailure(r, o);
+		if (failure) return storeFailure(failure);
+		const b = new Uint8Array(await o.arrayBuffer());
+		if (b.length !== r.size) return storeFailure(`content store object ${r.name} has ${b.length} bytes, not ${r.size}`);
+		got.set(r.name, b);
+		cache.put(r.name, b);
+	}
+	for (const [i, r] of refs.entries()) objs[i] ??= got.get(r.name);
+	return new Response(splice(body, refs, objs, total), { status, headers });
+}
+
+// splice is body with objs (the bytes of refs, in order) put in at their offsets: total
+// bytes (wire.AppendResolved).
+export function splice(body, refs, objs, total) {
+	const out = new Uint8Array(total);
+	let at = 0, from = 0;
+	for (let i = 0; i < refs.length; i++) {
+		const r = refs[i];
+		out.set(body.subarray(from, r.at), at);
+		at += r.at - from;
+		from = r.at;
+		out.set(objs[i], at);
+		at += r.size;
+	}
+	out.set(body.subarray(from), at);
+	return out;
+}
+
+// streamed answers a response of more than assembleMax bytes: body (a copy of the
+// frame's) with the objects of refs streamed from the store into it. Every object is asked
+// for before the first byte goes out, so that a missing object or one of the wrong size
+// (where the store says its length) is a failure rather than a truncated body.
+async function streamed(store, status, headers, body, refs, total) {
+	const objects = await fetchObjects(store, refs);
+	for (const [i, o] of objects.entries()) {
+		const failure = objectFailure(refs[i], o);
+		if (failure) return storeFailure(failure);
+	}
+	if (refs.length === 1 && refs[0].at === 0 && body.length === 0) {
+		return new Response(objects[0].body, { status, headers }); // a file as it is: the store's own stream
+	}
+	const { readable, writable } = store.stream ? store.stream(total) : new TransformStream();
+	const done = pipeSpliced(writable, body, refs, objects);
+	if (store.waitUntil) store.waitUntil(done);
+	return new Response(readable, { status, headers });
+}
+
+// objectFailure says what is wrong with the store's answer o for reference r, or "".
+function objectFailure(r, o) {
+	if (!o.ok) return `content store object ${r.name} answered ${o.status}`;
+	const length = o.headers.get("Content-Length");
+	if (length !== null && Number(length) !== r.size) return `content store object ${r.name} has ${length} bytes, not ${r.size}`;
+	return "";
+}
+
+// ObjectCache keeps small store objects (at most assembleMax bytes each, budget in all,
+// least recently used dropped first): objects are named by their SHA-256, so a name's
+// bytes never change and a kept copy is never stale. A small read then costs no fetch
+// from the store, which is most of its CPU time on Workers (BENCHMARKS.md).
+export class ObjectCache {
+	constructor(budget = 8 * 1024 * 1024) {
+		this.budget = budget;
+		this.map = new Map(); // name -> Uint8Array, oldest use first
+		this.bytes = 0;
+	}
+
+	// get returns the kept bytes of name, or undefined, and marks them used.
+	get(name) {
+		const b = this.map.get(name);
+		if (b !== undefined) {
+			this.map.delete(name);
+			this.map.set(name, b);
+		}
+		return b;
+	}
+
+	put(name, b) {
+		if (b.length > assembleMax || this.map.has(name)) return;
+		this.map.set(name, b);
+		this.bytes += b.length;
+		for (const [old, ob] of this.map) {
+			if (this.bytes <= this.budget) break;
+			this.map.delete(old);
+			this.bytes -= ob.length;
+		}
+	}
+}
+
+// fetchObjects asks the store for the object of every reference, at most 6 at a time,
+// and returns the responses in order.
+async function fetchObjects(store, refs) {
+	const out = new Array(refs.length);
+	let next = 0;
+	const fetcher = async () => {
+		while (next < refs.length) {
+			const i = next++;
+			out[i] = await store.object(refs[i].name);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(6, refs.length) }, fetcher));
+	return out;
+}
+
+// pipeSpliced writes body with each object's stream inserted at its offset, then closes.
+async function pipeSpliced(writable, body, refs, objects) {
+	const write = async (bytes) => {
+		if (bytes.length === 0) return;
+		const w = writable.getWriter();
+		await w.write(bytes);
+		w.releaseLock();
+	};
+	try {
+		let at = 0;
+		for (const [i, r] of refs.entries()) {
+			await write(body.subarray(at, r.at));
+			await objects[i].body.pipeTo(writable, { preventClose: true });
+			at = r.at;
+		}
+		await write(body.subarray(at));
+		await writable.close();
+	} catch (err) {
+		console.error("skilledge: splicing a store object:", err);
+		await writable.abort(err).catch(() => {});
+	}
+}
+
+// Replays: the answers the plugin says may be given again to a request that repeats one
+// but for its JSON-RPC id (wire.Hint states the promise), so that such a request is
+// answered without calling the plugin, as `serve` does. An entry is the request's head and
+// body around the id, and the answer around it (wire.ReplayEntry); entries are found by a
+// hash of the head and of the body around the id, for each shape (the lengths around the
+// id) seen. Bounds are the contract's (limits).
+export class Replays {
+	constructor(max = limits.ReplayEntries) {
+		this.max = max;
+		this.entries = new Map(); // hash -> entry, oldest first
+		this.shapes = []; // [before, after]: body bytes around the id
+		this.bytes = 0;
+	}
+
+	// lookup answers the request of head and body from a kept answer, as respond's input,
+	// or gives null.
+	lookup(head, body) {
+		if (this.shapes.length === 0) return null;
+		const h = headHash(head); // once: it is the same for every shape
+		for (let s = 0; s < this.shapes.length; s++) {
+			const [before, after] = this.shapes[s];
+			const to = body.length - after;
+			if (to - before <= 0 || to - before > 64) continue;
+			const e = this.entries.get(replayHash(h, body, before, to));
+			if (e === undefined || e.head !== head || e.before.length !== before || e.after.length !== after ||
+				e.headBytes + body.length > e.maxFrame || !sameBytes(e.before, body, 0) || !sameBytes(e.after, body, to)) continue;
+			const id = body.subarray(before, to);
+			if (idKind(id) !== e.kind) continue;
+			const out = new Uint8Array(e.answerBefore.length + id.length + e.answerAfter.length);
+			out.set(e.answerBefore);
+			out.set(id, e.answerBefore.length);
+			out.set(e.answerAfter, e.answerBefore.length + id.length);
+			const shift = e.answerBefore.length + id.length;
+			const refs = e.refs.map((r) => ({ at: r.at + shift, size: r.size, name: r.name }));
+			return { status: e.status, headers: e.headers, refs, body: out };
+		}
+		return null;
+	}
+
+	// keep keeps the answer parsed (of the response frame frame) to the request of head
+	// (headBytes long in the frame) and body, as hint (parseHint) says, unless it is not
+	// what the plugin may promise (wire.NewReplayEntry), holds more than
+	// limits.ReplayEntryMax (ReplayEntry.Size) or its shape is one too many. It says
+	// whether it kept it.
+	keep(head, headBytes, body, frame, parsed, hint) {
+		const idAt = hint.idAt - headBytes, n = hint.idLen;
+		const at = hint.answerAt - (frame.length - parsed.body.length); // the body ends the frame
+		if (n === 0 || idAt < 0 || idAt + n > body.length || headBytes + body.length > hint.maxFrame ||
+			at < 0 || at + n > parsed.body.length) return false;
+		const id = body.subarray(idAt, idAt + n);
+		const kind = idKind(id);
+		if (kind === "" || !sameBytes(id, parsed.body, at)) return false;
+		const refs = [];
+		for (const r of parsed.refs) {
+			if (r.at < at + n) return false; // the echo would move a reference before it
+			refs.push({ at: r.at - at - n, size: r.size, name: r.name });
+		}
+		let size = headBytes + body.length - n + parsed.body.length - n + 64 * refs.length;
+		for (const [name, value] of parsed.headers) size += name.length + value.length;
+		if (size > limits.ReplayEntryMax) return false;
+		const before = body.slice(0, idAt), after = body.slice(idAt + n);
+		let known = false;
+		for (const [b, a] of this.shapes) known ||= b === before.length && a === after.length;
+		if (!known) {
+			if (this.shapes.length === limits.ReplayShapesMax) return false;
+			this.shapes.push([before.length, after.length]);
+		}
+		const e = {
+			head, headBytes, before, after, kind, maxFrame: hint.maxFrame,
+			status: parsed.status, headers: parsed.headers,
+			answerBefore: parsed.body.slice(0, at), answerAfter: parsed.body.slice(at + n), refs, size,
+		};
+		const key = replayHash(headHash(head), body, idAt, idAt + n);
+		const old = this.entries.get(key);
+		if (old !== undefined) {
+			this.entries.delete(key);
+			this.bytes -= old.size;
+		}
+		for (const [k, o] of this.entries) {
+			if (this.entries.size < this.max && this.bytes + size <= limits.ReplayBudget) break;
+			this.entries.delete(k);
+			this.bytes -= o.size;
+		}
+		this.entries.set(key, e);
+		this.bytes += size;
+		return true;
+	}
+}
+
+// parseHint reads skilledge_replay's bytes (wire.ParseHint): where the id lies in the
+// request frame, its length, where the answer echoes it, and the longest request frame the
+// promise holds for; null when there are none or they are not limits.HintSize long.
+export function parseHint(b) {
+	if (b.length !== limits.HintSize) return null;
+	const v = new DataView(b.buffer, b.byteOffset, limits.HintSize);
+	return { idAt: v.getUint32(0, true), idLen: v.getUint32(4, true), answerAt: v.getUint32(8, true), maxFrame: v.getUint32(12, true) };
+}
+
+// idKind is wire.ReplayableID: "n" for an integer of at most 15 digits without sign of
+// zero or leading zeros, "s" for a string of at most 62 printable ASCII characters
+// without '"' or '\', "" for any other token.
+export function idKind(t) {
+	const n = t.length;
+	if (n === 0 || n > 64) return "";
+	if (t[0] === 34) {
+		if (n < 2 || t[n - 1] !== 34) return "";
+		for (let i = 1; i < n - 1; i++) if (t[i] < 0x20 || t[i] > 0x7e || t[i] === 34 || t[i] === 92) return "";
+		return "s";
+	}
+	const from = t[0] === 45 ? 1 : 0; // "-"
+	const digits = n - from;
+	if (digits === 0 || digits > 15 || (t[from] === 48 && n > 1)) return "";
+	for (let i = from; i < n; i++) if (t[i] < 48 || t[i] > 57) return "";
+	return "n";
+}
+
+// headHash is a 32-bit FNV-1a hash of head, which replayHash goes on from.
+function headHash(head) {
+	let h = 0x811c9dc5;
+	for (let i = 0; i < head.length; i++) h = Math.imul(h ^ head.charCodeAt(i), 0x01000193);
+	return h;
+}
+
+// replayHash goes on from h, headHash of the request's head, over body without its bytes
+// from..to.
+function replayHash(h, body, from, to) {
+	for (let i = 0; i < from; i++) h = Math.imul(h ^ body[i], 0x01000193);
+	h = Math.imul(h ^ 0x100, 0x01000193);
+	for (let i = to; i < body.length; i++) h = Math.imul(h ^ body[i], 0x01000193);
+	return h >>> 0;
+}
+
+function sameBytes(a, b, at) {
+	for (let i = 0; i < a.length; i++) if (a[i] !== b[at + i]) return false;
+	return true;
+}
+
+// The host's own answers (wire.Failure): one shape on every host, a JSON-RPC -32603 whose
+// message names the kind of failure only. What went wrong in detail goes to the log.
+export const failures = {
+	instance: [500, "the server instance failed"],
+	timeout: [500, "request timed out"],
+	busy: [503, "server busy, retry later"],
+	store: [500, "the server's content store is incomplete or damaged"],
+	body: [400, "could not read the request body"],
+	other: [500, "the server could not handle the request"],
+};
+
+// failure is the answer for the failure named name ("start" with detail, the plugin's
+// own error): {status, headers as [name, value] pairs, body}.
+export function failure(name, detail) {
+	const [status, reason] = name === "start" ? [500, `the plugin did not start: ${detail}`] : failures[name];
+	const headers = [["Content-Type", "application/json"], ["Cache-Control", "no-store"], ["X-Content-Type-Options", "nosniff"]];
+	if (status === 503) headers.push(["Retry-After", "1"]);
+	return { status, headers, body: failureReply(name, null, detail) };
+}
+
+// failureReply is the JSON-RPC error of the failure named name answering a message whose
+// raw JSON id is id (null for none).
+export function failureReply(name, id, detail) {
+	const reason = name === "start" ? `the plugin did not start: ${detail}` : failures[name][1];
+	return `{"jsonrpc":"2.0","id":${id ?? "null"},"error":{"code":-32603,"message":${JSON.stringify("Internal error: " + reason)}}}`;
+}
+
+export function failureResponse(name, detail) {
+	const f = failure(name, detail);
+	return new Response(f.body, { status: f.status, headers: f.headers });
+}
+
+function storeFailure(reason) {
+	console.error("skilledge:", reason);
+	return failureResponse("store");
+}

@@ -1,0 +1,457 @@
+package wire_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/examples"
+	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// The shared vectors: testdata/*.json, read by these tests and by the JavaScript host's
+// (build/host.test.mjs, run with node --test). Each file is one duty of a host; a vector
+// edited breaks both. `go test ./edge/wire -update` writes answers.json and replays.json
+// again from the server's own answers (the requests and the hand-written cases are kept),
+// and the other files from the contract's code.
+
+var update = flag.Bool("update", false, "rewrite testdata/*.json from the server and the contract")
+
+// Bytes is a byte string in a vector: a JSON string when the bytes are UTF-8, else
+// {"base64": "…"}.
+type Bytes []byte
+
+func (b Bytes) MarshalJSON() ([]byte, error) {
+	if utf8.Valid(b) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		err := enc.Encode(string(b))
+		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
+	}
+	return json.Marshal(map[string]string{"base64": base64.StdEncoding.EncodeToString(b)})
+}
+
+func (b *Bytes) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err == nil {
+		*b = Bytes(s)
+		return nil
+	}
+	var o struct{ Base64 string }
+	if err := json.Unmarshal(data, &o); err != nil {
+		return err
+	}
+	d, err := base64.StdEncoding.DecodeString(o.Base64)
+	*b = d
+	return err
+}
+
+// Client is what a client receives: the status, the fields in order, the body with every
+// object spliced in.
+type Client struct {
+	Status  int         `json:"status"`
+	Headers [][2]string `json:"headers"`
+	Body    Bytes       `json:"body"`
+}
+
+// Answer: a request frame, the plugin's answer to it, and what the client gets once the
+// host has spliced the objects in; or, for a malformed answer or a store missing an
+// object, the failure the host answers instead.
+type Answer struct {
+	Name    string           `json:"name"`
+	Request Bytes            `json:"request,omitempty"`
+	Answer  Bytes            `json:"answer"`
+	Hint    string           `json:"hint,omitempty"` // hex of skilledge_replay's bytes
+	Objects map[string]Bytes `json:"objects"`
+	Client  *Client          `json:"client,omitempty"`
+	Failure string           `json:"failure,omitempty"`
+}
+
+// Replay: an answer kept as its hint says (or refused: kept false), and requests that
+// repeat it, each answered from it (client) or not (null). Hint is the server's; a vector
+// with a Lie gives the host that hint instead, one the plugin would never give, which the
+// host must refuse.
+type Replay struct {
+	Name    string           `json:"name"`
+	Request Bytes            `json:"request"`
+	Answer  Bytes            `json:"answer"`
+	Hint    string           `json:"hint"`
+	Lie     string           `json:"lie,omitempty"`
+	Objects map[string]Bytes `json:"objects"`
+	Kept    bool             `json:"kept"`
+	Repeats []Repeat         `json:"repeats"`
+}
+
+type Repeat struct {
+	Request Bytes   `json:"request"`
+	Client  *Client `json:"client"`
+}
+
+// FailureVector is a host's own answer.
+type FailureVector struct {
+	Name    string      `json:"name"`
+	Detail  string      `json:"detail,omitempty"` // for "start"
+	Status  int         `json:"status"`
+	Headers [][2]string `json:"headers"`
+	Body    string      `json:"body"`
+	Replies [][2]string `json:"replies"` // [raw id or "", the stream reply]
+}
+
+// Head: a request as a runtime gives it, the fields the plugin names, and the frame's head.
+type Head struct {
+	Name    string      `json:"name"`
+	Method  string      `json:"method"`
+	Target  string      `json:"target"`
+	Headers [][2]string `json:"headers"`
+	Fields  []string    `json:"fields"`
+	Head    string      `json:"head"`
+}
+
+func readVectors(t *testing.T, name string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("testdata/%s: %v", name, err)
+	}
+}
+
+func writeVectors(t *testing.T, name string, v any) {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", name), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mapStore is a content store of the objects a vector carries.
+type mapStore map[string]Bytes
+
+func (m mapStore) Object(name string) ([]byte, error) {
+	if b, ok := m[name]; ok {
+		return b, nil
+	}
+	return nil, fmt.Errorf("object %s: %w", name, fs.ErrNotExist)
+}
+
+// client is what the host gives a client for the response frame out: its failure's
+// name, or the response with its objects spliced in.
+func client(out []byte, st wire.Store) (*Client, string) {
+	resp, err := wire.ParseResponse(out)
+	if err != nil {
+		return nil, wire.FailInstance.Name
+	}
+	objs, err := wire.Objects(resp.Refs, st)
+	if err != nil {
+		return nil, wire.FailStore.Name
+	}
+	return clientOf(resp.Status, resp.Header, wire.AppendResolved(nil, resp.Body, resp.Refs, objs)), ""
+}
+
+func clientOf(status int, h wire.Header, body []byte) *Client {
+	c := &Client{Status: status, Headers: [][2]string{}, Body: body}
+	for _, f := range h {
+		c.Headers = append(c.Headers, [2]string{f.Name, f.Value})
+	}
+	return c
+}
+
+func requireJSONEqual(t *testing.T, what string, want, got any) {
+	t.Helper()
+	w, _ := json.Marshal(want)
+	g, _ := json.Marshal(got)
+	if !bytes.Equal(w, g) {
+		t.Fatalf("%s:\nwant %s\n got %s", what, w, g)
+	}
+}
+
+// exampleServer serves the example catalog, with the store of its objects.
+var exampleServer = sync.OnceValues(func() (*edge.Server, *compile.Store) {
+	c, problems, err := compile.Load(examples.FS, "examples", compile.Options{})
+	if err != nil || compile.HasErrors(problems) {
+		panic(fmt.Sprint("the example catalog: ", err, problems))
+	}
+	enc, err := compile.Encode(c)
+	if err != nil {
+		panic(err)
+	}
+	p, err := catalog.Open(enc.Index)
+	if err != nil {
+		panic(err)
+	}
+	return edge.New(p, wire.Options{}), enc.Store
+})
+
+// answer is the plugin's answer to frame and its hint, as the raw ABI gives them.
+func answer(t *testing.T, frame []byte) ([]byte, wire.Hint) {
+	t.Helper()
+	s, _ := exampleServer()
+	req, err := wire.ParseRequest(frame)
+	if err != nil {
+		t.Fatalf("request %q: %v", frame, err)
+	}
+	out, r := s.AppendHTTP(nil, &req)
+	return out, r.Hint(len(frame) - len(req.Body))
+}
+
+// objectsOf is the objects out's references name, from the example catalog's store.
+func objectsOf(t *testing.T, out []byte) map[string]Bytes {
+	t.Helper()
+	_, st := exampleServer()
+	objs := map[string]Bytes{}
+	resp, err := wire.ParseResponse(out)
+	if err != nil {
+		return objs
+	}
+	for _, r := range resp.Refs {
+		b, err := st.Object(r.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs[r.Name] = b
+	}
+	return objs
+}
+
+func hintHex(h wire.Hint) string { return hex.EncodeToString(wire.AppendHint(nil, h)) }
+
+func parseHintHex(t *testing.T, s string) wire.Hint {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, ok := wire.ParseHint(b)
+	if !ok {
+		t.Fatalf("hint %s does not parse", s)
+	}
+	return h
+}
+
+// TestAnswers: a request frame, the plugin's answer (the server's, byte for byte, with
+// its hint), and the bytes the client gets after splicing; malformed answers and stores
+// missing objects, and the failure the host answers for them.
+func TestAnswers(t *testing.T) {
+	var vs []Answer
+	readVectors(t, "answers.json", &vs)
+	for i := range vs {
+		v := &vs[i]
+		t.Run(v.Name, func(t *testing.T) {
+			if len(v.Request) > 0 {
+				out, h := answer(t, v.Request)
+				if *update {
+					v.Answer, v.Hint, v.Objects = out, hintHex(h), objectsOf(t, out)
+				}
+				requireJSONEqual(t, "the server's answer", string(v.Answer), string(out))
+				requireJSONEqual(t, "the server's hint", v.Hint, hintHex(h))
+			}
+			if v.Objects == nil {
+				v.Objects = map[string]Bytes{}
+			}
+			got, failure := client(v.Answer, mapStore(v.Objects))
+			if *update && len(v.Request) > 0 {
+				v.Client, v.Failure = got, failure
+			}
+			requireJSONEqual(t, "what the client gets", v.Client, got)
+			requireJSONEqual(t, "the failure", v.Failure, failure)
+		})
+	}
+	if *update {
+		writeVectors(t, "answers.json", vs)
+	}
+}
+
+// TestReplays: which answers a host keeps (wire.NewReplayEntry) and what it answers from
+// them to requests that differ in their id, or does not (ReplayEntry.Match, Answer).
+func TestReplays(t *testing.T) {
+	var vs []Replay
+	readVectors(t, "replays.json", &vs)
+	for i := range vs {
+		v := &vs[i]
+		t.Run(v.Name, func(t *testing.T) {
+			out, h := answer(t, v.Request)
+			if *update {
+				v.Answer, v.Hint, v.Objects = out, hintHex(h), objectsOf(t, out)
+			}
+			requireJSONEqual(t, "the server's answer", string(v.Answer), string(out))
+			requireJSONEqual(t, "the server's hint", v.Hint, hintHex(h))
+			hint := parseHintHex(t, v.Hint)
+			if v.Lie != "" {
+				hint = parseHintHex(t, v.Lie)
+			}
+			resp, err := wire.ParseResponse(v.Answer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, kept := wire.NewReplayEntry(v.Request, hint, v.Answer, &resp)
+			kept = kept && e.Size() <= wire.ReplayEntryMax
+			if *update {
+				v.Kept = kept
+			}
+			requireJSONEqual(t, "kept", v.Kept, kept)
+			for j := range v.Repeats {
+				r := &v.Repeats[j]
+				var got *Client
+				if id, ok := e.Match(r.Request); kept && ok {
+					resp := e.Answer(nil, id, nil)
+					objs, err := wire.Objects(resp.Refs, mapStore(v.Objects))
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = clientOf(resp.Status, resp.Header, wire.AppendResolved(nil, resp.Body, resp.Refs, objs))
+					// The promise: the plugin itself answers the repeat with these bytes.
+					out, _ := answer(t, r.Request)
+					want, _ := client(out, mapStore(v.Objects))
+					requireJSONEqual(t, fmt.Sprintf("repeat %d replayed, against the server's own answer", j), want, got)
+				}
+				if *update {
+					r.Client = got
+				}
+				requireJSONEqual(t, fmt.Sprintf("repeat %d", j), r.Client, got)
+			}
+		})
+	}
+	if *update {
+		writeVectors(t, "replays.json", vs)
+	}
+}
+
+// TestFailures: a host's own answers (wire.Failure), as HTTP responses and stream replies.
+func TestFailures(t *testing.T) {
+	var vs []FailureVector
+	readVectors(t, "failures.json", &vs)
+	byName := map[string]wire.Failure{}
+	for _, f := range wire.Failures {
+		byName[f.Name] = f
+	}
+	if *update {
+		vs = vs[:0]
+		for _, f := range append(wire.Failures, wire.StartFailure(`options: option pageSize must be a non-negative integer`)) {
+			v := FailureVector{Name: f.Name, Replies: [][2]string{}}
+			if f.Name == "start" {
+				v.Detail = strings.TrimPrefix(f.Reason, "the plugin did not start: ")
+			}
+			for _, id := range []string{"", "7", `"a\"b"`} {
+				v.Replies = append(v.Replies, [2]string{id, ""})
+			}
+			vs = append(vs, v)
+		}
+	}
+	for i := range vs {
+		v := &vs[i]
+		t.Run(v.Name, func(t *testing.T) {
+			f, ok := byName[v.Name]
+			if v.Name == "start" {
+				f, ok = wire.StartFailure(v.Detail), true
+			}
+			if !ok {
+				t.Fatalf("no failure %q", v.Name)
+			}
+			resp := f.Response()
+			got := clientOf(resp.Status, resp.Header, resp.Body)
+			if *update {
+				v.Status, v.Headers, v.Body = got.Status, got.Headers, string(got.Body)
+			}
+			requireJSONEqual(t, "the answer", Client{v.Status, v.Headers, Bytes(v.Body)}, got)
+			for j, r := range v.Replies {
+				var id []byte
+				if r[0] != "" {
+					id = []byte(r[0])
+				}
+				reply := string(f.Reply(id))
+				if *update {
+					v.Replies[j][1] = reply
+				}
+				requireJSONEqual(t, "the stream reply", v.Replies[j][1], reply)
+			}
+		})
+	}
+	if *update {
+		writeVectors(t, "failures.json", vs)
+	}
+}
+
+// TestHeads: the head of a request frame, as every host frames it (wire.AppendRequestHead):
+// the fields a runtime gives, a repeated field's values joined by ", ".
+func TestHeads(t *testing.T) {
+	var vs []Head
+	readVectors(t, "heads.json", &vs)
+	for i := range vs {
+		v := &vs[i]
+		t.Run(v.Name, func(t *testing.T) {
+			got := string(wire.AppendRequestHead(nil, v.Method, v.Target, v.Fields, func(f string) (string, bool) {
+				var vals []string
+				for _, h := range v.Headers {
+					if wire.EqualFold(h[0], f) {
+						vals = append(vals, h[1])
+					}
+				}
+				return strings.Join(vals, ", "), vals != nil
+			}))
+			if *update {
+				v.Head = got
+			}
+			requireJSONEqual(t, "the head", v.Head, got)
+		})
+	}
+	if *update {
+		writeVectors(t, "heads.json", vs)
+	}
+}
+
+// Limits are the contract's numbers every host holds.
+type Limits struct {
+	DefaultMaxBody, MaxBatch, HintSize                          int
+	ReplayEntries, ReplayEntryMax, ReplayBudget, ReplayShapesMax int
+	IDs                                                          [][2]string // an id token and its kind ("n", "s" or "")
+}
+
+// TestLimits: the numbers and the replayable ids.
+func TestLimits(t *testing.T) {
+	var v Limits
+	readVectors(t, "limits.json", &v)
+	got := Limits{
+		DefaultMaxBody: wire.DefaultMaxBody, MaxBatch: wire.MaxBatch, HintSize: wire.HintSize,
+		ReplayEntries: wire.ReplayEntries, ReplayEntryMax: wire.ReplayEntryMax,
+		ReplayBudget: wire.ReplayBudget, ReplayShapesMax: wire.ReplayShapesMax, IDs: v.IDs,
+	}
+	for i, id := range v.IDs {
+		kind := ""
+		if k := wire.ReplayableID([]byte(id[0])); k != 0 {
+			kind = string(k)
+		}
+		if *update {
+			got.IDs[i][1] = kind
+		}
+		if kind != got.IDs[i][1] {
+			t.Errorf("ReplayableID(%q) = %q, the vector says %q", id[0], kind, id[1])
+		}
+	}
+	if *update {
+		writeVectors(t, "limits.json", got)
+		return
+	}
+	requireJSONEqual(t, "the limits", v, got)
+}
