@@ -88,6 +88,7 @@
 // browsers only from loopback origins (DNS rebinding). A request frame with no host line
 // is answered too: no browser sends a request without Host, so it cannot be a rebinding
 // attack (allowHosts set to names, without "*", refuses it).
+//
 //	rpc        input: rpc frame; output: rpc frame, objects spliced in. Before load, or
 //	           when an object was not put, it fails naming it.
 //

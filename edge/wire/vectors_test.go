@@ -423,7 +423,7 @@ func TestHeads(t *testing.T) {
 
 // Limits are the contract's numbers every host holds.
 type Limits struct {
-	DefaultMaxBody, MaxBatch, HintSize                          int
+	DefaultMaxBody, MaxBatch, HintSize                           int
 	ReplayEntries, ReplayEntryMax, ReplayBudget, ReplayShapesMax int
 	IDs                                                          [][2]string // an id token and its kind ("n", "s" or "")
 }
