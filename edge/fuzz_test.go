@@ -196,7 +196,7 @@ func FuzzServeHTTP(f *testing.F) {
 	})
 }
 
-// checkReplay holds the answer frame AppendHTTP gave r, with replay, to edge.Replay's
+// checkReplay holds the answer frame AppendHTTP gave r, with replay, to wire.Hint's
 // promise: for other ids of the same kind, the answer is frame with that id in its place.
 func checkReplay(t *testing.T, s *Server, r *wire.Request, frame []byte, replay wire.Replay) {
 	t.Helper()

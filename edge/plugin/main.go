@@ -25,34 +25,14 @@
 //
 // # Framing (both ABIs)
 //
-// HTTP requests and responses, and stream-transport messages, cross as edge/wire frames:
+// HTTP requests and responses, and stream-transport messages, cross as edge/wire frames.
+// The grammar, the references to store objects, the replay hint and everything a host
+// does with them are written down once, in edge/wire's package doc, with the vectors
+// every host runs.
 //
-//	request:    METHOD SP TARGET LF *(NAME ":" SP VALUE LF) LF BODY
-//	response:   STATUS LF *(NAME ":" SP VALUE LF) *(REF) LF BODY
-//	rpc input:  VERSION LF MESSAGE
-//	rpc output: VERSION LF *(REF) REPLY
-//	REF:        "@" AT SP SIZE SP NAME LF
-//
-// A REF line asks the host to insert the SIZE bytes of store object NAME at offset AT of
-// BODY (or REPLY) as framed; offsets never decrease, and objects at one offset go in the
-// order listed. So a resources/read answer is framed as
-//
-//	200
-//	Content-Type: application/json
-//	@75 14 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
-//
-//	{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"…","mimeType":"…","text":}]}}
-//
-// and the client receives the body with the 14 bytes of that object (a JSON string) at
-// offset 75. The host computes Content-Length as the body's length plus the sizes. The
-// rpc input VERSION is the protocol version negotiated earlier on the connection (empty
-// before initialize), MESSAGE one JSON-RPC message or batch; the output VERSION is the
-// one to remember for the next message, and an empty REPLY means nothing is to be sent
-// (notifications, responses). Neither MESSAGE nor REPLY has a trailing newline.
-//
-// Options are a JSON object decoded by edge.ParseOptions, every key optional; an unknown
+// Options are a JSON object decoded by wire.ParseOptions, every key optional; an unknown
 // key or a wrongly typed value is an error, and each call replaces all options (absent
-// keys take edge's defaults):
+// keys take the defaults):
 //
 //	{"endpoint":"/mcp", "allowOrigins":["*"], "allowHosts":["*"], "maxBody":1048576,
 //	 "pageSize":100, "instructions":"...", "name":"skilledge", "version":"0.1.0"}
@@ -79,6 +59,8 @@
 //	           Before load, 503 with a text/plain body saying no catalog is loaded; a
 //	           response needing an object that was not put is a text/plain 500 that
 //	           names the object, what it holds, and to put every file of the store.
+//	rpc        input: rpc frame; output: rpc frame, objects spliced in. Before load, or
+//	           when an object was not put, it fails naming it.
 //
 // Each instance holds its own copy of every object put, so a host running one instance
 // per concurrent request holds the store's contents that many times; a host that keeps
@@ -88,9 +70,6 @@
 // browsers only from loopback origins (DNS rebinding). A request frame with no host line
 // is answered too: no browser sends a request without Host, so it cannot be a rebinding
 // attack (allowHosts set to names, without "*", refuses it).
-//
-//	rpc        input: rpc frame; output: rpc frame, objects spliced in. Before load, or
-//	           when an object was not put, it fails naming it.
 //
 // # Raw ABI (raw.go): references
 //
@@ -123,13 +102,14 @@
 // none). A request frame need carry only the fields skilledge_fields names (the answer
 // depends on no other), which saves a host where reading every field costs.
 //
-// A host may keep answers and give them again (edge.Replay states the promise). After a
-// skilledge_http call, skilledge_replay's four numbers are: where the request's id token
-// starts in the request frame, its length, where the answer echoes it in the response
-// frame, and the longest request frame the promise holds for. A request frame that equals
-// the one answered except for another id token of the same kind (edge.ReplayableID) at
-// that place, and is no longer than that, gets the same response frame with its token at
-// the echo's place and every REF after it moved by the difference in length.
+// A host may keep answers and give them again (wire.Hint states the promise). After a
+// skilledge_http call, skilledge_replay's four numbers (wire.AppendHint) are: where the
+// request's id token starts in the request frame, its length, where the answer echoes it
+// in the response frame, and the longest request frame the promise holds for. A request
+// frame that equals the one answered except for another id token of the same kind
+// (wire.ReplayableID) at that place, and is no longer than that, gets the same response
+// frame with its token at the echo's place and every REF after it moved by the difference
+// in length.
 //
 // # Failure
 //

@@ -41,6 +41,17 @@
 // does not parse is the plugin's failure: the host answers FailInstance and discards the
 // instance.
 //
+// So a resources/read answer is framed as
+//
+//	200
+//	Content-Type: application/json
+//	@75 14 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+//
+//	{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"…","mimeType":"…","text":}]}}
+//
+// and the client receives the body with the 14 bytes of that object (a JSON string) at
+// offset 75, and a Content-Length of the body's length plus the objects' sizes.
+//
 // # Replays (replay.go)
 //
 // The plugin marks the answers a host may give again to a request that differs only in
