@@ -102,8 +102,8 @@ const (
 	ResURI  = iota // "skill://acme/billing/refunds/SKILL.md"
 	ResList        // descriptor JSON object for resources/list and directory listings
 	// The resources/read content object is ResReadHead, then the object ResReadValue
-	// names, then "}".
-	ResReadHead  // `{"uri":…,"mimeType":…,"text":` or `…,"blob":`
+	// names, then "}" (content.go).
+	ResReadHead  // `{"uri":…,"mimeType":…,"text":` or `…,"blob":` (AppendReadHead)
 	ResReadValue // ref: the content as a JSON string (text escaped, or base64 for a blob)
 	ResMIME      // the MIME type, e.g. "text/markdown"
 	ResDigest    // "sha256:<64 lowercase hex>" of the raw bytes
