@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -196,7 +195,7 @@ func (s *Server) readSkillFileTool(c *call, args gjson.Result, b []byte) []byte 
 // embedded resource, the value spliced from the store as resources/read has it.
 func (s *Server) appendBlock(c *call, b []byte, i int) []byte {
 	head := s.pack.Resource(i, catalog.ResReadHead)
-	if bytes.HasSuffix(head, []byte(`"text":`)) {
+	if catalog.IsTextHead(head) {
 		b = append(b, `{"type":"text","text":`...)
 		b = c.splice(b, s.pack.Resource(i, catalog.ResReadValue))
 		return append(b, '}')

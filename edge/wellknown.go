@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
@@ -74,7 +73,7 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Resp
 		return s.notFound()
 	}
 	ct := string(s.pack.Resource(res, catalog.ResMIME))
-	if text := bytes.HasSuffix(s.pack.Resource(res, catalog.ResReadHead), []byte(`"text":`)); text && strings.HasPrefix(ct, "text/") {
+	if text := catalog.IsTextHead(s.pack.Resource(res, catalog.ResReadHead)); text && strings.HasPrefix(ct, "text/") {
 		ct += "; charset=utf-8"
 	}
 	return artifact(hd, ct, string(s.pack.Resource(res, catalog.ResDigest)), s.pack.Resource(res, catalog.ResObject), s.cacheControl())

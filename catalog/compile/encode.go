@@ -303,19 +303,11 @@ func (e *encoding) descriptor(f *File) []byte {
 	return b
 }
 
-// readHead renders the resources/read content object of a file up to its value:
-// {"uri":…,"mimeType":…,"text": for UTF-8 text, …,"blob": otherwise. The value (readValue)
-// and the closing brace follow.
+// readHead renders the resources/read content object of the resource uri up to its value
+// (catalog.ResReadHead, whose shape is catalog.AppendReadHead's): "text" for UTF-8 text,
+// "blob" otherwise. The value (readValue, a store object) and the closing brace follow.
 func readHead(uri, mime string, text bool) []byte {
-	var b []byte
-	b = append(b, `{"uri":`...)
-	b = append(b, jsonString(uri)...)
-	b = append(b, `,"mimeType":`...)
-	b = append(b, jsonString(mime)...)
-	if text {
-		return append(b, `,"text":`...)
-	}
-	return append(b, `,"blob":`...)
+	return catalog.AppendReadHead(nil, jsonString(uri), jsonString(mime), text)
 }
 
 // readForm describes the resources/read form of a content, for messages.
