@@ -19,6 +19,10 @@
 // response carries contents. This package is linked into the wasm plugin: it imports only
 // the standard library and decodes nothing at request time.
 //
+// Beside the layout, this package holds what else the builder and the server must agree
+// on: the names both write or route by (names.go), and the shape of the resources/read
+// content object, which the builder renders and the server takes apart (content.go).
+//
 // # Layout of the index
 //
 // All integers are little-endian uint32.
