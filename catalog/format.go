@@ -19,6 +19,10 @@
 // response carries contents. This package is linked into the wasm plugin: it imports only
 // the standard library and decodes nothing at request time.
 //
+// Beside the layout, this package holds what else the builder and the server must agree
+// on: the names both write or route by (names.go), and the shape of the resources/read
+// content object, which the builder renders and the server takes apart (content.go).
+//
 // # Layout of the index
 //
 // All integers are little-endian uint32.
@@ -102,8 +106,8 @@ const (
 	ResURI  = iota // "skill://acme/billing/refunds/SKILL.md"
 	ResList        // descriptor JSON object for resources/list and directory listings
 	// The resources/read content object is ResReadHead, then the object ResReadValue
-	// names, then "}".
-	ResReadHead  // `{"uri":…,"mimeType":…,"text":` or `…,"blob":`
+	// names, then "}" (content.go).
+	ResReadHead  // `{"uri":…,"mimeType":…,"text":` or `…,"blob":` (AppendReadHead)
 	ResReadValue // ref: the content as a JSON string (text escaped, or base64 for a blob)
 	ResMIME      // the MIME type, e.g. "text/markdown"
 	ResDigest    // "sha256:<64 lowercase hex>" of the raw bytes

@@ -158,14 +158,14 @@ func (p *Pack) checkIndexes() error {
 			return err
 		}
 		uri := string(p.cell(TableSkills, i, SkillURI))
-		if !strings.HasPrefix(uri, Scheme) || !strings.HasSuffix(uri, "/"+skillMD) || len(uri) <= len(Scheme)+len(skillMD)+1 {
+		if !strings.HasPrefix(uri, Scheme) || !strings.HasSuffix(uri, "/"+SkillMD) || len(uri) <= len(Scheme)+len(SkillMD)+1 {
 			return fmt.Errorf("%w: skill URI %q", ErrCorrupt, uri)
 		}
 		files := p.cell(TableSkills, i, SkillFiles)
 		if err := check(files, nres, "skill files"); err != nil {
 			return err
 		}
-		dir := uri[:len(uri)-len(skillMD)]
+		dir := uri[:len(uri)-len(SkillMD)]
 		for k := 0; k < len(files); k += 4 {
 			if !strings.HasPrefix(string(p.cell(TableResources, u32(files, k), ResURI)), dir) {
 				return fmt.Errorf("%w: a file of skill %q is not under it", ErrCorrupt, uri)
@@ -355,15 +355,12 @@ func (p *Pack) SkillsByName(name string) []int {
 	return out
 }
 
-// skillMD names the file that makes a directory a skill.
-const skillMD = "SKILL.md"
-
 // SkillPath returns the path of skill i as it appears in its URIs (escaped, "acme/billing/refunds"):
 // SkillURI without the scheme and "/SKILL.md". Open has checked that every SkillURI has
 // that shape.
 func (p *Pack) SkillPath(i int) []byte {
 	u := p.Skill(i, SkillURI)
-	return u[len(Scheme) : len(u)-len(skillMD)-1]
+	return u[len(Scheme) : len(u)-len(SkillMD)-1]
 }
 
 // SkillsUnder returns the skills whose SKILL.md URI starts with prefix, as the range

@@ -14,14 +14,14 @@ import (
 // templates are there so that a person can pick a skill, then a file of it, with
 // completion/complete suggesting each part.
 const (
-	skillTemplate = catalog.Scheme + "{+skillPath}/SKILL.md"
+	skillTemplate = catalog.Scheme + "{+skillPath}/" + catalog.SkillMD
 	fileTemplate  = catalog.Scheme + "{+skillPath}/{+filePath}"
 )
 
 // templatesJSON is the resources/templates/list result's array.
 const templatesJSON = `[{"uriTemplate":"` + skillTemplate + `","name":"skill","title":"Skill",` +
 	`"description":"The SKILL.md of a skill, by the skill's path (for example acme/billing/refunds). completion/complete suggests skill paths.",` +
-	`"mimeType":"text/markdown"},` +
+	`"mimeType":"` + catalog.SkillMDType + `"},` +
 	`{"uriTemplate":"` + fileTemplate + `","name":"skill-file","title":"File of a skill",` +
 	`"description":"A file of a skill, by the skill's path and the file's path in the skill (for example templates/refund-email.md). completion/complete suggests skill paths, then, given skillPath, the skill's file paths."}]`
 

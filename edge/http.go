@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
@@ -134,7 +135,7 @@ func (s *Server) route(r *wire.Request, hd *headers, rb *reply) (resp *wire.Resp
 
 func (s *Server) notFound() *wire.Response {
 	return s.httpText(404, "skilledge: not found. The MCP endpoint is POST "+s.opt.Endpoint+
-		"; skills are also listed at "+agentSkillsPrefix+"index.json\n")
+		"; skills are also listed at "+catalog.AgentSkillsIndex+"\n")
 }
 
 // post answers a POST to the MCP endpoint, building the body on rb.

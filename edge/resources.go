@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -51,11 +50,11 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	head := s.pack.Resource(i, catalog.ResReadHead)
 	if raw != uri {
 		// Echo the URI as the client wrote it (clients match contents to requests by
-		// string): swap the stored canonical one, which needs no JSON escaping, for it.
-		if stored := `{"uri":"` + uri + `"`; bytes.HasPrefix(head, []byte(stored)) {
-			b = append(b, `{"uri":`...)
+		// string): swap the stored canonical one for it (catalog.CutReadHeadURI).
+		if rest, ok := catalog.CutReadHeadURI(head, uri); ok {
+			b = append(b, catalog.ReadHeadURIKey...)
 			b = jsonrpc.AppendString(b, raw)
-			head = head[len(stored):]
+			head = rest
 		}
 	}
 	b = append(b, head...)

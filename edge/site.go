@@ -25,7 +25,7 @@ const sitemapMax = 50000
 // which the caller routes as usual.
 func (s *Server) site(r *wire.Request, hd *headers, path string, rb *reply) (resp *wire.Response, ok bool) {
 	if r.Method != "GET" && r.Method != "HEAD" {
-		if path == "/sitemap.xml" {
+		if path == catalog.SitemapPath {
 			resp := s.httpText(405, "skilledge: the sitemap answers GET and HEAD\n")
 			resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "GET, HEAD"})
 			return resp, true
@@ -40,7 +40,7 @@ func (s *Server) site(r *wire.Request, hd *headers, path string, rb *reply) (res
 		resp := s.notFound()
 		resp.Header = append(resp.Header, wire.Field{Name: "Vary", Value: "Accept"})
 		return resp, true
-	case path == "/sitemap.xml":
+	case path == catalog.SitemapPath:
 		return s.sitemap(hd, 0, rb), true
 	}
 	if n, found := strings.CutPrefix(path, "/sitemap-"); found {
@@ -202,9 +202,9 @@ func (s *Server) sitemap(hd *headers, part int, rb *reply) *wire.Response {
 		for k := from; k < to; k++ {
 			b = append(b, "<url><loc>"...)
 			b = append(b, base...)
-			b = append(b, "/.well-known/skills/"...)
+			b = append(b, catalog.SkillsPrefix...)
 			b = append(b, s.pack.Skill(s.pack.HTTPSkill(k), catalog.SkillName)...) // [a-z0-9-]: nothing to escape
-			b = append(b, "/SKILL.md</loc></url>\n"...)
+			b = append(b, "/"+catalog.SkillMD+"</loc></url>\n"...)
 		}
 		b = append(b, "</urlset>\n"...)
 	}

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -13,18 +12,12 @@ import (
 
 // The tools fallback (SPEC §8, Options.Tools): three tools through which a host that
 // speaks MCP tools but not the skills extension lists skills, loads one and reads its
-// files. Their descriptions and schemas are rendered at build time (catalog.SiteTools).
+// files. Their names are catalog.Tool*; their descriptions and schemas are rendered at
+// build time (catalog.SiteTools).
 // A tool's own failures (an unknown skill, a bad argument) are tool results with isError
 // set, which the model sees and can correct; an unknown tool or malformed params are
 // JSON-RPC errors. See
 // https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling
-
-// Tool names, as catalog/compile renders them in the tools list.
-const (
-	toolListSkills    = "list_skills"
-	toolLoadSkill     = "load_skill"
-	toolReadSkillFile = "read_skill_file"
-)
 
 // toolTextBudget bounds the text of one list_skills page: about eight thousand tokens.
 const toolTextBudget = 32 << 10
@@ -49,15 +42,15 @@ func (s *Server) toolsCall(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, invalidParams("params.arguments must be an object")
 	}
 	switch name.Str {
-	case toolListSkills:
+	case catalog.ToolListSkills:
 		return s.listSkillsTool(c, args, b), nil
-	case toolLoadSkill:
+	case catalog.ToolLoadSkill:
 		return s.loadSkillTool(c, args, b), nil
-	case toolReadSkillFile:
+	case catalog.ToolReadSkillFile:
 		return s.readSkillFileTool(c, args, b), nil
 	}
 	return nil, invalidParams("Unknown tool: " + strconv.Quote(clip(name.Str)) + "; the tools are " +
-		toolListSkills + ", " + toolLoadSkill + " and " + toolReadSkillFile)
+		catalog.ToolListSkills + ", " + catalog.ToolLoadSkill + " and " + catalog.ToolReadSkillFile)
 }
 
 // toolArgs reads the string arguments a tool takes from args: each known name's value,
@@ -94,7 +87,7 @@ func (s *Server) listSkillsTool(c *call, args gjson.Result, b []byte) []byte {
 	n := s.pack.NumSkills()
 	from, to, err := s.pageAt(got["cursor"], "l", max(n, 1))
 	if err != nil {
-		return toolError(b, "The cursor is not one list_skills gave: call list_skills without it to start again.")
+		return toolError(b, "The cursor is not one "+catalog.ToolListSkills+" gave: call "+catalog.ToolListSkills+" without it to start again.")
 	}
 	to = fit(from, min(to, n), toolTextBudget, func(i int) int { return len(s.pack.Fallback(i, catalog.FallbackToolLine)) })
 	b = append(b, `"content":[{"type":"text","text":"`...)
@@ -113,7 +106,7 @@ func (s *Server) listSkillsTool(c *call, args gjson.Result, b []byte) []byte {
 	var cursor []byte
 	if to < n {
 		cursor = s.appendCursor(nil, "l", to)
-		b = appendEscaped(b, "\nMore skills: call "+toolListSkills+" with {\"cursor\": "+string(cursor)+"}.")
+		b = appendEscaped(b, "\nMore skills: call "+catalog.ToolListSkills+" with {\"cursor\": "+string(cursor)+"}.")
 	}
 	b = append(b, `"}],"structuredContent":{"skills":[`...)
 	for i := from; i < to; i++ {
@@ -156,7 +149,7 @@ func (s *Server) loadSkillTool(c *call, args gjson.Result, b []byte) []byte {
 			skill = found[0]
 		default:
 			m := "The name " + strconv.Quote(clip(name.Str)) + " is shared by " + strconv.Itoa(len(found)) +
-				" skills: call " + toolLoadSkill + " with the uri of the one you mean:"
+				" skills: call " + catalog.ToolLoadSkill + " with the uri of the one you mean:"
 			for _, i := range found {
 				m += "\n- " + string(s.pack.Skill(i, catalog.SkillURI))
 			}
@@ -181,7 +174,7 @@ func (s *Server) readSkillFileTool(c *call, args gjson.Result, b []byte) []byte 
 	}
 	uri, ok := got["uri"]
 	if !ok {
-		return toolError(b, "Give the uri of a file, as "+toolLoadSkill+" lists them.")
+		return toolError(b, "Give the uri of a file, as "+catalog.ToolLoadSkill+" lists them.")
 	}
 	canonical, err := catalog.ParseURI(uri.Str)
 	if err != nil {
@@ -190,9 +183,9 @@ func (s *Server) readSkillFileTool(c *call, args gjson.Result, b []byte) []byte 
 	i, ok := s.pack.ResourceByURI(canonical)
 	if !ok {
 		if _, dir := s.pack.DirByURI(canonical); dir {
-			return toolError(b, strconv.Quote(clip(uri.Str))+" is a directory: "+toolLoadSkill+" lists a skill's files.")
+			return toolError(b, strconv.Quote(clip(uri.Str))+" is a directory: "+catalog.ToolLoadSkill+" lists a skill's files.")
 		}
-		return toolError(b, "No file has the uri "+strconv.Quote(clip(uri.Str))+": "+toolLoadSkill+" lists a skill's files.")
+		return toolError(b, "No file has the uri "+strconv.Quote(clip(uri.Str))+": "+catalog.ToolLoadSkill+" lists a skill's files.")
 	}
 	b = append(b, `"content":[`...)
 	return append(s.appendBlock(c, b, i), ']')
@@ -202,7 +195,7 @@ func (s *Server) readSkillFileTool(c *call, args gjson.Result, b []byte) []byte 
 // embedded resource, the value spliced from the store as resources/read has it.
 func (s *Server) appendBlock(c *call, b []byte, i int) []byte {
 	head := s.pack.Resource(i, catalog.ResReadHead)
-	if bytes.HasSuffix(head, []byte(`"text":`)) {
+	if catalog.IsTextHead(head) {
 		b = append(b, `{"type":"text","text":`...)
 		b = c.splice(b, s.pack.Resource(i, catalog.ResReadValue))
 		return append(b, '}')
@@ -228,7 +221,7 @@ func (s *Server) someSkills() string {
 		m.Write(s.pack.Skill(i, catalog.SkillName))
 	}
 	if n > 50 {
-		m.WriteString(", and " + strconv.Itoa(n-50) + " more (" + toolListSkills + " lists them all)")
+		m.WriteString(", and " + strconv.Itoa(n-50) + " more (" + catalog.ToolListSkills + " lists them all)")
 	}
 	m.WriteString(".")
 	return m.String()

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
@@ -14,12 +13,9 @@ import (
 // with every file under /.well-known/skills/<name>/. The indexes are rendered at build
 // time; files and archives are the same resources MCP serves, so every digest agrees.
 // Every body here is one object of the content store, which the host splices in.
+// The paths are catalog's (catalog.AgentSkillsPrefix, catalog.SkillsPrefix, …), under
+// which catalog/compile renders the indexes.
 // See https://github.com/cloudflare/agent-skills-discovery-rfc
-
-const (
-	agentSkillsPrefix = "/.well-known/agent-skills/"
-	skillsPrefix      = "/.well-known/skills/"
-)
 
 // wellKnown answers a request under /.well-known/.
 func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Response {
@@ -36,17 +32,17 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Resp
 	var rest string
 	archives := false
 	switch {
-	case strings.HasPrefix(path, agentSkillsPrefix):
-		rest, archives = path[len(agentSkillsPrefix):], true
-	case strings.HasPrefix(path, skillsPrefix):
-		rest = path[len(skillsPrefix):]
+	case strings.HasPrefix(path, catalog.AgentSkillsPrefix):
+		rest, archives = path[len(catalog.AgentSkillsPrefix):], true
+	case strings.HasPrefix(path, catalog.SkillsPrefix):
+		rest = path[len(catalog.SkillsPrefix):]
 	default:
 		return s.notFound()
 	}
 	name, file, inSkill := strings.Cut(rest, "/")
 	var ext string
 	if !inSkill && archives {
-		for _, e := range [...]string{".tar.gz", ".zip"} {
+		for _, e := range [...]string{catalog.ArchiveTarGz, catalog.ArchiveZip} {
 			if n, ok := strings.CutSuffix(rest, e); ok {
 				name, ext = n, e
 			}
@@ -61,12 +57,12 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Resp
 	if ext != "" {
 		if tgz, zip, ok := s.pack.Archives(skill); ok {
 			res = tgz
-			if ext == ".zip" {
+			if ext == catalog.ArchiveZip {
 				res = zip
 			}
 		}
 	} else {
-		root := strings.TrimSuffix(string(s.pack.Skill(skill, catalog.SkillURI)), "SKILL.md")
+		root := strings.TrimSuffix(string(s.pack.Skill(skill, catalog.SkillURI)), catalog.SkillMD)
 		if uri, err := catalog.ParseURI(root + file); err == nil {
 			if i, ok := s.pack.ResourceByURI(uri); ok {
 				res = i
@@ -77,7 +73,7 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Resp
 		return s.notFound()
 	}
 	ct := string(s.pack.Resource(res, catalog.ResMIME))
-	if text := bytes.HasSuffix(s.pack.Resource(res, catalog.ResReadHead), []byte(`"text":`)); text && strings.HasPrefix(ct, "text/") {
+	if text := catalog.IsTextHead(s.pack.Resource(res, catalog.ResReadHead)); text && strings.HasPrefix(ct, "text/") {
 		ct += "; charset=utf-8"
 	}
 	return artifact(hd, ct, string(s.pack.Resource(res, catalog.ResDigest)), s.pack.Resource(res, catalog.ResObject), s.cacheControl())

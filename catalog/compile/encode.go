@@ -124,8 +124,8 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 
 	var httpRows [][][]byte
 	for _, doc := range []*blob{
-		en.doc(AgentSkillsPrefix+"index.json", "application/json", agentSkillsIndex(c, arch)),
-		en.doc(SkillsPrefix+"index.json", "application/json", skillsIndex(c)),
+		en.doc(catalog.AgentSkillsIndex, "application/json", agentSkillsIndex(c, arch)),
+		en.doc(catalog.SkillsIndex, "application/json", skillsIndex(c)),
 	} {
 		httpRows = append(httpRows, [][]byte{
 			catalog.HTTPPath:        []byte(doc.uri),
@@ -279,7 +279,7 @@ func (e *encoding) addChild(dir string, c child, seen map[string]bool) {
 // descriptor renders the resources/list entry of f (MCP Resource).
 func (e *encoding) descriptor(f *File) []byte {
 	s := e.owner[f]
-	isSkillMD := f.Path == s.Path+"/SKILL.md"
+	isSkillMD := f.Path == s.Path+"/"+catalog.SkillMD
 	var b []byte
 	b = append(b, `{"uri":`...)
 	b = append(b, jsonString(fileURI(f))...)
@@ -303,19 +303,11 @@ func (e *encoding) descriptor(f *File) []byte {
 	return b
 }
 
-// readHead renders the resources/read content object of a file up to its value:
-// {"uri":…,"mimeType":…,"text": for UTF-8 text, …,"blob": otherwise. The value (readValue)
-// and the closing brace follow.
+// readHead renders the resources/read content object of the resource uri up to its value
+// (catalog.ResReadHead, whose shape is catalog.AppendReadHead's): "text" for UTF-8 text,
+// "blob" otherwise. The value (readValue, a store object) and the closing brace follow.
 func readHead(uri, mime string, text bool) []byte {
-	var b []byte
-	b = append(b, `{"uri":`...)
-	b = append(b, jsonString(uri)...)
-	b = append(b, `,"mimeType":`...)
-	b = append(b, jsonString(mime)...)
-	if text {
-		return append(b, `,"text":`...)
-	}
-	return append(b, `,"blob":`...)
+	return catalog.AppendReadHead(nil, jsonString(uri), jsonString(mime), text)
 }
 
 // readForm describes the resources/read form of a content, for messages.
@@ -471,8 +463,12 @@ func dirDescriptor(uri, name string) []byte {
 	return append(b, `,"mimeType":"inode/directory"}`...)
 }
 
-func skillURI(s *Skill) string { return catalog.Scheme + catalog.EscapePath(s.Path) + "/SKILL.md" }
-func fileURI(f *File) string   { return catalog.Scheme + catalog.EscapePath(f.Path) }
+// skillURI is the URI of the SKILL.md of s (catalog.SkillURI).
+func skillURI(s *Skill) string {
+	return catalog.Scheme + catalog.EscapePath(s.Path) + "/" + catalog.SkillMD
+}
+
+func fileURI(f *File) string { return catalog.Scheme + catalog.EscapePath(f.Path) }
 
 func digestString(f *File) string { return "sha256:" + hex.EncodeToString(f.Digest[:]) }
 

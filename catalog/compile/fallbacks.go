@@ -9,14 +9,8 @@ import (
 
 // For hosts that speak tools or prompts but not the skills extension (SPEC §8): the three
 // tools and one prompt per skill, rendered here so that the plugin only concatenates. The
-// server offers them only when its options switch them on.
-
-// Tool names.
-const (
-	ToolListSkills    = "list_skills"
-	ToolLoadSkill     = "load_skill"
-	ToolReadSkillFile = "read_skill_file"
-)
+// server offers them only when its options switch them on. The tool names are
+// catalog.Tool*, on which the server dispatches tools/call.
 
 // toolsSkillsBudget bounds the list of skills load_skill's description carries: about two
 // thousand tokens, which a host sends with every request to the model.
@@ -31,26 +25,26 @@ func toolsList(c *Catalog) []byte {
 	for i, s := range c.Skills {
 		line := "\n- " + s.Name + ": " + oneLine(s.Description)
 		if avail.Len()+len(line) > toolsSkillsBudget {
-			avail.WriteString("\n… and " + strconv.Itoa(len(c.Skills)-i) + " more: call " + ToolListSkills + " to see every skill.")
+			avail.WriteString("\n… and " + strconv.Itoa(len(c.Skills)-i) + " more: call " + catalog.ToolListSkills + " to see every skill.")
 			break
 		}
 		avail.WriteString(line)
 	}
-	b := []byte(`[{"name":"` + ToolListSkills + `","title":"List skills","description":`)
+	b := []byte(`[{"name":"` + catalog.ToolListSkills + `","title":"List skills","description":`)
 	b = append(b, jsonString("List the Agent Skills this server publishes: each skill's name, description and the skill:// URI of its SKILL.md. "+
-		"Call "+ToolLoadSkill+" with a name to read a skill's instructions before doing a task it covers. "+
+		"Call "+catalog.ToolLoadSkill+" with a name to read a skill's instructions before doing a task it covers. "+
 		"Long lists come in pages: pass the cursor a page ends with to get the next.")...)
 	b = append(b, `,"inputSchema":{"type":"object","properties":{"cursor":{"type":"string","description":"The cursor the previous page ended with; omit it for the first page."}},"additionalProperties":false}`...)
 	b = append(b, `,"outputSchema":{"type":"object","properties":{"skills":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"uri":{"type":"string"}},"required":["name","description","uri"]}},"nextCursor":{"type":"string"}},"required":["skills"]}`...)
 	b = append(b, ro...)
-	b = append(b, `},{"name":"`+ToolLoadSkill+`","title":"Load a skill","description":`...)
+	b = append(b, `},{"name":"`+catalog.ToolLoadSkill+`","title":"Load a skill","description":`...)
 	b = append(b, jsonString("Load an Agent Skill: its instructions (the body of its SKILL.md), then the skill:// URIs and sizes of its other files, which "+
-		ToolReadSkillFile+" reads when the instructions call for them. Give the skill's name, or the URI of its SKILL.md when a name is shared. "+
+		catalog.ToolReadSkillFile+" reads when the instructions call for them. Give the skill's name, or the URI of its SKILL.md when a name is shared. "+
 		"Load a skill before a task it describes. Skills available:"+avail.String())...)
 	b = append(b, `,"inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, as listed."},"uri":{"type":"string","description":"The skill:// URI of the skill's SKILL.md, instead of the name."}},"additionalProperties":false}`...)
 	b = append(b, ro...)
-	b = append(b, `},{"name":"`+ToolReadSkillFile+`","title":"Read a skill file","description":`...)
-	b = append(b, jsonString("Read one file of an Agent Skill by its skill:// URI, as "+ToolLoadSkill+" lists them: text files as text, other files as an embedded resource in base64. "+
+	b = append(b, `},{"name":"`+catalog.ToolReadSkillFile+`","title":"Read a skill file","description":`...)
+	b = append(b, jsonString("Read one file of an Agent Skill by its skill:// URI, as "+catalog.ToolLoadSkill+" lists them: text files as text, other files as an embedded resource in base64. "+
 		"The bytes are exactly those whose SHA-256 the skill's manifest gives.")...)
 	b = append(b, `,"inputSchema":{"type":"object","properties":{"uri":{"type":"string","description":"The skill:// URI of the file."}},"required":["uri"],"additionalProperties":false}`...)
 	b = append(b, ro...)
@@ -85,7 +79,7 @@ func filesText(s *Skill) []byte {
 		return jsonString("The skill " + s.Name + " has no files besides SKILL.md.")
 	}
 	var b strings.Builder
-	b.WriteString("Files of the skill " + s.Name + " besides SKILL.md (read them with " + ToolReadSkillFile + "):")
+	b.WriteString("Files of the skill " + s.Name + " besides SKILL.md (read them with " + catalog.ToolReadSkillFile + "):")
 	for _, f := range s.Files[1:] {
 		b.WriteString("\n- " + fileURI(f) + " (" + sizeText(f.Size) + ")")
 	}

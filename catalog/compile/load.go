@@ -11,10 +11,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-)
 
-// skillFile names the file that makes a directory a skill.
-const skillFile = "SKILL.md"
+	"github.com/skilledge/skilledge/catalog"
+)
 
 // Per-skill limits fixed by the MCP Skills extension (SPEC §1): files and bytes summed over
 // the skill's files, nested skills' files included.
@@ -212,13 +211,13 @@ func innermost(skills []string) string {
 func (l *loader) build() *Catalog {
 	sort.Slice(l.entries, func(i, j int) bool { return l.entries[i].path < l.entries[j].path })
 	for _, e := range l.entries {
-		if path.Base(e.path) == skillFile && (e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0) {
+		if path.Base(e.path) == catalog.SkillMD && (e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0) {
 			l.skills[path.Dir(e.path)] = true
 		}
 	}
 	if l.skills["."] {
 		delete(l.skills, ".")
-		l.report(Error, skillFile, 0, "", "a SKILL.md at the root of the folder is not served: a skill is a directory named after the skill, holding its SKILL.md")
+		l.report(Error, catalog.SkillMD, 0, "", "a SKILL.md at the root of the folder is not served: a skill is a directory named after the skill, holding its SKILL.md")
 	}
 	for s := range l.skills {
 		l.skillList = append(l.skillList, s)
@@ -230,7 +229,7 @@ func (l *loader) build() *Catalog {
 
 	for _, e := range l.entries {
 		encl := l.enclosing(e.path)
-		if base := path.Base(e.path); base != skillFile && strings.EqualFold(base, skillFile) && !l.skills[path.Dir(e.path)] {
+		if base := path.Base(e.path); base != catalog.SkillMD && strings.EqualFold(base, catalog.SkillMD) && !l.skills[path.Dir(e.path)] {
 			l.report(Warning, e.path, 0, innermost(encl), fmt.Sprintf("%q is not SKILL.md: the file that makes a directory a skill must be named exactly SKILL.md", base))
 		}
 		if len(encl) == 0 || l.badName(e.path, encl[len(encl)-1]) {
@@ -277,7 +276,7 @@ func (l *loader) build() *Catalog {
 					others = append(others, fmt.Sprintf("%q", p))
 				}
 			}
-			l.report(Warning, sk.Path+"/"+skillFile, sk.nameLine, sk.Path, fmt.Sprintf(
+			l.report(Warning, sk.Path+"/"+catalog.SkillMD, sk.nameLine, sk.Path, fmt.Sprintf(
 				"name %q is also the name of %s: name-keyed clients cannot tell them apart: skills/get {name} refuses it as ambiguous and the well-known HTTP indexes leave both out",
 				sk.Name, strings.Join(others, ", ")))
 		}
@@ -290,7 +289,7 @@ func (l *loader) build() *Catalog {
 				if len(errs) > 1 {
 					msg += fmt.Sprintf(" (and %d more errors)", len(errs)-1)
 				}
-				l.report(Warning, s+"/"+skillFile, 0, s, msg)
+				l.report(Warning, s+"/"+catalog.SkillMD, 0, s, msg)
 				l.problems[len(l.problems)-1].Skipped = true
 			}
 		}
@@ -373,7 +372,7 @@ func (l *loader) readFile(e entry, encl []string) {
 	}
 	// SKILL.md is kept (its frontmatter and body are needed), and small files; larger
 	// ones are read again when the catalog is encoded.
-	keep := func(size int64) bool { return size <= KeepBytes || path.Base(p) == skillFile }
+	keep := func(size int64) bool { return size <= KeepBytes || path.Base(p) == catalog.SkillMD }
 	c, err := readFile(l.fsys, target, limit, keep)
 	var notRegular *notRegularError
 	if errors.As(err, &notRegular) {
@@ -627,11 +626,11 @@ func (l *loader) skillFiles(s string) []*File {
 	prefix := s + "/"
 	i := sort.SearchStrings(l.paths, prefix)
 	var files []*File
-	if md := l.files[prefix+skillFile]; md != nil {
+	if md := l.files[prefix+catalog.SkillMD]; md != nil {
 		files = append(files, md)
 	}
 	for ; i < len(l.paths) && strings.HasPrefix(l.paths[i], prefix); i++ {
-		if l.paths[i] != prefix+skillFile {
+		if l.paths[i] != prefix+catalog.SkillMD {
 			files = append(files, l.files[l.paths[i]])
 		}
 	}
@@ -641,7 +640,7 @@ func (l *loader) skillFiles(s string) []*File {
 // loadSkill validates the skill in directory s and returns it, with the line of its name
 // field, or nil if it cannot be built. Errors are reported and recorded in l.errs.
 func (l *loader) loadSkill(s string) (*Skill, int) {
-	md := s + "/" + skillFile
+	md := s + "/" + catalog.SkillMD
 	errorAt := func(line int, msg string) { l.report(Error, md, line, s, msg, s) }
 	segs := strings.Split(s, "/")
 	for _, seg := range segs[:len(segs)-1] {

@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // mimeTypes maps a lowercased extension to a content type. It is fixed here, never taken
@@ -119,11 +121,11 @@ var mimeTypes = map[string]string{
 }
 
 // mimeType is the content type served for the file at p with content data. SKILL.md is
-// always text/markdown; an unknown extension is text/plain for text and
+// always catalog.SkillMDType; an unknown extension is text/plain for text and
 // application/octet-stream otherwise.
 func mimeType(p string, text bool) string {
-	if path.Base(p) == skillFile {
-		return "text/markdown"
+	if path.Base(p) == catalog.SkillMD {
+		return catalog.SkillMDType
 	}
 	if t, ok := mimeTypes[strings.ToLower(path.Ext(p))]; ok {
 		return t

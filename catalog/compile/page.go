@@ -72,8 +72,8 @@ func pageTemplate(c *Catalog) []byte {
 		b.WriteString(" Published under the trust root <code id=\"trust-root\">" + e(c.TrustRoot) + "</code> (Domain-Verified Skills).")
 	}
 	b.WriteString("</p>\n<nav><a href=\"#connect\">Connect</a><a href=\"#skills\">Skills</a>" +
-		"<a href=\"" + AgentSkillsPrefix + "index.json\">agent-skills index</a><a href=\"" + SkillsPrefix + "index.json\">skills index</a>" +
-		"<a href=\"/sitemap.xml\">sitemap</a></nav>\n</header>\n")
+		"<a href=\"" + catalog.AgentSkillsIndex + "\">agent-skills index</a><a href=\"" + catalog.SkillsIndex + "\">skills index</a>" +
+		"<a href=\"" + catalog.SitemapPath + "\">sitemap</a></nav>\n</header>\n")
 
 	u, j := marker(catalog.PageURLHTML), marker(catalog.PageURLJSON)
 	b.WriteString("<section id=\"connect\">\n<h2>Connect</h2>\n")
@@ -85,11 +85,11 @@ func pageTemplate(c *Catalog) []byte {
 	b.WriteString("<pre id=\"config-stdio\"><code>{\n  &#34;mcpServers&#34;: {\n    &#34;skills&#34;: {\n      &#34;command&#34;: &#34;skilledge&#34;,\n      &#34;args&#34;: [&#34;stdio&#34;, &#34;/path/to/skills&#34;]\n    }\n  }\n}</code></pre>\n")
 	b.WriteString("<h3>Hosts without the skills extension</h3>\n<p>Clients that know MCP tools or prompts but not skills can use the same catalog when the server offers them: " +
 		"<code>skilledge serve --tools --prompts</code> or <code>skilledge stdio --tools --prompts</code>, and on Cloudflare Workers " +
-		"<code>tools = true</code> and <code>prompts = true</code> in <code>[vars.SKILLEDGE_OPTIONS]</code>. The tools are <code>" + ToolListSkills + "</code>, <code>" +
-		ToolLoadSkill + "</code> and <code>" + ToolReadSkillFile + "</code>; each skill is also a prompt.</p>\n")
+		"<code>tools = true</code> and <code>prompts = true</code> in <code>[vars.SKILLEDGE_OPTIONS]</code>. The tools are <code>" + catalog.ToolListSkills + "</code>, <code>" +
+		catalog.ToolLoadSkill + "</code> and <code>" + catalog.ToolReadSkillFile + "</code>; each skill is also a prompt.</p>\n")
 	b.WriteString("<h3>Over plain HTTP</h3>\n<p>Agents that do not speak MCP read the same catalog from the well-known indexes: " +
-		"<a href=\"" + AgentSkillsPrefix + "index.json\">" + AgentSkillsPrefix + "index.json</a> (discovery v0.2.0: each skill's <code>SKILL.md</code> or archive, with its digest) and " +
-		"<a href=\"" + SkillsPrefix + "index.json\">" + SkillsPrefix + "index.json</a> (v0.1.0: every file). Every file's SHA-256 is listed below.</p>\n</section>\n")
+		"<a href=\"" + catalog.AgentSkillsIndex + "\">" + catalog.AgentSkillsIndex + "</a> (discovery v0.2.0: each skill's <code>SKILL.md</code> or archive, with its digest) and " +
+		"<a href=\"" + catalog.SkillsIndex + "\">" + catalog.SkillsIndex + "</a> (v0.1.0: every file). Every file's SHA-256 is listed below.</p>\n</section>\n")
 
 	b.WriteString("<section id=\"skills\">\n<h2>Skills</h2>\n" + marker(catalog.PageSkillsMarker) + "</section>\n")
 	b.WriteString("<footer>\n<p class=\"muted\">Built by skilledge. Every file above can be checked against its SHA-256; MCP clients get the same digests from <code>skills/list</code>.</p>\n</footer>\n</body>\n</html>\n")
@@ -117,14 +117,14 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 		b.WriteString("<p class=\"path\"><code>" + e(skillURI(s)) + "</code></p>\n")
 		b.WriteString("<p class=\"description\">" + e(s.Description) + "</p>\n")
 		if published[s] {
-			base := SkillsPrefix + s.Name + "/"
-			b.WriteString("<p class=\"links\"><a class=\"skill-md\" href=\"" + e(base+"SKILL.md") + "\">SKILL.md</a>")
+			base := catalog.SkillsPrefix + s.Name + "/"
+			b.WriteString("<p class=\"links\"><a class=\"skill-md\" href=\"" + e(base+catalog.SkillMD) + "\">" + catalog.SkillMD + "</a>")
 			for _, a := range arch[s] {
-				ext := ".zip"
-				if strings.HasSuffix(a.uri, ".tar.gz") {
-					ext = ".tar.gz"
+				ext := catalog.ArchiveZip
+				if strings.HasSuffix(a.uri, catalog.ArchiveTarGz) {
+					ext = catalog.ArchiveTarGz
 				}
-				b.WriteString(" · <a class=\"archive\" href=\"" + e(AgentSkillsPrefix+s.Name+ext) + "\">" + e(s.Name+ext) + "</a>")
+				b.WriteString(" · <a class=\"archive\" href=\"" + e(catalog.AgentSkillsPrefix+s.Name+ext) + "\">" + e(s.Name+ext) + "</a>")
 			}
 			b.WriteString("</p>\n")
 		} else {
@@ -136,7 +136,7 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 			rel := strings.TrimPrefix(f.Path, s.Path+"/")
 			name := "<code>" + e(rel) + "</code>"
 			if published[s] {
-				name = "<a href=\"" + e(SkillsPrefix+s.Name+"/"+catalog.EscapePath(rel)) + "\">" + name + "</a>"
+				name = "<a href=\"" + e(catalog.SkillsPrefix+s.Name+"/"+catalog.EscapePath(rel)) + "\">" + name + "</a>"
 			}
 			b.WriteString("<tr><td class=\"file\">" + name + "</td><td class=\"size\">" + strconv.FormatInt(f.Size, 10) +
 				"</td><td class=\"digest\"><code>" + hex.EncodeToString(f.Digest[:]) + "</code></td></tr>\n")

@@ -12,16 +12,11 @@ import (
 // The distribution surfaces beside the v1 extension (SPEC §4 and §7): each skill's
 // reproducible archives, the June-2026-draft resource skill://index.json, and the two
 // well-known HTTP discovery indexes. All are rendered here, once, from the same files and
-// digests as the v1 manifest.
+// digests as the v1 manifest, at the paths and under the names the server routes by
+// (catalog.AgentSkillsPrefix, catalog.SkillsPrefix, catalog.ArchiveTarGz, …).
 
 // DiscoverySchema identifies the discovery RFC v0.2.0 index format.
 const DiscoverySchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
-
-// Well-known paths.
-const (
-	AgentSkillsPrefix = "/.well-known/agent-skills/" // discovery RFC v0.2.0
-	SkillsPrefix      = "/.well-known/skills/"       // discovery RFC v0.1.0, and the DVS index
-)
 
 // IndexURI is the June-draft index resource.
 const IndexURI = catalog.Scheme + "index.json"
@@ -46,8 +41,8 @@ func (en *encoder) doc(uri, mime string, data []byte) *blob {
 // archive). Each is written as its files are read: large files are read again, never held.
 func (en *encoder) archives(s *Skill, served map[string]int) []*blob {
 	base := catalog.Scheme + catalog.EscapePath(s.Path)
-	_, tgzTaken := served[base+".tar.gz"]
-	_, zipTaken := served[base+".zip"]
+	_, tgzTaken := served[base+catalog.ArchiveTarGz]
+	_, zipTaken := served[base+catalog.ArchiveZip]
 	if tgzTaken || zipTaken {
 		return nil
 	}
@@ -62,7 +57,7 @@ func (en *encoder) archives(s *Skill, served map[string]int) []*blob {
 	for _, a := range []struct {
 		ext, mime string
 		write     func(io.Writer, []archive.Entry) error
-	}{{".tar.gz", "application/gzip", archive.WriteTarGz}, {".zip", "application/zip", archive.WriteZip}} {
+	}{{catalog.ArchiveTarGz, "application/gzip", archive.WriteTarGz}, {catalog.ArchiveZip, "application/zip", archive.WriteZip}} {
 		ref := en.stream(base+a.ext, func(w io.Writer) error { return a.write(w, entries) })
 		out = append(out, &blob{uri: base + a.ext, mime: a.mime, ref: ref, digest: "sha256:" + ref.Name})
 	}
@@ -168,12 +163,12 @@ func agentSkillsIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 	b = append(b, `,"skills":[`...)
 	n := 0
 	for _, s := range httpSkills(c) {
-		kind, url, digest := "skill-md", s.Name+"/SKILL.md", digestString(s.Files[0])
+		kind, url, digest := "skill-md", s.Name+"/"+catalog.SkillMD, digestString(s.Files[0])
 		if len(s.Files) > 1 {
 			if arch[s] == nil {
 				continue // no archive to point at (see archives)
 			}
-			kind, url, digest = "archive", s.Name+".tar.gz", arch[s][0].digest
+			kind, url, digest = "archive", s.Name+catalog.ArchiveTarGz, arch[s][0].digest
 		}
 		if n++; n > 1 {
 			b = append(b, ',')
@@ -208,7 +203,7 @@ func skillsIndex(c *Catalog) []byte {
 		b = append(b, `,"description":`...)
 		b = append(b, jsonString(s.Description)...)
 		b = append(b, `,"path":`...)
-		b = append(b, jsonString(SkillsPrefix+s.Name+"/")...)
+		b = append(b, jsonString(catalog.SkillsPrefix+s.Name+"/")...)
 		b = append(b, `,"files":[`...)
 		for k, f := range s.Files {
 			if k > 0 {

@@ -1,0 +1,60 @@
+package catalog
+
+// Names the builder and the server share. catalog/compile writes each of these into the
+// index (URIs, paths, rendered JSON and HTML) and edge routes, matches or mentions the same
+// name at request time; each is defined here once so that the two cannot drift apart.
+// Changing one changes the built catalog and the server's answers together.
+
+// SkillMD is the file that makes a directory a skill. catalog/compile looks for it when it
+// walks a folder and serves it as text/markdown (SkillMDType); every SkillURI is
+// Scheme+path+"/"+SkillMD (Open checks it), and the server takes SkillMD off a SkillURI to
+// find the skill's root. See SPEC §1 and §2.
+const SkillMD = "SKILL.md"
+
+// SkillMDType is the MIME type every SkillMD is served with (ResMIME), whatever its
+// extension would give: catalog/compile assigns it, and the server's resource template for
+// skills announces it.
+const SkillMDType = "text/markdown"
+
+// Names of the tools fallback (SPEC §8, TableSite). catalog/compile renders them into the
+// tools/list array (SiteTools) and into the texts that tell a model which tool to call
+// next (FallbackFilesText, the catalog page); the server dispatches tools/call on them and
+// names them in its own texts for the model.
+const (
+	ToolListSkills    = "list_skills"
+	ToolLoadSkill     = "load_skill"
+	ToolReadSkillFile = "read_skill_file"
+)
+
+// Paths of well-known HTTP discovery (SPEC §7). catalog/compile renders the two index
+// documents (TableHTTP rows whose HTTPPath is AgentSkillsIndex and SkillsIndex) and the
+// catalog page's links; the server answers every other path under a prefix from the
+// index, by skill name:
+//
+//	AgentSkillsPrefix+NAME+ArchiveTarGz (or ArchiveZip)  the skill's archive (SkillArchives)
+//	AgentSkillsPrefix+NAME+"/"+FILE                       a file of the skill
+//	SkillsPrefix+NAME+"/"+FILE                            a file of the skill
+//
+// where NAME is a skill name no other skill shares (SiteHTTPSkills) and FILE a path in the
+// skill as its URI has it (SkillMD for its SKILL.md). See
+// https://github.com/cloudflare/agent-skills-discovery-rfc
+const (
+	AgentSkillsPrefix = "/.well-known/agent-skills/" // discovery RFC v0.2.0
+	SkillsPrefix      = "/.well-known/skills/"       // discovery RFC v0.1.0, and the DVS index
+	AgentSkillsIndex  = AgentSkillsPrefix + "index.json"
+	SkillsIndex       = SkillsPrefix + "index.json"
+)
+
+// Extensions of a skill's archives. catalog/compile writes the archives of the skill at
+// PATH as the resources Scheme+PATH+ArchiveTarGz and Scheme+PATH+ArchiveZip (SkillArchives
+// lists their rows in that order) and points the indexes and the catalog page at them; the
+// server serves them over well-known HTTP as AgentSkillsPrefix+NAME+ArchiveTarGz (or
+// ArchiveZip).
+const (
+	ArchiveTarGz = ".tar.gz"
+	ArchiveZip   = ".zip"
+)
+
+// SitemapPath is where the server answers the sitemap (of the SKILL.md files under
+// SkillsPrefix), which the catalog page (SitePage) links to.
+const SitemapPath = "/sitemap.xml"
