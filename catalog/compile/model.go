@@ -1,4 +1,4 @@
-// Package build turns a skills folder into a catalog: it walks the folder, validates every
+// Package compile turns a skills folder into a catalog: it walks the folder, validates every
 // skill against the Agent Skills format (SPEC §1), renders each frontmatter as verbatim
 // JSON, digests every file, and encodes the result as an index (catalog.Writer) and a
 // content store (Store). It runs at build time only and is never linked into the plugin
