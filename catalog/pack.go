@@ -15,6 +15,8 @@ type Pack struct {
 	// tables holds the tables of the kinds this reader knows, by kind: every field read
 	// looks its table up, which a map made a hash lookup per read inside the plugin.
 	tables [tableKinds]table
+	// private is set for an index with MagicPrivate: a catalog with an access policy.
+	private bool
 }
 
 // tableKinds bounds the table kinds this reader knows (TableMeta … TableSite); tables
@@ -37,14 +39,14 @@ func Open(b []byte) (*Pack, error) {
 	if len(b) >= 8 && string(b[:8]) == magicV1 {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, ErrOldFormat)
 	}
-	if len(b) < 12 || string(b[:8]) != Magic {
+	if len(b) < 12 || string(b[:8]) != Magic && string(b[:8]) != MagicPrivate {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
 	n := u32(b, 8)
 	if uint64(n)*16 > uint64(len(b)-12) {
 		return nil, fmt.Errorf("%w: %d tables do not fit", ErrCorrupt, n)
 	}
-	p := &Pack{buf: b}
+	p := &Pack{buf: b, private: string(b[:8]) == MagicPrivate}
 	var present [tableKinds]bool
 	var others map[uint32]bool // tables of kinds this reader does not know
 	for i := uint32(0); i < n; i++ {
@@ -90,6 +92,11 @@ func Open(b []byte) (*Pack, error) {
 	}
 	if err := p.checkRefs(); err != nil {
 		return nil, err
+	}
+	if p.private {
+		if err := p.checkAccess(); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }

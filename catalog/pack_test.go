@@ -11,8 +11,11 @@ import (
 var testRef = []byte("12 " + strings.Repeat("ab", 32))
 
 // testPack builds a small index with two skills, three files and two directories.
-func testPack() []byte {
-	var w Writer
+func testPack() []byte { return testWriter().Bytes() }
+
+// testWriter holds the tables of testPack: two skills, b and a.
+func testWriter() *Writer {
+	w := &Writer{}
 	res := func(uri string) [][]byte {
 		return [][]byte{[]byte(uri), []byte(`{"uri":"` + uri + `"}`), []byte(`{"uri":"` + uri + `","text":`), testRef,
 			[]byte("text/markdown"), []byte("sha256:" + strings.Repeat("ab", 32)), []byte("12"), testRef}
@@ -36,7 +39,7 @@ func testPack() []byte {
 	}
 	w.Table(TableFallback, FallbackFields, [][][]byte{fallback("b", 0), fallback("a", 1)})
 	w.Table(TableSite, SiteFields, [][][]byte{{[]byte(`[]`), U32s([]uint32{1, 0}), U32s([]uint32{1, 0}), []byte("<p>\x00S</p>"), []byte("4 " + strings.Repeat("12", 32)), []byte("default-src 'none'")}})
-	return w.Bytes()
+	return w
 }
 
 // emptySite adds the site tables of a catalog with no skills to w.
@@ -218,6 +221,7 @@ func touchAll(p *Pack) {
 func FuzzOpen(f *testing.F) {
 	f.Add(testPack())
 	f.Add([]byte(Magic))
+	f.Add([]byte(MagicPrivate))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if p, err := Open(b); err == nil {
 			touchAll(p)

@@ -10,6 +10,9 @@ import (
 // input gives equal bytes. Identical cell contents are stored once.
 type Writer struct {
 	tables map[uint32]wtable
+	// Private writes MagicPrivate instead of Magic: the pack holds the access tables of a
+	// catalog with an access policy (access.go), which every reader must enforce.
+	Private bool
 }
 
 type wtable struct {
@@ -44,6 +47,9 @@ func (w *Writer) Bytes() []byte {
 	}
 	out := make([]byte, size)
 	copy(out, Magic)
+	if w.Private {
+		copy(out, MagicPrivate)
+	}
 	le := binary.LittleEndian
 	le.PutUint32(out[8:], uint32(len(kinds)))
 	seen := map[string]uint32{}

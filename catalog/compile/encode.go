@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path"
 	"sort"
 	"strconv"
@@ -186,6 +187,13 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 		catalog.IndexSkillsByPath: catalog.U32s(skillsByPath),
 	}})
 
+	if c.Access != nil {
+		encodeAccess(&w, c)
+		digestIn.WriteString("access\n")
+		for _, s := range c.Skills {
+			fmt.Fprintf(&digestIn, "%q %t\n", s.Scopes, s.Unlisted)
+		}
+	}
 	sum := sha256.Sum256(digestIn.Bytes())
 	w.Table(catalog.TableMeta, catalog.MetaFields, [][][]byte{{
 		catalog.MetaDigest:    []byte(hex.EncodeToString(sum[:])),

@@ -267,8 +267,13 @@ func (l *loader) build() *Catalog {
 	for _, sk := range ok {
 		byName[sk.Name] = append(byName[sk.Name], sk.Path)
 	}
-	c := &Catalog{}
+	c := &Catalog{Access: l.loadAccess()}
 	for _, sk := range ok {
+		if c.Access != nil {
+			var listed bool
+			sk.Scopes, listed = c.Access.Scopes(sk.Path)
+			sk.Unlisted = !listed
+		}
 		if same := byName[sk.Name]; len(same) > 1 {
 			var others []string
 			for _, p := range same {

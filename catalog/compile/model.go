@@ -24,6 +24,9 @@ type Catalog struct {
 	// TrustRoot is the deployment's DVS trust root ("https://skills.example.com/"), set by
 	// the caller before Encode (see catalog/trust.ParseRoot); "" publishes none.
 	TrustRoot string
+	// Access is the folder's access policy (PolicyFile), nil for a public catalog. Each
+	// skill's Scopes and Unlisted are what it says of that skill.
+	Access *Access
 }
 
 // Skill is one directory holding a SKILL.md.
@@ -38,6 +41,10 @@ type Skill struct {
 	Frontmatter []byte
 	// Body is SKILL.md after the closing "---" line, exactly as in the file.
 	Body []byte
+	// Scopes are the scopes a caller needs to see the skill (Access.Scopes), sorted and
+	// distinct; nil in a public catalog. Unlisted leaves it out of every listing.
+	Scopes   []string
+	Unlisted bool
 	// Files are every file under the skill directory, nested skills' files included,
 	// SKILL.md first and then sorted by Path byte-wise. A nested skill's files are the same
 	// *File values as in the nested Skill.
@@ -139,9 +146,15 @@ func (c *Catalog) Size() (files int, bytes int64) {
 func (c *Catalog) Fingerprint() [32]byte {
 	h := sha256.New()
 	fmt.Fprintf(h, "trust root %q\n", c.TrustRoot)
+	if c.Access != nil {
+		fmt.Fprintf(h, "access %q\n", c.Access.Default)
+	}
 	seen := map[*File]bool{}
 	for _, s := range c.Skills {
 		fmt.Fprintf(h, "skill %q\n", s.Path)
+		if c.Access != nil {
+			fmt.Fprintf(h, "scopes %q unlisted %t\n", s.Scopes, s.Unlisted)
+		}
 		for _, f := range s.Files {
 			if !seen[f] {
 				seen[f] = true

@@ -140,6 +140,11 @@ var reqHeader wire.Header
 
 var errNoCatalog = errors.New("skilledge: no catalog loaded; call load first")
 
+// errPrivate refuses the index of a catalog with an access policy (skilledge.yaml):
+// this server cannot yet tell callers apart, and serving such a catalog would show every
+// skill to everyone.
+var errPrivate = errors.New("skilledge: this catalog has an access policy (skilledge.yaml's access section), which this server does not enforce yet; it refuses to serve the catalog rather than show every skill to everyone")
+
 // noCatalog is the response to HTTP requests before load.
 var noCatalog = wire.AppendResponse(nil, &wire.Response{
 	Status: 503,
@@ -157,6 +162,9 @@ func loadPack(b []byte) error {
 	p, err := catalog.Open(b)
 	if err != nil {
 		return err
+	}
+	if p.Private() {
+		return errPrivate
 	}
 	pack = p
 	srv = edge.New(pack, opts)

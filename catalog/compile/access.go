@@ -1,0 +1,404 @@
+package compile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// PolicyFile is the file at a skills folder's root that holds its settings; its access
+// section is the catalog's access policy. It belongs to no skill, and is never served.
+const PolicyFile = "skilledge.yaml"
+
+// maxPolicyBytes bounds the policy file read: a policy is a few rules.
+const maxPolicyBytes = 1 << 20
+
+// Access is a catalog's access policy: who may see which skill. A catalog without one is
+// public. Every caller needs the Default scopes (an authenticated caller with none of them
+// is refused everything); a skill under a rule's path needs that rule's scopes as well.
+//
+//	access:
+//	  default: [skills:read]
+//	  rules:
+//	    - path: finance/
+//	      scopes: [skills:finance]
+//	    - path: drafts/
+//	      listed: false
+type Access struct {
+	// Default are the scopes every caller needs for any skill, sorted and distinct.
+	Default []string
+	// Rules in the order written.
+	Rules []AccessRule
+}
+
+// AccessRule applies to the skills whose path is Path or lies under it (whole segments).
+type AccessRule struct {
+	// Path is the skill path prefix, "/"-separated, without a trailing "/".
+	Path string
+	// Scopes are needed in addition to the default ones, sorted and distinct.
+	Scopes []string
+	// Unlisted leaves the skills out of every listing: they are served to whoever may see
+	// them, by URI or name, but no list, index, page or completion names them.
+	Unlisted bool
+	// Line is where the rule starts in the policy file.
+	Line int
+}
+
+// Matches reports whether the rule applies to the skill at path p.
+func (r AccessRule) Matches(p string) bool {
+	return p == r.Path || strings.HasPrefix(p, r.Path+"/")
+}
+
+// Scopes returns the scopes a caller needs to see the skill at path p: the default ones and
+// those of every rule that applies, sorted and distinct; and whether the skill is listed.
+func (a *Access) Scopes(p string) (scopes []string, listed bool) {
+	scopes, listed = slices.Clone(a.Default), true
+	for _, r := range a.Rules {
+		if r.Matches(p) {
+			scopes = append(scopes, r.Scopes...)
+			listed = listed && !r.Unlisted
+		}
+	}
+	slices.Sort(scopes)
+	return slices.Compact(scopes), listed
+}
+
+// ValidScope reports whether s is an OAuth scope token (RFC 6749 §3.3: one or more of
+// %x21 / %x23-5B / %x5D-7E, so no space, quote or backslash).
+func ValidScope(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x21 || c == '"' || c == '\\' || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// loadAccess reads the policy file, if the folder has one, and checks it against the
+// skills found (every skill, valid or not, so that a rule is never said to match nothing
+// because its skill has an error elsewhere). Problems go to l's report, as errors of the
+// whole catalog: a policy that cannot be enforced as written is never served in part.
+func (l *loader) loadAccess() *Access {
+	b, err := readPolicy(l.fsys)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		l.report(Error, PolicyFile, 0, "", "cannot read the policy file: "+errText(err))
+		return &Access{}
+	}
+	a, problems := parseAccess(b)
+	for _, p := range problems {
+		l.report(Error, PolicyFile, p.line, "", p.msg)
+	}
+	if a == nil {
+		return nil
+	}
+	for _, r := range a.Rules {
+		if !slices.ContainsFunc(l.skillList, r.Matches) {
+			l.report(Error, PolicyFile, r.Line, "", fmt.Sprintf("rule for path %q matches no skill: no SKILL.md is at %s or under it", r.Path+"/", r.Path))
+		}
+	}
+	l.checkNesting(a)
+	return a
+}
+
+// checkNesting refuses a policy that a nested skill would betray: a skill's files include
+// those of the skills nested in it (SPEC §1), so whoever may see the enclosing skill reads
+// every nested one in its file list and archives. A nested skill may therefore need no
+// scope its enclosing skill does not, and may not be unlisted inside a listed one.
+func (l *loader) checkNesting(a *Access) {
+	for _, s := range l.skillList {
+		encl := l.enclosing(s)
+		if len(encl) == 0 {
+			continue
+		}
+		inner, innerListed := a.Scopes(s)
+		outerPath := encl[0] // the innermost skill holding s
+		outer, outerListed := a.Scopes(outerPath)
+		var more []string
+		for _, sc := range inner {
+			if !slices.Contains(outer, sc) {
+				more = append(more, sc)
+			}
+		}
+		if len(more) > 0 {
+			l.report(Error, PolicyFile, 0, "", fmt.Sprintf(
+				"skill %s needs scope %s that skill %s, which holds it, does not: anyone who may see %s reads %s's files through it; give %s the same rule, or move %s out of it",
+				s, strings.Join(more, ", "), outerPath, outerPath, s, outerPath, s))
+		}
+		if outerListed && !innerListed {
+			l.report(Error, PolicyFile, 0, "", fmt.Sprintf(
+				"skill %s is unlisted but skill %s, which holds it, is listed: its SKILL.md is listed among %s's files; unlist %s too, or move %s out of it",
+				s, outerPath, outerPath, outerPath, s))
+		}
+	}
+}
+
+func readPolicy(fsys fs.FS) ([]byte, error) {
+	f, err := fsys.Open(PolicyFile)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is a %s, not a regular file", PolicyFile, typeName(fi.Mode()))
+	}
+	b := make([]byte, 0, min(fi.Size(), maxPolicyBytes)+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if len(b) > maxPolicyBytes {
+			return nil, fmt.Errorf("larger than %d bytes", maxPolicyBytes)
+		}
+		if len(b) == cap(b) {
+			b = slices.Grow(b, 4096)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return b, nil
+			}
+			return nil, err
+		}
+	}
+}
+
+// policyProblem is a problem with the policy file at a line (0 for the whole file).
+type policyProblem struct {
+	line int
+	msg  string
+}
+
+// parseAccess reads the access section of a policy file: nil and no problems when it has
+// none (the catalog is public), nil and problems when it is not what this package reads.
+// Every problem is reported, not just the first.
+func parseAccess(b []byte) (*Access, []policyProblem) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, []policyProblem{yamlProblem(err)}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, nil // an empty file
+	}
+	p := &policyParser{}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, []policyProblem{{root.Line, "the policy file must be a mapping (access: …)"}}
+	}
+	var access *yaml.Node
+	p.mapping(root, "the policy file", func(key string, k, v *yaml.Node) {
+		switch key {
+		case "access":
+			access = v
+		default:
+			p.add(k.Line, fmt.Sprintf("unknown key %q: the policy file has only an access section", key))
+		}
+	})
+	if access == nil {
+		return nil, p.problems
+	}
+	a := &Access{Default: []string{}}
+	if access.Kind != yaml.MappingNode {
+		p.add(access.Line, "access must be a mapping with default and rules")
+		return nil, p.problems
+	}
+	p.mapping(access, "access", func(key string, k, v *yaml.Node) {
+		switch key {
+		case "default":
+			a.Default = p.scopes(v, "access.default")
+		case "rules":
+			if v.Kind != yaml.SequenceNode {
+				p.add(v.Line, "access.rules must be a list of rules (- path: …)")
+				return
+			}
+			for i, rn := range v.Content {
+				if r, ok := p.rule(rn, i); ok {
+					a.Rules = append(a.Rules, r)
+				}
+			}
+		default:
+			p.add(k.Line, fmt.Sprintf("unknown key %q in access: it has default and rules", key))
+		}
+	})
+	seen := map[string]int{}
+	for _, r := range a.Rules {
+		if line, ok := seen[r.Path]; ok {
+			p.add(r.Line, fmt.Sprintf("a second rule for path %q (the first is on line %d): merge them into one", r.Path+"/", line))
+		}
+		seen[r.Path] = r.Line
+	}
+	if len(p.problems) > 0 {
+		return nil, p.problems
+	}
+	return a, nil
+}
+
+type policyParser struct{ problems []policyProblem }
+
+func (p *policyParser) add(line int, msg string) {
+	p.problems = append(p.problems, policyProblem{line, msg})
+}
+
+// mapping calls f for each key of the mapping n (what names it in messages), refusing
+// keys that are not plain strings, repeated keys, anchors, aliases and merge keys.
+func (p *policyParser) mapping(n *yaml.Node, what string, f func(key string, k, v *yaml.Node)) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" && k.Tag != "!!merge" {
+			p.add(k.Line, fmt.Sprintf("a key of %s is not a string", what))
+			continue
+		}
+		if k.Tag == "!!merge" || v.Kind == yaml.AliasNode || v.Anchor != "" {
+			p.add(k.Line, fmt.Sprintf("%s: anchors, aliases and merge keys are not read in the policy file; write it out", what))
+			continue
+		}
+		if seen[k.Value] {
+			p.add(k.Line, fmt.Sprintf("key %q appears twice in %s", k.Value, what))
+			continue
+		}
+		seen[k.Value] = true
+		f(k.Value, k, v)
+	}
+}
+
+// scopes reads a list of scope tokens, sorted and distinct.
+func (p *policyParser) scopes(n *yaml.Node, what string) []string {
+	if n.Kind != yaml.SequenceNode {
+		p.add(n.Line, what+" must be a list of scopes ([skills:read])")
+		return nil
+	}
+	out := []string{}
+	for _, e := range n.Content {
+		if e.Kind != yaml.ScalarNode || e.Tag != "!!str" {
+			p.add(e.Line, what+": a scope must be a string")
+			continue
+		}
+		if !ValidScope(e.Value) {
+			p.add(e.Line, fmt.Sprintf("%s: %s is not an OAuth scope (RFC 6749 §3.3: printable ASCII without spaces, quotes or backslashes)", what, strconv.Quote(e.Value)))
+			continue
+		}
+		out = append(out, e.Value)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// rule reads the i-th rule.
+func (p *policyParser) rule(n *yaml.Node, i int) (AccessRule, bool) {
+	what := fmt.Sprintf("access.rules[%d]", i)
+	r := AccessRule{Line: n.Line}
+	if n.Kind != yaml.MappingNode {
+		p.add(n.Line, what+" must be a mapping (path, scopes, listed)")
+		return r, false
+	}
+	before := len(p.problems)
+	hasPath, hasEffect := false, false
+	p.mapping(n, what, func(key string, k, v *yaml.Node) {
+		switch key {
+		case "path":
+			hasPath = true
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+				p.add(v.Line, what+".path must be a string: a skill path prefix such as finance/")
+				return
+			}
+			path, msg := rulePath(v.Value)
+			if msg != "" {
+				p.add(v.Line, what+".path "+strconv.Quote(v.Value)+": "+msg)
+			}
+			r.Path = path
+		case "scopes":
+			hasEffect = true
+			r.Scopes = p.scopes(v, what+".scopes")
+		case "listed":
+			hasEffect = true
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+				p.add(v.Line, what+".listed must be true or false")
+				return
+			}
+			r.Unlisted = v.Value == "false" || v.Value == "False" || v.Value == "FALSE"
+		default:
+			p.add(k.Line, fmt.Sprintf("unknown key %q in %s: a rule has path, scopes and listed", key, what))
+		}
+	})
+	if !hasPath {
+		p.add(n.Line, what+" has no path")
+	}
+	if !hasEffect && len(p.problems) == before {
+		p.add(n.Line, what+" has neither scopes nor listed: it changes nothing")
+	}
+	return r, len(p.problems) == before
+}
+
+// rulePath checks a rule's path: skill path segments, with or without a trailing "/",
+// never empty, ".", ".." or holding a backslash; the message says what is wrong.
+func rulePath(s string) (string, string) {
+	p := strings.TrimSuffix(s, "/")
+	if p == "" {
+		return "", "empty: a rule for every skill is access.default"
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch {
+		case seg == "" || seg == "." || seg == "..":
+			return "", "segments must be directory names, not empty, . or .."
+		case strings.ContainsAny(seg, "\\\x00*?[]"):
+			return "", "a path is a plain prefix of skill paths: no backslashes or patterns"
+		}
+	}
+	return p, ""
+}
+
+// yamlProblem turns a yaml.v3 error into a problem at its line, when it says one.
+func yamlProblem(err error) policyProblem {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, tail, ok := strings.Cut(rest, ": "); ok {
+			if line, err := strconv.Atoi(n); err == nil {
+				return policyProblem{line, "not valid YAML: " + tail}
+			}
+		}
+	}
+	return policyProblem{0, "not valid YAML: " + msg}
+}
+
+// encodeAccess writes c's access tables into w and marks the index private
+// (catalog.MagicPrivate): the policy's default scopes and every scope it names, and each
+// skill's scopes and listing.
+func encodeAccess(w *catalog.Writer, c *Catalog) {
+	all := slices.Clone(c.Access.Default)
+	for _, r := range c.Access.Rules {
+		all = append(all, r.Scopes...)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	w.Private = true
+	w.Table(catalog.TablePolicy, catalog.PolicyFields, [][][]byte{{
+		catalog.PolicyDefault: []byte(strings.Join(c.Access.Default, " ")),
+		catalog.PolicyScopes:  []byte(strings.Join(all, " ")),
+	}})
+	rows := make([][][]byte, len(c.Skills))
+	for i, s := range c.Skills {
+		listed := []byte("1")
+		if s.Unlisted {
+			listed = nil
+		}
+		rows[i] = [][]byte{catalog.AccessScopes: []byte(strings.Join(s.Scopes, " ")), catalog.AccessListed: listed}
+	}
+	w.Table(catalog.TableAccess, catalog.AccessFields, rows)
+}
