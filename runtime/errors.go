@@ -16,7 +16,3 @@ var (
 	// build plugin.wasm) cannot be found.
 	ErrPluginSource = errors.New("runtime: skilledge source not found")
 )
-
-// ErrStore is wrapped by the errors of a content store on disk (DirStore): an object that
-// is missing, damaged or unreadable.
-var ErrStore = errors.New("runtime: content store")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/edge/wire"
+	dirstore "github.com/skilledge/skilledge/runtime/store"
 )
 
 func newTestServer(t *testing.T, pool *Pool) (*httptest.Server, *bytes.Buffer) {
@@ -292,7 +293,7 @@ func TestServeHTTPStore(t *testing.T) {
 	dir := t.TempDir()
 	st := cat.Store.(interface{ WriteDir(string) error })
 	requireNoError(t, st.WriteDir(dir))
-	store, err := OpenStore(dir)
+	store, err := dirstore.Open(dir)
 	requireNoError(t, err)
 	pool, err := p.NewPool(context.Background(), Catalog{Index: cat.Index, Store: store}, Options{Size: 1})
 	requireNoError(t, err)
@@ -322,7 +323,7 @@ func TestServeHTTPStore(t *testing.T) {
 	requireNoError(t, err)
 	requireEqual(t, 1, len(r.Refs))
 	missing := r.Refs[0].Name
-	store2, err := OpenStore(dir) // a store that has not loaded it yet
+	store2, err := dirstore.Open(dir) // a store that has not loaded it yet
 	requireNoError(t, err)
 	pool.store = store2
 	requireNoError(t, os.Remove(filepath.Join(dir, "sha256", missing)))

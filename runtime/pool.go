@@ -85,7 +85,7 @@ type Catalog struct {
 }
 
 // storeChecker is a store that can verify, at start-up, that it holds the objects an
-// index refers to (DirStore does, without reading them).
+// index refers to (store.Dir does, without reading them).
 type storeChecker interface {
 	Check(uses []catalog.ObjectUse) error
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
 	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/store"
 )
 
 // The build cache: serve and stdio build a skills folder into
@@ -78,7 +79,7 @@ func checkBuild(indexPath, assets string) error {
 	if err != nil {
 		return err
 	}
-	st, err := skruntime.OpenStore(assets)
+	st, err := store.Open(assets)
 	if err != nil {
 		return err
 	}

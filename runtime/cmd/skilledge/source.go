@@ -10,6 +10,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog"
 	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/store"
 )
 
 // The files of a built catalog, in OUT (skilledge build) and in the build cache.
@@ -22,7 +23,7 @@ const (
 type source struct {
 	index []byte
 	pack  *catalog.Pack
-	store *skruntime.DirStore
+	store *store.Dir
 }
 
 func (s *source) catalog() skruntime.Catalog {
@@ -97,7 +98,7 @@ func openBuilt(indexPath, assets string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := skruntime.OpenStore(assets)
+	st, err := store.Open(assets)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no content store (%s): copy the whole output of skilledge build, or rebuild it", filepath.Dir(indexPath), filepath.Join(assets, catalog.StoreDir))
 	} else if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
 	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/store"
 )
 
 // How --watch looks at the folder: a walk of it every watchInterval, and once something
@@ -37,7 +38,7 @@ type watcher struct {
 	// store is the content store of the catalog served: the build cache's folder for dir
 	// and the flags (folderKey), which every rebuild writes into, so the pools it makes
 	// share it, and the objects it has loaded, instead of opening it again each time.
-	store *skruntime.DirStore
+	store *store.Dir
 	// first is the folder's snapshot taken before the served catalog was built, so that
 	// an edit made while the server started is seen.
 	first [32]byte

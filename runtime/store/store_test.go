@@ -1,4 +1,4 @@
-package runtime
+package store
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func TestDirStore(t *testing.T) {
 	small := []byte("a small object")
 	large := bytes.Repeat([]byte("large object, mapped rather than read. "), mmapMin/16)
 	names := writeObjects(t, dir, small, large)
-	st, err := OpenStore(dir)
+	st, err := Open(dir)
 	requireNoError(t, err)
 
 	for i, want := range [][]byte{small, large} {
@@ -106,7 +106,7 @@ func TestDirStore(t *testing.T) {
 func TestDirStoreCheck(t *testing.T) {
 	dir := t.TempDir()
 	names := writeObjects(t, dir, []byte("one"), []byte("two"))
-	st, err := OpenStore(dir)
+	st, err := Open(dir)
 	requireNoError(t, err)
 	uses := []catalog.ObjectUse{
 		{Ref: catalog.Ref{Name: names[0], Size: 3}, What: "skill://a/one.md"},
@@ -123,8 +123,8 @@ func TestDirStoreCheck(t *testing.T) {
 	requireContains(t, err.Error(), "(skill://a/gone.md): missing")
 	requireContains(t, err.Error(), "build the catalog again")
 
-	_, err = OpenStore(t.TempDir())
+	_, err = Open(t.TempDir())
 	if !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("OpenStore of a folder without sha256/: %v", err)
+		t.Fatalf("Open of a folder without sha256/: %v", err)
 	}
 }

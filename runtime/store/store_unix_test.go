@@ -1,6 +1,6 @@
 //go:build unix
 
-package runtime
+package store
 
 import (
 	"os"
@@ -21,7 +21,7 @@ func TestDirStoreFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	st, err := OpenStore(dir)
+	st, err := Open(dir)
 	requireNoError(t, err)
 	done := make(chan error, 1)
 	go func() { _, err := st.Object(name); done <- err }()
@@ -42,7 +42,7 @@ func TestDirStoreLink(t *testing.T) {
 	elsewhere := filepath.Join(t.TempDir(), "x")
 	requireNoError(t, os.Rename(p, elsewhere))
 	requireNoError(t, os.Symlink(elsewhere, p))
-	st, err := OpenStore(dir)
+	st, err := Open(dir)
 	requireNoError(t, err)
 	_, err = st.Object(name)
 	requireErrorIs(t, err, ErrStore)

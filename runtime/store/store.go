@@ -1,4 +1,4 @@
-package runtime
+package store
 
 import (
 	"crypto/sha256"
@@ -14,8 +14,8 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 )
 
-// DirStore is a content store on disk, as `skilledge build` writes it: object NAME is the
-// file DIR/sha256/NAME. A process holds one DirStore for all its pools and instances, so
+// Dir is a content store on disk, as `skilledge build` writes it: object NAME is the
+// file DIR/sha256/NAME. A process holds one Dir for all its pools and instances, so
 // each object is in memory once, however many instances serve it: read on first use
 // (objects of mmapMin bytes or more are mapped read-only rather than copied, where the
 // system can), checked against its name, and kept until Close. It implements wire.Store
@@ -24,7 +24,7 @@ import (
 // A mapped object shares the file's pages: the store's files must not be truncated or
 // rewritten in place while it serves (builds write new files and rename them over, which
 // is safe).
-type DirStore struct {
+type Dir struct {
 	dir     string
 	objects sync.Map // name -> []byte
 	mu      sync.Mutex
@@ -44,8 +44,8 @@ type load struct {
 // the heap costs less than a mapping's page-table entries and kernel bookkeeping.
 const mmapMin = 64 << 10
 
-// OpenStore returns the store in dir (the assets folder of a build). It reads nothing yet.
-func OpenStore(dir string) (*DirStore, error) {
+// Open returns the store in dir (the assets folder of a build). It reads nothing yet.
+func Open(dir string) (*Dir, error) {
 	fi, err := os.Stat(filepath.Join(dir, catalog.StoreDir))
 	if err != nil {
 		return nil, fmt.Errorf("runtime: content store: %w", err)
@@ -53,10 +53,10 @@ func OpenStore(dir string) (*DirStore, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("runtime: content store: %s is not a directory", filepath.Join(dir, catalog.StoreDir))
 	}
-	return &DirStore{dir: dir, loads: map[string]*load{}}, nil
+	return &Dir{dir: dir, loads: map[string]*load{}}, nil
 }
 
-func (s *DirStore) path(name string) string {
+func (s *Dir) path(name string) string {
 	return filepath.Join(s.dir, catalog.StoreDir, name)
 }
 
@@ -65,7 +65,7 @@ func (s *DirStore) path(name string) string {
 // wrapping fs.ErrNotExist; one whose bytes do not hash to its name wraps ErrStore, and its
 // file, useless, is removed, so that the build's next check finds it missing and writes
 // it again. The result must not be modified, nor used after Close.
-func (s *DirStore) Object(name string) ([]byte, error) {
+func (s *Dir) Object(name string) ([]byte, error) {
 	if b, ok := s.objects.Load(name); ok {
 		return b.([]byte), nil
 	}
@@ -100,7 +100,7 @@ func (s *DirStore) Object(name string) ([]byte, error) {
 }
 
 // read loads object name from its file and keeps it.
-func (s *DirStore) read(name string) ([]byte, error) {
+func (s *Dir) read(name string) ([]byte, error) {
 	path := s.path(name)
 	b, release, err := readObject(path)
 	if err != nil {
@@ -131,7 +131,7 @@ func (s *DirStore) read(name string) ([]byte, error) {
 // Check verifies that the store holds every object in uses, with the right size, without
 // reading them: a store missing objects is reported at start-up, not on the request that
 // needs one. The error names the first few missing or wrong objects and what they hold.
-func (s *DirStore) Check(uses []catalog.ObjectUse) error {
+func (s *Dir) Check(uses []catalog.ObjectUse) error {
 	var bad []string
 	n := 0
 	for _, u := range uses {
@@ -175,7 +175,7 @@ func joinSemi(s []string) string {
 // Close releases the mapped objects, and later calls of Object fail. It must not be called
 // while a response made of the store's objects may still be being written: the process
 // that serves until it exits need not call it at all.
-func (s *DirStore) Close() error {
+func (s *Dir) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
