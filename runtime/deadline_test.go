@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
 // testModule is a WebAssembly module written out by hand, importing WASI's sched_yield
@@ -144,7 +145,7 @@ func FuzzInstrumentDeadline(f *testing.F) {
 // runawayPlugin builds plugin.wasm with the test-only exports (edge/plugin/testexports.go,
 // build tag skilledge_test), once per test binary.
 var runawayPlugin = sync.OnceValues(func() ([]byte, error) {
-	src, err := SourceDir()
+	src, err := pluginbuild.SourceDir()
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ var runawayPlugin = sync.OnceValues(func() ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "plugin.wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-tags", "skilledge_test", "-o", out, pluginPkg)
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-tags", "skilledge_test", "-o", out, pluginbuild.Package)
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {

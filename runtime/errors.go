@@ -12,7 +12,4 @@ var (
 	// ran out of memory or time, or broke the ABI. The instance has been discarded; the
 	// next request gets a fresh one.
 	ErrInstance = errors.New("runtime: plugin instance failed")
-	// ErrPluginSource is returned by EnsurePlugin when the skilledge source (needed to
-	// build plugin.wasm) cannot be found.
-	ErrPluginSource = errors.New("runtime: skilledge source not found")
 )

@@ -12,13 +12,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/skilledge/skilledge/runtime/internal/cachedir"
 )
 
 // DefaultMemoryLimit is the default cap on each instance's linear memory.
@@ -35,7 +36,7 @@ type Config struct {
 	// The Go runtime inside is given GOMEMLIMIT at 90% of it.
 	MemoryLimit uint64
 	// CacheDir is where wazero keeps compiled machine code between runs. "" means
-	// DefaultCacheDir("wazero"); "-" disables the on-disk cache.
+	// <user cache dir>/skilledge/wazero; "-" disables the on-disk cache.
 	CacheDir string
 	// Stderr receives what the plugin writes to its stdout and stderr (a panic's stack
 	// trace) and its Extism log messages. Default os.Stderr. Never the protocol stream.
@@ -117,23 +118,13 @@ func compilationCache(dir string) wazero.CompilationCache {
 		return nil
 	}
 	if dir == "" {
-		dir = DefaultCacheDir("wazero")
+		dir = cachedir.Dir("wazero")
 	}
 	cache, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {
 		return nil
 	}
 	return cache
-}
-
-// DefaultCacheDir returns <user cache dir>/skilledge/<sub>, or a directory under the
-// temporary directory when the user has no cache directory. It does not create it.
-func DefaultCacheDir(sub string) string {
-	base, err := os.UserCacheDir()
-	if err != nil || base == "" {
-		base = os.TempDir()
-	}
-	return filepath.Join(base, "skilledge", sub)
 }
 
 // instantiate makes one module instance: WASI wired to the configured stderr, real clocks

@@ -10,10 +10,11 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
 // The tests below run the real plugin, built from this module's source once per test
-// binary (and cached across runs by EnsurePlugin), with the example catalog.
+// binary (and cached across runs by pluginbuild.Ensure), with the example catalog.
 var shared struct {
 	once   sync.Once
 	wasm   []byte
@@ -28,7 +29,7 @@ func testPlugin(t testing.TB) (*Plugin, Catalog) {
 	t.Helper()
 	shared.once.Do(func() {
 		ctx := context.Background()
-		path, err := EnsurePlugin(ctx, os.Stderr)
+		path, err := pluginbuild.Ensure(ctx, os.Stderr)
 		if err != nil {
 			shared.err = err
 			return

@@ -8,12 +8,13 @@ import (
 
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
 // compiledPlugin builds (or reuses) plugin.wasm and compiles it once per test binary.
 var compiledPlugin = sync.OnceValues(func() (*runtime.Plugin, error) {
 	ctx := context.Background()
-	path, err := runtime.LocatePlugin(ctx, "", os.Stderr)
+	path, err := pluginbuild.Locate(ctx, "", os.Stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
-	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/internal/cachedir"
 	"github.com/skilledge/skilledge/runtime/store"
 )
 
@@ -33,7 +33,7 @@ import (
 const cacheKeep = 7 * 24 * time.Hour
 
 // cacheRoot is the build cache's directory; tests point it elsewhere.
-var cacheRoot = func() string { return skruntime.DefaultCacheDir("catalogs") }
+var cacheRoot = func() string { return cachedir.Dir("catalogs") }
 
 // cachedBuild returns the index and assets folder of the build of l (from dir, "" for the
 // examples): the cached one when the cache holds a complete build of exactly this content,

@@ -13,6 +13,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/catalog/trust"
 	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
 // catalogFlags are the flags of every command that builds a pack.
@@ -29,7 +30,7 @@ func (f *catalogFlags) register(fs *flag.FlagSet) {
 
 // pluginFlag is the --plugin flag of commands that need plugin.wasm.
 func pluginFlag(fs *flag.FlagSet, p *string) {
-	fs.StringVar(p, "plugin", "", "use `FILE` as plugin.wasm instead of building one from source (also $"+skruntime.PluginEnv+")")
+	fs.StringVar(p, "plugin", "", "use `FILE` as plugin.wasm instead of building one from source (also $"+pluginbuild.Env+")")
 }
 
 // loaded is a checked skills folder.
@@ -173,7 +174,7 @@ func encode(c *compile.Catalog, dir, label string, progress io.Writer) (*compile
 // startPool finds or builds plugin.wasm, compiles it and makes a pool serving cat. It
 // returns the compiled plugin too, for the pools of later catalogs (--watch).
 func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat skruntime.Catalog, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, *skruntime.Plugin, error) {
-	path, err := skruntime.LocatePlugin(ctx, pluginFile, stderr)
+	path, err := pluginbuild.Locate(ctx, pluginFile, stderr)
 	if err != nil {
 		return nil, nil, err
 	}

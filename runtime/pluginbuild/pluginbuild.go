@@ -1,4 +1,4 @@
-package runtime
+package pluginbuild
 
 import (
 	"bufio"
@@ -14,25 +14,23 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/skilledge/skilledge/runtime/internal/cachedir"
 )
 
-// Getting plugin.wasm without committing a binary: when no file is named, the harness
-// builds it from the module's own source with the go command, once per distinct source,
-// into the user cache directory.
-
-// PluginEnv names an environment variable holding the path of a plugin.wasm to use
+// Env names an environment variable holding the path of a plugin.wasm to use
 // instead of building one.
-const PluginEnv = "SKILLEDGE_PLUGIN"
+const Env = "SKILLEDGE_PLUGIN"
 
-// ModulePath is the Go module whose source EnsurePlugin builds.
+// ModulePath is the Go module whose source Ensure builds.
 const ModulePath = "github.com/skilledge/skilledge"
 
-// pluginPkg is the plugin's package, relative to the module root.
-const pluginPkg = "./edge/plugin"
+// Package is the plugin's package, relative to the module root: what Ensure builds.
+const Package = "./edge/plugin"
 
 // pluginInputs are the directories, relative to the module root, whose files go into the
 // plugin; pluginExcluded are subdirectories of them that do not (build-time only code).
@@ -41,11 +39,11 @@ var (
 	pluginExcluded = []string{"catalog/compile", "catalog/examples"}
 )
 
-// LocatePlugin returns the path of the plugin.wasm to run: file if not empty, else
-// $SKILLEDGE_PLUGIN if set, else EnsurePlugin's result.
-func LocatePlugin(ctx context.Context, file string, progress io.Writer) (string, error) {
+// Locate returns the path of the plugin.wasm to run: file if not empty, else
+// $SKILLEDGE_PLUGIN if set, else Ensure's result.
+func Locate(ctx context.Context, file string, progress io.Writer) (string, error) {
 	if file == "" {
-		file = os.Getenv(PluginEnv)
+		file = os.Getenv(Env)
 	}
 	if file != "" {
 		if _, err := os.Stat(file); err != nil {
@@ -53,22 +51,22 @@ func LocatePlugin(ctx context.Context, file string, progress io.Writer) (string,
 		}
 		return file, nil
 	}
-	return EnsurePlugin(ctx, progress)
+	return Ensure(ctx, progress)
 }
 
 var ensureMu sync.Mutex
 
-// EnsurePlugin returns the path of a plugin.wasm built from the skilledge source this
+// Ensure returns the path of a plugin.wasm built from the skilledge source this
 // program was built from (or, failing that, the module in the current directory). The
 // file is <user cache>/skilledge/plugin-<hash>.wasm, where the hash covers every input
 // of the build: go.mod, go.sum, the files under edge/, catalog/ (but catalog/compile and
 // catalog/examples) and jsonrpc/ except tests and testdata, the go command's version,
-// GOFLAGS and GOWASM. If the file is missing, EnsurePlugin builds it with
+// GOFLAGS and GOWASM. If the file is missing, Ensure builds it with
 // GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -buildvcs=false,
 // reporting progress on progress (which may be nil); otherwise it returns at once.
 // Concurrent callers, in this process or others, share one build. It fails with
-// ErrPluginSource when there is no source to build from.
-func EnsurePlugin(ctx context.Context, progress io.Writer) (string, error) {
+// ErrSource when there is no source to build from.
+func Ensure(ctx context.Context, progress io.Writer) (string, error) {
 	ensureMu.Lock()
 	defer ensureMu.Unlock()
 	src, err := SourceDir()
@@ -77,13 +75,13 @@ func EnsurePlugin(ctx context.Context, progress io.Writer) (string, error) {
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("%w: building plugin.wasm needs the go command, which is not in PATH; pass --plugin FILE or set %s", ErrPluginSource, PluginEnv)
+		return "", fmt.Errorf("%w: building plugin.wasm needs the go command, which is not in PATH; pass --plugin FILE or set %s", ErrSource, Env)
 	}
 	hash, err := pluginHash(ctx, goBin, src)
 	if err != nil {
 		return "", err
 	}
-	dir := DefaultCacheDir("")
+	dir := cachedir.Dir("")
 	path := filepath.Join(dir, "plugin-"+hash+".wasm")
 	if usable(path) {
 		return path, nil
@@ -125,7 +123,7 @@ func buildPlugin(ctx context.Context, goBin, src, path string, progress io.Write
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", tmp.Name(), pluginPkg)
+	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", tmp.Name(), Package)
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -181,8 +179,8 @@ func lockBuild(ctx context.Context, path string) (unlock func(), err error) {
 // SourceDir returns the root of the skilledge module source: the one this package was
 // compiled from, if it is still on disk, else the main module of the current directory.
 func SourceDir() (string, error) {
-	if _, file, _, ok := goruntime.Caller(0); ok && filepath.IsAbs(file) {
-		dir := filepath.Dir(filepath.Dir(file))
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		dir := filepath.Dir(filepath.Dir(filepath.Dir(file))) // file is <root>/runtime/pluginbuild/pluginbuild.go
 		if isModuleRoot(dir) {
 			return dir, nil
 		}
@@ -193,7 +191,7 @@ func SourceDir() (string, error) {
 			return filepath.Dir(gomod), nil
 		}
 	}
-	return "", fmt.Errorf("%w: cannot build plugin.wasm without the %s source (run from a clone of it); pass --plugin FILE or set %s", ErrPluginSource, ModulePath, PluginEnv)
+	return "", fmt.Errorf("%w: cannot build plugin.wasm without the %s source (run from a clone of it); pass --plugin FILE or set %s", ErrSource, ModulePath, Env)
 }
 
 // isModuleRoot reports whether dir holds the go.mod of ModulePath.
@@ -212,7 +210,7 @@ func isModuleRoot(dir string) bool {
 	return false
 }
 
-// pluginHash hashes every input of the plugin build (see EnsurePlugin).
+// pluginHash hashes every input of the plugin build (see Ensure).
 func pluginHash(ctx context.Context, goBin, src string) (string, error) {
 	h := sha256.New()
 	field := func(name string, data []byte) {

@@ -1,4 +1,4 @@
-package runtime
+package pluginbuild
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 func TestSourceDir(t *testing.T) {
 	dir, err := SourceDir()
 	requireNoError(t, err)
-	abs, _ := filepath.Abs("..")
+	abs, _ := filepath.Abs("../..")
 	requireEqual(t, abs, dir)
 	requireEqual(t, false, isModuleRoot(t.TempDir()))
 }
@@ -38,7 +38,7 @@ func TestPluginHash(t *testing.T) {
 	base := hash()
 	requireEqual(t, base, hash(), "deterministic")
 	for _, rel := range []string{"edge/server_test.go", "edge/testdata/x.txt", "catalog/compile/load.go",
-		"catalog/examples/skills/a/SKILL.md", "runtime/pool.go", "edge/.swp", "README.md"} {
+		"catalog/examples/skills/a/SKILL.md", "runtime/wasm/pool.go", "edge/.swp", "README.md"} {
 		write(rel, "changed")
 		requireEqual(t, base, hash(), rel+" is not an input of the plugin")
 	}
@@ -72,16 +72,16 @@ func TestLocatePlugin(t *testing.T) {
 	ctx := context.Background()
 	f := filepath.Join(t.TempDir(), "p.wasm")
 	requireNoError(t, os.WriteFile(f, []byte("\x00asm"), 0o644))
-	got, err := LocatePlugin(ctx, f, nil)
+	got, err := Locate(ctx, f, nil)
 	requireNoError(t, err)
 	requireEqual(t, f, got)
 
-	t.Setenv(PluginEnv, f)
-	got, err = LocatePlugin(ctx, "", nil)
+	t.Setenv(Env, f)
+	got, err = Locate(ctx, "", nil)
 	requireNoError(t, err)
 	requireEqual(t, f, got)
 
-	_, err = LocatePlugin(ctx, f+".missing", nil)
+	_, err = Locate(ctx, f+".missing", nil)
 	if err == nil {
 		t.Fatal("a missing --plugin file is an error")
 	}
