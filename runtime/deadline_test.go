@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
@@ -251,4 +252,17 @@ func instanceFailureOf(err error) error {
 		return instanceError(err)
 	}
 	return nil
+}
+
+// A call wazero stopped at its deadline (the fallback for a module without the deadline
+// global) fails with ErrTimeout, as one stopped through the global does; other failures
+// do not.
+func TestInstanceErrorTimeout(t *testing.T) {
+	err := instanceError(sys.NewExitError(sys.ExitCodeDeadlineExceeded))
+	requireErrorIs(t, err, ErrInstance)
+	requireErrorIs(t, err, ErrTimeout)
+	requireEqual(t, "runtime: plugin instance failed: request timed out", err.Error())
+	err = instanceError(errors.New("wasm error: unreachable\nwasm stack trace: ..."))
+	requireErrorIs(t, err, ErrInstance)
+	requireEqual(t, false, errors.Is(err, ErrTimeout))
 }

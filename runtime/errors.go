@@ -12,4 +12,10 @@ var (
 	// ran out of memory or time, or broke the ABI. The instance has been discarded; the
 	// next request gets a fresh one.
 	ErrInstance = errors.New("runtime: plugin instance failed")
+	// ErrTimeout is wrapped, with ErrInstance, by the error of a call into an instance that
+	// ran past its deadline (Options.Timeout) and was stopped.
+	ErrTimeout = errors.New("request timed out")
+	// ErrBusy is wrapped, with context.DeadlineExceeded, by the error of a request that
+	// waited the pool's Timeout for a free instance in vain: no instance was called.
+	ErrBusy = errors.New("runtime: no instance became free in time")
 )

@@ -13,7 +13,7 @@ import (
 )
 
 // ServeHTTP implements http.Handler: it frames the request, has the plugin answer it (or
-// replays the answer the plugin gave a request that differed only in its id: replays)
+// replays the answer the pool gave a request that differed only in its id: replays)
 // and writes the answer back, with the store objects it names spliced in straight from
 // the pool's store, and a Content-Length. The host decides only what the plugin cannot: the
 // body cap (it reads at most MaxBody+1 bytes, so it never buffers more), the wait for a
@@ -23,7 +23,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := states.Get().(*httpState)
 	defer st.put()
 	cur := s.cur.Load()
-	frame, err := appendRequestFrame(st.in[:0], r, cur.opt.MaxBody, cur.fields)
+	frame, err := appendRequestFrame(st.in[:0], r, cur.maxBody, cur.fields)
 	st.in = frame[:0]
 	if err != nil {
 		s.logf("skilledge: %s %s: reading the body: %v", r.Method, r.RequestURI, err)
@@ -37,14 +37,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		owned bool // f's fields are interned already
 	)
 	if e, id := cur.replays.lookup(frame); e != nil {
-		pool, owned = cur, true
+		pool, owned = cur.pool, true
 		f = e.Answer(st.out[:0], id, st.refs[:0])
 		resp = f.Body
 	} else {
-		err = s.call(func(p *Pool) error {
-			var err error
-			pool = p
-			resp, f, err = p.httpInto(r.Context(), frame, st.out[:0], st.header[:0], st.refs[:0])
+		err = s.call(func(sv *served) error {
+			var (
+				err  error
+				hint wire.Hint
+			)
+			pool = sv.pool
+			resp, f, hint, err = sv.pool.HTTPAnswer(r.Context(), frame, st.out[:0], st.header[:0], st.refs[:0], sv.replays != nil)
+			if err == nil && hint.IDLen > 0 {
+				// Kept once the instance is back in the pool: keeping copies and takes the
+				// replays' lock, which no other request need wait for.
+				sv.replays.keep(frame, hint, resp, f)
+			}
 			return err
 		})
 	}

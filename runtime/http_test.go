@@ -21,10 +21,18 @@ import (
 
 func newTestServer(t *testing.T, pool *Pool) (*httptest.Server, *bytes.Buffer) {
 	t.Helper()
+	ts, _, log := newTestServerWith(t, pool, ServerOptions{})
+	return ts, log
+}
+
+// newTestServerWith is newTestServer with options, also returning the Server.
+func newTestServerWith(t *testing.T, pool *Pool, opt ServerOptions) (*httptest.Server, *Server, *bytes.Buffer) {
+	t.Helper()
 	var log bytes.Buffer
-	ts := httptest.NewServer(NewServer(pool, &syncWriter{w: &log}))
+	srv := NewServer(pool, &syncWriter{w: &log}, opt)
+	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return ts, &log
+	return ts, srv, &log
 }
 
 type syncWriter struct {
@@ -187,7 +195,7 @@ func TestServeHTTPInstanceFailure(t *testing.T) {
 
 func TestServerSwap(t *testing.T) {
 	first := testPool(t, Options{Size: 2})
-	srv := NewServer(first, io.Discard)
+	srv := NewServer(first, io.Discard, ServerOptions{})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 

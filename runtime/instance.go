@@ -10,8 +10,6 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
-
-	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // Raw ABI exports of plugin.wasm; the contract is in edge/plugin/main.go.
@@ -49,14 +47,10 @@ type instance struct {
 	calling bool
 }
 
-// errTimedOut is wrapped, with ErrInstance, by the error of a call stopped at its
-// deadline.
-var errTimedOut = errors.New("request timed out")
-
 // bounded runs f, a call into the instance, stopping it once it has run for d: with the
 // instrumented global, by trapping it at its next loop header; else through ctx, which
 // wazero then checks. A call stopped so fails with an error wrapping ErrInstance and
-// errTimedOut. The caller's cancellation of ctx does not stop a call: stopping an instance
+// ErrTimeout. The caller's cancellation of ctx does not stop a call: stopping an instance
 // costs a new one, and a call that is not stuck ends in microseconds.
 func (in *instance) bounded(ctx context.Context, d time.Duration, f func(ctx context.Context) error) error {
 	if in.stop == nil {
@@ -81,7 +75,7 @@ func (in *instance) bounded(ctx context.Context, d time.Duration, f func(ctx con
 	}
 	in.mu.Unlock()
 	if expired && err != nil {
-		return &instanceFailure{msg: ErrInstance.Error() + ": " + errTimedOut.Error(), err: errTimedOut}
+		return &instanceFailure{msg: ErrInstance.Error() + ": " + ErrTimeout.Error(), wraps: []error{ErrInstance, ErrTimeout}}
 	}
 	return err
 }
@@ -280,16 +274,19 @@ func (in *instance) callExtism(ctx context.Context, name string, input []byte) (
 }
 
 // instanceError wraps an error from a call into the module, which is now unusable. The
-// result wraps both ErrInstance and err, and its message is one line.
+// result wraps both ErrInstance and err (and ErrTimeout when wazero stopped the call at
+// its deadline), and its message is one line.
 func instanceError(err error) error {
 	msg := err.Error()
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i] // drop wazero's wasm stack trace
 	}
+	wraps := []error{ErrInstance, err}
 	var exit *sys.ExitError
 	switch {
 	case errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded:
-		msg = "request timed out"
+		msg = ErrTimeout.Error()
+		wraps = []error{ErrInstance, ErrTimeout, err}
 	case errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeContextCanceled:
 		msg = "request canceled"
 	case errors.As(err, &exit):
@@ -299,29 +296,14 @@ func instanceError(err error) error {
 		// memory, whose message it has written to stderr.
 		msg = "plugin crashed (a Go panic or fatal error, reported on stderr)"
 	}
-	return &instanceFailure{msg: ErrInstance.Error() + ": " + msg, err: err}
+	return &instanceFailure{msg: ErrInstance.Error() + ": " + msg, wraps: wraps}
 }
 
+// instanceFailure is the error of an instance that failed: ErrInstance first in wraps.
 type instanceFailure struct {
-	msg string
-	err error
+	msg   string
+	wraps []error
 }
 
 func (e *instanceFailure) Error() string   { return e.msg }
-func (e *instanceFailure) Unwrap() []error { return []error{ErrInstance, e.err} }
-
-// failureOf is the host's answer to a request that failed with err (wire.Failure).
-func failureOf(err error) wire.Failure {
-	var exit *sys.ExitError
-	switch {
-	case errors.Is(err, errTimedOut) || errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded:
-		return wire.FailTimeout
-	case errors.Is(err, errWait):
-		return wire.FailBusy
-	case errors.Is(err, ErrInstance):
-		return wire.FailInstance
-	case errors.Is(err, wire.ErrObject):
-		return wire.FailStore
-	}
-	return wire.FailOther
-}
+func (e *instanceFailure) Unwrap() []error { return e.wraps }

@@ -32,11 +32,6 @@ type Options struct {
 	// MaxBody+1 bytes and the plugin answers 413 when it gets more than MaxBody. Default
 	// DefaultMaxBody.
 	MaxBody int
-	// Replays is the most answers the HTTP front keeps to give again to requests that
-	// repeat one but for their JSON-RPC id, without calling an instance (wire.Hint says
-	// which answers may be). Default DefaultReplays; negative keeps none, so that every
-	// request reaches the plugin.
-	Replays int
 
 	// Server holds the plugin's options, passed to its configure export; zero values take
 	// the plugin's defaults. Its MaxBody is replaced by the pool's, which host and plugin
@@ -103,9 +98,7 @@ type Pool struct {
 	opt    Options
 	// fields are the request header fields the plugin reads (instance.fields), nil for
 	// every field: the HTTP front frames only these.
-	fields []string
-	// replays are the answers the HTTP front may give again (replay.go); nil for none.
-	replays *replays
+	fields  []string
 	slots   chan *instance // Size entries; nil means "not created yet"
 	logMu   sync.Mutex
 	mu      sync.Mutex
@@ -144,9 +137,6 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 	if opt.MaxBody <= 0 {
 		opt.MaxBody = DefaultMaxBody
 	}
-	if opt.Replays == 0 {
-		opt.Replays = DefaultReplays
-	}
 	if need := minMemory(len(pack), opt.MaxBody, len(opt.Server.Instructions)); p.MemoryLimit() < need {
 		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the catalog index is %s (every instance keeps its own copy) and request bodies may be %s, which with the largest answer a request may ask for needs at least %s; raise the memory limit",
 			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(len(pack))), mib(uint64(opt.MaxBody)), mib(need))
@@ -157,7 +147,6 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 		store:   cat.Store,
 		config:  opt.configJSON(),
 		opt:     opt,
-		replays: newReplays(opt.Replays),
 		slots:   make(chan *instance, opt.Size),
 		drained: make(chan struct{}),
 	}
@@ -203,12 +192,14 @@ func (pl *Pool) Stats() (created, failed int64) { return pl.created.Load(), pl.f
 // Options returns the pool's options, defaults filled in.
 func (pl *Pool) Options() Options { return pl.opt }
 
-// errWait is wrapped, with context.DeadlineExceeded, by the error of a request that
-// waited the pool's Timeout for a free instance in vain.
-var errWait = errors.New("runtime: no instance became free in time")
+// Fields returns the names of the request header fields the plugin reads, the only ones
+// a request frame need carry (wire.AppendRequestHead frames them, in this order), or nil
+// when the plugin does not name them (a plugin older than skilledge_fields): then a frame
+// carries every field. The result must not be modified.
+func (pl *Pool) Fields() []string { return pl.fields }
 
 // acquire lends an instance, waiting until one is free, ctx is done (ctx.Err()), or the
-// pool's Timeout has passed (errWait). A free instance is lent without a timer.
+// pool's Timeout has passed (ErrBusy). A free instance is lent without a timer.
 func (pl *Pool) acquire(ctx context.Context) (*instance, error) {
 	pl.mu.Lock()
 	if pl.closed {
@@ -231,7 +222,7 @@ func (pl *Pool) acquire(ctx context.Context) (*instance, error) {
 			return nil, ctx.Err()
 		case <-t.C:
 			pl.leave()
-			return nil, fmt.Errorf("%w (%v): %w", errWait, pl.opt.Timeout, context.DeadlineExceeded)
+			return nil, fmt.Errorf("%w (%v): %w", ErrBusy, pl.opt.Timeout, context.DeadlineExceeded)
 		}
 	}
 	if in != nil {
@@ -281,19 +272,23 @@ func (pl *Pool) do(ctx context.Context, f func(ctx context.Context, in *instance
 // dst; its references name objects of Store(), which the caller splices in
 // (wire.ResolveResponse, wire.WriteResolved). An error means no response was produced:
 // ctx ended while waiting for an instance (ctx.Err()), none became free within the
-// pool's Timeout (errWait, context.DeadlineExceeded), the pool is closed (ErrClosed), or
-// the instance failed (wraps ErrInstance), which includes answering with a malformed
-// frame. A returned frame always parses.
+// pool's Timeout (ErrBusy, context.DeadlineExceeded), the pool is closed (ErrClosed), or
+// the instance failed (wraps ErrInstance; ErrTimeout too when it ran out of time), which
+// includes answering with a malformed frame. A returned frame always parses.
 func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
-	dst, _, err := pl.httpInto(ctx, frame, dst, nil, nil)
+	dst, _, _, err := pl.HTTPAnswer(ctx, frame, dst, nil, nil, false)
 	return dst, err
 }
 
-// httpInto is HTTP also returning the response frame parsed, its fields and references
-// appended to h and refs (wire.ParseResponseInto): the check that the frame parses is
-// the parse a caller needs. An answer the plugin says may be replayed is kept for the
-// HTTP front (replays).
-func (pl *Pool) httpInto(ctx context.Context, frame, dst []byte, h wire.Header, refs []wire.Ref) ([]byte, wire.Response, error) {
+// HTTPAnswer is HTTP for a front, which splices the answer and may keep it to give again:
+// it also returns the response frame parsed, its fields and references appended to h and
+// refs (wire.ParseResponseInto: the check that the frame parses is the parse a front
+// needs; the Response aliases the frame), and, when askHint is true, the plugin's replay
+// hint for this answer (wire.Hint), asked of the instance that answered before it goes
+// back to the pool: the zero Hint when the answer may not be replayed, or when the plugin
+// does not say (a plugin older than skilledge_replay). Keeping the answer is the caller's
+// business; the pool keeps nothing. Errors are as for HTTP.
+func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header, refs []wire.Ref, askHint bool) ([]byte, wire.Response, wire.Hint, error) {
 	var (
 		resp  wire.Response
 		start = len(dst)
@@ -307,17 +302,12 @@ func (pl *Pool) httpInto(ctx context.Context, frame, dst []byte, h wire.Header, 
 		if resp, err = wire.ParseResponseInto(dst[start:], h, refs); err != nil {
 			return fmt.Errorf("%w: the plugin answered a malformed frame", ErrInstance)
 		}
-		if pl.replays != nil {
+		if askHint {
 			hint, err = in.replayHint(ctx)
 		}
 		return err
 	})
-	if err == nil && hint.IDLen > 0 {
-		// Kept once the instance is back in the pool: keeping copies and takes the
-		// replays' lock, which no other request need wait for.
-		pl.replays.keep(frame, hint, dst[start:], resp)
-	}
-	return dst, resp, err
+	return dst, resp, hint, err
 }
 
 // RPC answers one JSON-RPC message (or batch) from a stream transport. version is the

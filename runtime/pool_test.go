@@ -39,6 +39,30 @@ func TestPoolHTTPAndRPC(t *testing.T) {
 	requireEqual(t, "2025-06-18", version)
 }
 
+// HTTPAnswer parses the answer it appends, and asks the plugin how it may be replayed only
+// when told to; HTTP answers the same frame.
+func TestPoolHTTPAnswer(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	ctx := context.Background()
+	req := postFrame(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
+	out, resp, hint, err := pool.HTTPAnswer(ctx, req, []byte("before"), nil, nil, true)
+	requireNoError(t, err)
+	requireEqual(t, "before", string(out[:6]))
+	want := parseResponse(t, out[6:])
+	requireEqual(t, [2]int{200, 1}, [2]int{resp.Status, len(resp.Refs)})
+	requireEqual(t, want.Body, resp.Body)
+	requireEqual(t, want.Refs, resp.Refs)
+	requireEqual(t, true, hint.IDLen > 0, "a read may be replayed")
+
+	again, _, hint, err := pool.HTTPAnswer(ctx, req, nil, nil, nil, false)
+	requireNoError(t, err)
+	requireEqual(t, wire.Hint{}, hint)
+	requireEqual(t, out[6:], again)
+	plain, err := pool.HTTP(ctx, req, nil)
+	requireNoError(t, err)
+	requireEqual(t, out[6:], plain)
+}
+
 func TestPoolConcurrent(t *testing.T) {
 	pool := testPool(t, Options{Size: 4})
 	ctx := context.Background()

@@ -10,9 +10,6 @@ import (
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
-// DefaultReplays is the default of Options.Replays.
-const DefaultReplays = wire.ReplayEntries
-
 // replays holds answers the plugin said may be given again for another id (wire.Hint),
 // so that the HTTP front answers a request that repeats one but for its id without calling
 // an instance: agents ask the same questions (the same SKILL.md, the same list) with ids

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"slices"
@@ -9,15 +10,14 @@ import (
 )
 
 // TestServeHTTPReplays: a request that repeats an earlier one but for an id of the same
-// kind is answered from the pool's replays, byte for byte as the plugin answers it (a
-// pool that keeps none answers every request beside it), and no other request is.
+// kind is answered from the server's replays, byte for byte as the plugin answers it (a
+// server that keeps none answers every request beside it), and no other request is.
 func TestServeHTTPReplays(t *testing.T) {
 	const maxBody = 2048
-	pool := testPool(t, Options{Size: 1, MaxBody: maxBody})
-	plain := testPool(t, Options{Size: 1, MaxBody: maxBody, Replays: -1})
-	requireEqual(t, true, plain.replays == nil, "Replays: -1 keeps none")
-	with, _ := newTestServer(t, pool)
-	without, _ := newTestServer(t, plain)
+	with, srv, _ := newTestServerWith(t, testPool(t, Options{Size: 1, MaxBody: maxBody}), ServerOptions{})
+	without, plain, _ := newTestServerWith(t, testPool(t, Options{Size: 1, MaxBody: maxBody}), ServerOptions{Replays: -1})
+	requireEqual(t, true, plain.cur.Load().replays == nil, "Replays: -1 keeps none")
+	replays := srv.cur.Load().replays
 
 	read := func(id, uri string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"resources/read","params":{"uri":"` + uri + `"}}`
@@ -50,11 +50,11 @@ func TestServeHTTPReplays(t *testing.T) {
 		{"the same, another short id", "", "", strings.Replace(full, `"id":1`, `"id":7`, 1), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			hits := pool.replays.hits.Load()
+			hits := replays.hits.Load()
 			got := exchange(t, with.URL, c.host, c.version, c.body)
 			want := exchange(t, without.URL, c.host, c.version, c.body)
 			requireEqual(t, want, got)
-			requireEqual(t, c.hit, pool.replays.hits.Load() > hits, "answered from the replays")
+			requireEqual(t, c.hit, replays.hits.Load() > hits, "answered from the replays")
 		})
 	}
 }
@@ -92,4 +92,27 @@ func exchange(t *testing.T, url, host, version, body string) string {
 	out.WriteString("\n")
 	out.Write(b)
 	return out.String()
+}
+
+// TestSwapStartsWithoutReplays: the answers kept from one pool are not given once another
+// is swapped in (a --watch rebuild may have changed them); the new pool's own are kept.
+func TestSwapStartsWithoutReplays(t *testing.T) {
+	ts, srv, _ := newTestServerWith(t, testPool(t, Options{Size: 1}), ServerOptions{})
+	read := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`
+	}
+	hits := func() int64 { return srv.cur.Load().replays.hits.Load() }
+	exchange(t, ts.URL, "", "", read("1"))
+	exchange(t, ts.URL, "", "", read("2"))
+	requireEqual(t, int64(1), hits())
+
+	p, cat := testPlugin(t)
+	next, err := p.NewPool(context.Background(), cat, Options{Size: 1})
+	requireNoError(t, err)
+	t.Cleanup(func() { next.Close(context.Background()) })
+	srv.Swap(next)
+	exchange(t, ts.URL, "", "", read("3"))
+	requireEqual(t, int64(0), hits(), "the pool swapped in starts with no replays")
+	exchange(t, ts.URL, "", "", read("4"))
+	requireEqual(t, int64(1), hits())
 }

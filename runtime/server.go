@@ -7,43 +7,85 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
+
+// DefaultReplays is the default of ServerOptions.Replays.
+const DefaultReplays = wire.ReplayEntries
+
+// ServerOptions configure a Server.
+type ServerOptions struct {
+	// Replays is the most answers the HTTP front keeps to give again to requests that
+	// repeat one but for their JSON-RPC id, without calling an instance (wire.Hint says
+	// which answers may be). Default DefaultReplays; negative keeps none, so that every
+	// request reaches the plugin. The answers kept are the serving pool's: a pool swapped
+	// in starts with none.
+	Replays int
+}
 
 // Server serves the current Pool over HTTP (ServeHTTP) and stdio (ServeStdio). The pool
 // can be swapped at any time: each request runs entirely on one pool, so no request sees
 // a half-replaced catalog, and a replaced pool is closed once its requests finish.
 type Server struct {
-	cur    atomic.Pointer[Pool]
-	log    io.Writer
-	logMu  sync.Mutex
-	drains sync.WaitGroup
+	cur     atomic.Pointer[served]
+	replays int // ServerOptions.Replays, the default filled in
+	log     io.Writer
+	logMu   sync.Mutex
+	drains  sync.WaitGroup
 	// conns are the stdio connections being served, for Notify.
 	connsMu sync.Mutex
 	conns   map[*stdioConn]struct{}
 }
 
+// served is a pool with what the fronts keep for it: the request fields and the body cap
+// its frames are made with, and the answers it gave that may be given again. A swap
+// replaces the whole, so that a pool swapped in starts with no replays and no answer of
+// one pool is ever kept for, or given from, another.
+type served struct {
+	pool    *Pool
+	fields  []string
+	maxBody int
+	replays *replays // nil keeps none
+}
+
 // NewServer returns a Server answering from pool. Errors are logged to log (os.Stderr
 // in the CLI; never the stdio protocol stream).
-func NewServer(pool *Pool, log io.Writer) *Server {
-	s := &Server{log: log}
-	s.cur.Store(pool)
+func NewServer(pool *Pool, log io.Writer, opt ServerOptions) *Server {
+	if opt.Replays == 0 {
+		opt.Replays = DefaultReplays
+	}
+	s := &Server{log: log, replays: opt.Replays}
+	s.cur.Store(s.serve(pool))
 	return s
 }
 
-// Pool returns the pool serving new requests.
-func (s *Server) Pool() *Pool { return s.cur.Load() }
+// serve returns pool as the Server serves it, with no replays yet.
+func (s *Server) serve(pool *Pool) *served {
+	return &served{pool: pool, fields: pool.Fields(), maxBody: pool.Options().MaxBody, replays: newReplays(s.replays)}
+}
 
-// Swap makes pool serve every request from now on. The previous pool finishes the
-// requests it has and is closed in the background.
+// Pool returns the pool serving new requests.
+func (s *Server) Pool() *Pool { return s.cur.Load().pool }
+
+// Swap makes pool serve every request from now on, with no replays yet. The previous
+// pool finishes the requests it has and is closed in the background.
 func (s *Server) Swap(pool *Pool) {
-	old := s.cur.Swap(pool)
-	if old == nil || old == pool {
-		return
+	next := s.serve(pool)
+	var old *served
+	for {
+		old = s.cur.Load()
+		if old.pool == pool {
+			return
+		}
+		if s.cur.CompareAndSwap(old, next) {
+			break
+		}
 	}
 	s.drains.Add(1)
 	go func() {
 		defer s.drains.Done()
-		if err := old.Close(context.Background()); err != nil {
+		if err := old.pool.Close(context.Background()); err != nil {
 			s.logf("skilledge: closing the previous catalog: %v", err)
 		}
 	}()
@@ -52,7 +94,7 @@ func (s *Server) Swap(pool *Pool) {
 // Close closes the current pool after its requests in flight, and waits for pools
 // replaced earlier to close, or for ctx.
 func (s *Server) Close(ctx context.Context) error {
-	err := s.cur.Load().Close(ctx)
+	err := s.cur.Load().pool.Close(ctx)
 	done := make(chan struct{})
 	go func() { s.drains.Wait(); close(done) }()
 	select {
@@ -65,11 +107,11 @@ func (s *Server) Close(ctx context.Context) error {
 
 // call runs f on the current pool, moving to the new one if the pool was swapped out
 // between loading it and lending an instance.
-func (s *Server) call(f func(*Pool) error) error {
+func (s *Server) call(f func(*served) error) error {
 	for {
-		pool := s.cur.Load()
-		err := f(pool)
-		if !errors.Is(err, ErrClosed) || s.cur.Load() == pool {
+		sv := s.cur.Load()
+		err := f(sv)
+		if !errors.Is(err, ErrClosed) || s.cur.Load() == sv {
 			return err
 		}
 	}

@@ -132,13 +132,13 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 			reply = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: message longer than %d bytes"}}`, maxLine)
 		case len(msg) == 0:
 		default:
-			rerr := s.call(func(p *Pool) error {
-				out, err := p.RPC(ctx, version, msg)
+			rerr := s.call(func(sv *served) error {
+				out, err := sv.pool.RPC(ctx, version, msg)
 				if err != nil {
 					return err
 				}
 				version, reply, refs = out.Version, out.Message, out.Refs
-				if objs, err = wire.Objects(refs, p.Store()); err != nil {
+				if objs, err = wire.Objects(refs, sv.pool.Store()); err != nil {
 					return err
 				}
 				return nil

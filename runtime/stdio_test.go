@@ -20,7 +20,7 @@ import (
 func TestServeStdio(t *testing.T) {
 	defer func(n int) { maxLine = n }(maxLine)
 	maxLine = 4096
-	srv := NewServer(testPool(t, Options{Size: 1}), &bytes.Buffer{})
+	srv := NewServer(testPool(t, Options{Size: 1}), &bytes.Buffer{}, ServerOptions{})
 	in := strings.Join([]string{
 		initialize,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -48,7 +48,7 @@ func TestServeStdio(t *testing.T) {
 func TestServeStdioLongLines(t *testing.T) {
 	defer func(n int) { maxLine = n }(maxLine)
 	maxLine = 200 << 10 // beyond the 64 KiB read buffer
-	srv := NewServer(testPool(t, Options{Size: 1}), &bytes.Buffer{})
+	srv := NewServer(testPool(t, Options{Size: 1}), &bytes.Buffer{}, ServerOptions{})
 	long := `{"jsonrpc":"2.0","id":7,"method":"skills/list","params":{"pad":"` + strings.Repeat("y", 150<<10) + `"}}`
 	var out bytes.Buffer
 	requireNoError(t, srv.ServeStdio(context.Background(), strings.NewReader(long+"\n"+long+strings.Repeat(" ", 100<<10)+"\n"), &out))
@@ -75,7 +75,7 @@ func TestStdioFailure(t *testing.T) {
 // line written is one whole message (a reply or a notification), replies stay in order,
 // and nothing is sent to a connection that has not been answered yet.
 func TestStdioNotify(t *testing.T) {
-	srv := NewServer(testPool(t, Options{Size: 1}), &bytes.Buffer{})
+	srv := NewServer(testPool(t, Options{Size: 1}), &bytes.Buffer{}, ServerOptions{})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
@@ -132,7 +132,7 @@ func TestStdioNotify(t *testing.T) {
 // TestNotifyBackPressure: a client that stops reading blocks its connection's writes, but
 // never Notify (the watcher calls it, and shutdown waits for the watcher).
 func TestNotifyBackPressure(t *testing.T) {
-	srv := NewServer(testPool(t, Options{Size: 1}), io.Discard)
+	srv := NewServer(testPool(t, Options{Size: 1}), io.Discard, ServerOptions{})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	out := writeStarts{outW, make(chan struct{}, 1)}

@@ -186,16 +186,17 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 		return 1
 	}
 	server.AllowOrigins, server.AllowHosts = origins, hosts
-	opt := skruntime.Options{Server: server, Replays: *replays}
-	if *replays == 0 {
-		opt.Replays = -1
-	}
+	opt := skruntime.Options{Server: server}
 	pool, plugin, err := startPool(ctx, f.plugin, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
 	}
-	srv := skruntime.NewServer(pool, stderr)
+	srvOpt := skruntime.ServerOptions{Replays: *replays}
+	if *replays == 0 {
+		srvOpt.Replays = -1
+	}
+	srv := skruntime.NewServer(pool, stderr, srvOpt)
 	defer srv.Close(context.Background())
 	defer f.startWatching(ctx, "serve", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
 
@@ -272,7 +273,7 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1
 	}
-	srv := skruntime.NewServer(pool, stderr)
+	srv := skruntime.NewServer(pool, stderr, skruntime.ServerOptions{})
 	defer srv.Close(context.Background())
 	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"))
 	defer f.startWatching(ctx, "stdio", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
