@@ -68,7 +68,7 @@ func TestPluginHash(t *testing.T) {
 	}
 }
 
-func TestLocatePlugin(t *testing.T) {
+func TestLocate(t *testing.T) {
 	ctx := context.Background()
 	f := filepath.Join(t.TempDir(), "p.wasm")
 	requireNoError(t, os.WriteFile(f, []byte("\x00asm"), 0o644))

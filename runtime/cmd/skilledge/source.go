@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/skilledge/skilledge/catalog"
-	skruntime "github.com/skilledge/skilledge/runtime"
 	"github.com/skilledge/skilledge/runtime/store"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // The files of a built catalog, in OUT (skilledge build) and in the build cache.
@@ -26,8 +26,8 @@ type source struct {
 	store *store.Dir
 }
 
-func (s *source) catalog() skruntime.Catalog {
-	return skruntime.Catalog{Index: s.index, Store: s.store}
+func (s *source) catalog() wasm.Catalog {
+	return wasm.Catalog{Index: s.index, Store: s.store}
 }
 
 // isBuilt reports whether dir is the output of skilledge build: it holds catalog.pack.

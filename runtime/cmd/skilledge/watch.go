@@ -11,8 +11,9 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
-	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/front"
 	"github.com/skilledge/skilledge/runtime/store"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // How --watch looks at the folder: a walk of it every watchInterval, and once something
@@ -29,9 +30,9 @@ type watcher struct {
 	name   string // the command, for messages: "serve" or "stdio"
 	dir    string // the skills folder
 	flags  catalogFlags
-	plugin *skruntime.Plugin
-	opt    skruntime.Options // of every pool it makes
-	srv    *skruntime.Server
+	plugin *wasm.Plugin
+	opt    wasm.Options // of every pool it makes
+	srv    *front.Server
 	stderr io.Writer
 	// served is the digest of the catalog being served (catalog.Pack.Digest).
 	served string

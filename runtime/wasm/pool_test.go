@@ -1,4 +1,4 @@
-package runtime
+package wasm
 
 import (
 	"context"
@@ -61,6 +61,12 @@ func TestPoolHTTPAnswer(t *testing.T) {
 	plain, err := pool.HTTP(ctx, req, nil)
 	requireNoError(t, err)
 	requireEqual(t, out[6:], plain)
+}
+
+// The pool names the fields the plugin's skilledge_fields names: wire.RequestFields.
+func TestPoolFields(t *testing.T) {
+	pool := testPool(t, Options{})
+	requireEqual(t, wire.RequestFields, pool.Fields())
 }
 
 func TestPoolConcurrent(t *testing.T) {
@@ -294,4 +300,22 @@ func TestExtismABI(t *testing.T) {
 	if !strings.HasPrefix(string(ext), "2025-06-18\n{") {
 		t.Fatalf("rpc output %q", ext)
 	}
+}
+
+// When every instance stays busy for the whole Timeout, the request is turned away with
+// ErrBusy (which the fronts answer 503), and served once an instance is free again.
+func TestPoolBusy(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	ctx := context.Background()
+	in, err := pool.acquire(ctx)
+	requireNoError(t, err)
+	pool.opt.Timeout = 50 * time.Millisecond
+	_, err = pool.HTTP(ctx, postFrame(initialize), nil)
+	requireErrorIs(t, err, ErrBusy)
+	requireErrorIs(t, err, context.DeadlineExceeded)
+	pool.release(in, nil)
+	pool.opt.Timeout = DefaultTimeout
+	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+	requireNoError(t, err)
+	requireInitialized(t, parseResponse(t, out).Body)
 }

@@ -1,4 +1,4 @@
-package runtime
+package front
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // TestServeHTTPReplays: a request that repeats an earlier one but for an id of the same
@@ -14,8 +16,8 @@ import (
 // server that keeps none answers every request beside it), and no other request is.
 func TestServeHTTPReplays(t *testing.T) {
 	const maxBody = 2048
-	with, srv, _ := newTestServerWith(t, testPool(t, Options{Size: 1, MaxBody: maxBody}), ServerOptions{})
-	without, plain, _ := newTestServerWith(t, testPool(t, Options{Size: 1, MaxBody: maxBody}), ServerOptions{Replays: -1})
+	with, srv, _ := newTestServerWith(t, testPool(t, wasm.Options{Size: 1, MaxBody: maxBody}), Options{})
+	without, plain, _ := newTestServerWith(t, testPool(t, wasm.Options{Size: 1, MaxBody: maxBody}), Options{Replays: -1})
 	requireEqual(t, true, plain.cur.Load().replays == nil, "Replays: -1 keeps none")
 	replays := srv.cur.Load().replays
 
@@ -97,7 +99,7 @@ func exchange(t *testing.T, url, host, version, body string) string {
 // TestSwapStartsWithoutReplays: the answers kept from one pool are not given once another
 // is swapped in (a --watch rebuild may have changed them); the new pool's own are kept.
 func TestSwapStartsWithoutReplays(t *testing.T) {
-	ts, srv, _ := newTestServerWith(t, testPool(t, Options{Size: 1}), ServerOptions{})
+	ts, srv, _ := newTestServerWith(t, testPool(t, wasm.Options{Size: 1}), Options{})
 	read := func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`
 	}
@@ -107,7 +109,7 @@ func TestSwapStartsWithoutReplays(t *testing.T) {
 	requireEqual(t, int64(1), hits())
 
 	p, cat := testPlugin(t)
-	next, err := p.NewPool(context.Background(), cat, Options{Size: 1})
+	next, err := p.NewPool(context.Background(), cat, wasm.Options{Size: 1})
 	requireNoError(t, err)
 	t.Cleanup(func() { next.Close(context.Background()) })
 	srv.Swap(next)

@@ -1,4 +1,4 @@
-package runtime
+package wasm
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // Raw ABI exports of plugin.wasm; the contract is in edge/plugin/main.go.
@@ -158,6 +160,27 @@ func (in *instance) fields(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("%w: %s gave no names", ErrInstance, rawFields)
 	}
 	return strings.Split(string(b), "\n"), nil
+}
+
+// replayHint asks the instance how its last skilledge_http answer may be replayed; the
+// zero Hint when it may not, or when the plugin does not say (a plugin older than
+// skilledge_replay). An error wraps ErrInstance.
+func (in *instance) replayHint(ctx context.Context) (wire.Hint, error) {
+	if in.replay == nil {
+		return wire.Hint{}, nil
+	}
+	if err := in.replay.CallWithStack(ctx, in.stack[:]); err != nil {
+		return wire.Hint{}, instanceError(err)
+	}
+	if in.stack[0] == 0 {
+		return wire.Hint{}, nil
+	}
+	b, ok := in.packed()
+	h, parsed := wire.ParseHint(b)
+	if !ok || !parsed {
+		return wire.Hint{}, fmt.Errorf("%w: %s gave %d bytes, not %d", ErrInstance, rawReplay, len(b), wire.HintSize)
+	}
+	return h, nil
 }
 
 // packed reads the packed result (ptr<<32 | len) of the last raw call from the module's

@@ -1,9 +1,9 @@
-package runtime
+package wasm
 
 import "errors"
 
 var (
-	// ErrClosed is returned by a Pool or Server used after Close.
+	// ErrClosed is returned by a Pool used after Close.
 	ErrClosed = errors.New("runtime: closed")
 	// ErrMemoryLimit is wrapped by NewPool when the per-instance memory limit is too small
 	// for the pack, and by Compile when the limit is out of range.

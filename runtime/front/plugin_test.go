@@ -1,4 +1,4 @@
-package runtime
+package front
 
 import (
 	"context"
@@ -11,21 +11,22 @@ import (
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
-// The tests below run the real plugin, built from this module's source once per test
+// The tests below serve the real plugin, built from this module's source once per test
 // binary (and cached across runs by pluginbuild.Ensure), with the example catalog.
 var shared struct {
 	once   sync.Once
 	wasm   []byte
-	plugin *Plugin
-	cat    Catalog
+	plugin *wasm.Plugin
+	cat    wasm.Catalog
 	err    error
 }
 
 // testPlugin returns the compiled plugin and the example catalog (its index, and its
 // store held in memory).
-func testPlugin(t testing.TB) (*Plugin, Catalog) {
+func testPlugin(t testing.TB) (*wasm.Plugin, wasm.Catalog) {
 	t.Helper()
 	shared.once.Do(func() {
 		ctx := context.Background()
@@ -38,11 +39,11 @@ func testPlugin(t testing.TB) (*Plugin, Catalog) {
 			shared.err = err
 			return
 		}
-		if shared.plugin, err = Compile(ctx, shared.wasm, Config{}); err != nil {
+		if shared.plugin, err = wasm.Compile(ctx, shared.wasm, wasm.Config{}); err != nil {
 			shared.err = err
 			return
 		}
-		c, problems, err := compile.LoadDir("../catalog/examples/skills", compile.Options{})
+		c, problems, err := compile.LoadDir("../../catalog/examples/skills", compile.Options{})
 		if err != nil || compile.HasErrors(problems) {
 			shared.err = fmt.Errorf("example catalog: %v %v", err, problems)
 			return
@@ -52,7 +53,7 @@ func testPlugin(t testing.TB) (*Plugin, Catalog) {
 			shared.err = err
 			return
 		}
-		shared.cat = Catalog{Index: enc.Index, Store: enc.Store}
+		shared.cat = wasm.Catalog{Index: enc.Index, Store: enc.Store}
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -60,16 +61,7 @@ func testPlugin(t testing.TB) (*Plugin, Catalog) {
 	return shared.plugin, shared.cat
 }
 
-// resolved is the response frame out with its references resolved from store.
-func resolved(t testing.TB, out []byte, store wire.Store) wire.Response {
-	t.Helper()
-	r := parseResponse(t, out)
-	b, err := wire.ResolveResponse(nil, &r, store)
-	requireNoError(t, err)
-	return parseResponse(t, b)
-}
-
-func testPool(t testing.TB, opt Options) *Pool {
+func testPool(t testing.TB, opt wasm.Options) *wasm.Pool {
 	t.Helper()
 	p, pack := testPlugin(t)
 	pool, err := p.NewPool(context.Background(), pack, opt)
@@ -78,27 +70,15 @@ func testPool(t testing.TB, opt Options) *Pool {
 	return pool
 }
 
-// frame returns a request frame; headers alternate names and values.
-func frame(method, target, body string, headers ...string) []byte {
-	r := &wire.Request{Method: method, Target: target, Body: []byte(body)}
-	r.Header = append(r.Header, wire.Field{Name: "Host", Value: "localhost:8787"})
-	for i := 0; i+1 < len(headers); i += 2 {
-		r.Header = append(r.Header, wire.Field{Name: headers[i], Value: headers[i+1]})
-	}
-	return wire.AppendRequest(nil, r)
-}
-
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
 
+// postFrame returns the request frame of a POST of body to /mcp.
 func postFrame(body string) []byte {
-	return frame("POST", "/mcp", body, "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
-}
-
-func parseResponse(t testing.TB, b []byte) wire.Response {
-	t.Helper()
-	r, err := wire.ParseResponse(b)
-	requireNoError(t, err, fmt.Sprintf("frame %q", b))
-	return r
+	r := &wire.Request{Method: "POST", Target: "/mcp", Body: []byte(body)}
+	for _, h := range [][2]string{{"Host", "localhost:8787"}, {"Content-Type", "application/json"}, {"Accept", "application/json, text/event-stream"}} {
+		r.Header = append(r.Header, wire.Field{Name: h[0], Value: h[1]})
+	}
+	return wire.AppendRequest(nil, r)
 }
 
 func requireInitialized(t testing.TB, body []byte) {

@@ -1,10 +1,4 @@
-// Package runtime hosts plugin.wasm (edge/plugin) with wazero: it compiles the module
-// once, keeps pools of instances that each hold a loaded pack, implements the host side
-// of both plugin ABIs (the raw one it serves traffic with and the Extism one any Extism
-// SDK uses), and fronts the pools with net/http and stdio. It owns only what a host must:
-// sockets, the request-body cap, per-request deadlines, per-instance memory caps and the
-// instance pool. Every protocol decision is the plugin's.
-package runtime
+package wasm
 
 import (
 	"context"

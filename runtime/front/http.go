@@ -1,4 +1,4 @@
-package runtime
+package front
 
 import (
 	"io"
@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // ServeHTTP implements http.Handler: it frames the request, has the plugin answer it (or
@@ -31,7 +32,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var (
-		pool  *Pool
+		pool  *wasm.Pool
 		resp  []byte
 		f     wire.Response
 		owned bool // f's fields are interned already

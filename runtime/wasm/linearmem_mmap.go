@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package runtime
+package wasm
 
 import (
 	"sync/atomic"

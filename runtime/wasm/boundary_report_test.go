@@ -1,6 +1,6 @@
 //go:build benchreport
 
-package runtime
+package wasm
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +24,7 @@ import (
 // numbers to BENCHMARKS.md (the section between the boundary markers). It is a report, not
 // a check: it never fails on a timing. Run it with
 //
-//	go test -tags benchreport -run BoundaryReport -count=1 ./runtime/
+//	go test -tags benchreport -run BoundaryReport -count=1 ./runtime/wasm/
 //
 // Every path answers the same ~1 KB HTTP request frame (a 2026-07-28 resources/read with
 // the headers a real client sends) for a one-line, a ~10 KB and a ~1 MB text file of a
@@ -128,7 +128,7 @@ func TestBoundaryReport(t *testing.T) {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, wazero with the shipped runtime config\n",
-		time.Now().UTC().Format("2006-01-02"), cpuModel(), goruntime.NumCPU(), goVersion())
+		time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), goVersion())
 	fmt.Fprintf(&b, "(the instrumented deadline, deadline.go). Each figure is the mean of one `testing.Benchmark` run (about a\n")
 	fmt.Fprintf(&b, "second of calls, one at a time); boundary = the path's time minus native edge's. Every path ends with the\n")
 	fmt.Fprintf(&b, "response as a client gets it: the store's objects spliced in.\n\n")
@@ -195,7 +195,7 @@ func nativeServer(t *testing.T, pack []byte) *edge.Server {
 // writeSection replaces the text between <!-- NAME:start --> and <!-- NAME:end --> in
 // BENCHMARKS.md, appending the section if it is missing.
 func writeSection(t *testing.T, name, text string) {
-	path := filepath.Join("..", "BENCHMARKS.md")
+	path := filepath.Join("..", "..", "BENCHMARKS.md")
 	old, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
@@ -239,13 +239,13 @@ func cpuModel() string {
 			return strings.TrimSpace(v)
 		}
 	}
-	return goruntime.GOARCH
+	return runtime.GOARCH
 }
 
 func goVersion() string {
 	out, err := exec.Command("go", "env", "GOVERSION").Output()
 	if err != nil {
-		return goruntime.Version()
+		return runtime.Version()
 	}
 	return strings.TrimSpace(string(out))
 }

@@ -1,4 +1,4 @@
-package runtime
+package front
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"sync/atomic"
 
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
-// DefaultReplays is the default of ServerOptions.Replays.
+// DefaultReplays is the default of Options.Replays.
 const DefaultReplays = wire.ReplayEntries
 
-// ServerOptions configure a Server.
-type ServerOptions struct {
+// Options configure a Server.
+type Options struct {
 	// Replays is the most answers the HTTP front keeps to give again to requests that
 	// repeat one but for their JSON-RPC id, without calling an instance (wire.Hint says
 	// which answers may be). Default DefaultReplays; negative keeps none, so that every
@@ -29,7 +30,7 @@ type ServerOptions struct {
 // a half-replaced catalog, and a replaced pool is closed once its requests finish.
 type Server struct {
 	cur     atomic.Pointer[served]
-	replays int // ServerOptions.Replays, the default filled in
+	replays int // Options.Replays, the default filled in
 	log     io.Writer
 	logMu   sync.Mutex
 	drains  sync.WaitGroup
@@ -43,7 +44,7 @@ type Server struct {
 // replaces the whole, so that a pool swapped in starts with no replays and no answer of
 // one pool is ever kept for, or given from, another.
 type served struct {
-	pool    *Pool
+	pool    *wasm.Pool
 	fields  []string
 	maxBody int
 	replays *replays // nil keeps none
@@ -51,7 +52,7 @@ type served struct {
 
 // NewServer returns a Server answering from pool. Errors are logged to log (os.Stderr
 // in the CLI; never the stdio protocol stream).
-func NewServer(pool *Pool, log io.Writer, opt ServerOptions) *Server {
+func NewServer(pool *wasm.Pool, log io.Writer, opt Options) *Server {
 	if opt.Replays == 0 {
 		opt.Replays = DefaultReplays
 	}
@@ -61,26 +62,32 @@ func NewServer(pool *Pool, log io.Writer, opt ServerOptions) *Server {
 }
 
 // serve returns pool as the Server serves it, with no replays yet.
-func (s *Server) serve(pool *Pool) *served {
+func (s *Server) serve(pool *wasm.Pool) *served {
+	if pool == nil {
+		return &served{}
+	}
 	return &served{pool: pool, fields: pool.Fields(), maxBody: pool.Options().MaxBody, replays: newReplays(s.replays)}
 }
 
 // Pool returns the pool serving new requests.
-func (s *Server) Pool() *Pool { return s.cur.Load().pool }
+func (s *Server) Pool() *wasm.Pool { return s.cur.Load().pool }
 
 // Swap makes pool serve every request from now on, with no replays yet. The previous
 // pool finishes the requests it has and is closed in the background.
-func (s *Server) Swap(pool *Pool) {
+func (s *Server) Swap(pool *wasm.Pool) {
 	next := s.serve(pool)
 	var old *served
 	for {
 		old = s.cur.Load()
-		if old.pool == pool {
+		if old != nil && old.pool == pool {
 			return
 		}
 		if s.cur.CompareAndSwap(old, next) {
 			break
 		}
+	}
+	if old == nil || old.pool == nil {
+		return
 	}
 	s.drains.Add(1)
 	go func() {
@@ -111,7 +118,7 @@ func (s *Server) call(f func(*served) error) error {
 	for {
 		sv := s.cur.Load()
 		err := f(sv)
-		if !errors.Is(err, ErrClosed) || s.cur.Load() == sv {
+		if !errors.Is(err, wasm.ErrClosed) || s.cur.Load() == sv {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package runtime
+package front
 
 import (
 	"bytes"
@@ -13,20 +13,20 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/skilledge/skilledge/edge/wire"
-	dirstore "github.com/skilledge/skilledge/runtime/store"
+	"github.com/skilledge/skilledge/runtime/store"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
-func newTestServer(t *testing.T, pool *Pool) (*httptest.Server, *bytes.Buffer) {
+func newTestServer(t *testing.T, pool *wasm.Pool) (*httptest.Server, *bytes.Buffer) {
 	t.Helper()
-	ts, _, log := newTestServerWith(t, pool, ServerOptions{})
+	ts, _, log := newTestServerWith(t, pool, Options{})
 	return ts, log
 }
 
 // newTestServerWith is newTestServer with options, also returning the Server.
-func newTestServerWith(t *testing.T, pool *Pool, opt ServerOptions) (*httptest.Server, *Server, *bytes.Buffer) {
+func newTestServerWith(t *testing.T, pool *wasm.Pool, opt Options) (*httptest.Server, *Server, *bytes.Buffer) {
 	t.Helper()
 	var log bytes.Buffer
 	srv := NewServer(pool, &syncWriter{w: &log}, opt)
@@ -66,7 +66,7 @@ func readBody(t *testing.T, r *http.Response) string {
 }
 
 func TestServeHTTP(t *testing.T) {
-	ts, _ := newTestServer(t, testPool(t, Options{Size: 2}))
+	ts, _ := newTestServer(t, testPool(t, wasm.Options{Size: 2}))
 
 	resp := post(t, ts.URL+"/mcp", initialize)
 	requireEqual(t, 200, resp.StatusCode)
@@ -95,7 +95,7 @@ func TestServeHTTP(t *testing.T) {
 }
 
 func TestServeHTTPBodyCap(t *testing.T) {
-	ts, _ := newTestServer(t, testPool(t, Options{Size: 1, MaxBody: 1024}))
+	ts, _ := newTestServer(t, testPool(t, wasm.Options{Size: 1, MaxBody: 1024}))
 	resp := post(t, ts.URL+"/mcp", initialize+strings.Repeat(" ", 1024))
 	requireEqual(t, 413, resp.StatusCode)
 	resp = post(t, ts.URL+"/mcp", initialize+strings.Repeat(" ", 1024-len(initialize)))
@@ -163,25 +163,19 @@ func TestAppendRequestFrame(t *testing.T) {
 	requireEqual(t, "POST /mcp\nhost: example.com\ncontent-type: application/json\norigin: o1, o2\naccept: a\n\n{}", first)
 }
 
-// The pool frames what the plugin's skilledge_fields names: wire.RequestFields.
-func TestPoolFields(t *testing.T) {
-	pool := testPool(t, Options{})
-	requireEqual(t, wire.RequestFields, pool.fields)
-}
-
 // An instance failure is a 500 with a JSON-RPC internal error for that request only.
 func TestServeHTTPInstanceFailure(t *testing.T) {
 	_, cat := testPlugin(t)
 	ctx := context.Background()
-	limit := MinMemoryLimit(cat.Index, DefaultMaxBody) // the smallest the pool accepts
-	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: limit, Stderr: io.Discard})
+	limit := wasm.MinMemoryLimit(cat.Index, wasm.DefaultMaxBody) // the smallest the pool accepts
+	small, err := wasm.Compile(ctx, shared.wasm, wasm.Config{MemoryLimit: limit, Stderr: io.Discard})
 	requireNoError(t, err)
 	defer small.Close(ctx)
-	pool, err := small.NewPool(ctx, cat, Options{Size: 1})
+	pool, err := small.NewPool(ctx, cat, wasm.Options{Size: 1})
 	requireNoError(t, err)
 	defer pool.Close(ctx)
-	pool.opt.MaxBody = 64 << 20 // past what NewPool allows: the body will not fit the instance
-	ts, log := newTestServer(t, pool)
+	ts, srv, log := newTestServerWith(t, pool, Options{})
+	srv.cur.Load().maxBody = 64 << 20 // past what NewPool allows: the body will not fit the instance
 
 	resp := post(t, ts.URL+"/mcp", strings.Repeat(" ", int(limit)+1<<20))
 	requireEqual(t, 500, resp.StatusCode)
@@ -194,8 +188,8 @@ func TestServeHTTPInstanceFailure(t *testing.T) {
 }
 
 func TestServerSwap(t *testing.T) {
-	first := testPool(t, Options{Size: 2})
-	srv := NewServer(first, io.Discard, ServerOptions{})
+	first := testPool(t, wasm.Options{Size: 2})
+	srv := NewServer(first, io.Discard, Options{})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
@@ -222,9 +216,9 @@ func TestServerSwap(t *testing.T) {
 		}()
 	}
 	p, cat := testPlugin(t)
-	pools := []*Pool{first}
+	pools := []*wasm.Pool{first}
 	for i := 0; i < 5; i++ {
-		next, err := p.NewPool(context.Background(), cat, Options{Size: 2})
+		next, err := p.NewPool(context.Background(), cat, wasm.Options{Size: 2})
 		requireNoError(t, err)
 		srv.Swap(next)
 		pools = append(pools, next)
@@ -234,24 +228,38 @@ func TestServerSwap(t *testing.T) {
 	requireNoError(t, srv.Close(context.Background()))
 	for _, pl := range pools {
 		_, err := pl.HTTP(context.Background(), postFrame(initialize), nil)
-		requireErrorIs(t, err, ErrClosed)
+		requireErrorIs(t, err, wasm.ErrClosed)
 	}
 }
 
-// When every instance stays busy for the whole Timeout, the request is turned away.
+// When every instance stayed busy for the whole Timeout, the pool turns the request away
+// (wasm.ErrBusy; wasm's TestPoolBusy makes one), and the HTTP front answers a 503 to retry.
 func TestServeHTTPBusy(t *testing.T) {
-	pool := testPool(t, Options{Size: 1})
-	ts, _ := newTestServer(t, pool)
-	in, err := pool.acquire(context.Background())
-	requireNoError(t, err)
-	pool.opt.Timeout = 50 * time.Millisecond
-	resp := post(t, ts.URL+"/mcp", initialize)
-	requireEqual(t, 503, resp.StatusCode)
-	requireEqual(t, "1", resp.Header.Get("Retry-After"))
-	requireEqual(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: server busy, retry later"}}`, readBody(t, resp))
-	pool.release(in, nil)
-	pool.opt.Timeout = DefaultTimeout
-	requireEqual(t, 200, post(t, ts.URL+"/mcp", initialize).StatusCode)
+	w := httptest.NewRecorder()
+	writeFailure(w, failureOf(fmt.Errorf("%w (50ms): %w", wasm.ErrBusy, context.DeadlineExceeded)))
+	requireEqual(t, 503, w.Code)
+	requireEqual(t, "1", w.Header().Get("Retry-After"))
+	requireEqual(t, "application/json", w.Header().Get("Content-Type"))
+	body := `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: server busy, retry later"}}`
+	requireEqual(t, body, w.Body.String())
+	requireEqual(t, fmt.Sprint(len(body)), w.Header().Get("Content-Length"))
+}
+
+// failureOf reads what went wrong from the pool's errors, and the store's.
+func TestFailureOf(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want wire.Failure
+	}{
+		{fmt.Errorf("%w: %w", wasm.ErrInstance, wasm.ErrTimeout), wire.FailTimeout},
+		{fmt.Errorf("%w (10s): %w", wasm.ErrBusy, context.DeadlineExceeded), wire.FailBusy},
+		{fmt.Errorf("%w: plugin crashed", wasm.ErrInstance), wire.FailInstance},
+		{fmt.Errorf("%w: x is missing", wire.ErrObject), wire.FailStore},
+		{context.Canceled, wire.FailOther},
+		{wasm.ErrClosed, wire.FailOther},
+	} {
+		requireEqual(t, c.want, failureOf(c.err), c.err.Error())
+	}
 }
 
 // TestServeHTTPConcurrentHeaders sends concurrent requests, each from its own loopback
@@ -259,7 +267,7 @@ func TestServeHTTPBusy(t *testing.T) {
 // headers once aliased a pooled buffer that the next request overwrote before net/http
 // wrote them (run with -race to see the race itself).
 func TestServeHTTPConcurrentHeaders(t *testing.T) {
-	ts, _ := newTestServer(t, testPool(t, Options{Size: 2}))
+	ts, _ := newTestServer(t, testPool(t, wasm.Options{Size: 2}))
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
 	for g := 0; g < 16; g++ {
@@ -301,12 +309,12 @@ func TestServeHTTPStore(t *testing.T) {
 	dir := t.TempDir()
 	st := cat.Store.(interface{ WriteDir(string) error })
 	requireNoError(t, st.WriteDir(dir))
-	store, err := dirstore.Open(dir)
+	objects, err := store.Open(dir)
 	requireNoError(t, err)
-	pool, err := p.NewPool(context.Background(), Catalog{Index: cat.Index, Store: store}, Options{Size: 1})
+	pool, err := p.NewPool(context.Background(), wasm.Catalog{Index: cat.Index, Store: objects}, wasm.Options{Size: 1})
 	requireNoError(t, err)
 	t.Cleanup(func() { pool.Close(context.Background()) })
-	ts, log := newTestServer(t, pool)
+	ts, srv, log := newTestServerWith(t, pool, Options{})
 
 	read := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://csv-insights/assets/chart-template.png"}}`
 	resp := post(t, ts.URL+"/mcp", read)
@@ -326,14 +334,18 @@ func TestServeHTTPStore(t *testing.T) {
 	requireEqual(t, resp.Header.Get("ETag"), head.Header.Get("ETag"))
 
 	// Take the PNG's resources/read object out of the store: the next read of it fails
-	// alone (the rest, including other objects, is served).
+	// alone (the rest, including other objects, is served). The pool swapped in serves
+	// the same catalog from a store that has not loaded it yet.
 	r, err := wire.ParseResponse(mustHTTP(t, pool, read))
 	requireNoError(t, err)
 	requireEqual(t, 1, len(r.Refs))
 	missing := r.Refs[0].Name
-	store2, err := dirstore.Open(dir) // a store that has not loaded it yet
+	objects2, err := store.Open(dir)
 	requireNoError(t, err)
-	pool.store = store2
+	pool, err = p.NewPool(context.Background(), wasm.Catalog{Index: cat.Index, Store: objects2}, wasm.Options{Size: 1})
+	requireNoError(t, err)
+	t.Cleanup(func() { pool.Close(context.Background()) })
+	srv.Swap(pool)
 	requireNoError(t, os.Remove(filepath.Join(dir, "sha256", missing)))
 	resp = post(t, ts.URL+"/mcp", read)
 	body = readBody(t, resp)
@@ -349,7 +361,7 @@ func TestServeHTTPStore(t *testing.T) {
 
 // mustHTTP answers a POST of body through the pool and returns the frame, references
 // unresolved.
-func mustHTTP(t *testing.T, pool *Pool, body string) []byte {
+func mustHTTP(t *testing.T, pool *wasm.Pool, body string) []byte {
 	t.Helper()
 	out, err := pool.HTTP(context.Background(), postFrame(body), nil)
 	requireNoError(t, err)

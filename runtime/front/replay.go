@@ -1,8 +1,6 @@
-package runtime
+package front
 
 import (
-	"context"
-	"fmt"
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
@@ -117,25 +115,4 @@ func (rs *replays) keep(frame []byte, hint wire.Hint, out []byte, resp wire.Resp
 	}
 	rs.entries[key] = &e
 	rs.bytes += size
-}
-
-// replayHint asks the instance how its last skilledge_http answer may be replayed; the
-// zero Hint when it may not, or when the plugin does not say (a plugin older than
-// skilledge_replay). An error wraps ErrInstance.
-func (in *instance) replayHint(ctx context.Context) (wire.Hint, error) {
-	if in.replay == nil {
-		return wire.Hint{}, nil
-	}
-	if err := in.replay.CallWithStack(ctx, in.stack[:]); err != nil {
-		return wire.Hint{}, instanceError(err)
-	}
-	if in.stack[0] == 0 {
-		return wire.Hint{}, nil
-	}
-	b, ok := in.packed()
-	h, parsed := wire.ParseHint(b)
-	if !ok || !parsed {
-		return wire.Hint{}, fmt.Errorf("%w: %s gave %d bytes, not %d", ErrInstance, rawReplay, len(b), wire.HintSize)
-	}
-	return h, nil
 }

@@ -1,10 +1,10 @@
-package runtime
+package wasm
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	goruntime "runtime"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -129,7 +129,7 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 		}
 	}
 	if opt.Size <= 0 {
-		opt.Size = goruntime.GOMAXPROCS(0)
+		opt.Size = runtime.GOMAXPROCS(0)
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout

@@ -1,10 +1,9 @@
-package runtime
+package front
 
 import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -15,12 +14,13 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 func TestServeStdio(t *testing.T) {
 	defer func(n int) { maxLine = n }(maxLine)
 	maxLine = 4096
-	srv := NewServer(testPool(t, Options{Size: 1}), &bytes.Buffer{}, ServerOptions{})
+	srv := NewServer(testPool(t, wasm.Options{Size: 1}), &bytes.Buffer{}, Options{})
 	in := strings.Join([]string{
 		initialize,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -48,7 +48,7 @@ func TestServeStdio(t *testing.T) {
 func TestServeStdioLongLines(t *testing.T) {
 	defer func(n int) { maxLine = n }(maxLine)
 	maxLine = 200 << 10 // beyond the 64 KiB read buffer
-	srv := NewServer(testPool(t, Options{Size: 1}), &bytes.Buffer{}, ServerOptions{})
+	srv := NewServer(testPool(t, wasm.Options{Size: 1}), &bytes.Buffer{}, Options{})
 	long := `{"jsonrpc":"2.0","id":7,"method":"skills/list","params":{"pad":"` + strings.Repeat("y", 150<<10) + `"}}`
 	var out bytes.Buffer
 	requireNoError(t, srv.ServeStdio(context.Background(), strings.NewReader(long+"\n"+long+strings.Repeat(" ", 100<<10)+"\n"), &out))
@@ -59,7 +59,7 @@ func TestServeStdioLongLines(t *testing.T) {
 }
 
 func TestStdioFailure(t *testing.T) {
-	err := instanceError(errors.New("wasm error: unreachable\nwasm stack trace: ..."))
+	err := fmt.Errorf("%w: plugin crashed", wasm.ErrInstance)
 	for _, tc := range []struct{ msg, want string }{
 		{`{"jsonrpc":"2.0","id":7,"method":"x"}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`},
 		{`{"jsonrpc":"2.0","id":"a\"b","method":"x"}`, `{"jsonrpc":"2.0","id":"a\"b","error":{"code":-32603,"message":"Internal error: the server instance failed"}}`},
@@ -75,7 +75,7 @@ func TestStdioFailure(t *testing.T) {
 // line written is one whole message (a reply or a notification), replies stay in order,
 // and nothing is sent to a connection that has not been answered yet.
 func TestStdioNotify(t *testing.T) {
-	srv := NewServer(testPool(t, Options{Size: 1}), &bytes.Buffer{}, ServerOptions{})
+	srv := NewServer(testPool(t, wasm.Options{Size: 1}), &bytes.Buffer{}, Options{})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
@@ -132,7 +132,7 @@ func TestStdioNotify(t *testing.T) {
 // TestNotifyBackPressure: a client that stops reading blocks its connection's writes, but
 // never Notify (the watcher calls it, and shutdown waits for the watcher).
 func TestNotifyBackPressure(t *testing.T) {
-	srv := NewServer(testPool(t, Options{Size: 1}), io.Discard, ServerOptions{})
+	srv := NewServer(testPool(t, wasm.Options{Size: 1}), io.Discard, Options{})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	out := writeStarts{outW, make(chan struct{}, 1)}

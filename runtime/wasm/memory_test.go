@@ -1,4 +1,4 @@
-package runtime
+package wasm
 
 import (
 	"context"
@@ -62,6 +62,10 @@ func TestMinMemoryLimitIsEnough(t *testing.T) {
 	}
 }
 
+// maxLine is front.MaxLine, the longest stdio message and so the body cap of a stdio
+// pool (package front imports this one, so its tests cannot import it).
+const maxLine = 16 << 20
+
 // TestMinMemoryLimitWorstRequests: an instance at MinMemoryLimit survives the worst
 // requests edge's bounds allow, repeatedly: batches of MaxBatch skills/list of a catalog
 // whose page is most of its index, of reads of a 3 MiB file, and of errors echoing long
@@ -114,7 +118,7 @@ func TestMinMemoryLimitWorstRequests(t *testing.T) {
 	for _, transport := range []struct {
 		name    string
 		maxBody int
-	}{{"http", DefaultMaxBody}, {"stdio", MaxLine}} {
+	}{{"http", DefaultMaxBody}, {"stdio", maxLine}} {
 		t.Run(transport.name, func(t *testing.T) {
 			limit := MinMemoryLimit(cat.Index, transport.maxBody)
 			p, err := Compile(ctx, shared.wasm, Config{MemoryLimit: limit, Stderr: io.Discard})
