@@ -262,7 +262,7 @@ function respond({ status, headers, refs, body }, env, ctx) {
 // Replays: the answers the plugin says may be given again to a request that repeats one
 // but for its JSON-RPC id (skilledge_replay; edge.Replay in the Go code states the
 // promise), so that such a request is answered without calling the plugin, as `serve`
-// does (runtime/replay.go). An entry is the request's head and body around the id, and
+// does (runtime/front/replay.go). An entry is the request's head and body around the id, and
 // the answer around it; entries are found by a hash of the head and of the body around
 // the id, for each shape (the lengths around the id) seen, at most replayShapesMax.
 const replayMax = 1024; // entries
