@@ -7,26 +7,27 @@ import (
 	"testing"
 
 	"github.com/skilledge/skilledge/edge/wire"
-	"github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // compiledPlugin builds (or reuses) plugin.wasm and compiles it once per test binary.
-var compiledPlugin = sync.OnceValues(func() (*runtime.Plugin, error) {
+var compiledPlugin = sync.OnceValues(func() (*wasm.Plugin, error) {
 	ctx := context.Background()
-	path, err := runtime.LocatePlugin(ctx, "", os.Stderr)
+	path, err := pluginbuild.Locate(ctx, "", os.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	wasm, err := os.ReadFile(path)
+	module, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return runtime.Compile(ctx, wasm, runtime.Config{})
+	return wasm.Compile(ctx, module, wasm.Config{})
 })
 
 // wasmTarget is plugin.wasm in the wazero harness: the same bytes `skilledge serve` runs,
 // with the references in its answers resolved from the pool's store as the fronts do.
-type wasmTarget struct{ pool *runtime.Pool }
+type wasmTarget struct{ pool *wasm.Pool }
 
 func newWasm(t *testing.T, options []byte) target { return newWasmFor(t, options, nil) }
 
@@ -44,7 +45,7 @@ func newWasmFor(t *testing.T, options []byte, skills *caseSkills) target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := p.NewPool(context.Background(), runtime.Catalog{Index: enc.Index, Store: enc.Store}, runtime.Options{Size: 1, MaxBody: o.MaxBody, Server: o})
+	pool, err := p.NewPool(context.Background(), wasm.Catalog{Index: enc.Index, Store: enc.Store}, wasm.Options{Size: 1, MaxBody: o.MaxBody, Server: o})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
 // TestStdioWatchServed runs the real `skilledge stdio DIR --watch` as a desktop client
@@ -42,11 +42,11 @@ func TestStdioWatchServed(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin, "stdio", dir, "--watch")
 	// A build cache of its own (the folder is a temporary one), and the plugin built once
 	// for the whole test binary.
-	plugin, err := runtime.LocatePlugin(ctx, "", os.Stderr)
+	plugin, err := pluginbuild.Locate(ctx, "", os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), runtime.PluginEnv+"="+plugin)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), pluginbuild.Env+"="+plugin)
 	stderr := new(lockedBuffer)
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()

@@ -12,7 +12,7 @@ import (
 	deploy "github.com/skilledge/skilledge/build"
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
-	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -82,7 +82,7 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	if !checkAssetSizes(enc.Store, stderr) {
 		return 1
 	}
-	path, err := skruntime.LocatePlugin(ctx, plugin, stderr)
+	path, err := pluginbuild.Locate(ctx, plugin, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 		return 1

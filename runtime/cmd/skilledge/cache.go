@@ -14,7 +14,8 @@ import (
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
-	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/internal/cachedir"
+	"github.com/skilledge/skilledge/runtime/store"
 )
 
 // The build cache: serve and stdio build a skills folder into
@@ -32,7 +33,7 @@ import (
 const cacheKeep = 7 * 24 * time.Hour
 
 // cacheRoot is the build cache's directory; tests point it elsewhere.
-var cacheRoot = func() string { return skruntime.DefaultCacheDir("catalogs") }
+var cacheRoot = func() string { return cachedir.Dir("catalogs") }
 
 // cachedBuild returns the index and assets folder of the build of l (from dir, "" for the
 // examples): the cached one when the cache holds a complete build of exactly this content,
@@ -78,7 +79,7 @@ func checkBuild(indexPath, assets string) error {
 	if err != nil {
 		return err
 	}
-	st, err := skruntime.OpenStore(assets)
+	st, err := store.Open(assets)
 	if err != nil {
 		return err
 	}

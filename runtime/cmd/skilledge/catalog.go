@@ -12,7 +12,8 @@ import (
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/catalog/trust"
-	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // catalogFlags are the flags of every command that builds a pack.
@@ -29,7 +30,7 @@ func (f *catalogFlags) register(fs *flag.FlagSet) {
 
 // pluginFlag is the --plugin flag of commands that need plugin.wasm.
 func pluginFlag(fs *flag.FlagSet, p *string) {
-	fs.StringVar(p, "plugin", "", "use `FILE` as plugin.wasm instead of building one from source (also $"+skruntime.PluginEnv+")")
+	fs.StringVar(p, "plugin", "", "use `FILE` as plugin.wasm instead of building one from source (also $"+pluginbuild.Env+")")
 }
 
 // loaded is a checked skills folder.
@@ -172,16 +173,16 @@ func encode(c *compile.Catalog, dir, label string, progress io.Writer) (*compile
 
 // startPool finds or builds plugin.wasm, compiles it and makes a pool serving cat. It
 // returns the compiled plugin too, for the pools of later catalogs (--watch).
-func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat skruntime.Catalog, opt skruntime.Options, stderr io.Writer) (*skruntime.Pool, *skruntime.Plugin, error) {
-	path, err := skruntime.LocatePlugin(ctx, pluginFile, stderr)
+func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat wasm.Catalog, opt wasm.Options, stderr io.Writer) (*wasm.Pool, *wasm.Plugin, error) {
+	path, err := pluginbuild.Locate(ctx, pluginFile, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
-	wasm, err := os.ReadFile(path)
+	module, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	plugin, err := compilePlugin(ctx, wasm, skruntime.Config{MemoryLimit: memory.limit(cat.Index, opt.MaxBody), Stderr: stderr}, stderr)
+	plugin, err := compilePlugin(ctx, module, wasm.Config{MemoryLimit: memory.limit(cat.Index, opt.MaxBody), Stderr: stderr}, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,9 +194,9 @@ func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat sk
 	return pool, plugin, nil
 }
 
-// compilePlugin compiles wasm, saying so on progress when it takes more than a second (a cold
-// compilation cache).
-func compilePlugin(ctx context.Context, wasm []byte, cfg skruntime.Config, progress io.Writer) (*skruntime.Plugin, error) {
+// compilePlugin compiles module (plugin.wasm), saying so on progress when it takes more than
+// a second (a cold compilation cache).
+func compilePlugin(ctx context.Context, module []byte, cfg wasm.Config, progress io.Writer) (*wasm.Plugin, error) {
 	start := time.Now()
 	var mu sync.Mutex
 	said := false
@@ -205,7 +206,7 @@ func compilePlugin(ctx context.Context, wasm []byte, cfg skruntime.Config, progr
 		said = true
 		fmt.Fprint(progress, "skilledge: compiling plugin.wasm (first run; later runs reuse it)… ")
 	})
-	p, err := skruntime.Compile(ctx, wasm, cfg)
+	p, err := wasm.Compile(ctx, module, cfg)
 	t.Stop()
 	mu.Lock()
 	defer mu.Unlock()

@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/edge/wire"
-	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/front"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // serverFlags are the flags shared by serve and stdio.
@@ -35,7 +36,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	pluginFlag(fs, &f.plugin)
 	fs.Var(&f.memory, "memory-limit", fmt.Sprintf(
 		"memory cap of each plugin instance, in `MiB`, %d to %d (default %d, or what the catalog needs if more); each holds its own copy of the catalog index (file contents are held once, outside)",
-		minMemoryMiB, maxMemoryMiB, skruntime.DefaultMemoryLimit>>20))
+		minMemoryMiB, maxMemoryMiB, wasm.DefaultMemoryLimit>>20))
 	fs.BoolVar(&f.tools, "tools", false,
 		"also offer the skills as three MCP tools (list_skills, load_skill, read_skill_file), for hosts that speak tools but not the skills extension")
 	fs.BoolVar(&f.prompts, "prompts", false,
@@ -45,7 +46,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.watch, "watch", false, "rebuild DIR when its files change and serve the new catalog (an invalid edit keeps the previous one);\nthe server declares listChanged and, on stdio, sends notifications/skills/list_changed and\nnotifications/resources/list_changed after each change")
 }
 
-// The range of --memory-limit, as runtime.Compile accepts it.
+// The range of --memory-limit, as wasm.Compile accepts it.
 const (
 	minMemoryMiB = 16
 	maxMemoryMiB = 4096
@@ -71,15 +72,15 @@ func (m *memoryFlag) Set(v string) error {
 }
 
 // limit returns the memory cap in bytes: the one given, or the default raised to what
-// serving index with request bodies up to maxBody needs (runtime.MinMemoryLimit).
+// serving index with request bodies up to maxBody needs (wasm.MinMemoryLimit).
 func (m *memoryFlag) limit(index []byte, maxBody int) uint64 {
 	if m.mib != 0 {
 		return uint64(m.mib) << 20
 	}
 	if maxBody <= 0 {
-		maxBody = skruntime.DefaultMaxBody
+		maxBody = wasm.DefaultMaxBody
 	}
-	return min(max(skruntime.DefaultMemoryLimit, skruntime.MinMemoryLimit(index, maxBody)), maxMemoryMiB<<20)
+	return min(max(wasm.DefaultMemoryLimit, wasm.MinMemoryLimit(index, maxBody)), maxMemoryMiB<<20)
 }
 
 // checkWatch refuses --watch without a skills folder to watch, and takes the folder's
@@ -107,7 +108,7 @@ var beforeWatch = func() {}
 // startWatching runs a watcher of dir for srv in the background when --watch was given,
 // until ctx ends or stop is called; stop returns once the watcher has (so that no catalog
 // is swapped in after it).
-func (f *serverFlags) startWatching(ctx context.Context, name, dir string, src *source, plugin *skruntime.Plugin, opt skruntime.Options, srv *skruntime.Server, stderr io.Writer) (stop func()) {
+func (f *serverFlags) startWatching(ctx context.Context, name, dir string, src *source, plugin *wasm.Plugin, opt wasm.Options, srv *front.Server, stderr io.Writer) (stop func()) {
 	if !f.watch {
 		return func() {}
 	}
@@ -146,7 +147,7 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 	f.register(c.fs)
 	addr := c.fs.String("addr", "127.0.0.1:8787", "listen on `HOST:PORT`")
 	public := c.fs.Bool("public", false, "allow listening on a non-loopback address")
-	replays := c.fs.Int("replays", skruntime.DefaultReplays,
+	replays := c.fs.Int("replays", front.DefaultReplays,
 		"keep up to `N` answers to give again, without running the plugin, to requests that repeat one but for their JSON-RPC id; 0 runs the plugin for every request")
 	var origins, hosts stringList
 	c.fs.Var(&origins, "allow-origin", "also accept browser requests from `ORIGIN` (repeatable; \"*\" for any; loopback origins are always accepted)")
@@ -186,16 +187,17 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 		return 1
 	}
 	server.AllowOrigins, server.AllowHosts = origins, hosts
-	opt := skruntime.Options{Server: server, Replays: *replays}
-	if *replays == 0 {
-		opt.Replays = -1
-	}
+	opt := wasm.Options{Server: server}
 	pool, plugin, err := startPool(ctx, f.plugin, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
 	}
-	srv := skruntime.NewServer(pool, stderr)
+	srvOpt := front.Options{Replays: *replays}
+	if *replays == 0 {
+		srvOpt.Replays = -1
+	}
+	srv := front.NewServer(pool, stderr, srvOpt)
 	defer srv.Close(context.Background())
 	defer f.startWatching(ctx, "serve", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
 
@@ -231,7 +233,7 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 }
 
 // endpoint is the MCP endpoint path (the plugin's default unless configured).
-func endpoint(pool *skruntime.Pool) string {
+func endpoint(pool *wasm.Pool) string {
 	if e := pool.Options().Server.Endpoint; e != "" {
 		return e
 	}
@@ -266,13 +268,13 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 		return 1
 	}
 	// A stdio message may be a whole line: budget instance memory for the longest.
-	opt := skruntime.Options{Size: 1, MaxBody: skruntime.MaxLine, Server: server}
+	opt := wasm.Options{Size: 1, MaxBody: front.MaxLine, Server: server}
 	pool, plugin, err := startPool(ctx, f.plugin, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1
 	}
-	srv := skruntime.NewServer(pool, stderr)
+	srv := front.NewServer(pool, stderr, front.Options{})
 	defer srv.Close(context.Background())
 	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"))
 	defer f.startWatching(ctx, "stdio", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes

@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/skilledge/skilledge/catalog"
-	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/store"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // The files of a built catalog, in OUT (skilledge build) and in the build cache.
@@ -22,11 +23,11 @@ const (
 type source struct {
 	index []byte
 	pack  *catalog.Pack
-	store *skruntime.DirStore
+	store *store.Dir
 }
 
-func (s *source) catalog() skruntime.Catalog {
-	return skruntime.Catalog{Index: s.index, Store: s.store}
+func (s *source) catalog() wasm.Catalog {
+	return wasm.Catalog{Index: s.index, Store: s.store}
 }
 
 // isBuilt reports whether dir is the output of skilledge build: it holds catalog.pack.
@@ -97,7 +98,7 @@ func openBuilt(indexPath, assets string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := skruntime.OpenStore(assets)
+	st, err := store.Open(assets)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no content store (%s): copy the whole output of skilledge build, or rebuild it", filepath.Dir(indexPath), filepath.Join(assets, catalog.StoreDir))
 	} else if err != nil {

@@ -11,7 +11,9 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
-	skruntime "github.com/skilledge/skilledge/runtime"
+	"github.com/skilledge/skilledge/runtime/front"
+	"github.com/skilledge/skilledge/runtime/store"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // How --watch looks at the folder: a walk of it every watchInterval, and once something
@@ -28,16 +30,16 @@ type watcher struct {
 	name   string // the command, for messages: "serve" or "stdio"
 	dir    string // the skills folder
 	flags  catalogFlags
-	plugin *skruntime.Plugin
-	opt    skruntime.Options // of every pool it makes
-	srv    *skruntime.Server
+	plugin *wasm.Plugin
+	opt    wasm.Options // of every pool it makes
+	srv    *front.Server
 	stderr io.Writer
 	// served is the digest of the catalog being served (catalog.Pack.Digest).
 	served string
 	// store is the content store of the catalog served: the build cache's folder for dir
 	// and the flags (folderKey), which every rebuild writes into, so the pools it makes
 	// share it, and the objects it has loaded, instead of opening it again each time.
-	store *skruntime.DirStore
+	store *store.Dir
 	// first is the folder's snapshot taken before the served catalog was built, so that
 	// an edit made while the server started is seen.
 	first [32]byte

@@ -1,0 +1,120 @@
+package front
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skilledge/skilledge/runtime/wasm"
+)
+
+// TestServeHTTPReplays: a request that repeats an earlier one but for an id of the same
+// kind is answered from the server's replays, byte for byte as the plugin answers it (a
+// server that keeps none answers every request beside it), and no other request is.
+func TestServeHTTPReplays(t *testing.T) {
+	const maxBody = 2048
+	with, srv, _ := newTestServerWith(t, testPool(t, wasm.Options{Size: 1, MaxBody: maxBody}), Options{})
+	without, plain, _ := newTestServerWith(t, testPool(t, wasm.Options{Size: 1, MaxBody: maxBody}), Options{Replays: -1})
+	requireEqual(t, true, plain.cur.Load().replays == nil, "Replays: -1 keeps none")
+	replays := srv.cur.Load().replays
+
+	read := func(id, uri string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"resources/read","params":{"uri":"` + uri + `"}}`
+	}
+	const md = "skill://git-workflow/SKILL.md"
+	// A body exactly maxBody long with id 1: with id 12 it is one byte too long (413).
+	full := read("1", md)
+	full = full[:len(full)-1] + strings.Repeat(" ", maxBody-len(full)) + "}"
+	for _, c := range []struct {
+		name, host, version, body string
+		hit                       bool
+	}{
+		{"first read", "", "", read("1", md), false},
+		{"again, another id", "", "", read("2", md), true},
+		{"a longer id", "", "", read("123456789012345", md), true},
+		{"an id of the other kind", "", "", read(`"abc"`, md), false},
+		{"a string id again", "", "", read(`"req-2"`, md), true},
+		{"a number once more", "", "", read("3", md), false},
+		{"an id with a fraction", "", "", read("4.0", md), false},
+		{"an escaped id", "", "", read(`"\u0035"`, md), false},
+		{"another file", "", "", read("5", "skill://csv-insights/assets/chart-template.png"), false},
+		{"that file again", "", "", read("6", "skill://csv-insights/assets/chart-template.png"), true},
+		{"another Host", "localhost", "", read("7", md), false},
+		{"another protocol version", "", "2025-06-18", read("8", md), false},
+		{"the id elsewhere", "", "", `{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"` + md + `"},"id":9}`, false},
+		{"a missing file", "", "", read("10", "skill://git-workflow/nope.md"), false},
+		{"the missing file again", "", "", read("11", "skill://git-workflow/nope.md"), false},
+		{"a body of maxBody bytes", "", "", full, false},
+		{"the same, one byte too long", "", "", strings.Replace(full, `"id":1`, `"id":12`, 1), false},
+		{"the same, another short id", "", "", strings.Replace(full, `"id":1`, `"id":7`, 1), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hits := replays.hits.Load()
+			got := exchange(t, with.URL, c.host, c.version, c.body)
+			want := exchange(t, without.URL, c.host, c.version, c.body)
+			requireEqual(t, want, got)
+			requireEqual(t, c.hit, replays.hits.Load() > hits, "answered from the replays")
+		})
+	}
+}
+
+// exchange posts body to url (Host host when not "", MCP-Protocol-Version version when not
+// "") and returns the status, the header fields but Date, and the body as one string.
+func exchange(t *testing.T, url, host, version, body string) string {
+	t.Helper()
+	req, err := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
+	requireNoError(t, err)
+	if host != "" {
+		req.Host = host
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if version != "" {
+		req.Header.Set("MCP-Protocol-Version", version)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	requireNoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	requireNoError(t, err)
+	var out strings.Builder
+	out.WriteString(resp.Status + "\n")
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range resp.Header {
+			if k != "Date" && !yield(k) {
+				return
+			}
+		}
+	}) {
+		out.WriteString(name + ": " + strings.Join(resp.Header[name], ", ") + "\n")
+	}
+	out.WriteString("\n")
+	out.Write(b)
+	return out.String()
+}
+
+// TestSwapStartsWithoutReplays: the answers kept from one pool are not given once another
+// is swapped in (a --watch rebuild may have changed them); the new pool's own are kept.
+func TestSwapStartsWithoutReplays(t *testing.T) {
+	ts, srv, _ := newTestServerWith(t, testPool(t, wasm.Options{Size: 1}), Options{})
+	read := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`
+	}
+	hits := func() int64 { return srv.cur.Load().replays.hits.Load() }
+	exchange(t, ts.URL, "", "", read("1"))
+	exchange(t, ts.URL, "", "", read("2"))
+	requireEqual(t, int64(1), hits())
+
+	p, cat := testPlugin(t)
+	next, err := p.NewPool(context.Background(), cat, wasm.Options{Size: 1})
+	requireNoError(t, err)
+	t.Cleanup(func() { next.Close(context.Background()) })
+	srv.Swap(next)
+	exchange(t, ts.URL, "", "", read("3"))
+	requireEqual(t, int64(0), hits(), "the pool swapped in starts with no replays")
+	exchange(t, ts.URL, "", "", read("4"))
+	requireEqual(t, int64(1), hits())
+}

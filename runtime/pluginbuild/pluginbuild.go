@@ -1,0 +1,282 @@
+package pluginbuild
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skilledge/skilledge/runtime/internal/cachedir"
+)
+
+// Env names an environment variable holding the path of a plugin.wasm to use
+// instead of building one.
+const Env = "SKILLEDGE_PLUGIN"
+
+// ModulePath is the Go module whose source Ensure builds.
+const ModulePath = "github.com/skilledge/skilledge"
+
+// Package is the plugin's package, relative to the module root: what Ensure builds.
+const Package = "./edge/plugin"
+
+// pluginInputs are the directories, relative to the module root, whose files go into the
+// plugin; pluginExcluded are subdirectories of them that do not (build-time only code).
+var (
+	pluginInputs   = []string{"edge", "catalog", "jsonrpc"}
+	pluginExcluded = []string{"catalog/compile", "catalog/examples"}
+)
+
+// Locate returns the path of the plugin.wasm to run: file if not empty, else
+// $SKILLEDGE_PLUGIN if set, else Ensure's result.
+func Locate(ctx context.Context, file string, progress io.Writer) (string, error) {
+	if file == "" {
+		file = os.Getenv(Env)
+	}
+	if file != "" {
+		if _, err := os.Stat(file); err != nil {
+			return "", fmt.Errorf("runtime: plugin: %w", err)
+		}
+		return file, nil
+	}
+	return Ensure(ctx, progress)
+}
+
+var ensureMu sync.Mutex
+
+// Ensure returns the path of a plugin.wasm built from the skilledge source this
+// program was built from (or, failing that, the module in the current directory). The
+// file is <user cache>/skilledge/plugin-<hash>.wasm, where the hash covers every input
+// of the build: go.mod, go.sum, the files under edge/, catalog/ (but catalog/compile and
+// catalog/examples) and jsonrpc/ except tests and testdata, the go command's version,
+// GOFLAGS and GOWASM. If the file is missing, Ensure builds it with
+// GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -buildvcs=false,
+// reporting progress on progress (which may be nil); otherwise it returns at once.
+// Concurrent callers, in this process or others, share one build. It fails with
+// ErrSource when there is no source to build from.
+func Ensure(ctx context.Context, progress io.Writer) (string, error) {
+	ensureMu.Lock()
+	defer ensureMu.Unlock()
+	src, err := SourceDir()
+	if err != nil {
+		return "", err
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("%w: building plugin.wasm needs the go command, which is not in PATH; pass --plugin FILE or set %s", ErrSource, Env)
+	}
+	hash, err := pluginHash(ctx, goBin, src)
+	if err != nil {
+		return "", err
+	}
+	dir := cachedir.Dir("")
+	path := filepath.Join(dir, "plugin-"+hash+".wasm")
+	if usable(path) {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("runtime: plugin cache: %w", err)
+	}
+	unlock, err := lockBuild(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if usable(path) { // another process built it while we waited
+		return path, nil
+	}
+	return path, buildPlugin(ctx, goBin, src, path, progress)
+}
+
+// usable reports whether path exists, and marks it recently used.
+func usable(path string) bool {
+	if _, err := os.Stat(path); err != nil {
+		return false
+	}
+	now := time.Now()
+	_ = os.Chtimes(path, now, now)
+	return true
+}
+
+func buildPlugin(ctx context.Context, goBin, src, path string, progress io.Writer) error {
+	if progress == nil {
+		progress = io.Discard
+	}
+	fmt.Fprint(progress, "skilledge: building plugin.wasm (first run; later runs reuse it)… ")
+	start := time.Now()
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".plugin-*.tmp")
+	if err != nil {
+		fmt.Fprintln(progress, "failed")
+		return fmt.Errorf("runtime: plugin cache: %w", err)
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", tmp.Name(), Package)
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintln(progress, "failed")
+		return fmt.Errorf("runtime: building plugin.wasm in %s: %v\n%s", src, err, bytes.TrimSpace(out))
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		fmt.Fprintln(progress, "failed")
+		return fmt.Errorf("runtime: plugin cache: %w", err)
+	}
+	fmt.Fprintf(progress, "done in %.1fs\n", time.Since(start).Seconds())
+	pruneCache(filepath.Dir(path), path)
+	return nil
+}
+
+// pruneCache removes plugins built from other sources that have not been used for 30
+// days.
+func pruneCache(dir, keep string) {
+	old, _ := filepath.Glob(filepath.Join(dir, "plugin-*.wasm"))
+	for _, f := range old {
+		if fi, err := os.Stat(f); err == nil && f != keep && time.Since(fi.ModTime()) > 30*24*time.Hour {
+			os.Remove(f)
+		}
+	}
+}
+
+// lockBuild makes concurrent processes build a given plugin once: the first creates
+// path+".lock", the others wait for it to disappear. A lock older than 10 minutes is
+// taken to be left by a crashed process.
+func lockBuild(ctx context.Context, path string) (unlock func(), err error) {
+	lock := path + ".lock"
+	for {
+		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			f.Close()
+			return func() { os.Remove(lock) }, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("runtime: plugin cache: %w", err)
+		}
+		if fi, err := os.Stat(lock); err == nil && time.Since(fi.ModTime()) > 10*time.Minute {
+			os.Remove(lock)
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// SourceDir returns the root of the skilledge module source: the one this package was
+// compiled from, if it is still on disk, else the main module of the current directory.
+func SourceDir() (string, error) {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		dir := filepath.Dir(filepath.Dir(filepath.Dir(file))) // file is <root>/runtime/pluginbuild/pluginbuild.go
+		if isModuleRoot(dir) {
+			return dir, nil
+		}
+	}
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err == nil {
+		if gomod := strings.TrimSpace(string(out)); filepath.IsAbs(gomod) && isModuleRoot(filepath.Dir(gomod)) {
+			return filepath.Dir(gomod), nil
+		}
+	}
+	return "", fmt.Errorf("%w: cannot build plugin.wasm without the %s source (run from a clone of it); pass --plugin FILE or set %s", ErrSource, ModulePath, Env)
+}
+
+// isModuleRoot reports whether dir holds the go.mod of ModulePath.
+func isModuleRoot(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "module") {
+			return strings.Trim(strings.TrimSpace(strings.TrimPrefix(line, "module")), `"`) == ModulePath
+		}
+	}
+	return false
+}
+
+// pluginHash hashes every input of the plugin build (see Ensure).
+func pluginHash(ctx context.Context, goBin, src string) (string, error) {
+	h := sha256.New()
+	field := func(name string, data []byte) {
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
+		h.Write(data)
+	}
+	cmd := exec.CommandContext(ctx, goBin, "version")
+	cmd.Dir = src
+	ver, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("runtime: go version: %w", err)
+	}
+	field("go version", ver)
+	field("GOFLAGS", []byte(os.Getenv("GOFLAGS")))
+	field("GOWASM", []byte(os.Getenv("GOWASM")))
+	for _, name := range []string{"go.mod", "go.sum"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil && !(name == "go.sum" && errors.Is(err, fs.ErrNotExist)) {
+			return "", fmt.Errorf("runtime: hashing the plugin source: %w", err)
+		}
+		field(name, b)
+	}
+	for _, top := range pluginInputs {
+		// A checkout may link its top-level directories (the deploy tests do); WalkDir
+		// does not follow a link, so walk where it leads, under the same names.
+		dir, err := filepath.EvalSymlinks(filepath.Join(src, top))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return "", fmt.Errorf("runtime: hashing the plugin source: %w", err)
+		}
+		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			rel = path.Join(top, filepath.ToSlash(rel))
+			name := d.Name()
+			if d.IsDir() {
+				if rel != top && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || excluded(rel)) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() || strings.HasSuffix(name, "_test.go") || strings.HasPrefix(name, ".") {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			field(rel, b)
+			return nil
+		})
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("runtime: hashing the plugin source: %w", err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12]), nil
+}
+
+func excluded(rel string) bool {
+	for _, x := range pluginExcluded {
+		if rel == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,88 @@
+package pluginbuild
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+func TestSourceDir(t *testing.T) {
+	dir, err := SourceDir()
+	requireNoError(t, err)
+	abs, _ := filepath.Abs("../..")
+	requireEqual(t, abs, dir)
+	requireEqual(t, false, isModuleRoot(t.TempDir()))
+}
+
+func TestPluginHash(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	src := t.TempDir()
+	write := func(rel, data string) {
+		p := filepath.Join(src, rel)
+		requireNoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		requireNoError(t, os.WriteFile(p, []byte(data), 0o644))
+	}
+	write("go.mod", "module "+ModulePath+"\n")
+	write("edge/server.go", "package edge")
+	write("catalog/pack.go", "package catalog")
+	hash := func() string {
+		h, err := pluginHash(context.Background(), goBin, src)
+		requireNoError(t, err)
+		return h
+	}
+	base := hash()
+	requireEqual(t, base, hash(), "deterministic")
+	for _, rel := range []string{"edge/server_test.go", "edge/testdata/x.txt", "catalog/compile/load.go",
+		"catalog/examples/skills/a/SKILL.md", "runtime/wasm/pool.go", "edge/.swp", "README.md"} {
+		write(rel, "changed")
+		requireEqual(t, base, hash(), rel+" is not an input of the plugin")
+	}
+	for _, rel := range []string{"edge/server.go", "edge/plugin/main.go", "catalog/uri.go", "jsonrpc/doc.go", "go.sum", "go.mod"} {
+		write(rel, "changed "+rel)
+		next := hash()
+		if next == base {
+			t.Fatalf("%s is an input of the plugin but did not change the hash", rel)
+		}
+		base = next
+	}
+
+	// A checkout whose top-level directories are links to the real ones (as the deploy
+	// tests make) hashes the same files: the same hash, and a change through it counts.
+	linked := t.TempDir()
+	for _, e := range []string{"go.mod", "go.sum", "edge", "catalog", "jsonrpc"} {
+		requireNoError(t, os.Symlink(filepath.Join(src, e), filepath.Join(linked, e)))
+	}
+	h, err := pluginHash(context.Background(), goBin, linked)
+	requireNoError(t, err)
+	requireEqual(t, base, h, "the same source through links")
+	write("edge/server.go", "changed again")
+	h, err = pluginHash(context.Background(), goBin, linked)
+	requireNoError(t, err)
+	if h == base {
+		t.Fatal("a change under a linked directory did not change the hash")
+	}
+}
+
+func TestLocate(t *testing.T) {
+	ctx := context.Background()
+	f := filepath.Join(t.TempDir(), "p.wasm")
+	requireNoError(t, os.WriteFile(f, []byte("\x00asm"), 0o644))
+	got, err := Locate(ctx, f, nil)
+	requireNoError(t, err)
+	requireEqual(t, f, got)
+
+	t.Setenv(Env, f)
+	got, err = Locate(ctx, "", nil)
+	requireNoError(t, err)
+	requireEqual(t, f, got)
+
+	_, err = Locate(ctx, f+".missing", nil)
+	if err == nil {
+		t.Fatal("a missing --plugin file is an error")
+	}
+}

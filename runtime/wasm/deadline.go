@@ -1,0 +1,520 @@
+package wasm
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The per-request deadline, without wazero's termination checks.
+//
+// wazero can stop a running call only with WithCloseOnContextDone, which compiles an exit
+// to Go into every loop header; every Go function compiled to wasm starts with a loop, so
+// the plugin ran three to five times slower with it on (RATIONALE.md). Instead, the
+// harness gives the module one more global, the deadline flag (a mutable i32 exported as
+// deadlineGlobal), gives every function one more local, a counter, and inserts at the
+// top of every loop body
+//
+//	counter += 1
+//	if counter % tickEvery == 0 {
+//		sched_yield()                    // the plugin's own WASI import
+//		if deadline { unreachable }
+//	}
+//
+// arithmetic on a local, which the compiler keeps in a register, and a branch; and every
+// tickEvery iterations of one loop, a call into the host. That call matters as much as
+// the flag: machine code compiled from wasm never reaches a Go safe point by itself, so a
+// loop that never calls out would keep the Go runtime from stopping the world for a
+// collection, and the timer that sets the flag from ever running (wazero's RATIONALE,
+// "Why context cancellation is handled in Go code"). A call that never ends keeps some
+// frame looping forever (or recurses until its stack runs out, which traps anyway), so
+// that frame's counter comes round: the host sets the flag from a timer when a call's
+// time is up, and the call traps within tickEvery iterations; the instance is then
+// discarded like any trapped one.
+
+// tickEvery is how many iterations of one loop pass between two calls into the host:
+// microseconds of the plugin's work, so the Go runtime is never held off longer. A power
+// of two, for the mask.
+const tickEvery = 4096
+
+// deadlineGlobal is the export name of the global the harness sets to stop a call.
+const deadlineGlobal = "skilledge.deadline"
+
+// section is one section of a module: its id and contents.
+type section struct {
+	id   byte
+	body []byte
+}
+
+// errInstrument is wrapped by instrumentDeadline's errors: the module could not be read
+// or uses an instruction the instrumenter does not know.
+var errInstrument = errors.New("runtime: instrumenting plugin.wasm for deadlines")
+
+// Section ids of the binary format. See
+// https://webassembly.github.io/spec/core/binary/modules.html#sections
+const (
+	secType     = 1
+	secImport   = 2
+	secFunction = 3
+	secGlobal   = 6
+	secExport   = 7
+	secCode     = 10
+)
+
+// instrumentDeadline returns wasm with the deadline global added and exported and the
+// check inserted at every loop header (see above). It reads every instruction of every
+// function, so that it never mistakes an immediate for an opcode; an instruction outside
+// WebAssembly 2.0 without SIMD is an error. The result is deterministic.
+func instrumentDeadline(wasm []byte) ([]byte, error) {
+	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" || string(wasm[4:8]) != "\x01\x00\x00\x00" {
+		return nil, fmt.Errorf("%w: not a WebAssembly 1.0 binary", errInstrument)
+	}
+	var sections []section
+	r := reader{b: wasm, at: 8}
+	for r.at < len(r.b) {
+		id := r.byte()
+		n := r.u32()
+		body := r.bytes(int(n))
+		if r.err != nil {
+			return nil, fmt.Errorf("%w: section %d: %v", errInstrument, id, r.err)
+		}
+		sections = append(sections, section{id, body})
+	}
+
+	// The new globals' indexes: after the imported globals and the defined ones.
+	var imported, defined uint32
+	hasGlobals := false
+	yield := int64(-1) // the function index of the sched_yield import
+	var types [][]byte
+	for _, s := range sections {
+		switch s.id {
+		case secType:
+			var err error
+			if types, err = funcTypes(s.body); err != nil {
+				return nil, err
+			}
+		case secImport:
+			n, y, err := readImports(s.body, types)
+			if err != nil {
+				return nil, err
+			}
+			imported, yield = n, y
+		case secGlobal:
+			hasGlobals = true
+			sr := reader{b: s.body}
+			defined = sr.u32()
+			if sr.err != nil {
+				return nil, fmt.Errorf("%w: global section: %v", errInstrument, sr.err)
+			}
+		}
+	}
+	if yield < 0 {
+		return nil, fmt.Errorf("%w: the module does not import wasi_snapshot_preview1.sched_yield", errInstrument)
+	}
+	global := imported + defined
+	newGlobal := []byte{0x7f, 0x01, 0x41, 0x00, 0x0b} // the flag: mut i32, init i32.const 0
+	params, err := funcParams(sections, types)
+	if err != nil {
+		return nil, err
+	}
+
+	out := append([]byte(nil), wasm[:8]...)
+	emit := func(id byte, body []byte) {
+		out = append(out, id)
+		out = appendU32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
+	sawExport, sawCode := false, false
+	for _, s := range sections {
+		switch s.id {
+		case secGlobal:
+			emit(secGlobal, appendVecItem(s.body, newGlobal))
+		case secExport:
+			if !hasGlobals { // the global section goes before the exports
+				emit(secGlobal, append(appendU32(nil, 1), newGlobal...))
+			}
+			sawExport = true
+			entry := appendName(nil, deadlineGlobal)
+			entry = append(entry, 0x03) // a global
+			entry = appendU32(entry, global)
+			emit(secExport, appendVecItem(s.body, entry))
+		case secCode:
+			code, err := instrumentCode(s.body, params, global, uint32(yield))
+			if err != nil {
+				return nil, err
+			}
+			sawCode = true
+			emit(secCode, code)
+		default:
+			emit(s.id, s.body)
+		}
+	}
+	if !sawExport || !sawCode {
+		return nil, fmt.Errorf("%w: the module has no export or no code section", errInstrument)
+	}
+	return out, nil
+}
+
+// tickCode is the code inserted at the top of every loop body (see above), counting in
+// local counter.
+func tickCode(flag, counter, yield uint32) []byte {
+	b := appendU32([]byte{0x20}, counter) // local.get
+	b = append(b, 0x41, 0x01, 0x6a)       // i32.const 1, i32.add
+	b = appendU32(append(b, 0x22), counter)
+	b = append(b, 0x41)                         // local.tee, i32.const
+	b = appendS32(b, tickEvery-1)               // the mask
+	b = append(b, 0x71, 0x45, 0x04, 0x40)       // i32.and, i32.eqz, if
+	b = appendU32(append(b, 0x10), yield)       // call sched_yield
+	b = append(b, 0x1a)                         // drop its errno
+	b = appendU32(append(b, 0x23), flag)        // global.get
+	b = append(b, 0x04, 0x40, 0x00, 0x0b, 0x0b) // if unreachable end, end
+	return b
+}
+
+// funcParams returns, for every function the module defines, how many parameters it
+// takes: its counter is the local after its parameters and its own locals.
+func funcParams(sections []section, types [][]byte) ([]uint32, error) {
+	for _, s := range sections {
+		if s.id != secFunction {
+			continue
+		}
+		r := reader{b: s.body}
+		n := r.u32()
+		params := make([]uint32, 0, n)
+		for ; n > 0 && r.err == nil; n-- {
+			t := r.u32()
+			if int(t) >= len(types) {
+				r.fail("type %d out of range", t)
+				break
+			}
+			tr := reader{b: types[t], at: 1}
+			params = append(params, tr.u32())
+		}
+		if r.err != nil {
+			return nil, fmt.Errorf("%w: function section: %v", errInstrument, r.err)
+		}
+		return params, nil
+	}
+	return nil, nil
+}
+
+// funcTypes returns the function types of a type section, each as its encoding.
+func funcTypes(body []byte) ([][]byte, error) {
+	r := reader{b: body}
+	var types [][]byte
+	for n := r.u32(); n > 0 && r.err == nil; n-- {
+		start := r.at
+		if form := r.byte(); form != 0x60 {
+			r.fail("type form %#x", form)
+		}
+		for k := r.u32(); k > 0 && r.err == nil; k-- { // params
+			r.byte()
+		}
+		for k := r.u32(); k > 0 && r.err == nil; k-- { // results
+			r.byte()
+		}
+		types = append(types, r.b[start:r.at])
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("%w: type section: %v", errInstrument, r.err)
+	}
+	return types, nil
+}
+
+// readImports counts the globals an import section imports, and finds the function index
+// of wasi_snapshot_preview1.sched_yield, of type () -> i32 (-1 if none).
+func readImports(body []byte, types [][]byte) (globals uint32, yield int64, err error) {
+	r := reader{b: body}
+	yield = -1
+	var funcs int64
+	for n := r.u32(); n > 0 && r.err == nil; n-- {
+		module := string(r.bytes(int(r.u32())))
+		name := string(r.bytes(int(r.u32())))
+		switch kind := r.byte(); kind {
+		case 0x00: // func: type index
+			t := r.u32()
+			if module == "wasi_snapshot_preview1" && name == "sched_yield" && yield < 0 &&
+				int(t) < len(types) && string(types[t]) == "\x60\x00\x01\x7f" {
+				yield = funcs
+			}
+			funcs++
+		case 0x01: // table: reftype, limits
+			r.byte()
+			r.limits()
+		case 0x02: // memory: limits
+			r.limits()
+		case 0x03: // global: valtype, mutability
+			r.byte()
+			r.byte()
+			globals++
+		default:
+			r.fail("import kind %#x", kind)
+		}
+	}
+	if r.err != nil {
+		return 0, -1, fmt.Errorf("%w: import section: %v", errInstrument, r.err)
+	}
+	return globals, yield, nil
+}
+
+// appendVecItem returns the vector vec (count, then items) with item appended.
+func appendVecItem(vec, item []byte) []byte { return appendVecItems(vec, 1, item) }
+
+// appendVecItems returns the vector vec (count, then items) with n items, encoded in
+// items, appended.
+func appendVecItems(vec []byte, n uint32, items []byte) []byte {
+	r := reader{b: vec}
+	count := r.u32()
+	out := appendU32(nil, count+n)
+	out = append(out, vec[r.at:]...)
+	return append(out, items...)
+}
+
+func appendName(b []byte, s string) []byte {
+	return append(appendU32(b, uint32(len(s))), s...)
+}
+
+// instrumentCode rewrites the code section: every function body with a counter local
+// and the tick code inserted after the block type of each loop. params holds each
+// function's parameter count.
+func instrumentCode(body []byte, params []uint32, flag, yield uint32) ([]byte, error) {
+	r := reader{b: body}
+	n := r.u32()
+	if int(n) != len(params) {
+		return nil, fmt.Errorf("%w: %d function bodies for %d functions", errInstrument, n, len(params))
+	}
+	out := appendU32(make([]byte, 0, len(body)+len(body)/4), n)
+	var fn []byte
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		size := r.u32()
+		code := r.bytes(int(size))
+		if r.err != nil {
+			break
+		}
+		var err error
+		if fn, err = instrumentFunc(fn[:0], code, params[i], flag, yield); err != nil {
+			return nil, fmt.Errorf("%w: function %d: %v", errInstrument, i, err)
+		}
+		out = appendU32(out, uint32(len(fn)))
+		out = append(out, fn...)
+	}
+	if r.err == nil && r.at != len(r.b) {
+		r.fail("%d bytes after the last function", len(r.b)-r.at)
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("%w: code section: %v", errInstrument, r.err)
+	}
+	return out, nil
+}
+
+// instrumentFunc appends to dst one function body (locals, then instructions) with a
+// counter local declared last and the tick code at the top of every loop body. params is
+// the function's parameter count.
+func instrumentFunc(dst, code []byte, params, flag, yield uint32) ([]byte, error) {
+	r := reader{b: code}
+	groups := r.u32()
+	locals := uint64(params)
+	for n := groups; n > 0 && r.err == nil; n-- { // local declarations: count, type
+		locals += uint64(r.u32())
+		r.byte()
+	}
+	if r.err == nil && locals >= 50000 {
+		r.fail("%d locals", locals) // wazero's own limit is 50,000
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	// The declarations again, with one group more: one i32, the counter.
+	dst = appendU32(dst, groups+1)
+	dst = append(dst, code[reader{b: code}.skipU32():r.at]...)
+	dst = append(dst, 0x01, 0x7f)
+	check := tickCode(flag, uint32(locals), yield)
+	body := r.at
+	copied := body
+	depth := 1 // the function body is a block
+	for depth > 0 && r.err == nil {
+		op := r.byte()
+		switch {
+		case op == 0x02 || op == 0x03 || op == 0x04: // block, loop, if
+			r.blockType()
+			depth++
+			if op == 0x03 && r.err == nil {
+				dst = append(dst, code[copied:r.at]...)
+				dst = append(dst, check...)
+				copied = r.at
+			}
+		case op == 0x0b: // end
+			depth--
+		case op == 0x05, op == 0x00, op == 0x01, op == 0x0f, op == 0x1a, op == 0x1b, op == 0xd1:
+			// else, unreachable, nop, return, drop, select, ref.is_null
+		case op == 0x0c, op == 0x0d, op == 0x10, op == 0x20, op == 0x21, op == 0x22,
+			op == 0x23, op == 0x24, op == 0x25, op == 0x26, op == 0xd2:
+			// br, br_if, call, local.get/set/tee, global.get/set, table.get/set, ref.func
+			r.u32()
+		case op == 0x0e: // br_table: labels, default
+			for k := r.u32(); k > 0 && r.err == nil; k-- {
+				r.u32()
+			}
+			r.u32()
+		case op == 0x11: // call_indirect: type, table
+			r.u32()
+			r.u32()
+		case op == 0x1c: // select with types
+			for k := r.u32(); k > 0 && r.err == nil; k-- {
+				r.byte()
+			}
+		case op >= 0x28 && op <= 0x3e: // loads and stores: align, offset
+			r.u32()
+			r.u32()
+		case op == 0x3f || op == 0x40: // memory.size, memory.grow: memory index
+			r.u32()
+		case op == 0x41: // i32.const
+			r.sleb(32)
+		case op == 0x42: // i64.const
+			r.sleb(64)
+		case op == 0x43: // f32.const
+			r.bytes(4)
+		case op == 0x44: // f64.const
+			r.bytes(8)
+		case op >= 0x45 && op <= 0xc4: // numeric instructions, sign extension
+		case op == 0xd0: // ref.null: reftype
+			r.byte()
+		case op == 0xfc:
+			r.miscOp()
+		default:
+			r.fail("opcode %#x at %d", op, r.at-1)
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.at != len(code) {
+		return nil, fmt.Errorf("%d bytes after the end of the body", len(code)-r.at)
+	}
+	return append(dst, code[copied:]...), nil
+}
+
+// skipU32 returns where the unsigned LEB128 at the start of r.b ends.
+func (r reader) skipU32() int {
+	r.u32()
+	return r.at
+}
+
+// reader decodes the binary format; the first error sticks and later reads return zeros.
+type reader struct {
+	b   []byte
+	at  int
+	err error
+}
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (r *reader) byte() byte {
+	if r.err != nil || r.at >= len(r.b) {
+		r.fail("unexpected end")
+		return 0
+	}
+	c := r.b[r.at]
+	r.at++
+	return c
+}
+
+func (r *reader) bytes(n int) []byte {
+	if r.err != nil || n < 0 || n > len(r.b)-r.at {
+		r.fail("unexpected end")
+		return nil
+	}
+	b := r.b[r.at : r.at+n]
+	r.at += n
+	return b
+}
+
+// u32 reads an unsigned LEB128 of at most 5 bytes.
+func (r *reader) u32() uint32 {
+	var v uint32
+	for shift := 0; shift < 35; shift += 7 {
+		c := r.byte()
+		v |= uint32(c&0x7f) << shift
+		if c < 0x80 {
+			return v
+		}
+	}
+	r.fail("integer too long")
+	return 0
+}
+
+// sleb reads a signed LEB128 of at most bits bits.
+func (r *reader) sleb(bits int) {
+	for n := 0; n < (bits+6)/7; n++ {
+		if r.byte() < 0x80 {
+			return
+		}
+	}
+	r.fail("integer too long")
+}
+
+// blockType reads a block type: empty (0x40), a value type, or a type index (s33).
+func (r *reader) blockType() {
+	if r.err != nil || r.at >= len(r.b) {
+		r.fail("unexpected end")
+		return
+	}
+	if c := r.b[r.at]; c == 0x40 || (c >= 0x6f && c <= 0x7f) {
+		r.at++
+		return
+	}
+	r.sleb(33)
+}
+
+func (r *reader) limits() {
+	if flags := r.byte(); flags&1 != 0 {
+		r.u32()
+		r.u32()
+	} else {
+		r.u32()
+	}
+}
+
+// miscOp reads the rest of a 0xfc instruction: saturating truncations, bulk memory and
+// table instructions.
+func (r *reader) miscOp() {
+	switch sub := r.u32(); sub {
+	case 0, 1, 2, 3, 4, 5, 6, 7: // trunc_sat
+	case 8: // memory.init: data, memory
+		r.u32()
+		r.u32()
+	case 9, 13, 15, 16, 17: // data.drop, elem.drop, table.grow, table.size, table.fill
+		r.u32()
+	case 10, 12, 14: // memory.copy, table.init, table.copy
+		r.u32()
+		r.u32()
+	case 11: // memory.fill
+		r.u32()
+	default:
+		r.fail("instruction 0xfc %d", sub)
+	}
+}
+
+// appendS32 appends v as a signed LEB128.
+func appendS32(b []byte, v int32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// appendU32 appends v as an unsigned LEB128.
+func appendU32(b []byte, v uint32) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}

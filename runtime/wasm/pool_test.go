@@ -1,0 +1,321 @@
+package wasm
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+func TestPoolHTTPAndRPC(t *testing.T) {
+	pool := testPool(t, Options{Size: 2})
+	ctx := context.Background()
+
+	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+	requireNoError(t, err)
+	resp := parseResponse(t, out)
+	requireEqual(t, 200, resp.Status)
+	requireInitialized(t, resp.Body)
+
+	out, err = pool.HTTP(ctx, frame("GET", "/mcp", ""), nil)
+	requireNoError(t, err)
+	requireEqual(t, 405, parseResponse(t, out).Status)
+
+	out0, err := pool.RPC(ctx, "", []byte(initialize))
+	reply, version := out0.Message, out0.Version
+	requireNoError(t, err)
+	requireInitialized(t, reply)
+	requireEqual(t, "2025-06-18", version)
+
+	out0, err = pool.RPC(ctx, version, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	reply, version = out0.Message, out0.Version
+	requireNoError(t, err)
+	requireEqual(t, 0, len(reply), string(reply))
+	requireEqual(t, "2025-06-18", version)
+}
+
+// HTTPAnswer parses the answer it appends, and asks the plugin how it may be replayed only
+// when told to; HTTP answers the same frame.
+func TestPoolHTTPAnswer(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	ctx := context.Background()
+	req := postFrame(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
+	out, resp, hint, err := pool.HTTPAnswer(ctx, req, []byte("before"), nil, nil, true)
+	requireNoError(t, err)
+	requireEqual(t, "before", string(out[:6]))
+	want := parseResponse(t, out[6:])
+	requireEqual(t, [2]int{200, 1}, [2]int{resp.Status, len(resp.Refs)})
+	requireEqual(t, want.Body, resp.Body)
+	requireEqual(t, want.Refs, resp.Refs)
+	requireEqual(t, true, hint.IDLen > 0, "a read may be replayed")
+
+	again, _, hint, err := pool.HTTPAnswer(ctx, req, nil, nil, nil, false)
+	requireNoError(t, err)
+	requireEqual(t, wire.Hint{}, hint)
+	requireEqual(t, out[6:], again)
+	plain, err := pool.HTTP(ctx, req, nil)
+	requireNoError(t, err)
+	requireEqual(t, out[6:], plain)
+}
+
+// The pool names the fields the plugin's skilledge_fields names: wire.RequestFields.
+func TestPoolFields(t *testing.T) {
+	pool := testPool(t, Options{})
+	requireEqual(t, wire.RequestFields, pool.Fields())
+}
+
+func TestPoolConcurrent(t *testing.T) {
+	pool := testPool(t, Options{Size: 4})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for g := 0; g < 32; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if r := parseResponse(t, out); r.Status != 200 || !strings.Contains(string(r.Body), `"2025-06-18"`) {
+					t.Errorf("status %d body %s", r.Status, r.Body)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	created, failed := pool.Stats()
+	if created > 4 || failed != 0 {
+		t.Fatalf("created %d instances (size 4), %d failed", created, failed)
+	}
+}
+
+func TestPoolWaitsForAFreeInstance(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	in, err := pool.acquire(context.Background())
+	requireNoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = pool.HTTP(ctx, postFrame(initialize), nil)
+	requireErrorIs(t, err, context.DeadlineExceeded)
+	done := make(chan error)
+	go func() {
+		_, err := pool.HTTP(context.Background(), postFrame(initialize), nil)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	pool.release(in, nil)
+	requireNoError(t, <-done)
+}
+
+// A call whose deadline passes as it runs but that ends before the next check (checks
+// come every tickEvery iterations of a loop; a small request has none that long) keeps
+// its answer, and its instance, the deadline flag cleared, serves the next request.
+// Runaway calls are stopped: TestRunawayCall.
+func TestPoolDeadlinePassedAtTheEnd(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	ctx := context.Background()
+	pool.opt.Timeout = time.Nanosecond
+	for range 3 {
+		out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+		requireNoError(t, err)
+		requireInitialized(t, parseResponse(t, out).Body)
+	}
+	created, failed := pool.Stats()
+	requireEqual(t, [2]int64{1, 0}, [2]int64{created, failed})
+	in, err := pool.acquire(ctx)
+	requireNoError(t, err)
+	requireEqual(t, uint64(0), in.stop.Get())
+	pool.release(in, nil)
+}
+
+// An instance that runs out of memory (here: the host asks the raw ABI for a buffer
+// larger than the memory cap) exits; only that request fails.
+func TestPoolOutOfMemoryReplacesInstance(t *testing.T) {
+	_, cat := testPlugin(t)
+	ctx := context.Background()
+	var stderr strings.Builder
+	limit := MinMemoryLimit(cat.Index, DefaultMaxBody) // the smallest the pool accepts
+	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: limit, Stderr: &stderr})
+	requireNoError(t, err)
+	defer small.Close(ctx)
+	pool, err := small.NewPool(ctx, cat, Options{Size: 1})
+	requireNoError(t, err)
+	defer pool.Close(ctx)
+
+	// More than the memory cap: the plugin cannot allocate the input buffer.
+	_, err = pool.HTTP(ctx, postFrame(strings.Repeat(" ", int(limit)+1<<20)), nil)
+	requireErrorIs(t, err, ErrInstance)
+	requireContains(t, stderr.String(), "out of memory")
+	t.Log(err)
+
+	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+	requireNoError(t, err)
+	requireInitialized(t, parseResponse(t, out).Body)
+	_, failed := pool.Stats()
+	requireEqual(t, int64(1), failed)
+}
+
+// Errors the plugin reports through the ABI leave the instance in service.
+func TestPluginErrorsKeepInstance(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	ctx := context.Background()
+	in, err := pool.acquire(ctx)
+	requireNoError(t, err)
+	_, err = in.callOutput(ctx, in.rpc, []byte("no version line"), nil)
+	requireContains(t, err.Error(), "no version line")
+	err = in.callStatus(ctx, in.configure, []byte(`{"bogus":1}`))
+	requireContains(t, err.Error(), `unknown option "bogus"`)
+	err = in.callStatus(ctx, in.load, []byte("not a pack"))
+	requireContains(t, err.Error(), "corrupt index")
+	// The raw ABI refuses a buffer that is not the one it allocated.
+	in.stack[0], in.stack[1] = 8, 4
+	requireNoError(t, in.http.CallWithStack(ctx, in.stack[:]))
+	requireEqual(t, uint64(0), in.stack[0])
+	requireContains(t, in.pluginError(ctx).Error(), "not the buffer from skilledge_alloc")
+	pool.release(in, err)
+
+	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+	requireNoError(t, err)
+	requireInitialized(t, parseResponse(t, out).Body)
+	created, failed := pool.Stats()
+	requireEqual(t, [2]int64{1, 0}, [2]int64{created, failed})
+}
+
+func TestNewPoolErrors(t *testing.T) {
+	p, cat := testPlugin(t)
+	ctx := context.Background()
+	_, err := p.NewPool(ctx, Catalog{Index: []byte("SKLPACK\x02garbage"), Store: cat.Store}, Options{})
+	requireContains(t, err.Error(), "corrupt index")
+	_, err = p.NewPool(ctx, Catalog{Index: []byte("SKLPACK\x01garbage"), Store: cat.Store}, Options{})
+	requireErrorIs(t, err, catalog.ErrOldFormat)
+	requireContains(t, err.Error(), "rebuild it with skilledge build")
+	_, err = p.NewPool(ctx, Catalog{Index: cat.Index}, Options{})
+	requireContains(t, err.Error(), "no content store")
+
+	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: 32 << 20})
+	requireNoError(t, err)
+	defer small.Close(ctx)
+	_, err = small.NewPool(ctx, cat, Options{MaxBody: 16 << 20})
+	requireErrorIs(t, err, ErrMemoryLimit)
+	requireContains(t, err.Error(), "instances are limited to 32.0 MiB of memory, but the catalog index is ")
+	requireContains(t, err.Error(), "request bodies may be 16.0 MiB")
+
+	_, err = p.NewPool(ctx, cat, Options{Server: wire.Options{PageSize: -1}})
+	requireContains(t, err.Error(), "configuring the plugin: skilledge: configure: option pageSize must be a non-negative integer")
+}
+
+func TestPoolClose(t *testing.T) {
+	pool := testPool(t, Options{Size: 2})
+	ctx := context.Background()
+	in, err := pool.acquire(ctx)
+	requireNoError(t, err)
+	closed := make(chan error)
+	go func() { closed <- pool.Close(ctx) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned with a request in flight")
+	case <-time.After(20 * time.Millisecond):
+	}
+	_, err = pool.HTTP(ctx, postFrame(initialize), nil)
+	requireErrorIs(t, err, ErrClosed)
+	pool.release(in, nil)
+	requireNoError(t, <-closed)
+}
+
+// The Extism ABI answers exactly what the raw ABI answers.
+func TestExtismABI(t *testing.T) {
+	p, cat := testPlugin(t)
+	ctx := context.Background()
+	in, err := p.bareInstance(ctx, &sync.Mutex{})
+	requireNoError(t, err)
+	defer in.close()
+
+	out, err := in.callExtism(ctx, "http", postFrame(initialize))
+	requireNoError(t, err)
+	r := parseResponse(t, out)
+	requireEqual(t, 503, r.Status)
+	requireContains(t, string(r.Body), "no catalog is loaded")
+	_, err = in.callExtism(ctx, "rpc", []byte("\n"+initialize))
+	requireContains(t, err.Error(), "no catalog loaded")
+
+	_, err = in.callExtism(ctx, "configure", []byte(`{"pageSize":"ten"}`))
+	requireContains(t, err.Error(), "pageSize must be a non-negative integer")
+	_, err = in.callExtism(ctx, "configure", []byte(`{"instructions":"hello"}`))
+	requireNoError(t, err)
+	_, err = in.callExtism(ctx, "load", []byte("nope"))
+	requireContains(t, err.Error(), "corrupt")
+	_, err = in.callExtism(ctx, "put", []byte("an object of no catalog"))
+	requireContains(t, err.Error(), "no catalog loaded; call load")
+	_, err = in.callExtism(ctx, "load", cat.Index)
+	requireNoError(t, err)
+	_, err = in.callExtism(ctx, "put", []byte("an object of no catalog"))
+	requireContains(t, err.Error(), "refers to no object with these bytes (23 bytes, sha256 ")
+
+	// Before the objects are put, a response that needs one is a 500 naming it.
+	read := postFrame(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
+	ext, err := in.callExtism(ctx, "http", read)
+	requireNoError(t, err)
+	r = parseResponse(t, ext)
+	requireEqual(t, 500, r.Status)
+	requireContains(t, string(r.Body), "skill://git-workflow/SKILL.md as resources/read sends it) was not given to the plugin; call put with every file of OUT/assets/sha256/")
+	st := cat.Store.(*compile.Store)
+	for _, name := range st.Names() {
+		b, _ := st.Object(name)
+		_, err := in.callExtism(ctx, "put", b)
+		requireNoError(t, err)
+	}
+
+	// With every object put, the Extism ABI answers what the raw ABI answers with its
+	// references resolved by the host.
+	for _, f := range [][]byte{postFrame(initialize), frame("GET", "/mcp", ""), frame("GET", "/.well-known/agent-skills/index.json", ""), read} {
+		ext, err := in.callExtism(ctx, "http", f)
+		requireNoError(t, err)
+		raw, err := in.callOutput(ctx, in.http, f, nil)
+		requireNoError(t, err)
+		want := resolved(t, raw, cat.Store)
+		requireEqual(t, string(wire.AppendResponse(nil, &want)), string(ext))
+	}
+	ext, err = in.callExtism(ctx, "rpc", []byte("2025-06-18\n"+`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"name":"git-workflow"}}`))
+	requireNoError(t, err)
+	requireContains(t, string(ext), `"instructions":"\n# Git workflow`)
+	ext, err = in.callExtism(ctx, "rpc", []byte("\n"+initialize))
+	requireNoError(t, err)
+	requireContains(t, string(ext), `"instructions":"hello"`)
+	raw, err := in.callOutput(ctx, in.rpc, []byte("\n"+initialize), nil)
+	requireNoError(t, err)
+	requireEqual(t, string(raw), string(ext))
+	if !strings.HasPrefix(string(ext), "2025-06-18\n{") {
+		t.Fatalf("rpc output %q", ext)
+	}
+}
+
+// When every instance stays busy for the whole Timeout, the request is turned away with
+// ErrBusy (which the fronts answer 503), and served once an instance is free again.
+func TestPoolBusy(t *testing.T) {
+	pool := testPool(t, Options{Size: 1})
+	ctx := context.Background()
+	in, err := pool.acquire(ctx)
+	requireNoError(t, err)
+	pool.opt.Timeout = 50 * time.Millisecond
+	_, err = pool.HTTP(ctx, postFrame(initialize), nil)
+	requireErrorIs(t, err, ErrBusy)
+	requireErrorIs(t, err, context.DeadlineExceeded)
+	pool.release(in, nil)
+	pool.opt.Timeout = DefaultTimeout
+	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
+	requireNoError(t, err)
+	requireInitialized(t, parseResponse(t, out).Body)
+}
