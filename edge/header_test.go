@@ -271,7 +271,7 @@ func TestScanHeaders(t *testing.T) {
 	}
 }
 
-// wire.RequestFields names every field scanHeaders reads and nothing else: a header of only the
+// RequestFields names every field scanHeaders reads and nothing else: a header of only the
 // listed fields scans as the whole header does, each listed field alone lands in a field
 // of its own, and headers has one string field per name (a field added to headers without
 // its name in the list fails here).
@@ -284,7 +284,7 @@ func TestRequestFields(t *testing.T) {
 		all = append(all, name, fmt.Sprint("other ", i))
 	}
 	listed := header()
-	for i, name := range wire.RequestFields {
+	for i, name := range RequestFields {
 		v := fmt.Sprint("value ", i)
 		all = append(all, strings.ToUpper(name), v)
 		listed = append(listed, wire.Field{Name: name, Value: v})
@@ -296,8 +296,8 @@ func TestRequestFields(t *testing.T) {
 	if got, want := scanHeaders(listed), scanHeaders(header(all...)); got != want {
 		t.Errorf("the listed fields scan as %+v, the whole header as %+v", got, want)
 	}
-	if n := len(stringFields(headers{})); n != len(wire.RequestFields) {
-		t.Errorf("headers has %d string fields, wire.RequestFields %d names", n, len(wire.RequestFields))
+	if n := len(stringFields(headers{})); n != len(RequestFields) {
+		t.Errorf("headers has %d string fields, RequestFields %d names", n, len(RequestFields))
 	}
 }
 

@@ -6,6 +6,13 @@ import (
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
+// RequestFields are the names, in lowercase, of the request header fields the server
+// reads (scanHeaders); no answer depends on any other field. The plugin gives them to its
+// hosts (the raw ABI's skilledge_fields), which frame only these (wire.AppendRequestHead),
+// so a new field is read here and nowhere else. TestRequestFields holds the list to
+// scanHeaders and to headers.
+var RequestFields = []string{"host", "origin", "accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name", "if-none-match", "x-forwarded-proto"}
+
 // headers are the request header fields the server reads, found in one pass over the
 // header (names compared as HTTP does, ignoring ASCII case; the first of a repeated
 // field wins, as with wire.Header.Get). Values alias the request. manyHosts and

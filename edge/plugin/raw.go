@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -88,8 +89,8 @@ func rawReplay() uint64 { return packed(replay) }
 //go:wasmexport skilledge_error
 func rawError() uint64 { return packed(lastErr) }
 
-// fieldNames is wire.RequestFields, one name a line.
-var fieldNames = []byte(strings.Join(wire.RequestFields, "\n"))
+// fieldNames is edge.RequestFields, one name a line.
+var fieldNames = []byte(strings.Join(edge.RequestFields, "\n"))
 
 //go:wasmexport skilledge_fields
 func rawFields() uint64 { return packed(fieldNames) }

@@ -20,7 +20,7 @@
 //	REF:        "@" AT SP SIZE SP NAME LF
 //
 // TARGET is the request path with its query. A host frames the fields the plugin reads
-// (RequestFields, the raw ABI's skilledge_fields) in that order, lowercase, a repeated
+// (the raw ABI's skilledge_fields) in that order, lowercase, a repeated
 // field's values joined by ", " (AppendRequestHead), so that one request is always the
 // same bytes. The plugin compares names case-insensitively (ASCII only: EqualFold). Names
 // and values never contain LF (HTTP forbids it). STATUS is three digits, 100 to 999; a

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/wasm"
@@ -229,21 +230,32 @@ func (r *requestFields) value(field string) (string, bool) {
 	return strings.Join(vs, ", "), true
 }
 
-// canonicalKeys are the canonical keys of wire.RequestFields, made once: canonicalizing a
-// lowercase name allocates.
-var canonicalKeys = func() map[string]string {
-	m := make(map[string]string, len(wire.RequestFields))
-	for _, f := range wire.RequestFields {
-		m[f] = textproto.CanonicalMIMEHeaderKey(f)
-	}
-	return m
-}()
+// canonicalKeys maps the lowercase field names the plugin lists to their canonical keys:
+// canonicalizing a lowercase name allocates, so each is canonicalized once, the first time
+// it is asked for, and published in a new map (copy on write: lookups take no lock). The
+// names come from plugins' skilledge_fields only, so the map stays small.
+var (
+	canonicalKeys atomic.Pointer[map[string]string]
+	canonicalMu   sync.Mutex
+)
 
 func canonicalKey(field string) string {
-	if k, ok := canonicalKeys[field]; ok {
-		return k
+	if m := canonicalKeys.Load(); m != nil {
+		if k, ok := (*m)[field]; ok {
+			return k
+		}
 	}
-	return textproto.CanonicalMIMEHeaderKey(field)
+	k := textproto.CanonicalMIMEHeaderKey(field)
+	canonicalMu.Lock()
+	defer canonicalMu.Unlock()
+	n := map[string]string{strings.Clone(field): k}
+	if m := canonicalKeys.Load(); m != nil {
+		for f, c := range *m {
+			n[f] = c
+		}
+	}
+	canonicalKeys.Store(&n)
+	return k
 }
 
 // appendEveryField appends the head of r's frame with every field, for a plugin that does

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -63,10 +64,10 @@ func TestPoolHTTPAnswer(t *testing.T) {
 	requireEqual(t, out[6:], plain)
 }
 
-// The pool names the fields the plugin's skilledge_fields names: wire.RequestFields.
+// The pool names the fields the plugin's skilledge_fields names: edge.RequestFields.
 func TestPoolFields(t *testing.T) {
 	pool := testPool(t, Options{})
-	requireEqual(t, wire.RequestFields, pool.Fields())
+	requireEqual(t, edge.RequestFields, pool.Fields())
 }
 
 func TestPoolConcurrent(t *testing.T) {

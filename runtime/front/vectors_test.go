@@ -1,0 +1,166 @@
+package front
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// The host contract's vectors (edge/wire/testdata), through this host's own functions:
+// the request heads it frames, its failure answers, and what its replay cache keeps and
+// answers. (edge/wire's tests run the answers and splicing through the wire functions this
+// front splices with; build/host.test.mjs runs them all through the JavaScript host.)
+
+func vectors(t *testing.T, name string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "edge", "wire", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// vbytes is a vector's byte string: a JSON string, or {"base64": …}.
+type vbytes []byte
+
+func (b *vbytes) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err == nil {
+		*b = vbytes(s)
+		return nil
+	}
+	var o struct{ Base64 string }
+	if err := json.Unmarshal(data, &o); err != nil {
+		return err
+	}
+	d, err := base64.StdEncoding.DecodeString(o.Base64)
+	*b = d
+	return err
+}
+
+func TestVectorHeads(t *testing.T) {
+	var vs []struct {
+		Name, Method, Target, Head string
+		Headers                    [][2]string
+		Fields                     []string
+	}
+	vectors(t, "heads.json", &vs)
+	for _, v := range vs {
+		t.Run(v.Name, func(t *testing.T) {
+			r := httptest.NewRequest(v.Method, v.Target, nil)
+			r.Host = ""
+			for _, h := range v.Headers {
+				if http.CanonicalHeaderKey(h[0]) == "Host" {
+					r.Host = h[1] // net/http moves Host out of the header
+					continue
+				}
+				r.Header.Add(h[0], h[1])
+			}
+			got, err := appendRequestFrame(nil, r, 1000, v.Fields)
+			requireNoError(t, err)
+			requireEqual(t, v.Head, string(got))
+		})
+	}
+}
+
+func TestVectorFailures(t *testing.T) {
+	var vs []struct {
+		Name, Detail, Body string
+		Status             int
+		Headers            [][2]string
+		Replies            [][2]string
+	}
+	vectors(t, "failures.json", &vs)
+	byName := map[string]wire.Failure{}
+	for _, f := range wire.Failures {
+		byName[f.Name] = f
+	}
+	for _, v := range vs {
+		t.Run(v.Name, func(t *testing.T) {
+			f, ok := byName[v.Name]
+			if v.Name == "start" {
+				f, ok = wire.StartFailure(v.Detail), true
+			}
+			requireEqual(t, true, ok, "a failure of that name")
+			w := httptest.NewRecorder()
+			writeFailure(w, f)
+			requireEqual(t, v.Status, w.Code)
+			requireEqual(t, v.Body, w.Body.String())
+			for _, h := range v.Headers {
+				requireEqual(t, h[1], w.Header().Get(h[0]), h[0])
+			}
+			requireEqual(t, len(v.Headers)+1, len(w.Header()), "the fields, and Content-Length")
+		})
+	}
+}
+
+func TestVectorReplays(t *testing.T) {
+	var vs []struct {
+		Name, Hint, Lie string
+		Request, Answer vbytes
+		Objects         map[string]vbytes
+		Kept            bool
+		Repeats         []struct {
+			Request vbytes
+			Client  *struct {
+				Status  int
+				Headers [][2]string
+				Body    vbytes
+			}
+		}
+	}
+	vectors(t, "replays.json", &vs)
+	for _, v := range vs {
+		t.Run(v.Name, func(t *testing.T) {
+			given := v.Hint
+			if v.Lie != "" {
+				given = v.Lie
+			}
+			b, err := hex.DecodeString(given)
+			requireNoError(t, err)
+			hint, ok := wire.ParseHint(b)
+			requireEqual(t, true, ok, "the hint parses")
+			resp, err := wire.ParseResponse(v.Answer)
+			requireNoError(t, err)
+			rs := newReplays(wire.ReplayEntries)
+			rs.keep(v.Request, hint, v.Answer, resp)
+			requireEqual(t, v.Kept, len(rs.entries) == 1, "kept")
+			for i, r := range v.Repeats {
+				e, id := rs.lookup(r.Request)
+				if r.Client == nil {
+					requireEqual(t, true, e == nil, "repeat not replayed")
+					continue
+				}
+				requireEqual(t, true, e != nil, "repeat replayed")
+				a := e.Answer(nil, id, nil)
+				objs := make([][]byte, len(a.Refs))
+				for j, ref := range a.Refs {
+					objs[j] = v.Objects[ref.Name]
+				}
+				body := wire.AppendResolved(nil, a.Body, a.Refs, objs)
+				requireEqual(t, r.Client.Status, a.Status)
+				if !bytes.Equal(body, r.Client.Body) {
+					t.Fatalf("repeat %d: body\n%s\nwant\n%s", i, body, r.Client.Body)
+				}
+				var h [][2]string
+				for _, f := range a.Header {
+					h = append(h, [2]string{f.Name, f.Value})
+				}
+				requireEqual(t, len(r.Client.Headers), len(h))
+				for j := range h {
+					requireEqual(t, r.Client.Headers[j], h[j])
+				}
+			}
+		})
+	}
+}
