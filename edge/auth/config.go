@@ -1,0 +1,364 @@
+package auth
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Config is the plugin option auth: how the server tells callers apart. A server without
+// it serves every caller alike; with it, every request over HTTP must carry a credential
+// of one of the kinds it names.
+//
+//	{"resource": "https://skills.example.com/mcp",
+//	 "authorizationServers": ["https://auth.example.com"],
+//	 "jwt": {"issuer": "https://auth.example.com", "jwksUri": "https://auth.example.com/jwks",
+//	         "audience": "…", "jwks": {…}, "scopesClaim": "groups", "skew": 60},
+//	 "access": {"teamDomain": "https://acme.cloudflareaccess.com", "aud": "<AUD tag>",
+//	            "header": "Cf-Access-Jwt-Assertion", "certsUrl": "…", "scopesClaim": "groups"},
+//	 "tokens": [{"name": "ci", "sha256": "<64 hex>", "scopes": ["skills:read"]}]}
+//
+// resource is the server's canonical URI (RFC 8707; the audience tokens must hold, and
+// the resource of its RFC 9728 metadata). authorizationServers are announced in that
+// metadata (default: the jwt issuer). jwt takes a key set inline (jwks) or from jwksUri,
+// which the host fetches; access is Cloudflare Access, whose certificates are fetched from
+// certsUrl (default: the team domain's /cdn-cgi/access/certs). At least one of jwt, access
+// and tokens is required. Every URL is https, or http to a loopback address.
+type Config struct {
+	Resource             string
+	AuthorizationServers []string
+	JWT                  *Issuer
+	// JWKSURI is where the host fetches JWT's key set; "" when it is inline.
+	JWKSURI string
+	// Access verifies Cloudflare Access assertions; AccessHeader is the field they come in.
+	Access       *Issuer
+	AccessHeader string
+	// AccessCerts is where the host fetches Access's key set.
+	AccessCerts string
+	Tokens      []StaticKey
+
+	// keys are the key sets known, by the URL they came from ("" for an inline set).
+	keys map[string]*KeySet
+}
+
+// ParseConfig reads the auth option. An unknown key, a value of the wrong type, a URL that
+// is neither https nor loopback http, or a configuration that accepts no credential is an
+// error that says which.
+func ParseConfig(b []byte) (*Config, error) {
+	if !gjson.ValidBytes(b) {
+		return nil, errors.New("auth is not valid JSON")
+	}
+	root := gjson.ParseBytes(b)
+	if !root.IsObject() {
+		return nil, errors.New("auth must be a JSON object")
+	}
+	c := &Config{keys: map[string]*KeySet{}}
+	var err error
+	each(root, "auth", &err, func(key string, v gjson.Result) {
+		switch key {
+		case "resource":
+			c.Resource = urlValue(v, "auth.resource", &err)
+		case "authorizationServers":
+			c.AuthorizationServers = urlList(v, "auth.authorizationServers", &err)
+		case "jwt":
+			c.JWT, c.JWKSURI = c.issuer(v, "auth.jwt", &err)
+		case "access":
+			c.access(v, &err)
+		case "tokens":
+			c.tokens(v, &err)
+		default:
+			err = fmt.Errorf("auth: unknown key %q (resource, authorizationServers, jwt, access, tokens)", key)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Resource == "":
+		return nil, errors.New("auth.resource is required: the server's canonical URI, such as https://skills.example.com/mcp")
+	case c.JWT == nil && c.Access == nil && len(c.Tokens) == 0:
+		return nil, errors.New("auth accepts no credential: give jwt, access or tokens")
+	}
+	if c.JWT != nil && c.JWT.Audience == "" {
+		c.JWT.Audience = c.Resource
+	}
+	if len(c.AuthorizationServers) == 0 && c.JWT != nil {
+		c.AuthorizationServers = []string{c.JWT.Issuer}
+	}
+	return c, nil
+}
+
+// issuer reads a jwt section.
+func (c *Config) issuer(v gjson.Result, what string, err *error) (*Issuer, string) {
+	is := &Issuer{}
+	var uri string
+	inline := false
+	each(v, what, err, func(key string, e gjson.Result) {
+		switch key {
+		case "issuer":
+			is.Issuer = str(e, what+".issuer", err)
+		case "audience":
+			is.Audience = str(e, what+".audience", err)
+		case "jwksUri":
+			uri = urlValue(e, what+".jwksUri", err)
+		case "jwks":
+			ks, perr := ParseKeySet([]byte(e.Raw))
+			if perr != nil {
+				*err = fmt.Errorf("%s.jwks: %w", what, perr)
+				return
+			}
+			c.keys[""], inline = ks, true
+		case "scopesClaim":
+			is.ScopesClaim = str(e, what+".scopesClaim", err)
+		case "skew":
+			is.Skew = seconds(e, what+".skew", err)
+		default:
+			*err = fmt.Errorf("%s: unknown key %q (issuer, audience, jwksUri, jwks, scopesClaim, skew)", what, key)
+		}
+	})
+	if *err == nil {
+		switch {
+		case is.Issuer == "":
+			*err = fmt.Errorf("%s.issuer is required", what)
+		case uri == "" && !inline:
+			*err = fmt.Errorf("%s needs jwksUri or jwks: the issuer's signing keys", what)
+		case uri != "" && inline:
+			*err = fmt.Errorf("%s has both jwksUri and jwks: give one", what)
+		}
+	}
+	return is, uri
+}
+
+// access reads the access section (Cloudflare Access).
+func (c *Config) access(v gjson.Result, err *error) {
+	const what = "auth.access"
+	is := &Issuer{}
+	c.AccessHeader = "Cf-Access-Jwt-Assertion"
+	each(v, what, err, func(key string, e gjson.Result) {
+		switch key {
+		case "teamDomain":
+			is.Issuer = strings.TrimSuffix(urlValue(e, what+".teamDomain", err), "/")
+		case "aud":
+			is.Audience = str(e, what+".aud", err)
+		case "header":
+			c.AccessHeader = str(e, what+".header", err)
+		case "certsUrl":
+			c.AccessCerts = urlValue(e, what+".certsUrl", err)
+		case "scopesClaim":
+			is.ScopesClaim = str(e, what+".scopesClaim", err)
+		default:
+			*err = fmt.Errorf("%s: unknown key %q (teamDomain, aud, header, certsUrl, scopesClaim)", what, key)
+		}
+	})
+	if *err != nil {
+		return
+	}
+	switch {
+	case is.Issuer == "" || is.Audience == "":
+		*err = fmt.Errorf("%s needs teamDomain and aud (the application's AUD tag)", what)
+	case !token68(c.AccessHeader) || strings.ContainsAny(c.AccessHeader, "/=+.~"):
+		*err = fmt.Errorf("%s.header %q is not a header field name", what, c.AccessHeader)
+	default:
+		if c.AccessCerts == "" {
+			c.AccessCerts = is.Issuer + "/cdn-cgi/access/certs"
+		}
+		c.Access = is
+	}
+}
+
+// tokens reads the static keys.
+func (c *Config) tokens(v gjson.Result, err *error) {
+	if !v.IsArray() {
+		*err = errors.New("auth.tokens must be a list of {name, sha256, scopes}")
+		return
+	}
+	v.ForEach(func(_, e gjson.Result) bool {
+		what := fmt.Sprintf("auth.tokens[%d]", len(c.Tokens))
+		var k StaticKey
+		var sum string
+		var scopes []string
+		each(e, what, err, func(key string, f gjson.Result) {
+			switch key {
+			case "name":
+				k.Name = str(f, what+".name", err)
+			case "sha256":
+				sum = str(f, what+".sha256", err)
+			case "scopes":
+				scopes = strList(f, what+".scopes", err)
+			default:
+				*err = fmt.Errorf("%s: unknown key %q (name, sha256, scopes)", what, key)
+			}
+		})
+		if *err != nil {
+			return false
+		}
+		d, herr := hex.DecodeString(sum)
+		if herr != nil || len(d) != 32 || strings.ToLower(sum) != sum {
+			*err = fmt.Errorf("%s.sha256 must be the key's SHA-256 in 64 lowercase hex digits (skilledge key prints it), never the key", what)
+			return false
+		}
+		copy(k.SHA256[:], d)
+		for _, s := range scopes {
+			if !validScope(s) {
+				*err = fmt.Errorf("%s.scopes: %q is not an OAuth scope", what, s)
+				return false
+			}
+		}
+		if k.Name == "" {
+			*err = fmt.Errorf("%s.name is required: it names the caller in logs", what)
+			return false
+		}
+		k.Scopes = normalScopes(scopes)
+		c.Tokens = append(c.Tokens, k)
+		return true
+	})
+}
+
+// Fetch lists the URLs whose key sets the host fetches and hands over (SetKeys).
+func (c *Config) Fetch() []string {
+	var out []string
+	if c.JWKSURI != "" {
+		out = append(out, c.JWKSURI)
+	}
+	if c.Access != nil && !slices.Contains(out, c.AccessCerts) {
+		out = append(out, c.AccessCerts)
+	}
+	return out
+}
+
+// SetKeys makes doc, a JWKS document the host fetched from url (one of Fetch), the key set
+// of the credentials whose keys come from there. On error the previous set stays.
+func (c *Config) SetKeys(url string, doc []byte) error {
+	if !slices.Contains(c.Fetch(), url) {
+		return fmt.Errorf("auth: no credential's keys come from %s", url)
+	}
+	ks, err := ParseKeySet(doc)
+	if err != nil {
+		return err
+	}
+	c.keys[url] = ks
+	return nil
+}
+
+// each calls f for every member of the object v, stopping at the first error, and fails
+// when v is not an object or names a member twice.
+func each(v gjson.Result, what string, err *error, f func(key string, v gjson.Result)) {
+	if *err != nil {
+		return
+	}
+	if !v.IsObject() {
+		*err = fmt.Errorf("%s must be an object", what)
+		return
+	}
+	seen := map[string]bool{}
+	v.ForEach(func(k, e gjson.Result) bool {
+		if seen[k.Str] {
+			*err = fmt.Errorf("%s names %q twice", what, k.Str)
+			return false
+		}
+		seen[k.Str] = true
+		f(k.Str, e)
+		return *err == nil
+	})
+}
+
+func str(v gjson.Result, what string, err *error) string {
+	if v.Type != gjson.String || v.Str == "" {
+		*err = fmt.Errorf("%s must be a non-empty string", what)
+	}
+	return v.Str
+}
+
+func strList(v gjson.Result, what string, err *error) []string {
+	if !v.IsArray() {
+		*err = fmt.Errorf("%s must be a list of strings", what)
+		return nil
+	}
+	out := []string{}
+	v.ForEach(func(_, e gjson.Result) bool {
+		out = append(out, str(e, what+" element", err))
+		return *err == nil
+	})
+	return out
+}
+
+func seconds(v gjson.Result, what string, err *error) time.Duration {
+	if v.Type != gjson.Number || v.Num < 0 || v.Num > MaxSkew.Seconds() || v.Num != float64(int(v.Num)) {
+		*err = fmt.Errorf("%s must be whole seconds from 0 to %d", what, int(MaxSkew.Seconds()))
+		return 0
+	}
+	return time.Duration(v.Num) * time.Second
+}
+
+func urlList(v gjson.Result, what string, err *error) []string {
+	list := strList(v, what, err)
+	for _, u := range list {
+		if *err == nil {
+			urlValue(gjson.Result{Type: gjson.String, Str: u}, what+" element", err)
+		}
+	}
+	return list
+}
+
+// urlValue reads an absolute URL that is https, or http to a loopback address (for a
+// server and an authorization server on one machine, as in tests).
+func urlValue(v gjson.Result, what string, err *error) string {
+	s := str(v, what, err)
+	if *err != nil {
+		return ""
+	}
+	u, perr := url.Parse(s)
+	if perr != nil || u.Host == "" || u.User != nil || u.Fragment != "" {
+		*err = fmt.Errorf("%s %q is not an absolute URL", what, s)
+		return ""
+	}
+	if u.Scheme == "https" || u.Scheme == "http" && loopback(u.Hostname()) {
+		return s
+	}
+	*err = fmt.Errorf("%s %q must be https (or http to a loopback address)", what, s)
+	return ""
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
+// Authenticate checks a request's credential: authorization is its Authorization field,
+// assertion the AccessHeader field ("" for a field the request lacks). presented reports
+// whether it sent one at all (a 401 then says invalid_token). A Cloudflare Access assertion
+// is checked when access is configured and the request has one; otherwise the bearer
+// token, as a static key when it has a static key's form and keys are configured, else as
+// a JWT. Every error wraps ErrInvalid.
+func (c *Config) Authenticate(authorization, assertion string, now time.Time) (g Grant, presented bool, err error) {
+	if c.Access != nil && assertion != "" {
+		g, err = c.Access.Verify(assertion, c.keys[c.AccessCerts], now)
+		return g, true, err
+	}
+	if authorization == "" {
+		return Grant{}, false, fail("no credential")
+	}
+	token, err := Bearer(authorization)
+	if err != nil {
+		return Grant{}, true, err
+	}
+	if len(c.Tokens) > 0 && strings.HasPrefix(token, staticPrefix) {
+		g, err = CheckStatic(c.Tokens, token)
+		return g, true, err
+	}
+	if c.JWT == nil {
+		return Grant{}, true, fail("a bearer token that is no static key, and no jwt is configured")
+	}
+	g, err = c.JWT.Verify(token, c.keys[c.JWKSURI], now)
+	return g, true, err
+}

@@ -1,0 +1,99 @@
+package auth
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseConfig(t *testing.T) {
+	const sum = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+	for _, c := range []struct{ name, in, err string }{
+		{"jwt by URI", `{"resource":"https://s.example/mcp","jwt":{"issuer":"https://as.example","jwksUri":"https://as.example/jwks"}}`, ""},
+		{"jwt on loopback http", `{"resource":"http://127.0.0.1:8787/mcp","jwt":{"issuer":"http://localhost:9000","jwksUri":"http://[::1]:9000/jwks"}}`, ""},
+		{"inline jwks", `{"resource":"https://s.example/mcp","jwt":{"issuer":"https://as.example","jwks":{"keys":[]}}}`, ""},
+		{"access", `{"resource":"https://s.example/mcp","access":{"teamDomain":"https://acme.cloudflareaccess.com","aud":"abc"}}`, ""},
+		{"tokens", `{"resource":"https://s.example/mcp","tokens":[{"name":"ci","sha256":"` + sum + `","scopes":["skills:read"]}]}`, ""},
+
+		{"not an object", `[]`, "must be a JSON object"},
+		{"no resource", `{"tokens":[{"name":"ci","sha256":"` + sum + `"}]}`, "auth.resource is required"},
+		{"no credential", `{"resource":"https://s.example/mcp"}`, "accepts no credential"},
+		{"unknown key", `{"resource":"https://s.example/mcp","jwks":{}}`, `unknown key "jwks"`},
+		{"a key twice", `{"resource":"https://s.example/mcp","resource":"https://t.example/mcp"}`, "twice"},
+		{"plain http", `{"resource":"https://s.example/mcp","jwt":{"issuer":"x","jwksUri":"http://as.example/jwks"}}`, "must be https"},
+		{"a relative URL", `{"resource":"/mcp","tokens":[]}`, "not an absolute URL"},
+		{"jwt without keys", `{"resource":"https://s.example/mcp","jwt":{"issuer":"x"}}`, "needs jwksUri or jwks"},
+		{"jwt with both", `{"resource":"https://s.example/mcp","jwt":{"issuer":"x","jwksUri":"https://a/j","jwks":{"keys":[]}}}`, "both"},
+		{"a key in clear", `{"resource":"https://s.example/mcp","tokens":[{"name":"ci","sha256":"ske_abc"}]}`, "never the key"},
+		{"an uppercase digest", `{"resource":"https://s.example/mcp","tokens":[{"name":"ci","sha256":"` + strings.ToUpper(sum) + `"}]}`, "lowercase"},
+		{"a malformed scope", `{"resource":"https://s.example/mcp","tokens":[{"name":"ci","sha256":"` + sum + `","scopes":["a b"]}]}`, "not an OAuth scope"},
+		{"access without aud", `{"resource":"https://s.example/mcp","access":{"teamDomain":"https://acme.cloudflareaccess.com"}}`, "needs teamDomain and aud"},
+		{"a skew too large", `{"resource":"https://s.example/mcp","jwt":{"issuer":"x","jwks":{"keys":[]},"skew":3600}}`, "whole seconds"},
+	} {
+		cfg, err := ParseConfig([]byte(c.in))
+		if c.err == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			} else if cfg.JWT != nil && cfg.JWT.Audience != cfg.Resource {
+				t.Errorf("%s: the audience %q is not the resource", c.name, cfg.JWT.Audience)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.err)
+		}
+	}
+}
+
+// TestAuthenticate: each kind of credential through the configuration, with key sets the
+// host handed over; a request without one is "not presented".
+func TestAuthenticate(t *testing.T) {
+	k := keysOnce()
+	entry, key := NewStaticKey("ci", []string{"skills:read"})
+	cfg, err := ParseConfig([]byte(`{"resource":"` + testResource + `",
+		"jwt":{"issuer":"` + testIssuer + `","jwksUri":"https://as.example/jwks"},
+		"access":{"teamDomain":"https://acme.cloudflareaccess.com","aud":"aud-tag"},
+		"tokens":[{"name":"ci","sha256":"` + entry.Hex() + `","scopes":["skills:read"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Fetch(); len(got) != 2 || got[0] != "https://as.example/jwks" || got[1] != "https://acme.cloudflareaccess.com/cdn-cgi/access/certs" {
+		t.Fatalf("Fetch() = %q", got)
+	}
+	jwt := sign(t, `{"alg":"ES256","kid":"e1"}`, claims(nil))
+	if _, _, err := cfg.Authenticate("Bearer "+jwt, "", testNow); !errors.Is(err, ErrUnknownKey) {
+		t.Fatalf("before the key set came: %v", err)
+	}
+	for _, u := range cfg.Fetch() {
+		if err := cfg.SetKeys(u, k.doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cfg.SetKeys("https://elsewhere.example/jwks", k.doc); err == nil {
+		t.Fatal("keys from a URL nobody configured were taken")
+	}
+	access := sign(t, `{"alg":"RS256","kid":"r1"}`, claims(map[string]any{"iss": "https://acme.cloudflareaccess.com", "aud": []string{"aud-tag"}}))
+	for _, c := range []struct {
+		name, authorization, assertion string
+		subject                        string // "" when refused
+		presented                      bool
+	}{
+		{"a JWT", "Bearer " + jwt, "", "agent-7", true},
+		{"a static key", "Bearer " + key, "", "ci", true},
+		{"an Access assertion", "", access, "agent-7", true},
+		{"an Access assertion wins over a bearer token", "Bearer nonsense", access, "agent-7", true},
+		{"nothing", "", "", "", false},
+		{"another static key", "Bearer ske_" + strings.Repeat("A", 43), "", "", true},
+		{"a JWT for Access's audience", "Bearer " + access, "", "", true},
+		{"an Access assertion signed for the JWT's audience", "", jwt, "", true},
+		{"Basic", "Basic Y2k6cGFzcw==", "", "", true},
+	} {
+		g, presented, err := cfg.Authenticate(c.authorization, c.assertion, testNow)
+		if presented != c.presented || (c.subject == "") != (err != nil) || g.Subject != c.subject {
+			t.Errorf("%s: %q presented %t, %v", c.name, g.Subject, presented, err)
+		}
+		if err != nil && !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v does not wrap ErrInvalid", c.name, err)
+		}
+	}
+}
