@@ -57,12 +57,14 @@ const empty = new Uint8Array(0);
 // createPlugin is the Extism SDK's default export, module the compiled plugin.wasm (a
 // WebAssembly.Module), pack the bytes of catalog.pack (an ArrayBuffer or Uint8Array),
 // options the plugin's options object (edge/wire Options: the Worker's
-// SKILLEDGE_OPTIONS). host.fetch(request, store) answers a Request; store is
+// SKILLEDGE_OPTIONS). host.fetch(request, store, ctx) answers a Request; store is
 //
 //	{ object(name) → Promise<Response>,    the object's bytes (404 when missing)
-//	  stream?(length) → {readable, writable}, a stream the runtime sends with that
+//	  stream?(length) → {readable, writable} } a stream the runtime sends with that
 //	                                       Content-Length (default: a TransformStream)
-//	  waitUntil?(promise) }                 keeps the runtime alive while a body streams
+//
+// and ctx, when the runtime has one, its context: ctx.waitUntil(promise) keeps the
+// runtime alive while a body streams (Workers', Deno's and Netlify's contexts have it).
 export class Host {
 	constructor({ createPlugin, module, pack, options }) {
 		this.createPlugin = createPlugin;
@@ -93,7 +95,7 @@ export class Host {
 
 	// fetch answers request. Once the instance is up, a request awaits only its body (and
 	// objects not in the cache), as a plain server does.
-	async fetch(request, store) {
+	async fetch(request, store, ctx) {
 		let instance = this.instance;
 		if (instance === null) {
 			this.starting ??= this.start();
@@ -109,8 +111,7 @@ export class Host {
 		}
 		const url = request.url; // absolute: scheme://authority/path?query
 		const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
-		const h = request.headers;
-		const head = requestHead(request.method, target, (name) => h.get(name), instance.fields);
+		const head = requestHead(request.method, target, request.headers, instance.fields);
 		let body;
 		try {
 			const read = await requestBody(request, instance.maxBody);
@@ -135,7 +136,7 @@ export class Host {
 			}
 		}
 		try {
-			const answer = respond(parsed, store, this.objects);
+			const answer = respond(parsed, store, this.objects, ctx);
 			return answer instanceof Response ? answer : await answer;
 		} catch (err) {
 			console.error("skilledge: reading the content store:", err);
@@ -204,15 +205,15 @@ function bytesAt(x, packed) {
 }
 
 // requestHead is the head of a request's frame (wire.AppendRequestHead), as a string: the
-// request line, a line for each of fields (lowercase names, in their order) that get gives
-// (a string, a repeated field's values joined by ", ", as the Fetch API's Headers.get
-// gives them; null for a field the request lacks), and the blank line. Looking fields up
+// request line, a line for each of fields (lowercase names, in their order) that headers
+// holds (its get gives a repeated field's values joined by ", ", as the Fetch API's
+// Headers do; null for a field the request lacks), and the blank line. Looking fields up
 // by name, not iterating the headers, spares the runtime a sorted, lowercased copy of
 // every field, most of which the plugin never reads.
-export function requestHead(method, target, get, fields) {
+export function requestHead(method, target, headers, fields) {
 	let head = `${method} ${target}\n`;
 	for (let i = 0; i < fields.length; i++) {
-		const value = get(fields[i]);
+		const value = headers.get(fields[i]);
 		if (value !== null && value !== undefined) head += `${fields[i]}: ${value}\n`;
 	}
 	return head + "\n";
@@ -289,13 +290,17 @@ function statusAndFields(frame, n) {
 }
 
 // decimal reads a canonical decimal (no sign, no leading zero) of at most 16 digits from
-// frame at i, ending at a space: [value, index of the space], or null.
+// frame at i, ending at a space, into decimalValue, and returns the index of the space, or
+// -1. (A module variable rather than a pair: this runs for every reference of every answer.)
+let decimalValue = 0;
 function decimal(frame, i, end) {
-	let n = 0, from = i;
+	let n = 0;
+	const from = i;
 	while (i < end && i - from < 17 && frame[i] >= 48 && frame[i] <= 57) n = n * 10 + frame[i++] - 48;
 	const digits = i - from;
-	if (digits === 0 || digits > 16 || (frame[from] === 48 && digits > 1) || frame[i] !== 32 || n >= 2 ** 53) return null;
-	return [n, i];
+	if (digits === 0 || digits > 16 || (frame[from] === 48 && digits > 1) || frame[i] !== 32 || n >= 2 ** 53) return -1;
+	decimalValue = n;
+	return i;
 }
 
 // parseFrame reads a response frame (wire.ParseResponse): its status, its header fields as
@@ -315,10 +320,12 @@ export function parseFrame(frame) {
 	const refs = [];
 	let last = 0;
 	for (let i = refsAt; i >= 0 && i < end; i++) { // "@AT SIZE NAME"
-		const at = decimal(frame, i + 1, end);
-		const size = at && decimal(frame, at[1] + 1, end);
-		if (size === null) throw new FrameError("malformed reference");
-		const from = size[1] + 1;
+		const atEnd = decimal(frame, i + 1, end);
+		const at = decimalValue;
+		const sizeEnd = atEnd < 0 ? -1 : decimal(frame, atEnd + 1, end);
+		if (sizeEnd < 0) throw new FrameError("malformed reference");
+		const size = decimalValue;
+		const from = sizeEnd + 1;
 		i = from;
 		while (i < end && frame[i] !== 10) {
 			const c = frame[i++];
@@ -326,9 +333,9 @@ export function parseFrame(frame) {
 		}
 		if (i - from !== 64) throw new FrameError("malformed object name");
 		if (i < end && frame[i + 1] !== 64) throw new FrameError("a field after a reference");
-		if (at[0] < last || at[0] > body.length) throw new FrameError("references out of order or past the body");
-		last = at[0];
-		refs.push({ at: at[0], size: size[0], name: String.fromCharCode.apply(null, frame.subarray(from, i)) });
+		if (at < last || at > body.length) throw new FrameError("references out of order or past the body");
+		last = at;
+		refs.push({ at, size, name: String.fromCharCode.apply(null, frame.subarray(from, i)) });
 	}
 	return { status, headers, refs, body };
 }
@@ -339,11 +346,11 @@ export function parseFrame(frame) {
 // a view of the plugin's memory (Raw.http): what is kept across an await is copied first.
 // It returns the Response itself when nothing need be awaited (no objects, or all in the
 // cache), else a promise of it: every await costs the runtime a turn.
-export function respond({ status, headers, refs, body }, store, cache) {
+export function respond({ status, headers, refs, body }, store, cache, ctx) {
 	if (refs.length === 0) return new Response(body.length > 0 ? body.slice() : null, { status, headers });
 	let total = body.length;
 	for (let i = 0; i < refs.length; i++) total += refs[i].size;
-	if (total > assembleMax) return streamed(store, status, headers, body.slice(), refs, total);
+	if (total > assembleMax) return streamed(store, ctx, status, headers, body.slice(), refs, total);
 	const objs = new Array(refs.length);
 	let missing = null;
 	for (let i = 0; i < refs.length; i++) {
@@ -393,7 +400,7 @@ export function splice(body, refs, objs, total) {
 // frame's) with the objects of refs streamed from the store into it. Every object is asked
 // for before the first byte goes out, so that a missing object or one of the wrong size
 // (where the store says its length) is a failure rather than a truncated body.
-async function streamed(store, status, headers, body, refs, total) {
+async function streamed(store, ctx, status, headers, body, refs, total) {
 	const objects = await fetchObjects(store, refs);
 	for (const [i, o] of objects.entries()) {
 		const failure = objectFailure(refs[i], o);
@@ -404,7 +411,7 @@ async function streamed(store, status, headers, body, refs, total) {
 	}
 	const { readable, writable } = store.stream ? store.stream(total) : new TransformStream();
 	const done = pipeSpliced(writable, body, refs, objects);
-	if (store.waitUntil) store.waitUntil(done);
+	if (ctx?.waitUntil) ctx.waitUntil(done);
 	return new Response(readable, { status, headers });
 }
 

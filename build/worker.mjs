@@ -16,17 +16,18 @@ import pack from "./catalog.pack";
 import { Host, storeDir } from "./host.mjs";
 
 let host = null; // one per isolate
+let store = null; // the assets of the isolate's env
 
 export default {
 	fetch(request, env, ctx) {
 		host ??= new Host({ createPlugin, module, pack, options: env.SKILLEDGE_OPTIONS ?? {} });
-		return host.fetch(request, {
+		store ??= {
 			object(name) {
 				if (!env.ASSETS) throw new Error("the Worker has no ASSETS binding: wrangler.toml's [assets] must bind OUT/assets as ASSETS");
 				return env.ASSETS.fetch(new Request("https://assets.invalid" + storeDir + name));
 			},
 			stream: (length) => new FixedLengthStream(length),
-			waitUntil: (p) => ctx.waitUntil(p),
-		});
+		};
+		return host.fetch(request, store, ctx);
 	},
 };
