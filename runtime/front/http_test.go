@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 	"github.com/skilledge/skilledge/runtime/store"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
@@ -49,11 +50,11 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 func post(t *testing.T, url, body string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest("POST", url, strings.NewReader(body))
-	requireNoError(t, err)
+	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp
 }
@@ -61,7 +62,7 @@ func post(t *testing.T, url, body string) *http.Response {
 func readBody(t *testing.T, r *http.Response) string {
 	t.Helper()
 	b, err := io.ReadAll(r.Body)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	return string(b)
 }
 
@@ -69,37 +70,37 @@ func TestServeHTTP(t *testing.T) {
 	ts, _ := newTestServer(t, testPool(t, wasm.Options{Size: 2}))
 
 	resp := post(t, ts.URL+"/mcp", initialize)
-	requireEqual(t, 200, resp.StatusCode)
-	requireEqual(t, "application/json", resp.Header.Get("Content-Type"))
+	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 	requireInitialized(t, []byte(readBody(t, resp)))
 
 	// A notification is accepted with no body, and net/http adds no Content-Type.
 	resp = post(t, ts.URL+"/mcp", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	requireEqual(t, 202, resp.StatusCode)
-	requireEqual(t, "", readBody(t, resp))
-	requireEqual(t, []string(nil), resp.Header.Values("Content-Type"))
+	require.Equal(t, 202, resp.StatusCode)
+	require.Equal(t, "", readBody(t, resp))
+	require.Equal(t, []string(nil), resp.Header.Values("Content-Type"))
 
 	resp, err := http.Get(ts.URL + "/mcp")
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer resp.Body.Close()
-	requireEqual(t, 405, resp.StatusCode)
+	require.Equal(t, 405, resp.StatusCode)
 
 	// The Host header reaches the plugin, which refuses non-loopback names by default.
 	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(initialize))
 	req.Host = "evil.example"
 	req.Header.Set("Content-Type", "application/json")
 	resp, err = http.DefaultClient.Do(req)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer resp.Body.Close()
-	requireEqual(t, 403, resp.StatusCode)
+	require.Equal(t, 403, resp.StatusCode)
 }
 
 func TestServeHTTPBodyCap(t *testing.T) {
 	ts, _ := newTestServer(t, testPool(t, wasm.Options{Size: 1, MaxBody: 1024}))
 	resp := post(t, ts.URL+"/mcp", initialize+strings.Repeat(" ", 1024))
-	requireEqual(t, 413, resp.StatusCode)
+	require.Equal(t, 413, resp.StatusCode)
 	resp = post(t, ts.URL+"/mcp", initialize+strings.Repeat(" ", 1024-len(initialize)))
-	requireEqual(t, 200, resp.StatusCode)
+	require.Equal(t, 200, resp.StatusCode)
 }
 
 // countingReader is an endless body that counts what was read from it.
@@ -120,23 +121,23 @@ func TestAppendRequestFrame(t *testing.T) {
 	r.Header.Add("Accept", "a")
 	r.Header.Add("Accept", "b")
 	out, err := appendRequestFrame(nil, r, 1000, nil)
-	requireNoError(t, err)
-	requireEqual(t, 1001, body.n, "the host reads at most MaxBody+1 bytes")
+	require.NoError(t, err)
+	require.Equal(t, 1001, body.n, "the host reads at most MaxBody+1 bytes")
 	f, err := wire.ParseRequest(out)
-	requireNoError(t, err)
-	requireEqual(t, "POST", f.Method)
-	requireEqual(t, "/mcp?x=1", f.Target)
+	require.NoError(t, err)
+	require.Equal(t, "POST", f.Method)
+	require.Equal(t, "/mcp?x=1", f.Target)
 	// Host first; then each name's values in order, the names in any order.
-	requireEqual(t, wire.Field{Name: "Host", Value: "example.com:8787"}, f.Header[0])
+	require.Equal(t, wire.Field{Name: "Host", Value: "example.com:8787"}, f.Header[0])
 	rest := slices.Clone(f.Header[1:])
 	slices.SortStableFunc(rest, func(a, b wire.Field) int { return strings.Compare(a.Name, b.Name) })
-	requireEqual(t, wire.Header{{Name: "Accept", Value: "a"}, {Name: "Accept", Value: "b"}, {Name: "Zeta", Value: "z"}}, wire.Header(rest))
-	requireEqual(t, 1001, len(f.Body))
+	require.Equal(t, wire.Header{{Name: "Accept", Value: "a"}, {Name: "Accept", Value: "b"}, {Name: "Zeta", Value: "z"}}, wire.Header(rest))
+	require.Equal(t, 1001, len(f.Body))
 
 	r = httptest.NewRequest("GET", "/", nil)
 	out, err = appendRequestFrame(nil, r, 1000, nil)
-	requireNoError(t, err)
-	requireEqual(t, "GET /\nHost: example.com\n\n", string(out))
+	require.NoError(t, err)
+	require.Equal(t, "GET /\nHost: example.com\n\n", string(out))
 
 	// With the plugin's names, only those fields, as every host frames them
 	// (wire.AppendRequestHead: lowercase, in the order of the names, a repeated field's
@@ -154,13 +155,13 @@ func TestAppendRequestFrame(t *testing.T) {
 		r.Header["accept"] = []string{"a2"}
 		r.Header.Set("Content-Type", "application/json")
 		out, err = appendRequestFrame(nil, r, 1000, []string{"host", "content-type", "origin", "mcp-method", "accept"})
-		requireNoError(t, err)
+		require.NoError(t, err)
 		if i == 0 {
 			first = string(out)
 		}
-		requireEqual(t, first, string(out), "the same request framed again")
+		require.Equal(t, first, string(out), "the same request framed again")
 	}
-	requireEqual(t, "POST /mcp\nhost: example.com\ncontent-type: application/json\norigin: o1, o2\naccept: a\n\n{}", first)
+	require.Equal(t, "POST /mcp\nhost: example.com\ncontent-type: application/json\norigin: o1, o2\naccept: a\n\n{}", first)
 }
 
 // An instance failure is a 500 with a JSON-RPC internal error for that request only.
@@ -169,22 +170,22 @@ func TestServeHTTPInstanceFailure(t *testing.T) {
 	ctx := context.Background()
 	limit := wasm.MinMemoryLimit(cat.Index, wasm.DefaultMaxBody) // the smallest the pool accepts
 	small, err := wasm.Compile(ctx, shared.wasm, wasm.Config{MemoryLimit: limit, Stderr: io.Discard})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer small.Close(ctx)
 	pool, err := small.NewPool(ctx, cat, wasm.Options{Size: 1})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer pool.Close(ctx)
 	ts, srv, log := newTestServerWith(t, pool, Options{})
 	srv.cur.Load().maxBody = 64 << 20 // past what NewPool allows: the body will not fit the instance
 
 	resp := post(t, ts.URL+"/mcp", strings.Repeat(" ", int(limit)+1<<20))
-	requireEqual(t, 500, resp.StatusCode)
-	requireEqual(t, "application/json", resp.Header.Get("Content-Type"))
-	requireEqual(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`, readBody(t, resp))
-	requireContains(t, log.String(), "skilledge: POST /mcp: runtime: plugin instance failed: plugin crashed")
+	require.Equal(t, 500, resp.StatusCode)
+	require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	require.Equal(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`, readBody(t, resp))
+	require.Contains(t, log.String(), "skilledge: POST /mcp: runtime: plugin instance failed: plugin crashed")
 
 	resp = post(t, ts.URL+"/mcp", initialize)
-	requireEqual(t, 200, resp.StatusCode)
+	require.Equal(t, 200, resp.StatusCode)
 }
 
 func TestServerSwap(t *testing.T) {
@@ -219,16 +220,16 @@ func TestServerSwap(t *testing.T) {
 	pools := []*wasm.Pool{first}
 	for i := 0; i < 5; i++ {
 		next, err := p.NewPool(context.Background(), cat, wasm.Options{Size: 2})
-		requireNoError(t, err)
+		require.NoError(t, err)
 		srv.Swap(next)
 		pools = append(pools, next)
 	}
 	close(stop)
 	wg.Wait()
-	requireNoError(t, srv.Close(context.Background()))
+	require.NoError(t, srv.Close(context.Background()))
 	for _, pl := range pools {
 		_, err := pl.HTTP(context.Background(), postFrame(initialize), nil)
-		requireErrorIs(t, err, wasm.ErrClosed)
+		require.ErrorIs(t, err, wasm.ErrClosed)
 	}
 }
 
@@ -237,12 +238,12 @@ func TestServerSwap(t *testing.T) {
 func TestServeHTTPBusy(t *testing.T) {
 	w := httptest.NewRecorder()
 	writeFailure(w, failureOf(fmt.Errorf("%w (50ms): %w", wasm.ErrBusy, context.DeadlineExceeded)))
-	requireEqual(t, 503, w.Code)
-	requireEqual(t, "1", w.Header().Get("Retry-After"))
-	requireEqual(t, "application/json", w.Header().Get("Content-Type"))
+	require.Equal(t, 503, w.Code)
+	require.Equal(t, "1", w.Header().Get("Retry-After"))
+	require.Equal(t, "application/json", w.Header().Get("Content-Type"))
 	body := `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: server busy, retry later"}}`
-	requireEqual(t, body, w.Body.String())
-	requireEqual(t, fmt.Sprint(len(body)), w.Header().Get("Content-Length"))
+	require.Equal(t, body, w.Body.String())
+	require.Equal(t, fmt.Sprint(len(body)), w.Header().Get("Content-Length"))
 }
 
 // failureOf reads what went wrong from the pool's errors, and the store's.
@@ -258,7 +259,7 @@ func TestFailureOf(t *testing.T) {
 		{context.Canceled, wire.FailOther},
 		{wasm.ErrClosed, wire.FailOther},
 	} {
-		requireEqual(t, c.want, failureOf(c.err), c.err.Error())
+		require.Equal(t, c.want, failureOf(c.err), c.err.Error())
 	}
 }
 
@@ -308,55 +309,55 @@ func TestServeHTTPStore(t *testing.T) {
 	p, cat := testPlugin(t)
 	dir := t.TempDir()
 	st := cat.Store.(interface{ WriteDir(string) error })
-	requireNoError(t, st.WriteDir(dir))
+	require.NoError(t, st.WriteDir(dir))
 	objects, err := store.Open(dir)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	pool, err := p.NewPool(context.Background(), wasm.Catalog{Index: cat.Index, Store: objects}, wasm.Options{Size: 1})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	t.Cleanup(func() { pool.Close(context.Background()) })
 	ts, srv, log := newTestServerWith(t, pool, Options{})
 
 	read := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://csv-insights/assets/chart-template.png"}}`
 	resp := post(t, ts.URL+"/mcp", read)
 	body := readBody(t, resp)
-	requireEqual(t, 200, resp.StatusCode)
-	requireEqual(t, fmt.Sprint(len(body)), resp.Header.Get("Content-Length"))
-	requireContains(t, body, `"mimeType":"image/png","blob":"iVBORw0KGgo`)
+	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, fmt.Sprint(len(body)), resp.Header.Get("Content-Length"))
+	require.Contains(t, body, `"mimeType":"image/png","blob":"iVBORw0KGgo`)
 
 	resp, err = http.Get(ts.URL + "/.well-known/skills/git-workflow/SKILL.md")
-	requireNoError(t, err)
+	require.NoError(t, err)
 	md := readBody(t, resp)
-	requireEqual(t, fmt.Sprint(len(md)), resp.Header.Get("Content-Length"))
-	requireEqual(t, true, strings.HasPrefix(md, "---\nname: git-workflow\n"))
+	require.Equal(t, fmt.Sprint(len(md)), resp.Header.Get("Content-Length"))
+	require.Equal(t, true, strings.HasPrefix(md, "---\nname: git-workflow\n"))
 	head, err := http.Head(ts.URL + "/.well-known/skills/git-workflow/SKILL.md")
-	requireNoError(t, err)
-	requireEqual(t, "", readBody(t, head))
-	requireEqual(t, resp.Header.Get("ETag"), head.Header.Get("ETag"))
+	require.NoError(t, err)
+	require.Equal(t, "", readBody(t, head))
+	require.Equal(t, resp.Header.Get("ETag"), head.Header.Get("ETag"))
 
 	// Take the PNG's resources/read object out of the store: the next read of it fails
 	// alone (the rest, including other objects, is served). The pool swapped in serves
 	// the same catalog from a store that has not loaded it yet.
 	r, err := wire.ParseResponse(mustHTTP(t, pool, read))
-	requireNoError(t, err)
-	requireEqual(t, 1, len(r.Refs))
+	require.NoError(t, err)
+	require.Equal(t, 1, len(r.Refs))
 	missing := r.Refs[0].Name
 	objects2, err := store.Open(dir)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	pool, err = p.NewPool(context.Background(), wasm.Catalog{Index: cat.Index, Store: objects2}, wasm.Options{Size: 1})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	t.Cleanup(func() { pool.Close(context.Background()) })
 	srv.Swap(pool)
-	requireNoError(t, os.Remove(filepath.Join(dir, "sha256", missing)))
+	require.NoError(t, os.Remove(filepath.Join(dir, "sha256", missing)))
 	resp = post(t, ts.URL+"/mcp", read)
 	body = readBody(t, resp)
-	requireEqual(t, 500, resp.StatusCode)
-	requireContains(t, body, `"code":-32603`)
-	requireContains(t, body, "content store is incomplete or damaged")
-	requireContains(t, log.String(), missing)
+	require.Equal(t, 500, resp.StatusCode)
+	require.Contains(t, body, `"code":-32603`)
+	require.Contains(t, body, "content store is incomplete or damaged")
+	require.Contains(t, log.String(), missing)
 	resp = post(t, ts.URL+"/mcp", `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
-	requireEqual(t, 200, resp.StatusCode)
+	require.Equal(t, 200, resp.StatusCode)
 	_, failed := pool.Stats()
-	requireEqual(t, int64(0), failed)
+	require.Equal(t, int64(0), failed)
 }
 
 // mustHTTP answers a POST of body through the pool and returns the frame, references
@@ -364,6 +365,6 @@ func TestServeHTTPStore(t *testing.T) {
 func mustHTTP(t *testing.T, pool *wasm.Pool, body string) []byte {
 	t.Helper()
 	out, err := pool.HTTP(context.Background(), postFrame(body), nil)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
@@ -65,7 +66,7 @@ func testPool(t testing.TB, opt wasm.Options) *wasm.Pool {
 	t.Helper()
 	p, pack := testPlugin(t)
 	pool, err := p.NewPool(context.Background(), pack, opt)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	t.Cleanup(func() { pool.Close(context.Background()) })
 	return pool
 }

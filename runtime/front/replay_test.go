@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skilledge/skilledge/runtime/internal/require"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
@@ -18,7 +19,7 @@ func TestServeHTTPReplays(t *testing.T) {
 	const maxBody = 2048
 	with, srv, _ := newTestServerWith(t, testPool(t, wasm.Options{Size: 1, MaxBody: maxBody}), Options{})
 	without, plain, _ := newTestServerWith(t, testPool(t, wasm.Options{Size: 1, MaxBody: maxBody}), Options{Replays: -1})
-	requireEqual(t, true, plain.cur.Load().replays == nil, "Replays: -1 keeps none")
+	require.Equal(t, true, plain.cur.Load().replays == nil, "Replays: -1 keeps none")
 	replays := srv.cur.Load().replays
 
 	read := func(id, uri string) string {
@@ -55,8 +56,8 @@ func TestServeHTTPReplays(t *testing.T) {
 			hits := replays.hits.Load()
 			got := exchange(t, with.URL, c.host, c.version, c.body)
 			want := exchange(t, without.URL, c.host, c.version, c.body)
-			requireEqual(t, want, got)
-			requireEqual(t, c.hit, replays.hits.Load() > hits, "answered from the replays")
+			require.Equal(t, want, got)
+			require.Equal(t, c.hit, replays.hits.Load() > hits, "answered from the replays")
 		})
 	}
 }
@@ -66,7 +67,7 @@ func TestServeHTTPReplays(t *testing.T) {
 func exchange(t *testing.T, url, host, version, body string) string {
 	t.Helper()
 	req, err := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
-	requireNoError(t, err)
+	require.NoError(t, err)
 	if host != "" {
 		req.Host = host
 	}
@@ -76,10 +77,10 @@ func exchange(t *testing.T, url, host, version, body string) string {
 		req.Header.Set("MCP-Protocol-Version", version)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	var out strings.Builder
 	out.WriteString(resp.Status + "\n")
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
@@ -106,15 +107,15 @@ func TestSwapStartsWithoutReplays(t *testing.T) {
 	hits := func() int64 { return srv.cur.Load().replays.hits.Load() }
 	exchange(t, ts.URL, "", "", read("1"))
 	exchange(t, ts.URL, "", "", read("2"))
-	requireEqual(t, int64(1), hits())
+	require.Equal(t, int64(1), hits())
 
 	p, cat := testPlugin(t)
 	next, err := p.NewPool(context.Background(), cat, wasm.Options{Size: 1})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	t.Cleanup(func() { next.Close(context.Background()) })
 	srv.Swap(next)
 	exchange(t, ts.URL, "", "", read("3"))
-	requireEqual(t, int64(0), hits(), "the pool swapped in starts with no replays")
+	require.Equal(t, int64(0), hits(), "the pool swapped in starts with no replays")
 	exchange(t, ts.URL, "", "", read("4"))
-	requireEqual(t, int64(1), hits())
+	require.Equal(t, int64(1), hits())
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
@@ -31,12 +32,12 @@ func TestServeStdio(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"method":"resources/list"}`, // no final newline
 	}, "\n")
 	var out bytes.Buffer
-	requireNoError(t, srv.ServeStdio(context.Background(), strings.NewReader(in), &out))
+	require.NoError(t, srv.ServeStdio(context.Background(), strings.NewReader(in), &out))
 	lines := strings.Split(out.String(), "\n")
-	requireEqual(t, 5, len(lines), out.String())
-	requireEqual(t, "", lines[4], "every reply ends with a newline")
+	require.Equal(t, 5, len(lines), out.String())
+	require.Equal(t, "", lines[4], "every reply ends with a newline")
 	requireInitialized(t, []byte(lines[0]))
-	requireEqual(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: message longer than 4096 bytes"}}`, lines[1])
+	require.Equal(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: message longer than 4096 bytes"}}`, lines[1])
 	for i, id := range []int64{2, 3} {
 		l := lines[2+i]
 		if !gjson.Valid(l) || gjson.Get(l, "id").Int() != id || !gjson.Get(l, "result").Exists() {
@@ -51,11 +52,11 @@ func TestServeStdioLongLines(t *testing.T) {
 	srv := NewServer(testPool(t, wasm.Options{Size: 1}), &bytes.Buffer{}, Options{})
 	long := `{"jsonrpc":"2.0","id":7,"method":"skills/list","params":{"pad":"` + strings.Repeat("y", 150<<10) + `"}}`
 	var out bytes.Buffer
-	requireNoError(t, srv.ServeStdio(context.Background(), strings.NewReader(long+"\n"+long+strings.Repeat(" ", 100<<10)+"\n"), &out))
+	require.NoError(t, srv.ServeStdio(context.Background(), strings.NewReader(long+"\n"+long+strings.Repeat(" ", 100<<10)+"\n"), &out))
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	requireEqual(t, 2, len(lines))
-	requireEqual(t, int64(7), gjson.Get(lines[0], "id").Int())
-	requireContains(t, lines[1], `"code":-32600`)
+	require.Equal(t, 2, len(lines))
+	require.Equal(t, int64(7), gjson.Get(lines[0], "id").Int())
+	require.Contains(t, lines[1], `"code":-32600`)
 }
 
 func TestStdioFailure(t *testing.T) {
@@ -67,7 +68,7 @@ func TestStdioFailure(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":1,"method":"x"}]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`},
 		{`{"jsonrpc":"2.0","id":{},"method":"x"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`},
 	} {
-		requireEqual(t, tc.want, string(stdioFailure([]byte(tc.msg), err)), tc.msg)
+		require.Equal(t, tc.want, string(stdioFailure([]byte(tc.msg), err)), tc.msg)
 	}
 }
 
@@ -84,9 +85,9 @@ func TestStdioNotify(t *testing.T) {
 	lines.Buffer(nil, 1<<20)
 
 	// Not answered yet: not notified (ServeStdio may not even have registered).
-	requireEqual(t, 0, srv.Notify([]byte(`{"jsonrpc":"2.0","method":"notifications/x"}`)))
+	require.Equal(t, 0, srv.Notify([]byte(`{"jsonrpc":"2.0","method":"notifications/x"}`)))
 	fmt.Fprintln(inW, initialize)
-	requireEqual(t, true, lines.Scan())
+	require.Equal(t, true, lines.Scan())
 	requireInitialized(t, lines.Bytes())
 
 	const n = 200
@@ -119,8 +120,8 @@ func TestStdioNotify(t *testing.T) {
 			t.Fatalf("unexpected line %q (reply %d expected)", l, next)
 		}
 	}
-	requireNoError(t, <-done)
-	requireEqual(t, int64(n), next)
+	require.NoError(t, <-done)
+	require.Equal(t, int64(n), next)
 	sent := <-notified
 	// Whole pairs, at most two per Notify that wrote or queued them (a queued pair finds
 	// the connection done if it comes after the last reply), and some arrived.
@@ -151,7 +152,7 @@ func TestNotifyBackPressure(t *testing.T) {
 	go func() { returned <- srv.Notify(wire.ListChangedNotifications(wire.Options{})...) }()
 	select {
 	case n := <-returned:
-		requireEqual(t, 1, n)
+		require.Equal(t, 1, n)
 	case <-time.After(10 * time.Second):
 		t.Fatal("Notify waited for a connection whose client does not read")
 	}
@@ -160,16 +161,16 @@ func TestNotifyBackPressure(t *testing.T) {
 	var got []string
 	for range 3 {
 		line, err := first.ReadString('\n')
-		requireNoError(t, err)
+		require.NoError(t, err)
 		got = append(got, gjson.Get(line, "method").Str+gjson.Get(line, "id").Raw)
 	}
 	inW.Close()
-	requireEqual(t, "2 notifications/skills/list_changed notifications/resources/list_changed", strings.Join(got, " "))
+	require.Equal(t, "2 notifications/skills/list_changed notifications/resources/list_changed", strings.Join(got, " "))
 	// The connection ends with its input, before the test does: a connection left running
 	// would race with later tests (FuzzReadLine once changed maxLine under it).
 	select {
 	case err := <-served:
-		requireNoError(t, err)
+		require.NoError(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeStdio did not return after its input ended")
 	}

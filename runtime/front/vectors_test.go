@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 // The host contract's vectors (edge/wire/testdata), through this host's own functions:
@@ -67,8 +68,8 @@ func TestVectorHeads(t *testing.T) {
 				r.Header.Add(h[0], h[1])
 			}
 			got, err := appendRequestFrame(nil, r, 1000, v.Fields)
-			requireNoError(t, err)
-			requireEqual(t, v.Head, string(got))
+			require.NoError(t, err)
+			require.Equal(t, v.Head, string(got))
 		})
 	}
 }
@@ -91,15 +92,15 @@ func TestVectorFailures(t *testing.T) {
 			if v.Name == "start" {
 				f, ok = wire.StartFailure(v.Detail), true
 			}
-			requireEqual(t, true, ok, "a failure of that name")
+			require.Equal(t, true, ok, "a failure of that name")
 			w := httptest.NewRecorder()
 			writeFailure(w, f)
-			requireEqual(t, v.Status, w.Code)
-			requireEqual(t, v.Body, w.Body.String())
+			require.Equal(t, v.Status, w.Code)
+			require.Equal(t, v.Body, w.Body.String())
 			for _, h := range v.Headers {
-				requireEqual(t, h[1], w.Header().Get(h[0]), h[0])
+				require.Equal(t, h[1], w.Header().Get(h[0]), h[0])
 			}
-			requireEqual(t, len(v.Headers)+1, len(w.Header()), "the fields, and Content-Length")
+			require.Equal(t, len(v.Headers)+1, len(w.Header()), "the fields, and Content-Length")
 		})
 	}
 }
@@ -127,28 +128,28 @@ func TestVectorReplays(t *testing.T) {
 				given = v.Lie
 			}
 			b, err := hex.DecodeString(given)
-			requireNoError(t, err)
+			require.NoError(t, err)
 			hint, ok := wire.ParseHint(b)
-			requireEqual(t, true, ok, "the hint parses")
+			require.Equal(t, true, ok, "the hint parses")
 			resp, err := wire.ParseResponse(v.Answer)
-			requireNoError(t, err)
+			require.NoError(t, err)
 			rs := newReplays(wire.ReplayEntries)
 			rs.keep(v.Request, hint, v.Answer, resp)
-			requireEqual(t, v.Kept, len(rs.entries) == 1, "kept")
+			require.Equal(t, v.Kept, len(rs.entries) == 1, "kept")
 			for i, r := range v.Repeats {
 				e, id := rs.lookup(r.Request)
 				if r.Client == nil {
-					requireEqual(t, true, e == nil, "repeat not replayed")
+					require.Equal(t, true, e == nil, "repeat not replayed")
 					continue
 				}
-				requireEqual(t, true, e != nil, "repeat replayed")
+				require.Equal(t, true, e != nil, "repeat replayed")
 				a := e.Answer(nil, id, nil)
 				objs := make([][]byte, len(a.Refs))
 				for j, ref := range a.Refs {
 					objs[j] = v.Objects[ref.Name]
 				}
 				body := wire.AppendResolved(nil, a.Body, a.Refs, objs)
-				requireEqual(t, r.Client.Status, a.Status)
+				require.Equal(t, r.Client.Status, a.Status)
 				if !bytes.Equal(body, r.Client.Body) {
 					t.Fatalf("repeat %d: body\n%s\nwant\n%s", i, body, r.Client.Body)
 				}
@@ -156,9 +157,9 @@ func TestVectorReplays(t *testing.T) {
 				for _, f := range a.Header {
 					h = append(h, [2]string{f.Name, f.Value})
 				}
-				requireEqual(t, len(r.Client.Headers), len(h))
+				require.Equal(t, len(r.Client.Headers), len(h))
 				for j := range h {
-					requireEqual(t, r.Client.Headers[j], h[j])
+					require.Equal(t, r.Client.Headers[j], h[j])
 				}
 			}
 		})

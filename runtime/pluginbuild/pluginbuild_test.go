@@ -6,14 +6,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 func TestSourceDir(t *testing.T) {
 	dir, err := SourceDir()
-	requireNoError(t, err)
+	require.NoError(t, err)
 	abs, _ := filepath.Abs("../..")
-	requireEqual(t, abs, dir)
-	requireEqual(t, false, isModuleRoot(t.TempDir()))
+	require.Equal(t, abs, dir)
+	require.Equal(t, false, isModuleRoot(t.TempDir()))
 }
 
 func TestPluginHash(t *testing.T) {
@@ -24,23 +26,23 @@ func TestPluginHash(t *testing.T) {
 	src := t.TempDir()
 	write := func(rel, data string) {
 		p := filepath.Join(src, rel)
-		requireNoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		requireNoError(t, os.WriteFile(p, []byte(data), 0o644))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
 	}
 	write("go.mod", "module "+ModulePath+"\n")
 	write("edge/server.go", "package edge")
 	write("catalog/pack.go", "package catalog")
 	hash := func() string {
 		h, err := pluginHash(context.Background(), goBin, src)
-		requireNoError(t, err)
+		require.NoError(t, err)
 		return h
 	}
 	base := hash()
-	requireEqual(t, base, hash(), "deterministic")
+	require.Equal(t, base, hash(), "deterministic")
 	for _, rel := range []string{"edge/server_test.go", "edge/testdata/x.txt", "catalog/compile/load.go",
 		"catalog/examples/skills/a/SKILL.md", "runtime/wasm/pool.go", "edge/.swp", "README.md"} {
 		write(rel, "changed")
-		requireEqual(t, base, hash(), rel+" is not an input of the plugin")
+		require.Equal(t, base, hash(), rel+" is not an input of the plugin")
 	}
 	for _, rel := range []string{"edge/server.go", "edge/plugin/main.go", "catalog/uri.go", "jsonrpc/doc.go", "go.sum", "go.mod"} {
 		write(rel, "changed "+rel)
@@ -55,14 +57,14 @@ func TestPluginHash(t *testing.T) {
 	// tests make) hashes the same files: the same hash, and a change through it counts.
 	linked := t.TempDir()
 	for _, e := range []string{"go.mod", "go.sum", "edge", "catalog", "jsonrpc"} {
-		requireNoError(t, os.Symlink(filepath.Join(src, e), filepath.Join(linked, e)))
+		require.NoError(t, os.Symlink(filepath.Join(src, e), filepath.Join(linked, e)))
 	}
 	h, err := pluginHash(context.Background(), goBin, linked)
-	requireNoError(t, err)
-	requireEqual(t, base, h, "the same source through links")
+	require.NoError(t, err)
+	require.Equal(t, base, h, "the same source through links")
 	write("edge/server.go", "changed again")
 	h, err = pluginHash(context.Background(), goBin, linked)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	if h == base {
 		t.Fatal("a change under a linked directory did not change the hash")
 	}
@@ -71,15 +73,15 @@ func TestPluginHash(t *testing.T) {
 func TestLocate(t *testing.T) {
 	ctx := context.Background()
 	f := filepath.Join(t.TempDir(), "p.wasm")
-	requireNoError(t, os.WriteFile(f, []byte("\x00asm"), 0o644))
+	require.NoError(t, os.WriteFile(f, []byte("\x00asm"), 0o644))
 	got, err := Locate(ctx, f, nil)
-	requireNoError(t, err)
-	requireEqual(t, f, got)
+	require.NoError(t, err)
+	require.Equal(t, f, got)
 
 	t.Setenv(Env, f)
 	got, err = Locate(ctx, "", nil)
-	requireNoError(t, err)
-	requireEqual(t, f, got)
+	require.NoError(t, err)
+	require.Equal(t, f, got)
 
 	_, err = Locate(ctx, f+".missing", nil)
 	if err == nil {

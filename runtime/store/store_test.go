@@ -13,18 +13,19 @@ import (
 	"unsafe"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 // writeObjects writes a store of the given contents under dir/sha256 and returns their
 // names, in order.
 func writeObjects(t *testing.T, dir string, contents ...[]byte) []string {
 	t.Helper()
-	requireNoError(t, os.MkdirAll(filepath.Join(dir, catalog.StoreDir), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, catalog.StoreDir), 0o755))
 	var names []string
 	for _, c := range contents {
 		sum := sha256.Sum256(c)
 		name := hex.EncodeToString(sum[:])
-		requireNoError(t, os.WriteFile(filepath.Join(dir, catalog.StoreDir, name), c, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, catalog.StoreDir, name), c, 0o644))
 		names = append(names, name)
 	}
 	return names
@@ -36,17 +37,17 @@ func TestDirStore(t *testing.T) {
 	large := bytes.Repeat([]byte("large object, mapped rather than read. "), mmapMin/16)
 	names := writeObjects(t, dir, small, large)
 	st, err := Open(dir)
-	requireNoError(t, err)
+	require.NoError(t, err)
 
 	for i, want := range [][]byte{small, large} {
 		got, err := st.Object(names[i])
-		requireNoError(t, err)
-		requireEqual(t, true, bytes.Equal(got, want))
+		require.NoError(t, err)
+		require.Equal(t, true, bytes.Equal(got, want))
 		// The second time from memory: the file is not read again.
-		requireNoError(t, os.Remove(filepath.Join(dir, catalog.StoreDir, names[i])))
+		require.NoError(t, os.Remove(filepath.Join(dir, catalog.StoreDir, names[i])))
 		again, err := st.Object(names[i])
-		requireNoError(t, err)
-		requireEqual(t, true, bytes.Equal(again, want))
+		require.NoError(t, err)
+		require.Equal(t, true, bytes.Equal(again, want))
 	}
 
 	// The name a caller passes may alias a buffer it reuses (a parsed frame's reference):
@@ -54,7 +55,7 @@ func TestDirStore(t *testing.T) {
 	third := writeObjects(t, dir, []byte("third"))[0]
 	buf := []byte(third)
 	_, err = st.Object(unsafe.String(&buf[0], len(buf)))
-	requireNoError(t, err)
+	require.NoError(t, err)
 	st.objects.Range(func(k, _ any) bool {
 		if unsafe.StringData(k.(string)) == &buf[0] {
 			t.Fatal("the store keeps the caller's buffer as a key")
@@ -64,19 +65,19 @@ func TestDirStore(t *testing.T) {
 
 	missing := strings.Repeat("0", 64)
 	_, err = st.Object(missing)
-	requireErrorIs(t, err, fs.ErrNotExist)
-	requireErrorIs(t, err, ErrStore)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.ErrorIs(t, err, ErrStore)
 	_, err = st.Object("../../etc/passwd")
-	requireErrorIs(t, err, fs.ErrNotExist)
+	require.ErrorIs(t, err, fs.ErrNotExist)
 
 	// A damaged object (bytes that do not hash to its name) is refused, not served, and
 	// its file removed, so that the next check of the build finds it missing.
 	damaged := writeObjects(t, dir, []byte("original"))[0]
 	p := filepath.Join(dir, catalog.StoreDir, damaged)
-	requireNoError(t, os.WriteFile(p, []byte("tampered"), 0o644))
+	require.NoError(t, os.WriteFile(p, []byte("tampered"), 0o644))
 	_, err = st.Object(damaged)
-	requireErrorIs(t, err, ErrStore)
-	requireContains(t, err.Error(), "did not hash to its name: the file was damaged, and is removed")
+	require.ErrorIs(t, err, ErrStore)
+	require.Contains(t, err.Error(), "did not hash to its name: the file was damaged, and is removed")
 	if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the damaged file is still there: %v", err)
 	}
@@ -94,34 +95,34 @@ func TestDirStore(t *testing.T) {
 		}()
 	}
 	for range 16 {
-		requireNoError(t, <-errs)
+		require.NoError(t, <-errs)
 	}
 
 	// After Close, nothing is loaded any more.
-	requireNoError(t, st.Close())
+	require.NoError(t, st.Close())
 	_, err = st.Object(writeObjects(t, dir, []byte("late"))[0])
-	requireErrorIs(t, err, ErrStore)
+	require.ErrorIs(t, err, ErrStore)
 }
 
 func TestDirStoreCheck(t *testing.T) {
 	dir := t.TempDir()
 	names := writeObjects(t, dir, []byte("one"), []byte("two"))
 	st, err := Open(dir)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	uses := []catalog.ObjectUse{
 		{Ref: catalog.Ref{Name: names[0], Size: 3}, What: "skill://a/one.md"},
 		{Ref: catalog.Ref{Name: names[1], Size: 3}, What: "skill://a/two.md"},
 	}
-	requireNoError(t, st.Check(uses))
+	require.NoError(t, st.Check(uses))
 
 	uses[1].Size = 4
 	uses = append(uses, catalog.ObjectUse{Ref: catalog.Ref{Name: strings.Repeat("1", 64), Size: 1}, What: "skill://a/gone.md"})
 	err = st.Check(uses)
-	requireErrorIs(t, err, ErrStore)
-	requireContains(t, err.Error(), "2 of the 3 objects the catalog refers to are not in ")
-	requireContains(t, err.Error(), "(skill://a/two.md): 3 bytes, not 4")
-	requireContains(t, err.Error(), "(skill://a/gone.md): missing")
-	requireContains(t, err.Error(), "build the catalog again")
+	require.ErrorIs(t, err, ErrStore)
+	require.Contains(t, err.Error(), "2 of the 3 objects the catalog refers to are not in ")
+	require.Contains(t, err.Error(), "(skill://a/two.md): 3 bytes, not 4")
+	require.Contains(t, err.Error(), "(skill://a/gone.md): missing")
+	require.Contains(t, err.Error(), "build the catalog again")
 
 	_, err = Open(t.TempDir())
 	if !errors.Is(err, fs.ErrNotExist) {

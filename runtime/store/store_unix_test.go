@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 // An object replaced by a FIFO is an error at once, not a read that waits for a writer.
@@ -17,17 +18,17 @@ func TestDirStoreFIFO(t *testing.T) {
 	dir := t.TempDir()
 	name := writeObjects(t, dir, []byte("x"))[0]
 	p := filepath.Join(dir, catalog.StoreDir, name)
-	requireNoError(t, os.Remove(p))
+	require.NoError(t, os.Remove(p))
 	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	st, err := Open(dir)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { _, err := st.Object(name); done <- err }()
 	select {
 	case err := <-done:
-		requireContains(t, err.Error(), "not a regular file")
+		require.Contains(t, err.Error(), "not a regular file")
 	case <-time.After(5 * time.Second):
 		t.Fatal("Object blocked on a FIFO")
 	}
@@ -40,10 +41,10 @@ func TestDirStoreLink(t *testing.T) {
 	name := writeObjects(t, dir, []byte("x"))[0]
 	p := filepath.Join(dir, catalog.StoreDir, name)
 	elsewhere := filepath.Join(t.TempDir(), "x")
-	requireNoError(t, os.Rename(p, elsewhere))
-	requireNoError(t, os.Symlink(elsewhere, p))
+	require.NoError(t, os.Rename(p, elsewhere))
+	require.NoError(t, os.Symlink(elsewhere, p))
 	st, err := Open(dir)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	_, err = st.Object(name)
-	requireErrorIs(t, err, ErrStore)
+	require.ErrorIs(t, err, ErrStore)
 }

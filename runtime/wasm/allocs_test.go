@@ -9,6 +9,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 // TestPluginRequestsDoNotAllocate holds the plugin to answering common requests without
@@ -26,7 +28,7 @@ func TestPluginRequestsDoNotAllocate(t *testing.T) {
 	if mallocs.hooked == 0 {
 		t.Fatal("no function of the plugin is named runtime.mallocgc: the count below would prove nothing")
 	}
-	requireNoError(t, in.callStatus(ctx, in.configure, (&Options{MaxBody: DefaultMaxBody}).configJSON()))
+	require.NoError(t, in.callStatus(ctx, in.configure, (&Options{MaxBody: DefaultMaxBody}).configJSON()))
 
 	modern := func(method, name, params string) []byte {
 		body := `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{` + params +
@@ -52,14 +54,14 @@ func TestPluginRequestsDoNotAllocate(t *testing.T) {
 		{"ping on stdio", func() ([]byte, error) { return in.callOutput(ctx, in.rpc, tinyRPC, nil) }},
 	} {
 		out, err := c.call() // warm-up: buffers grow to their size here
-		requireNoError(t, err)
+		require.NoError(t, err)
 		if !strings.HasPrefix(string(out), "200\n") && !strings.HasPrefix(string(out), "2025-06-18\n") {
 			t.Fatalf("%s: not answered: %.300s", c.name, out)
 		}
 		mallocs.n, mallocs.first = 0, ""
 		for range 3 {
 			_, err := c.call()
-			requireNoError(t, err)
+			require.NoError(t, err)
 		}
 		if mallocs.n != 0 {
 			t.Errorf("%s: %d allocations in 3 requests inside the plugin, first from %s", c.name, mallocs.n, mallocs.first)

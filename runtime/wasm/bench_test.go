@@ -9,6 +9,7 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
@@ -23,7 +24,7 @@ var tinyRPC = []byte("2025-06-18\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 func benchInstance(b *testing.B) *instance {
 	pool := testPool(b, Options{Size: 1})
 	in, err := pool.acquire(context.Background())
-	requireNoError(b, err)
+	require.NoError(b, err)
 	b.Cleanup(func() { pool.release(in, nil) })
 	return in
 }
@@ -86,14 +87,14 @@ func BenchmarkCompile(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			if bc.dir != "-" { // warm the cache
 				p, err := Compile(ctx, shared.wasm, Config{CacheDir: bc.dir})
-				requireNoError(b, err)
+				require.NoError(b, err)
 				p.Close(ctx)
 			}
 			b.ResetTimer()
 			for b.Loop() {
 				start := time.Now()
 				p, err := Compile(ctx, shared.wasm, Config{CacheDir: bc.dir})
-				requireNoError(b, err)
+				require.NoError(b, err)
 				b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/compile")
 				p.Close(ctx)
 			}
@@ -129,7 +130,7 @@ func BenchmarkPreemption(b *testing.B) {
 	}
 	b.Run("native/rpc-ping", func(b *testing.B) {
 		p, err := catalog.Open(cat.Index)
-		requireNoError(b, err)
+		require.NoError(b, err)
 		s := edge.New(p, wire.Options{})
 		for b.Loop() {
 			s.HandleMessage("2025-06-18", tinyRPC[11:])
@@ -153,12 +154,12 @@ func rawInstance(tb testing.TB, ctx context.Context, rc wazero.RuntimeConfig, pa
 	tb.Cleanup(func() { rt.Close(ctx) })
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 	_, err := instantiateHostModule(ctx, rt)
-	requireNoError(tb, err)
+	require.NoError(tb, err)
 	compiled, err := rt.CompileModule(ctx, shared.wasm)
-	requireNoError(tb, err)
+	require.NoError(tb, err)
 	p := &Plugin{rt: rt, compiled: compiled, cfg: Config{Stderr: io.Discard}, pages: DefaultMemoryLimit / pageSize}
 	in, err := p.bareInstance(ctx, nil)
-	requireNoError(tb, err)
-	requireNoError(tb, in.callStatus(ctx, in.load, pack))
+	require.NoError(tb, err)
+	require.NoError(tb, in.callStatus(ctx, in.load, pack))
 	return in
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 // TestBoundaryReport measures what crossing the host↔plugin boundary costs, and writes the
@@ -43,15 +44,15 @@ func TestBoundaryReport(t *testing.T) {
 	p, _ := testPlugin(t)
 	ctx := context.Background()
 	pool, err := p.NewPool(ctx, Catalog{Index: pack, Store: store}, Options{Size: 1})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer pool.Close(ctx)
 	in, err := p.newInstance(ctx, pack, nil, &pool.logMu, time.Minute)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer in.close()
 	for _, name := range store.Names() { // the Extism ABI holds the objects itself
 		b, _ := store.Object(name)
 		_, err := in.callExtism(ctx, "put", b)
-		requireNoError(t, err)
+		require.NoError(t, err)
 	}
 	native := nativeServer(t, pack)
 	unchecked := instanceWithPreemption(t, false, pack)
@@ -60,9 +61,9 @@ func TestBoundaryReport(t *testing.T) {
 	// resolved from the store, as the hosts do.
 	resolve := func(frame []byte) []byte {
 		r, err := wire.ParseResponse(frame)
-		requireNoError(t, err)
+		require.NoError(t, err)
 		out, err := wire.ResolveResponse(nil, &r, store)
-		requireNoError(t, err)
+		require.NoError(t, err)
 		return out
 	}
 
@@ -77,32 +78,32 @@ func TestBoundaryReport(t *testing.T) {
 		paths := []func() []byte{
 			func() []byte {
 				r, err := wire.ParseRequest(req)
-				requireNoError(t, err)
+				require.NoError(t, err)
 				return resolve(wire.AppendResponse(nil, native.ServeHTTP(&r)))
 			},
 			func() []byte {
 				out, err := in.callOutput(ctx, in.http, req, nil)
-				requireNoError(t, err)
+				require.NoError(t, err)
 				return resolve(out)
 			},
 			func() []byte {
 				out, err := in.callExtism(ctx, "http", req)
-				requireNoError(t, err)
+				require.NoError(t, err)
 				return out
 			},
 			func() []byte {
 				out, err := pool.HTTP(ctx, req, nil)
-				requireNoError(t, err)
+				require.NoError(t, err)
 				return resolve(out)
 			},
 			func() []byte {
 				out, err := unchecked.callOutput(ctx, unchecked.http, req, nil)
-				requireNoError(t, err)
+				require.NoError(t, err)
 				return resolve(out)
 			},
 			func() []byte {
 				out, err := wazeroChecked.callOutput(ctx, wazeroChecked.http, req, nil)
-				requireNoError(t, err)
+				require.NoError(t, err)
 				return resolve(out)
 			},
 		}
@@ -147,12 +148,12 @@ func TestBoundaryReport(t *testing.T) {
 // benchPack builds a catalog with one skill holding a ~10 KB and a ~1 MB markdown file.
 func benchPack(t *testing.T) *compile.Encoded {
 	dir := filepath.Join(t.TempDir(), "bench")
-	requireNoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	write := func(name string, n int) {
 		line := "A line of skill reference text, about sixty bytes long.\n"
-		requireNoError(t, os.WriteFile(filepath.Join(dir, name), []byte(strings.Repeat(line, n/len(line))), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(strings.Repeat(line, n/len(line))), 0o644))
 	}
-	requireNoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"),
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"),
 		[]byte("---\nname: bench\ndescription: A skill with large files, for measuring.\n---\nRead the files.\n"), 0o644))
 	write("one-line.md", 60)
 	write("ten-kb.md", 10<<10)
@@ -162,7 +163,7 @@ func benchPack(t *testing.T) *compile.Encoded {
 		t.Fatalf("bench catalog: %v %v", err, problems)
 	}
 	enc, err := compile.Encode(c)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	return enc
 }
 
@@ -188,7 +189,7 @@ func benchRequest(uri string) []byte {
 
 func nativeServer(t *testing.T, pack []byte) *edge.Server {
 	p, err := catalog.Open(pack)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	return edge.New(p, wire.Options{})
 }
 
@@ -208,7 +209,7 @@ func writeSection(t *testing.T, name, text string) {
 		i, j = strings.Index(doc, start), strings.Index(doc, end)
 	}
 	doc = doc[:i+len(start)] + text + doc[j:]
-	requireNoError(t, os.WriteFile(path, []byte(doc), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte(doc), 0o644))
 	t.Logf("wrote the %s section of %s:\n%s", name, path, text)
 }
 

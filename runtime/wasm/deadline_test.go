@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/skilledge/skilledge/runtime/internal/require"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
@@ -77,27 +78,27 @@ func TestInstrumentDeadline(t *testing.T) {
 	for _, withGlobal := range []bool{false, true} {
 		ctx := context.Background()
 		out, err := instrumentDeadline(testModule(withGlobal))
-		requireNoError(t, err)
+		require.NoError(t, err)
 		rt := wazero.NewRuntime(ctx)
 		defer rt.Close(ctx)
 		wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 		mod, err := rt.Instantiate(ctx, out)
-		requireNoError(t, err)
+		require.NoError(t, err)
 		g, ok := mod.ExportedGlobal(deadlineGlobal).(api.MutableGlobal)
-		requireEqual(t, true, ok)
+		require.Equal(t, true, ok)
 
 		res, err := mod.ExportedFunction("count").Call(ctx)
-		requireNoError(t, err)
-		requireEqual(t, uint64(1000), res[0])
+		require.NoError(t, err)
+		require.Equal(t, uint64(1000), res[0])
 		res, err = mod.ExportedFunction("nested").Call(ctx)
-		requireNoError(t, err)
-		requireEqual(t, uint64(7), res[0])
+		require.NoError(t, err)
+		require.Equal(t, uint64(7), res[0])
 
 		// Setting the global stops a loop that would never end.
 		time.AfterFunc(50*time.Millisecond, func() { g.Set(1) })
 		start := time.Now()
 		_, err = mod.ExportedFunction("spin").Call(ctx)
-		requireContains(t, err.Error(), "unreachable")
+		require.Contains(t, err.Error(), "unreachable")
 		if d := time.Since(start); d > 5*time.Second {
 			t.Fatalf("stopped after %v", d)
 		}
@@ -106,17 +107,17 @@ func TestInstrumentDeadline(t *testing.T) {
 	// Instrumenting is deterministic, and refuses what it cannot read.
 	a, _ := instrumentDeadline(testModule(true))
 	b, _ := instrumentDeadline(testModule(true))
-	requireEqual(t, string(a), string(b))
+	require.Equal(t, string(a), string(b))
 	noYield := strings.Replace(string(testModule(true)), "sched_yield", "sched_yielt", 1)
 	for _, bad := range [][]byte{nil, []byte("\x00asm\x02\x00\x00\x00"), testModule(true)[:40], []byte(noYield)} {
 		_, err := instrumentDeadline(bad)
-		requireErrorIs(t, err, errInstrument)
+		require.ErrorIs(t, err, errInstrument)
 	}
 	simd := testModule(false)
 	i := strings.Index(string(simd), "\x0c\x00\x0b\x0b")         // spin's br 0
 	simd = append(append(simd[:i:i], 0xfd, 0x0c), simd[i+2:]...) // an opcode it does not know
 	_, err := instrumentDeadline(simd)
-	requireErrorIs(t, err, errInstrument)
+	require.ErrorIs(t, err, errInstrument)
 }
 
 // FuzzInstrumentDeadline: no input makes the instrumenter panic, and whatever wazero
@@ -170,19 +171,19 @@ var runawayPlugin = sync.OnceValues(func() ([]byte, error) {
 // not disturbed. A collection, which stops the world, completes while it runs.
 func TestRunawayCall(t *testing.T) {
 	wasm, err := runawayPlugin()
-	requireNoError(t, err)
+	require.NoError(t, err)
 	ctx := context.Background()
 	p, err := Compile(ctx, wasm, Config{})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer p.Close(ctx)
-	requireEqual(t, true, p.instrumented)
+	require.Equal(t, true, p.instrumented)
 	_, cat := testPlugin(t)
 	// Long enough that a collection started 50 ms in finishes well before it, however
 	// busy the machine: what is checked is the order, the collection ending while the
 	// runaway call still runs (with the world unable to stop, it would end only after).
 	const deadline = 2 * time.Second
 	pool, err := p.NewPool(ctx, cat, Options{Size: 2, Timeout: deadline})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer pool.Close(ctx)
 
 	// Other requests, one at a time, for as long as the runaway runs.
@@ -225,22 +226,22 @@ func TestRunawayCall(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	requireErrorIs(t, err, ErrInstance)
-	requireErrorIs(t, err, ErrTimeout) // which the fronts answer as wire.FailTimeout
+	require.ErrorIs(t, err, ErrInstance)
+	require.ErrorIs(t, err, ErrTimeout) // which the fronts answer as wire.FailTimeout
 	if gc := <-gcDone; gc >= took {
 		t.Fatalf("a collection started during the runaway call ended at %v, after the call was stopped at %v: the world could not stop", gc, took)
 	}
 	if took < deadline || took > deadline+5*time.Second {
 		t.Fatalf("the runaway call was stopped after %v, the deadline is %v", took, deadline)
 	}
-	requireEqual(t, int64(0), failed.Load())
+	require.Equal(t, int64(0), failed.Load())
 	if served.Load() < 5 {
 		t.Fatalf("only %d other requests were served meanwhile", served.Load())
 	}
 	created, discarded := pool.Stats()
-	requireEqual(t, int64(1), discarded)
+	require.Equal(t, int64(1), discarded)
 	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	requireInitialized(t, parseResponse(t, out).Body)
 	t.Logf("stopped after %v; %d requests served meanwhile; %d instances made", took, served.Load(), created)
 }
@@ -258,10 +259,10 @@ func instanceFailureOf(err error) error {
 // do not.
 func TestInstanceErrorTimeout(t *testing.T) {
 	err := instanceError(sys.NewExitError(sys.ExitCodeDeadlineExceeded))
-	requireErrorIs(t, err, ErrInstance)
-	requireErrorIs(t, err, ErrTimeout)
-	requireEqual(t, "runtime: plugin instance failed: request timed out", err.Error())
+	require.ErrorIs(t, err, ErrInstance)
+	require.ErrorIs(t, err, ErrTimeout)
+	require.Equal(t, "runtime: plugin instance failed: request timed out", err.Error())
 	err = instanceError(errors.New("wasm error: unreachable\nwasm stack trace: ..."))
-	requireErrorIs(t, err, ErrInstance)
-	requireEqual(t, false, errors.Is(err, ErrTimeout))
+	require.ErrorIs(t, err, ErrInstance)
+	require.Equal(t, false, errors.Is(err, ErrTimeout))
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 func hostFunction(t *testing.T, name string) hostFunc {
@@ -66,14 +68,14 @@ func TestHostFuncs(t *testing.T) {
 			h.alloc(3)
 			return []uint64{5}
 		}, want: []uint64{16}, check: func(t *testing.T, h *hostState) {
-			requireEqual(t, uint64(5), h.blocks[16])
+			require.Equal(t, uint64(5), h.blocks[16])
 		}},
 		{name: "alloc too large", fn: "alloc", setup: func(*hostState) []uint64 { return []uint64{1<<32 + 1} }},
 		{name: "length", fn: "length", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "hello")} }, want: []uint64{5}},
 		{name: "length of unknown offset", fn: "length", setup: func(*hostState) []uint64 { return []uint64{12345} }, want: []uint64{0}},
 		{name: "length_unsafe", fn: "length_unsafe", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "hi")} }, want: []uint64{2}},
 		{name: "free", fn: "free", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "x")} }, want: []uint64{}, check: func(t *testing.T, h *hostState) {
-			requireEqual(t, 0, len(h.blocks))
+			require.Equal(t, 0, len(h.blocks))
 		}},
 		{name: "store_u64 then load_u64", fn: "load_u64", setup: func(h *hostState) []uint64 {
 			off := h.alloc(16)
@@ -92,25 +94,25 @@ func TestHostFuncs(t *testing.T) {
 		{name: "output_set", fn: "output_set", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "reply"), 5} }, want: []uint64{},
 			check: func(t *testing.T, h *hostState) {
 				out := h.output
-				requireEqual(t, []byte("reply"), out)
+				require.Equal(t, []byte("reply"), out)
 				h.reset(nil) // the output is a copy: reusing the arena leaves it alone
 				allocStr(h, "XXXXX")
-				requireEqual(t, []byte("reply"), out)
+				require.Equal(t, []byte("reply"), out)
 			}},
 		{name: "output_set of empty", fn: "output_set", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, ""), 0} }, want: []uint64{},
-			check: func(t *testing.T, h *hostState) { requireEqual(t, 0, len(h.output)) }},
+			check: func(t *testing.T, h *hostState) { require.Equal(t, 0, len(h.output)) }},
 		{name: "output_set out of range", fn: "output_set", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "abc"), 4096} }},
 		{name: "error_set", fn: "error_set", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "boom")} }, want: []uint64{},
 			check: func(t *testing.T, h *hostState) {
-				requireEqual(t, true, h.errSet)
-				requireEqual(t, []byte("boom"), h.err)
+				require.Equal(t, true, h.errSet)
+				require.Equal(t, []byte("boom"), h.err)
 			}},
 		{name: "error_set of a non-block", fn: "error_set", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "boom") + 1} }},
 		{name: "config_get present", fn: "config_get", setup: func(h *hostState) []uint64 {
 			h.config = map[string]string{"k": "value"}
 			return []uint64{allocStr(h, "k")}
 		}, want: []uint64{16}, check: func(t *testing.T, h *hostState) {
-			requireEqual(t, []byte("value"), h.block(16))
+			require.Equal(t, []byte("value"), h.block(16))
 		}},
 		{name: "config_get absent", fn: "config_get", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "nope")} }, want: []uint64{0}},
 		{name: "var_set then var_get", fn: "var_get", setup: func(h *hostState) []uint64 {
@@ -118,22 +120,22 @@ func TestHostFuncs(t *testing.T) {
 			h.reset(nil) // vars outlive the call
 			return []uint64{allocStr(h, "n")}
 		}, want: []uint64{16}, check: func(t *testing.T, h *hostState) {
-			requireEqual(t, []byte("42"), h.block(16))
-			requireEqual(t, 2, h.varBytes)
+			require.Equal(t, []byte("42"), h.block(16))
+			require.Equal(t, 2, h.varBytes)
 		}},
 		{name: "var_set 0 removes", fn: "var_get", setup: func(h *hostState) []uint64 {
 			hostFunction(t, "var_set").fn(h, []uint64{allocStr(h, "n"), allocStr(h, "42")})
 			hostFunction(t, "var_set").fn(h, []uint64{allocStr(h, "n"), 0})
 			return []uint64{allocStr(h, "n")}
-		}, want: []uint64{0}, check: func(t *testing.T, h *hostState) { requireEqual(t, 0, h.varBytes) }},
+		}, want: []uint64{0}, check: func(t *testing.T, h *hostState) { require.Equal(t, 0, h.varBytes) }},
 		{name: "var_set over the limit", fn: "var_set", setup: func(h *hostState) []uint64 {
 			return []uint64{allocStr(h, "big"), h.alloc(maxVarBytes + 1)}
 		}},
 		{name: "get_log_level", fn: "get_log_level", want: []uint64{uint64(logInfo)}},
 		{name: "log_info", fn: "log_info", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "hello")} }, want: []uint64{},
-			check: func(t *testing.T, h *hostState) { requireContains(t, logs.String(), "plugin info: hello\n") }},
+			check: func(t *testing.T, h *hostState) { require.Contains(t, logs.String(), "plugin info: hello\n") }},
 		{name: "log_debug below the level", fn: "log_debug", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "quiet")} }, want: []uint64{},
-			check: func(t *testing.T, h *hostState) { requireEqual(t, "", logs.String()) }},
+			check: func(t *testing.T, h *hostState) { require.Equal(t, "", logs.String()) }},
 		{name: "log_error of a non-block", fn: "log_error", setup: func(*hostState) []uint64 { return []uint64{3} }},
 		{name: "http_request", fn: "http_request", setup: func(h *hostState) []uint64 { return []uint64{allocStr(h, "{}"), 0} }},
 		{name: "http_status_code", fn: "http_status_code", want: []uint64{0}},
@@ -160,7 +162,7 @@ func TestHostFuncs(t *testing.T) {
 			if failure != nil {
 				t.Fatalf("%s(%v) trapped: %v", tc.fn, args, failure)
 			}
-			requireEqual(t, tc.want, got, fmt.Sprint(tc.fn, args))
+			require.Equal(t, tc.want, got, fmt.Sprint(tc.fn, args))
 			if tc.check != nil {
 				tc.check(t, h)
 			}
@@ -195,5 +197,5 @@ func TestHostFuncsComplete(t *testing.T) {
 	for _, f := range hostFuncs {
 		got[f.name] = sig(f.params) + "->" + sig(f.results)
 	}
-	requireEqual(t, want, got)
+	require.Equal(t, want, got)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 // The mapped linear memory grows in place up to its limit, holds what is written, and
@@ -19,25 +21,25 @@ func TestMappedMemory(t *testing.T) {
 	}
 	defer m.Free()
 	b := m.Reallocate(64 << 10)
-	requireEqual(t, 64<<10, len(b))
+	require.Equal(t, 64<<10, len(b))
 	b[len(b)-1] = 42
 	grown := m.Reallocate(3 << 20)
-	requireEqual(t, 3<<20, len(grown))
-	requireEqual(t, &b[0], &grown[0]) // in place: no copy
-	requireEqual(t, byte(42), grown[64<<10-1])
+	require.Equal(t, 3<<20, len(grown))
+	require.Equal(t, &b[0], &grown[0]) // in place: no copy
+	require.Equal(t, byte(42), grown[64<<10-1])
 	grown[len(grown)-1] = 7 // writable to the end
-	requireEqual(t, true, m.Reallocate(16<<20) != nil)
-	requireEqual(t, true, m.Reallocate(16<<20+1) == nil)
+	require.Equal(t, true, m.Reallocate(16<<20) != nil)
+	require.Equal(t, true, m.Reallocate(16<<20+1) == nil)
 	m.Free()
-	requireEqual(t, true, mm.mem == nil)
+	require.Equal(t, true, mm.mem == nil)
 }
 
 func TestHeapMemory(t *testing.T) {
 	m := &heapMemory{}
 	b := m.Reallocate(10)
 	b[9] = 1
-	requireEqual(t, byte(1), m.Reallocate(100)[9])
-	requireEqual(t, 100, len(m.Reallocate(100)))
+	require.Equal(t, byte(1), m.Reallocate(100)[9])
+	require.Equal(t, 100, len(m.Reallocate(100)))
 }
 
 // TestDiscardedInstanceUnmapped: the memory of an instance goes back to the system when
@@ -48,24 +50,24 @@ func TestDiscardedInstanceUnmapped(t *testing.T) {
 	ctx := context.Background()
 	limit := MinMemoryLimit(cat.Index, DefaultMaxBody)
 	p, err := Compile(ctx, shared.wasm, Config{MemoryLimit: limit, Stderr: io.Discard})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer p.Close(ctx)
 	before := reservations.Load()
 	pool, err := p.NewPool(ctx, cat, Options{Size: 1})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	if reservations.Load() != before+1 {
 		t.Skip("linear memory is not mapped on this system (the heap fallback is in use)")
 	}
 	for range 5 {
 		_, err = pool.HTTP(ctx, postFrame(strings.Repeat(" ", int(limit))), nil)
-		requireErrorIs(t, err, ErrInstance)
-		requireEqual(t, before, reservations.Load()) // discarded, not yet replaced
+		require.ErrorIs(t, err, ErrInstance)
+		require.Equal(t, before, reservations.Load()) // discarded, not yet replaced
 		_, err = pool.HTTP(ctx, postFrame(initialize), nil)
-		requireNoError(t, err)
-		requireEqual(t, before+1, reservations.Load())
+		require.NoError(t, err)
+		require.Equal(t, before+1, reservations.Load())
 	}
 	_, failed := pool.Stats()
-	requireEqual(t, int64(5), failed)
-	requireNoError(t, pool.Close(ctx))
-	requireEqual(t, before, reservations.Load())
+	require.Equal(t, int64(5), failed)
+	require.NoError(t, pool.Close(ctx))
+	require.Equal(t, before, reservations.Load())
 }

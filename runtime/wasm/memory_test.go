@@ -12,6 +12,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 // MinMemoryLimit must be enough to serve the largest file, repeatedly, from a catalog
@@ -31,33 +32,33 @@ func TestMinMemoryLimitIsEnough(t *testing.T) {
 				fsys[name+"/big.bin"] = &fstest.MapFile{Data: data}
 			}
 			c, _, err := compile.Load(fsys, "big", compile.Options{})
-			requireNoError(t, err)
+			require.NoError(t, err)
 			enc, err := compile.Encode(c)
-			requireNoError(t, err)
+			require.NoError(t, err)
 			pack, cat := enc.Index, Catalog{Index: enc.Index, Store: enc.Store}
 			ctx := context.Background()
 			limit := MinMemoryLimit(pack, DefaultMaxBody)
 			p, err := Compile(ctx, shared.wasm, Config{MemoryLimit: limit, Stderr: io.Discard})
-			requireNoError(t, err)
+			require.NoError(t, err)
 			defer p.Close(ctx)
 			pool, err := p.NewPool(ctx, cat, Options{Size: 1})
-			requireNoError(t, err)
+			require.NoError(t, err)
 			defer pool.Close(ctx)
 			for round := range 3 {
 				for i := range skills {
 					body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://s%d/big.bin"}}`, i)
 					out, err := pool.HTTP(ctx, postFrame(body), nil)
-					requireNoError(t, err, fmt.Sprintf("round %d, skill %d, pack %d MiB, limit %d MiB:", round, i, len(pack)>>20, limit>>20))
+					require.NoError(t, err, fmt.Sprintf("round %d, skill %d, pack %d MiB, limit %d MiB:", round, i, len(pack)>>20, limit>>20))
 					if r := resolved(t, out, enc.Store); r.Status != 200 || len(r.Body) < 20<<20 {
 						t.Fatalf("status %d, %d bytes", r.Status, len(r.Body))
 					}
 				}
 			}
 			_, failed := pool.Stats()
-			requireEqual(t, int64(0), failed)
+			require.Equal(t, int64(0), failed)
 
 			_, err = p.NewPool(ctx, cat, Options{Size: 1, MaxBody: 1 << 30})
-			requireErrorIs(t, err, ErrMemoryLimit)
+			require.ErrorIs(t, err, ErrMemoryLimit)
 		})
 	}
 }
@@ -86,9 +87,9 @@ func TestMinMemoryLimitWorstRequests(t *testing.T) {
 	fsys["big/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: big\ndescription: Big.\n---\n")}
 	fsys["big/data.bin"] = &fstest.MapFile{Data: big}
 	c, _, err := compile.Load(fsys, "worst", compile.Options{})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	enc, err := compile.Encode(c)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	cat := Catalog{Index: enc.Index, Store: enc.Store}
 	ctx := context.Background()
 
@@ -122,10 +123,10 @@ func TestMinMemoryLimitWorstRequests(t *testing.T) {
 		t.Run(transport.name, func(t *testing.T) {
 			limit := MinMemoryLimit(cat.Index, transport.maxBody)
 			p, err := Compile(ctx, shared.wasm, Config{MemoryLimit: limit, Stderr: io.Discard})
-			requireNoError(t, err)
+			require.NoError(t, err)
 			defer p.Close(ctx)
 			pool, err := p.NewPool(ctx, cat, Options{Size: 1, MaxBody: transport.maxBody})
-			requireNoError(t, err)
+			require.NoError(t, err)
 			defer pool.Close(ctx)
 			for round := range 3 {
 				for name, body := range requests(transport.maxBody) {
@@ -135,13 +136,13 @@ func TestMinMemoryLimitWorstRequests(t *testing.T) {
 					what := fmt.Sprintf("round %d, %s (index %.1f MiB, limit %d MiB):", round, name, float64(len(cat.Index))/(1<<20), limit>>20)
 					if transport.name == "http" {
 						out, err := pool.HTTP(ctx, postFrame(body), nil)
-						requireNoError(t, err, what)
+						require.NoError(t, err, what)
 						if r := parseResponse(t, out); r.Status != 200 {
 							t.Fatalf("%s status %d", what, r.Status)
 						}
 					} else {
 						out, err := pool.RPC(ctx, edge.V20250326, []byte(body))
-						requireNoError(t, err, what)
+						require.NoError(t, err, what)
 						if len(out.Message) == 0 {
 							t.Fatalf("%s no reply", what)
 						}
@@ -149,7 +150,7 @@ func TestMinMemoryLimitWorstRequests(t *testing.T) {
 				}
 			}
 			_, failed := pool.Stats()
-			requireEqual(t, int64(0), failed)
+			require.Equal(t, int64(0), failed)
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
@@ -65,7 +66,7 @@ func resolved(t testing.TB, out []byte, store wire.Store) wire.Response {
 	t.Helper()
 	r := parseResponse(t, out)
 	b, err := wire.ResolveResponse(nil, &r, store)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	return parseResponse(t, b)
 }
 
@@ -73,7 +74,7 @@ func testPool(t testing.TB, opt Options) *Pool {
 	t.Helper()
 	p, pack := testPlugin(t)
 	pool, err := p.NewPool(context.Background(), pack, opt)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	t.Cleanup(func() { pool.Close(context.Background()) })
 	return pool
 }
@@ -97,7 +98,7 @@ func postFrame(body string) []byte {
 func parseResponse(t testing.TB, b []byte) wire.Response {
 	t.Helper()
 	r, err := wire.ParseResponse(b)
-	requireNoError(t, err, fmt.Sprintf("frame %q", b))
+	require.NoError(t, err, fmt.Sprintf("frame %q", b))
 	return r
 }
 

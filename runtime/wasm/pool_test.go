@@ -11,6 +11,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 func TestPoolHTTPAndRPC(t *testing.T) {
@@ -18,26 +19,26 @@ func TestPoolHTTPAndRPC(t *testing.T) {
 	ctx := context.Background()
 
 	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	resp := parseResponse(t, out)
-	requireEqual(t, 200, resp.Status)
+	require.Equal(t, 200, resp.Status)
 	requireInitialized(t, resp.Body)
 
 	out, err = pool.HTTP(ctx, frame("GET", "/mcp", ""), nil)
-	requireNoError(t, err)
-	requireEqual(t, 405, parseResponse(t, out).Status)
+	require.NoError(t, err)
+	require.Equal(t, 405, parseResponse(t, out).Status)
 
 	out0, err := pool.RPC(ctx, "", []byte(initialize))
 	reply, version := out0.Message, out0.Version
-	requireNoError(t, err)
+	require.NoError(t, err)
 	requireInitialized(t, reply)
-	requireEqual(t, "2025-06-18", version)
+	require.Equal(t, "2025-06-18", version)
 
 	out0, err = pool.RPC(ctx, version, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	reply, version = out0.Message, out0.Version
-	requireNoError(t, err)
-	requireEqual(t, 0, len(reply), string(reply))
-	requireEqual(t, "2025-06-18", version)
+	require.NoError(t, err)
+	require.Equal(t, 0, len(reply), string(reply))
+	require.Equal(t, "2025-06-18", version)
 }
 
 // HTTPAnswer parses the answer it appends, and asks the plugin how it may be replayed only
@@ -47,27 +48,27 @@ func TestPoolHTTPAnswer(t *testing.T) {
 	ctx := context.Background()
 	req := postFrame(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
 	out, resp, hint, err := pool.HTTPAnswer(ctx, req, []byte("before"), nil, nil, true)
-	requireNoError(t, err)
-	requireEqual(t, "before", string(out[:6]))
+	require.NoError(t, err)
+	require.Equal(t, "before", string(out[:6]))
 	want := parseResponse(t, out[6:])
-	requireEqual(t, [2]int{200, 1}, [2]int{resp.Status, len(resp.Refs)})
-	requireEqual(t, want.Body, resp.Body)
-	requireEqual(t, want.Refs, resp.Refs)
-	requireEqual(t, true, hint.IDLen > 0, "a read may be replayed")
+	require.Equal(t, [2]int{200, 1}, [2]int{resp.Status, len(resp.Refs)})
+	require.Equal(t, want.Body, resp.Body)
+	require.Equal(t, want.Refs, resp.Refs)
+	require.Equal(t, true, hint.IDLen > 0, "a read may be replayed")
 
 	again, _, hint, err := pool.HTTPAnswer(ctx, req, nil, nil, nil, false)
-	requireNoError(t, err)
-	requireEqual(t, wire.Hint{}, hint)
-	requireEqual(t, out[6:], again)
+	require.NoError(t, err)
+	require.Equal(t, wire.Hint{}, hint)
+	require.Equal(t, out[6:], again)
 	plain, err := pool.HTTP(ctx, req, nil)
-	requireNoError(t, err)
-	requireEqual(t, out[6:], plain)
+	require.NoError(t, err)
+	require.Equal(t, out[6:], plain)
 }
 
 // The pool names the fields the plugin's skilledge_fields names: edge.RequestFields.
 func TestPoolFields(t *testing.T) {
 	pool := testPool(t, Options{})
-	requireEqual(t, edge.RequestFields, pool.Fields())
+	require.Equal(t, edge.RequestFields, pool.Fields())
 }
 
 func TestPoolConcurrent(t *testing.T) {
@@ -106,11 +107,11 @@ func TestPoolConcurrent(t *testing.T) {
 func TestPoolWaitsForAFreeInstance(t *testing.T) {
 	pool := testPool(t, Options{Size: 1})
 	in, err := pool.acquire(context.Background())
-	requireNoError(t, err)
+	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err = pool.HTTP(ctx, postFrame(initialize), nil)
-	requireErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
 	done := make(chan error)
 	go func() {
 		_, err := pool.HTTP(context.Background(), postFrame(initialize), nil)
@@ -118,7 +119,7 @@ func TestPoolWaitsForAFreeInstance(t *testing.T) {
 	}()
 	time.Sleep(20 * time.Millisecond)
 	pool.release(in, nil)
-	requireNoError(t, <-done)
+	require.NoError(t, <-done)
 }
 
 // A call whose deadline passes as it runs but that ends before the next check (checks
@@ -131,14 +132,14 @@ func TestPoolDeadlinePassedAtTheEnd(t *testing.T) {
 	pool.opt.Timeout = time.Nanosecond
 	for range 3 {
 		out, err := pool.HTTP(ctx, postFrame(initialize), nil)
-		requireNoError(t, err)
+		require.NoError(t, err)
 		requireInitialized(t, parseResponse(t, out).Body)
 	}
 	created, failed := pool.Stats()
-	requireEqual(t, [2]int64{1, 0}, [2]int64{created, failed})
+	require.Equal(t, [2]int64{1, 0}, [2]int64{created, failed})
 	in, err := pool.acquire(ctx)
-	requireNoError(t, err)
-	requireEqual(t, uint64(0), in.stop.Get())
+	require.NoError(t, err)
+	require.Equal(t, uint64(0), in.stop.Get())
 	pool.release(in, nil)
 }
 
@@ -150,23 +151,23 @@ func TestPoolOutOfMemoryReplacesInstance(t *testing.T) {
 	var stderr strings.Builder
 	limit := MinMemoryLimit(cat.Index, DefaultMaxBody) // the smallest the pool accepts
 	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: limit, Stderr: &stderr})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer small.Close(ctx)
 	pool, err := small.NewPool(ctx, cat, Options{Size: 1})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer pool.Close(ctx)
 
 	// More than the memory cap: the plugin cannot allocate the input buffer.
 	_, err = pool.HTTP(ctx, postFrame(strings.Repeat(" ", int(limit)+1<<20)), nil)
-	requireErrorIs(t, err, ErrInstance)
-	requireContains(t, stderr.String(), "out of memory")
+	require.ErrorIs(t, err, ErrInstance)
+	require.Contains(t, stderr.String(), "out of memory")
 	t.Log(err)
 
 	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	requireInitialized(t, parseResponse(t, out).Body)
 	_, failed := pool.Stats()
-	requireEqual(t, int64(1), failed)
+	require.Equal(t, int64(1), failed)
 }
 
 // Errors the plugin reports through the ABI leave the instance in service.
@@ -174,55 +175,55 @@ func TestPluginErrorsKeepInstance(t *testing.T) {
 	pool := testPool(t, Options{Size: 1})
 	ctx := context.Background()
 	in, err := pool.acquire(ctx)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	_, err = in.callOutput(ctx, in.rpc, []byte("no version line"), nil)
-	requireContains(t, err.Error(), "no version line")
+	require.Contains(t, err.Error(), "no version line")
 	err = in.callStatus(ctx, in.configure, []byte(`{"bogus":1}`))
-	requireContains(t, err.Error(), `unknown option "bogus"`)
+	require.Contains(t, err.Error(), `unknown option "bogus"`)
 	err = in.callStatus(ctx, in.load, []byte("not a pack"))
-	requireContains(t, err.Error(), "corrupt index")
+	require.Contains(t, err.Error(), "corrupt index")
 	// The raw ABI refuses a buffer that is not the one it allocated.
 	in.stack[0], in.stack[1] = 8, 4
-	requireNoError(t, in.http.CallWithStack(ctx, in.stack[:]))
-	requireEqual(t, uint64(0), in.stack[0])
-	requireContains(t, in.pluginError(ctx).Error(), "not the buffer from skilledge_alloc")
+	require.NoError(t, in.http.CallWithStack(ctx, in.stack[:]))
+	require.Equal(t, uint64(0), in.stack[0])
+	require.Contains(t, in.pluginError(ctx).Error(), "not the buffer from skilledge_alloc")
 	pool.release(in, err)
 
 	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	requireInitialized(t, parseResponse(t, out).Body)
 	created, failed := pool.Stats()
-	requireEqual(t, [2]int64{1, 0}, [2]int64{created, failed})
+	require.Equal(t, [2]int64{1, 0}, [2]int64{created, failed})
 }
 
 func TestNewPoolErrors(t *testing.T) {
 	p, cat := testPlugin(t)
 	ctx := context.Background()
 	_, err := p.NewPool(ctx, Catalog{Index: []byte("SKLPACK\x02garbage"), Store: cat.Store}, Options{})
-	requireContains(t, err.Error(), "corrupt index")
+	require.Contains(t, err.Error(), "corrupt index")
 	_, err = p.NewPool(ctx, Catalog{Index: []byte("SKLPACK\x01garbage"), Store: cat.Store}, Options{})
-	requireErrorIs(t, err, catalog.ErrOldFormat)
-	requireContains(t, err.Error(), "rebuild it with skilledge build")
+	require.ErrorIs(t, err, catalog.ErrOldFormat)
+	require.Contains(t, err.Error(), "rebuild it with skilledge build")
 	_, err = p.NewPool(ctx, Catalog{Index: cat.Index}, Options{})
-	requireContains(t, err.Error(), "no content store")
+	require.Contains(t, err.Error(), "no content store")
 
 	small, err := Compile(ctx, shared.wasm, Config{MemoryLimit: 32 << 20})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer small.Close(ctx)
 	_, err = small.NewPool(ctx, cat, Options{MaxBody: 16 << 20})
-	requireErrorIs(t, err, ErrMemoryLimit)
-	requireContains(t, err.Error(), "instances are limited to 32.0 MiB of memory, but the catalog index is ")
-	requireContains(t, err.Error(), "request bodies may be 16.0 MiB")
+	require.ErrorIs(t, err, ErrMemoryLimit)
+	require.Contains(t, err.Error(), "instances are limited to 32.0 MiB of memory, but the catalog index is ")
+	require.Contains(t, err.Error(), "request bodies may be 16.0 MiB")
 
 	_, err = p.NewPool(ctx, cat, Options{Server: wire.Options{PageSize: -1}})
-	requireContains(t, err.Error(), "configuring the plugin: skilledge: configure: option pageSize must be a non-negative integer")
+	require.Contains(t, err.Error(), "configuring the plugin: skilledge: configure: option pageSize must be a non-negative integer")
 }
 
 func TestPoolClose(t *testing.T) {
 	pool := testPool(t, Options{Size: 2})
 	ctx := context.Background()
 	in, err := pool.acquire(ctx)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	closed := make(chan error)
 	go func() { closed <- pool.Close(ctx) }()
 	select {
@@ -231,9 +232,9 @@ func TestPoolClose(t *testing.T) {
 	case <-time.After(20 * time.Millisecond):
 	}
 	_, err = pool.HTTP(ctx, postFrame(initialize), nil)
-	requireErrorIs(t, err, ErrClosed)
+	require.ErrorIs(t, err, ErrClosed)
 	pool.release(in, nil)
-	requireNoError(t, <-closed)
+	require.NoError(t, <-closed)
 }
 
 // The Extism ABI answers exactly what the raw ABI answers.
@@ -241,63 +242,63 @@ func TestExtismABI(t *testing.T) {
 	p, cat := testPlugin(t)
 	ctx := context.Background()
 	in, err := p.bareInstance(ctx, &sync.Mutex{})
-	requireNoError(t, err)
+	require.NoError(t, err)
 	defer in.close()
 
 	out, err := in.callExtism(ctx, "http", postFrame(initialize))
-	requireNoError(t, err)
+	require.NoError(t, err)
 	r := parseResponse(t, out)
-	requireEqual(t, 503, r.Status)
-	requireContains(t, string(r.Body), "no catalog is loaded")
+	require.Equal(t, 503, r.Status)
+	require.Contains(t, string(r.Body), "no catalog is loaded")
 	_, err = in.callExtism(ctx, "rpc", []byte("\n"+initialize))
-	requireContains(t, err.Error(), "no catalog loaded")
+	require.Contains(t, err.Error(), "no catalog loaded")
 
 	_, err = in.callExtism(ctx, "configure", []byte(`{"pageSize":"ten"}`))
-	requireContains(t, err.Error(), "pageSize must be a non-negative integer")
+	require.Contains(t, err.Error(), "pageSize must be a non-negative integer")
 	_, err = in.callExtism(ctx, "configure", []byte(`{"instructions":"hello"}`))
-	requireNoError(t, err)
+	require.NoError(t, err)
 	_, err = in.callExtism(ctx, "load", []byte("nope"))
-	requireContains(t, err.Error(), "corrupt")
+	require.Contains(t, err.Error(), "corrupt")
 	_, err = in.callExtism(ctx, "put", []byte("an object of no catalog"))
-	requireContains(t, err.Error(), "no catalog loaded; call load")
+	require.Contains(t, err.Error(), "no catalog loaded; call load")
 	_, err = in.callExtism(ctx, "load", cat.Index)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	_, err = in.callExtism(ctx, "put", []byte("an object of no catalog"))
-	requireContains(t, err.Error(), "refers to no object with these bytes (23 bytes, sha256 ")
+	require.Contains(t, err.Error(), "refers to no object with these bytes (23 bytes, sha256 ")
 
 	// Before the objects are put, a response that needs one is a 500 naming it.
 	read := postFrame(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
 	ext, err := in.callExtism(ctx, "http", read)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	r = parseResponse(t, ext)
-	requireEqual(t, 500, r.Status)
-	requireContains(t, string(r.Body), "skill://git-workflow/SKILL.md as resources/read sends it) was not given to the plugin; call put with every file of OUT/assets/sha256/")
+	require.Equal(t, 500, r.Status)
+	require.Contains(t, string(r.Body), "skill://git-workflow/SKILL.md as resources/read sends it) was not given to the plugin; call put with every file of OUT/assets/sha256/")
 	st := cat.Store.(*compile.Store)
 	for _, name := range st.Names() {
 		b, _ := st.Object(name)
 		_, err := in.callExtism(ctx, "put", b)
-		requireNoError(t, err)
+		require.NoError(t, err)
 	}
 
 	// With every object put, the Extism ABI answers what the raw ABI answers with its
 	// references resolved by the host.
 	for _, f := range [][]byte{postFrame(initialize), frame("GET", "/mcp", ""), frame("GET", "/.well-known/agent-skills/index.json", ""), read} {
 		ext, err := in.callExtism(ctx, "http", f)
-		requireNoError(t, err)
+		require.NoError(t, err)
 		raw, err := in.callOutput(ctx, in.http, f, nil)
-		requireNoError(t, err)
+		require.NoError(t, err)
 		want := resolved(t, raw, cat.Store)
-		requireEqual(t, string(wire.AppendResponse(nil, &want)), string(ext))
+		require.Equal(t, string(wire.AppendResponse(nil, &want)), string(ext))
 	}
 	ext, err = in.callExtism(ctx, "rpc", []byte("2025-06-18\n"+`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"name":"git-workflow"}}`))
-	requireNoError(t, err)
-	requireContains(t, string(ext), `"instructions":"\n# Git workflow`)
+	require.NoError(t, err)
+	require.Contains(t, string(ext), `"instructions":"\n# Git workflow`)
 	ext, err = in.callExtism(ctx, "rpc", []byte("\n"+initialize))
-	requireNoError(t, err)
-	requireContains(t, string(ext), `"instructions":"hello"`)
+	require.NoError(t, err)
+	require.Contains(t, string(ext), `"instructions":"hello"`)
 	raw, err := in.callOutput(ctx, in.rpc, []byte("\n"+initialize), nil)
-	requireNoError(t, err)
-	requireEqual(t, string(raw), string(ext))
+	require.NoError(t, err)
+	require.Equal(t, string(raw), string(ext))
 	if !strings.HasPrefix(string(ext), "2025-06-18\n{") {
 		t.Fatalf("rpc output %q", ext)
 	}
@@ -309,14 +310,14 @@ func TestPoolBusy(t *testing.T) {
 	pool := testPool(t, Options{Size: 1})
 	ctx := context.Background()
 	in, err := pool.acquire(ctx)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	pool.opt.Timeout = 50 * time.Millisecond
 	_, err = pool.HTTP(ctx, postFrame(initialize), nil)
-	requireErrorIs(t, err, ErrBusy)
-	requireErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, ErrBusy)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
 	pool.release(in, nil)
 	pool.opt.Timeout = DefaultTimeout
 	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
-	requireNoError(t, err)
+	require.NoError(t, err)
 	requireInitialized(t, parseResponse(t, out).Body)
 }
