@@ -277,7 +277,7 @@ func TestScanHeaders(t *testing.T) {
 // its name in the list fails here).
 func TestRequestFields(t *testing.T) {
 	var all []string
-	others := []string{"User-Agent", "Content-Length", "Accept-Encoding", "Accept-Language", "Authorization",
+	others := []string{"User-Agent", "Content-Length", "Accept-Encoding", "Accept-Language", "Proxy-Authorization",
 		"Cookie", "Mcp-Session-Id", "Last-Event-ID", "Referer", "X-Forwarded-For", "X-Forwarded-Host",
 		"Forwarded", "Cache-Control", "Connection", "Transfer-Encoding", "Te", "Sec-Fetch-Mode", "Sec-Fetch-Site", "Upgrade"}
 	for i, name := range others {

@@ -11,19 +11,26 @@ import (
 // hosts (the raw ABI's skilledge_fields), which frame only these (wire.AppendRequestHead),
 // so a new field is read here and nowhere else. TestRequestFields holds the list to
 // scanHeaders and to headers.
-var RequestFields = []string{"host", "origin", "accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name", "if-none-match", "x-forwarded-proto"}
+var RequestFields = []string{"host", "origin", "accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name", "if-none-match", "x-forwarded-proto",
+	"authorization", hdrAccessAssertion}
+
+// hdrAccessAssertion is the field Cloudflare Access puts its assertion in (auth.Config's
+// AccessHeader).
+const hdrAccessAssertion = "cf-access-jwt-assertion"
 
 // headers are the request header fields the server reads, found in one pass over the
 // header (names compared as HTTP does, ignoring ASCII case; the first of a repeated
 // field wins, as with wire.Header.Get). Values alias the request. manyHosts and
 // manyOrigins say Host or Origin came more than once (a value holding a comma is several
 // joined, as RFC 9110 §5.3 combines repeated fields and the Fetch API does): the request
-// is refused.
+// is refused. manyCredentials says Authorization or the Access assertion came more than
+// once: which credential a request carries must be one answer too.
 type headers struct {
 	host, origin, contentType, protocolVersion, method, name, ifNoneMatch string
-	accept, forwardedProto                                                string
+	accept, forwardedProto, authorization, assertion                      string
 	hasHost, hasOrigin, hasContentType, hasVersion, hasMethod, hasName    bool
 	hasIfNoneMatch, hasAccept, hasForwardedProto, manyHosts, manyOrigins  bool
+	hasAuthorization, hasAssertion, manyCredentials                       bool
 }
 
 // scanHeaders reads h once. The names it looks for differ in length but for Origin and
@@ -70,11 +77,22 @@ func scanHeaders(h wire.Header) headers {
 			if !wire.EqualFold(f.Name, hdrName) {
 				continue
 			}
-		case len("If-None-Match"):
-			dst, has = &hd.ifNoneMatch, &hd.hasIfNoneMatch
-			if !wire.EqualFold(f.Name, "If-None-Match") {
+		case len("If-None-Match"): // and len("Authorization")
+			switch {
+			case wire.EqualFold(f.Name, "If-None-Match"):
+				dst, has = &hd.ifNoneMatch, &hd.hasIfNoneMatch
+			case wire.EqualFold(f.Name, "Authorization"):
+				dst, has = &hd.authorization, &hd.hasAuthorization
+				hd.manyCredentials = hd.manyCredentials || hd.hasAuthorization
+			default:
 				continue
 			}
+		case len(hdrAccessAssertion):
+			dst, has = &hd.assertion, &hd.hasAssertion
+			if !wire.EqualFold(f.Name, hdrAccessAssertion) {
+				continue
+			}
+			hd.manyCredentials = hd.manyCredentials || hd.hasAssertion
 		case len("X-Forwarded-Proto"):
 			dst, has = &hd.forwardedProto, &hd.hasForwardedProto
 			if !wire.EqualFold(f.Name, "X-Forwarded-Proto") {

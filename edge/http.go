@@ -53,11 +53,14 @@ func (s *Server) ServeHTTP(r *wire.Request) *wire.Response { return s.serveHTTP(
 // frame): the zero wire.Replay when it may not.
 func (s *Server) AppendHTTP(dst []byte, r *wire.Request) ([]byte, wire.Replay) {
 	sc := getScratch()
-	sc.replay = wire.Replay{}
+	sc.replay, sc.authorized = wire.Replay{}, false
 	resp := s.serveHTTP(r, sc)
 	start := len(dst)
 	dst = wire.AppendResponse(dst, resp)
 	replay := sc.replay
+	if sc.authorized {
+		replay = wire.Replay{} // an answer to one caller is never given to another
+	}
 	if replay.IDLen > 0 {
 		// The body ends the frame.
 		replay.AnswerAt += len(dst) - start - len(resp.Body)
@@ -82,10 +85,17 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	if _, ok := resp.Header.Get("Content-Security-Policy"); !ok {
 		resp.Header = append(resp.Header, wire.Field{Name: "Content-Security-Policy", Value: contentSecurityPolicy})
 	}
+	if rb.authorized {
+		s.auth.private(resp)
+	}
 	if allowed && hd.hasOrigin {
+		expose := "MCP-Protocol-Version, Mcp-Session-Id"
+		if s.auth != nil {
+			expose += ", WWW-Authenticate" // a browser client reads the challenge
+		}
 		resp.Header = append(resp.Header,
 			wire.Field{Name: "Access-Control-Allow-Origin", Value: hd.origin},
-			wire.Field{Name: "Access-Control-Expose-Headers", Value: "MCP-Protocol-Version, Mcp-Session-Id"},
+			wire.Field{Name: "Access-Control-Expose-Headers", Value: expose},
 			wire.Field{Name: "Vary", Value: "Origin"})
 	}
 	return resp
@@ -111,6 +121,11 @@ func (s *Server) route(r *wire.Request, hd *headers, rb *reply) (resp *wire.Resp
 			" is not allowed (the server's allowOrigins option lists the origins it answers; unset, only loopback origins)")), false
 	}
 	path, _, _ := strings.Cut(r.Target, "?")
+	if resp, authorized := s.gate(r, hd, path); resp != nil {
+		return resp, true
+	} else if authorized {
+		rb.authorized = true
+	}
 	resp, site := s.site(r, hd, path, rb)
 	switch {
 	case site:

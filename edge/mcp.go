@@ -236,10 +236,16 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"resultType":"complete"`...)
-		if m.cacheable && s.opt.ListChanged {
-			dst = append(dst, `,"ttlMs":`+cacheTTLMillisWatched+`,"cacheScope":"`+cacheScope+`"`...)
-		} else if m.cacheable {
-			dst = append(dst, `,"ttlMs":`+cacheTTLMillis+`,"cacheScope":"`+cacheScope+`"`...)
+		if m.cacheable {
+			ttl := cacheTTLMillis
+			if s.opt.ListChanged {
+				ttl = cacheTTLMillisWatched
+			}
+			dst = append(dst, `,"ttlMs":`...)
+			dst = append(dst, ttl...)
+			dst = append(dst, `,"cacheScope":"`...)
+			dst = append(dst, s.cacheScopeOf()...)
+			dst = append(dst, '"')
 		}
 	}
 	return append(dst, "}}"...), 0

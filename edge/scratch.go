@@ -20,6 +20,9 @@ type reply struct {
 	hdr  [8]wire.Field
 	// replay is how the answer may be replayed (replayOf), set by post.
 	replay wire.Replay
+	// authorized says the answer is to a caller the auth option let in: it depends on the
+	// caller (authz.private), and is never replayed.
+	authorized bool
 }
 
 // scratch holds replies for reuse. A reply keeps the capacity its largest answer needed,

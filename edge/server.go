@@ -18,6 +18,8 @@ type Server struct {
 	pack *catalog.Pack
 	opt  wire.Options
 	caps []byte // the capabilities object, by the options
+	// auth tells callers apart (authz.go); nil serves every caller alike.
+	auth *authz
 }
 
 // New returns a Server for pack p. p must stay valid for the Server's lifetime.
@@ -40,7 +42,7 @@ func New(p *catalog.Pack, opt wire.Options) *Server {
 	if opt.Instructions == "" {
 		opt.Instructions = defaultInstructions(p)
 	}
-	return &Server{pack: p, opt: opt, caps: capabilities(opt)}
+	return &Server{pack: p, opt: opt, caps: capabilities(opt), auth: newAuthz(p, opt)}
 }
 
 // defaultInstructions tells a client what this server is and how to use it.

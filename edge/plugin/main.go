@@ -140,11 +140,6 @@ var reqHeader wire.Header
 
 var errNoCatalog = errors.New("skilledge: no catalog loaded; call load first")
 
-// errPrivate refuses the index of a catalog with an access policy (skilledge.yaml):
-// this server cannot yet tell callers apart, and serving such a catalog would show every
-// skill to everyone.
-var errPrivate = errors.New("skilledge: this catalog has an access policy (skilledge.yaml's access section), which this server does not enforce yet; it refuses to serve the catalog rather than show every skill to everyone")
-
 // noCatalog is the response to HTTP requests before load.
 var noCatalog = wire.AppendResponse(nil, &wire.Response{
 	Status: 503,
@@ -163,8 +158,8 @@ func loadPack(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if p.Private() {
-		return errPrivate
+	if err := edge.Check(p, opts); err != nil {
+		return errors.New("skilledge: load: " + err.Error())
 	}
 	pack = p
 	srv = edge.New(pack, opts)
@@ -174,6 +169,9 @@ func loadPack(b []byte) error {
 // configure replaces the options with those in the JSON object b.
 func configure(b []byte) error {
 	o, err := wire.ParseOptions(b)
+	if err == nil {
+		err = edge.Check(pack, o)
+	}
 	if err != nil {
 		return errors.New("skilledge: configure: " + err.Error())
 	}

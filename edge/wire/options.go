@@ -48,6 +48,9 @@ type Options struct {
 	// --watch): the capabilities then declare listChanged: true, and the modern era's
 	// cacheable results carry ttlMs 0. Default false: a built catalog never changes.
 	ListChanged bool
+	// Auth is the auth option as it was given, a JSON object (edge/auth.ParseConfig reads
+	// it): how the server tells callers apart over HTTP. Nil serves every caller alike.
+	Auth []byte
 }
 
 // DefaultPageSize is Options.PageSize when unset. A stock client stops after a number of
@@ -114,6 +117,12 @@ func ParseOptions(b []byte) (Options, error) {
 			o.Prompts, err = optBool(key, v)
 		case "listChanged":
 			o.ListChanged, err = optBool(key, v)
+		case "auth":
+			if !v.IsObject() {
+				err = errors.New("option auth must be an object")
+			} else {
+				o.Auth = []byte(v.Raw)
+			}
 		default:
 			err = errors.New("unknown option " + k.Raw)
 		}
@@ -215,5 +224,9 @@ func (o Options) JSON() []byte {
 	flag("tools", o.Tools)
 	flag("prompts", o.Prompts)
 	flag("listChanged", o.ListChanged)
+	if o.Auth != nil {
+		field("auth")
+		b = append(b, o.Auth...)
+	}
 	return append(b, '}')
 }

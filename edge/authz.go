@@ -1,0 +1,198 @@
+package edge
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/auth"
+	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// Authorization (MCP 2026-07-28 basic/authorization; SPEC §8a): with the auth option, the
+// server is an OAuth 2.1 resource server. Every request over HTTP but the RFC 9728
+// metadata and CORS preflights must carry a credential (edge/auth) granting the catalog's
+// default scopes: without one, or with one that does not hold, 401 with a Bearer
+// challenge naming the metadata (and invalid_token when one was sent); with one lacking
+// the scopes, 403 insufficient_scope. Every answer to such a request depends on the caller
+// and says so: Cache-Control private, Vary on the credential fields, cacheScope "private",
+// and no replay hint, so that no host gives one caller's answer to another. Over stdio, a
+// local process, no credential is asked.
+//
+// A private catalog (an access policy) is served only with the auth option, and for now
+// only when its policy gives every skill the same scopes and lists them all: skills that
+// differ need per-caller views on every surface, which this server does not have yet.
+// See https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization and
+// RFC 9728 (protected resource metadata), RFC 6750 §3 (the challenge).
+
+// prmPath is the path of the RFC 9728 metadata; the resource's own path follows it.
+const prmPath = "/.well-known/oauth-protected-resource"
+
+// Check reports whether a server for p with opt can serve it as the options and its
+// policy say: the auth option parses, a private catalog has it, and no skill of a private
+// catalog needs another view than the others. The plugin calls it before New; with p nil
+// (no catalog loaded yet) it checks the options alone.
+func Check(p *catalog.Pack, opt wire.Options) error {
+	if opt.Auth != nil {
+		if _, err := auth.ParseConfig(opt.Auth); err != nil {
+			return err
+		}
+	}
+	if p == nil || !p.Private() {
+		return nil
+	}
+	if opt.Auth == nil {
+		return errors.New("this catalog has an access policy (skilledge.yaml): serve it with the auth option, which says who is asking")
+	}
+	def := string(p.DefaultScopes())
+	for i := range p.NumSkills() {
+		if string(p.SkillScopes(i)) != def || !p.SkillListed(i) {
+			return errors.New("skill " + string(p.SkillPath(i)) + " needs other scopes than the policy's default, or is unlisted: " +
+				"this server does not yet serve per-skill rules (access.rules), and refuses the catalog rather than show any skill to a caller who may not see it")
+		}
+	}
+	return nil
+}
+
+// authz is a server's authorization: its configuration, the scopes every caller needs,
+// and the challenge parts.
+type authz struct {
+	cfg      *auth.Config
+	needed   []byte // space-separated
+	metadata string // the absolute URL of the RFC 9728 document for the endpoint
+	prm      []byte // that document
+	vary     string
+	now      func() time.Time
+}
+
+// newAuthz reads opt.Auth (nil when unset); New assumes Check passed.
+func newAuthz(p *catalog.Pack, opt wire.Options) *authz {
+	if opt.Auth == nil {
+		return nil
+	}
+	cfg, err := auth.ParseConfig(opt.Auth)
+	if err != nil {
+		panic("edge: New with options Check refuses: " + err.Error())
+	}
+	a := &authz{cfg: cfg, needed: p.DefaultScopes(), now: time.Now, vary: "Authorization"}
+	if cfg.Access != nil {
+		a.vary += ", " + cfg.AccessHeader
+	}
+	u, _ := url.Parse(cfg.Resource) // ParseConfig checked it
+	a.metadata = u.Scheme + "://" + u.Host + prmPath + strings.TrimSuffix(u.EscapedPath(), "/")
+	scopes := p.PolicyScopes()
+	b := []byte(`{"resource":`)
+	b = jsonrpc.AppendString(b, cfg.Resource)
+	b = append(b, `,"authorization_servers":[`...)
+	for i, s := range cfg.AuthorizationServers {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonrpc.AppendString(b, s)
+	}
+	b = append(b, `],"scopes_supported":[`...)
+	for i, s := range strings.Fields(string(scopes)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonrpc.AppendString(b, s)
+	}
+	b = append(b, `],"bearer_methods_supported":["header"]}`...)
+	a.prm = b
+	return a
+}
+
+// gate answers a request the server may not answer for this caller (401, 403), or nil
+// when it may: authorized then says the answer depends on the caller.
+func (s *Server) gate(r *wire.Request, hd *headers, path string) (resp *wire.Response, authorized bool) {
+	a := s.auth
+	if a == nil {
+		return nil, false
+	}
+	if path == prmPath || path == prmPath+s.opt.Endpoint {
+		return s.protectedResource(r), false
+	}
+	if r.Method == "OPTIONS" {
+		return nil, false // a CORS preflight carries no credential (and no answer)
+	}
+	if hd.manyCredentials {
+		return a.challenge(401, true), true
+	}
+	g, presented, err := a.cfg.Authenticate(hd.authorization, hd.assertion, a.now())
+	if err != nil {
+		return a.challenge(401, presented), true
+	}
+	if !catalog.HasScopes(g.Scopes, a.needed) {
+		return a.challenge(403, true), true
+	}
+	return nil, true
+}
+
+// challenge is the 401 or 403 of RFC 6750 §3, with a JSON-RPC error body saying the same.
+// It names the metadata and the scopes every caller needs, which are public, and never
+// why a credential failed: every failure looks alike to the caller.
+func (a *authz) challenge(status int, presented bool) *wire.Response {
+	v := `Bearer resource_metadata="` + a.metadata + `"`
+	if len(a.needed) > 0 {
+		v += `, scope="` + string(a.needed) + `"`
+	}
+	msg := "Unauthorized: this server needs an OAuth access token (see WWW-Authenticate and " + a.metadata + ")"
+	switch {
+	case status == 403:
+		v += `, error="insufficient_scope"`
+		msg = "Forbidden: the access token does not grant the scopes this server needs: " + string(a.needed)
+	case presented:
+		v += `, error="invalid_token"`
+	}
+	resp := jsonResponse(status, jsonrpc.AppendError(nil, nil, jsonrpc.NewError(codeUnauthorized, msg)))
+	resp.Header = append(resp.Header, wire.Field{Name: "WWW-Authenticate", Value: v},
+		wire.Field{Name: "Cache-Control", Value: "no-store"})
+	return resp
+}
+
+// codeUnauthorized is the JSON-RPC error of a 401 or 403 (an implementation-defined
+// server error, JSON-RPC 2.0 §5.1).
+const codeUnauthorized = -32001
+
+// protectedResource answers the RFC 9728 metadata, public.
+func (s *Server) protectedResource(r *wire.Request) *wire.Response {
+	if r.Method != "GET" && r.Method != "HEAD" {
+		resp := s.httpText(405, "skilledge: GET the protected resource metadata\n")
+		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "GET, HEAD"})
+		return resp
+	}
+	return &wire.Response{Status: 200, Header: header("Content-Type", "application/json", "Cache-Control", s.cacheControl()), Body: s.auth.prm}
+}
+
+// private marks resp, an answer to an authorized caller, as one that depends on the
+// caller: Cache-Control private (keeping a max-age or no-cache, never public), and Vary on
+// the credential fields.
+func (a *authz) private(resp *wire.Response) {
+	cc := "private"
+	for i, f := range resp.Header {
+		if wire.EqualFold(f.Name, "Cache-Control") {
+			switch v := f.Value; {
+			case v == "no-store":
+				cc = v
+			case strings.HasPrefix(v, "public, "):
+				cc = "private, " + strings.TrimPrefix(v, "public, ")
+			case v != "" && !strings.HasPrefix(v, "public"):
+				cc = "private, " + v
+			}
+			resp.Header = append(resp.Header[:i], resp.Header[i+1:]...)
+			break
+		}
+	}
+	resp.Header = append(resp.Header, wire.Field{Name: "Cache-Control", Value: cc}, wire.Field{Name: "Vary", Value: a.vary})
+}
+
+// cacheScopeOf is the cacheScope of the modern era's cacheable results.
+func (s *Server) cacheScopeOf() string {
+	if s.auth != nil {
+		return "private"
+	}
+	return cacheScope
+}

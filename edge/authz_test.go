@@ -1,0 +1,173 @@
+package edge
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skilledge/skilledge/edge/auth"
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// authTest is a server of a private catalog behind the auth option: JWTs from a test
+// issuer whose key set is inline, and one static key.
+type authTest struct {
+	s   *Server
+	key ed25519.PrivateKey
+	ske string // a static key granting skills:read
+}
+
+const (
+	authIssuer   = "https://as.example"
+	authResource = "https://skills.example/mcp"
+)
+
+var authNow = time.Unix(1_900_000_000, 0)
+
+func newAuthTest(t *testing.T, policy string) *authTest {
+	t.Helper()
+	pub, key, _ := ed25519.GenerateKey(rand.Reader)
+	entry, ske := auth.NewStaticKey("ci", []string{"skills:read"})
+	jwks, _ := json.Marshal(map[string]any{"keys": []map[string]string{{"kty": "OKP", "crv": "Ed25519", "kid": "k1",
+		"x": base64.RawURLEncoding.EncodeToString(pub)}}})
+	opts := wire.Options{AllowHosts: []string{"*"}, AllowOrigins: []string{"*"}, Auth: []byte(`{"resource":"` + authResource + `",
+		"jwt":{"issuer":"` + authIssuer + `","jwks":` + string(jwks) + `},
+		"tokens":[{"name":"ci","sha256":"` + entry.Hex() + `","scopes":["skills:read"]}]}`)}
+	p := packOf(t, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b"), "skilledge.yaml": policy})
+	if err := Check(p, opts); err != nil {
+		t.Fatal(err)
+	}
+	s := New(p, opts)
+	s.auth.now = func() time.Time { return authNow }
+	return &authTest{s: s, key: key, ske: ske}
+}
+
+// token is a JWT the test issuer signed, with scope and aud as given.
+func (a *authTest) token(scope, aud string, exp time.Time) string {
+	enc := base64.RawURLEncoding.EncodeToString
+	claims, _ := json.Marshal(map[string]any{"iss": authIssuer, "aud": aud, "sub": "agent", "exp": exp.Unix(), "scope": scope})
+	in := enc([]byte(`{"alg":"EdDSA","kid":"k1","typ":"at+jwt"}`)) + "." + enc(claims)
+	return in + "." + enc(ed25519.Sign(a.key, []byte(in)))
+}
+
+// do answers a request with the given header fields ("Name", "value", …) and body, as the
+// plugin does, and says whether the answer carries a replay hint.
+func (a *authTest) do(t *testing.T, method, target, body string, fields ...string) (*wire.Response, bool) {
+	t.Helper()
+	req := &wire.Request{Method: method, Target: target, Header: header(append([]string{"Host", "skills.example"}, fields...)...), Body: []byte(body)}
+	out, replay := a.s.AppendHTTP(nil, req)
+	resp, err := wire.ParseResponse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &resp, replay.IDLen > 0
+}
+
+func TestCheck(t *testing.T) {
+	opts := wire.Options{Auth: []byte(`{"resource":"https://s.example/mcp","jwt":{"issuer":"x","jwks":{"keys":[]}}}`)}
+	uniform := packOf(t, map[string]string{"a/SKILL.md": skillMD("a"), "skilledge.yaml": "access:\n  default: [skills:read]\n"})
+	ruled := packOf(t, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b"),
+		"skilledge.yaml": "access:\n  default: [skills:read]\n  rules:\n    - path: b\n      scopes: [x]\n"})
+	public := packOf(t, map[string]string{"a/SKILL.md": skillMD("a")})
+	for _, c := range []struct {
+		name string
+		err  string
+		err2 error
+	}{
+		{"a private catalog without auth", "serve it with the auth option", Check(uniform, wire.Options{})},
+		{"a private catalog with per-skill rules", "skill b needs other scopes", Check(ruled, opts)},
+		{"a bad auth option", "auth.resource is required", Check(public, wire.Options{Auth: []byte(`{"tokens":[]}`)})},
+		{"a private catalog with auth", "", Check(uniform, opts)},
+		{"a public catalog with auth", "", Check(public, opts)},
+		{"options alone", "", Check(nil, opts)},
+	} {
+		if (c.err == "") != (c.err2 == nil) || c.err2 != nil && !strings.Contains(c.err2.Error(), c.err) {
+			t.Errorf("%s: %v, want %q", c.name, c.err2, c.err)
+		}
+	}
+}
+
+// TestGate: every surface over HTTP asks for a credential granting the default scopes; the
+// metadata and CORS preflights do not; answers to authorized callers are private and are
+// never replayed; refusals name no skill.
+func TestGate(t *testing.T) {
+	a := newAuthTest(t, "access:\n  default: [skills:read]\n")
+	const meta = `resource_metadata="https://skills.example/.well-known/oauth-protected-resource/mcp"`
+	list := request(7, "skills/list", `{`+modernMeta+`}`)
+	modern := []string{"Content-Type", "application/json", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "skills/list"}
+	good := a.token("skills:read other", authResource, authNow.Add(time.Hour))
+	for _, c := range []struct {
+		name, method, target, body string
+		fields                     []string
+		status                     int
+		challenge                  string // WWW-Authenticate, when refused
+	}{
+		{"no credential", "POST", "/mcp", list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`},
+		{"a token in the query string", "POST", "/mcp?access_token=" + good, list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`},
+		{"a valid token", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good), 200, ""},
+		{"a static key", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.ske), 200, ""},
+		{"an expired token", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(-time.Hour))), 401,
+			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`},
+		{"another audience", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", "https://other.example/mcp", authNow.Add(time.Hour))), 401,
+			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`},
+		{"too few scopes", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("other", authResource, authNow.Add(time.Hour))), 403,
+			`Bearer ` + meta + `, scope="skills:read", error="insufficient_scope"`},
+		{"two Authorization fields", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good, "Authorization", "Bearer "+a.ske), 401,
+			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`},
+		{"a well-known index", "GET", "/.well-known/agent-skills/index.json", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`},
+		{"a well-known file", "GET", "/.well-known/skills/a/SKILL.md", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`},
+		{"the page", "GET", "/", "", []string{"Accept", "text/html"}, 401, `Bearer ` + meta + `, scope="skills:read"`},
+		{"the sitemap", "GET", "/sitemap.xml", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`},
+		{"the metadata", "GET", "/.well-known/oauth-protected-resource/mcp", "", nil, 200, ""},
+		{"the metadata at the root", "GET", "/.well-known/oauth-protected-resource", "", nil, 200, ""},
+		{"a CORS preflight", "OPTIONS", "/mcp", "", []string{"Origin", "https://app.example"}, 204, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp, replayable := a.do(t, c.method, c.target, c.body, c.fields...)
+			if resp.Status != c.status {
+				t.Fatalf("status %d, want %d: %s", resp.Status, c.status, resp.Body)
+			}
+			got, _ := resp.Header.Get("WWW-Authenticate")
+			if got != c.challenge {
+				t.Fatalf("WWW-Authenticate %q, want %q", got, c.challenge)
+			}
+			if c.status >= 400 && (strings.Contains(string(resp.Body), `"a"`) || strings.Contains(string(resp.Body), "skill://")) {
+				t.Fatalf("a refusal names a skill: %s", resp.Body)
+			}
+			if c.status == 200 && strings.HasPrefix(c.target, "/mcp") {
+				cc, _ := resp.Header.Get("Cache-Control")
+				vary, _ := resp.Header.Get("Vary")
+				if cc != "private" || vary != "Authorization" || replayable || !strings.Contains(string(resp.Body), `"cacheScope":"private"`) {
+					t.Fatalf("an authorized answer: Cache-Control %q, Vary %q, replayable %t, body %s", cc, vary, replayable, resp.Body)
+				}
+			}
+		})
+	}
+	resp, _ := a.do(t, "GET", "/.well-known/oauth-protected-resource/mcp", "")
+	var prm map[string]any
+	if err := json.Unmarshal(resp.Body, &prm); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"authorization_servers":["https://as.example"],"bearer_methods_supported":["header"],"resource":"https://skills.example/mcp","scopes_supported":["skills:read"]}`
+	if b, _ := json.Marshal(prm); string(b) != want {
+		t.Fatalf("metadata %s, want %s", b, want)
+	}
+	// An authorized well-known file keeps its max-age, privately.
+	resp, _ = a.do(t, "GET", "/.well-known/skills/a/SKILL.md", "", "Authorization", "Bearer "+good)
+	if cc, _ := resp.Header.Get("Cache-Control"); resp.Status != 200 || cc != "private, max-age=300" {
+		t.Fatalf("an authorized well-known file: %d, Cache-Control %q", resp.Status, cc)
+	}
+}
+
+// TestGateStdio: a local process asks for no credential.
+func TestGateStdio(t *testing.T) {
+	a := newAuthTest(t, "access:\n  default: [skills:read]\n")
+	reply, _, _ := a.s.HandleMessage(V20251125, []byte(request(1, "skills/list", "")))
+	if !strings.Contains(string(reply), `"skills":[`) {
+		t.Fatalf("over stdio: %s", reply)
+	}
+}
