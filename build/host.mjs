@@ -47,7 +47,8 @@ export const storeDir = "/sha256/";
 const assembleMax = 64 * 1024;
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+const decoder = new TextDecoder(); // for the plugin's own text (errors, field names)
+const frameDecoder = new TextDecoder("utf-8", { ignoreBOM: true }); // a frame's head: a BOM is a byte like any other
 const empty = new Uint8Array(0);
 
 // Host serves requests with one plugin instance, made on the first request.
@@ -207,14 +208,15 @@ function bytesAt(x, packed) {
 // requestHead is the head of a request's frame (wire.AppendRequestHead), as a string: the
 // request line, a line for each of fields (lowercase names, in their order) that headers
 // holds (its get gives a repeated field's values joined by ", ", as the Fetch API's
-// Headers do; null for a field the request lacks), and the blank line. Looking fields up
+// Headers do; null for a field the request lacks; host is framed always, empty when
+// missing), and the blank line. Looking fields up
 // by name, not iterating the headers, spares the runtime a sorted, lowercased copy of
 // every field, most of which the plugin never reads.
 export function requestHead(method, target, headers, fields) {
 	let head = `${method} ${target}\n`;
 	for (let i = 0; i < fields.length; i++) {
-		const value = headers.get(fields[i]);
-		if (value !== null && value !== undefined) head += `${fields[i]}: ${value}\n`;
+		const value = headers.get(fields[i]) ?? (fields[i] === "host" ? "" : null); // host always (wire.AppendRequestHead)
+		if (value !== null) head += `${fields[i]}: ${value}\n`;
 	}
 	return head + "\n";
 }
@@ -271,16 +273,16 @@ function statusAndFields(frame, n) {
 		while (i < n && frame[i] === lastHead[i]) i++;
 		if (i === n) return lastRead;
 	}
-	const head = decoder.decode(frame.subarray(0, n));
+	const head = frameDecoder.decode(frame.subarray(0, n));
 	const nl = head.indexOf("\n");
 	const line = nl < 0 ? head : head.slice(0, nl);
-	if (!/^[1-9][0-9][0-9]$/.test(line)) throw new FrameError("malformed status line");
+	if (!/^[2-5][0-9][0-9]$/.test(line)) throw new FrameError("malformed status line: a final status, 200 to 599");
 	const headers = [];
 	for (let at = nl + 1; nl >= 0 && at <= head.length;) {
 		let next = head.indexOf("\n", at);
 		if (next < 0) next = head.length;
 		const colon = head.indexOf(": ", at);
-		if (colon <= at || colon >= next) throw new FrameError("malformed field line");
+		if (colon <= at || colon >= next || !fieldName.test(head.slice(at, colon))) throw new FrameError("malformed field line");
 		headers.push([head.slice(at, colon), head.slice(colon + 2, next)]);
 		at = next + 1;
 	}
@@ -288,6 +290,9 @@ function statusAndFields(frame, n) {
 	lastRead = { status: Number(line), headers };
 	return lastRead;
 }
+
+// fieldName is an HTTP token (RFC 9110 §5.6.2), as wire's token.
+const fieldName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 // decimal reads a canonical decimal (no sign, no leading zero) of at most 16 digits from
 // frame at i, ending at a space, into decimalValue, and returns the index of the space, or
@@ -336,6 +341,9 @@ export function parseFrame(frame) {
 		if (at < last || at > body.length) throw new FrameError("references out of order or past the body");
 		last = at;
 		refs.push({ at, size, name: String.fromCharCode.apply(null, frame.subarray(from, i)) });
+	}
+	if ((status === 204 || status === 205 || status === 304) && (body.length > 0 || refs.length > 0)) {
+		throw new FrameError("a body with a status that has none");
 	}
 	return { status, headers, refs, body };
 }
@@ -585,9 +593,10 @@ export class Replays {
 
 // parseHint reads skilledge_replay's bytes (wire.ParseHint): where the id lies in the
 // request frame, its length, where the answer echoes it, and the longest request frame the
-// promise holds for; null when there are none or they are not limits.HintSize long.
+// promise holds for. Bytes that are not limits.HintSize long are the plugin's failure
+// (FrameError), as in the Go hosts.
 export function parseHint(b) {
-	if (b.length !== limits.HintSize) return null;
+	if (b.length !== limits.HintSize) throw new FrameError(`a replay hint of ${b.length} bytes`);
 	const v = new DataView(b.buffer, b.byteOffset, limits.HintSize);
 	return { idAt: v.getUint32(0, true), idLen: v.getUint32(4, true), answerAt: v.getUint32(8, true), maxFrame: v.getUint32(12, true) };
 }

@@ -99,20 +99,29 @@ func (p *Pack) checkAccess() error {
 	return nil
 }
 
-// scopeList reports whether b is scope tokens (RFC 6749 §3.3) joined by single spaces, or
-// empty.
+// scopeList reports whether b is scope tokens joined by single spaces, or empty.
 func scopeList(b []byte) bool {
 	if len(b) == 0 {
 		return true
 	}
 	for _, s := range bytes.Split(b, []byte{' '}) {
-		if len(s) == 0 {
+		if !ValidScope(string(s)) {
 			return false
 		}
-		for _, c := range s {
-			if c < 0x21 || c == '"' || c == '\\' || c > 0x7e {
-				return false
-			}
+	}
+	return true
+}
+
+// ValidScope reports whether s is an OAuth scope token (RFC 6749 §3.3: one or more of
+// %x21 / %x23-5B / %x5D-7E, so no space, quote or backslash). The policy, the index and
+// the credentials all hold scopes to it.
+func ValidScope(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c == '"' || c == '\\' || c > 0x7e {
+			return false
 		}
 	}
 	return true

@@ -37,8 +37,13 @@ const prmPath = "/.well-known/oauth-protected-resource"
 // (no catalog loaded yet) it checks the options alone.
 func Check(p *catalog.Pack, opt wire.Options) error {
 	if opt.Auth != nil {
-		if _, err := auth.ParseConfig(opt.Auth); err != nil {
+		cfg, err := auth.ParseConfig(opt.Auth)
+		if err != nil {
 			return err
+		}
+		if f := cfg.Fetch(); len(f) > 0 {
+			return errors.New("auth: the key set at " + f[0] + " would have to be fetched by the host, which no host does yet: " +
+				"give the issuer's key set inline (auth.jwt.jwks), or use static keys (auth.tokens)")
 		}
 	}
 	if p == nil || !p.Private() {

@@ -118,6 +118,8 @@ func TestGate(t *testing.T) {
 			`Bearer ` + meta + `, scope="skills:read", error="insufficient_scope"`},
 		{"two Authorization fields", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good, "Authorization", "Bearer "+a.ske), 401,
 			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`},
+		{"two Authorization fields, joined as hosts frame them", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good+", Bearer "+a.ske), 401,
+			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`},
 		{"a well-known index", "GET", "/.well-known/agent-skills/index.json", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`},
 		{"a well-known file", "GET", "/.well-known/skills/a/SKILL.md", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`},
 		{"the page", "GET", "/", "", []string{"Accept", "text/html"}, 401, `Bearer ` + meta + `, scope="skills:read"`},

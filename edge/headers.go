@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/skilledge/skilledge/edge/wire"
@@ -17,6 +18,27 @@ var RequestFields = []string{"host", "origin", "accept", "content-type", "mcp-pr
 // hdrAccessAssertion is the field Cloudflare Access puts its assertion in (auth.Config's
 // AccessHeader).
 const hdrAccessAssertion = "cf-access-jwt-assertion"
+
+// credentialFields are the RequestFields that carry credentials, read only with the auth
+// option.
+var credentialFields = []string{"authorization", hdrAccessAssertion}
+
+// Fields are the request header fields a server with opt reads, in RequestFields' order:
+// what the plugin asks its hosts to frame (skilledge_fields). Without the auth option no
+// credential field is among them, so that no host frames a caller's token for nothing
+// (and replays of public answers are not keyed by it).
+func Fields(opt wire.Options) []string {
+	if opt.Auth != nil {
+		return RequestFields
+	}
+	out := make([]string, 0, len(RequestFields))
+	for _, f := range RequestFields {
+		if !slices.Contains(credentialFields, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // headers are the request header fields the server reads, found in one pass over the
 // header (names compared as HTTP does, ignoring ASCII case; the first of a repeated

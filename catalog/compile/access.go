@@ -37,7 +37,14 @@ type Access struct {
 	Default []string
 	// Rules in the order written.
 	Rules []AccessRule
+	// Broken says the policy file has problems (Load reported them): such a catalog is
+	// never encoded, whatever Options.SkipInvalid says, because a policy not read as
+	// written would serve skills to callers it means to keep out (ErrPolicy).
+	Broken bool
 }
+
+// ErrPolicy is returned by Encode for a catalog whose access policy has problems.
+var ErrPolicy = errors.New("the access policy (" + PolicyFile + ") has errors: a catalog is never served under a policy that was not read as written")
 
 // AccessRule applies to the skills whose path is Path or lies under it (whole segments).
 type AccessRule struct {
@@ -71,21 +78,6 @@ func (a *Access) Scopes(p string) (scopes []string, listed bool) {
 	return slices.Compact(scopes), listed
 }
 
-// ValidScope reports whether s is an OAuth scope token (RFC 6749 §3.3: one or more of
-// %x21 / %x23-5B / %x5D-7E, so no space, quote or backslash).
-func ValidScope(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x21 || c == '"' || c == '\\' || c > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
 // loadAccess reads the policy file, if the folder has one, and checks it against the
 // skills found (every skill, valid or not, so that a rule is never said to match nothing
 // because its skill has an error elsewhere). Problems go to l's report, as errors of the
@@ -97,21 +89,26 @@ func (l *loader) loadAccess() *Access {
 	}
 	if err != nil {
 		l.report(Error, PolicyFile, 0, "", "cannot read the policy file: "+errText(err))
-		return &Access{}
+		return &Access{Broken: true}
 	}
 	a, problems := parseAccess(b)
 	for _, p := range problems {
 		l.report(Error, PolicyFile, p.line, "", p.msg)
 	}
 	if a == nil {
+		if len(problems) > 0 {
+			return &Access{Broken: true}
+		}
 		return nil
 	}
+	before := len(l.problems)
 	for _, r := range a.Rules {
 		if !slices.ContainsFunc(l.skillList, r.Matches) {
 			l.report(Error, PolicyFile, r.Line, "", fmt.Sprintf("rule for path %q matches no skill: no SKILL.md is at %s or under it", r.Path+"/", r.Path))
 		}
 	}
 	l.checkNesting(a)
+	a.Broken = len(l.problems) > before
 	return a
 }
 
@@ -290,7 +287,7 @@ func (p *policyParser) scopes(n *yaml.Node, what string) []string {
 			p.add(e.Line, what+": a scope must be a string")
 			continue
 		}
-		if !ValidScope(e.Value) {
+		if !catalog.ValidScope(e.Value) {
 			p.add(e.Line, fmt.Sprintf("%s: %s is not an OAuth scope (RFC 6749 §3.3: printable ASCII without spaces, quotes or backslashes)", what, strconv.Quote(e.Value)))
 			continue
 		}

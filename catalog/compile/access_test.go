@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -126,7 +127,7 @@ func FuzzAccess(f *testing.F) {
 			t.Fatalf("a policy and problems: %v", problems)
 		}
 		for _, s := range a.Default {
-			if !ValidScope(s) {
+			if !catalog.ValidScope(s) {
 				t.Fatalf("default scope %q", s)
 			}
 		}
@@ -135,7 +136,7 @@ func FuzzAccess(f *testing.F) {
 				t.Fatalf("rule path %q", r.Path)
 			}
 			for _, s := range r.Scopes {
-				if !ValidScope(s) {
+				if !catalog.ValidScope(s) {
 					t.Fatalf("rule scope %q", s)
 				}
 			}
@@ -191,5 +192,26 @@ func TestEncodeAccess(t *testing.T) {
 	enc, _ = Encode(c)
 	if p, err = catalog.Open(enc.Index); err != nil || p.Private() || string(enc.Index[:8]) != catalog.Magic || !p.SkillListed(0) || len(p.SkillScopes(0)) != 0 {
 		t.Fatalf("public: %v, private %t", err, p != nil && p.Private())
+	}
+}
+
+// TestBrokenPolicyNeverEncodes: a policy with any problem (one the parser refuses, a rule
+// matching nothing, a nested skill it would betray) is never encoded, not even with
+// SkipInvalid, which serves the valid skills of a folder: a catalog is never served public,
+// or half hidden, because its policy has a typo.
+func TestBrokenPolicyNeverEncodes(t *testing.T) {
+	for _, policy := range []string{
+		"acess:\n  default: [skills:read]\n",
+		"access:\n  default: [skills:read]\n  rule:\n    - path: finance/\n",
+		"access:\n  rules:\n    - path: nowhere/\n      scopes: [a]\n",
+		"access:\n  rules:\n    - path: finance/ledger/close\n      scopes: [x]\n",
+	} {
+		c, problems, err := Load(accessFolder(policy), "skills", Options{SkipInvalid: true})
+		if err != nil || !HasErrors(problems) || c.Access == nil || !c.Access.Broken {
+			t.Fatalf("%q: err %v, problems %v, access %+v", policy, err, problems, c.Access)
+		}
+		if enc, err := Encode(c); !errors.Is(err, ErrPolicy) {
+			t.Fatalf("%q encoded (%v), magic %q", policy, err, enc.Index[:8])
+		}
 	}
 }

@@ -52,6 +52,9 @@ type EncodeOptions struct {
 // EncodeWith is Encode with options. The index and the objects are the same bytes
 // whichever the options.
 func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
+	if c.Access != nil && c.Access.Broken {
+		return nil, ErrPolicy
+	}
 	e := newEncoding(c)
 	en := &encoder{st: newStore()}
 	if opt.Dir != "" {

@@ -269,7 +269,7 @@ func (l *loader) build() *Catalog {
 	}
 	c := &Catalog{Access: l.loadAccess()}
 	for _, sk := range ok {
-		if c.Access != nil {
+		if c.Access != nil && !c.Access.Broken {
 			var listed bool
 			sk.Scopes, listed = c.Access.Scopes(sk.Path)
 			sk.Unlisted = !listed

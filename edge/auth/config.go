@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // Config is the plugin option auth: how the server tells callers apart. A server without
@@ -37,7 +39,8 @@ type Config struct {
 	JWT                  *Issuer
 	// JWKSURI is where the host fetches JWT's key set; "" when it is inline.
 	JWKSURI string
-	// Access verifies Cloudflare Access assertions; AccessHeader is the field they come in.
+	// Access verifies Cloudflare Access assertions; AccessHeader is the field they come in
+	// (Cf-Access-Jwt-Assertion).
 	Access       *Issuer
 	AccessHeader string
 	// AccessCerts is where the host fetches Access's key set.
@@ -69,6 +72,9 @@ func ParseConfig(b []byte) (*Config, error) {
 			c.AuthorizationServers = urlList(v, "auth.authorizationServers", &err)
 		case "jwt":
 			c.JWT, c.JWKSURI = c.issuer(v, "auth.jwt", &err)
+			if c.JWT != nil {
+				c.JWT.Type = "at+jwt" // an access token, never an ID token
+			}
 		case "access":
 			c.access(v, &err)
 		case "tokens":
@@ -147,14 +153,12 @@ func (c *Config) access(v gjson.Result, err *error) {
 			is.Issuer = strings.TrimSuffix(urlValue(e, what+".teamDomain", err), "/")
 		case "aud":
 			is.Audience = str(e, what+".aud", err)
-		case "header":
-			c.AccessHeader = str(e, what+".header", err)
 		case "certsUrl":
 			c.AccessCerts = urlValue(e, what+".certsUrl", err)
 		case "scopesClaim":
 			is.ScopesClaim = str(e, what+".scopesClaim", err)
 		default:
-			*err = fmt.Errorf("%s: unknown key %q (teamDomain, aud, header, certsUrl, scopesClaim)", what, key)
+			*err = fmt.Errorf("%s: unknown key %q (teamDomain, aud, certsUrl, scopesClaim)", what, key)
 		}
 	})
 	if *err != nil {
@@ -163,8 +167,6 @@ func (c *Config) access(v gjson.Result, err *error) {
 	switch {
 	case is.Issuer == "" || is.Audience == "":
 		*err = fmt.Errorf("%s needs teamDomain and aud (the application's AUD tag)", what)
-	case !token68(c.AccessHeader) || strings.ContainsAny(c.AccessHeader, "/=+.~"):
-		*err = fmt.Errorf("%s.header %q is not a header field name", what, c.AccessHeader)
 	default:
 		if c.AccessCerts == "" {
 			c.AccessCerts = is.Issuer + "/cdn-cgi/access/certs"
@@ -201,12 +203,12 @@ func (c *Config) tokens(v gjson.Result, err *error) {
 		}
 		d, herr := hex.DecodeString(sum)
 		if herr != nil || len(d) != 32 || strings.ToLower(sum) != sum {
-			*err = fmt.Errorf("%s.sha256 must be the key's SHA-256 in 64 lowercase hex digits (skilledge key prints it), never the key", what)
+			*err = fmt.Errorf("%s.sha256 must be the key's SHA-256 in 64 lowercase hex digits (sha256sum of the key), never the key", what)
 			return false
 		}
 		copy(k.SHA256[:], d)
 		for _, s := range scopes {
-			if !validScope(s) {
+			if !catalog.ValidScope(s) {
 				*err = fmt.Errorf("%s.scopes: %q is not an OAuth scope", what, s)
 				return false
 			}

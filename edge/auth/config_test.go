@@ -60,7 +60,7 @@ func TestAuthenticate(t *testing.T) {
 	if got := cfg.Fetch(); len(got) != 2 || got[0] != "https://as.example/jwks" || got[1] != "https://acme.cloudflareaccess.com/cdn-cgi/access/certs" {
 		t.Fatalf("Fetch() = %q", got)
 	}
-	jwt := sign(t, `{"alg":"ES256","kid":"e1"}`, claims(nil))
+	jwt := sign(t, `{"alg":"ES256","kid":"e1","typ":"at+jwt"}`, claims(nil))
 	if _, _, err := cfg.Authenticate("Bearer "+jwt, "", testNow); !errors.Is(err, ErrUnknownKey) {
 		t.Fatalf("before the key set came: %v", err)
 	}
@@ -86,6 +86,8 @@ func TestAuthenticate(t *testing.T) {
 		{"another static key", "Bearer ske_" + strings.Repeat("A", 43), "", "", true},
 		{"a JWT for Access's audience", "Bearer " + access, "", "", true},
 		{"an Access assertion signed for the JWT's audience", "", jwt, "", true},
+		{"an ID token (typ JWT) for the resource", "Bearer " + sign(t, `{"alg":"ES256","kid":"e1","typ":"JWT"}`, claims(nil)), "", "", true},
+		{"a token without typ", "Bearer " + sign(t, `{"alg":"ES256","kid":"e1"}`, claims(nil)), "", "", true},
 		{"Basic", "Basic Y2k6cGFzcw==", "", "", true},
 	} {
 		g, presented, err := cfg.Authenticate(c.authorization, c.assertion, testNow)

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // MaxToken bounds a credential: a longer one is refused unread.
@@ -42,6 +44,9 @@ type Issuer struct {
 	ScopesClaim string
 	// Skew is allowed on exp and nbf; 0 means DefaultSkew, and at most MaxSkew is used.
 	Skew time.Duration
+	// Type, when set, is the typ the header must carry ("at+jwt": an access token, RFC 9068
+	// §2.1, so that an ID token whose aud happens to be the resource is not taken for one).
+	Type string
 }
 
 // Grant is what a credential that holds grants: who it is, and its scopes.
@@ -83,8 +88,8 @@ func (is *Issuer) Verify(token string, keys *KeySet, now time.Time) (Grant, erro
 	if header.Get("crit").Exists() {
 		return Grant{}, fail("the header has crit, which this server does not understand")
 	}
-	if typ := header.Get("typ"); typ.Exists() && !validType(typ) {
-		return Grant{}, fail("typ " + quote(typ.Raw) + " is not JWT or at+jwt")
+	if typ := header.Get("typ"); typ.Exists() && !validType(typ) || is.Type != "" && !sameType(typ, is.Type) {
+		return Grant{}, fail("typ " + quote(typ.Raw) + " is not " + map[bool]string{true: is.Type, false: "JWT or at+jwt"}[is.Type != ""])
 	}
 	kid := header.Get("kid")
 	if kid.Exists() && kid.Type != gjson.String {
@@ -153,7 +158,10 @@ func (is *Issuer) claims(c gjson.Result, now time.Time) (Grant, error) {
 	return Grant{Subject: sub.Str, Scopes: scopes}, nil
 }
 
-// scopes reads the granted scopes: the configured claim, else scope, else scp.
+// scopes reads the granted scopes: the configured claim, else scope, else scp. "scope" is
+// a space-separated string (RFC 6749 §3.3, RFC 9068 §2.2.3), split on spaces only; in any
+// other claim a string is one value and a list holds one value a member. Values that are
+// not scope tokens are dropped: no policy names one.
 func (is *Issuer) scopes(c gjson.Result) ([]byte, error) {
 	var v gjson.Result
 	name := is.ScopesClaim
@@ -167,8 +175,10 @@ func (is *Issuer) scopes(c gjson.Result) ([]byte, error) {
 	var list []string
 	switch {
 	case !v.Exists() || v.Type == gjson.Null:
+	case v.Type == gjson.String && name == "scope":
+		list = strings.Split(v.Str, " ")
 	case v.Type == gjson.String:
-		list = strings.Fields(v.Str)
+		list = []string{v.Str}
 	case v.IsArray():
 		ok := true
 		v.ForEach(func(_, e gjson.Result) bool {
@@ -188,18 +198,9 @@ func (is *Issuer) scopes(c gjson.Result) ([]byte, error) {
 // normalScopes is list sorted and distinct, joined by spaces, without tokens that are not
 // scope tokens (they can match no scope a policy names).
 func normalScopes(list []string) []byte {
-	list = slices.DeleteFunc(list, func(s string) bool { return !validScope(s) })
+	list = slices.DeleteFunc(list, func(s string) bool { return !catalog.ValidScope(s) })
 	slices.Sort(list)
 	return []byte(strings.Join(slices.Compact(list), " "))
-}
-
-func validScope(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x21 || c == '"' || c == '\\' || c > 0x7e {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // jsonPart decodes a base64url part holding a JSON object whose members are all distinct
@@ -241,6 +242,11 @@ func validType(t gjson.Result) bool {
 		return true
 	}
 	return false
+}
+
+// sameType reports whether typ names the media type want, with or without "application/".
+func sameType(typ gjson.Result, want string) bool {
+	return typ.Type == gjson.String && strings.EqualFold(strings.TrimPrefix(strings.ToLower(typ.Str), "application/"), want)
 }
 
 // audience reports whether aud, a string or a list of strings, holds want.

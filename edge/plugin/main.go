@@ -35,7 +35,12 @@
 // keys take the defaults):
 //
 //	{"endpoint":"/mcp", "allowOrigins":["*"], "allowHosts":["*"], "maxBody":1048576,
-//	 "pageSize":100, "instructions":"...", "name":"skilledge", "version":"0.1.0"}
+//	 "pageSize":100, "instructions":"...", "name":"skilledge", "version":"0.1.0",
+//	 "tools":false, "prompts":false, "listChanged":false, "auth":{…}}
+//
+// auth (edge/auth.Config) makes every request over HTTP carry a credential; the rpc export,
+// for local stream transports, never asks for one: a host that puts rpc on a network must
+// not serve a private catalog through it.
 //
 // # Extism ABI (extism.go): self-contained
 //
@@ -88,7 +93,8 @@
 //	skilledge_rpc(ptr, size u32) u64       packed rpc output; 0 on error
 //	skilledge_error() u64                  packed message of the last error
 //	skilledge_fields() u64                 packed names of the request header fields the
-//	                                       server reads, lowercase, one a line
+//	                                       server reads, lowercase, one a line; they depend
+//	                                       on the options, so ask after configure
 //	skilledge_replay() u64                 packed replay of the last skilledge_http answer:
 //	                                       16 bytes, four u32 little-endian (below); 0 when
 //	                                       that answer may not be replayed

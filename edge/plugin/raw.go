@@ -89,11 +89,14 @@ func rawReplay() uint64 { return packed(replay) }
 //go:wasmexport skilledge_error
 func rawError() uint64 { return packed(lastErr) }
 
-// fieldNames is edge.RequestFields, one name a line.
-var fieldNames = []byte(strings.Join(edge.RequestFields, "\n"))
+// fieldNames is edge.Fields for the options, one name a line.
+var fieldNames []byte
 
 //go:wasmexport skilledge_fields
-func rawFields() uint64 { return packed(fieldNames) }
+func rawFields() uint64 {
+	fieldNames = append(fieldNames[:0], strings.Join(edge.Fields(opts), "\n")...)
+	return packed(fieldNames)
+}
 
 // input checks that (ptr, size) lies in the buffer from the last alloc and returns it.
 func input(ptr, size uint32) ([]byte, error) {

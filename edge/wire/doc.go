@@ -23,8 +23,9 @@
 // (the raw ABI's skilledge_fields) in that order, lowercase, a repeated
 // field's values joined by ", " (AppendRequestHead), so that one request is always the
 // same bytes. The plugin compares names case-insensitively (ASCII only: EqualFold). Names
-// and values never contain LF (HTTP forbids it). STATUS is three digits, 100 to 999; a
-// response's header names are HTTP tokens, which never start with "@". BODY runs to the
+// and values never contain LF (HTTP forbids it). A response's STATUS is three digits, 200
+// to 599 (a final status), with no BODY and no REF for 204, 205 and 304; its header names
+// are HTTP tokens, which never start with "@". BODY runs to the
 // end of the frame. An rpc frame carries one JSON-RPC message (or batch) of a stream
 // transport: VERSION is the protocol version negotiated so far on the connection (empty
 // before initialize) going in, and the one to remember coming out; an empty REPLY means

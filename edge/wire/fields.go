@@ -8,7 +8,9 @@ package wire
 // request costs some runtimes (workerd) a sorted, lowercased copy of them all, and every
 // other line would be framed for the plugin to skip. value returns a field's value as the request carries it, a
 // repeated field's values joined by ", " (as RFC 9110 §5.3 combines them, and the Fetch
-// API gives them), and false for a field the request lacks. So every host frames one
+// API gives them), and false for a field the request lacks. host is framed always, empty
+// when the request has none (some runtimes cannot tell an empty Host from a missing one;
+// the server refuses both alike unless it answers every Host). So every host frames one
 // request as the same bytes, which replays need.
 func AppendRequestHead(dst []byte, method, target string, fields []string, value func(field string) (string, bool)) []byte {
 	dst = append(dst, method...)
@@ -16,7 +18,7 @@ func AppendRequestHead(dst []byte, method, target string, fields []string, value
 	dst = append(dst, target...)
 	dst = append(dst, '\n')
 	for _, f := range fields {
-		if v, ok := value(f); ok {
+		if v, ok := value(f); ok || f == "host" {
 			dst = append(dst, f...)
 			dst = append(dst, ": "...)
 			dst = append(dst, v...)

@@ -89,7 +89,7 @@ func FuzzParseResponse(f *testing.F) {
 			}
 			return
 		}
-		if r.Status < 100 || r.Status > 999 {
+		if r.Status < 200 || r.Status > 599 {
 			t.Fatalf("accepted status %d", r.Status)
 		}
 		again := AppendResponse(nil, &r)

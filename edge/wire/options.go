@@ -71,7 +71,7 @@ const Loopback = "loopback"
 //
 //	{"endpoint":"/mcp", "allowOrigins":["*"], "allowHosts":["*"], "maxBody":1048576,
 //	 "pageSize":2000, "instructions":"...", "name":"skilledge", "version":"0.1.0",
-//	 "tools":true, "prompts":true, "listChanged":false}
+//	 "tools":true, "prompts":true, "listChanged":false, "auth":{…}}
 //
 // Every key is optional; an unknown key, a wrongly typed value or bytes that are not UTF-8
 // are an error. Empty input

@@ -32,6 +32,7 @@ func TestParseOptions(t *testing.T) {
 		{"integral fraction", `{"pageSize":2.0}`, Options{PageSize: 2}},
 		{"largest count", `{"maxBody":2147483647}`, Options{MaxBody: 2147483647}},
 		{"escaped key", `{"end\u0070oint":"/e"}`, Options{Endpoint: "/e"}},
+		{"auth, kept as given", `{"auth":{"resource":"https://s.example/mcp", "tokens":[]}}`, Options{Auth: []byte(`{"resource":"https://s.example/mcp", "tokens":[]}`)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseOptions([]byte(tc.in))
@@ -54,6 +55,7 @@ func TestParseOptionsErrors(t *testing.T) {
 		wantErr string
 	}{
 		// Not JSON, or not an object.
+		{`{"auth":"x"}`, "option auth must be an object"},
 		{" ", "not valid JSON"},
 		{"{", "not valid JSON"},
 		{`{"name":}`, "not valid JSON"},
@@ -143,6 +145,7 @@ func TestOptionsJSONRoundTrip(t *testing.T) {
 		{AllowOrigins: []string{"*"}, AllowHosts: []string{Loopback, "skills.example"}},
 		{AllowOrigins: []string{}},
 		{ListChanged: true},
+		{Auth: []byte(`{"resource":"https://s.example/mcp"}`)},
 	} {
 		got, err := ParseOptions(o.JSON())
 		if err != nil || !reflect.DeepEqual(got, o) {

@@ -141,14 +141,16 @@ type ReplayEntry struct {
 
 // NewReplayEntry makes the entry for the answer resp, parsed from the response frame
 // out, to the request frame frame, as h says; false when h promises nothing or is not
-// what the plugin may promise for these frames (the host then answers, but keeps
+// what the plugin may promise for these frames (the id lies in the body, and the answer
+// echoes it where h says) (the host then answers, but keeps
 // nothing). The entry copies what it keeps; Header aliases resp's, which the caller
 // replaces with its own copy when out is reused.
 func NewReplayEntry(frame []byte, h Hint, out []byte, resp *Response) (ReplayEntry, bool) {
 	bodyAt := len(out) - len(resp.Body) // the body ends the frame
 	at := h.AnswerAt - bodyAt
 	end := h.IDAt + h.IDLen
-	if h.IDLen <= 0 || h.IDAt < 0 || end > len(frame) || len(frame) > h.MaxFrame ||
+	head := bytes.Index(frame, []byte("\n\n")) + 2 // where the request's body starts
+	if h.IDLen <= 0 || head < 2 || h.IDAt < head || end > len(frame) || len(frame) > h.MaxFrame ||
 		at < 0 || at+h.IDLen > len(resp.Body) || !bytes.Equal(frame[h.IDAt:end], resp.Body[at:at+h.IDLen]) {
 		return ReplayEntry{}, false
 	}

@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"strconv"
+	"strings"
 )
 
 // ErrFrame is returned for a frame that does not follow the grammar of the package doc.
@@ -157,8 +158,8 @@ func ParseResponseInto(frame []byte, h Header, refs []Ref) (Response, error) {
 	if !ok {
 		return Response{}, ErrFrame
 	}
-	if len(line) != 3 || line[0] < '1' || line[0] > '9' || line[1] < '0' || line[1] > '9' || line[2] < '0' || line[2] > '9' {
-		return Response{}, ErrFrame
+	if len(line) != 3 || line[0] < '2' || line[0] > '5' || line[1] < '0' || line[1] > '9' || line[2] < '0' || line[2] > '9' {
+		return Response{}, ErrFrame // a final status, 200 to 599
 	}
 	status := int(line[0]-'0')*100 + int(line[1]-'0')*10 + int(line[2]-'0')
 	h, refs = h[:0], refs[:0]
@@ -180,13 +181,16 @@ func ParseResponseInto(frame []byte, h Header, refs []Ref) (Response, error) {
 			continue
 		}
 		name, value, ok := cutField(line)
-		if !ok || name == "" || len(refs) > 0 {
+		if !ok || !token(name) || len(refs) > 0 {
 			return Response{}, ErrFrame // header fields come before references
 		}
 		h = append(h, Field{name, value})
 	}
 	if !checkRefs(refs, len(rest)) {
 		return Response{}, ErrFrame
+	}
+	if (status == 204 || status == 205 || status == 304) && (len(rest) > 0 || len(refs) > 0) {
+		return Response{}, ErrFrame // these statuses have no body (RFC 9110 §15.3.5, §15.3.6, §15.4.5)
 	}
 	return Response{Status: status, Header: h, Refs: refs, Body: rest}, nil
 }
@@ -207,6 +211,20 @@ func parseHeader(h Header, b []byte) (Header, []byte, error) {
 		}
 		h = append(h, Field{name, value})
 	}
+}
+
+// token reports whether s is an HTTP token (RFC 9110 §5.6.2): a field name.
+func token(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // EqualFold reports whether a and b are equal under ASCII case folding. HTTP names are

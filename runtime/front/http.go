@@ -218,7 +218,7 @@ type requestFields http.Request
 // http.Header.Get does (net/http parses every key into it).
 func (r *requestFields) value(field string) (string, bool) {
 	if field == "host" {
-		return r.Host, r.Host != ""
+		return r.Host, true // framed always, empty when missing (wire.AppendRequestHead)
 	}
 	vs := r.Header[canonicalKey(field)]
 	switch len(vs) {

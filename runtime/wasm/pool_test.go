@@ -65,10 +65,10 @@ func TestPoolHTTPAnswer(t *testing.T) {
 	require.Equal(t, out[6:], plain)
 }
 
-// The pool names the fields the plugin's skilledge_fields names: edge.RequestFields.
+// The pool names the fields the plugin's skilledge_fields names: edge.Fields of its options.
 func TestPoolFields(t *testing.T) {
 	pool := testPool(t, Options{})
-	require.Equal(t, edge.RequestFields, pool.Fields())
+	require.Equal(t, edge.Fields(wire.Options{}), pool.Fields())
 }
 
 func TestPoolConcurrent(t *testing.T) {

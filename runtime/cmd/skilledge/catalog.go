@@ -111,6 +111,11 @@ func checkedFolder(name, dir string, f catalogFlags, stderr io.Writer) (_ *loade
 		return nil, false
 	}
 	l.catalog.TrustRoot = root
+	if a := l.catalog.Access; a != nil && a.Broken {
+		l.report(stderr)
+		fmt.Fprintf(stderr, "skilledge %s: %v; --skip-invalid does not skip it\n", name, compile.ErrPolicy)
+		return nil, false
+	}
 	if l.errors > 0 && !f.skipInvalid {
 		l.report(stderr)
 		fmt.Fprintf(stderr, "skilledge %s: the folder has invalid skills; fix them, or pass --skip-invalid to %s the valid ones\n", name, map[bool]string{true: "build", false: "serve"}[name == "build"])
