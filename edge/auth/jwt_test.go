@@ -278,7 +278,8 @@ func TestStaticKeys(t *testing.T) {
 
 // FuzzVerify: no token makes Verify panic or fail with another error than ErrInvalid, and
 // only the signed seeds are accepted: the fuzzer cannot sign, and base64url is decoded
-// strictly, so no other string holds a valid signature.
+// strictly. (An ECDSA signature has a second valid form, s replaced by n-s; a fuzzer that
+// found it would fail this test, which would then need the seed's twin as well.)
 func FuzzVerify(f *testing.F) {
 	seeds := []string{
 		sign(f, `{"alg":"EdDSA","kid":"d1"}`, claims(nil)),
