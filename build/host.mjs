@@ -265,8 +265,8 @@ let lastRead = null;
 
 // statusAndFields reads the status and the header fields, as [name, value] pairs, from
 // the first n bytes of frame (the status line and the field lines, without the LF after
-// the last), as wire.ParseResponse does: three digits, 100 to 999, then NAME ": " VALUE
-// lines with a name that is not empty.
+// the last), as wire.ParseResponse does: a final status, 200 to 599, then NAME ": " VALUE
+// lines whose name is an HTTP token.
 function statusAndFields(frame, n) {
 	if (lastHead !== null && lastHead.length === n) {
 		let i = 0;
