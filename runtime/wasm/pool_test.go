@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
@@ -320,4 +321,43 @@ func TestPoolBusy(t *testing.T) {
 	out, err := pool.HTTP(ctx, postFrame(initialize), nil)
 	require.NoError(t, err)
 	requireInitialized(t, parseResponse(t, out).Body)
+}
+
+// TestPoolPrivateCatalog: the plugin itself refuses a private catalog it would serve to
+// everyone (no auth option), and one whose policy gives skills views of their own, and
+// serves a private catalog behind the auth option: without a credential, 401.
+func TestPoolPrivateCatalog(t *testing.T) {
+	p, _ := testPlugin(t)
+	private := func(policy string) Catalog {
+		fsys := fstest.MapFS{
+			"a/SKILL.md":     {Data: []byte("---\nname: a\ndescription: A.\n---\nbody\n")},
+			"b/SKILL.md":     {Data: []byte("---\nname: b\ndescription: B.\n---\nbody\n")},
+			"skilledge.yaml": {Data: []byte(policy)},
+		}
+		c, problems, err := compile.Load(fsys, "skills", compile.Options{})
+		require.NoError(t, err)
+		require.Equal(t, false, compile.HasErrors(problems), problems)
+		enc, err := compile.Encode(c)
+		require.NoError(t, err)
+		return Catalog{Index: enc.Index, Store: enc.Store}
+	}
+	ctx := context.Background()
+	uniform := private("access:\n  default: [skills:read]\n")
+	_, err := p.NewPool(ctx, uniform, Options{Size: 1})
+	require.Equal(t, true, err != nil && strings.Contains(err.Error(), "serve it with the auth option"), err)
+
+	auth := []byte(`{"resource":"https://s.example/mcp","tokens":[{"name":"ci","sha256":"` + strings.Repeat("ab", 32) + `","scopes":["skills:read"]}]}`)
+	_, err = p.NewPool(ctx, private("access:\n  default: [skills:read]\n  rules:\n    - path: b\n      scopes: [x]\n"), Options{Size: 1, Server: wire.Options{Auth: auth}})
+	require.Equal(t, true, err != nil && strings.Contains(err.Error(), "per-skill rules"), err)
+
+	pool, err := p.NewPool(ctx, uniform, Options{Size: 1, Server: wire.Options{Auth: auth}})
+	require.NoError(t, err)
+	t.Cleanup(func() { pool.Close(ctx) })
+	out, err := pool.HTTP(ctx, postFrame(`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`), nil)
+	require.NoError(t, err)
+	resp := parseResponse(t, out)
+	require.Equal(t, 401, resp.Status)
+	challenge, _ := resp.Header.Get("WWW-Authenticate")
+	require.Equal(t, `Bearer resource_metadata="https://s.example/.well-known/oauth-protected-resource/mcp", scope="skills:read"`, challenge)
+	require.Equal(t, false, strings.Contains(string(resp.Body), `"a"`), "a refusal names no skill")
 }
