@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/wasm"
@@ -25,7 +24,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := states.Get().(*httpState)
 	defer st.put()
 	cur := s.cur.Load()
-	frame, err := appendRequestFrame(st.in[:0], r, cur.maxBody, cur.fields)
+	frame, err := appendRequestFrame(st.in[:0], r, cur.maxBody, cur.framing)
 	st.in = frame[:0]
 	if err != nil {
 		s.logf("skilledge: %s %s: reading the body: %v", r.Method, r.RequestURI, err)
@@ -175,19 +174,37 @@ func internValue(v string) string {
 	return strings.Clone(v)
 }
 
+// framing is how the HTTP front frames requests for one pool: the fields its plugin reads
+// (nil for every field: a plugin without skilledge_fields) and their keys in net/http's
+// header map, canonicalized once when the pool is served (canonicalizing a lowercase name
+// allocates).
+type framing struct {
+	fields []string
+	keys   map[string]string // lowercase field -> canonical key
+}
+
+func newFraming(fields []string) framing {
+	fr := framing{fields: fields, keys: make(map[string]string, len(fields))}
+	for _, f := range fields {
+		fr.keys[f] = textproto.CanonicalMIMEHeaderKey(f)
+	}
+	return fr
+}
+
 // appendRequestFrame appends the wire frame of r to dst: the head as every host frames it
-// (wire.AppendRequestHead: the fields named in fields, in their order, lowercase, a
-// repeated field's values joined), with the request target as received, and at most
-// maxBody+1 bytes of body. A nil fields (a plugin without skilledge_fields) frames
-// every field, Host first, then the others in sorted order, each value on a line of its
-// own. The same request is framed as the same bytes, which replays need.
-func appendRequestFrame(dst []byte, r *http.Request, maxBody int, fields []string) ([]byte, error) {
+// (wire.AppendRequestHead: the fields fr names, in their order, lowercase, a repeated
+// field's values joined), with the request target as received, and at most maxBody+1
+// bytes of body. Without fields (a plugin without skilledge_fields) it frames every field,
+// Host first, then the others in sorted order, each value on a line of its own. The same
+// request is framed as the same bytes, which replays need.
+func appendRequestFrame(dst []byte, r *http.Request, maxBody int, fr framing) ([]byte, error) {
 	target := r.RequestURI
 	if !strings.HasPrefix(target, "/") && target != "*" {
 		target = r.URL.RequestURI() // absolute-form ("http://host/path"), or a request made in-process
 	}
-	if fields != nil {
-		dst = wire.AppendRequestHead(dst, r.Method, target, fields, (*requestFields)(r).value)
+	if fr.fields != nil {
+		rf := requestFields{r: r, keys: fr.keys}
+		dst = wire.AppendRequestHead(dst, r.Method, target, fr.fields, rf.value)
 	} else {
 		dst = appendEveryField(dst, r, target)
 	}
@@ -211,16 +228,19 @@ func appendRequestFrame(dst []byte, r *http.Request, maxBody int, fields []strin
 }
 
 // requestFields gives a request's fields as wire.AppendRequestHead asks for them.
-type requestFields http.Request
+type requestFields struct {
+	r    *http.Request
+	keys map[string]string // framing.keys
+}
 
-// value returns the value of field (a lowercase name) in r: Host from r.Host, any other
-// field's values joined by ", ". Keys are looked up in canonical form, as
+// value returns the value of field (a lowercase name) in the request: Host from r.Host,
+// any other field's values joined by ", ". Keys are looked up in canonical form, as
 // http.Header.Get does (net/http parses every key into it).
-func (r *requestFields) value(field string) (string, bool) {
+func (rf requestFields) value(field string) (string, bool) {
 	if field == "host" {
-		return r.Host, true // framed always, empty when missing (wire.AppendRequestHead)
+		return rf.r.Host, true // framed always, empty when missing (wire.AppendRequestHead)
 	}
-	vs := r.Header[canonicalKey(field)]
+	vs := rf.r.Header[rf.keys[field]]
 	switch len(vs) {
 	case 0:
 		return "", false
@@ -228,34 +248,6 @@ func (r *requestFields) value(field string) (string, bool) {
 		return vs[0], true
 	}
 	return strings.Join(vs, ", "), true
-}
-
-// canonicalKeys maps the lowercase field names the plugin lists to their canonical keys:
-// canonicalizing a lowercase name allocates, so each is canonicalized once, the first time
-// it is asked for, and published in a new map (copy on write: lookups take no lock). The
-// names come from plugins' skilledge_fields only, so the map stays small.
-var (
-	canonicalKeys atomic.Pointer[map[string]string]
-	canonicalMu   sync.Mutex
-)
-
-func canonicalKey(field string) string {
-	if m := canonicalKeys.Load(); m != nil {
-		if k, ok := (*m)[field]; ok {
-			return k
-		}
-	}
-	k := textproto.CanonicalMIMEHeaderKey(field)
-	canonicalMu.Lock()
-	defer canonicalMu.Unlock()
-	n := map[string]string{strings.Clone(field): k}
-	if m := canonicalKeys.Load(); m != nil {
-		for f, c := range *m {
-			n[f] = c
-		}
-	}
-	canonicalKeys.Store(&n)
-	return k
 }
 
 // appendEveryField appends the head of r's frame with every field, for a plugin that does

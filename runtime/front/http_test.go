@@ -120,7 +120,7 @@ func TestAppendRequestFrame(t *testing.T) {
 	r.Header.Set("Zeta", "z")
 	r.Header.Add("Accept", "a")
 	r.Header.Add("Accept", "b")
-	out, err := appendRequestFrame(nil, r, 1000, nil)
+	out, err := appendRequestFrame(nil, r, 1000, newFraming(nil))
 	require.NoError(t, err)
 	require.Equal(t, 1001, body.n, "the host reads at most MaxBody+1 bytes")
 	f, err := wire.ParseRequest(out)
@@ -135,7 +135,7 @@ func TestAppendRequestFrame(t *testing.T) {
 	require.Equal(t, 1001, len(f.Body))
 
 	r = httptest.NewRequest("GET", "/", nil)
-	out, err = appendRequestFrame(nil, r, 1000, nil)
+	out, err = appendRequestFrame(nil, r, 1000, newFraming(nil))
 	require.NoError(t, err)
 	require.Equal(t, "GET /\nHost: example.com\n\n", string(out))
 
@@ -154,7 +154,7 @@ func TestAppendRequestFrame(t *testing.T) {
 		r.Header.Set("Accept", "a")
 		r.Header["accept"] = []string{"a2"}
 		r.Header.Set("Content-Type", "application/json")
-		out, err = appendRequestFrame(nil, r, 1000, []string{"host", "content-type", "origin", "mcp-method", "accept"})
+		out, err = appendRequestFrame(nil, r, 1000, newFraming([]string{"host", "content-type", "origin", "mcp-method", "accept"}))
 		require.NoError(t, err)
 		if i == 0 {
 			first = string(out)

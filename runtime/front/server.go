@@ -45,7 +45,7 @@ type Server struct {
 // one pool is ever kept for, or given from, another.
 type served struct {
 	pool    *wasm.Pool
-	fields  []string
+	framing framing
 	maxBody int
 	replays *replays // nil keeps none
 }
@@ -66,7 +66,7 @@ func (s *Server) serve(pool *wasm.Pool) *served {
 	if pool == nil {
 		return &served{}
 	}
-	return &served{pool: pool, fields: pool.Fields(), maxBody: pool.Options().MaxBody, replays: newReplays(s.replays)}
+	return &served{pool: pool, framing: newFraming(pool.Fields()), maxBody: pool.Options().MaxBody, replays: newReplays(s.replays)}
 }
 
 // Pool returns the pool serving new requests.

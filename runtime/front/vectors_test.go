@@ -67,7 +67,7 @@ func TestVectorHeads(t *testing.T) {
 				}
 				r.Header.Add(h[0], h[1])
 			}
-			got, err := appendRequestFrame(nil, r, 1000, v.Fields)
+			got, err := appendRequestFrame(nil, r, 1000, newFraming(v.Fields))
 			require.NoError(t, err)
 			require.Equal(t, v.Head, string(got))
 		})
