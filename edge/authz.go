@@ -91,21 +91,11 @@ func newAuthz(p *catalog.Pack, opt wire.Options) *authz {
 	scopes := p.PolicyScopes()
 	b := []byte(`{"resource":`)
 	b = jsonrpc.AppendString(b, cfg.Resource)
-	b = append(b, `,"authorization_servers":[`...)
-	for i, s := range cfg.AuthorizationServers {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonrpc.AppendString(b, s)
-	}
-	b = append(b, `],"scopes_supported":[`...)
-	for i, s := range strings.Fields(string(scopes)) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonrpc.AppendString(b, s)
-	}
-	b = append(b, `],"bearer_methods_supported":["header"]}`...)
+	b = append(b, `,"authorization_servers":`...)
+	b = jsonrpc.AppendStrings(b, cfg.AuthorizationServers)
+	b = append(b, `,"scopes_supported":`...)
+	b = jsonrpc.AppendStrings(b, strings.Fields(string(scopes)))
+	b = append(b, `,"bearer_methods_supported":["header"]}`...)
 	a.prm = b
 	return a
 }

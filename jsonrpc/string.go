@@ -22,6 +22,18 @@ func AppendString(dst []byte, s string) []byte {
 	return appendString(dst, s)
 }
 
+// AppendStrings appends ss as a JSON array of strings, each as [AppendString] writes it.
+func AppendStrings(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
 // AppendStringBytes is [AppendString] for a byte slice.
 func AppendStringBytes(dst, s []byte) []byte {
 	return appendString(dst, s)

@@ -311,3 +311,19 @@ func BenchmarkAppendString(b *testing.B) {
 		})
 	}
 }
+
+func TestAppendStrings(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, `[]`},
+		{[]string{}, `[]`},
+		{[]string{"a"}, `["a"]`},
+		{[]string{"a", "", "q\"\n"}, `["a","","q\"\n"]`},
+	} {
+		got := AppendStrings([]byte("x"), c.in)
+		requireEqual(t, "x"+c.want, string(got), "AppendStrings")
+		requireValidJSON(t, got[1:], "AppendStrings")
+	}
+}

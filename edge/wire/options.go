@@ -197,14 +197,7 @@ func (o Options) JSON() []byte {
 	list := func(key string, v []string) {
 		if v != nil {
 			field(key)
-			b = append(b, '[')
-			for i, s := range v {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = jsonrpc.AppendString(b, s)
-			}
-			b = append(b, ']')
+			b = jsonrpc.AppendStrings(b, v)
 		}
 	}
 	str("endpoint", o.Endpoint)
