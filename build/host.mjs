@@ -654,7 +654,7 @@ export const failures = {
 // failure is the answer for the failure named name ("start" with detail, the plugin's
 // own error): {status, headers as [name, value] pairs, body}.
 export function failure(name, detail) {
-	const [status, reason] = name === "start" ? [500, `the plugin did not start: ${detail}`] : failures[name];
+	const [status] = kindOf(name, detail);
 	const headers = [["Content-Type", "application/json"], ["Cache-Control", "no-store"], ["X-Content-Type-Options", "nosniff"]];
 	if (status === 503) headers.push(["Retry-After", "1"]);
 	return { status, headers, body: failureReply(name, null, detail) };
@@ -663,8 +663,13 @@ export function failure(name, detail) {
 // failureReply is the JSON-RPC error of the failure named name answering a message whose
 // raw JSON id is id (null for none).
 export function failureReply(name, id, detail) {
-	const reason = name === "start" ? `the plugin did not start: ${detail}` : failures[name][1];
+	const [, reason] = kindOf(name, detail);
 	return `{"jsonrpc":"2.0","id":${id ?? "null"},"error":{"code":-32603,"message":${JSON.stringify("Internal error: " + reason)}}}`;
+}
+
+// kindOf is the [status, reason] of the failure named name (wire.StartFailure for "start").
+function kindOf(name, detail) {
+	return name === "start" ? [500, `the plugin did not start: ${detail}`] : failures[name];
 }
 
 export function failureResponse(name, detail) {
