@@ -2,24 +2,21 @@ package wire_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/edge/wire/wiretest"
 )
 
 // The shared vectors: testdata/*.json, read by these tests and by the JavaScript host's
@@ -30,124 +27,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.json from the server and the contract")
 
-// Bytes is a byte string in a vector: a JSON string when the bytes are UTF-8, else
-// {"base64": "…"}.
-type Bytes []byte
-
-func (b Bytes) MarshalJSON() ([]byte, error) {
-	if utf8.Valid(b) {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		err := enc.Encode(string(b))
-		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
-	}
-	return json.Marshal(map[string]string{"base64": base64.StdEncoding.EncodeToString(b)})
-}
-
-func (b *Bytes) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err == nil {
-		*b = Bytes(s)
-		return nil
-	}
-	var o struct{ Base64 string }
-	if err := json.Unmarshal(data, &o); err != nil {
-		return err
-	}
-	d, err := base64.StdEncoding.DecodeString(o.Base64)
-	*b = d
-	return err
-}
-
-// Client is what a client receives: the status, the fields in order, the body with every
-// object spliced in.
-type Client struct {
-	Status  int         `json:"status"`
-	Headers [][2]string `json:"headers"`
-	Body    Bytes       `json:"body"`
-}
-
-// Answer: a request frame, the plugin's answer to it, and what the client gets once the
-// host has spliced the objects in; or, for a malformed answer or a store missing an
-// object, the failure the host answers instead.
-type Answer struct {
-	Name    string           `json:"name"`
-	Request Bytes            `json:"request,omitempty"`
-	Answer  Bytes            `json:"answer"`
-	Hint    string           `json:"hint,omitempty"` // hex of skilledge_replay's bytes
-	Objects map[string]Bytes `json:"objects"`
-	Client  *Client          `json:"client,omitempty"`
-	Failure string           `json:"failure,omitempty"`
-}
-
-// Replay: an answer kept as its hint says (or refused: kept false), and requests that
-// repeat it, each answered from it (client) or not (null). Hint is the server's; a vector
-// with a Lie gives the host that hint instead, one the plugin would never give, which the
-// host must refuse.
-type Replay struct {
-	Name    string           `json:"name"`
-	Request Bytes            `json:"request"`
-	Answer  Bytes            `json:"answer"`
-	Hint    string           `json:"hint"`
-	Lie     string           `json:"lie,omitempty"`
-	Objects map[string]Bytes `json:"objects"`
-	Kept    bool             `json:"kept"`
-	Repeats []Repeat         `json:"repeats"`
-}
-
-type Repeat struct {
-	Request Bytes   `json:"request"`
-	Client  *Client `json:"client"`
-}
-
-// FailureVector is a host's own answer.
-type FailureVector struct {
-	Name    string      `json:"name"`
-	Detail  string      `json:"detail,omitempty"` // for "start"
-	Status  int         `json:"status"`
-	Headers [][2]string `json:"headers"`
-	Body    string      `json:"body"`
-	Replies [][2]string `json:"replies"` // [raw id or "", the stream reply]
-}
-
-// Head: a request as a runtime gives it, the fields the plugin names, and the frame's head.
-type Head struct {
-	Name    string      `json:"name"`
-	Method  string      `json:"method"`
-	Target  string      `json:"target"`
-	Headers [][2]string `json:"headers"`
-	Fields  []string    `json:"fields"`
-	Head    string      `json:"head"`
-}
-
-func readVectors(t *testing.T, name string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("testdata/%s: %v", name, err)
-	}
-}
-
-func writeVectors(t *testing.T, name string, v any) {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("testdata", name), buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // mapStore is a content store of the objects a vector carries.
-type mapStore map[string]Bytes
+type mapStore map[string]wiretest.Bytes
 
 func (m mapStore) Object(name string) ([]byte, error) {
 	if b, ok := m[name]; ok {
@@ -158,7 +39,7 @@ func (m mapStore) Object(name string) ([]byte, error) {
 
 // client is what the host gives a client for the response frame out: its failure's
 // name, or the response with its objects spliced in.
-func client(out []byte, st wire.Store) (*Client, string) {
+func client(out []byte, st wire.Store) (*wiretest.Client, string) {
 	resp, err := wire.ParseResponse(out)
 	if err != nil {
 		return nil, wire.FailInstance.Name
@@ -170,8 +51,8 @@ func client(out []byte, st wire.Store) (*Client, string) {
 	return clientOf(resp.Status, resp.Header, wire.AppendResolved(nil, resp.Body, resp.Refs, objs)), ""
 }
 
-func clientOf(status int, h wire.Header, body []byte) *Client {
-	c := &Client{Status: status, Headers: [][2]string{}, Body: body}
+func clientOf(status int, h wire.Header, body []byte) *wiretest.Client {
+	c := &wiretest.Client{Status: status, Headers: [][2]string{}, Body: body}
 	for _, f := range h {
 		c.Headers = append(c.Headers, [2]string{f.Name, f.Value})
 	}
@@ -217,10 +98,10 @@ func answer(t *testing.T, frame []byte) ([]byte, wire.Hint) {
 }
 
 // objectsOf is the objects out's references name, from the example catalog's store.
-func objectsOf(t *testing.T, out []byte) map[string]Bytes {
+func objectsOf(t *testing.T, out []byte) map[string]wiretest.Bytes {
 	t.Helper()
 	_, st := exampleServer()
-	objs := map[string]Bytes{}
+	objs := map[string]wiretest.Bytes{}
 	resp, err := wire.ParseResponse(out)
 	if err != nil {
 		return objs
@@ -254,8 +135,8 @@ func parseHintHex(t *testing.T, s string) wire.Hint {
 // its hint), and the bytes the client gets after splicing; malformed answers and stores
 // missing objects, and the failure the host answers for them.
 func TestAnswers(t *testing.T) {
-	var vs []Answer
-	readVectors(t, "answers.json", &vs)
+	var vs []wiretest.Answer
+	wiretest.Read(t, "answers.json", &vs)
 	for i := range vs {
 		v := &vs[i]
 		t.Run(v.Name, func(t *testing.T) {
@@ -268,7 +149,7 @@ func TestAnswers(t *testing.T) {
 				requireJSONEqual(t, "the server's hint", v.Hint, hintHex(h))
 			}
 			if v.Objects == nil {
-				v.Objects = map[string]Bytes{}
+				v.Objects = map[string]wiretest.Bytes{}
 			}
 			got, failure := client(v.Answer, mapStore(v.Objects))
 			if *update && len(v.Request) > 0 {
@@ -279,15 +160,15 @@ func TestAnswers(t *testing.T) {
 		})
 	}
 	if *update {
-		writeVectors(t, "answers.json", vs)
+		wiretest.Write(t, "answers.json", vs)
 	}
 }
 
 // TestReplays: which answers a host keeps (wire.NewReplayEntry) and what it answers from
-// them to requests that differ in their id, or does not (ReplayEntry.Match, Answer).
+// them to requests that differ in their id, or does not (ReplayEntry.Match, wiretest.Answer).
 func TestReplays(t *testing.T) {
-	var vs []Replay
-	readVectors(t, "replays.json", &vs)
+	var vs []wiretest.Replay
+	wiretest.Read(t, "replays.json", &vs)
 	for i := range vs {
 		v := &vs[i]
 		t.Run(v.Name, func(t *testing.T) {
@@ -313,7 +194,7 @@ func TestReplays(t *testing.T) {
 			requireJSONEqual(t, "kept", v.Kept, kept)
 			for j := range v.Repeats {
 				r := &v.Repeats[j]
-				var got *Client
+				var got *wiretest.Client
 				if id, ok := e.Match(r.Request); kept && ok {
 					resp := e.Answer(nil, id, nil)
 					objs, err := wire.Objects(resp.Refs, mapStore(v.Objects))
@@ -334,14 +215,14 @@ func TestReplays(t *testing.T) {
 		})
 	}
 	if *update {
-		writeVectors(t, "replays.json", vs)
+		wiretest.Write(t, "replays.json", vs)
 	}
 }
 
 // TestFailures: a host's own answers (wire.Failure), as HTTP responses and stream replies.
 func TestFailures(t *testing.T) {
-	var vs []FailureVector
-	readVectors(t, "failures.json", &vs)
+	var vs []wiretest.FailureVector
+	wiretest.Read(t, "failures.json", &vs)
 	byName := map[string]wire.Failure{}
 	for _, f := range wire.Failures {
 		byName[f.Name] = f
@@ -349,7 +230,7 @@ func TestFailures(t *testing.T) {
 	if *update {
 		vs = vs[:0]
 		for _, f := range append(wire.Failures, wire.StartFailure(`options: option pageSize must be a non-negative integer`)) {
-			v := FailureVector{Name: f.Name, Replies: [][2]string{}}
+			v := wiretest.FailureVector{Name: f.Name, Replies: [][2]string{}}
 			if f.Name == "start" {
 				v.Detail = strings.TrimPrefix(f.Reason, "the plugin did not start: ")
 			}
@@ -374,7 +255,7 @@ func TestFailures(t *testing.T) {
 			if *update {
 				v.Status, v.Headers, v.Body = got.Status, got.Headers, string(got.Body)
 			}
-			requireJSONEqual(t, "the answer", Client{v.Status, v.Headers, Bytes(v.Body)}, got)
+			requireJSONEqual(t, "the answer", wiretest.Client{Status: v.Status, Headers: v.Headers, Body: wiretest.Bytes(v.Body)}, got)
 			for j, r := range v.Replies {
 				var id []byte
 				if r[0] != "" {
@@ -389,15 +270,15 @@ func TestFailures(t *testing.T) {
 		})
 	}
 	if *update {
-		writeVectors(t, "failures.json", vs)
+		wiretest.Write(t, "failures.json", vs)
 	}
 }
 
 // TestHeads: the head of a request frame, as every host frames it (wire.AppendRequestHead):
 // the fields a runtime gives, a repeated field's values joined by ", ".
 func TestHeads(t *testing.T) {
-	var vs []Head
-	readVectors(t, "heads.json", &vs)
+	var vs []wiretest.Head
+	wiretest.Read(t, "heads.json", &vs)
 	for i := range vs {
 		v := &vs[i]
 		t.Run(v.Name, func(t *testing.T) {
@@ -417,22 +298,15 @@ func TestHeads(t *testing.T) {
 		})
 	}
 	if *update {
-		writeVectors(t, "heads.json", vs)
+		wiretest.Write(t, "heads.json", vs)
 	}
-}
-
-// Limits are the contract's numbers every host holds.
-type Limits struct {
-	DefaultMaxBody, MaxBatch, HintSize                           int
-	ReplayEntries, ReplayEntryMax, ReplayBudget, ReplayShapesMax int
-	IDs                                                          [][2]string // an id token and its kind ("n", "s" or "")
 }
 
 // TestLimits: the numbers and the replayable ids.
 func TestLimits(t *testing.T) {
-	var v Limits
-	readVectors(t, "limits.json", &v)
-	got := Limits{
+	var v wiretest.Limits
+	wiretest.Read(t, "limits.json", &v)
+	got := wiretest.Limits{
 		DefaultMaxBody: wire.DefaultMaxBody, MaxBatch: wire.MaxBatch, HintSize: wire.HintSize,
 		ReplayEntries: wire.ReplayEntries, ReplayEntryMax: wire.ReplayEntryMax,
 		ReplayBudget: wire.ReplayBudget, ReplayShapesMax: wire.ReplayShapesMax, IDs: v.IDs,
@@ -450,7 +324,7 @@ func TestLimits(t *testing.T) {
 		}
 	}
 	if *update {
-		writeVectors(t, "limits.json", got)
+		wiretest.Write(t, "limits.json", got)
 		return
 	}
 	requireJSONEqual(t, "the limits", v, got)

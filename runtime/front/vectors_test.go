@@ -2,16 +2,13 @@ package front
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/edge/wire/wiretest"
 	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
@@ -20,42 +17,9 @@ import (
 // answers. (edge/wire's tests run the answers and splicing through the wire functions this
 // front splices with; build/host.test.mjs runs them all through the JavaScript host.)
 
-func vectors(t *testing.T, name string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "edge", "wire", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}
-
-// vbytes is a vector's byte string: a JSON string, or {"base64": …}.
-type vbytes []byte
-
-func (b *vbytes) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err == nil {
-		*b = vbytes(s)
-		return nil
-	}
-	var o struct{ Base64 string }
-	if err := json.Unmarshal(data, &o); err != nil {
-		return err
-	}
-	d, err := base64.StdEncoding.DecodeString(o.Base64)
-	*b = d
-	return err
-}
-
 func TestVectorHeads(t *testing.T) {
-	var vs []struct {
-		Name, Method, Target, Head string
-		Headers                    [][2]string
-		Fields                     []string
-	}
-	vectors(t, "heads.json", &vs)
+	var vs []wiretest.Head
+	wiretest.Read(t, "heads.json", &vs)
 	for _, v := range vs {
 		t.Run(v.Name, func(t *testing.T) {
 			r := httptest.NewRequest(v.Method, v.Target, nil)
@@ -75,13 +39,8 @@ func TestVectorHeads(t *testing.T) {
 }
 
 func TestVectorFailures(t *testing.T) {
-	var vs []struct {
-		Name, Detail, Body string
-		Status             int
-		Headers            [][2]string
-		Replies            [][2]string
-	}
-	vectors(t, "failures.json", &vs)
+	var vs []wiretest.FailureVector
+	wiretest.Read(t, "failures.json", &vs)
 	byName := map[string]wire.Failure{}
 	for _, f := range wire.Failures {
 		byName[f.Name] = f
@@ -106,21 +65,8 @@ func TestVectorFailures(t *testing.T) {
 }
 
 func TestVectorReplays(t *testing.T) {
-	var vs []struct {
-		Name, Hint, Lie string
-		Request, Answer vbytes
-		Objects         map[string]vbytes
-		Kept            bool
-		Repeats         []struct {
-			Request vbytes
-			Client  *struct {
-				Status  int
-				Headers [][2]string
-				Body    vbytes
-			}
-		}
-	}
-	vectors(t, "replays.json", &vs)
+	var vs []wiretest.Replay
+	wiretest.Read(t, "replays.json", &vs)
 	for _, v := range vs {
 		t.Run(v.Name, func(t *testing.T) {
 			given := v.Hint

@@ -1,0 +1,151 @@
+// Package wiretest reads and writes the host contract's vectors (edge/wire/testdata/*.json)
+// for the tests of every Go host: edge/wire's, which check the contract's functions and
+// write the vectors again from the server (-update), and runtime/front's, which run them
+// through the HTTP front's own functions. build/host.test.mjs reads the same files for the
+// JavaScript host. Only tests import it.
+package wiretest
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"unicode/utf8"
+)
+
+// dir is edge/wire/testdata, found from this file's place, whatever package's test runs.
+var dir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "testdata")
+}()
+
+// Bytes is a byte string in a vector: a JSON string when the bytes are UTF-8, else
+// {"base64": "…"}.
+type Bytes []byte
+
+func (b Bytes) MarshalJSON() ([]byte, error) {
+	if utf8.Valid(b) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		err := enc.Encode(string(b))
+		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
+	}
+	return json.Marshal(map[string]string{"base64": base64.StdEncoding.EncodeToString(b)})
+}
+
+func (b *Bytes) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err == nil {
+		*b = Bytes(s)
+		return nil
+	}
+	var o struct{ Base64 string }
+	if err := json.Unmarshal(data, &o); err != nil {
+		return err
+	}
+	d, err := base64.StdEncoding.DecodeString(o.Base64)
+	*b = d
+	return err
+}
+
+// Client is what a client receives: the status, the fields in order, the body with every
+// object spliced in.
+type Client struct {
+	Status  int         `json:"status"`
+	Headers [][2]string `json:"headers"`
+	Body    Bytes       `json:"body"`
+}
+
+// Answer: a request frame, the plugin's answer to it, and what the client gets once the
+// host has spliced the objects in; or, for a malformed answer or a store missing an
+// object, the failure the host answers instead.
+type Answer struct {
+	Name    string           `json:"name"`
+	Request Bytes            `json:"request,omitempty"`
+	Answer  Bytes            `json:"answer"`
+	Hint    string           `json:"hint,omitempty"` // hex of skilledge_replay's bytes
+	Objects map[string]Bytes `json:"objects"`
+	Client  *Client          `json:"client,omitempty"`
+	Failure string           `json:"failure,omitempty"`
+}
+
+// Replay: an answer kept as its hint says (or refused: kept false), and requests that
+// repeat it, each answered from it (client) or not (null). Hint is the server's; a vector
+// with a Lie gives the host that hint instead, one the plugin would never give, which the
+// host must refuse.
+type Replay struct {
+	Name    string           `json:"name"`
+	Request Bytes            `json:"request"`
+	Answer  Bytes            `json:"answer"`
+	Hint    string           `json:"hint"`
+	Lie     string           `json:"lie,omitempty"`
+	Objects map[string]Bytes `json:"objects"`
+	Kept    bool             `json:"kept"`
+	Repeats []Repeat         `json:"repeats"`
+}
+
+// Repeat is a request that repeats a Replay's but for its id, and what it gets (nil: it
+// is not answered from the replay).
+type Repeat struct {
+	Request Bytes   `json:"request"`
+	Client  *Client `json:"client"`
+}
+
+// FailureVector is a host's own answer.
+type FailureVector struct {
+	Name    string      `json:"name"`
+	Detail  string      `json:"detail,omitempty"` // for "start"
+	Status  int         `json:"status"`
+	Headers [][2]string `json:"headers"`
+	Body    string      `json:"body"`
+	Replies [][2]string `json:"replies"` // [raw id or "", the stream reply]
+}
+
+// Head: a request as a runtime gives it, the fields the plugin names, and the frame's head.
+type Head struct {
+	Name    string      `json:"name"`
+	Method  string      `json:"method"`
+	Target  string      `json:"target"`
+	Headers [][2]string `json:"headers"`
+	Fields  []string    `json:"fields"`
+	Head    string      `json:"head"`
+}
+
+// Read decodes the vectors file name (of edge/wire/testdata) into v, failing t when it
+// cannot.
+func Read(t testing.TB, name string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("testdata/%s: %v", name, err)
+	}
+}
+
+// Write encodes v as the vectors file name, as `go test ./edge/wire -update` does.
+func Write(t testing.TB, name string, v any) {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Limits are the contract's numbers every host holds.
+type Limits struct {
+	DefaultMaxBody, MaxBatch, HintSize                           int
+	ReplayEntries, ReplayEntryMax, ReplayBudget, ReplayShapesMax int
+	IDs                                                          [][2]string // an id token and its kind ("n", "s" or "")
+}
