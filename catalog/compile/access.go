@@ -157,23 +157,14 @@ func readPolicy(fsys fs.FS) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is a %s, not a regular file", PolicyFile, typeName(fi.Mode()))
 	}
-	b := make([]byte, 0, min(fi.Size(), maxPolicyBytes)+1)
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if len(b) > maxPolicyBytes {
-			return nil, fmt.Errorf("larger than %d bytes", maxPolicyBytes)
-		}
-		if len(b) == cap(b) {
-			b = slices.Grow(b, 4096)
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return b, nil
-			}
-			return nil, err
-		}
+	b, err := io.ReadAll(io.LimitReader(f, maxPolicyBytes+1))
+	if err != nil {
+		return nil, err
 	}
+	if len(b) > maxPolicyBytes {
+		return nil, fmt.Errorf("larger than %d bytes", maxPolicyBytes)
+	}
+	return b, nil
 }
 
 // policyProblem is a problem with the policy file at a line (0 for the whole file).

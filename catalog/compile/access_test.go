@@ -49,6 +49,7 @@ func TestAccess(t *testing.T) {
 		{name: "a rule for one skill", policy: "access:\n  rules:\n    - path: finance/refunds\n      scopes: [x]\n",
 			scopes: map[string]string{"finance/refunds": "x", "finance/ledger": ""}},
 
+		{name: "a policy file over 1 MiB", policy: "# " + strings.Repeat("x", maxPolicyBytes), want: []string{"skills/skilledge.yaml: cannot read the policy file: larger than 1048576 bytes"}},
 		{name: "not YAML", policy: "access: [\n", want: []string{"skills/skilledge.yaml:1: not valid YAML: did not find expected node content"}},
 		{name: "not a mapping", policy: "- access\n", want: []string{"skills/skilledge.yaml:1: the policy file must be a mapping (access: …)"}},
 		{name: "unknown top-level key", policy: "acess:\n  default: [a]\n", want: []string{`skills/skilledge.yaml:1: unknown key "acess": the policy file has only an access section`}},
