@@ -1,6 +1,9 @@
 package catalog
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestHasScopes(t *testing.T) {
 	for _, c := range []struct {
@@ -44,9 +47,16 @@ func TestOpenPrivate(t *testing.T) {
 		w.Private = true
 		return w
 	}
+	withAccess := func() *Writer {
+		w := base()
+		w.Table(TablePolicy, PolicyFields, [][][]byte{{[]byte("a"), []byte("a b")}})
+		w.Table(TableAccess, AccessFields, [][][]byte{{[]byte("a b"), []byte("1")}, {[]byte("a"), nil}})
+		return w
+	}
 	ok := base()
 	ok.Table(TablePolicy, PolicyFields, [][][]byte{{[]byte("a"), []byte("a b")}})
 	ok.Table(TableAccess, AccessFields, [][][]byte{{[]byte("a b"), []byte("1")}, {[]byte("a"), nil}})
+	withViews(ok, 0, 1, 3)
 	p, err := Open(ok.Bytes())
 	if err != nil || !p.Private() || string(p.SkillScopes(0)) != "a b" || !p.SkillListed(0) || p.SkillListed(1) || string(p.DefaultScopes()) != "a" {
 		t.Fatalf("a private index: %v", err)
@@ -70,6 +80,20 @@ func TestOpenPrivate(t *testing.T) {
 			w.Table(TableAccess, AccessFields, [][][]byte{{nil, []byte("1")}, {nil, nil}})
 			return w
 		}(),
+		"no view tables":        withAccess(),
+		"views out of order":    withViews(withAccess(), 1, 0, 3),
+		"no full view":          withViews(withAccess(), 0, 1),
+		"a mask past the lists": withViews(withAccess(), 0, 1, 3, 4),
+		"a view that is private": func() *Writer {
+			w := withViews(withAccess(), 0, 1, 3)
+			w.Table(TableViews, ViewFields, [][][]byte{{u32s(3), withAccess().Bytes(), nil}})
+			return w
+		}(),
+		"a view that is corrupt": func() *Writer {
+			w := withViews(withAccess(), 0, 1, 3)
+			w.Table(TableViews, ViewFields, [][][]byte{{u32s(3), []byte("SKLPACK"), nil}})
+			return w
+		}(),
 		"listed neither 1 nor empty": func() *Writer {
 			w := base()
 			w.Table(TablePolicy, PolicyFields, [][][]byte{{nil, nil}})
@@ -79,6 +103,77 @@ func TestOpenPrivate(t *testing.T) {
 	} {
 		if _, err := Open(w.Bytes()); err == nil {
 			t.Errorf("%s: opened", name)
+		}
+	}
+}
+
+// withViews gives w the view tables of two scope lists, "a" and "a b", with a view of
+// testWriter's catalog at each of masks.
+func withViews(w *Writer, masks ...uint32) *Writer {
+	w.Table(TableScopeSets, SetFields, [][][]byte{{[]byte("a")}, {[]byte("a b")}})
+	var rows [][][]byte
+	for _, m := range masks {
+		rows = append(rows, [][]byte{u32s(m), testWriter().Bytes(), nil})
+	}
+	w.Table(TableViews, ViewFields, rows)
+	return w
+}
+
+func u32s(v ...uint32) []byte { return U32s(v) }
+
+// TestViewFor: a caller's view is the mask of the scope lists its scopes hold.
+func TestViewFor(t *testing.T) {
+	w := testWriter()
+	w.Private = true
+	w.Table(TablePolicy, PolicyFields, [][][]byte{{[]byte("a"), []byte("a b")}})
+	w.Table(TableAccess, AccessFields, [][][]byte{{[]byte("a b"), []byte("1")}, {[]byte("a"), nil}})
+	p, err := Open(withViews(w, 0, 1, 3).Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		granted string
+		mask    uint32
+		ok      bool
+	}{
+		{"", 0, true}, {"b", 0, true}, {"a", 1, true}, {"b a", 3, true}, {"a b c", 3, true}, {"ab", 0, true},
+	} {
+		v, ok := p.ViewFor([]byte(c.granted))
+		if ok != c.ok || v.Mask != c.mask || ok && v.Listed == nil {
+			t.Errorf("ViewFor(%q) = %d, %t; want %d, %t", c.granted, v.Mask, ok, c.mask, c.ok)
+		}
+	}
+	if vs := p.Views(); len(vs) != 3 || vs[2].Mask != 3 {
+		t.Errorf("Views() = %v", vs)
+	}
+	// A view a build would never leave out: the caller gets none.
+	q, err := Open(withViews(w, 0, 3).Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := q.ViewFor([]byte("a")); ok {
+		t.Error("a mask without a view has one")
+	}
+	if _, ok := (&Pack{}).ViewFor(nil); ok {
+		t.Error("a public catalog has views")
+	}
+}
+
+func TestClosedMasks(t *testing.T) {
+	for _, c := range []struct {
+		sets  [][]string
+		limit int
+		want  []uint32
+	}{
+		{nil, 64, []uint32{0}},
+		{[][]string{{"a"}, {"a", "b"}}, 64, []uint32{0, 1, 3}},
+		{[][]string{{}, {"a"}}, 64, []uint32{1, 3}},
+		{[][]string{{"a"}, {"b"}}, 64, []uint32{0, 1, 2, 3}},
+		{[][]string{{"a", "b"}, {"a"}, {"b"}}, 64, []uint32{0, 2, 4, 7}},
+		{[][]string{{"a"}, {"b"}, {"c"}}, 3, []uint32{0, 1, 2, 3}},
+	} {
+		if got := ClosedMasks(c.sets, c.limit); !slices.Equal(got, c.want) {
+			t.Errorf("ClosedMasks(%q, %d) = %v, want %v", c.sets, c.limit, got, c.want)
 		}
 	}
 }

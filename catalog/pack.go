@@ -17,6 +17,9 @@ type Pack struct {
 	tables [tableKinds]table
 	// private is set for an index with MagicPrivate: a catalog with an access policy.
 	private bool
+	// sets and views are a private catalog's views (views.go).
+	sets  [][]byte
+	views []View
 }
 
 // tableKinds bounds the table kinds this reader knows (TableMeta … TableSite); tables
@@ -95,6 +98,9 @@ func Open(b []byte) (*Pack, error) {
 	}
 	if p.private {
 		if err := p.checkAccess(); err != nil {
+			return nil, err
+		}
+		if err := p.openViews(); err != nil {
 			return nil, err
 		}
 	}
@@ -232,17 +238,30 @@ type ObjectUse struct {
 	What string
 }
 
-// Objects returns every object the index refers to, each once, sorted by name; What
-// describes its first use in table order. Hosts use it to check a store is complete; the
-// build, to write one.
+// Objects returns every object the index refers to, its views' included, each once,
+// sorted by name; What describes its first use in table order. Hosts use it to check a
+// store is complete; the build, to write one.
 func (p *Pack) Objects() []ObjectUse {
 	seen := map[string]bool{}
 	var out []ObjectUse
+	p.objects(seen, &out)
+	for _, v := range p.views {
+		v.Listed.objects(seen, &out)
+		if v.All != nil {
+			v.All.objects(seen, &out)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// objects appends to out the objects of p's own tables not in seen.
+func (p *Pack) objects(seen map[string]bool, out *[]ObjectUse) {
 	add := func(cell []byte, what string) {
 		r := RefOf(cell)
 		if !seen[r.Name] {
 			seen[r.Name] = true
-			out = append(out, ObjectUse{Ref{Name: strings.Clone(r.Name), Size: r.Size}, what})
+			*out = append(*out, ObjectUse{Ref{Name: strings.Clone(r.Name), Size: r.Size}, what})
 		}
 	}
 	for i := range p.NumResources() {
@@ -258,8 +277,6 @@ func (p *Pack) Objects() []ObjectUse {
 		add(p.cell(TableHTTP, r, HTTPObject), string(p.cell(TableHTTP, r, HTTPPath)))
 	}
 	add(p.Site(SitePageSkills), "the catalog page's skills")
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }
 
 // Digest returns the hex SHA-256 identifying the catalog content.

@@ -22,19 +22,18 @@ import (
 // and no replay hint, so that no host gives one caller's answer to another. Over stdio, a
 // local process, no credential is asked.
 //
-// A private catalog (an access policy) is served only with the auth option, and for now
-// only when its policy gives every skill the same scopes and lists them all: skills that
-// differ need per-caller views on every surface, which this server does not have yet.
-// See https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization and
+// A private catalog (an access policy) is answered over HTTP only with the auth option
+// (without it, every HTTP request is a 503 saying why), one view per caller (views.go);
+// over stdio, with every skill. See https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization and
 // RFC 9728 (protected resource metadata), RFC 6750 §3 (the challenge).
 
 // prmPath is the path of the RFC 9728 metadata; the resource's own path follows it.
 const prmPath = "/.well-known/oauth-protected-resource"
 
-// Check reports whether a server for p with opt can serve it as the options and its
-// policy say: the auth option parses, a private catalog has it, and no skill of a private
-// catalog needs another view than the others. The plugin calls it before New; with p nil
-// (no catalog loaded yet) it checks the options alone.
+// Check reports whether a server for p with opt can serve it as the options say: the auth
+// option parses. The plugin calls it before New; with p nil (no catalog loaded yet) it
+// checks the options alone. A private catalog without the auth option passes: over stdio
+// it needs none, and over HTTP the server refuses every request (Server.route).
 func Check(p *catalog.Pack, opt wire.Options) error {
 	if opt.Auth != nil {
 		cfg, err := auth.ParseConfig(opt.Auth)
@@ -44,19 +43,6 @@ func Check(p *catalog.Pack, opt wire.Options) error {
 		if f := cfg.Fetch(); len(f) > 0 {
 			return errors.New("auth: the key set at " + f[0] + " would have to be fetched by the host, which no host does yet: " +
 				"give the issuer's key set inline (auth.jwt.jwks), or use static keys (auth.tokens)")
-		}
-	}
-	if p == nil || !p.Private() {
-		return nil
-	}
-	if opt.Auth == nil {
-		return errors.New("this catalog has an access policy (skilledge.yaml): serve it with the auth option, which says who is asking")
-	}
-	def := string(p.DefaultScopes())
-	for i := range p.NumSkills() {
-		if string(p.SkillScopes(i)) != def || !p.SkillListed(i) {
-			return errors.New("skill " + string(p.SkillPath(i)) + " needs other scopes than the policy's default, or is unlisted: " +
-				"this server does not yet serve per-skill rules (access.rules), and refuses the catalog rather than show any skill to a caller who may not see it")
 		}
 	}
 	return nil
@@ -101,29 +87,30 @@ func newAuthz(p *catalog.Pack, opt wire.Options) *authz {
 }
 
 // gate answers a request the server may not answer for this caller (401, 403), or nil
-// when it may: authorized then says the answer depends on the caller.
-func (s *Server) gate(r *wire.Request, hd *headers, path string) (resp *wire.Response, authorized bool) {
+// when it may: authorized then says the answer depends on the caller, whose scopes are
+// granted.
+func (s *Server) gate(r *wire.Request, hd *headers, path string) (resp *wire.Response, authorized bool, granted []byte) {
 	a := s.auth
 	if a == nil {
-		return nil, false
+		return nil, false, nil
 	}
 	if path == prmPath || path == prmPath+s.opt.Endpoint {
-		return s.protectedResource(r), false
+		return s.protectedResource(r), false, nil
 	}
 	if r.Method == "OPTIONS" {
-		return nil, false // a CORS preflight carries no credential (and no answer)
+		return nil, false, nil // a CORS preflight carries no credential (and no answer)
 	}
 	if hd.manyCredentials {
-		return a.challenge(401, true), true
+		return a.challenge(401, true), true, nil
 	}
 	g, presented, err := a.cfg.Authenticate(hd.authorization, hd.assertion, a.now())
 	if err != nil {
-		return a.challenge(401, presented), true
+		return a.challenge(401, presented), true, nil
 	}
 	if !catalog.HasScopes(g.Scopes, a.needed) {
-		return a.challenge(403, true), true
+		return a.challenge(403, true), true, nil
 	}
-	return nil, true
+	return nil, true, g.Scopes
 }
 
 // challenge is the 401 or 403 of RFC 6750 §3, with a JSON-RPC error body saying the same.

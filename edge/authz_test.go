@@ -30,14 +30,27 @@ var authNow = time.Unix(1_900_000_000, 0)
 
 func newAuthTest(t *testing.T, policy string) *authTest {
 	t.Helper()
-	pub, key, _ := ed25519.GenerateKey(rand.Reader)
-	entry, ske := auth.NewStaticKey("ci", []string{"skills:read"})
+	return newAuthTestFiles(t, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b"), "skilledge.yaml": policy})
+}
+
+// The test issuer's key and the static key, the same for every test server, so that a
+// caller's credential is the same at two of them.
+var (
+	authPub, authKey, _ = ed25519.GenerateKey(rand.Reader)
+	authEntry, authSKE  = auth.NewStaticKey("ci", []string{"skills:read"})
+)
+
+// newAuthTestFiles is newAuthTest of the catalog of files, with the tools and prompts
+// fallbacks on.
+func newAuthTestFiles(t *testing.T, files map[string]string) *authTest {
+	t.Helper()
+	pub, key, entry, ske := authPub, authKey, authEntry, authSKE
 	jwks, _ := json.Marshal(map[string]any{"keys": []map[string]string{{"kty": "OKP", "crv": "Ed25519", "kid": "k1",
 		"x": base64.RawURLEncoding.EncodeToString(pub)}}})
-	opts := wire.Options{AllowHosts: []string{"*"}, AllowOrigins: []string{"*"}, Auth: []byte(`{"resource":"` + authResource + `",
+	opts := wire.Options{AllowHosts: []string{"*"}, AllowOrigins: []string{"*"}, Tools: true, Prompts: true, Auth: []byte(`{"resource":"` + authResource + `",
 		"jwt":{"issuer":"` + authIssuer + `","jwks":` + string(jwks) + `},
 		"tokens":[{"name":"ci","sha256":"` + entry.Hex() + `","scopes":["skills:read"]}]}`)}
-	p := packOf(t, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b"), "skilledge.yaml": policy})
+	p := packOf(t, files)
 	if err := Check(p, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +91,8 @@ func TestCheck(t *testing.T) {
 		err  string
 		err2 error
 	}{
-		{"a private catalog without auth", "serve it with the auth option", Check(uniform, wire.Options{})},
-		{"a private catalog with per-skill rules", "skill b needs other scopes", Check(ruled, opts)},
+		{"a private catalog without auth (stdio)", "", Check(uniform, wire.Options{})},
+		{"a private catalog with per-skill rules", "", Check(ruled, opts)},
 		{"a bad auth option", "auth.resource is required", Check(public, wire.Options{Auth: []byte(`{"tokens":[]}`)})},
 		{"a private catalog with auth", "", Check(uniform, opts)},
 		{"a public catalog with auth", "", Check(public, opts)},

@@ -121,16 +121,34 @@ func (s *Server) route(r *wire.Request, hd *headers, rb *reply) (resp *wire.Resp
 			" is not allowed (the server's allowOrigins option lists the origins it answers; unset, only loopback origins)")), false
 	}
 	path, _, _ := strings.Cut(r.Target, "?")
-	if resp, authorized := s.gate(r, hd, path); resp != nil {
+	resp, authorized, granted := s.gate(r, hd, path)
+	if resp != nil {
 		return resp, true
-	} else if authorized {
-		rb.authorized = true
 	}
+	rb.authorized = authorized
+	v := s
+	switch {
+	case s.views == nil:
+	case s.auth == nil:
+		return s.privateWithoutAuth(), true
+	case authorized:
+		if v = s.viewFor(granted); v == nil {
+			return s.auth.challenge(403, true), true
+		}
+	}
+	return v.answerHTTP(r, hd, path, rb), true
+}
+
+// answerHTTP answers r once the caller may be answered (route), from s's index.
+func (s *Server) answerHTTP(r *wire.Request, hd *headers, path string, rb *reply) *wire.Response {
 	resp, site := s.site(r, hd, path, rb)
 	switch {
 	case site:
 	case strings.HasPrefix(path, "/.well-known/"):
 		resp = s.wellKnown(r, hd, path)
+		if resp.Status == 404 && s.unlisted != nil {
+			resp = s.unlisted.wellKnown(r, hd, path)
+		}
 	case path != s.opt.Endpoint:
 		resp = s.notFound()
 	case r.Method == "POST":
@@ -145,7 +163,7 @@ func (s *Server) route(r *wire.Request, hd *headers, rb *reply) (resp *wire.Resp
 			"Method Not Allowed: this server has no server-initiated stream and no session; POST JSON-RPC messages to "+s.opt.Endpoint))
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "POST, OPTIONS"})
 	}
-	return resp, true
+	return resp
 }
 
 func (s *Server) notFound() *wire.Response {

@@ -17,6 +17,9 @@ type call struct {
 	// refs collects the store objects the reply names (wire.Ref). The reply is built in a
 	// buffer that starts with the body, so an offset in it is an offset in the body.
 	refs *[]wire.Ref
+	// missed is set by a lookup (a read, a get) that found nothing under the key asked:
+	// a view with unlisted skills then asks them (Server.retry).
+	missed bool
 }
 
 // params are the members of a request's params that any method reads, found in one pass
@@ -224,6 +227,9 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 	dst = append(dst, '{')
 	start := len(dst)
 	out, err := m.handle(s, c, dst)
+	if c.missed && s.unlisted != nil {
+		out, err = s.unlisted.retry(m, c, dst, out, err, marked)
+	}
 	if err != nil {
 		// Handlers return nil with an error: the error replaces what was started on dst,
 		// whose bytes before mark (earlier answers of a batch) are intact.

@@ -14,6 +14,7 @@ import (
 // the store objects the host splices into it (wire.Ref). Modern-era messages are
 // recognised by their _meta and answered statelessly.
 func (s *Server) HandleMessage(version string, msg []byte) (out []byte, refs []wire.Ref, negotiated string) {
+	s = s.local()
 	rb := new(reply)
 	out, negotiated = s.handleMessage(rb, version, msg)
 	if out == nil {
@@ -27,6 +28,7 @@ func (s *Server) HandleMessage(version string, msg []byte) (out []byte, refs []w
 // version holds no LF (it comes from an input frame's first line). It answers into a
 // buffer reused across calls; the one copy is into dst.
 func (s *Server) AppendRPC(dst []byte, version string, msg []byte) []byte {
+	s = s.local()
 	sc := getScratch()
 	out, negotiated := s.handleMessage(sc, version, msg)
 	refs := sc.refs

@@ -38,6 +38,7 @@ func (s *Server) promptsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	i, ok := s.pack.SkillByPrompt(name.Str)
 	if !ok {
+		c.missed = true
 		return nil, invalidParams("Prompt not found: " + strconv.Quote(clip(name.Str)) + " (prompts/list lists them)").
 			WithData(nameData(name.Str))
 	}

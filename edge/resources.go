@@ -44,6 +44,7 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 			return nil, invalidParams("Resource is a directory; list it with resources/directory/read: " + clip(raw)).
 				WithData(uriData(raw))
 		}
+		c.missed = true
 		return nil, resourceNotFound(raw)
 	}
 	b = append(b, `"contents":[`...)
@@ -117,6 +118,7 @@ func (s *Server) directoryRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		if _, file := s.pack.ResourceByURI(uri); file {
 			return nil, invalidParams("Not a directory: " + clip(raw)).WithData(uriData(raw))
 		}
+		c.missed = true
 		return nil, invalidParams("Directory not found: " + clip(raw)).WithData(uriData(raw))
 	}
 	n := s.pack.NumChildren(d)

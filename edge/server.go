@@ -20,6 +20,11 @@ type Server struct {
 	caps []byte // the capabilities object, by the options
 	// auth tells callers apart (authz.go); nil serves every caller alike.
 	auth *authz
+	// views are a private catalog's servers, one per view of pack.Views() (views.go); a
+	// server with views answers nothing from its own index. unlisted, in a view's
+	// server, answers the lookups its listed skills miss.
+	views    []*Server
+	unlisted *Server
 }
 
 // New returns a Server for pack p. p must stay valid for the Server's lifetime.
@@ -39,10 +44,20 @@ func New(p *catalog.Pack, opt wire.Options) *Server {
 	if opt.Version == "" {
 		opt.Version = wire.Version
 	}
-	if opt.Instructions == "" {
-		opt.Instructions = defaultInstructions(p)
+	return newServer(p, opt, newAuthz(p, opt))
+}
+
+// newServer returns the server of p with opt (defaults set) and a, and of its views.
+func newServer(p *catalog.Pack, opt wire.Options, a *authz) *Server {
+	s := &Server{pack: p, opt: opt, caps: capabilities(opt), auth: a}
+	if p.Private() {
+		s.newViews(opt) // the views say their own instructions; this server answers nothing
+		return s
 	}
-	return &Server{pack: p, opt: opt, caps: capabilities(opt), auth: newAuthz(p, opt)}
+	if s.opt.Instructions == "" {
+		s.opt.Instructions = defaultInstructions(p)
+	}
+	return s
 }
 
 // defaultInstructions tells a client what this server is and how to use it.

@@ -36,6 +36,7 @@ func (s *Server) skillsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	i, ok := s.pack.SkillByURI(uri)
 	if !ok {
+		c.missed = true
 		return nil, invalidParams("Skill not found: " + clip(raw) + " (skills/get takes the URI of a skill's SKILL.md, as in skills/list)").
 			WithData(uriData(raw))
 	}
@@ -58,6 +59,7 @@ func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	switch found := s.pack.SkillsByName(name.Str); len(found) {
 	case 0:
+		c.missed = true
 		return nil, invalidParams("Skill not found: " + strconv.Quote(clip(name.Str))).WithData(nameData(name.Str))
 	case 1:
 		if err := missingArguments(s.pack.Skill(found[0], catalog.SkillRequired), c.p.arguments, name); err != nil {

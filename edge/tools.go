@@ -138,12 +138,14 @@ func (s *Server) loadSkillTool(c *call, args gjson.Result, b []byte) []byte {
 		canonical, err := catalog.ParseURI(uri.Str)
 		i, ok := s.pack.SkillByURI(canonical)
 		if err != nil || !ok {
+			c.missed = true
 			return toolError(b, "No skill has its SKILL.md at "+strconv.Quote(clip(uri.Str))+". "+s.someSkills())
 		}
 		skill = i
 	case hasName:
 		switch found := s.pack.SkillsByName(name.Str); len(found) {
 		case 0:
+			c.missed = true
 			return toolError(b, "No skill is named "+strconv.Quote(clip(name.Str))+". "+s.someSkills())
 		case 1:
 			skill = found[0]
@@ -185,6 +187,7 @@ func (s *Server) readSkillFileTool(c *call, args gjson.Result, b []byte) []byte 
 		if _, dir := s.pack.DirByURI(canonical); dir {
 			return toolError(b, strconv.Quote(clip(uri.Str))+" is a directory: "+catalog.ToolLoadSkill+" lists a skill's files.")
 		}
+		c.missed = true
 		return toolError(b, "No file has the uri "+strconv.Quote(clip(uri.Str))+": "+catalog.ToolLoadSkill+" lists a skill's files.")
 	}
 	b = append(b, `"content":[`...)

@@ -55,8 +55,7 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 	if c.Access != nil && c.Access.Broken {
 		return nil, ErrPolicy
 	}
-	e := newEncoding(c)
-	en := &encoder{st: newStore()}
+	en := &encoder{st: newStore(), archived: map[*Skill][]*blob{}}
 	if opt.Dir != "" {
 		st, err := newDirStore(opt.Dir)
 		if err != nil {
@@ -64,6 +63,18 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 		}
 		en.st = st
 	}
+	index := en.index(c, opt.Progress)
+	if en.err != nil {
+		return nil, en.err
+	}
+	return &Encoded{Index: index, Store: en.st}, nil
+}
+
+// index encodes c's index, putting the objects it names in the store; progress, if not
+// nil, is told of each skill whose archives are done. A private catalog's index holds its
+// views, each encoded by index too (sharing the objects and archives already made).
+func (en *encoder) index(c *Catalog, progress func(int)) []byte {
+	e := newEncoding(c)
 	var w catalog.Writer
 
 	// Resources: the files (listed), skill://index.json (listed), the archives (not listed).
@@ -86,8 +97,8 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 		if a := en.archives(s, e.fileIndex); a != nil {
 			arch[s] = a
 		}
-		if opt.Progress != nil {
-			opt.Progress(i + 1)
+		if progress != nil {
+			progress(i + 1)
 		}
 	}
 	index := en.doc(IndexURI, "application/json", juneIndex(c, arch))
@@ -192,6 +203,7 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 
 	if c.Access != nil {
 		encodeAccess(&w, c)
+		en.views(&w, c)
 		digestIn.WriteString("access\n")
 		for _, s := range c.Skills {
 			fmt.Fprintf(&digestIn, "%q %t\n", s.Scopes, s.Unlisted)
@@ -203,10 +215,7 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 		catalog.MetaGenerator: []byte(Generator),
 		catalog.MetaTrustRoot: []byte(c.TrustRoot),
 	}})
-	if en.err != nil {
-		return nil, en.err
-	}
-	return &Encoded{Index: w.Bytes(), Store: en.st}, nil
+	return w.Bytes()
 }
 
 // encoding holds the derived structure of a catalog: the served files in listing order

@@ -287,6 +287,12 @@ func (l *loader) build() *Catalog {
 		}
 		c.Skills = append(c.Skills, sk.Skill)
 	}
+	if c.Access != nil && !c.Access.Broken {
+		if p := viewsProblem(scopeSets(c.Skills)); p != "" {
+			l.report(Error, PolicyFile, 0, "", p)
+			c.Access.Broken = true
+		}
+	}
 	if l.opt.SkipInvalid {
 		for _, s := range l.skillList {
 			if errs := l.errs[s]; len(errs) > 0 {

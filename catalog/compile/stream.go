@@ -13,6 +13,16 @@ import (
 type encoder struct {
 	st  *Store
 	err error
+	// archived holds each skill's archives once made: a private catalog's views encode a
+	// skill again, and its archives are the same bytes.
+	archived map[*Skill][]*blob
+}
+
+// fail records err, the first one only.
+func (en *encoder) fail(err error) {
+	if en.err == nil {
+		en.err = err
+	}
 }
 
 // add puts data in the store (see Store.add).

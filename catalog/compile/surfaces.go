@@ -46,6 +46,9 @@ func (en *encoder) archives(s *Skill, served map[string]int) []*blob {
 	if tgzTaken || zipTaken {
 		return nil
 	}
+	if a, ok := en.archived[s]; ok {
+		return a
+	}
 	entries := make([]archive.Entry, len(s.Files))
 	for i, f := range s.Files {
 		entries[i] = archive.Entry{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: f.Data}
@@ -61,6 +64,7 @@ func (en *encoder) archives(s *Skill, served map[string]int) []*blob {
 		ref := en.stream(base+a.ext, func(w io.Writer) error { return a.write(w, entries) })
 		out = append(out, &blob{uri: base + a.ext, mime: a.mime, ref: ref, digest: "sha256:" + ref.Name})
 	}
+	en.archived[s] = out
 	return out
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/auth"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/internal/require"
 )
@@ -328,36 +329,54 @@ func TestPoolBusy(t *testing.T) {
 // serves a private catalog behind the auth option: without a credential, 401.
 func TestPoolPrivateCatalog(t *testing.T) {
 	p, _ := testPlugin(t)
-	private := func(policy string) Catalog {
-		fsys := fstest.MapFS{
-			"a/SKILL.md":     {Data: []byte("---\nname: a\ndescription: A.\n---\nbody\n")},
-			"b/SKILL.md":     {Data: []byte("---\nname: b\ndescription: B.\n---\nbody\n")},
-			"skilledge.yaml": {Data: []byte(policy)},
-		}
-		c, problems, err := compile.Load(fsys, "skills", compile.Options{})
-		require.NoError(t, err)
-		require.Equal(t, false, compile.HasErrors(problems), problems)
-		enc, err := compile.Encode(c)
-		require.NoError(t, err)
-		return Catalog{Index: enc.Index, Store: enc.Store}
+	fsys := fstest.MapFS{
+		"a/SKILL.md":     {Data: []byte("---\nname: a\ndescription: A.\n---\nbody\n")},
+		"b/SKILL.md":     {Data: []byte("---\nname: b\ndescription: B.\n---\nbody\n")},
+		"skilledge.yaml": {Data: []byte("access:\n  default: [skills:read]\n  rules:\n    - path: b\n      scopes: [x]\n")},
 	}
-	ctx := context.Background()
-	uniform := private("access:\n  default: [skills:read]\n")
-	_, err := p.NewPool(ctx, uniform, Options{Size: 1})
-	require.Equal(t, true, err != nil && strings.Contains(err.Error(), "serve it with the auth option"), err)
-
-	auth := []byte(`{"resource":"https://s.example/mcp","tokens":[{"name":"ci","sha256":"` + strings.Repeat("ab", 32) + `","scopes":["skills:read"]}]}`)
-	_, err = p.NewPool(ctx, private("access:\n  default: [skills:read]\n  rules:\n    - path: b\n      scopes: [x]\n"), Options{Size: 1, Server: wire.Options{Auth: auth}})
-	require.Equal(t, true, err != nil && strings.Contains(err.Error(), "per-skill rules"), err)
-
-	pool, err := p.NewPool(ctx, uniform, Options{Size: 1, Server: wire.Options{Auth: auth}})
+	c, problems, err := compile.Load(fsys, "skills", compile.Options{})
 	require.NoError(t, err)
-	t.Cleanup(func() { pool.Close(ctx) })
-	out, err := pool.HTTP(ctx, postFrame(`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`), nil)
+	require.Equal(t, false, compile.HasErrors(problems), problems)
+	enc, err := compile.Encode(c)
+	require.NoError(t, err)
+	private := Catalog{Index: enc.Index, Store: enc.Store}
+	ctx := context.Background()
+
+	// Without the auth option: nobody over HTTP, every skill over the stream transport.
+	open, err := p.NewPool(ctx, private, Options{Size: 1})
+	require.NoError(t, err)
+	t.Cleanup(func() { open.Close(ctx) })
+	out, err := open.HTTP(ctx, postFrame(`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`), nil)
 	require.NoError(t, err)
 	resp := parseResponse(t, out)
+	require.Equal(t, 503, resp.Status)
+	require.Equal(t, false, strings.Contains(string(resp.Body), `"a"`), "a refusal names no skill")
+	rpc, err := open.RPC(ctx, "2025-06-18", []byte(`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`))
+	require.NoError(t, err)
+	require.Equal(t, true, strings.Contains(string(rpc.Message), "skill://a/") && strings.Contains(string(rpc.Message), "skill://b/"), string(rpc.Message))
+
+	// With it: each caller its view.
+	reader, readerKey := auth.NewStaticKey("reader", []string{"skills:read"})
+	both, bothKey := auth.NewStaticKey("both", []string{"skills:read", "x"})
+	opt := []byte(`{"resource":"https://s.example/mcp","tokens":[` +
+		`{"name":"reader","sha256":"` + reader.Hex() + `","scopes":["skills:read"]},` +
+		`{"name":"both","sha256":"` + both.Hex() + `","scopes":["skills:read","x"]}]}`)
+	pool, err := p.NewPool(ctx, private, Options{Size: 1, Server: wire.Options{Auth: opt}})
+	require.NoError(t, err)
+	t.Cleanup(func() { pool.Close(ctx) })
+	list := func(fields ...string) wire.Response {
+		out, err := pool.HTTP(ctx, frame("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`,
+			append([]string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, fields...)...), nil)
+		require.NoError(t, err)
+		return parseResponse(t, out)
+	}
+	resp = list()
 	require.Equal(t, 401, resp.Status)
 	challenge, _ := resp.Header.Get("WWW-Authenticate")
 	require.Equal(t, `Bearer resource_metadata="https://s.example/.well-known/oauth-protected-resource/mcp", scope="skills:read"`, challenge)
 	require.Equal(t, false, strings.Contains(string(resp.Body), `"a"`), "a refusal names no skill")
+	resp = list("Authorization", "Bearer "+readerKey)
+	require.Equal(t, true, resp.Status == 200 && strings.Contains(string(resp.Body), "skill://a/") && !strings.Contains(string(resp.Body), "skill://b/"), string(resp.Body))
+	resp = list("Authorization", "Bearer "+bothKey)
+	require.Equal(t, true, resp.Status == 200 && strings.Contains(string(resp.Body), "skill://a/") && strings.Contains(string(resp.Body), "skill://b/"), string(resp.Body))
 }

@@ -1,0 +1,80 @@
+package compile
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// The views of a private catalog (catalog/views.go): one public-format index per
+// combination of scope lists a caller can hold, each encoded from the skills it shows as
+// if the folder held nothing else.
+
+// scopeSets returns the distinct scope lists of skills, sorted, each as its scopes.
+func scopeSets(skills []*Skill) [][]string {
+	var joined []string
+	for _, s := range skills {
+		joined = append(joined, strings.Join(s.Scopes, " "))
+	}
+	slices.Sort(joined)
+	joined = slices.Compact(joined)
+	sets := make([][]string, len(joined))
+	for j, l := range joined {
+		sets[j] = strings.Fields(l)
+	}
+	return sets
+}
+
+// viewsProblem says why a policy has more views than a catalog may compile, or "".
+func viewsProblem(sets [][]string) string {
+	if len(sets) > catalog.MaxScopeSets {
+		return fmt.Sprintf("the rules give skills %d different lists of scopes; a catalog may have at most %d: merge rules that guard the same readers", len(sets), catalog.MaxScopeSets)
+	}
+	if n := len(catalog.ClosedMasks(sets, catalog.MaxViews)); n > catalog.MaxViews {
+		return fmt.Sprintf("callers can hold more than %d different combinations of the rules' scopes, and each is a view the build compiles ahead (%d lists of scopes); "+
+			"at most %d are allowed: give rules that guard the same readers the same scopes", catalog.MaxViews, len(sets), catalog.MaxViews)
+	}
+	return ""
+}
+
+// views writes c's view tables into w: the scope lists and, for every mask a caller can
+// have, the index of the skills it shows (and of those with the unlisted ones, when
+// there are any).
+func (en *encoder) views(w *catalog.Writer, c *Catalog) {
+	sets := scopeSets(c.Skills)
+	if p := viewsProblem(sets); p != "" {
+		en.fail(fmt.Errorf("%w: %s", ErrPolicy, p))
+		return
+	}
+	setOf := map[string]int{}
+	setRows := make([][][]byte, len(sets))
+	for j, set := range sets {
+		l := strings.Join(set, " ")
+		setOf[l] = j
+		setRows[j] = [][]byte{catalog.SetScopes: []byte(l)}
+	}
+	w.Table(catalog.TableScopeSets, catalog.SetFields, setRows)
+	var rows [][][]byte
+	for _, m := range catalog.ClosedMasks(sets, catalog.MaxViews) {
+		var listed, all []*Skill
+		for _, s := range c.Skills {
+			if m&(1<<setOf[strings.Join(s.Scopes, " ")]) == 0 {
+				continue
+			}
+			all = append(all, s)
+			if !s.Unlisted {
+				listed = append(listed, s)
+			}
+		}
+		row := [][]byte{catalog.ViewMask: binary.LittleEndian.AppendUint32(nil, m)}
+		row = append(row, en.index(&Catalog{Skills: listed, TrustRoot: c.TrustRoot}, nil), nil)
+		if len(all) > len(listed) {
+			row[catalog.ViewAll] = en.index(&Catalog{Skills: all, TrustRoot: c.TrustRoot}, nil)
+		}
+		rows = append(rows, row)
+	}
+	w.Table(catalog.TableViews, catalog.ViewFields, rows)
+}

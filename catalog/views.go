@@ -1,0 +1,173 @@
+package catalog
+
+import (
+	"fmt"
+	"sort"
+)
+
+// The views of a private catalog. What a caller may see depends only on which of the
+// catalog's distinct skill scope lists its scopes hold: a skill is visible when the
+// caller holds every scope of its list (TableAccess). The build enumerates every
+// combination a caller can hold and compiles, for each, the catalog of the skills it
+// shows as a public-format index of its own, with every listing, index, page and digest
+// rendered from those skills alone. A server answers a caller from its view, so a skill
+// the caller may not see is absent from every answer exactly as if it had never been in
+// the folder: there is no per-surface filter to forget.
+//
+//   - TableScopeSets has one row per distinct skill scope list, sorted: bit j of a view's
+//     mask is set when the caller holds every scope of row j.
+//   - TableViews has one row per mask a caller can have, sorted by mask, the full mask
+//     (every skill, for a local process) last: the view's index (ViewListed), whose
+//     listings name only the listed skills, and, when the view shows unlisted skills, a
+//     second index with them (ViewAll) that answers what the first does not find.
+//
+// A mask is one a caller can have when it is closed: the scopes of its rows together
+// hold no other row's list. MaxScopeSets and MaxViews bound the work and the index.
+
+// Table kinds of a private catalog's views.
+const (
+	TableScopeSets uint32 = 14
+	TableViews     uint32 = 15
+)
+
+// Fields of TableScopeSets.
+const (
+	SetScopes = iota // a skill scope list, space-separated (possibly empty)
+	SetFields
+)
+
+// Fields of TableViews.
+const (
+	ViewMask   = iota // the mask, 4 bytes little-endian
+	ViewListed        // the view's index: a public-format pack of its listed skills
+	ViewAll           // empty, or the index of every skill of the view, unlisted ones too
+	ViewFields
+)
+
+// MaxScopeSets bounds the distinct skill scope lists of a private catalog (the bits of a
+// mask), and MaxViews the views they give.
+const (
+	MaxScopeSets = 16
+	MaxViews     = 64
+)
+
+// View is what one caller sees: Listed answers every request, and All, when not nil,
+// answers a lookup (a read, a get) that Listed does not find: a skill that is served but
+// left out of listings.
+type View struct {
+	Mask   uint32
+	Listed *Pack
+	All    *Pack
+}
+
+// ClosedMasks returns every mask over the scope lists sets (each a set of scopes) that a
+// caller can have, ascending: those whose lists together hold no other list. It stops
+// counting past limit, returning limit+1 masks, so that a caller can refuse a policy
+// without enumerating all of it.
+func ClosedMasks(sets [][]string, limit int) []uint32 {
+	var out []uint32
+	for m := uint32(0); m < 1<<len(sets) && len(out) <= limit; m++ {
+		have := map[string]bool{}
+		for j, set := range sets {
+			if m&(1<<j) != 0 {
+				for _, s := range set {
+					have[s] = true
+				}
+			}
+		}
+		closed := true
+		for j, set := range sets {
+			if m&(1<<j) != 0 {
+				continue
+			}
+			holds := true
+			for _, s := range set {
+				holds = holds && have[s]
+			}
+			if holds {
+				closed = false
+				break
+			}
+		}
+		if closed {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// openViews checks and opens a private catalog's views: the scope lists in form and
+// within bounds, the masks ascending and within the lists' bits with the full mask last,
+// and every view's index a valid public-format index.
+func (p *Pack) openViews() error {
+	sets, views := p.tables[TableScopeSets], p.tables[TableViews]
+	if sets.fields < SetFields || views.fields < ViewFields || sets.rows > MaxScopeSets || views.rows == 0 || views.rows > MaxViews {
+		return fmt.Errorf("%w: a private catalog's view tables are missing, short or too long", ErrCorrupt)
+	}
+	p.sets = make([][]byte, sets.rows)
+	for j := range p.sets {
+		p.sets[j] = p.cell(TableScopeSets, uint32(j), SetScopes)
+		if !scopeList(p.sets[j]) {
+			return fmt.Errorf("%w: scope list %q", ErrCorrupt, p.sets[j])
+		}
+	}
+	full := uint32(1)<<sets.rows - 1
+	p.views = make([]View, views.rows)
+	for r := range p.views {
+		m := p.cell(TableViews, uint32(r), ViewMask)
+		if len(m) != 4 {
+			return fmt.Errorf("%w: view %d mask", ErrCorrupt, r)
+		}
+		v := View{Mask: u32(m, 0)}
+		if v.Mask > full || r > 0 && v.Mask <= p.views[r-1].Mask {
+			return fmt.Errorf("%w: view masks out of order or range", ErrCorrupt)
+		}
+		var err error
+		if v.Listed, err = openView(p.cell(TableViews, uint32(r), ViewListed)); err != nil {
+			return fmt.Errorf("view %d: %w", r, err)
+		}
+		if b := p.cell(TableViews, uint32(r), ViewAll); len(b) > 0 {
+			if v.All, err = openView(b); err != nil {
+				return fmt.Errorf("view %d: %w", r, err)
+			}
+		}
+		p.views[r] = v
+	}
+	if p.views[len(p.views)-1].Mask != full {
+		return fmt.Errorf("%w: the full view is missing", ErrCorrupt)
+	}
+	return nil
+}
+
+// openView opens the index of one view, which must be in the public format: a view is
+// the catalog one caller sees, never a policy of its own.
+func openView(b []byte) (*Pack, error) {
+	if len(b) >= 8 && string(b[:8]) == MagicPrivate {
+		return nil, fmt.Errorf("%w: a view that is itself private", ErrCorrupt)
+	}
+	return Open(b)
+}
+
+// ViewFor returns the view of a caller holding the space-separated scopes granted, and
+// false when the catalog is public or has no such view (which a build never omits; a
+// server refuses the caller then).
+func (p *Pack) ViewFor(granted []byte) (View, bool) {
+	if !p.private {
+		return View{}, false
+	}
+	var m uint32
+	for j, set := range p.sets {
+		if HasScopes(granted, set) {
+			m |= 1 << j
+		}
+	}
+	i := sort.Search(len(p.views), func(i int) bool { return p.views[i].Mask >= m })
+	if i == len(p.views) || p.views[i].Mask != m {
+		return View{}, false
+	}
+	return p.views[i], true
+}
+
+// Views returns a private catalog's views, by mask, the full view last; nil for a public
+// catalog.
+func (p *Pack) Views() []View { return p.views }

@@ -1,0 +1,80 @@
+package edge
+
+import (
+	"slices"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/jsonrpc"
+)
+
+// Per-caller views (catalog/views.go). A private catalog is served one view per caller:
+// the server picks the view its credential's scopes give, then answers from that view's
+// index exactly as a public server of those skills would, with the caller's authorization
+// marked on the answer. A skill outside the view is not filtered out of the answers: it
+// is not in the index they come from, so every surface (lists, lookups, completions,
+// indexes, archives, the page, the sitemap, the instructions' count, error messages)
+// says of it what it says of a skill that never existed. A view showing unlisted skills
+// answers a lookup its listed skills miss (a read, a get, by URI, name or well-known
+// path) from a second index that has them, and never a listing.
+
+// newViews gives a server for a private catalog one server per view, sharing its options
+// and authorization. opt is the options as given, so that each view says its own
+// instructions.
+func (s *Server) newViews(opt wire.Options) {
+	for _, v := range s.pack.Views() {
+		vs := newServer(v.Listed, opt, s.auth)
+		if v.All != nil {
+			vs.unlisted = newServer(v.All, opt, s.auth)
+		}
+		s.views = append(s.views, vs)
+	}
+}
+
+// viewFor returns the server of the view a caller granted scopes sees, nil when the
+// catalog has none for them (never from a build: the caller is refused).
+func (s *Server) viewFor(granted []byte) *Server {
+	v, ok := s.pack.ViewFor(granted)
+	if !ok {
+		return nil
+	}
+	i, _ := slices.BinarySearchFunc(s.pack.Views(), v.Mask, func(w catalog.View, m uint32) int { return int(int64(w.Mask) - int64(m)) })
+	return s.views[i]
+}
+
+// local is the server a local stream transport (stdio) talks to: every skill, since a
+// local process needs no credential (the full view of a private catalog).
+func (s *Server) local() *Server {
+	if len(s.views) > 0 {
+		return s.views[len(s.views)-1]
+	}
+	return s
+}
+
+// retry answers c from u, the view's index with its unlisted skills, after the listed
+// ones missed (c.missed): first is that answer (out, or err), given back as it was when u
+// misses too, so that a lookup of something absent says what a public server says.
+func (u *Server) retry(m method, c *call, dst, out []byte, err *jsonrpc.Error, marked int) ([]byte, *jsonrpc.Error) {
+	var body []byte
+	if err == nil {
+		body = slices.Clone(out[len(dst):])
+	}
+	refs := slices.Clone((*c.refs)[marked:])
+	*c.refs = (*c.refs)[:marked]
+	c.missed = false
+	if o, e := m.handle(u, c, dst); e == nil && !c.missed {
+		return o, nil
+	}
+	*c.refs = append((*c.refs)[:marked], refs...)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, body...), nil
+}
+
+// privateWithoutAuth answers every HTTP request to a private catalog served without the
+// auth option: nobody could be told apart, so nobody is answered.
+func (s *Server) privateWithoutAuth() *wire.Response {
+	return s.httpError(503, nil, jsonrpc.NewError(jsonrpc.CodeInternalError,
+		"Service Unavailable: this catalog has an access policy (skilledge.yaml) and the server has no auth option to tell callers apart, so it answers nobody over HTTP"))
+}

@@ -1,0 +1,216 @@
+package edge
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// The folder of the view tests: a public skill, a finance skill only skills:finance
+// shows, with a file of its own, and an unlisted draft.
+var viewFiles = map[string]string{
+	"public/SKILL.md":         skillMD("public"),
+	"public/guide.md":         "# Guide\n",
+	"finance/ledger/SKILL.md": "---\nname: ledger\ndescription: Closes the books QUARTERLYSECRET.\n---\n\n# Ledger\n",
+	"finance/ledger/notes.md": "notes only finance reads\n",
+	"drafts/idea/SKILL.md":    skillMD("idea"),
+	"skilledge.yaml":          viewPolicy,
+}
+
+const viewPolicy = "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n    - path: drafts/\n      listed: false\n"
+
+// probes are requests over every surface: lists, lookups by URI, name and path,
+// completions, indexes, archives, the page, the sitemap and the fallbacks, in both eras.
+// Those that name the ledger are how a caller who may not see it would look for it.
+func viewProbes() []struct{ name, method, target, body string } {
+	type probe = struct{ name, method, target, body string }
+	var out []probe
+	rpc := func(name, method, params string) {
+		out = append(out, probe{"legacy " + name, "POST", "/mcp", request(3, method, params)})
+		modern := `{` + modernMeta + `}`
+		if params != "" {
+			modern = params[:len(params)-1] + `,` + modernMeta + `}`
+			if params == "{}" {
+				modern = `{` + modernMeta + `}`
+			}
+		}
+		if method != "initialize" {
+			out = append(out, probe{"modern " + name, "POST", "/mcp", request(3, method, modern)})
+		}
+	}
+	rpc("initialize", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
+	rpc("discover", "server/discover", "{}")
+	rpc("skills/list", "skills/list", "{}")
+	rpc("resources/list", "resources/list", "{}")
+	rpc("scoped list", "resources/list", `{"uri":"skill://"}`)
+	rpc("scoped list finance", "resources/list", `{"uri":"skill://finance/"}`)
+	rpc("templates", "resources/templates/list", "{}")
+	for _, v := range []string{"", "f", "finance/", "finance/ledger"} {
+		rpc("complete skillPath "+v, "completion/complete", `{"ref":{"type":"ref/resource","uri":"skill://{+skillPath}/{+filePath}"},"argument":{"name":"skillPath","value":"`+v+`"}}`)
+	}
+	rpc("complete filePath", "completion/complete", `{"ref":{"type":"ref/resource","uri":"skill://{+skillPath}/{+filePath}"},"argument":{"name":"filePath","value":""},"context":{"arguments":{"skillPath":"finance/ledger"}}}`)
+	rpc("get by uri", "skills/get", `{"uri":"skill://finance/ledger/SKILL.md"}`)
+	rpc("get by name", "skills/get", `{"name":"ledger"}`)
+	rpc("read SKILL.md", "resources/read", `{"uri":"skill://finance/ledger/SKILL.md"}`)
+	rpc("read a file", "resources/read", `{"uri":"skill://finance/ledger/notes.md"}`)
+	rpc("read an archive", "resources/read", `{"uri":"skill://finance/ledger.tar.gz"}`)
+	rpc("read the index", "resources/read", `{"uri":"skill://index.json"}`)
+	rpc("read a directory", "resources/directory/read", `{"uri":"skill://finance/ledger"}`)
+	rpc("tools/list", "tools/list", "{}")
+	rpc("list_skills", "tools/call", `{"name":"list_skills","arguments":{}}`)
+	rpc("load_skill", "tools/call", `{"name":"load_skill","arguments":{"name":"ledger"}}`)
+	rpc("load_skill by uri", "tools/call", `{"name":"load_skill","arguments":{"uri":"skill://finance/ledger/SKILL.md"}}`)
+	rpc("read_skill_file", "tools/call", `{"name":"read_skill_file","arguments":{"uri":"skill://finance/ledger/notes.md"}}`)
+	rpc("prompts/list", "prompts/list", "{}")
+	rpc("prompts/get", "prompts/get", `{"name":"ledger"}`)
+	for _, p := range []string{
+		"/.well-known/agent-skills/index.json", "/.well-known/skills/index.json",
+		"/.well-known/skills/ledger/SKILL.md", "/.well-known/skills/ledger/notes.md",
+		"/.well-known/agent-skills/ledger/SKILL.md", "/.well-known/agent-skills/ledger.tar.gz", "/.well-known/agent-skills/ledger.zip",
+		"/", "/sitemap.xml", "/sitemap-1.xml",
+	} {
+		out = append(out, probe{"GET " + p, "GET", p, ""})
+	}
+	return out
+}
+
+// viewServer is a server of files behind the auth test issuer, with the fallbacks on.
+func viewServer(t *testing.T, files map[string]string) *authTest { return newAuthTestFiles(t, files) }
+
+// ask answers a probe for a caller with token, its body resolved from the store, and the
+// header fields as one string.
+func (a *authTest) ask(t *testing.T, p struct{ name, method, target, body string }, token string) (status int, fields, body string) {
+	t.Helper()
+	in := []string{"Host", "skills.example", "Authorization", "Bearer " + token, "Accept", "text/html"}
+	if p.method == "POST" {
+		in = append(in, "Content-Type", "application/json")
+		if m := gjson.Get(p.body, "method").Str; gjson.Get(p.body, "params._meta").Exists() {
+			in = append(in, "MCP-Protocol-Version", V20260728, "Mcp-Method", m)
+			switch m {
+			case "resources/read":
+				in = append(in, "Mcp-Name", gjson.Get(p.body, "params.uri").Str)
+			case "tools/call", "prompts/get":
+				in = append(in, "Mcp-Name", gjson.Get(p.body, "params.name").Str)
+			}
+		}
+	}
+	req := &wire.Request{Method: p.method, Target: p.target, Header: header(in...), Body: []byte(p.body)}
+	resp := a.s.ServeHTTP(req)
+	var h strings.Builder
+	for _, f := range resp.Header {
+		h.WriteString(f.Name + ": " + f.Value + "\n")
+	}
+	return resp.Status, h.String(), string(resolved(t, a.s, resp.Body, resp.Refs))
+}
+
+// TestViewsHideEverywhere: a caller without skills:finance is answered, on every surface,
+// byte for byte what a catalog without the finance skill answers, and no answer names the
+// hidden skill, its path, its description or any of its digests; a caller with it sees it
+// everywhere.
+func TestViewsHideEverywhere(t *testing.T) {
+	a := viewServer(t, viewFiles)
+	absentFiles := map[string]string{}
+	for p, d := range viewFiles {
+		if !strings.HasPrefix(p, "finance/") {
+			absentFiles[p] = d
+		}
+	}
+	absentFiles["skilledge.yaml"] = "access:\n  default: [skills:read]\n  rules:\n    - path: drafts/\n      listed: false\n"
+	absent := viewServer(t, absentFiles)
+
+	reader := a.token("skills:read", authResource, authNow.Add(time.Hour))
+	finance := a.token("skills:read skills:finance", authResource, authNow.Add(time.Hour))
+
+	secrets := []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}
+	for _, f := range []string{viewFiles["finance/ledger/SKILL.md"], viewFiles["finance/ledger/notes.md"]} {
+		sum := sha256.Sum256([]byte(f))
+		secrets = append(secrets, hex.EncodeToString(sum[:]))
+	}
+	// The finance caller's indexes hold more digests of the skill: those of its archives.
+	for _, path := range []string{"/.well-known/agent-skills/index.json", "/.well-known/skills/index.json"} {
+		get := struct{ name, method, target, body string }{"", "GET", path, ""}
+		_, _, theirs := a.ask(t, get, finance)
+		_, _, ours := absent.ask(t, get, reader)
+		for _, part := range strings.Split(theirs, `sha256:`)[1:] {
+			if d := part[:64]; !strings.Contains(ours, d) {
+				secrets = append(secrets, d)
+			}
+		}
+	}
+	if len(secrets) < 7 {
+		t.Fatalf("the finance caller's indexes give too few of the ledger's digests: %v", secrets)
+	}
+
+	for _, p := range viewProbes() {
+		st, hdr, body := a.ask(t, p, reader)
+		for _, s := range secrets {
+			if strings.Contains(p.target+p.body, s) {
+				continue // an error may echo the caller's own words (and a catalog without the skill does the same)
+			}
+			if strings.Contains(hdr, s) || strings.Contains(body, s) {
+				t.Errorf("%s: the answer to a caller without skills:finance holds %q:\n%s\n%s", p.name, s, hdr, body)
+			}
+		}
+		st2, hdr2, body2 := absent.ask(t, p, reader)
+		if st != st2 || hdr != hdr2 || body != body2 {
+			t.Errorf("%s: hidden is not absent:\n%d %s%s\nvs a catalog without it:\n%d %s%s", p.name, st, hdr, body, st2, hdr2, body2)
+		}
+		// The finance caller finds what it looks for.
+		if st, _, body := a.ask(t, p, finance); strings.Contains(p.name, "get") || strings.Contains(p.name, "read") || strings.Contains(p.name, "load") {
+			if st != 200 || strings.Contains(body, `"error"`) || strings.Contains(body, `"isError":true`) || strings.Contains(p.name, "SKILL") && !strings.Contains(body, "QUARTERLYSECRET") {
+				t.Errorf("%s: the finance caller: %d %s", p.name, st, body)
+			}
+		}
+	}
+}
+
+// TestViewsUnlisted: an unlisted skill is served by URI, name and path to whoever may see
+// it, and named by no listing.
+func TestViewsUnlisted(t *testing.T) {
+	a := viewServer(t, viewFiles)
+	reader := a.token("skills:read", authResource, authNow.Add(time.Hour))
+	for _, p := range viewProbes() {
+		p.body = strings.ReplaceAll(strings.ReplaceAll(p.body, "finance/ledger", "drafts/idea"), "ledger", "idea")
+		p.target = strings.ReplaceAll(p.target, "ledger", "idea")
+		p.body = strings.ReplaceAll(p.body, "notes.md", "SKILL.md")
+		p.target = strings.ReplaceAll(p.target, "notes.md", "SKILL.md")
+		st, _, body := a.ask(t, p, reader)
+		lookup := strings.Contains(p.name, "get") || strings.Contains(p.name, "read a") || strings.Contains(p.name, "read SKILL") ||
+			strings.Contains(p.name, "load") || strings.Contains(p.name, "read_skill") || strings.Contains(p.target, "idea")
+		switch {
+		case lookup:
+			if st != 200 || strings.Contains(body, `"error"`) || strings.Contains(body, `"isError":true`) {
+				t.Errorf("%s: an unlisted skill is not served: %d %s", p.name, st, body)
+			}
+		case strings.Contains(body, "idea"):
+			t.Errorf("%s: a listing names an unlisted skill: %s", p.name, body)
+		}
+	}
+	// Over stdio, every skill: the listed ones listed, the unlisted one served.
+	list := string(handle(t, a.s, V20251125, request(1, "skills/list", "")))
+	if !strings.Contains(list, "ledger") || !strings.Contains(list, "public") || strings.Contains(list, "idea") {
+		t.Errorf("stdio skills/list: %s", list)
+	}
+	if got := string(handle(t, a.s, V20251125, request(1, "skills/get", `{"name":"idea"}`))); !strings.Contains(got, `"instructions"`) {
+		t.Errorf("stdio skills/get idea: %s", got)
+	}
+}
+
+// TestPrivateWithoutAuth: a private catalog served without the auth option answers
+// nobody over HTTP, and every skill over stdio.
+func TestPrivateWithoutAuth(t *testing.T) {
+	s := New(packOf(t, viewFiles), wire.Options{})
+	resp := s.ServeHTTP(&wire.Request{Method: "GET", Target: "/.well-known/skills/index.json", Header: header("Host", "localhost")})
+	if resp.Status != 503 || strings.Contains(string(resp.Body), "public") {
+		t.Fatalf("%d %s", resp.Status, resp.Body)
+	}
+	if got := string(handle(t, s, V20251125, request(1, "skills/list", ""))); !strings.Contains(got, "ledger") {
+		t.Fatalf("stdio: %s", got)
+	}
+}
