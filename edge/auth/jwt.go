@@ -55,6 +55,9 @@ type Grant struct {
 	Subject string
 	// Scopes are the scopes granted, sorted and distinct, joined by single spaces.
 	Scopes []byte
+	// Expires is when the credential stops holding: a token's exp; zero for a static key,
+	// which holds as long as the configuration names it.
+	Expires time.Time
 }
 
 // Verify checks token, a JWS in compact form, against is and keys at time now, and returns
@@ -155,7 +158,8 @@ func (is *Issuer) claims(c gjson.Result, now time.Time) (Grant, error) {
 	if err != nil {
 		return Grant{}, err
 	}
-	return Grant{Subject: sub.Str, Scopes: scopes}, nil
+	sec, frac := math.Modf(min(exp, 253402300799)) // at most the end of year 9999
+	return Grant{Subject: sub.Str, Scopes: scopes, Expires: time.Unix(int64(sec), int64(frac*1e9))}, nil
 }
 
 // scopes reads the granted scopes: the configured claim, else scope, else scp. "scope" is

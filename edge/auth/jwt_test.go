@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // testKeys are one signing key of each kind, made once per test binary.
@@ -187,6 +189,9 @@ func TestVerify(t *testing.T) {
 				if string(g.Scopes) != c.scopes || g.Subject != "agent-7" {
 					t.Fatalf("grant %q %q, want scopes %q", g.Subject, g.Scopes, c.scopes)
 				}
+				if want := gjson.Get(claimsOf(c.token), "exp").Float(); float64(g.Expires.UnixNano())/1e9 != want {
+					t.Fatalf("grant expires %v, want exp %v", g.Expires, want)
+				}
 				return
 			}
 			if err == nil {
@@ -306,4 +311,11 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("an error not wrapping ErrInvalid: %v", err)
 		}
 	})
+}
+
+// claimsOf is the claims part of a compact JWS, decoded.
+func claimsOf(token string) string {
+	parts := strings.Split(token, ".")
+	b, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	return string(b)
 }
