@@ -127,8 +127,8 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 		fmt.Fprintf(stderr, "skilledge build: the encoded index does not open: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the index: %s, %s, catalog digest %s\n", index.path, len(index.data), size(index.gzipped),
-		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), p.Digest())
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the index: %s, %s, catalog digest %s%s\n", index.path, len(index.data), size(index.gzipped),
+		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), p.Digest(), privateNote(p))
 	fmt.Fprintf(stdout, "%s  %s in %s  the content store\n", filepath.Join(assets, catalog.StoreDir)+string(filepath.Separator),
 		size(int(enc.Store.Size())), plural(enc.Store.Len(), "object"))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x\n", wasmFile.path, len(wasm), size(wasmFile.gzipped), sha256.Sum256(wasm))

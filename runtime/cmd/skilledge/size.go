@@ -65,7 +65,11 @@ func reportBundle(stdout, stderr io.Writer, index, plugin artifact, js []artifac
 	fmt.Fprintf(stderr, "skilledge build: warning: the Worker script is about %s gzipped, %s.\n", size(total), what)
 	fmt.Fprintf(stderr, "  plugin.wasm is %s gzipped; catalog.pack, the index of %s and %s, is %s gzipped (%s raw).\n",
 		size(plugin.gzipped), plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), size(index.gzipped), size(len(index.data)))
-	fmt.Fprintf(stderr, "  File contents are static assets and do not count; the index grows with the number of skills and files.\n")
+	fmt.Fprintf(stderr, "  File contents are static assets and do not count; the index grows with the number of skills and files")
+	if p.Private() {
+		fmt.Fprintf(stderr, ",\n  and a private catalog's with its views (%d: one per combination of scopes a caller can hold)", len(p.Views()))
+	}
+	fmt.Fprintf(stderr, ".\n")
 	fmt.Fprintf(stderr, "  Split the catalog across Workers (a skills folder each).\n")
 }
 
@@ -129,4 +133,14 @@ func size(n int) string {
 	default:
 		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
 	}
+}
+
+// privateNote says, of a private catalog, what its index holds besides the catalog: a
+// view per combination of scopes, each an index of its own.
+func privateNote(p *catalog.Pack) string {
+	if !p.Private() {
+		return ""
+	}
+	return fmt.Sprintf("; private (skilledge.yaml): scopes %q needed, %s compiled ahead, one per combination of scopes a caller can hold",
+		p.DefaultScopes(), plural(len(p.Views()), "view"))
 }

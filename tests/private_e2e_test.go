@@ -1,0 +1,415 @@
+//go:build e2e
+
+package tests
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/auth"
+)
+
+// A private catalog served by `skilledge serve --auth FILE` and by the Worker in workerd
+// with the same auth option: callers with different scopes see different catalogs, a
+// hidden skill leaks through no surface, and hostile credentials are refused, each on both
+// servers.
+
+// privateFiles is the test catalog: a public skill, a finance skill with a file of its
+// own, and an unlisted draft.
+var privateFiles = map[string]string{
+	"public/SKILL.md":         "---\nname: public\ndescription: For everyone.\n---\n\n# Public\n",
+	"public/guide.md":         "# Guide\n",
+	"finance/ledger/SKILL.md": "---\nname: ledger\ndescription: Closes the books QUARTERLYSECRET.\n---\n\n# Ledger\n",
+	"finance/ledger/notes.md": "notes only finance reads\n",
+	"drafts/idea/SKILL.md":    "---\nname: idea\ndescription: Not ready.\n---\n\n# Idea\n",
+	"skilledge.yaml":          "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n    - path: drafts/\n      listed: false\n",
+}
+
+const (
+	privateIssuer   = "https://as.skilledge.test"
+	privateResource = "https://skills.skilledge.test/mcp"
+)
+
+// privateKey signs the test issuer's tokens (ES256, kid t1).
+var privateKey = sync.OnceValue(func() *ecdsa.PrivateKey {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	return k
+})
+
+// privateJWKS is the issuer's key set.
+func privateJWKS() string {
+	k := privateKey()
+	enc := base64.RawURLEncoding.EncodeToString
+	b, _ := json.Marshal(map[string]any{"keys": []map[string]string{{"kty": "EC", "crv": "P-256", "kid": "t1", "alg": "ES256", "use": "sig",
+		"x": enc(k.X.FillBytes(make([]byte, 32))), "y": enc(k.Y.FillBytes(make([]byte, 32)))}}})
+	return string(b)
+}
+
+// signJWT signs claims under header with the issuer's key (ES256), or, for an "HS256"
+// header, with HMAC keyed by key.
+func signJWT(header, claims string, key []byte) string {
+	enc := base64.RawURLEncoding.EncodeToString
+	in := enc([]byte(header)) + "." + enc([]byte(claims))
+	if strings.Contains(header, `"HS256"`) {
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte(in))
+		return in + "." + enc(m.Sum(nil))
+	}
+	if strings.Contains(header, `"none"`) {
+		return in + "."
+	}
+	sum := sha256.Sum256([]byte(in))
+	r, s, err := ecdsa.Sign(rand.Reader, privateKey(), sum[:])
+	if err != nil {
+		panic(err)
+	}
+	return in + "." + enc(append(r.FillBytes(make([]byte, 32)), s.FillBytes(make([]byte, 32))...))
+}
+
+// privateToken is a valid access token for the test resource granting scope.
+func privateToken(scope string) string {
+	return signJWT(`{"alg":"ES256","kid":"t1","typ":"at+jwt"}`, claimsJSON(map[string]any{"scope": scope}), nil)
+}
+
+// claimsJSON is a valid token's claims with changes (nil deletes a claim).
+func claimsJSON(change map[string]any) string {
+	now := time.Now().Unix()
+	c := map[string]any{"iss": privateIssuer, "aud": privateResource, "sub": "agent", "iat": now, "exp": now + 3600, "scope": "skills:read"}
+	for k, v := range change {
+		if v == nil {
+			delete(c, k)
+		} else {
+			c[k] = v
+		}
+	}
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// privateAuth is the auth option of both servers: the issuer's key set inline and a
+// static key granting skills:read, whose key it also returns.
+func privateAuth() (option string, staticKey string) {
+	entry, key := auth.NewStaticKey("ci", []string{"skills:read"})
+	return `{"resource":"` + privateResource + `","authorizationServers":["` + privateIssuer + `"],` +
+		`"jwt":{"issuer":"` + privateIssuer + `","audience":"` + privateResource + `","jwks":` + privateJWKS() + `},` +
+		`"tokens":[{"name":"ci","sha256":"` + entry.Hex() + `","scopes":["skills:read"]}]}`, key
+}
+
+// privateServer is one server of the private catalog: its base URL (no path).
+type privateServer struct{ name, base string }
+
+// privateServers starts the private catalog on `skilledge serve --auth` and on the Worker
+// in workerd, with the same auth option, and returns them with the static key.
+var privateSetup struct {
+	once sync.Once
+	dir  string
+	d    *deployment
+	err  error
+}
+
+func privateServers(t *testing.T) ([]privateServer, string) {
+	t.Helper()
+	option, key := privateAuth()
+	privateSetup.once.Do(func() {
+		dir, err := scratchDir("skilledge-private-")
+		if err == nil {
+			err = writeFiles(dir, privateFiles)
+		}
+		if err == nil {
+			privateSetup.d, err = deployFolder(dir)
+		}
+		privateSetup.dir, privateSetup.err = dir, err
+	})
+	if privateSetup.err != nil {
+		t.Fatal(privateSetup.err)
+	}
+	authFile := filepath.Join(t.TempDir(), "auth.json")
+	if err := os.WriteFile(authFile, []byte(option), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	local := serve(t, privateSetup.dir, "--auth", authFile, "--allow-host", "*")
+	w := workerdFor(t, privateSetup.d, `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true,"auth":`+option+`}`)
+	return []privateServer{{"serve", strings.TrimSuffix(local, "/mcp")}, {"workerd", w[0]}}, key
+}
+
+// writeFiles writes files (path -> content) under dir.
+func writeFiles(dir string, files map[string]string) error {
+	for p, data := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// privateProbe is one request on one surface.
+type privateProbe struct{ name, method, path, body string }
+
+// privateProbes are requests over every surface, in both eras: lists, lookups by URI,
+// name and path, completions, indexes, archives, the page, the sitemap and the fallbacks.
+// Those that name the ledger are how a caller who may not see it would look for it.
+func privateProbes() []privateProbe {
+	var out []privateProbe
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	rpc := func(name, method, params string) {
+		out = append(out, privateProbe{"legacy " + name, "POST", "/mcp", `{"jsonrpc":"2.0","id":3,"method":"` + method + `","params":` + params + `}`})
+		if method == "initialize" {
+			return
+		}
+		modern := `{` + meta + `}`
+		if params != "{}" {
+			modern = params[:len(params)-1] + `,` + meta + `}`
+		}
+		out = append(out, privateProbe{"modern " + name, "POST", "/mcp", `{"jsonrpc":"2.0","id":3,"method":"` + method + `","params":` + modern + `}`})
+	}
+	rpc("initialize", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
+	rpc("discover", "server/discover", "{}")
+	rpc("skills/list", "skills/list", "{}")
+	rpc("resources/list", "resources/list", "{}")
+	rpc("scoped list", "resources/list", `{"uri":"skill://"}`)
+	rpc("scoped list of finance", "resources/list", `{"uri":"skill://finance/"}`)
+	rpc("templates", "resources/templates/list", "{}")
+	for _, v := range []string{"", "f", "finance/", "finance/ledger"} {
+		rpc("complete skillPath "+v, "completion/complete", `{"ref":{"type":"ref/resource","uri":"skill://{+skillPath}/{+filePath}"},"argument":{"name":"skillPath","value":"`+v+`"}}`)
+	}
+	rpc("complete filePath", "completion/complete", `{"ref":{"type":"ref/resource","uri":"skill://{+skillPath}/{+filePath}"},"argument":{"name":"filePath","value":""},"context":{"arguments":{"skillPath":"finance/ledger"}}}`)
+	rpc("get by uri", "skills/get", `{"uri":"skill://finance/ledger/SKILL.md"}`)
+	rpc("get by name", "skills/get", `{"name":"ledger"}`)
+	rpc("read SKILL.md", "resources/read", `{"uri":"skill://finance/ledger/SKILL.md"}`)
+	rpc("read a file", "resources/read", `{"uri":"skill://finance/ledger/notes.md"}`)
+	rpc("read an archive", "resources/read", `{"uri":"skill://finance/ledger.tar.gz"}`)
+	rpc("read the index", "resources/read", `{"uri":"skill://index.json"}`)
+	rpc("read a directory", "resources/directory/read", `{"uri":"skill://finance/ledger"}`)
+	rpc("tools/list", "tools/list", "{}")
+	rpc("list_skills", "tools/call", `{"name":"list_skills","arguments":{}}`)
+	rpc("load_skill", "tools/call", `{"name":"load_skill","arguments":{"name":"ledger"}}`)
+	rpc("read_skill_file", "tools/call", `{"name":"read_skill_file","arguments":{"uri":"skill://finance/ledger/notes.md"}}`)
+	rpc("prompts/list", "prompts/list", "{}")
+	rpc("prompts/get", "prompts/get", `{"name":"ledger"}`)
+	for _, p := range []string{
+		"/.well-known/agent-skills/index.json", "/.well-known/skills/index.json",
+		"/.well-known/skills/ledger/SKILL.md", "/.well-known/skills/ledger/notes.md",
+		"/.well-known/agent-skills/ledger/SKILL.md", "/.well-known/agent-skills/ledger.tar.gz", "/.well-known/agent-skills/ledger.zip",
+		"/", "/sitemap.xml",
+	} {
+		out = append(out, privateProbe{"GET " + p, "GET", p, ""})
+	}
+	return out
+}
+
+// ask sends p to base with the credential fields given (name, value, …) and returns the
+// status, the header fields as text and the body.
+func (p privateProbe) ask(t *testing.T, base string, fields ...string) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequest(p.method, base+p.path, strings.NewReader(p.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/html, application/json, text/event-stream")
+	if p.method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
+		if m := gjson.Get(p.body, "method").Str; gjson.Get(p.body, "params._meta").Exists() {
+			req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", m)
+			switch m {
+			case "resources/read":
+				req.Header.Set("Mcp-Name", gjson.Get(p.body, "params.uri").Str)
+			case "tools/call", "prompts/get":
+				req.Header.Set("Mcp-Name", gjson.Get(p.body, "params.name").Str)
+			}
+		}
+	}
+	for i := 0; i+1 < len(fields); i += 2 {
+		req.Header.Add(fields[i], fields[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", p.method, p.path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(resp.Header)) {
+		if k != "Date" {
+			fmt.Fprintf(&h, "%s: %s\n", k, strings.Join(resp.Header[k], ", "))
+		}
+	}
+	return resp.StatusCode, h.String(), string(body)
+}
+
+// TestPrivateLeaks: a caller without skills:finance learns nothing of the ledger on any
+// surface, on either server: no answer holds its name, path, description or any digest of
+// its files or archives (beyond what the caller itself sent), and every lookup of it is
+// answered as a lookup of a skill that never existed; a caller with the scope is served it
+// everywhere; the unlisted draft is served by name and URI and named by no listing.
+func TestPrivateLeaks(t *testing.T) {
+	servers, _ := privateServers(t)
+	reader := "Bearer " + privateToken("skills:read")
+	finance := "Bearer " + privateToken("skills:read skills:finance")
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			secrets := []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}
+			for _, f := range []string{"finance/ledger/SKILL.md", "finance/ledger/notes.md"} {
+				sum := sha256.Sum256([]byte(privateFiles[f]))
+				secrets = append(secrets, hex.EncodeToString(sum[:]))
+			}
+			// The finance caller's indexes name the ledger's archives by digest too.
+			get := privateProbe{"", "GET", "/.well-known/agent-skills/index.json", ""}
+			_, _, theirs := get.ask(t, srv.base, "Authorization", finance)
+			_, _, ours := get.ask(t, srv.base, "Authorization", reader)
+			for _, part := range strings.Split(theirs, "sha256:")[1:] {
+				if d := part[:64]; !strings.Contains(ours, d) {
+					secrets = append(secrets, d)
+				}
+			}
+			if len(secrets) < 7 || !strings.Contains(theirs, "ledger") {
+				t.Fatalf("the finance caller's index: %s", theirs)
+			}
+			for _, p := range privateProbes() {
+				st, hdr, body := p.ask(t, srv.base, "Authorization", reader)
+				for _, s := range secrets {
+					if !strings.Contains(p.path+p.body, s) && (strings.Contains(hdr, s) || strings.Contains(body, s)) {
+						t.Errorf("%s: a caller without skills:finance is answered %q:\n%d\n%s%s", p.name, s, st, hdr, body)
+					}
+				}
+				// Asking for the hidden skill is asking for one that does not exist.
+				if strings.Contains(p.path+p.body, "ledger") {
+					q := privateProbe{p.name, p.method, strings.ReplaceAll(p.path, "ledger", "nosuch1"), strings.ReplaceAll(p.body, "ledger", "nosuch1")}
+					st2, hdr2, body2 := q.ask(t, srv.base, "Authorization", reader)
+					if st != st2 || strings.ReplaceAll(body2, "nosuch1", "ledger") != body || !sameFields(hdr, hdr2) {
+						t.Errorf("%s: hidden differs from absent:\n%d %s%s\nvs\n%d %s%s", p.name, st, hdr, body, st2, hdr2, body2)
+					}
+				}
+				// The finance caller is served it.
+				if st, _, body := p.ask(t, srv.base, "Authorization", finance); st != 200 || strings.Contains(body, `"error":{`) || strings.Contains(body, `"isError":true`) {
+					t.Errorf("%s: the finance caller: %d %s", p.name, st, body)
+				}
+			}
+			// The unlisted draft: served by name, named by no listing.
+			for _, p := range privateProbes() {
+				p.path = strings.ReplaceAll(strings.ReplaceAll(p.path, "ledger/notes.md", "idea/SKILL.md"), "ledger", "idea")
+				p.body = strings.ReplaceAll(strings.ReplaceAll(p.body, "finance/ledger/notes.md", "drafts/idea/SKILL.md"), "finance/ledger", "drafts/idea")
+				p.body = strings.ReplaceAll(p.body, "ledger", "idea")
+				st, _, body := p.ask(t, srv.base, "Authorization", finance)
+				if strings.Contains(p.path+p.body, "idea") {
+					if st != 200 || strings.Contains(body, `"error":{`) || strings.Contains(body, `"isError":true`) {
+						t.Errorf("%s: the unlisted draft is not served: %d %s", p.name, st, body)
+					}
+				} else if strings.Contains(body, "idea") {
+					t.Errorf("%s: a listing names the unlisted draft: %s", p.name, body)
+				}
+			}
+		})
+	}
+}
+
+// sameFields compares two header texts but for fields that differ by content: the
+// length and an ETag.
+func sameFields(a, b string) bool {
+	strip := func(s string) string {
+		var keep []string
+		for _, l := range strings.Split(s, "\n") {
+			if !strings.HasPrefix(l, "Content-Length:") && !strings.HasPrefix(l, "Etag:") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	return strip(a) == strip(b)
+}
+
+// TestPrivateHostileTokens: every credential that must not hold is a 401 with
+// invalid_token, on both servers, and a valid request succeeds after each; the static key
+// holds.
+func TestPrivateHostileTokens(t *testing.T) {
+	servers, key := privateServers(t)
+	now := time.Now().Unix()
+	pub := privateKey().PublicKey
+	pubBytes := elliptic.Marshal(elliptic.P256(), pub.X, pub.Y) //nolint:staticcheck // the HMAC key an attacker would try
+	header := `{"alg":"ES256","kid":"t1","typ":"at+jwt"}`
+	enc := base64.RawURLEncoding.EncodeToString
+	cases := []struct {
+		name   string
+		fields []string
+		path   string
+	}{
+		{"expired", bearer(signJWT(header, claimsJSON(map[string]any{"exp": now - 3600}), nil)), ""},
+		{"not yet valid", bearer(signJWT(header, claimsJSON(map[string]any{"nbf": now + 3600}), nil)), ""},
+		{"wrong issuer", bearer(signJWT(header, claimsJSON(map[string]any{"iss": "https://evil.test"}), nil)), ""},
+		{"wrong audience", bearer(signJWT(header, claimsJSON(map[string]any{"aud": "https://other.test/mcp"}), nil)), ""},
+		{"alg none", bearer(signJWT(`{"alg":"none","typ":"at+jwt"}`, claimsJSON(nil), nil)), ""},
+		{"HMAC keyed with the public key", bearer(signJWT(`{"alg":"HS256","kid":"t1","typ":"at+jwt"}`, claimsJSON(nil), pubBytes)), ""},
+		{"HMAC keyed with the JWKS", bearer(signJWT(`{"alg":"HS256","kid":"t1","typ":"at+jwt"}`, claimsJSON(nil), []byte(privateJWKS()))), ""},
+		{"unknown kid", bearer(signJWT(`{"alg":"ES256","kid":"t9","typ":"at+jwt"}`, claimsJSON(nil), nil)), ""},
+		{"an ID token (typ JWT)", bearer(signJWT(`{"alg":"ES256","kid":"t1","typ":"JWT"}`, claimsJSON(nil), nil)), ""},
+		{"malformed base64", bearer("eyJ!!!.eyJ@@@.sig"), ""},
+		{"malformed JSON", bearer(enc([]byte(`{"alg":"ES256"`)) + "." + enc([]byte(`{"iss":`)) + ".AAAA"), ""},
+		{"a signature of another token", bearer(strings.Join(append(strings.Split(privateToken("skills:read"), ".")[:2], strings.Split(privateToken("skills:finance"), ".")[2]), ".")), ""},
+		{"a 20 KiB token", bearer(strings.Repeat("a", 20<<10)), ""},
+		{"a token in the query string", nil, "?access_token=" + privateToken("skills:read")},
+		{"two Authorization fields", append(bearer(privateToken("skills:read")), bearer(key)...), ""},
+		{"a static key never issued", bearer("ske_" + strings.Repeat("A", 43)), ""},
+		{"Basic credentials", []string{"Authorization", "Basic " + enc([]byte("ci:"+key))}, ""},
+	}
+	list := privateProbe{"skills/list", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`}
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			for _, c := range cases {
+				p := list
+				p.path += c.path
+				st, hdr, body := p.ask(t, srv.base, c.fields...)
+				if st != 401 || !strings.Contains(hdr, `resource_metadata="`) || strings.Contains(body, "public") {
+					t.Errorf("%s: %d\n%s%s", c.name, st, hdr, body)
+				}
+				if c.fields != nil && !strings.Contains(hdr, `error="invalid_token"`) {
+					t.Errorf("%s: no invalid_token: %s", c.name, hdr)
+				}
+				if st, _, body := list.ask(t, srv.base, "Authorization", "Bearer "+key); st != 200 || !strings.Contains(body, "skill://public/") {
+					t.Fatalf("after %s, the static key: %d %s", c.name, st, body)
+				}
+			}
+			// A 1 MiB token is larger than either host reads as a header block: refused
+			// before the plugin, with the server healthy after.
+			st, _, _ := list.ask(t, srv.base, bearer(strings.Repeat("a", 1<<20))...)
+			if st != 431 && st != 401 && st != 400 {
+				t.Errorf("a 1 MiB token: %d", st)
+			}
+			t.Logf("a 1 MiB token: %d", st)
+			if st, _, _ := list.ask(t, srv.base, "Authorization", "Bearer "+key); st != 200 {
+				t.Fatalf("after a 1 MiB token: %d", st)
+			}
+		})
+	}
+}
+
+func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
+
