@@ -412,4 +412,3 @@ func TestPrivateHostileTokens(t *testing.T) {
 }
 
 func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
-
