@@ -350,14 +350,7 @@ func serveWithAuth(t *testing.T, skills map[string]string, authFor func(resource
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := &caseSkills{fs: fstest.MapFS{}}
-	h := sha256.New()
-	for _, rel := range slices.Sorted(maps.Keys(skills)) {
-		cs.fs[rel] = &fstest.MapFile{Data: []byte(skills[rel])}
-		fmt.Fprintf(h, "%q %d\n%s", rel, len(skills[rel]), skills[rel])
-	}
-	cs.key = hex.EncodeToString(h.Sum(nil))
-	enc, err := buildCase(cs)
+	enc, err := buildCase(skillsFolder(skills))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,6 +368,60 @@ func serveWithAuth(t *testing.T, skills map[string]string, authFor func(resource
 	t.Cleanup(func() {
 		hs.Close()
 		srv.Close(context.Background())
+	})
+	return resource
+}
+
+// skillsFolder is the skills folder made of files (path: content), as a case's.
+func skillsFolder(files map[string]string) *caseSkills {
+	cs := &caseSkills{fs: fstest.MapFS{}}
+	h := sha256.New()
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		cs.fs[rel] = &fstest.MapFile{Data: []byte(files[rel])}
+		fmt.Fprintf(h, "%q %d\n%s", rel, len(files[rel]), files[rel])
+	}
+	cs.key = hex.EncodeToString(h.Sum(nil))
+	return cs
+}
+
+func oauthCaseSkills() *caseSkills { return skillsFolder(oauthSkills) }
+
+// workerdWithOptions serves deployment d in workerd with the options optionsFor(resource)
+// gives, resource being the URL of its /mcp on a loopback port taken before the options
+// are written (the auth option names it), and returns that URL. The port's socket is
+// handed to workerd as a file descriptor, as startWorkerd does.
+func workerdWithOptions(t *testing.T, d *deployment, optionsFor func(resource string) string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource := "http://" + ln.Addr().String() + "/mcp"
+	f, err := ln.(*net.TCPListener).File()
+	ln.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	config, err := workerdConfig(t.TempDir(), d, []string{optionsFor(resource)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, workerdBin(t), "serve", config, "--socket-fd", "http0=3")
+	cmd.ExtraFiles = []*os.File{f}
+	logs := new(lockedBuffer)
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("workerd output:\n%s", logs.String())
+		}
 	})
 	return resource
 }
@@ -449,7 +496,8 @@ var (
 )
 
 // TestOAuthSDKClient: the official TypeScript SDK v2 client, pointed at the native host
-// serving a private catalog with the auth option, is refused, discovers the authorization
+// (as `skilledge serve` runs it) and at the Worker in workerd, each serving a private
+// catalog with the auth option, is refused, discovers the authorization
 // server through the 401 and the RFC 9728 document, gets a token for the server's resource
 // by client credentials (in both protocol eras) and by the authorization code flow with
 // PKCE (the sign-in and consent pages posted by a script), and lists and reads every skill,
@@ -462,9 +510,18 @@ var (
 func TestOAuthSDKClient(t *testing.T) {
 	as := startAS(t, asConfig{Clients: []asClient{asReader, asFinance, asApp, asOutsider}})
 	jwks := as.JWKS(t)
-	mcp := serveWithAuth(t, oauthSkills, func(resource string) string {
+	authFor := func(resource string) string {
 		return fmt.Sprintf(`{"resource":%q,"jwt":{"issuer":%q,"jwks":%s}}`, resource, as.Issuer, jwks)
+	}
+	t.Run("serve", func(t *testing.T) { oauthSuite(t, as, serveWithAuth(t, oauthSkills, authFor)) })
+	t.Run("workerd", func(t *testing.T) {
+		mcp := workerdWithOptions(t, caseDeployment(t, oauthCaseSkills()), func(resource string) string { return `{"auth":` + authFor(resource) + `}` })
+		oauthSuite(t, as, mcp)
 	})
+}
+
+// oauthSuite is TestOAuthSDKClient against the server at mcp, whose auth option trusts as.
+func oauthSuite(t *testing.T, as *authServer, mcp string) {
 	prm := strings.Replace(mcp, "/mcp", "/.well-known/oauth-protected-resource/mcp", 1)
 	challenge := `Bearer resource_metadata="` + prm + `", scope="skills:read"`
 
