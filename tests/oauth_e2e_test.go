@@ -431,19 +431,8 @@ type oauthReport struct {
 	Connected bool        `json:"connected"`
 	Error     *oauthError `json:"error"`
 	Version   string      `json:"version"`
-	HTTP      []struct {
-		Method        string            `json:"method"`
-		URL           string            `json:"url"`
-		Status        int               `json:"status"`
-		Authorization string            `json:"authorization"`
-		Challenge     string            `json:"challenge"`
-		GrantType     string            `json:"grant_type"`
-		Resource      string            `json:"resource"`
-		Scope         string            `json:"scope"`
-		Form          string            `json:"form"`
-		Authorize     map[string]string `json:"authorize"`
-	} `json:"http"`
-	Token *struct {
+	HTTP      []exchange  `json:"http"`
+	Token     *struct {
 		Typ, Alg, Iss, Aud, Sub string
 		ClientID                string  `json:"client_id"`
 		Scope                   *string `json:"scope"`
@@ -464,6 +453,20 @@ type oauthReport struct {
 		oauthError
 		ToolError string `json:"toolError"`
 	} `json:"probes"`
+}
+
+// exchange is a request client.mjs made (or its user agent, signing in), and its answer.
+type exchange struct {
+	Method        string            `json:"method"`
+	URL           string            `json:"url"` // without the query
+	Status        int               `json:"status"`
+	Authorization string            `json:"authorization"` // the scheme sent, if any
+	Challenge     string            `json:"challenge"`     // WWW-Authenticate
+	GrantType     string            `json:"grant_type"`    // of a token request
+	Resource      string            `json:"resource"`
+	Scope         string            `json:"scope"`
+	Form          string            `json:"form"`      // the page whose form was posted next
+	Authorize     map[string]string `json:"authorize"` // the authorization request's parameters
 }
 
 type oauthError struct {
@@ -538,25 +541,13 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 
 	// dance checks the start of r.http: the 401, the metadata, the authorization server's
 	// metadata; it returns the rest.
-	type entry = struct {
-		Method        string            `json:"method"`
-		URL           string            `json:"url"`
-		Status        int               `json:"status"`
-		Authorization string            `json:"authorization"`
-		Challenge     string            `json:"challenge"`
-		GrantType     string            `json:"grant_type"`
-		Resource      string            `json:"resource"`
-		Scope         string            `json:"scope"`
-		Form          string            `json:"form"`
-		Authorize     map[string]string `json:"authorize"`
-	}
-	dance := func(t *testing.T, r oauthReport) []entry {
+	dance := func(t *testing.T, r oauthReport) []exchange {
 		t.Helper()
 		h := r.HTTP
 		if len(h) < 4 {
 			t.Fatalf("%d requests: %+v", len(h), h)
 		}
-		for i, want := range []entry{
+		for i, want := range []exchange{
 			{Method: "POST", URL: mcp, Status: 401, Challenge: challenge},
 			{Method: "GET", URL: prm, Status: 200},
 			{Method: "GET", URL: as.Metadata, Status: 200},
@@ -595,7 +586,7 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 	}
 	// authorized checks that the requests after the token carried it and got past the
 	// gate (on 2026-07-28 the probes' errors are 400s).
-	authorized := func(t *testing.T, h []entry) {
+	authorized := func(t *testing.T, h []exchange) {
 		t.Helper()
 		for i, e := range h {
 			if e.URL == mcp && (e.Authorization != "Bearer" || e.Status == 401 || e.Status == 403 || e.Challenge != "") {
@@ -613,7 +604,7 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 			}
 			rest := dance(t, r)
 			// The scope the 401 names, for the resource the metadata names.
-			if want := (entry{Method: "POST", URL: as.TokenEndpoint, Status: 200, Authorization: "Basic", GrantType: "client_credentials", Resource: mcp, Scope: "skills:read"}); !reflect.DeepEqual(rest[0], want) {
+			if want := (exchange{Method: "POST", URL: as.TokenEndpoint, Status: 200, Authorization: "Basic", GrantType: "client_credentials", Resource: mcp, Scope: "skills:read"}); !reflect.DeepEqual(rest[0], want) {
 				t.Errorf("%s: the token request %+v, want %+v", era, rest[0], want)
 			}
 			authorized(t, rest[1:])

@@ -12,7 +12,7 @@
 //	 "alg": "ES256", "ttl": 300, "resources": ["http://127.0.0.1:8787/mcp"], "maxSeconds": 600}
 //
 // A client's grant is "client_credentials" (the default; a confidential client
-// authenticating with client_secret_basic or client_secret_post) or "authorization_code"
+// authenticating as its authMethod says, client_secret_basic by default) or "authorization_code"
 // (a public client, token_endpoint_auth_method none, PKCE S256 required; the user signs in
 // and consents on oidc-provider's own development pages, which any login passes). scope is
 // what the client may be granted: a token holds the scopes requested that it allows, and
