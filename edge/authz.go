@@ -3,6 +3,7 @@ package edge
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,7 +147,9 @@ func (s *Server) protectedResource(r *wire.Request) *wire.Response {
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "GET, HEAD"})
 		return resp
 	}
-	return &wire.Response{Status: 200, Header: header("Content-Type", "application/json", "Cache-Control", s.cacheControl()), Body: s.auth.prm}
+	// A copy: the body of an answer becomes the buffer the next answer is built in
+	// (reply.keep), and the document is the server's.
+	return &wire.Response{Status: 200, Header: header("Content-Type", "application/json", "Cache-Control", s.cacheControl()), Body: slices.Clone(s.auth.prm)}
 }
 
 // private marks resp, an answer to an authorized caller, as one that depends on the

@@ -186,3 +186,21 @@ func TestGateStdio(t *testing.T) {
 		t.Fatalf("over stdio: %s", reply)
 	}
 }
+
+// TestProtectedResourceKept: the metadata document is the server's, not an answer's
+// buffer: answers built after it was served leave it as it was. (The reply scratch kept
+// the body it was handed for the next answer to be built in.)
+func TestProtectedResourceKept(t *testing.T) {
+	a := newAuthTest(t, "access:\n  default: [skills:read]\n")
+	first, _ := a.do(t, "GET", "/.well-known/oauth-protected-resource/mcp", "")
+	want := string(first.Body)
+	good := a.token("skills:read", authResource, authNow.Add(time.Hour))
+	for i := range 3 {
+		a.do(t, "POST", "/mcp", request(i, "skills/list", `{`+modernMeta+`}`),
+			"Content-Type", "application/json", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "skills/list", "Authorization", "Bearer "+good)
+		again, _ := a.do(t, "GET", "/.well-known/oauth-protected-resource/mcp", "")
+		if string(again.Body) != want {
+			t.Fatalf("after %d answers, the metadata is %q, want %q", i+1, again.Body, want)
+		}
+	}
+}
