@@ -325,9 +325,10 @@ func TestOAuthTokensVerify(t *testing.T) {
 }
 
 // oauthSkills is the catalog of the OAuth end-to-end tests: two skills, a binary file among
-// theirs, under an access policy every caller needs skills:read for.
+// theirs, under an access policy every caller needs skills:read for, and ledger
+// skills:finance too.
 var oauthSkills = map[string]string{
-	"skilledge.yaml":    "access:\n  default: [skills:read]\n",
+	"skilledge.yaml":    "access:\n  default: [skills:read]\n  rules:\n    - path: ledger\n      scopes: [skills:finance]\n",
 	"alpha/SKILL.md":    "---\nname: alpha\ndescription: The first skill of the OAuth tests.\n---\n\n# Alpha\n\nSee notes.md.\n",
 	"alpha/notes.md":    "Notes for alpha.\n",
 	"alpha/img/dot.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde\x00\x00\x00\x00IEND\xaeB`\x82",
@@ -506,10 +507,7 @@ var (
 // PKCE (the sign-in and consent pages posted by a script), and lists and reads every skill,
 // every file matching its digest; a client whose grant lacks the scope the server needs is
 // refused after the SDK's step-up. Tokens sent by hand are judged alike.
-//
-// The catalog's policy gives every skill the same scopes, as the server requires for now
-// (edge.Check): two clients with different scopes seeing different catalogs waits for
-// per-skill rules.
+// Clients whose grants differ see different catalogs: ledger only with skills:finance.
 func TestOAuthSDKClient(t *testing.T) {
 	as := startAS(t, asConfig{Clients: []asClient{asReader, asFinance, asApp, asOutsider}})
 	jwks := as.JWKS(t)
@@ -528,16 +526,18 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 	prm := strings.Replace(mcp, "/mcp", "/.well-known/oauth-protected-resource/mcp", 1)
 	challenge := `Bearer resource_metadata="` + prm + `", scope="skills:read"`
 
-	// What every client that gets in must see: both skills, every file, each digest the
-	// SHA-256 of the bytes written.
-	wantFiles := map[string]string{}
-	for rel, data := range oauthSkills {
-		if rel != "skilledge.yaml" {
-			sum := sha256.Sum256([]byte(data))
-			wantFiles["skill://"+rel] = "sha256:" + hex.EncodeToString(sum[:])
+	// What a client that gets in must see: the skills its grant shows, every file of
+	// theirs, each digest the SHA-256 of the bytes written.
+	want := func(skills []string) (files map[string]string, resources []string) {
+		files = map[string]string{}
+		for rel, data := range oauthSkills {
+			if name, _, _ := strings.Cut(rel, "/"); slices.Contains(skills, name) {
+				sum := sha256.Sum256([]byte(data))
+				files["skill://"+rel] = "sha256:" + hex.EncodeToString(sum[:])
+			}
 		}
+		return files, append(slices.Sorted(maps.Keys(files)), "skill://index.json")
 	}
-	wantResources := append(slices.Sorted(maps.Keys(wantFiles)), "skill://index.json")
 
 	// dance checks the start of r.http: the 401, the metadata, the authorization server's
 	// metadata; it returns the rest.
@@ -558,9 +558,15 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 		}
 		return h[3:]
 	}
-	// served checks what a client that got in saw: its token, and every skill and file.
-	served := func(t *testing.T, r oauthReport, sub, clientID, alg, scope string) {
+	// served checks what a client that got in saw: its token, and every skill its grant
+	// shows (skills) with every file, and nothing else.
+	served := func(t *testing.T, r oauthReport, sub, clientID, alg, scope string, skills ...string) {
 		t.Helper()
+		wantFiles, wantResources := want(skills)
+		var wantURIs []string
+		for _, s := range skills {
+			wantURIs = append(wantURIs, "skill://"+s+"/SKILL.md")
+		}
 		if !r.Connected || r.Error != nil {
 			t.Fatalf("connected %v, error %+v", r.Connected, r.Error)
 		}
@@ -568,8 +574,8 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 		if tok == nil || tok.Typ != "at+jwt" || tok.Alg != alg || tok.Iss != as.Issuer || tok.Aud != mcp || tok.Sub != sub || tok.ClientID != clientID || tok.Scope == nil || *tok.Scope != scope {
 			t.Errorf("the token: %+v, want at+jwt %s from %s for %s, sub %s, client %s, scope %q", tok, alg, as.Issuer, mcp, sub, clientID, scope)
 		}
-		if !slices.Equal(r.Skills, []string{"alpha", "ledger"}) || !slices.Equal(r.SkillURIs, []string{"skill://alpha/SKILL.md", "skill://ledger/SKILL.md"}) {
-			t.Errorf("skills %q (%q), want alpha and ledger", r.Skills, r.SkillURIs)
+		if !slices.Equal(r.Skills, skills) || !slices.Equal(r.SkillURIs, wantURIs) {
+			t.Errorf("skills %q (%q), want %q", r.Skills, r.SkillURIs, skills)
 		}
 		if !slices.Equal(r.Resources, wantResources) {
 			t.Errorf("resources/list: %q, want %q", r.Resources, wantResources)
@@ -598,7 +604,8 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 	t.Run("client credentials", func(t *testing.T) {
 		for _, era := range []string{"default", "modern"} {
 			r := runOAuthClient(t, mcp, map[string]any{"flow": "client_credentials", "clientId": asReader.ID, "clientSecret": asReader.Secret, "issuer": as.Issuer, "era": era,
-				"probes": []map[string]any{{"read": "skill://nope/SKILL.md"}, {"get": "skill://ledger/rates.csv"}}})
+				"probes": []map[string]any{{"read": "skill://nope/SKILL.md"}, {"get": "skill://ledger/rates.csv"},
+					{"get": "skill://ledger/SKILL.md"}, {"read": "skill://ledger/rates.csv"}}})
 			if want := map[string]string{"default": "2025-11-25", "modern": "2026-07-28"}[era]; r.Version != want {
 				t.Errorf("%s: version %q, want %q", era, r.Version, want)
 			}
@@ -608,8 +615,8 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 				t.Errorf("%s: the token request %+v, want %+v", era, rest[0], want)
 			}
 			authorized(t, rest[1:])
-			served(t, r, asReader.ID, asReader.ID, "ES256", "skills:read")
-			if len(r.Probes) != 2 {
+			served(t, r, asReader.ID, asReader.ID, "ES256", "skills:read", "alpha")
+			if len(r.Probes) != 4 {
 				t.Fatalf("%s: probes %+v", era, r.Probes)
 			}
 			for _, p := range r.Probes {
@@ -627,15 +634,15 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 			t.Errorf("the token request %+v, want skills:read skills:finance for %s", rest[0], mcp)
 		}
 		authorized(t, rest[1:])
-		served(t, r, asFinance.ID, asFinance.ID, "RS256", "skills:read skills:finance")
+		served(t, r, asFinance.ID, asFinance.ID, "RS256", "skills:read skills:finance", "alpha", "ledger")
 	})
 
 	t.Run("authorization code with PKCE", func(t *testing.T) {
 		r := runOAuthClient(t, mcp, map[string]any{"flow": "authorization_code", "clientId": asApp.ID, "issuer": as.Issuer, "redirectUrl": asApp.RedirectURIs[0], "login": "alice"})
 		rest := dance(t, r)
-		want := map[string]string{"response_type": "code", "client_id": asApp.ID, "redirect_uri": asApp.RedirectURIs[0], "scope": "skills:read", "resource": mcp, "code_challenge_method": "S256"}
-		if !reflect.DeepEqual(rest[0].Authorize, want) {
-			t.Errorf("the authorization request %+v, want %v", rest[0].Authorize, want)
+		wantAuthorize := map[string]string{"response_type": "code", "client_id": asApp.ID, "redirect_uri": asApp.RedirectURIs[0], "scope": "skills:read", "resource": mcp, "code_challenge_method": "S256"}
+		if !reflect.DeepEqual(rest[0].Authorize, wantAuthorize) {
+			t.Errorf("the authorization request %+v, want %v", rest[0].Authorize, wantAuthorize)
 		}
 		var forms []string
 		token := -1
@@ -654,7 +661,7 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 			t.Fatalf("the token request: %+v", rest)
 		}
 		authorized(t, rest[token+1:])
-		served(t, r, "alice", asApp.ID, "ES256", "skills:read")
+		served(t, r, "alice", asApp.ID, "ES256", "skills:read", "alpha")
 	})
 
 	t.Run("a grant without the scope needed", func(t *testing.T) {
