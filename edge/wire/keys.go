@@ -119,6 +119,11 @@ func KeysRedirect(from, to string) bool {
 	return false
 }
 
+// KeysURL reports whether a host fetches a key set from u at all: https, or http to a
+// loopback host. The plugin names no other (the auth option refuses them); a host checks
+// again, as KeysRedirect(u, u).
+func KeysURL(u string) bool { return KeysRedirect(u, u) }
+
 // loopbackHost reports whether host (url.URL.Hostname) is localhost or a loopback address.
 func loopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
