@@ -92,8 +92,9 @@
 //     request per KeysRefetch, and a request at most one fetch and one retry.
 //   - Every instance gets the set in hand before its next request, instances created
 //     later included.
-//   - A fetch is a GET with Accept: KeysAccept (with Cache-Control: no-cache when the
-//     plugin asked, so that no cache between answers with the set it had), ended after
+//   - A fetch is a GET with Accept: KeysAccept (and Cache-Control: no-cache when the
+//     plugin wants a set again because the one it has lacked a key, so that no cache on
+//     the way answers with that one), ended after
 //     KeysTimeout; it fails for a status other than 200 or a body over KeySetMax bytes, and
 //     follows at most KeysRedirects redirects, each one KeysRedirect allows (never away
 //     from https). A failed fetch keeps the set in hand, if any, and goes to the host's

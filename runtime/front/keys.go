@@ -119,14 +119,15 @@ func (k *KeySets) Keys(url string) ([]byte, uint64) {
 
 // Want implements wasm.Keys: it fetches url's set unless it was fetched within
 // wire.KeysRefetch, and reports whether a version other than the one in hand when it was
-// called is in hand now (a fetch under way when it was called counts).
+// called is in hand now (a fetch under way when it was called counts). With a set in
+// hand, the plugin wants it again because it lacked a key: the fetch is urgent.
 func (k *KeySets) Want(ctx context.Context, url string) bool {
 	s := k.set(url)
 	v := s.version()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.version() == v && s.state.Refetch(k.now()) {
-		k.fetch(ctx, s, true)
+		k.fetch(ctx, s, v != 0) // a set in hand lacked a key: no cache may answer with it
 	}
 	return s.version() != v
 }
