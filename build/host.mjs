@@ -154,7 +154,9 @@ export class Host {
 	// requests while this one waits), which stands when nothing new came. Every answer it
 	// gives is a copy, for the same reason; none is replayed (a 401 never is).
 	async answerAgain(instance, head, body, first, wanted) {
-		if (!(await this.keys.wantAll(wanted)) || this.instance !== instance) {
+		await this.keys.wantAll(wanted);
+		const newer = wanted.some((u) => this.keys.version(u) !== (instance.keyVersions.get(u) ?? 0));
+		if (!newer || this.instance !== instance) {
 			return { out: first, parsed: parseFrame(first), hint: null, headBytes: 0 };
 		}
 		this.giveKeys(instance);
@@ -886,21 +888,17 @@ export class KeySets {
 	}
 
 	// want fetches url's set unless it was fetched within limits.KeysRefetch, and resolves
-	// to whether a version other than the one in hand when it was called is in hand now (a
-	// fetch under way counts). With a set in hand, the plugin wants it again because it
-	// lacked a key: the fetch is urgent.
+	// once that fetch, or one under way, has ended. With a set in hand, the plugin wants it
+	// again because it lacked a key: the fetch is urgent.
 	async want(url) {
 		const e = this.entry(url);
-		const v = e.version;
 		if (e.fetching === null && e.state.refetch(this.now())) e.fetching = this.run(e, url, e.doc !== null);
 		if (e.fetching !== null) await e.fetching;
-		return e.version !== v;
 	}
 
-	// wantAll is want for each of urls: whether any brought a new version.
+	// wantAll is want for each of urls.
 	async wantAll(urls) {
-		const newer = await Promise.all(urls.map((u) => this.want(u)));
-		return newer.includes(true);
+		await Promise.all(urls.map((u) => this.want(u)));
 	}
 
 	refused(url, version, err) {

@@ -190,7 +190,8 @@ test("key sets: what a fetch follows, refuses and tells the issuer", async (t) =
 	await assert.rejects(sets.get("https://as.example/gone", false), /HTTP 404 Not Found/);
 	await assert.rejects(sets.get("http://as.example/jwks", false), /not fetched/);
 	// A failure is logged, never thrown.
-	assert.equal(await sets.want("https://as.example/gone"), false);
+	await sets.want("https://as.example/gone");
+	assert.equal(sets.version("https://as.example/gone"), 0);
 	assert.match(errors.mock.calls.at(-1).arguments[0], /the key set at https:\/\/as.example\/gone: HTTP 404 Not Found; every token it would verify is refused/);
 });
 

@@ -118,10 +118,10 @@ func (k *KeySets) Keys(url string) ([]byte, uint64) {
 }
 
 // Want implements wasm.Keys: it fetches url's set unless it was fetched within
-// wire.KeysRefetch, and reports whether a version other than the one in hand when it was
-// called is in hand now (a fetch under way when it was called counts). With a set in
-// hand, the plugin wants it again because it lacked a key: the fetch is urgent.
-func (k *KeySets) Want(ctx context.Context, url string) bool {
+// wire.KeysRefetch, or a fetch under way when it was called brought a new one; it returns
+// once the fetch has ended. With a set in hand, the plugin wants it again because it
+// lacked a key: the fetch is urgent.
+func (k *KeySets) Want(ctx context.Context, url string) {
 	s := k.set(url)
 	v := s.version()
 	s.mu.Lock()
@@ -129,7 +129,6 @@ func (k *KeySets) Want(ctx context.Context, url string) bool {
 	if s.version() == v && s.state.Refetch(k.now()) {
 		k.fetch(ctx, s, v != 0) // a set in hand lacked a key: no cache may answer with it
 	}
-	return s.version() != v
 }
 
 // Refused implements wasm.Keys: it logs the plugin's reason, once a version.

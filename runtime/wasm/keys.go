@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skilledge/skilledge/edge/wire"
@@ -19,10 +20,10 @@ type Keys interface {
 	// instance the set when its version is not the one the instance has: it must be cheap.
 	Keys(url string) (doc []byte, version uint64)
 	// Want says the plugin wants url's set: it has none, or a token named a key the set
-	// lacks. It fetches the set when the schedule allows it now (wire.KeysState.Refetch)
-	// and reports whether a version other than the one in hand when it was called is in
-	// hand now: the request that made the plugin want it is then asked again.
-	Want(ctx context.Context, url string) bool
+	// lacks. It fetches the set when the schedule allows it now (wire.KeysState.Refetch),
+	// and returns once that fetch, or one under way, has ended. When the set in hand is
+	// then not the one the instance had, the pool asks it again.
+	Want(ctx context.Context, url string)
 	// Refused says the plugin refused that version of url's set (the document is no key
 	// set): err is its reason. The instance keeps the set it had.
 	Refused(url string, version uint64, err error)
@@ -92,11 +93,16 @@ func (pl *Pool) syncKeys(ctx context.Context, in *instance) error {
 func (pl *Pool) KeyURLs() []string { return pl.keyURLs }
 
 // wantKeys tells the pool's source that the plugin wants the sets of urls, and reports
-// whether any is now newer than the instances had.
-func (pl *Pool) wantKeys(ctx context.Context, urls []string) bool {
-	newer := false
+// whether one of them is now another than the instance had (had: its keyVersions when it
+// answered).
+func (pl *Pool) wantKeys(ctx context.Context, urls []string, had []uint64) bool {
 	for _, u := range urls {
-		newer = pl.opt.Keys.Want(ctx, u) || newer
+		pl.opt.Keys.Want(ctx, u)
 	}
-	return newer
+	for i, u := range pl.keyURLs {
+		if _, v := pl.opt.Keys.Keys(u); v != had[i] && slices.Contains(urls, u) {
+			return true
+		}
+	}
+	return false
 }

@@ -32,15 +32,13 @@ func (f *fakeKeys) Keys(url string) ([]byte, uint64) {
 	return f.doc, f.version
 }
 
-func (f *fakeKeys) Want(ctx context.Context, url string) bool {
+func (f *fakeKeys) Want(ctx context.Context, url string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.wants++
-	if f.next == nil || string(f.next) == string(f.doc) {
-		return false
+	if f.next != nil && string(f.next) != string(f.doc) {
+		f.doc, f.version = f.next, f.version+1
 	}
-	f.doc, f.version = f.next, f.version+1
-	return true
 }
 
 func (f *fakeKeys) Refused(url string, version uint64, err error) {

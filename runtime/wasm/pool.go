@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -319,6 +320,7 @@ func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header
 		start  = len(dst)
 		hint   wire.Hint
 		wanted []string
+		had    []uint64 // the versions of the key sets the instance had when it wanted some
 		retry  bool
 	)
 	answer := func(ctx context.Context, in *instance) error {
@@ -334,11 +336,12 @@ func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header
 		}
 		if err == nil && resp.Status == 401 && !retry && pl.opt.Keys != nil && len(pl.keyURLs) > 0 {
 			wanted, err = in.keysWanted(ctx)
+			had = slices.Clone(in.keyVersions)
 		}
 		return err
 	}
 	err := pl.do(ctx, answer)
-	if err == nil && len(wanted) > 0 && pl.wantKeys(ctx, wanted) {
+	if err == nil && len(wanted) > 0 && pl.wantKeys(ctx, wanted, had) {
 		retry = true
 		err = pl.do(ctx, answer)
 	}
