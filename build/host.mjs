@@ -110,6 +110,8 @@ export class Host {
 		if (this.keys !== null && instance.keyURLs.length > 0) {
 			await Promise.all(instance.keyURLs.filter((u) => this.keys.version(u) === 0).map((u) => this.keys.want(u)));
 			this.giveKeys(instance);
+		} else if (instance.keyURLs.length > 0) {
+			console.error(`skilledge: the auth option names the key set at ${instance.keyURLs.join(" and ")}, and this host was given no fetch: every token it would verify is refused`);
 		}
 		return instance;
 	}

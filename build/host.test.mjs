@@ -306,12 +306,13 @@ test("key sets through the host: fetched at start, given to the plugin, fetched 
 });
 
 test("key sets through the host: without keys, tokens are refused", async (t) => {
-	t.mock.method(console, "error", () => {});
+	const errors = t.mock.method(console, "error", () => {});
 	const plugin = fakePlugin();
 	const host = new Host({ createPlugin: plugin.createPlugin, module: null, pack: new Uint8Array(0),
 		options: { auth: { jwt: { jwksUri: "https://as.example/jwks" } } } });
 	const resp = await host.fetch(new Request("https://skills.example/mcp", { headers: { authorization: "Bearer k1" } }), store({}));
 	assert.equal(resp.status, 401);
+	assert.match(errors.mock.calls[0].arguments[0], /names the key set at https:\/\/as.example\/jwks, and this host was given no fetch/);
 	const down = issuer("https://as.example/jwks");
 	down.down = true;
 	const host2 = new Host({ createPlugin: fakePlugin().createPlugin, module: null, pack: new Uint8Array(0),
