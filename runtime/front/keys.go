@@ -127,7 +127,10 @@ func (k *KeySets) Want(ctx context.Context, url string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.version() == v && s.state.Refetch(k.now()) {
-		k.fetch(ctx, s, v != 0) // a set in hand lacked a key: no cache may answer with it
+		// The fetch is every waiter's, and the pause follows it: a client that goes away
+		// must not cancel it (a forged token and a hang-up would keep a rotation unseen).
+		// Its own time is bounded (wire.KeysTimeout).
+		k.fetch(context.WithoutCancel(ctx), s, v != 0) // a set in hand lacked a key: no cache may answer with it
 	}
 }
 
