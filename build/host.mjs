@@ -19,7 +19,9 @@
 //     Every object is checked (present, of its size) before the first byte goes out;
 //   - replay the answers the plugin marks replayable (skilledge_replay) to requests that
 //     repeat one but for their JSON-RPC id, without a call into the plugin (Replays);
-//   - answer on its own, in one shape, when the plugin cannot (failure).
+//   - answer on its own, in one shape, when the plugin cannot (failure);
+//   - fetch the signing key sets the plugin names (KeySets), give them to the instance, and
+//     after a 401 that wants one, fetch it and ask the plugin again once.
 //
 // The Extism JS SDK instantiates the plugin (WASI and the extism:host/env imports); the
 // options, the index and every request then go through the raw exports (skilledge_configure,
@@ -37,6 +39,13 @@ export const limits = {
 	ReplayEntryMax: 256 * 1024,
 	ReplayBudget: 16 * 1024 * 1024,
 	ReplayShapesMax: 16,
+	KeySetMax: 256 * 1024,
+	KeysRedirects: 3,
+	KeysTimeout: 5, // seconds, as the other durations
+	KeysRefetch: 30,
+	KeysMinAge: 60,
+	KeysMaxAge: 24 * 60 * 60,
+	KeysDefaultAge: 10 * 60,
 };
 
 // storeDir is where the content store's objects are in `skilledge build`'s assets
@@ -53,12 +62,16 @@ const empty = new Uint8Array(0);
 
 // Host serves requests with one plugin instance, made on the first request.
 //
-//	new Host({ createPlugin, module, pack, options })
+//	new Host({ createPlugin, module, pack, options, fetch })
 //
 // createPlugin is the Extism SDK's default export, module the compiled plugin.wasm (a
 // WebAssembly.Module), pack the bytes of catalog.pack (an ArrayBuffer or Uint8Array),
 // options the plugin's options object (edge/wire Options: the Worker's
-// SKILLEDGE_OPTIONS). host.fetch(request, store, ctx) answers a Request; store is
+// SKILLEDGE_OPTIONS). fetch(url, init, {urgent}) fetches a key set the options name by URL
+// (KeySets): the runtime's fetch, or one that adds its own cache policy (urgent: the plugin
+// wants the set because a token named a key the set in hand lacks, so no cache may answer
+// with the old one); without it, no key set is ever fetched and the tokens those sets would
+// verify are refused. host.fetch(request, store, ctx) answers a Request; store is
 //
 //	{ object(name) → Promise<Response>,    the object's bytes (404 when missing)
 //	  stream?(length) → {readable, writable} } a stream the runtime sends with that
@@ -67,7 +80,7 @@ const empty = new Uint8Array(0);
 // and ctx, when the runtime has one, its context: ctx.waitUntil(promise) keeps the
 // runtime alive while a body streams (Workers', Deno's and Netlify's contexts have it).
 export class Host {
-	constructor({ createPlugin, module, pack, options }) {
+	constructor({ createPlugin, module, pack, options, fetch }) {
 		this.createPlugin = createPlugin;
 		this.module = module;
 		this.pack = pack;
@@ -76,9 +89,11 @@ export class Host {
 		this.instance = null; // what starting resolved to, once it has
 		this.replays = new Replays();
 		this.objects = new ObjectCache();
+		this.keys = fetch ? new KeySets(fetch) : null;
 	}
 
-	// start makes the instance: {raw, fields, maxBody}.
+	// start makes the instance: {raw, fields, maxBody, keyURLs, keyVersions}, with the key
+	// sets the plugin names fetched (those not in hand yet: a new instance finds them).
 	async start() {
 		// enableWasiOutput: the plugin writes to stderr only when it crashes; let that reach the logs.
 		const p = await this.createPlugin({ wasm: [{ module: this.module }] }, { useWasi: true, enableWasiOutput: true });
@@ -91,7 +106,66 @@ export class Host {
 		raw.call("skilledge_load", new Uint8Array(this.pack));
 		// The request header fields the plugin reads: only these are framed.
 		const fields = decoder.decode(bytesAt(x, x.skilledge_fields())).split("\n");
-		return { raw, fields, maxBody: this.options.maxBody ?? limits.DefaultMaxBody };
+		const instance = { raw, fields, maxBody: this.options.maxBody ?? limits.DefaultMaxBody, keyURLs: raw.wanted(), keyVersions: new Map() };
+		if (this.keys !== null && instance.keyURLs.length > 0) {
+			await Promise.all(instance.keyURLs.filter((u) => this.keys.version(u) === 0).map((u) => this.keys.want(u)));
+			this.giveKeys(instance);
+		} else if (instance.keyURLs.length > 0) {
+			console.error(`skilledge: the auth option names the key set at ${instance.keyURLs.join(" and ")}, and this host was given no fetch: every token it would verify is refused`);
+		}
+		return instance;
+	}
+
+	// giveKeys gives instance every key set in hand that it does not have. A set the plugin
+	// refuses (no key set) is logged, once a version; the instance keeps the one it had.
+	giveKeys(instance) {
+		for (const url of instance.keyURLs) {
+			const { doc, version } = this.keys.current(url);
+			if (version === (instance.keyVersions.get(url) ?? 0)) continue;
+			instance.keyVersions.set(url, version);
+			try {
+				instance.raw.keys(url, doc);
+			} catch (err) {
+				if (!(err instanceof KeysRefused)) throw err;
+				this.keys.refused(url, version, err);
+			}
+		}
+	}
+
+	// answer has the plugin answer the request of head and body: {out, parsed, hint,
+	// headBytes}, the response frame, it parsed, its replay hint (or null) and the head's
+	// length in the request frame. A 401 that wants a key set (a token named a key the set
+	// in hand lacks) has the set fetched, when the schedule allows, and the plugin asked
+	// again once: then the result is a promise. An error is the instance's failure.
+	answer(instance, head, body, ctx) {
+		if (this.keys !== null && instance.keyURLs.length > 0) {
+			for (const url of instance.keyURLs) this.keys.refresh(url, ctx);
+			this.giveKeys(instance);
+		}
+		const out = instance.raw.http(head, body);
+		const parsed = parseFrame(out);
+		if (parsed.status === 401 && this.keys !== null && instance.keyURLs.length > 0) {
+			const wanted = instance.raw.wanted();
+			if (wanted.length > 0) return this.answerAgain(instance, head, body, out.slice(), wanted);
+		}
+		return { out, parsed, hint: instance.raw.replay(), headBytes: instance.raw.headBytes };
+	}
+
+	// answerAgain has the key sets wanted fetched and, when a new one came, the plugin
+	// answer again. first is a copy of the first answer (the instance's memory serves other
+	// requests while this one waits), which stands when nothing new came. Every answer it
+	// gives is a copy, for the same reason; none is replayed (a 401 never is).
+	async answerAgain(instance, head, body, first, wanted) {
+		await this.keys.wantAll(wanted);
+		const newer = wanted.some((u) => this.keys.version(u) !== (instance.keyVersions.get(u) ?? 0));
+		if (!newer || this.instance !== instance) {
+			return { out: first, parsed: parseFrame(first), hint: null, headBytes: 0 };
+		}
+		this.giveKeys(instance);
+		const out = instance.raw.http(head, body).slice();
+		const parsed = parseFrame(out);
+		const hint = instance.raw.replay();
+		return { out, parsed, hint, headBytes: instance.raw.headBytes };
 	}
 
 	// fetch answers request. Once the instance is up, a request awaits only its body (and
@@ -124,10 +198,11 @@ export class Host {
 		let parsed = this.replays.lookup(head, body);
 		if (parsed === null) {
 			try {
-				const out = instance.raw.http(head, body);
-				parsed = parseFrame(out);
-				const hint = instance.raw.replay();
-				if (hint !== null) this.replays.keep(head, instance.raw.headBytes, body, out, parsed, hint);
+				let answered = this.answer(instance, head, body, ctx);
+				if (answered instanceof Promise) answered = await answered; // only when it fetched a key set
+				const { out, hint, headBytes } = answered;
+				parsed = answered.parsed;
+				if (hint !== null) this.replays.keep(head, headBytes, body, out, parsed, hint);
 			} catch (err) {
 				// The instance trapped (a panic, out of memory) or answered a frame that does not
 				// parse: it is unusable. Only this request fails; the next one gets a new instance.
@@ -195,10 +270,30 @@ class Raw {
 		return packed === 0n ? null : parseHint(bytesAt(this.x, packed));
 	}
 
+	// wanted is the URLs of the key sets the plugin wants (skilledge_keys_wanted): [] for
+	// none, and from a plugin older than the export.
+	wanted() {
+		if (typeof this.x.skilledge_keys_wanted !== "function") return [];
+		const packed = this.x.skilledge_keys_wanted();
+		return packed === 0n ? [] : decoder.decode(bytesAt(this.x, packed)).split("\n");
+	}
+
+	// keys gives the plugin the key set doc (a Uint8Array) fetched from url
+	// (skilledge_keys); it throws KeysRefused with the plugin's reason when the plugin
+	// refuses it.
+	keys(url, doc) {
+		const frame = keysFrame(url, doc);
+		this.room(frame.length).set(frame);
+		if (this.x.skilledge_keys(this.ptr, frame.length) !== 0) throw new KeysRefused(this.error());
+	}
+
 	error() {
 		return decoder.decode(bytesAt(this.x, this.x.skilledge_error()));
 	}
 }
+
+// KeysRefused is thrown for a key set the plugin refuses: a document that is no key set.
+export class KeysRefused extends Error {}
 
 // bytesAt is the linear memory a packed (ptr<<32 | len) result names.
 function bytesAt(x, packed) {
@@ -638,6 +733,269 @@ function replayHash(h, body, from, to) {
 function sameBytes(a, b, at) {
 	for (let i = 0; i < a.length; i++) if (a[i] !== b[at + i]) return false;
 	return true;
+}
+
+// Key sets (edge/wire's package doc, "Key sets"): the signing keys the plugin's options
+// name by URL, which the plugin cannot fetch. The plugin validates what it is given and
+// checks every token; a host fetches bytes on one schedule, the same on every host
+// (KeysState; testdata/keys.json holds this file to it).
+
+// keysAccept is the Accept field of a key set fetch.
+export const keysAccept = "application/jwk-set+json, application/json";
+
+// emptyKeySet is the set a host gives the plugin for a set it gave up (KeysState.expired).
+export const emptyKeySet = '{"keys":[]}';
+
+// keysFrame is the input of the keys export (wire.AppendKeys): url, LF, and doc, the key
+// set fetched from it (a Uint8Array), as it came.
+export function keysFrame(url, doc) {
+	const u = encoder.encode(url + "\n");
+	const out = new Uint8Array(u.length + doc.length);
+	out.set(u);
+	out.set(doc, u.length);
+	return out;
+}
+
+// keysAge is how many seconds a key set fetched with these Cache-Control and Age field
+// values ("" when absent) is fresh (wire.KeysAge): the first valid max-age less Age,
+// between limits.KeysMinAge and limits.KeysMaxAge; KeysDefaultAge without one; KeysMinAge
+// with no-cache or no-store.
+export function keysAge(cacheControl, age) {
+	let maxAge = -1;
+	let found = false;
+	for (const d of cacheControl.split(",")) {
+		const t = d.trim();
+		const eq = t.indexOf("=");
+		const name = (eq < 0 ? t : t.slice(0, eq)).trim().toLowerCase();
+		if (name === "no-cache" || name === "no-store") return limits.KeysMinAge;
+		if (name === "max-age" && !found) {
+			const n = deltaSeconds(eq < 0 ? "" : t.slice(eq + 1).trim(), true);
+			if (n !== null) [maxAge, found] = [n, true];
+		}
+	}
+	if (!found) return limits.KeysDefaultAge;
+	const a = deltaSeconds(age.trim(), false);
+	if (a !== null) maxAge -= a;
+	return Math.min(Math.max(maxAge, limits.KeysMinAge), limits.KeysMaxAge);
+}
+
+// deltaSeconds reads digits (in quotes when quoted allows), capped at 2^31, or gives null.
+function deltaSeconds(s, quoted) {
+	if (quoted && s.length >= 2 && s[0] === '"' && s[s.length - 1] === '"') s = s.slice(1, -1);
+	if (!/^[0-9]+$/.test(s)) return null;
+	let n = 0;
+	for (let i = 0; i < s.length; i++) n = Math.min(n * 10 + s.charCodeAt(i) - 48, 2 ** 31);
+	return n;
+}
+
+// keysRedirect says whether a key set fetch of the URL from follows a redirect to the URL
+// to (wire.KeysRedirect): to is https, or http to a loopback host when from is too.
+export function keysRedirect(from, to) {
+	let t, f;
+	try {
+		t = new URL(to);
+		f = new URL(from);
+	} catch {
+		return false;
+	}
+	if (t.host === "" || t.username !== "" || t.password !== "") return false;
+	if (t.protocol === "https:") return true;
+	return t.protocol === "http:" && f.protocol === "http:" && loopbackHost(f.hostname) && loopbackHost(t.hostname);
+}
+
+// keysURL says whether a host fetches a key set from u at all (wire.KeysURL).
+export const keysURL = (u) => keysRedirect(u, u);
+
+// loopbackHost says whether a URL's hostname (as the URL parser normalizes it) is
+// localhost or a loopback address.
+function loopbackHost(h) {
+	return h === "localhost" || h === "[::1]" || /^127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$/.test(h);
+}
+
+// KeysState is the schedule of one key set URL (wire.KeysState), times in milliseconds.
+export class KeysState {
+	constructor() {
+		this.tried = null; // when the last fetch began
+		this.held = false; // a set is in hand
+		this.fresh = 0; // until when it is fresh
+	}
+
+	// refetch: a fetch may begin at now (none within limits.KeysRefetch).
+	refetch(now) {
+		return this.tried === null || now >= this.tried + limits.KeysRefetch * 1000;
+	}
+
+	// due: the host fetches at now on its own (no set, or a stale one, and it may).
+	due(now) {
+		return (!this.held || now >= this.fresh) && this.refetch(now);
+	}
+
+	begin(now) {
+		this.tried = now;
+	}
+
+	// done records a set fetched at now, fresh for age seconds.
+	done(now, age) {
+		this.held = true;
+		this.fresh = now + age * 1000;
+	}
+
+	// expired: the set held is given up (no fetch refreshed it for limits.KeysMaxAge after
+	// it went stale).
+	expired(now) {
+		return this.held && now >= this.fresh + limits.KeysMaxAge * 1000;
+	}
+
+	drop() {
+		this.held = false;
+	}
+}
+
+// KeySets fetches the key sets, keeps each as its KeysState says, and logs failures, sets
+// given up and sets the plugin refused (console.error) and sets that changed (console.log).
+// fetch is the Host's (url, init, {urgent}); now gives the time in milliseconds.
+export class KeySets {
+	constructor(fetch, now = () => Date.now()) {
+		this.fetchFn = fetch;
+		this.now = now;
+		this.sets = new Map(); // url -> {state, doc, version, fetching, refused}
+	}
+
+	entry(url) {
+		let e = this.sets.get(url);
+		if (e === undefined) {
+			e = { state: new KeysState(), doc: null, version: 0, fetching: null, refused: 0 };
+			this.sets.set(url, e);
+		}
+		return e;
+	}
+
+	// current is the set in hand for url and its version (0 and null before the first).
+	current(url) {
+		const e = this.entry(url);
+		return { doc: e.doc, version: e.version };
+	}
+
+	version(url) {
+		return this.entry(url).version;
+	}
+
+	// refresh starts a fetch of url's set in the background when it is due; ctx.waitUntil,
+	// when the runtime has it, keeps the runtime alive until it ends.
+	refresh(url, ctx) {
+		const e = this.entry(url);
+		if (e.fetching !== null || !e.state.due(this.now())) return;
+		e.fetching = this.run(e, url, false);
+		ctx?.waitUntil?.(e.fetching);
+	}
+
+	// want fetches url's set unless it was fetched within limits.KeysRefetch, and resolves
+	// once that fetch, or one under way, has ended. With a set in hand, the plugin wants it
+	// again because it lacked a key: the fetch is urgent.
+	async want(url) {
+		const e = this.entry(url);
+		if (e.fetching === null && e.state.refetch(this.now())) e.fetching = this.run(e, url, e.doc !== null);
+		if (e.fetching !== null) await e.fetching;
+	}
+
+	// wantAll is want for each of urls.
+	async wantAll(urls) {
+		await Promise.all(urls.map((u) => this.want(u)));
+	}
+
+	refused(url, version, err) {
+		const e = this.entry(url);
+		if (e.refused === version) return;
+		e.refused = version;
+		console.error(`skilledge: the key set at ${url}: the plugin refused it: ${err.message}`);
+	}
+
+	// run fetches url's set into e; urgent says the plugin wants it. It never throws: a
+	// failure keeps the set in hand (unless it is given up) and is logged.
+	async run(e, url, urgent) {
+		e.state.begin(this.now());
+		try {
+			const { doc, age } = await this.get(url, urgent);
+			e.state.done(this.now(), age);
+			if (e.doc === null || e.doc.length !== doc.length || !sameBytes(e.doc, doc, 0)) {
+				[e.doc, e.version] = [doc, e.version + 1];
+				console.log(`skilledge: the key set at ${url}: fetched (${doc.length} bytes, fresh for ${age} s)`);
+			}
+		} catch (err) {
+			const why = err?.name === "TimeoutError" ? `no answer within ${limits.KeysTimeout} s` : err?.message ?? String(err);
+			if (e.state.expired(this.now())) {
+				e.state.drop();
+				[e.doc, e.version] = [encoder.encode(emptyKeySet), e.version + 1];
+				console.error(`skilledge: the key set at ${url}: ${why}; no fetch has refreshed it for ${limits.KeysMaxAge} s after it went stale, so it is given up: every token it would verify is refused until a fetch brings it`);
+			} else if (e.state.held) {
+				console.error(`skilledge: the key set at ${url}: ${why}; the set in hand stays in use until ${new Date(e.state.fresh + limits.KeysMaxAge * 1000).toISOString()}`);
+			} else {
+				console.error(`skilledge: the key set at ${url}: ${why}; every token it would verify is refused until a fetch brings it`);
+			}
+		} finally {
+			e.fetching = null;
+		}
+	}
+
+	// get fetches the document at url: {doc (a Uint8Array), age (seconds fresh)}. It follows
+	// redirects itself, each one keysRedirect allows, and reads at most limits.KeySetMax
+	// bytes, all within limits.KeysTimeout.
+	async get(url, urgent) {
+		if (!keysURL(url)) throw new Error("not https (nor http to a loopback address): not fetched");
+		const fetch = this.fetchFn;
+		const signal = AbortSignal.timeout(limits.KeysTimeout * 1000);
+		const headers = { accept: keysAccept };
+		if (urgent) headers["cache-control"] = "no-cache";
+		for (let at = url, hops = 0; ; hops++) {
+			const r = await fetch(at, { headers, redirect: "manual", signal }, { urgent });
+			const location = r.status >= 300 && r.status < 400 ? r.headers.get("location") : null;
+			if (location !== null) {
+				await r.body?.cancel();
+				if (hops === limits.KeysRedirects) throw new Error(`more than ${limits.KeysRedirects} redirects`);
+				const to = new URL(location, at).href;
+				if (!keysRedirect(at, to)) throw new Error(`a redirect to ${to}, which is not https`);
+				at = to;
+				continue;
+			}
+			if (r.status !== 200) {
+				await r.body?.cancel();
+				throw new Error(`HTTP ${r.status}${r.statusText ? " " + r.statusText : ""}`);
+			}
+			const length = r.headers.get("content-length");
+			if (length !== null && Number(length) > limits.KeySetMax) {
+				await r.body?.cancel();
+				throw new Error(`${length} bytes, more than ${limits.KeySetMax}`);
+			}
+			const doc = await bodyAtMost(r, limits.KeySetMax);
+			if (doc === null) throw new Error(`more than ${limits.KeySetMax} bytes`);
+			return { doc, age: keysAge(r.headers.get("cache-control") ?? "", r.headers.get("age") ?? "") };
+		}
+	}
+}
+
+// bodyAtMost reads a response's body, or gives null when it has more than limit bytes.
+async function bodyAtMost(r, limit) {
+	if (r.body === null) return new Uint8Array(0);
+	const parts = [];
+	let size = 0;
+	const reader = r.body.getReader();
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		size += value.byteLength;
+		if (size > limit) {
+			await reader.cancel();
+			return null;
+		}
+		parts.push(value);
+	}
+	const out = new Uint8Array(size);
+	let at = 0;
+	for (const p of parts) {
+		out.set(p, at);
+		at += p.byteLength;
+	}
+	return out;
 }
 
 // The host's own answers (wire.Failure): one shape on every host, a JSON-RPC -32603 whose

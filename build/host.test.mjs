@@ -7,7 +7,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-	FrameError, ObjectCache, Replays, failure, failureReply, idKind, limits, parseFrame, parseHint, requestHead, respond,
+	FrameError, Host, KeySets, KeysState, ObjectCache, Replays, failure, failureReply, idKind, keysAccept, keysAge, keysFrame,
+	keysRedirect, limits, parseFrame, parseHint, requestHead, respond,
 } from "./host.mjs";
 
 const testdata = new URL("../edge/wire/testdata/", import.meta.url);
@@ -118,4 +119,204 @@ test("limits and replayable ids", () => {
 	const { IDs, ...numbers } = v;
 	assert.deepEqual(limits, numbers);
 	for (const [token, kind] of IDs) assert.equal(idKind(encoder.encode(token)), kind, token);
+});
+
+test("key sets: freshness, redirects, the keys input, the schedule", async (t) => {
+	const v = vectors("keys.json");
+	await t.test("ages", () => {
+		for (const a of v.ages) assert.equal(keysAge(a.cacheControl, a.age), a.seconds, `Cache-Control ${a.cacheControl}, Age ${a.age}`);
+	});
+	await t.test("redirects", () => {
+		for (const r of v.redirects) assert.equal(keysRedirect(r.from, r.to), r.follow, `${r.from} -> ${r.to}`);
+	});
+	await t.test("frames", () => {
+		for (const f of v.frames) assert.deepEqual(keysFrame(f.url, bytes(f.document)), bytes(f.frame));
+	});
+	for (const s of v.schedules) {
+		await t.test(s.name, () => {
+			const k = new KeysState();
+			for (const [i, st] of s.steps.entries()) {
+				const now = 1_900_000_000_000 + st.at * 1000;
+				if (st.do === "begin") k.begin(now);
+				else if (st.do === "done") k.done(now, st.age);
+				else if (st.do === "drop") k.drop();
+				else assert.deepEqual({ due: k.due(now), refetch: k.refetch(now), expired: k.expired(now) }, st.expect, `step ${i} at ${st.at} s`);
+			}
+		});
+	}
+});
+
+// issuer is a fake authorization server: fetch answers its key set (the kids in keys, as
+// JSON) at url, counting the fetches; down makes it answer 503; routes adds answers.
+function issuer(url) {
+	const is = {
+		url, keys: ["k1"], fetches: 0, down: false, urgent: [], routes: new Map(),
+		fetch: async (at, init, { urgent }) => {
+			assert.equal(init.redirect, "manual");
+			assert.equal(init.headers.accept, keysAccept);
+			const route = is.routes.get(at);
+			if (route) return route();
+			assert.equal(at, url);
+			is.fetches++;
+			is.urgent.push(urgent && init.headers["cache-control"] === "no-cache");
+			if (is.down) return new Response("down", { status: 503, statusText: "Service Unavailable" });
+			return new Response(JSON.stringify({ keys: is.keys.map((kid) => ({ kid })) }), { headers: { "cache-control": "max-age=600" } });
+		},
+	};
+	return is;
+}
+
+test("key sets: what a fetch follows, refuses and tells the issuer", async (t) => {
+	const errors = t.mock.method(console, "error", () => {});
+	t.mock.method(console, "log", () => {});
+	const is = issuer("https://as.example/jwks");
+	const sets = new KeySets(is.fetch);
+	const got = await sets.get(is.url, true);
+	assert.deepEqual(JSON.parse(decoder.decode(got.doc)), { keys: [{ kid: "k1" }] });
+	assert.equal(got.age, 600);
+	assert.deepEqual(is.urgent, [true]);
+	const redirect = (to) => () => new Response(null, { status: 302, headers: { location: to } });
+	is.routes.set("https://as.example/old", redirect("/jwks"));
+	assert.equal((await sets.get("https://as.example/old", false)).age, 600);
+	is.routes.set("https://as.example/away", redirect("http://as.example/jwks"));
+	await assert.rejects(sets.get("https://as.example/away", false), /a redirect to http:\/\/as.example\/jwks, which is not https/);
+	is.routes.set("https://as.example/loop", redirect("/loop"));
+	await assert.rejects(sets.get("https://as.example/loop", false), /more than 3 redirects/);
+	is.routes.set("https://as.example/big", () => new Response(new Uint8Array(limits.KeySetMax + 1)));
+	await assert.rejects(sets.get("https://as.example/big", false), /more than 262144 bytes/);
+	is.routes.set("https://as.example/said-big", () => new Response("{}", { headers: { "content-length": String(limits.KeySetMax + 1) } }));
+	await assert.rejects(sets.get("https://as.example/said-big", false), /262145 bytes, more than 262144/);
+	is.routes.set("https://as.example/gone", () => new Response("no", { status: 404, statusText: "Not Found" }));
+	await assert.rejects(sets.get("https://as.example/gone", false), /HTTP 404 Not Found/);
+	await assert.rejects(sets.get("http://as.example/jwks", false), /not fetched/);
+	// A failure is logged, never thrown.
+	await sets.want("https://as.example/gone");
+	assert.equal(sets.version("https://as.example/gone"), 0);
+	assert.match(errors.mock.calls.at(-1).arguments[0], /the key set at https:\/\/as.example\/gone: HTTP 404 Not Found; every token it would verify is refused/);
+});
+
+// fakePlugin is a createPlugin whose instance speaks the raw ABI over a plain buffer: its
+// auth option names one key set URL (jwksUri), a request's "Authorization: Bearer KID" is
+// accepted when the set it was given holds KID, and it wants the set until it has one and
+// after a KID the set lacks, as the plugin does.
+function fakePlugin() {
+	const memory = { buffer: new ArrayBuffer(1 << 20) };
+	let top = 8;
+	const write = (b) => {
+		const at = top;
+		new Uint8Array(memory.buffer, at, b.length).set(b);
+		top += b.length;
+		return (BigInt(at) << 32n) | BigInt(b.length);
+	};
+	const read = (ptr, len) => new Uint8Array(memory.buffer, ptr, len).slice();
+	const state = { url: null, kids: null, stale: false, error: "", calls: 0 };
+	const exports = {
+		memory,
+		skilledge_alloc: (size) => ((top = 1 << 16), (top += size), 1 << 16),
+		skilledge_configure: (ptr, len) => {
+			state.url = JSON.parse(decoder.decode(read(ptr, len))).auth?.jwt?.jwksUri ?? null;
+			return 0;
+		},
+		skilledge_load: () => 0,
+		skilledge_fields: () => write(encoder.encode("host\nauthorization")),
+		skilledge_replay: () => 0n,
+		skilledge_error: () => write(encoder.encode(state.error)),
+		skilledge_keys: (ptr, len) => {
+			const frame = decoder.decode(read(ptr, len));
+			const nl = frame.indexOf("\n");
+			try {
+				if (frame.slice(0, nl) !== state.url) throw new Error("no credential's keys come from " + frame.slice(0, nl));
+				state.kids = JSON.parse(frame.slice(nl + 1)).keys.map((k) => k.kid);
+				state.stale = false;
+				return 0;
+			} catch (err) {
+				state.error = "skilledge: keys: " + err.message;
+				return 1;
+			}
+		},
+		skilledge_keys_wanted: () => (state.url !== null && (state.kids === null || state.stale) ? write(encoder.encode(state.url)) : 0n),
+		skilledge_http: (ptr, len) => {
+			state.calls++;
+			const head = decoder.decode(read(ptr, len));
+			const kid = /^authorization: Bearer (.*)$/m.exec(head)?.[1];
+			let status = 401;
+			if (kid !== undefined && state.kids?.includes(kid)) status = 200;
+			else if (kid !== undefined) state.stale = true;
+			top = 8;
+			return write(encoder.encode(`${status}\nContent-Type: text/plain\n\n${status === 200 ? "ok" : "who are you?"}`));
+		},
+	};
+	return { state, createPlugin: async () => ({ getInstance: async () => ({ exports }) }) };
+}
+
+test("key sets through the host: fetched at start, given to the plugin, fetched again for a new kid at most once a pause", async (t) => {
+	const errors = t.mock.method(console, "error", () => {});
+	t.mock.method(console, "log", () => {});
+	const is = issuer("https://as.example/jwks");
+	const plugin = fakePlugin();
+	const host = new Host({ createPlugin: plugin.createPlugin, module: null, pack: new Uint8Array(0),
+		options: { auth: { jwt: { jwksUri: is.url } } }, fetch: is.fetch });
+	let now = 1_900_000_000_000;
+	host.keys.now = () => now;
+	const kept = [];
+	const ctx = { waitUntil: (p) => kept.push(p) };
+	const status = async (kid) => (await host.fetch(new Request("https://skills.example/mcp", { headers: { authorization: `Bearer ${kid}` } }), store({}), ctx)).status;
+
+	assert.equal(await status("k1"), 200);
+	assert.equal(is.fetches, 1, "fetched at start");
+	assert.equal(await status("nonsense"), 401);
+	assert.equal(is.fetches, 1, "a kid the set lacks, within the pause");
+	is.keys.push("k2");
+	now += limits.KeysRefetch * 1000;
+	const calls = plugin.state.calls;
+	assert.equal(await status("k2"), 200, "a rotation");
+	assert.equal(is.fetches, 2, "one fetch");
+	assert.deepEqual(is.urgent, [false, true]);
+	assert.equal(plugin.state.calls, calls + 2, "asked again once");
+	assert.equal(await status("made-up"), 401);
+	assert.equal(await status("made-up-too"), 401);
+	assert.equal(is.fetches, 2, "made-up kids within the pause");
+	now += limits.KeysRefetch * 1000;
+	assert.equal(await status("made-up"), 401);
+	assert.equal(is.fetches, 3, "made-up kids past the pause: one fetch, the same set, no second question");
+
+	// Stale: fetched again in the background, the request answered meanwhile.
+	now += limits.KeysDefaultAge * 1000;
+	assert.equal(await status("k2"), 200);
+	assert.equal(kept.length, 1, "the refresh kept alive with ctx.waitUntil");
+	await Promise.all(kept);
+	assert.equal(is.fetches, 4);
+
+	// The issuer down: the set in hand stays; a new kid is refused, and the log says why.
+	is.down = true;
+	now += limits.KeysRefetch * 1000;
+	assert.equal(await status("k3"), 401);
+	assert.equal(await status("k2"), 200);
+	assert.match(errors.mock.calls.at(-1).arguments[0], /HTTP 503 Service Unavailable; the set in hand stays in use until/);
+
+	// A set no fetch refreshed for a day after it went stale is given up.
+	now += (limits.KeysDefaultAge + limits.KeysMaxAge) * 1000;
+	assert.equal(await status("k2"), 200, "answered while the refresh runs");
+	await Promise.all(kept);
+	assert.match(errors.mock.calls.at(-1).arguments[0], /given up/);
+	assert.equal(await status("k2"), 401);
+	is.down = false;
+	now += limits.KeysRefetch * 1000;
+	assert.equal(await status("k2"), 200, "fetched again when it came back");
+});
+
+test("key sets through the host: without keys, tokens are refused", async (t) => {
+	const errors = t.mock.method(console, "error", () => {});
+	const plugin = fakePlugin();
+	const host = new Host({ createPlugin: plugin.createPlugin, module: null, pack: new Uint8Array(0),
+		options: { auth: { jwt: { jwksUri: "https://as.example/jwks" } } } });
+	const resp = await host.fetch(new Request("https://skills.example/mcp", { headers: { authorization: "Bearer k1" } }), store({}));
+	assert.equal(resp.status, 401);
+	assert.match(errors.mock.calls[0].arguments[0], /names the key set at https:\/\/as.example\/jwks, and this host was given no fetch/);
+	const down = issuer("https://as.example/jwks");
+	down.down = true;
+	const host2 = new Host({ createPlugin: fakePlugin().createPlugin, module: null, pack: new Uint8Array(0),
+		options: { auth: { jwt: { jwksUri: down.url } } }, fetch: down.fetch });
+	assert.equal((await host2.fetch(new Request("https://skills.example/mcp", { headers: { authorization: "Bearer k1" } }), store({}))).status, 401);
+	assert.equal(down.fetches, 1, "at start; the 401 within the pause fetches nothing");
 });

@@ -9,18 +9,29 @@
 // this file only says where Cloudflare keeps things: the options in the SKILLEDGE_OPTIONS
 // binding (wrangler.toml's [vars.SKILLEDGE_OPTIONS], which only a request's env carries, so
 // the plugin starts on the first request), the store objects in env.ASSETS, a stream of
-// known length in FixedLengthStream, and ctx.waitUntil for a body still streaming.
+// known length in FixedLengthStream, ctx.waitUntil for a body still streaming or a key set
+// still being fetched, and how the key sets an auth option names are fetched (fetchKeys).
 import createPlugin from "@extism/extism";
 import module from "./plugin.wasm";
 import pack from "./catalog.pack";
-import { Host, storeDir } from "./host.mjs";
+import { Host, limits, storeDir } from "./host.mjs";
 
-let host = null; // one per isolate
+let host = null; // one per isolate: it keeps the key sets it fetched, for the isolate's life
 let store = null; // the assets of the isolate's env
+
+// fetchKeys fetches a key set (auth.jwt.jwksUri, auth.access.certsUrl) for the host, which
+// keeps it in the isolate as long as the contract says. A set fetched at start or because
+// it went stale may come from Cloudflare's cache, kept there for the least time a set is
+// fresh, so that the isolates of one location share a fetch; a set the plugin wants again
+// because it lacked a token's key (a rotation) is fetched past every cache.
+function fetchKeys(url, init, { urgent }) {
+	const cache = urgent ? { cache: "no-store" } : { cf: { cacheTtl: limits.KeysMinAge, cacheEverything: true } };
+	return fetch(url, { ...init, ...cache });
+}
 
 export default {
 	fetch(request, env, ctx) {
-		host ??= new Host({ createPlugin, module, pack, options: env.SKILLEDGE_OPTIONS ?? {} });
+		host ??= new Host({ createPlugin, module, pack, options: env.SKILLEDGE_OPTIONS ?? {}, fetch: fetchKeys });
 		store ??= {
 			object(name) {
 				if (!env.ASSETS) throw new Error("the Worker has no ASSETS binding: wrangler.toml's [assets] must bind OUT/assets as ASSETS");

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge/wire"
@@ -34,6 +35,10 @@ func TestHostLimits(t *testing.T) {
 		"DefaultMaxBody": wire.DefaultMaxBody, "MaxBatch": wire.MaxBatch, "HintSize": wire.HintSize,
 		"ReplayEntries": wire.ReplayEntries, "ReplayEntryMax": wire.ReplayEntryMax,
 		"ReplayBudget": wire.ReplayBudget, "ReplayShapesMax": wire.ReplayShapesMax,
+		"KeySetMax": wire.KeySetMax, "KeysRedirects": wire.KeysRedirects,
+		"KeysTimeout": int(wire.KeysTimeout / time.Second), "KeysRefetch": int(wire.KeysRefetch / time.Second),
+		"KeysMinAge": int(wire.KeysMinAge / time.Second), "KeysMaxAge": int(wire.KeysMaxAge / time.Second),
+		"KeysDefaultAge": int(wire.KeysDefaultAge / time.Second),
 	}
 	for k, v := range want {
 		if got[k] != v {

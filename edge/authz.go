@@ -37,16 +37,32 @@ const prmPath = "/.well-known/oauth-protected-resource"
 // it needs none, and over HTTP the server refuses every request (Server.route).
 func Check(p *catalog.Pack, opt wire.Options) error {
 	if opt.Auth != nil {
-		cfg, err := auth.ParseConfig(opt.Auth)
-		if err != nil {
+		if _, err := auth.ParseConfig(opt.Auth); err != nil {
 			return err
-		}
-		if f := cfg.Fetch(); len(f) > 0 {
-			return errors.New("auth: the key set at " + f[0] + " would have to be fetched by the host, which no host does yet: " +
-				"give the issuer's key set inline (auth.jwt.jwks), or use static keys (auth.tokens)")
 		}
 	}
 	return nil
+}
+
+// KeysWanted lists the URLs of the key sets the server wants the host to fetch and give
+// it (SetKeys): every one the auth option names until the host gave a set from there, and
+// one from which a token named a key the set lacks since it came (auth.Config.Wanted;
+// edge/wire: key sets). Nil without the auth option, or with an inline key set only.
+func (s *Server) KeysWanted() []string {
+	if s.auth == nil {
+		return nil
+	}
+	return s.auth.cfg.Wanted()
+}
+
+// SetKeys gives the server the key set doc the host fetched from url, one of the URLs the
+// auth option names. It fails, keeping the set it had, for another URL or a document that
+// is no key set. It is safe to call while the server answers.
+func (s *Server) SetKeys(url string, doc []byte) error {
+	if s.auth == nil {
+		return errors.New("auth: no auth option: no key set comes from " + url)
+	}
+	return s.auth.cfg.SetKeys(url, doc)
 }
 
 // authz is a server's authorization: its configuration, the scopes every caller needs,

@@ -97,6 +97,7 @@ func TestCheck(t *testing.T) {
 		{"a private catalog with auth", "", Check(uniform, opts)},
 		{"a public catalog with auth", "", Check(public, opts)},
 		{"options alone", "", Check(nil, opts)},
+		{"a key set the host fetches", "", Check(uniform, wire.Options{Auth: []byte(`{"resource":"https://s.example/mcp","jwt":{"issuer":"x","jwksUri":"https://x.example/jwks"}}`)})},
 	} {
 		if (c.err == "") != (c.err2 == nil) || c.err2 != nil && !strings.Contains(c.err2.Error(), c.err) {
 			t.Errorf("%s: %v, want %q", c.name, c.err2, c.err)
@@ -202,5 +203,83 @@ func TestProtectedResourceKept(t *testing.T) {
 		if string(again.Body) != want {
 			t.Fatalf("after %d answers, the metadata is %q, want %q", i+1, again.Body, want)
 		}
+	}
+}
+
+// TestGateFetchedKeys: with a key set the host fetches, a token is refused alike (401,
+// nothing said) until the host gave the set, and the server names the URL it wants; a
+// token of a key the set lacks (a rotation) makes it want the set again.
+func TestGateFetchedKeys(t *testing.T) {
+	const jwksURI = "https://as.example/jwks"
+	pub, key, _ := ed25519.GenerateKey(rand.Reader)
+	jwks := func(kid string, pub ed25519.PublicKey) []byte {
+		b, _ := json.Marshal(map[string]any{"keys": []map[string]string{{"kty": "OKP", "crv": "Ed25519", "kid": kid,
+			"x": base64.RawURLEncoding.EncodeToString(pub)}}})
+		return b
+	}
+	opts := wire.Options{AllowHosts: []string{"*"}, Auth: []byte(`{"resource":"` + authResource + `",
+		"jwt":{"issuer":"` + authIssuer + `","jwksUri":"` + jwksURI + `"}}`)}
+	p := packOf(t, map[string]string{"a/SKILL.md": skillMD("a"), "skilledge.yaml": "access:\n  default: [skills:read]\n"})
+	if err := Check(p, opts); err != nil {
+		t.Fatal(err)
+	}
+	a := &authTest{s: New(p, opts), key: key}
+	a.s.auth.now = func() time.Time { return authNow }
+	list := request(7, "skills/list", `{`+modernMeta+`}`)
+	modern := []string{"Content-Type", "application/json", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "skills/list"}
+	status := func(token string) int {
+		resp, _ := a.do(t, "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+token)...)
+		if resp.Status != 200 && strings.Contains(string(resp.Body), jwksURI) {
+			t.Fatalf("a refusal names the key set: %s", resp.Body)
+		}
+		return resp.Status
+	}
+	wanted := func(what string, want ...string) {
+		t.Helper()
+		if got := a.s.KeysWanted(); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("%s: KeysWanted() = %q, want %q", what, got, want)
+		}
+	}
+	good := a.token("skills:read", authResource, authNow.Add(time.Hour))
+	wanted("before the set came", jwksURI)
+	if got := status(good); got != 401 {
+		t.Fatalf("without the key set: %d", got)
+	}
+	if err := a.s.SetKeys("https://elsewhere.example/jwks", jwks("k1", pub)); err == nil {
+		t.Fatal("a set from a URL the option does not name was taken")
+	}
+	if err := a.s.SetKeys(jwksURI, []byte("<html>")); err == nil {
+		t.Fatal("a document that is no key set was taken")
+	}
+	wanted("after refusals", jwksURI)
+	if err := a.s.SetKeys(jwksURI, jwks("k1", pub)); err != nil {
+		t.Fatal(err)
+	}
+	wanted("once the set came")
+	if got := status(good); got != 200 {
+		t.Fatalf("with the key set: %d", got)
+	}
+	// The issuer rotates to k2: its tokens name a kid the set lacks.
+	pub2, key2, _ := ed25519.GenerateKey(rand.Reader)
+	enc := base64.RawURLEncoding.EncodeToString
+	claims, _ := json.Marshal(map[string]any{"iss": authIssuer, "aud": authResource, "exp": authNow.Add(time.Hour).Unix(), "scope": "skills:read"})
+	in := enc([]byte(`{"alg":"EdDSA","kid":"k2","typ":"at+jwt"}`)) + "." + enc(claims)
+	rotated := in + "." + enc(ed25519.Sign(key2, []byte(in)))
+	if got := status(rotated); got != 401 {
+		t.Fatalf("a rotated key before the new set came: %d", got)
+	}
+	wanted("after a kid the set lacks", jwksURI)
+	if err := a.s.SetKeys(jwksURI, jwks("k2", pub2)); err != nil {
+		t.Fatal(err)
+	}
+	wanted("once the new set came")
+	if got := status(rotated); got != 200 {
+		t.Fatalf("a rotated key with the new set: %d", got)
+	}
+	if got := status(good); got != 401 {
+		t.Fatalf("the retired key: %d", got)
+	}
+	if s := New(p, wire.Options{}); s.KeysWanted() != nil || s.SetKeys(jwksURI, jwks("k1", pub)) == nil {
+		t.Fatal("a server without the auth option wants keys, or takes them")
 	}
 }

@@ -324,6 +324,8 @@ func writeWorkerdConfig(path string, modules, bindings []string, assets string) 
 	if assets != "" {
 		fmt.Fprintf(&b, "    (name = \"assets\", disk = (path = %q, writable = false)),\n", assets)
 	}
+	// The Workers' fetch reaches loopback too: a test's issuer serves its key set there.
+	b.WriteString("    (name = \"internet\", network = (allow = [\"public\", \"local\"])),\n")
 	b.WriteString("  ],\n  sockets = [\n")
 	for i := range bindings {
 		fmt.Fprintf(&b, "    (name = \"http%d\", http = (), service = \"worker%d\"),\n", i, i)

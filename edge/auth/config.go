@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -47,8 +48,17 @@ type Config struct {
 	AccessCerts string
 	Tokens      []StaticKey
 
-	// keys are the key sets known, by the URL they came from ("" for an inline set).
-	keys map[string]*KeySet
+	// inline is the key set given in the option (jwt.jwks), and fetched the key sets of
+	// each URL of Fetch, made once by ParseConfig (so that reading them takes no lock).
+	inline  *KeySet
+	fetched map[string]*fetchedKeys
+}
+
+// fetchedKeys is what a Config holds of the key set at one URL: the set the host gave
+// (nil before the first), and whether a token has since named a key it lacks.
+type fetchedKeys struct {
+	set   atomic.Pointer[KeySet]
+	stale atomic.Bool
 }
 
 // ParseConfig reads the auth option. An unknown key, a value of the wrong type, a URL that
@@ -62,7 +72,7 @@ func ParseConfig(b []byte) (*Config, error) {
 	if !root.IsObject() {
 		return nil, errors.New("auth must be a JSON object")
 	}
-	c := &Config{keys: map[string]*KeySet{}}
+	c := &Config{fetched: map[string]*fetchedKeys{}}
 	var err error
 	each(root, "auth", &err, func(key string, v gjson.Result) {
 		switch key {
@@ -98,6 +108,9 @@ func ParseConfig(b []byte) (*Config, error) {
 	if len(c.AuthorizationServers) == 0 && c.JWT != nil {
 		c.AuthorizationServers = []string{c.JWT.Issuer}
 	}
+	for _, u := range c.Fetch() {
+		c.fetched[u] = &fetchedKeys{}
+	}
 	return c, nil
 }
 
@@ -120,7 +133,7 @@ func (c *Config) issuer(v gjson.Result, what string, err *error) (*Issuer, strin
 				*err = fmt.Errorf("%s.jwks: %w", what, perr)
 				return
 			}
-			c.keys[""], inline = ks, true
+			c.inline, inline = ks, true
 		case "scopesClaim":
 			is.ScopesClaim = str(e, what+".scopesClaim", err)
 		case "skew":
@@ -223,7 +236,8 @@ func (c *Config) tokens(v gjson.Result, err *error) {
 	})
 }
 
-// Fetch lists the URLs whose key sets the host fetches and hands over (SetKeys).
+// Fetch lists the URLs whose key sets the host fetches and hands over (SetKeys): none
+// when the key set is inline.
 func (c *Config) Fetch() []string {
 	var out []string
 	if c.JWKSURI != "" {
@@ -236,17 +250,60 @@ func (c *Config) Fetch() []string {
 }
 
 // SetKeys makes doc, a JWKS document the host fetched from url (one of Fetch), the key set
-// of the credentials whose keys come from there. On error the previous set stays.
+// of the credentials whose keys come from there, and url no longer Wanted. On error the
+// previous set stays. It is safe to call while other goroutines Authenticate.
 func (c *Config) SetKeys(url string, doc []byte) error {
-	if !slices.Contains(c.Fetch(), url) {
-		return fmt.Errorf("auth: no credential's keys come from %s", url)
+	f := c.fetched[url]
+	if f == nil {
+		return fmt.Errorf("auth: no credential's keys come from %s (the auth option names %s)", url, names(c.Fetch()))
 	}
 	ks, err := ParseKeySet(doc)
 	if err != nil {
 		return err
 	}
-	c.keys[url] = ks
+	f.set.Store(ks)
+	f.stale.Store(false)
 	return nil
+}
+
+// Wanted lists the URLs of Fetch whose key sets the host should fetch now: those it has
+// given none from yet, and those from which a token named a key the set lacks (the issuer
+// may have rotated its keys) since the set was given. The host fetches them, within the
+// limits of its schedule (edge/wire: key sets), and calls SetKeys.
+func (c *Config) Wanted() []string {
+	var out []string
+	for _, u := range c.Fetch() {
+		if f := c.fetched[u]; f.set.Load() == nil || f.stale.Load() {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// keySet returns the key set of the credentials whose keys come from url ("" for the
+// inline set), nil when there is none yet.
+func (c *Config) keySet(url string) *KeySet {
+	if url == "" {
+		return c.inline
+	}
+	return c.fetched[url].set.Load()
+}
+
+// missed marks the key set from url wanted again when err says a token named a key it
+// lacks, and returns err.
+func (c *Config) missed(url string, err error) error {
+	if url != "" && errors.Is(err, ErrUnknownKey) {
+		c.fetched[url].stale.Store(true)
+	}
+	return err
+}
+
+// names is a list of URLs for a message.
+func names(urls []string) string {
+	if len(urls) == 0 {
+		return "none: its key set is inline"
+	}
+	return strings.Join(urls, " and ")
 }
 
 // each calls f for every member of the object v, stopping at the first error, and fails
@@ -341,11 +398,12 @@ func loopback(host string) bool {
 // whether it sent one at all (a 401 then says invalid_token). A Cloudflare Access assertion
 // is checked when access is configured and the request has one; otherwise the bearer
 // token, as a static key when it has a static key's form and keys are configured, else as
-// a JWT. Every error wraps ErrInvalid.
+// a JWT. Every error wraps ErrInvalid. A token that names a key the fetched set lacks
+// (ErrUnknownKey) makes that set Wanted again.
 func (c *Config) Authenticate(authorization, assertion string, now time.Time) (g Grant, presented bool, err error) {
 	if c.Access != nil && assertion != "" {
-		g, err = c.Access.Verify(assertion, c.keys[c.AccessCerts], now)
-		return g, true, err
+		g, err = c.Access.Verify(assertion, c.keySet(c.AccessCerts), now)
+		return g, true, c.missed(c.AccessCerts, err)
 	}
 	if authorization == "" {
 		return Grant{}, false, fail("no credential")
@@ -361,6 +419,6 @@ func (c *Config) Authenticate(authorization, assertion string, now time.Time) (g
 	if c.JWT == nil {
 		return Grant{}, true, fail("a bearer token that is no static key, and no jwt is configured")
 	}
-	g, err = c.JWT.Verify(token, c.keys[c.JWKSURI], now)
-	return g, true, err
+	g, err = c.JWT.Verify(token, c.keySet(c.JWKSURI), now)
+	return g, true, c.missed(c.JWKSURI, err)
 }

@@ -99,3 +99,74 @@ func TestAuthenticate(t *testing.T) {
 		}
 	}
 }
+
+// TestWanted: the key sets a host should fetch: every URL until it gave a set from there;
+// again once a token named a key the set lacks (a rotation), and no longer once the set
+// came again; never an inline set.
+func TestWanted(t *testing.T) {
+	k := keysOnce()
+	const jwks, certs = "https://as.example/jwks", "https://acme.cloudflareaccess.com/cdn-cgi/access/certs"
+	cfg, err := ParseConfig([]byte(`{"resource":"` + testResource + `",
+		"jwt":{"issuer":"` + testIssuer + `","jwksUri":"` + jwks + `"},
+		"access":{"teamDomain":"https://acme.cloudflareaccess.com","aud":"aud-tag"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(what string, urls ...string) {
+		t.Helper()
+		if got := cfg.Wanted(); strings.Join(got, " ") != strings.Join(urls, " ") {
+			t.Fatalf("%s: Wanted() = %q, want %q", what, got, urls)
+		}
+	}
+	want("before any set came", jwks, certs)
+	if err := cfg.SetKeys(jwks, k.doc); err != nil {
+		t.Fatal(err)
+	}
+	want("once the JWT's set came", certs)
+	if err := cfg.SetKeys(certs, []byte(`{"keys":`)); err == nil {
+		t.Fatal("a document that is no JSON was taken")
+	}
+	want("after a document that is no key set", certs)
+	if err := cfg.SetKeys(certs, []byte(`{"keys":[]}`)); err != nil {
+		t.Fatal(err)
+	}
+	want("once both came")
+	good := sign(t, `{"alg":"ES256","kid":"e1","typ":"at+jwt"}`, claims(nil))
+	if _, _, err := cfg.Authenticate("Bearer "+good, "", testNow); err != nil {
+		t.Fatal(err)
+	}
+	forged := sign(t, `{"alg":"ES256","kid":"e1","typ":"at+jwt"}`, claims(map[string]any{"sub": "other"}))
+	forged = forged[:strings.LastIndexByte(forged, '.')+1] + strings.Repeat("A", 86)
+	if _, _, err := cfg.Authenticate("Bearer "+forged, "", testNow); err == nil || errors.Is(err, ErrUnknownKey) {
+		t.Fatalf("a bad signature: %v", err)
+	}
+	want("after a bad signature by a key the set holds")
+	rotated := sign(t, `{"alg":"ES256","kid":"e2","typ":"at+jwt"}`, claims(nil))
+	if _, _, err := cfg.Authenticate("Bearer "+rotated, "", testNow); !errors.Is(err, ErrUnknownKey) {
+		t.Fatalf("a kid the set lacks: %v", err)
+	}
+	want("after a kid the set lacks", jwks)
+	access := sign(t, `{"alg":"RS256","kid":"r1"}`, claims(map[string]any{"iss": "https://acme.cloudflareaccess.com", "aud": "aud-tag"}))
+	if _, _, err := cfg.Authenticate("", access, testNow); !errors.Is(err, ErrUnknownKey) {
+		t.Fatalf("an assertion while Access's set is empty: %v", err)
+	}
+	want("after an assertion while Access's set is empty", jwks, certs)
+	if err := cfg.SetKeys(jwks, k.doc); err != nil {
+		t.Fatal(err)
+	}
+	want("once the JWT's set came again", certs)
+
+	inline, err := ParseConfig([]byte(`{"resource":"` + testResource + `","jwt":{"issuer":"` + testIssuer + `","jwks":` + string(k.doc) + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := inline.Authenticate("Bearer "+rotated, "", testNow); !errors.Is(err, ErrUnknownKey) {
+		t.Fatalf("a kid the inline set lacks: %v", err)
+	}
+	if got := inline.Wanted(); got != nil {
+		t.Fatalf("an inline set is wanted: %q", got)
+	}
+	if err := inline.SetKeys(jwks, k.doc); err == nil || !strings.Contains(err.Error(), "inline") {
+		t.Fatalf("keys for an inline set: %v", err)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"math/big"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // A KeySet is the signing keys of an issuer (a JWKS document, RFC 7517 §5). Keys of a kind
@@ -27,9 +29,10 @@ type key struct {
 	pub any    // *rsa.PublicKey, *ecdsa.PublicKey (P-256) or ed25519.PublicKey
 }
 
-// MaxKeySet bounds a key set document, and maxKeys the keys kept from it.
+// MaxKeySet bounds a key set document (the hosts' bound on what they fetch), and maxKeys
+// the keys kept from it.
 const (
-	MaxKeySet = 256 << 10
+	MaxKeySet = wire.KeySetMax
 	maxKeys   = 64
 )
 

@@ -26,6 +26,19 @@ func extismPut() int32 {
 	return extismResult(objects.put(pack, pdk.Input()))
 }
 
+//go:wasmexport keys
+func extismKeys() int32 {
+	return extismResult(setKeys(pdk.Input()))
+}
+
+//go:wasmexport keys_wanted
+func extismKeysWanted() int32 {
+	if w := keysWanted(); len(w) > 0 {
+		pdk.Output(w) // none: no output at all, which an Extism host reads as empty
+	}
+	return 0
+}
+
 //go:wasmexport http
 func extismHTTP() int32 {
 	out, _ := serveHTTP(nil, pdk.Input()) // an Extism host cannot ask how to replay

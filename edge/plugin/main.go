@@ -42,6 +42,42 @@
 // for local stream transports, never asks for one: a host that puts rpc on a network must
 // not serve a private catalog through it.
 //
+// # Key sets (both ABIs)
+//
+// auth may name signing key sets by URL (auth.jwt.jwksUri, auth.access.certsUrl), which
+// the module cannot fetch (it has no network). The host fetches them and gives them to
+// the plugin, which validates them and checks every token itself; edge/wire's package doc
+// ("Key sets") states what a host does, and when, once for every host. In short: after
+// load, ask keys_wanted for the URLs (none with an inline key set or without auth); fetch
+// each (https, 5 s, 256 KiB) and give it with keys (input: the URL, LF, the document as
+// fetched); fetch again when the set is no longer fresh (Cache-Control max-age, clamped to
+// [1 min, 1 day], default 10 min); and after an http answer with status 401, ask
+// keys_wanted again: a URL it names is a set that lacked the key a token named (a
+// rotation). Fetch it, if not fetched within the last 30 s, give it, and call http again
+// once with the same request; the client gets that answer. Until a set is given, the
+// tokens it would verify are refused (401), and the host's log says why. Key sets given
+// survive a later load or configure, for the URLs the new options still name.
+//
+// An Extism host does the same with the keys and keys_wanted exports: for example, with
+// the Extism Go SDK,
+//
+//	plugin.Call("configure", options)
+//	plugin.Call("load", index)
+//	_, wanted, _ := plugin.Call("keys_wanted", nil)
+//	for _, url := range strings.Fields(string(wanted)) {
+//		doc := fetch(url) // GET with Accept: application/jwk-set+json, application/json
+//		if _, _, err := plugin.Call("keys", append([]byte(url+"\n"), doc...)); err != nil {
+//			log.Printf("the key set at %s: %v", url, err)
+//		}
+//	}
+//	_, resp, _ := plugin.Call("http", request)
+//	if bytes.HasPrefix(resp, []byte("401")) {
+//		// keys_wanted; fetch what it names (at most once per 30 s a URL), keys, http again once
+//	}
+//
+// A host that runs several instances gives every set to each, instances made later
+// included.
+//
 // # Extism ABI (extism.go): self-contained
 //
 // Each export is func() i32, reads its input with the Extism input functions, writes its
@@ -66,6 +102,11 @@
 //	           names the object, what it holds, and to put every file of the store.
 //	rpc        input: rpc frame; output: rpc frame, objects spliced in. Before load, or
 //	           when an object was not put, it fails naming it.
+//	keys_wanted  output: the URLs of the key sets the plugin wants (above), one a line;
+//	           empty when it wants none, and before load.
+//	keys       input: a URL, LF, and the key set fetched from it. After load. Fails,
+//	           keeping the set the plugin had, for a URL the options do not name or a
+//	           document that is no JWKS.
 //
 // Each instance holds its own copy of every object put, so a host running one instance
 // per concurrent request holds the store's contents that many times; a host that keeps
@@ -98,6 +139,9 @@
 //	skilledge_replay() u64                 packed replay of the last skilledge_http answer:
 //	                                       16 bytes, four u32 little-endian (below); 0 when
 //	                                       that answer may not be replayed
+//	skilledge_keys_wanted() u64            packed URLs of the key sets wanted, one a line
+//	                                       (keys_wanted); 0 when none
+//	skilledge_keys(ptr, size u32) u32      0 ok, 1 error; input as for keys
 //
 // So a host allocates an input buffer once and writes each input into it, calling
 // skilledge_alloc again only for an input that does not fit, and after skilledge_load;
@@ -127,7 +171,9 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge"
@@ -139,6 +185,9 @@ var (
 	pack *catalog.Pack
 	srv  *edge.Server
 	opts wire.Options
+	// keySets are the key sets the host gave (keys), by URL: a server made again (load,
+	// configure) gets them at once, so that no token is refused until the host's next fetch.
+	keySets = map[string][]byte{}
 )
 
 // reqHeader is the room request frames' header fields are parsed into, reused.
@@ -168,8 +217,44 @@ func loadPack(b []byte) error {
 		return errors.New("skilledge: load: " + err.Error())
 	}
 	pack = p
-	srv = edge.New(pack, opts)
+	newServer()
 	return nil
+}
+
+// newServer makes the server for pack and opts, with the key sets the host gave that the
+// options still name.
+func newServer() {
+	srv = edge.New(pack, opts)
+	for url, doc := range keySets {
+		if srv.SetKeys(url, doc) != nil {
+			delete(keySets, url)
+		}
+	}
+}
+
+// setKeys gives the server the key set in b, a keys input (wire.AppendKeys), and keeps a
+// copy for the servers made later.
+func setKeys(b []byte) error {
+	if srv == nil {
+		return errors.New("skilledge: keys: no catalog loaded; call load first")
+	}
+	url, doc, err := wire.ParseKeys(b)
+	if err == nil {
+		err = srv.SetKeys(url, doc)
+	}
+	if err != nil {
+		return errors.New("skilledge: keys: " + err.Error())
+	}
+	keySets[url] = bytes.Clone(doc)
+	return nil
+}
+
+// keysWanted is edge.Server.KeysWanted, one URL a line; empty before load.
+func keysWanted() []byte {
+	if srv == nil {
+		return nil
+	}
+	return []byte(strings.Join(srv.KeysWanted(), "\n"))
 }
 
 // configure replaces the options with those in the JSON object b.
@@ -183,7 +268,7 @@ func configure(b []byte) error {
 	}
 	opts = o
 	if pack != nil {
-		srv = edge.New(pack, opts)
+		newServer()
 	}
 	return nil
 }

@@ -98,6 +98,24 @@ func rawFields() uint64 {
 	return packed(fieldNames)
 }
 
+//go:wasmexport skilledge_keys
+func rawKeys(ptr, size uint32) uint32 {
+	b, err := input(ptr, size)
+	if err == nil {
+		err = setKeys(b)
+	}
+	return rawStatus(err)
+}
+
+// wanted is the output of skilledge_keys_wanted.
+var wanted []byte
+
+//go:wasmexport skilledge_keys_wanted
+func rawKeysWanted() uint64 {
+	wanted = append(wanted[:0], keysWanted()...)
+	return packed(wanted)
+}
+
 // input checks that (ptr, size) lies in the buffer from the last alloc and returns it.
 func input(ptr, size uint32) ([]byte, error) {
 	if in == nil || ptr != addr(in) || int(size) > len(in) {

@@ -59,6 +59,50 @@
 // its JSON-RPC id (Replay, Hint), and says where the id lies in both frames; a host that
 // keeps them (ReplayEntry) answers such a request without calling the plugin.
 //
+// # Key sets (keys.go)
+//
+// The auth option may name signing key sets (JWKS documents, RFC 7517 §5) by URL
+// (auth.jwt.jwksUri, auth.access.certsUrl), which the plugin cannot fetch. The plugin
+// names them, validates what it is given and checks every token itself; a host only
+// brings bytes, on one schedule on every host (KeysState), and with an inline key set
+// (auth.jwt.jwks) or none at all it fetches nothing.
+//
+// The plugin's side (edge/plugin), after load: the keys-wanted export lists the URLs of
+// the sets it wants, one a line: every URL the options name, until the host gives it a
+// set from there, and a URL from which a token named a key (a kid) that the set lacks, as
+// when the issuer rotated its keys, until the host gives it that set again. The keys
+// export takes a set, framed as the URL, LF, and the document as fetched (AppendKeys); it
+// fails, keeping the previous set, for a URL the options do not name or a document that is
+// no key set, and the host logs that. Without a set, every token it would verify is
+// refused like any invalid credential (401, nothing said about why): the plugin fails
+// closed.
+//
+// The host's side, for each URL the plugin names after load:
+//
+//   - It fetches the set at once, and again in the background once the set is no longer
+//     fresh (Due). A set is fresh for KeysAge of its response's Cache-Control and Age
+//     fields: max-age between KeysMinAge and KeysMaxAge, KeysDefaultAge without one. A set
+//     that no fetch refreshed for KeysMaxAge after it went stale is given up (Expired): the
+//     host gives the plugin EmptyKeySet, and says so in its log.
+//   - When the plugin answers a request 401, the host asks for the URLs wanted. It fetches
+//     each it may fetch now (Refetch), and if that brought a set other than the one the
+//     plugin has, gives it and asks the plugin once more, with the same request frame; the
+//     client gets that second answer. A host never fetches one URL twice within
+//     KeysRefetch, whatever the reason, so tokens with made-up kids cost the issuer one
+//     request per KeysRefetch, and a request at most one fetch and one retry.
+//   - Every instance gets the set in hand before its next request, instances created
+//     later included.
+//   - A fetch is a GET with Accept: KeysAccept (and Cache-Control: no-cache when the
+//     plugin wants a set again because the one it has lacked a key, so that no cache on
+//     the way answers with that one), ended after
+//     KeysTimeout; it fails for a status other than 200 or a body over KeySetMax bytes, and
+//     follows at most KeysRedirects redirects, each one KeysRedirect allows (never away
+//     from https). A failed fetch keeps the set in hand, if any, and goes to the host's
+//     log (stderr) with why.
+//
+// The raw ABI has skilledge_keys_wanted and skilledge_keys, the Extism ABI keys_wanted and
+// keys (edge/plugin's doc).
+//
 // # Options, limits, failures, notifications
 //
 // Options (options.go) are the JSON object of the configure export. The limits (limits.go)

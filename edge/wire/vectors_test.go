@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
@@ -310,6 +311,9 @@ func TestLimits(t *testing.T) {
 		DefaultMaxBody: wire.DefaultMaxBody, MaxBatch: wire.MaxBatch, HintSize: wire.HintSize,
 		ReplayEntries: wire.ReplayEntries, ReplayEntryMax: wire.ReplayEntryMax,
 		ReplayBudget: wire.ReplayBudget, ReplayShapesMax: wire.ReplayShapesMax, IDs: v.IDs,
+		KeySetMax: wire.KeySetMax, KeysRedirects: wire.KeysRedirects,
+		KeysTimeout: secs(wire.KeysTimeout), KeysRefetch: secs(wire.KeysRefetch), KeysMinAge: secs(wire.KeysMinAge),
+		KeysMaxAge: secs(wire.KeysMaxAge), KeysDefaultAge: secs(wire.KeysDefaultAge),
 	}
 	for i, id := range v.IDs {
 		kind := ""
@@ -328,4 +332,78 @@ func TestLimits(t *testing.T) {
 		return
 	}
 	requireJSONEqual(t, "the limits", v, got)
+}
+
+func secs(d time.Duration) int { return int(d / time.Second) }
+
+// TestKeys: how long a fetched key set is fresh, which redirects a fetch follows, the keys
+// export's input, and when a host fetches (wire.KeysState).
+func TestKeys(t *testing.T) {
+	var v wiretest.Keys
+	wiretest.Read(t, "keys.json", &v)
+	for i := range v.Ages {
+		a := &v.Ages[i]
+		got := secs(wire.KeysAge(a.CacheControl, a.Age))
+		if *update {
+			a.Seconds = got
+		}
+		if got != a.Seconds {
+			t.Errorf("KeysAge(%q, %q) = %ds, the vector says %ds", a.CacheControl, a.Age, got, a.Seconds)
+		}
+	}
+	for i := range v.Redirects {
+		r := &v.Redirects[i]
+		got := wire.KeysRedirect(r.From, r.To)
+		if *update {
+			r.Follow = got
+		}
+		if got != r.Follow {
+			t.Errorf("KeysRedirect(%q, %q) = %t, the vector says %t", r.From, r.To, got, r.Follow)
+		}
+	}
+	for i := range v.Frames {
+		f := &v.Frames[i]
+		got := wire.AppendKeys(nil, f.URL, f.Document)
+		if *update {
+			f.Frame = got
+		}
+		requireJSONEqual(t, "the keys frame", string(f.Frame), string(got))
+		url, doc, err := wire.ParseKeys(got)
+		if err != nil || url != f.URL || !bytes.Equal(doc, f.Document) {
+			t.Errorf("ParseKeys(%q) = %q, %q, %v", got, url, doc, err)
+		}
+	}
+	for i := range v.Schedules {
+		sc := &v.Schedules[i]
+		t.Run(sc.Name, func(t *testing.T) {
+			var k wire.KeysState
+			epoch := time.Unix(1_900_000_000, 0)
+			for j := range sc.Steps {
+				st := &sc.Steps[j]
+				now := epoch.Add(time.Duration(st.At) * time.Second)
+				switch st.Do {
+				case "begin":
+					k.Begin(now)
+				case "done":
+					k.Done(now, time.Duration(st.Age)*time.Second)
+				case "drop":
+					k.Drop()
+				case "":
+					got := wiretest.KeysCheck{Due: k.Due(now), Refetch: k.Refetch(now), Expired: k.Expired(now)}
+					if *update {
+						st.Expect = &got
+					}
+					requireJSONEqual(t, fmt.Sprintf("step %d at %ds", j, st.At), st.Expect, got)
+					if next := k.Next(); got.Due != !now.Before(next) {
+						t.Errorf("step %d at %ds: Next() = %v, but Due is %t", j, st.At, next.Sub(epoch), got.Due)
+					}
+				default:
+					t.Fatalf("step %d: do %q", j, st.Do)
+				}
+			}
+		})
+	}
+	if *update {
+		wiretest.Write(t, "keys.json", v)
+	}
 }

@@ -7,8 +7,11 @@
 // request repeating one is answered without calling an instance (the replay cache: one per
 // pool, so that a pool swapped in with Server.Swap starts with none).
 //
-// It owns the connections, the reading of request bodies up to the pool's cap, and the
-// replay cache. It may not touch an instance but through the Pool, open a content store
+// It also fetches the signing key sets an auth option names by URL (KeySets, which a pool
+// is given as its wasm.Keys), on the schedule edge/wire's contract sets.
+//
+// It owns the connections, the reading of request bodies up to the pool's cap, the replay
+// cache, and the key set fetches. It may not touch an instance but through the Pool, open a content store
 // (it is given one with the pool), or make a protocol decision: those are the plugin's. It
 // imports the contract (edge/wire) and runtime/wasm, never the server (edge) outside
 // tests.

@@ -2,10 +2,14 @@ package front
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/edge/wire/wiretest"
@@ -109,5 +113,41 @@ func TestVectorReplays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVectorKeys: how long a key set is fresh, as KeySets reads it off a real answer, and
+// which redirects its client follows.
+func TestVectorKeys(t *testing.T) {
+	var v wiretest.Keys
+	wiretest.Read(t, "keys.json", &v)
+	var cacheControl, age atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if cc := cacheControl.Load().(string); cc != "" {
+			w.Header().Set("Cache-Control", cc)
+		}
+		if a := age.Load().(string); a != "" {
+			w.Header().Set("Age", a)
+		}
+		w.Write([]byte(`{"keys":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	ks := NewKeySets(nil, nil)
+	for _, a := range v.Ages {
+		cacheControl.Store(a.CacheControl)
+		age.Store(a.Age)
+		_, got, err := ks.get(context.Background(), srv.URL, false)
+		require.NoError(t, err)
+		require.Equal(t, time.Duration(a.Seconds)*time.Second, got, fmt.Sprintf("Cache-Control %q, Age %q", a.CacheControl, a.Age))
+	}
+	for _, r := range v.Redirects {
+		from := httptest.NewRequest("GET", r.From, nil)
+		to, err := http.NewRequest("GET", r.To, nil)
+		if err != nil {
+			require.Equal(t, false, r.Follow, r.To)
+			continue
+		}
+		err = keysRedirect(to, []*http.Request{from})
+		require.Equal(t, r.Follow, err == nil, fmt.Sprintf("%s -> %s: %v", r.From, r.To, err))
 	}
 }

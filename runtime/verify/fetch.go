@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // maxRedirects is how many redirects one request may follow.
@@ -21,6 +22,9 @@ type redirectRule struct{}
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > maxRedirects {
 		return fmt.Errorf("more than %d redirects", maxRedirects)
+	}
+	if !sameOriginURL(req.URL, via[0].URL) {
+		req.Header.Del("Authorization") // Options.Token goes to the deployment's origin only
 	}
 	rule, _ := req.Context().Value(redirectRule{}).(func(*url.URL) string)
 	if rule == nil {
@@ -49,6 +53,9 @@ var errTooBig = errors.New("too large")
 func (v *verifier) do(req *http.Request, rule func(*url.URL) string, max int64) (*response, error) {
 	req = req.WithContext(context.WithValue(req.Context(), redirectRule{}, rule))
 	req.Header.Set("User-Agent", "skilledge-verify")
+	if v.opt.Token != "" && sameOriginURL(req.URL, v.base) {
+		req.Header.Set("Authorization", "Bearer "+v.opt.Token)
+	}
 	resp, err := v.client.Do(req)
 	if err != nil {
 		var ue *url.Error
@@ -101,4 +108,19 @@ func statusText(code int) string {
 		return fmt.Sprintf("HTTP %d %s", code, t)
 	}
 	return fmt.Sprintf("HTTP %d", code)
+}
+
+// sameOriginURL reports whether a and b have one origin: scheme, host and port (the
+// default port of the scheme when none is written).
+func sameOriginURL(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "http") {
+			return "80"
+		}
+		return "443"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }

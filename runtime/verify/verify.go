@@ -65,6 +65,11 @@ type Options struct {
 	// checked against the rules of the first request (https; the same origin for the
 	// indexes; under the trust root for skill files; none for the MCP endpoint).
 	Client *http.Client
+	// Token, when set, is sent as "Authorization: Bearer TOKEN" with every request to the
+	// deployment's origin (its scheme, host and port), as an agent checking a private
+	// deployment sends it: the indexes, the skill files and the MCP manifest. It is never
+	// sent to another origin, nor kept on a redirect that leaves the deployment's.
+	Token string
 	// Limits bound each skill: an archive may unpack to at most MaxEntries entries and
 	// MaxBytes bytes of files, a SKILL.md or a file of the v0.1.0 index may hold at most
 	// MaxBytes, and an archive download at most MaxBytes plus 1 KiB per entry and 64 KiB
@@ -190,6 +195,9 @@ func newVerifier(base string, opt Options) (*verifier, error) {
 		return nil, usagef("the deployment URL %q has userinfo: DVS identifies skills by host and path only", base)
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsRune(base, '#'):
 		return nil, usagef("the deployment URL %q has a query or fragment", base)
+	}
+	if strings.ContainsFunc(opt.Token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return nil, usagef("the token holds a space, a line break or another control character: give the token alone")
 	}
 	v := &verifier{opt: opt, lim: opt.Limits, skills: make(map[string]*skillState)}
 	if why := v.schemeProblem(u); why != "" {

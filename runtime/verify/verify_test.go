@@ -41,6 +41,7 @@ type fake struct {
 	mcp    []map[string]any // skills/list entries; nil for no /mcp
 	sse    bool             // answer skills/list as a server-sent event
 	loop   bool             // answer every skills/list page with nextCursor "p0"
+	token  string           // when set, every request must carry "Authorization: Bearer token" (else 401)
 	mu     sync.Mutex
 	log    []string // the paths requested
 }
@@ -136,6 +137,11 @@ func (d *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
 	d.log = append(d.log, r.URL.Path)
 	d.mu.Unlock()
+	if d.token != "" && r.Header.Get("Authorization") != "Bearer "+d.token {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource"`)
+		http.Error(w, "no credential", http.StatusUnauthorized)
+		return
+	}
 	switch r.URL.Path {
 	case "/.well-known/agent-skills/index.json":
 		d.writeJSON(w, r, d.index)
@@ -734,4 +740,51 @@ func TestFrontmatterName(t *testing.T) {
 			t.Errorf("frontmatterName(%q) = %q, %v; want an error saying %q", in, got, err, want)
 		}
 	}
+}
+
+// TestVerifyToken: a private deployment verifies with its token, sent on every request to
+// its origin, and not without it; a redirect to another origin loses the token.
+func TestVerifyToken(t *testing.T) {
+	d := newFake(t)
+	d.token = "ske_secret"
+	if _, rep := run(t, d, func(o *Options) { o.Token = "ske_secret" }); !rep.OK() {
+		t.Fatalf("with the token:\n%s", allProblems(rep))
+	}
+	for _, p := range []string{"/.well-known/agent-skills/index.json", "/.well-known/agent-skills/greet/SKILL.md", "/mcp", "/.well-known/skills/refunds/notes/a b.md"} {
+		if !d.requested(p) {
+			t.Errorf("%s was not requested", p)
+		}
+	}
+	_, rep := run(t, newFakeWithToken(t, "ske_secret"), nil)
+	if rep.OK() || !strings.Contains(allProblems(rep), "HTTP 401") {
+		t.Fatalf("without the token:\n%s", allProblems(rep))
+	}
+	if _, err := Verify(context.Background(), "https://skills.example.com", Options{Token: "a b"}); !errors.Is(err, ErrUsage) {
+		t.Fatalf("a token with a space: %v", err)
+	}
+	for _, c := range []struct {
+		from, to string
+		kept     bool
+	}{
+		{"https://skills.example.com/x", "https://skills.example.com/y", true},
+		{"https://skills.example.com/x", "https://skills.example.com:443/y", true},
+		{"http://127.0.0.1:8787/x", "http://127.0.0.1:8788/y", false},
+		{"https://skills.example.com/x", "https://cdn.skills.example.com/y", false},
+		{"https://skills.example.com/x", "http://skills.example.com/y", false},
+	} {
+		first, _ := http.NewRequest("GET", c.from, nil)
+		next, _ := http.NewRequest("GET", c.to, nil)
+		next.Header.Set("Authorization", "Bearer t")
+		ctx := context.WithValue(context.Background(), redirectRule{}, func(*url.URL) string { return "" })
+		checkRedirect(next.WithContext(ctx), []*http.Request{first})
+		if kept := next.Header.Get("Authorization") != ""; kept != c.kept {
+			t.Errorf("a redirect from %s to %s: the token kept %t", c.from, c.to, kept)
+		}
+	}
+}
+
+func newFakeWithToken(t *testing.T, token string) *fake {
+	d := newFake(t)
+	d.token = token
+	return d
 }

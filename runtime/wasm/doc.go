@@ -11,7 +11,9 @@
 // It owns the instances and what only a host can enforce on them, and answers request
 // frames (edge/wire), nothing more. It may not touch sockets or stdio, keep answers to give
 // again, or splice contents into them (runtime/front does), nor read a content store's
-// files (runtime/store does; a pool is given its store). It imports the contract
+// files (runtime/store does; a pool is given its store), nor fetch the key sets the plugin
+// wants (runtime/front does; a pool is given their source, Keys, and gives every instance
+// the sets in hand, and after a 401 that wants one, has it fetched and asks again). It imports the contract
 // (edge/wire) and the catalog reader, never the server (edge) outside tests. Every
 // protocol decision is the plugin's.
 package wasm

@@ -33,11 +33,16 @@ type instance struct {
 	alloc, load, configure, http, rpc api.Function
 	lastErr                           api.Function
 	replay                            api.Function // nil in a plugin older than the export
+	keys, wanted                      api.Function // nil in a plugin older than the exports
 	stack                             [2]uint64
 	host                              *hostState
 	// inPtr and inCap are the input buffer of the last skilledge_alloc, which stays valid
 	// until the next one (or a load, which keeps it): most calls need no alloc call.
 	inPtr, inCap uint32
+	// keyVersions are the versions of the pool's key sets (Pool.KeyURLs) the instance
+	// has, and keyFrame the room their keys inputs are framed in.
+	keyVersions []uint64
+	keyFrame    []byte
 
 	// The deadline (deadline.go): stop is the instrumented global a timer sets when a
 	// call's time is up, nil where the module could not be instrumented (wazero's own
@@ -125,6 +130,8 @@ func (p *Plugin) bareInstance(ctx context.Context, logMu *sync.Mutex) (*instance
 		rpc:       mod.ExportedFunction(rawRPC),
 		lastErr:   mod.ExportedFunction(rawError),
 		replay:    mod.ExportedFunction(rawReplay),
+		keys:      mod.ExportedFunction(rawKeys),
+		wanted:    mod.ExportedFunction(rawKeysWanted),
 		host:      newHostState(p.cfg.Stderr, logMu),
 	}
 	if in.mem == nil {

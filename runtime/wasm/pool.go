@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +38,11 @@ type Options struct {
 	// the plugin's defaults. Its MaxBody is replaced by the pool's, which host and plugin
 	// must share.
 	Server wire.Options
+
+	// Keys brings the plugin the key sets its auth option names by URL (Pool.KeyURLs). Nil
+	// brings none: tokens those sets would verify are then all refused, which suits only a
+	// pool that serves stream transports (RPC), where no credential is asked.
+	Keys Keys
 }
 
 // configJSON renders the options object of the configure export.
@@ -98,7 +104,10 @@ type Pool struct {
 	opt    Options
 	// fields are the request header fields the plugin reads (instance.fields), nil for
 	// every field: the HTTP front frames only these.
-	fields  []string
+	fields []string
+	// keyURLs are the URLs of the key sets the plugin wants (instance.keysWanted, asked
+	// of the first instance), which opt.Keys brings every instance before its next request.
+	keyURLs []string
 	slots   chan *instance // Size entries; nil means "not created yet"
 	logMu   sync.Mutex
 	mu      sync.Mutex
@@ -155,6 +164,10 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 		return nil, err
 	}
 	if pl.fields, err = first.fields(ctx); err != nil {
+		first.close()
+		return nil, err
+	}
+	if err := pl.startKeys(ctx, first); err != nil {
 		first.close()
 		return nil, err
 	}
@@ -257,13 +270,21 @@ func (pl *Pool) leave() {
 	pl.mu.Unlock()
 }
 
-// do runs f on a lent instance under the pool's deadline.
+// do runs f on a lent instance under the pool's deadline, once the instance has the key
+// sets in hand.
 func (pl *Pool) do(ctx context.Context, f func(ctx context.Context, in *instance) error) error {
 	in, err := pl.acquire(ctx)
 	if err != nil {
 		return err
 	}
-	err = in.bounded(ctx, pl.opt.Timeout, func(ctx context.Context) error { return f(ctx, in) })
+	err = in.bounded(ctx, pl.opt.Timeout, func(ctx context.Context) error {
+		if len(pl.keyURLs) > 0 && pl.opt.Keys != nil {
+			if err := pl.syncKeys(ctx, in); err != nil {
+				return err
+			}
+		}
+		return f(ctx, in)
+	})
 	pl.release(in, err)
 	return err
 }
@@ -288,15 +309,23 @@ func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
 // back to the pool: the zero Hint when the answer may not be replayed, or when the plugin
 // does not say (a plugin older than skilledge_replay). Keeping the answer is the caller's
 // business; the pool keeps nothing. Errors are as for HTTP.
+//
+// When the plugin answers 401 and wants a key set again (a token named a key the set in
+// hand lacks: the issuer rotated its keys), the pool has Options.Keys fetch it, when the
+// schedule allows, and asks the plugin once more; the second answer is the one returned
+// (edge/wire, "Key sets").
 func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header, refs []wire.Ref, askHint bool) ([]byte, wire.Response, wire.Hint, error) {
 	var (
-		resp  wire.Response
-		start = len(dst)
-		hint  wire.Hint
+		resp   wire.Response
+		start  = len(dst)
+		hint   wire.Hint
+		wanted []string
+		had    []uint64 // the versions of the key sets the instance had when it wanted some
+		retry  bool
 	)
-	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
+	answer := func(ctx context.Context, in *instance) error {
 		var err error
-		if dst, err = in.callOutput(ctx, in.http, frame, dst); err != nil {
+		if dst, err = in.callOutput(ctx, in.http, frame, dst[:start]); err != nil {
 			return err
 		}
 		if resp, err = wire.ParseResponseInto(dst[start:], h, refs); err != nil {
@@ -305,8 +334,17 @@ func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header
 		if askHint {
 			hint, err = in.replayHint(ctx)
 		}
+		if err == nil && resp.Status == 401 && !retry && pl.opt.Keys != nil && len(pl.keyURLs) > 0 {
+			wanted, err = in.keysWanted(ctx)
+			had = slices.Clone(in.keyVersions)
+		}
 		return err
-	})
+	}
+	err := pl.do(ctx, answer)
+	if err == nil && len(wanted) > 0 && pl.wantKeys(ctx, wanted, had) {
+		retry = true
+		err = pl.do(ctx, answer)
+	}
 	return dst, resp, hint, err
 }
 
@@ -372,4 +410,25 @@ func (pl *Pool) closeIdle() {
 			return
 		}
 	}
+}
+
+// startKeys asks the first instance which key sets the plugin wants, has Options.Keys
+// fetch those not in hand yet (a pool swapped in finds them in hand), and gives them to
+// the instance. A fetch that fails does not stop the pool: the plugin refuses the tokens
+// that set would verify until a later fetch brings it, and Options.Keys says why.
+func (pl *Pool) startKeys(ctx context.Context, first *instance) error {
+	urls, err := first.keysWanted(ctx)
+	if err != nil || len(urls) == 0 {
+		return err
+	}
+	pl.keyURLs = urls
+	if pl.opt.Keys == nil {
+		return nil
+	}
+	for _, u := range urls {
+		if _, v := pl.opt.Keys.Keys(u); v == 0 {
+			pl.opt.Keys.Want(ctx, u)
+		}
+	}
+	return pl.syncKeys(ctx, first)
 }

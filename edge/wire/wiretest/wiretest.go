@@ -147,5 +147,65 @@ func Write(t testing.TB, name string, v any) {
 type Limits struct {
 	DefaultMaxBody, MaxBatch, HintSize                           int
 	ReplayEntries, ReplayEntryMax, ReplayBudget, ReplayShapesMax int
-	IDs                                                          [][2]string // an id token and its kind ("n", "s" or "")
+
+	// The key sets' numbers (wire/keys.go), durations in seconds.
+	KeySetMax, KeysRedirects                                         int
+	KeysTimeout, KeysRefetch, KeysMinAge, KeysMaxAge, KeysDefaultAge int
+
+	IDs [][2]string // an id token and its kind ("n", "s" or "")
+}
+
+// Keys are the key set vectors (keys.json): how long a fetched set is fresh, which
+// redirects a fetch follows, the keys export's input, and the schedule of fetches.
+type Keys struct {
+	Ages      []KeysAge      `json:"ages"`
+	Redirects []KeysRedirect `json:"redirects"`
+	Frames    []KeysFrame    `json:"frames"`
+	Schedules []KeysSchedule `json:"schedules"`
+}
+
+// KeysAge: a response's Cache-Control and Age ("" when absent), and the seconds its set
+// is fresh (wire.KeysAge).
+type KeysAge struct {
+	CacheControl string `json:"cacheControl"`
+	Age          string `json:"age"`
+	Seconds      int    `json:"seconds"`
+}
+
+// KeysRedirect: whether a fetch of from follows a redirect to (wire.KeysRedirect).
+type KeysRedirect struct {
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Follow bool   `json:"follow"`
+}
+
+// KeysFrame: the keys export's input for a URL and a document (wire.AppendKeys).
+type KeysFrame struct {
+	URL      string `json:"url"`
+	Document Bytes  `json:"document"`
+	Frame    Bytes  `json:"frame"`
+}
+
+// KeysSchedule is a story of one URL (wire.KeysState) as steps in time.
+type KeysSchedule struct {
+	Name  string     `json:"name"`
+	Steps []KeysStep `json:"steps"`
+}
+
+// KeysStep happens At seconds into the story: Do "begin" (a fetch begins), "done" (a
+// set came, fresh for Age seconds) or "drop" (the set is given up); or, without Do, a
+// check of what the host decides then.
+type KeysStep struct {
+	At     int        `json:"at"`
+	Do     string     `json:"do,omitempty"`
+	Age    int        `json:"age,omitempty"`
+	Expect *KeysCheck `json:"expect,omitempty"`
+}
+
+// KeysCheck is what a host decides at a step: whether it fetches on its own (Due), may
+// fetch when the plugin wants the set (Refetch), and gives the set up (Expired).
+type KeysCheck struct {
+	Due     bool `json:"due"`
+	Refetch bool `json:"refetch"`
+	Expired bool `json:"expired"`
 }

@@ -44,6 +44,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdBuild(ctx, rest, stdout, stderr)
 	case "verify":
 		return cmdVerify(ctx, rest, stdout, stderr)
+	case "key":
+		return cmdKey(rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 && !isHelp(rest[0]) {
 			fmt.Fprintf(stderr, "skilledge version: unexpected argument %q\n", rest[0])
@@ -70,11 +72,15 @@ func isHelp(arg string) bool {
 const usage = `skilledge serves a folder of Agent Skills over MCP, from WebAssembly.
 
 Usage:
-  skilledge serve [DIR] [flags]     serve DIR over HTTP (default: the built-in examples)
+  skilledge serve [DIR] [flags]     serve DIR over HTTP (default: the built-in examples);
+                                    --auth FILE makes every request carry a credential
   skilledge stdio [DIR] [flags]     serve DIR over stdin/stdout (the MCP stdio transport)
   skilledge validate DIR            check every skill in DIR and report each problem
   skilledge build [DIR] -o OUT      write OUT/catalog.pack, OUT/plugin.wasm, OUT/worker.mjs and OUT/host.mjs (a Worker)
   skilledge verify URL [flags]      check a deployment's skills against their DVS trust root
+                                    (--token for a private deployment)
+  skilledge key [flags]             make a static API key for a private deployment, and its
+                                    entry for the auth file (serve --auth FILE)
   skilledge version                 print the version
   skilledge help [COMMAND]          print this, or a command's flags
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skilledge/skilledge/edge/auth"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/front"
 	"github.com/skilledge/skilledge/runtime/wasm"
@@ -26,6 +27,7 @@ type serverFlags struct {
 	watch          bool
 	tools, prompts bool
 	pageSize       int
+	auth           string // --auth FILE
 	// watchFirst is the snapshot of the folder taken before it was built (checkWatch):
 	// the watcher compares with it first, so an edit during start-up is not missed.
 	watchFirst [32]byte
@@ -142,9 +144,18 @@ until a file changes; OUT, the output of skilledge build, is served as it is.
 
 By default the server listens on loopback only and accepts browser requests only from
 loopback origins. With --watch, DIR is rebuilt whenever its files change and the new
-catalog replaces the served one atomically; HTTP clients see it on their next request.`)
+catalog replaces the served one atomically; HTTP clients see it on their next request.
+
+With --auth FILE, every request but the OAuth protected resource metadata must carry a
+credential the file accepts (a private catalog, one with an access policy, is served
+only so): an OAuth access token, a Cloudflare Access assertion, or a static key from
+"skilledge key". Signing key sets the file names by URL are fetched when the server
+starts, kept as long as their Cache-Control says (1 minute to 1 day, 10 minutes by
+default), and fetched again, at most every 30 seconds, when a token names a key they
+lack; failures go to stderr, and the tokens they would verify are refused meanwhile.`)
 	var f serverFlags
 	f.register(c.fs)
+	registerAuth(c.fs, &f.auth, false)
 	addr := c.fs.String("addr", "127.0.0.1:8787", "listen on `HOST:PORT`")
 	public := c.fs.Bool("public", false, "allow listening on a non-loopback address")
 	replays := c.fs.Int("replays", front.DefaultReplays,
@@ -179,6 +190,12 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 	if len(hosts) > 0 {
 		hosts = append(stringList{wire.Loopback}, hosts...)
 	}
+	var authCfg *auth.Config
+	if f.auth != "" {
+		if server.Auth, authCfg, ok = readAuth("serve", f.auth, stderr); !ok {
+			return 2
+		}
+	}
 	if !f.checkWatch("serve", dirArg(pos), stderr) {
 		return 2
 	}
@@ -187,7 +204,8 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 		return 1
 	}
 	server.AllowOrigins, server.AllowHosts = origins, hosts
-	opt := wasm.Options{Server: server}
+	// The key sets the auth option names by URL are fetched here, for every catalog served.
+	opt := wasm.Options{Server: server, Keys: front.NewKeySets(stderr, nil)}
 	pool, plugin, err := startPool(ctx, f.plugin, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
@@ -215,6 +233,9 @@ catalog replaces the served one atomically; HTTP clients see it on their next re
 	}
 	fmt.Fprintf(stdout, "skilledge: serving %s (%s) at http://%s%s\nskilledge: the catalog page is at http://%s/\n",
 		plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint(pool), displayAddr(ln.Addr()))
+	if authCfg != nil {
+		fmt.Fprintf(stdout, "skilledge: every request needs a credential (%s): %s\n", f.auth, authSummary(authCfg))
+	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
@@ -251,6 +272,7 @@ whenever its files change, the new catalog replaces the served one atomically, a
 client is sent notifications/skills/list_changed and notifications/resources/list_changed.`)
 	var f serverFlags
 	f.register(c.fs)
+	registerAuth(c.fs, &f.auth, true)
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
 		return code
@@ -259,6 +281,12 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 2
+	}
+	if f.auth != "" {
+		// No key set is fetched: over stdio no credential is asked.
+		if server.Auth, _, ok = readAuth("stdio", f.auth, stderr); !ok {
+			return 2
+		}
 	}
 	if !f.checkWatch("stdio", dirArg(pos), stderr) {
 		return 2

@@ -30,15 +30,21 @@ Plain http is refused: DVS skills are served over https. --allow-http-loopback a
 http to a loopback address (127.0.0.0/8, ::1, localhost), and nowhere else, for local
 servers and tests.
 
+A private deployment (served with an auth option) answers only callers with a
+credential: --token sends "Authorization: Bearer TOKEN" with every request to URL's
+origin, as an agent would (a static key from "skilledge key", or an access token), and
+never to another origin.
+
 It prints one line per skill and a summary. The exit status is 1 if anything failed to
 verify, 2 on bad usage.`)
 	root := c.fs.String("trust-root", "", "check every skill URL against `ROOT`, an https URL prefix ending in \"/\" (default: the root the index declares, else the origin of URL)")
 	loopback := c.fs.Bool("allow-http-loopback", false, "allow plain http to a loopback address (127.0.0.0/8, ::1, localhost) only")
+	token := c.fs.String("token", "", "send \"Authorization: Bearer `TOKEN`\" with every request to the deployment's origin (a private deployment's static key or access token); never sent elsewhere")
 	pos, code, ok := c.parse(args, 1, 1, stdout, stderr)
 	if !ok {
 		return code
 	}
-	rep, err := verify.Verify(ctx, pos[0], verify.Options{TrustRoot: *root, AllowHTTPLoopback: *loopback})
+	rep, err := verify.Verify(ctx, pos[0], verify.Options{TrustRoot: *root, AllowHTTPLoopback: *loopback, Token: *token})
 	if errors.Is(err, verify.ErrUsage) {
 		fmt.Fprintf(stderr, "skilledge verify: %v\n", err)
 		if !*loopback && strings.HasPrefix(strings.ToLower(pos[0]), "http:") {
@@ -54,6 +60,9 @@ verify, 2 on bad usage.`)
 		return 1
 	}
 	if !rep.OK() {
+		if *token == "" && strings.Contains(strings.Join(rep.Problems, "\n"), "HTTP 401") {
+			fmt.Fprint(stderr, "skilledge verify: the deployment asks for a credential: pass --token\n")
+		}
 		return 1
 	}
 	return 0

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/auth"
+)
+
+// authHelp is the help of serve's and stdio's --auth.
+const authHelp = `require a credential over HTTP, as the JSON object in ` + "`FILE`" + ` says (the auth option):
+{"resource": "https://skills.example.com/mcp",
+ "jwt": {"issuer": "https://auth.example.com", "jwksUri": "https://auth.example.com/jwks"},
+ "access": {"teamDomain": "https://TEAM.cloudflareaccess.com", "aud": "AUD tag"},
+ "tokens": [entries that "skilledge key" prints]}
+(resource and one of jwt, access, tokens; key sets named by URL are fetched and kept fresh by the server)`
+
+// readAuth reads the auth option from the file path for command name; ok is false after
+// saying what is wrong, naming the file.
+func readAuth(name, path string, stderr io.Writer) (b []byte, cfg *auth.Config, ok bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge %s: --auth: %v\n", name, err)
+		return nil, nil, false
+	}
+	if cfg, err = auth.ParseConfig(b); err != nil {
+		fmt.Fprintf(stderr, "skilledge %s: %s: %v\n", name, path, err)
+		return nil, nil, false
+	}
+	return b, cfg, true
+}
+
+// authSummary says what credentials cfg accepts, for the start-up line.
+func authSummary(cfg *auth.Config) string {
+	var kinds []string
+	if cfg.JWT != nil {
+		kinds = append(kinds, "access tokens from "+cfg.JWT.Issuer)
+	}
+	if cfg.Access != nil {
+		kinds = append(kinds, "Cloudflare Access assertions of "+cfg.Access.Issuer)
+	}
+	if n := len(cfg.Tokens); n > 0 {
+		kinds = append(kinds, plural(n, "static key"))
+	}
+	return strings.Join(kinds, ", ")
+}
+
+// tokenEntry is a static key's entry of the auth option's tokens list.
+type tokenEntry struct {
+	Name   string   `json:"name"`
+	SHA256 string   `json:"sha256"`
+	Scopes []string `json:"scopes"`
+}
+
+func cmdKey(args []string, stdout, stderr io.Writer) int {
+	c := newCommand("key", "skilledge key [--name NAME] [--scope SCOPE ...]",
+		`Makes a new static API key for a private deployment, for CI and agents without OAuth.
+It prints two lines on stdout: the key ("ske_" and 43 random characters), which is shown
+this once and kept nowhere, and the entry to add to the "tokens" list of the auth file
+(serve --auth FILE, or the Worker's SKILLEDGE_OPTIONS auth), which holds only the key's
+SHA-256, with its name and scopes. The agent sends the key as "Authorization: Bearer KEY".`)
+	name := c.fs.String("name", "", "the key's `NAME`, which names the caller in logs (default: \"key-\" and the start of its SHA-256)")
+	var scopes stringList
+	c.fs.Var(&scopes, "scope", "grant `SCOPE` (repeatable, or several separated by spaces), such as the scopes the catalog's access policy names")
+	if _, code, ok := c.parse(args, 0, 0, stdout, stderr); !ok {
+		return code
+	}
+	var list []string
+	for _, s := range scopes {
+		for _, f := range strings.Fields(s) {
+			if !catalog.ValidScope(f) {
+				fmt.Fprintf(stderr, "skilledge key: --scope %q is not an OAuth scope (printable ASCII, no spaces, quotes or backslashes)\n", f)
+				return 2
+			}
+			list = append(list, f)
+		}
+	}
+	entry, key := auth.NewStaticKey(*name, list)
+	e := tokenEntry{Name: entry.Name, SHA256: entry.Hex(), Scopes: strings.Fields(string(entry.Scopes))}
+	if e.Name == "" {
+		e.Name = "key-" + e.SHA256[:8]
+	}
+	if e.Scopes == nil {
+		e.Scopes = []string{}
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge key: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s\n%s\n", key, b)
+	fmt.Fprint(stderr, "skilledge: the first line is the key: give it to the agent now, it is not shown again.\n"+
+		"skilledge: the second is its entry: add it to the \"tokens\" list of the auth file.\n")
+	return 0
+}
+
+// registerAuth adds --auth to fs.
+func registerAuth(fs *flag.FlagSet, path *string, stdio bool) {
+	help := authHelp
+	if stdio {
+		help = "the auth option in `FILE`, as serve takes it: stdio asks no credential (a local process), but a private catalog (an access policy) is served only with one"
+	}
+	fs.StringVar(path, "auth", "", help)
+}
