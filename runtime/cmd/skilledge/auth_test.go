@@ -195,6 +195,9 @@ func TestServeAuth(t *testing.T) {
 	if strings.Contains(errOut, "key set") {
 		t.Fatalf("stdio fetched a key set: %s", errOut)
 	}
-	code, _, errOut = call(t, stdin, "stdio", dir)
-	expect(t, code, "", errOut, 1, "", "serve it with the auth option")
+	code, stdout, errOut = call(t, stdin, "stdio", dir)
+	expect(t, code, stdout, errOut, 0, `"uri":"skill://greet/SKILL.md"`, "serving 1 skill")
+	// Over HTTP, not without --auth: nobody could be told apart.
+	code, stdout, errOut = call(t, "", "serve", dir, "--addr", "127.0.0.1:0")
+	expect(t, code, stdout, errOut, 2, "", "has an access policy (skilledge.yaml): serve it with --auth FILE")
 }

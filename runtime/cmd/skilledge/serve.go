@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/auth"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/front"
@@ -202,6 +203,11 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	src, ok := openSource("serve", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
+	}
+	if src.pack.Private() && f.auth == "" {
+		fmt.Fprintf(stderr, "skilledge serve: %s has an access policy (%s): serve it with --auth FILE, which says who is asking (README, \"Private catalogs\");\n"+
+			"  without it nobody could be told apart over HTTP. skilledge stdio serves it to a local process without one.\n", dirArg(pos), compile.PolicyFile)
+		return 2
 	}
 	server.AllowOrigins, server.AllowHosts = origins, hosts
 	// The key sets the auth option names by URL are fetched here, for every catalog served.
