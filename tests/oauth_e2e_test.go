@@ -27,9 +27,6 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/edge/auth"
-	"github.com/skilledge/skilledge/edge/wire"
-	"github.com/skilledge/skilledge/runtime/front"
-	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // A real authorization server for the OAuth tests: tests/oauth/as.mjs runs oidc-provider
@@ -336,40 +333,30 @@ var oauthSkills = map[string]string{
 	"ledger/rates.csv":  "currency,rate\nEUR,1\nUSD,1.08\n",
 }
 
-// serveWithAuth serves skills with the auth option authFor(resource) gives, on the native
-// host as `skilledge serve` does (plugin.wasm in the wazero pool behind runtime/front), on a
-// loopback port, and returns the MCP endpoint's URL, which is resource: the port is known
-// before the option is written, as the option must name the URL clients use.
+// serveWithAuth serves skills with `skilledge serve --auth FILE`, the file holding the auth
+// option authFor(resource) gives, on a loopback port, and returns the MCP endpoint's URL,
+// which is resource: the port is taken before the option is written, as the option must
+// name the URL clients use.
 func serveWithAuth(t *testing.T, skills map[string]string, authFor func(resource string) string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	resource := "http://" + ln.Addr().String() + "/mcp"
-	o, err := wire.ParseOptions([]byte(`{"auth":` + authFor(resource) + `}`))
-	if err != nil {
+	addr := ln.Addr().String()
+	ln.Close() // serve listens on it next; nothing else on loopback takes it meanwhile
+	resource := "http://" + addr + "/mcp"
+	dir := t.TempDir()
+	if err := writeFiles(dir, skills); err != nil {
 		t.Fatal(err)
 	}
-	enc, err := buildCase(skillsFolder(skills))
-	if err != nil {
+	authFile := filepath.Join(t.TempDir(), "auth.json")
+	if err := os.WriteFile(authFile, []byte(authFor(resource)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err := compiledPlugin()
-	if err != nil {
-		t.Fatal(err)
+	if got := serve(t, dir, "--addr", addr, "--auth", authFile); got != resource {
+		t.Fatalf("serve is at %s, want %s", got, resource)
 	}
-	pool, err := p.NewPool(context.Background(), wasm.Catalog{Index: enc.Index, Store: enc.Store}, wasm.Options{Size: 2, Server: o})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := front.NewServer(pool, os.Stderr, front.Options{})
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close(context.Background())
-	})
 	return resource
 }
 
@@ -508,11 +495,12 @@ var (
 // every file matching its digest; a client whose grant lacks the scope the server needs is
 // refused after the SDK's step-up. Tokens sent by hand are judged alike.
 // Clients whose grants differ see different catalogs: ledger only with skills:finance.
+// The servers fetch the authorization server's key set from its jwks_uri, as deployed ones
+// do.
 func TestOAuthSDKClient(t *testing.T) {
 	as := startAS(t, asConfig{Clients: []asClient{asReader, asFinance, asApp, asOutsider}})
-	jwks := as.JWKS(t)
 	authFor := func(resource string) string {
-		return fmt.Sprintf(`{"resource":%q,"jwt":{"issuer":%q,"jwks":%s}}`, resource, as.Issuer, jwks)
+		return fmt.Sprintf(`{"resource":%q,"jwt":{"issuer":%q,"jwksUri":%q}}`, resource, as.Issuer, as.JWKSURI)
 	}
 	t.Run("serve", func(t *testing.T) { oauthSuite(t, as, serveWithAuth(t, oauthSkills, authFor)) })
 	t.Run("workerd", func(t *testing.T) {

@@ -149,7 +149,7 @@ func privateServers(t *testing.T) ([]privateServer, string) {
 	if err := os.WriteFile(authFile, []byte(option), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	local := serve(t, privateSetup.dir, "--auth", authFile, "--allow-host", "*")
+	local := serve(t, privateSetup.dir, "--auth", authFile, "--allow-host", "*", "--tools", "--prompts")
 	w := workerdFor(t, privateSetup.d, `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true,"auth":`+option+`}`)
 	return []privateServer{{"serve", strings.TrimSuffix(local, "/mcp")}, {"workerd", w[0]}}, key
 }
@@ -397,13 +397,12 @@ func TestPrivateHostileTokens(t *testing.T) {
 					t.Fatalf("after %s, the static key: %d %s", c.name, st, body)
 				}
 			}
-			// A 1 MiB token is larger than either host reads as a header block: refused
-			// before the plugin, with the server healthy after.
-			st, _, _ := list.ask(t, srv.base, bearer(strings.Repeat("a", 1<<20))...)
-			if st != 431 && st != 401 && st != 400 {
-				t.Errorf("a 1 MiB token: %d", st)
+			// A 1 MiB token is larger than either host reads as a header block (serve: 64 KiB;
+			// workerd: its own limit): refused with 431 before the plugin, the server healthy
+			// after.
+			if st, _, body := list.ask(t, srv.base, bearer(strings.Repeat("a", 1<<20))...); st != 431 || strings.Contains(body, "public") {
+				t.Errorf("a 1 MiB token: %d %s", st, body)
 			}
-			t.Logf("a 1 MiB token: %d", st)
 			if st, _, _ := list.ask(t, srv.base, "Authorization", "Bearer "+key); st != 200 {
 				t.Fatalf("after a 1 MiB token: %d", st)
 			}
