@@ -10,7 +10,8 @@
 // binding (wrangler.toml's [vars.SKILLEDGE_OPTIONS], which only a request's env carries, so
 // the plugin starts on the first request), the store objects in env.ASSETS, a stream of
 // known length in FixedLengthStream, ctx.waitUntil for a body still streaming or a key set
-// still being fetched, and how the key sets an auth option names are fetched (fetchKeys).
+// still being fetched, how the key sets an auth option names are fetched (fetchKeys), and
+// the auth option kept as a Worker secret (SKILLEDGE_AUTH, optionsOf).
 import createPlugin from "@extism/extism";
 import module from "./plugin.wasm";
 import pack from "./catalog.pack";
@@ -29,9 +30,34 @@ function fetchKeys(url, init, { urgent }) {
 	return fetch(url, { ...init, ...cache });
 }
 
+// optionsOf is the plugin's options: the SKILLEDGE_OPTIONS binding, whose auth option the
+// SKILLEDGE_AUTH secret replaces when it is set (`wrangler secret put SKILLEDGE_AUTH <
+// auth.json`), so that static keys' digests and the like stay out of wrangler.toml. A
+// secret that is not a JSON object is refused on every request, saying so and nothing of
+// its content, as the plugin refuses bad options: never a Worker serving without the
+// authorization it was given.
+export function optionsOf(env) {
+	const options = env.SKILLEDGE_OPTIONS ?? {};
+	if (env.SKILLEDGE_AUTH === undefined) return options;
+	let auth = null;
+	try {
+		auth = JSON.parse(env.SKILLEDGE_AUTH);
+	} catch {}
+	if (auth === null || typeof auth !== "object" || Array.isArray(auth)) throw new Error("the SKILLEDGE_AUTH secret is not a JSON object (the auth option)");
+	return { ...options, auth };
+}
+
 export default {
 	fetch(request, env, ctx) {
-		host ??= new Host({ createPlugin, module, pack, options: env.SKILLEDGE_OPTIONS ?? {}, fetch: fetchKeys });
+		if (host === null) {
+			let options;
+			try {
+				options = optionsOf(env);
+			} catch (e) {
+				return new Response(`skilledge: ${e.message}\n`, { status: 500, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+			}
+			host = new Host({ createPlugin, module, pack, options, fetch: fetchKeys });
+		}
 		store ??= {
 			object(name) {
 				if (!env.ASSETS) throw new Error("the Worker has no ASSETS binding: wrangler.toml's [assets] must bind OUT/assets as ASSETS");

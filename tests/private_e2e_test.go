@@ -15,9 +15,11 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -411,3 +413,72 @@ func TestPrivateHostileTokens(t *testing.T) {
 }
 
 func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
+
+// TestPrivateAccessAndSecret: Cloudflare Access assertions (signed by a key the test makes,
+// whose certificates a loopback server gives as the Access certs document) and static keys
+// each let a caller in end to end, on both servers, the Worker taking its auth option from
+// the SKILLEDGE_AUTH secret; an assertion for another application is refused, and a secret
+// that is not JSON refuses every request without saying what it holds.
+func TestPrivateAccessAndSecret(t *testing.T) {
+	const team, aud = "https://acme.cloudflareaccess.com", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	certs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, privateJWKS())
+	}))
+	t.Cleanup(certs.Close)
+	entry, key := auth.NewStaticKey("ci", []string{"skills:read", "skills:finance"})
+	option := `{"resource":"` + privateResource + `","access":{"teamDomain":"` + team + `","aud":"` + aud + `","certsUrl":"` + certs.URL + `/cdn-cgi/access/certs"},` +
+		`"tokens":[{"name":"ci","sha256":"` + entry.Hex() + `","scopes":["skills:read","skills:finance"]}]}`
+	privateServers(t) // builds the deployment, once
+	authFile := filepath.Join(t.TempDir(), "auth.json")
+	if err := os.WriteFile(authFile, []byte(option), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	local := strings.TrimSuffix(serve(t, privateSetup.dir, "--auth", authFile, "--allow-host", "*"), "/mcp")
+	secret := func(s string) []string { return []string{fmt.Sprintf("(name = %q, text = %s)", "SKILLEDGE_AUTH", strconv.Quote(s))} }
+	worker := workerdWith(t, privateSetup.d, secret(option), `{"allowHosts":["*"]}`)[0]
+
+	assertion := func(change map[string]any) string {
+		now := time.Now().Unix()
+		c := map[string]any{"iss": team, "aud": []string{aud}, "sub": "u-1", "email": "ana@acme.example", "iat": now, "exp": now + 600, "scope": "skills:read"}
+		for k, v := range change {
+			c[k] = v
+		}
+		b, _ := json.Marshal(c)
+		return signJWT(`{"alg":"ES256","kid":"t1","typ":"JWT"}`, string(b), nil)
+	}
+	list := privateProbe{"skills/list", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`}
+	for _, srv := range []privateServer{{"serve", local}, {"workerd", worker}} {
+		t.Run(srv.name, func(t *testing.T) {
+			for _, c := range []struct {
+				name   string
+				fields []string
+				status int
+				skills string // the skill URIs listed, space-separated
+			}{
+				{"no credential", nil, 401, ""},
+				{"an Access assertion", []string{"Cf-Access-Jwt-Assertion", assertion(nil)}, 200, "skill://public/SKILL.md"},
+				{"an Access assertion with finance", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"scope": "skills:read skills:finance"})}, 200,
+					"skill://finance/ledger/SKILL.md skill://public/SKILL.md"},
+				{"an assertion for another application", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"aud": []string{"another"}})}, 401, ""},
+				{"an assertion from another team", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"iss": "https://evil.cloudflareaccess.com"})}, 401, ""},
+				{"the static key", []string{"Authorization", "Bearer " + key}, 200, "skill://finance/ledger/SKILL.md skill://public/SKILL.md"},
+			} {
+				st, _, body := list.ask(t, srv.base, c.fields...)
+				var got []string
+				for _, s := range gjson.Get(body, "result.skills.#.uri").Array() {
+					got = append(got, s.Str)
+				}
+				if st != c.status || strings.Join(got, " ") != c.skills {
+					t.Errorf("%s: %d %q, want %d %q: %s", c.name, st, got, c.status, c.skills, body)
+				}
+			}
+		})
+	}
+
+	bad := workerdWith(t, privateSetup.d, secret(`{"tokens":[{"name":"ci", "sha256": HIDDEN`), `{"allowHosts":["*"]}`)[0]
+	st, _, body := list.ask(t, bad, "Authorization", "Bearer "+key)
+	if st != 500 || !strings.Contains(body, "SKILLEDGE_AUTH secret is not a JSON object") || strings.Contains(body, "HIDDEN") {
+		t.Errorf("a secret that is not JSON: %d %s", st, body)
+	}
+}

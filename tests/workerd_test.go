@@ -191,7 +191,12 @@ func workerd(t testing.TB, options ...string) []string {
 
 // workerdFor is workerd for deployment d.
 func workerdFor(t testing.TB, d *deployment, options ...string) []string {
-	configPath, err := workerdConfig(t.TempDir(), d, options)
+	return workerdWith(t, d, nil, options...)
+}
+
+// workerdWith is workerdFor with more bindings for every Worker (workerdConfig's extra).
+func workerdWith(t testing.TB, d *deployment, extra []string, options ...string) []string {
+	configPath, err := workerdConfig(t.TempDir(), d, options, extra...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +272,9 @@ func startWorkerd(bin, config string, n int) (*workerdProcess, error) {
 // assets/sha256/NAME, as the Workers asset layer answers the binding's fetch of that
 // path. (wrangler dev, which the README test runs, puts Cloudflare's own asset worker
 // there.)
-func workerdConfig(dir string, d *deployment, options []string) (string, error) {
+//
+// extra are more bindings (capnp list items) every Worker gets, such as a secret.
+func workerdConfig(dir string, d *deployment, options []string, extra ...string) (string, error) {
 	bundle := d.bundle
 	entries, err := os.ReadDir(bundle)
 	if err != nil {
@@ -302,7 +309,7 @@ func workerdConfig(dir string, d *deployment, options []string) (string, error) 
 		if o != "" {
 			b = append(b, fmt.Sprintf("(name = \"SKILLEDGE_OPTIONS\", json = %s)", strconv.Quote(o)))
 		}
-		bindings[i] = strings.Join(b, ", ")
+		bindings[i] = strings.Join(append(b, extra...), ", ")
 	}
 	return writeWorkerdConfig(filepath.Join(dir, "config.capnp"), modules, bindings, d.assets)
 }

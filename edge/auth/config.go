@@ -25,7 +25,7 @@ import (
 //	 "jwt": {"issuer": "https://auth.example.com", "jwksUri": "https://auth.example.com/jwks",
 //	         "audience": "…", "jwks": {…}, "scopesClaim": "groups", "skew": 60},
 //	 "access": {"teamDomain": "https://acme.cloudflareaccess.com", "aud": "<AUD tag>",
-//	            "header": "Cf-Access-Jwt-Assertion", "certsUrl": "…", "scopesClaim": "groups"},
+//	            "certsUrl": "…", "scopesClaim": "groups"},
 //	 "tokens": [{"name": "ci", "sha256": "<64 hex>", "scopes": ["skills:read"]}]}
 //
 // resource is the server's canonical URI (RFC 8707; the audience tokens must hold, and
