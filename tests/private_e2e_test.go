@@ -435,7 +435,9 @@ func TestPrivateAccessAndSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	local := strings.TrimSuffix(serve(t, privateSetup.dir, "--auth", authFile, "--allow-host", "*"), "/mcp")
-	secret := func(s string) []string { return []string{fmt.Sprintf("(name = %q, text = %s)", "SKILLEDGE_AUTH", strconv.Quote(s))} }
+	secret := func(s string) []string {
+		return []string{fmt.Sprintf("(name = %q, text = %s)", "SKILLEDGE_AUTH", strconv.Quote(s))}
+	}
 	worker := workerdWith(t, privateSetup.d, secret(option), `{"allowHosts":["*"]}`)[0]
 
 	assertion := func(change map[string]any) string {
