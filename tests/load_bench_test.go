@@ -114,6 +114,7 @@ type loadServer struct {
 	url     string
 	pid     int
 	answers map[string]answer
+	fields  []string // header fields every request carries (name, value, …): a credential
 }
 
 // expect asks srv every case once and keeps its answers, which must be 200, echo the id
@@ -121,7 +122,7 @@ type loadServer struct {
 func (srv *loadServer) expect(t *testing.T, want map[string][]byte) {
 	srv.answers = map[string]answer{}
 	for _, c := range loadCases() {
-		status, body, err := c.post(http.DefaultClient, srv.url, firstID)
+		status, body, err := c.post(http.DefaultClient, srv.url, firstID, srv.fields...)
 		a, ok := splitAnswer(body)
 		if err != nil || status != 200 || !ok || !sameContents(body, want[c.name]) {
 			t.Fatalf("%s, %s: %d %v %.300s", srv.name, c.name, status, err, body)
@@ -130,8 +131,9 @@ func (srv *loadServer) expect(t *testing.T, want map[string][]byte) {
 	}
 }
 
-// post sends c with id to url as a 2026-07-28 client does.
-func (c loadCase) post(client *http.Client, url string, id int64) (int, []byte, error) {
+// post sends c with id to url as a 2026-07-28 client does, with the header fields given
+// (name, value, …).
+func (c loadCase) post(client *http.Client, url string, id int64, fields ...string) (int, []byte, error) {
 	req, err := http.NewRequest("POST", url, bytes.NewReader(c.body(nil, id)))
 	if err != nil {
 		return 0, nil, err
@@ -142,6 +144,9 @@ func (c loadCase) post(client *http.Client, url string, id int64) (int, []byte, 
 	req.Header.Set("Mcp-Method", c.method)
 	if c.uri != "" {
 		req.Header.Set("Mcp-Name", c.uri)
+	}
+	for i := 0; i+1 < len(fields); i += 2 {
+		req.Header.Set(fields[i], fields[i+1])
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -205,7 +210,7 @@ func measure(t *testing.T, srv loadServer, c loadCase, clients int, d time.Durat
 			for time.Now().Before(deadline) {
 				id++
 				t0 := time.Now()
-				status, body, err := c.post(client, srv.url, id)
+				status, body, err := c.post(client, srv.url, id, srv.fields...)
 				if err == nil && (status != 200 || !want.is(body, id)) {
 					err = fmt.Errorf("%s: status %d, %d bytes, not the %d expected with id %d", srv.name, status, len(body), len(want.before)+len(want.after), id)
 				}
