@@ -155,4 +155,3 @@ func TestAuthReport(t *testing.T) {
 func authCell(r *loadResult) string {
 	return fmt.Sprintf("%.0f req/s, p50 %s, p99 %s, %s CPU", r.rps(), latency(r.q(0.5)), latency(r.q(0.99)), latency(r.cpu/time.Duration(max(r.requests, 1))))
 }
-
