@@ -62,8 +62,9 @@ func cmdKey(args []string, stdout, stderr io.Writer) int {
 		`Makes a new static API key for a private deployment, for CI and agents without OAuth.
 It prints two lines on stdout: the key ("ske_" and 43 random characters), which is shown
 this once and kept nowhere, and the entry to add to the "tokens" list of the auth file
-(serve --auth FILE, or the Worker's SKILLEDGE_OPTIONS auth), which holds only the key's
-SHA-256, with its name and scopes. The agent sends the key as "Authorization: Bearer KEY".`)
+(serve --auth FILE; on Cloudflare the SKILLEDGE_AUTH secret or SKILLEDGE_OPTIONS's auth),
+which holds only the key's SHA-256, with its name and scopes. The agent sends the key as
+"Authorization: Bearer KEY".`)
 	name := c.fs.String("name", "", "the key's `NAME`, which names the caller in logs (default: \"key-\" and the start of its SHA-256)")
 	var scopes stringList
 	c.fs.Var(&scopes, "scope", "grant `SCOPE` (repeatable, or several separated by spaces), such as the scopes the catalog's access policy names")
