@@ -34,7 +34,8 @@
 export const limits = {
 	DefaultMaxBody: 1048576, // the body cap when the options do not set maxBody
 	MaxBatch: 64,
-	HintSize: 16,
+	HintSize: 16, // a replay hint without an expiry
+	HintSizeExpiring: 20, // and with one
 	ReplayEntries: 1024,
 	ReplayEntryMax: 256 * 1024,
 	ReplayBudget: 16 * 1024 * 1024,
@@ -602,7 +603,9 @@ async function pipeSpliced(writable, body, refs, objects) {
 // answered without calling the plugin, as `serve` does. An entry is the request's head and
 // body around the id, and the answer around it (wire.ReplayEntry); entries are found by a
 // hash of the head and of the body around the id, for each shape (the lengths around the
-// id) seen. Bounds are the contract's (limits).
+// id) seen. Bounds are the contract's (limits). An entry whose promise expires (an answer
+// to an authenticated caller, whose credential is in the head) answers nothing from then
+// on, by the host's clock, and is dropped.
 export class Replays {
 	constructor(max = limits.ReplayEntries) {
 		this.max = max;
@@ -612,15 +615,21 @@ export class Replays {
 	}
 
 	// lookup answers the request of head and body from a kept answer, as respond's input,
-	// or gives null.
-	lookup(head, body) {
+	// or gives null; now is the host's clock (milliseconds, as Date.now()).
+	lookup(head, body, now = Date.now()) {
 		if (this.shapes.length === 0) return null;
 		const h = headHash(head); // once: it is the same for every shape
 		for (let s = 0; s < this.shapes.length; s++) {
 			const [before, after] = this.shapes[s];
 			const to = body.length - after;
 			if (to - before <= 0 || to - before > 64) continue;
-			const e = this.entries.get(replayHash(h, body, before, to));
+			const key = replayHash(h, body, before, to);
+			const e = this.entries.get(key);
+			if (e !== undefined && expired(e.expires, now)) {
+				this.entries.delete(key);
+				this.bytes -= e.size;
+				continue;
+			}
 			if (e === undefined || e.head !== head || e.before.length !== before || e.after.length !== after ||
 				e.headBytes + body.length > e.maxFrame || !sameBytes(e.before, body, 0) || !sameBytes(e.after, body, to)) continue;
 			const id = body.subarray(before, to);
@@ -639,12 +648,13 @@ export class Replays {
 	// keep keeps the answer parsed (of the response frame frame) to the request of head
 	// (headBytes long in the frame) and body, as hint (parseHint) says, unless it is not
 	// what the plugin may promise (wire.NewReplayEntry), holds more than
-	// limits.ReplayEntryMax (ReplayEntry.Size) or its shape is one too many. It says
-	// whether it kept it.
-	keep(head, headBytes, body, frame, parsed, hint) {
+	// limits.ReplayEntryMax (ReplayEntry.Size), its shape is one too many, or it has
+	// expired by now (the host's clock, milliseconds, as Date.now()). It says whether it
+	// kept it.
+	keep(head, headBytes, body, frame, parsed, hint, now = Date.now()) {
 		const idAt = hint.idAt - headBytes, n = hint.idLen;
 		const at = hint.answerAt - (frame.length - parsed.body.length); // the body ends the frame
-		if (n === 0 || idAt < 0 || idAt + n > body.length || headBytes + body.length > hint.maxFrame ||
+		if (n === 0 || expired(hint.expires, now) || idAt < 0 || idAt + n > body.length || headBytes + body.length > hint.maxFrame ||
 			at < 0 || at + n > parsed.body.length) return false;
 		const id = body.subarray(idAt, idAt + n);
 		const kind = idKind(id);
@@ -665,7 +675,7 @@ export class Replays {
 			this.shapes.push([before.length, after.length]);
 		}
 		const e = {
-			head, headBytes, before, after, kind, maxFrame: hint.maxFrame,
+			head, headBytes, before, after, kind, maxFrame: hint.maxFrame, expires: hint.expires,
 			status: parsed.status, headers: parsed.headers,
 			answerBefore: parsed.body.slice(0, at), answerAfter: parsed.body.slice(at + n), refs, size,
 		};
@@ -687,13 +697,23 @@ export class Replays {
 }
 
 // parseHint reads skilledge_replay's bytes (wire.ParseHint): where the id lies in the
-// request frame, its length, where the answer echoes it, and the longest request frame the
-// promise holds for. Bytes that are not limits.HintSize long are the plugin's failure
-// (FrameError), as in the Go hosts.
+// request frame, its length, where the answer echoes it, the longest request frame the
+// promise holds for, and, in a hint limits.HintSizeExpiring long, when it expires (unix
+// seconds; 0: never). Bytes neither limits.HintSize nor limits.HintSizeExpiring long are
+// the plugin's failure (FrameError), as in the Go hosts.
 export function parseHint(b) {
-	if (b.length !== limits.HintSize) throw new FrameError(`a replay hint of ${b.length} bytes`);
-	const v = new DataView(b.buffer, b.byteOffset, limits.HintSize);
-	return { idAt: v.getUint32(0, true), idLen: v.getUint32(4, true), answerAt: v.getUint32(8, true), maxFrame: v.getUint32(12, true) };
+	if (b.length !== limits.HintSize && b.length !== limits.HintSizeExpiring) throw new FrameError(`a replay hint of ${b.length} bytes`);
+	const v = new DataView(b.buffer, b.byteOffset, b.length);
+	return {
+		idAt: v.getUint32(0, true), idLen: v.getUint32(4, true), answerAt: v.getUint32(8, true), maxFrame: v.getUint32(12, true),
+		expires: b.length === limits.HintSizeExpiring ? v.getUint32(16, true) : 0,
+	};
+}
+
+// expired says whether a promise that expires at expires (unix seconds; 0: never) has by
+// now (milliseconds, as Date.now()) (wire.ReplayEntry.Expired).
+function expired(expires, now) {
+	return expires > 0 && now >= expires * 1000;
 }
 
 // idKind is wire.ReplayableID: "n" for an integer of at most 15 digits without sign of

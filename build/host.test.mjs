@@ -78,14 +78,21 @@ test("replays: which answers are kept, and what repeats get", async (t) => {
 			const { head, headBytes, body } = split(bytes(v.request));
 			const frame = bytes(v.answer);
 			const parsed = parseFrame(frame);
-			const given = v.lie ?? v.hint; // a lie: a hint the plugin would never give
+			let given = v.lie ?? v.hint; // a lie: a hint the plugin would never give
+			if (given !== "" && v.expires) {
+				// with an expiry: a fifth u32, little-endian (wiretest.Replay.Given)
+				const e = new Uint8Array(4);
+				new DataView(e.buffer).setUint32(0, v.expires, true);
+				given += Buffer.from(e).toString("hex");
+			}
 			const hint = given === "" ? null : parseHint(hex(given));
+			if (hint !== null) assert.equal(hint.expires, v.expires ?? 0, "the expiry parsed");
 			const replays = new Replays();
-			const kept = hint !== null && replays.keep(head, headBytes, body, frame, parsed, hint);
+			const kept = hint !== null && replays.keep(head, headBytes, body, frame, parsed, hint, (v.at ?? 0) * 1000);
 			assert.equal(kept, v.kept, "kept");
 			for (const [i, r] of v.repeats.entries()) {
 				const again = split(bytes(r.request));
-				const got = replays.lookup(again.head, again.body);
+				const got = replays.lookup(again.head, again.body, (r.at ?? 0) * 1000);
 				if (r.client === null) {
 					assert.equal(got, null, `repeat ${i} was replayed`);
 					continue;

@@ -32,7 +32,7 @@ func TestHostLimits(t *testing.T) {
 		got[string(line[1])] = n
 	}
 	want := map[string]int{
-		"DefaultMaxBody": wire.DefaultMaxBody, "MaxBatch": wire.MaxBatch, "HintSize": wire.HintSize,
+		"DefaultMaxBody": wire.DefaultMaxBody, "MaxBatch": wire.MaxBatch, "HintSize": wire.HintSize, "HintSizeExpiring": wire.HintSizeExpiring,
 		"ReplayEntries": wire.ReplayEntries, "ReplayEntryMax": wire.ReplayEntryMax,
 		"ReplayBudget": wire.ReplayBudget, "ReplayShapesMax": wire.ReplayShapesMax,
 		"KeySetMax": wire.KeySetMax, "KeysRedirects": wire.KeysRedirects,

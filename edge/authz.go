@@ -20,8 +20,10 @@ import (
 // challenge naming the metadata (and invalid_token when one was sent); with one lacking
 // the scopes, 403 insufficient_scope. Every answer to such a request depends on the caller
 // and says so: Cache-Control private, Vary on the credential fields, cacheScope "private",
-// and no replay hint, so that no host gives one caller's answer to another. Over stdio, a
-// local process, no credential is asked.
+// and a replay hint that expires with the credential (none once it has), so that a host
+// gives the answer again only for the same credential (which the request frame holds) and
+// never after it stops holding (edge/wire: replays). Over stdio, a local process, no
+// credential is asked.
 //
 // A private catalog (an access policy) is answered over HTTP only with the auth option
 // (without it, every HTTP request is a 503 saying why), one view per caller (views.go);
@@ -105,29 +107,42 @@ func newAuthz(p *catalog.Pack, opt wire.Options) *authz {
 
 // gate answers a request the server may not answer for this caller (401, 403), or nil
 // when it may: authorized then says the answer depends on the caller, whose scopes are
-// granted.
-func (s *Server) gate(r *wire.Request, hd *headers, path string) (resp *wire.Response, authorized bool, granted []byte) {
+// granted until expires (auth.Grant.Expires: a token's exp; zero for a static key, which
+// holds as long as the configuration).
+func (s *Server) gate(r *wire.Request, hd *headers, path string) (resp *wire.Response, authorized bool, granted []byte, expires time.Time) {
 	a := s.auth
 	if a == nil {
-		return nil, false, nil
+		return nil, false, nil, time.Time{}
 	}
 	if path == prmPath || path == prmPath+s.opt.Endpoint {
-		return s.protectedResource(r), false, nil
+		return s.protectedResource(r), false, nil, time.Time{}
 	}
 	if r.Method == "OPTIONS" {
-		return nil, false, nil // a CORS preflight carries no credential (and no answer)
+		return nil, false, nil, time.Time{} // a CORS preflight carries no credential (and no answer)
 	}
 	if hd.manyCredentials {
-		return a.challenge(401, true), true, nil
+		return a.challenge(401, true), true, nil, time.Time{}
 	}
 	g, presented, err := a.cfg.Authenticate(hd.authorization, hd.assertion, a.now())
 	if err != nil {
-		return a.challenge(401, presented), true, nil
+		return a.challenge(401, presented), true, nil, time.Time{}
 	}
 	if !catalog.HasScopes(g.Scopes, a.needed) {
-		return a.challenge(403, true), true, nil
+		return a.challenge(403, true), true, nil, time.Time{}
 	}
-	return nil, true, g.Scopes
+	return nil, true, g.Scopes, g.Expires
+}
+
+// replayUntil is the expiry of the replay hint of an answer to a caller whose credential
+// holds until expires (gate), at now: 0 for none (a static key), else the credential's
+// expiry in unix seconds, rounded down; false when that is not in the future, and the
+// answer may not be replayed at all.
+func replayUntil(expires, now time.Time) (int64, bool) {
+	if expires.IsZero() {
+		return 0, true
+	}
+	sec := expires.Unix() // rounded down, after 1970
+	return sec, sec > 0 && time.Unix(sec, 0).After(now)
 }
 
 // challenge is the 401 or 403 of RFC 6750 §3, with a JSON-RPC error body saying the same.

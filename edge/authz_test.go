@@ -68,8 +68,8 @@ func (a *authTest) token(scope, aud string, exp time.Time) string {
 }
 
 // do answers a request with the given header fields ("Name", "value", …) and body, as the
-// plugin does, and says whether the answer carries a replay hint.
-func (a *authTest) do(t *testing.T, method, target, body string, fields ...string) (*wire.Response, bool) {
+// plugin does, and gives the answer's replay hint.
+func (a *authTest) do(t *testing.T, method, target, body string, fields ...string) (*wire.Response, wire.Replay) {
 	t.Helper()
 	req := &wire.Request{Method: method, Target: target, Header: header(append([]string{"Host", "skills.example"}, fields...)...), Body: []byte(body)}
 	out, replay := a.s.AppendHTTP(nil, req)
@@ -77,7 +77,7 @@ func (a *authTest) do(t *testing.T, method, target, body string, fields ...strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &resp, replay.IDLen > 0
+	return &resp, replay
 }
 
 func TestCheck(t *testing.T) {
@@ -106,8 +106,10 @@ func TestCheck(t *testing.T) {
 }
 
 // TestGate: every surface over HTTP asks for a credential granting the default scopes; the
-// metadata and CORS preflights do not; answers to authorized callers are private and are
-// never replayed; refusals name no skill.
+// metadata and CORS preflights do not; answers to authorized callers are private, and
+// replayable until the credential expires (a token's exp; never, for a static key), not
+// at all once it has (a token let in by the clock skew); refusals name no skill and are
+// never replayable.
 func TestGate(t *testing.T) {
 	a := newAuthTest(t, "access:\n  default: [skills:read]\n")
 	const meta = `resource_metadata="https://skills.example/.well-known/oauth-protected-resource/mcp"`
@@ -119,31 +121,34 @@ func TestGate(t *testing.T) {
 		fields                     []string
 		status                     int
 		challenge                  string // WWW-Authenticate, when refused
+		expires                    int64  // the replay hint's expiry, of an answer to /mcp; -1: no hint
 	}{
-		{"no credential", "POST", "/mcp", list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`},
-		{"a token in the query string", "POST", "/mcp?access_token=" + good, list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`},
-		{"a valid token", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good), 200, ""},
-		{"a static key", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.ske), 200, ""},
+		{"no credential", "POST", "/mcp", list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
+		{"a token in the query string", "POST", "/mcp?access_token=" + good, list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
+		{"a valid token", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good), 200, "", authNow.Add(time.Hour).Unix()},
+		{"a static key", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.ske), 200, "", 0},
+		{"a token past its exp, within the clock skew", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(-time.Second))), 200, "", -1},
+		{"a token that expires now", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow)), 200, "", -1},
 		{"an expired token", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(-time.Hour))), 401,
-			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`},
+			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`, -1},
 		{"another audience", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", "https://other.example/mcp", authNow.Add(time.Hour))), 401,
-			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`},
+			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`, -1},
 		{"too few scopes", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("other", authResource, authNow.Add(time.Hour))), 403,
-			`Bearer ` + meta + `, scope="skills:read", error="insufficient_scope"`},
+			`Bearer ` + meta + `, scope="skills:read", error="insufficient_scope"`, -1},
 		{"two Authorization fields", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good, "Authorization", "Bearer "+a.ske), 401,
-			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`},
+			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`, -1},
 		{"two Authorization fields, joined as hosts frame them", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good+", Bearer "+a.ske), 401,
-			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`},
-		{"a well-known index", "GET", "/.well-known/agent-skills/index.json", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`},
-		{"a well-known file", "GET", "/.well-known/skills/a/SKILL.md", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`},
-		{"the page", "GET", "/", "", []string{"Accept", "text/html"}, 401, `Bearer ` + meta + `, scope="skills:read"`},
-		{"the sitemap", "GET", "/sitemap.xml", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`},
-		{"the metadata", "GET", "/.well-known/oauth-protected-resource/mcp", "", nil, 200, ""},
-		{"the metadata at the root", "GET", "/.well-known/oauth-protected-resource", "", nil, 200, ""},
-		{"a CORS preflight", "OPTIONS", "/mcp", "", []string{"Origin", "https://app.example"}, 204, ""},
+			`Bearer ` + meta + `, scope="skills:read", error="invalid_token"`, -1},
+		{"a well-known index", "GET", "/.well-known/agent-skills/index.json", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
+		{"a well-known file", "GET", "/.well-known/skills/a/SKILL.md", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
+		{"the page", "GET", "/", "", []string{"Accept", "text/html"}, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
+		{"the sitemap", "GET", "/sitemap.xml", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
+		{"the metadata", "GET", "/.well-known/oauth-protected-resource/mcp", "", nil, 200, "", -1},
+		{"the metadata at the root", "GET", "/.well-known/oauth-protected-resource", "", nil, 200, "", -1},
+		{"a CORS preflight", "OPTIONS", "/mcp", "", []string{"Origin", "https://app.example"}, 204, "", -1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			resp, replayable := a.do(t, c.method, c.target, c.body, c.fields...)
+			resp, replay := a.do(t, c.method, c.target, c.body, c.fields...)
 			if resp.Status != c.status {
 				t.Fatalf("status %d, want %d: %s", resp.Status, c.status, resp.Body)
 			}
@@ -154,11 +159,20 @@ func TestGate(t *testing.T) {
 			if c.status >= 400 && (strings.Contains(string(resp.Body), `"a"`) || strings.Contains(string(resp.Body), "skill://")) {
 				t.Fatalf("a refusal names a skill: %s", resp.Body)
 			}
+			if c.status >= 400 && replay.IDLen > 0 {
+				t.Fatalf("a refusal is replayable: %+v", replay)
+			}
 			if c.status == 200 && strings.HasPrefix(c.target, "/mcp") {
 				cc, _ := resp.Header.Get("Cache-Control")
 				vary, _ := resp.Header.Get("Vary")
-				if cc != "private" || vary != "Authorization" || replayable || !strings.Contains(string(resp.Body), `"cacheScope":"private"`) {
-					t.Fatalf("an authorized answer: Cache-Control %q, Vary %q, replayable %t, body %s", cc, vary, replayable, resp.Body)
+				if cc != "private" || vary != "Authorization" || !strings.Contains(string(resp.Body), `"cacheScope":"private"`) {
+					t.Fatalf("an authorized answer: Cache-Control %q, Vary %q, body %s", cc, vary, resp.Body)
+				}
+				switch {
+				case c.expires < 0 && replay.IDLen > 0:
+					t.Fatalf("an answer to an expired credential is replayable: %+v", replay)
+				case c.expires >= 0 && (replay.IDLen == 0 || replay.Expires != c.expires):
+					t.Fatalf("an authorized answer's replay %+v, want one expiring at %d", replay, c.expires)
 				}
 			}
 		})
@@ -281,5 +295,29 @@ func TestGateFetchedKeys(t *testing.T) {
 	}
 	if s := New(p, wire.Options{}); s.KeysWanted() != nil || s.SetKeys(jwksURI, jwks("k1", pub)) == nil {
 		t.Fatal("a server without the auth option wants keys, or takes them")
+	}
+}
+
+// TestReplayUntil: an authorized answer's replay expires with the credential, at a whole
+// second no later than its exp; never for a static key; and is not given at all when that
+// second is not in the future.
+func TestReplayUntil(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		expires, now time.Time
+		want         int64
+		ok           bool
+	}{
+		{"a static key", time.Time{}, authNow, 0, true},
+		{"an hour left", authNow.Add(time.Hour), authNow, authNow.Unix() + 3600, true},
+		{"a fractional exp, rounded down", authNow.Add(1500 * time.Millisecond), authNow, authNow.Unix() + 1, true},
+		{"less than a second left, rounded down to now", authNow.Add(500 * time.Millisecond), authNow, 0, false},
+		{"expires now", authNow, authNow, 0, false},
+		{"expired", authNow.Add(-time.Second), authNow, 0, false},
+	} {
+		got, ok := replayUntil(c.expires, c.now)
+		if ok != c.ok || ok && got != c.want {
+			t.Errorf("%s: %d %t, want %d %t", c.name, got, ok, c.want, c.ok)
+		}
 	}
 }

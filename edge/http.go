@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -53,13 +54,19 @@ func (s *Server) ServeHTTP(r *wire.Request) *wire.Response { return s.serveHTTP(
 // frame): the zero wire.Replay when it may not.
 func (s *Server) AppendHTTP(dst []byte, r *wire.Request) ([]byte, wire.Replay) {
 	sc := getScratch()
-	sc.replay, sc.authorized = wire.Replay{}, false
+	sc.replay, sc.authorized, sc.expires = wire.Replay{}, false, time.Time{}
 	resp := s.serveHTTP(r, sc)
 	start := len(dst)
 	dst = wire.AppendResponse(dst, resp)
 	replay := sc.replay
-	if sc.authorized {
-		replay = wire.Replay{} // an answer to one caller is never given to another
+	if sc.authorized && replay.IDLen > 0 {
+		// The request frame holds the caller's credential, so a replay goes to that
+		// credential alone; it must not outlive it.
+		if exp, ok := replayUntil(sc.expires, s.auth.now()); ok {
+			replay.Expires = exp
+		} else {
+			replay = wire.Replay{}
+		}
 	}
 	if replay.IDLen > 0 {
 		// The body ends the frame.
@@ -121,11 +128,11 @@ func (s *Server) route(r *wire.Request, hd *headers, rb *reply) (resp *wire.Resp
 			" is not allowed (the server's allowOrigins option lists the origins it answers; unset, only loopback origins)")), false
 	}
 	path, _, _ := strings.Cut(r.Target, "?")
-	resp, authorized, granted := s.gate(r, hd, path)
+	resp, authorized, granted, expires := s.gate(r, hd, path)
 	if resp != nil {
 		return resp, true
 	}
-	rb.authorized = authorized
+	rb.authorized, rb.expires = authorized, expires
 	v := s
 	switch {
 	case s.views == nil:

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"sync"
+	"time"
 
 	"github.com/skilledge/skilledge/edge/wire"
 )
@@ -21,8 +22,10 @@ type reply struct {
 	// replay is how the answer may be replayed (replayOf), set by post.
 	replay wire.Replay
 	// authorized says the answer is to a caller the auth option let in: it depends on the
-	// caller (authz.private), and is never replayed.
+	// caller (authz.private), and is replayed only until expires, when the caller's
+	// credential stops holding (zero: a static key, which holds as long as the server).
 	authorized bool
+	expires    time.Time
 }
 
 // scratch holds replies for reuse. A reply keeps the capacity its largest answer needed,

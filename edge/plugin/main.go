@@ -137,8 +137,9 @@
 //	                                       server reads, lowercase, one a line; they depend
 //	                                       on the options, so ask after configure
 //	skilledge_replay() u64                 packed replay of the last skilledge_http answer:
-//	                                       16 bytes, four u32 little-endian (below); 0 when
-//	                                       that answer may not be replayed
+//	                                       16 bytes, four u32 little-endian (below), or 20
+//	                                       with a fifth, the expiry; 0 when that answer
+//	                                       may not be replayed
 //	skilledge_keys_wanted() u64            packed URLs of the key sets wanted, one a line
 //	                                       (keys_wanted); 0 when none
 //	skilledge_keys(ptr, size u32) u32      0 ok, 1 error; input as for keys
@@ -155,11 +156,12 @@
 // A host may keep answers and give them again (wire.Hint states the promise). After a
 // skilledge_http call, skilledge_replay's four numbers (wire.AppendHint) are: where the
 // request's id token starts in the request frame, its length, where the answer echoes it
-// in the response frame, and the longest request frame the promise holds for. A request
-// frame that equals the one answered except for another id token of the same kind
-// (wire.ReplayableID) at that place, and is no longer than that, gets the same response
-// frame with its token at the echo's place and every REF after it moved by the difference
-// in length.
+// in the response frame, and the longest request frame the promise holds for; a fifth,
+// when there is one, is when the promise expires, in unix seconds (an answer to an
+// authenticated caller: its credential's expiry). A request frame that equals the one
+// answered except for another id token of the same kind (wire.ReplayableID) at that place,
+// and is no longer than that, gets the same response frame with its token at the echo's
+// place and every REF after it moved by the difference in length, until the expiry.
 //
 // # Failure
 //

@@ -22,7 +22,7 @@ var (
 	// lastErr is the message of the last error.
 	lastErr []byte
 	// replay is the output of skilledge_replay for the last skilledge_http answer: empty,
-	// or its four numbers.
+	// or its four numbers (five with an expiry).
 	replay []byte
 )
 

@@ -57,7 +57,13 @@
 //
 // The plugin marks the answers a host may give again to a request that differs only in
 // its JSON-RPC id (Replay, Hint), and says where the id lies in both frames; a host that
-// keeps them (ReplayEntry) answers such a request without calling the plugin.
+// keeps them (ReplayEntry) answers such a request without calling the plugin. A promise
+// may carry an expiry (Hint.Expires), after which the host keeps and answers nothing.
+// Answers to callers the auth option let in are replayed too, and never to another
+// caller or after the credential expires: the request frame holds the credential verbatim
+// (Authorization, and the access field), so an entry is keyed by the credential that
+// earned it, and its expiry is the credential's (a token's exp; none for a static key,
+// which holds as long as the configuration does).
 //
 // # Key sets (keys.go)
 //

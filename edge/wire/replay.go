@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strings"
+	"time"
 )
 
 // Replays: a host may give an answer again without asking the plugin.
@@ -28,25 +29,43 @@ import (
 // notifications and every other route do not, so that nothing an error quotes from the
 // request is ever replayed. A host keeps at most ReplayEntryMax bytes for one answer,
 // ReplayShapesMax framings and ReplayBudget bytes in all (limits.go).
+//
+// A promise may expire (h.Expires, unix seconds; 0 for none): a host keeps nothing when,
+// by its clock, the expiry has come already, and never answers from an entry at or after
+// it (it drops the entry). The server gives an expiry to an answer to a caller the auth
+// option let in: the answer depends on the caller, whose credential is in F verbatim (the
+// Authorization and access fields are among those framed), so a repeat is answered only
+// for the same credential, never for another caller; and the expiry is the credential's
+// (a token's exp, whole seconds down), so the answer is never given after the credential
+// that earned it stops holding. A static key holds as long as the configuration that
+// names it, which a host's entries never outlive: its answers carry no expiry.
 
 // Replay is the promise as the server states it for one answer (edge.Server.AppendHTTP):
 // IDAt and IDLen place the id token in the request body, AnswerAt places the echoed id in
 // the response frame (from its first byte), and MaxBody is the longest request body for
-// which the promise holds (Options.MaxBody: a longer one is refused with 413). The zero
-// Replay promises nothing.
+// which the promise holds (Options.MaxBody: a longer one is refused with 413). Expires is
+// when the promise stops holding, in unix seconds (0: never). The zero Replay promises
+// nothing.
 type Replay struct {
 	IDAt, IDLen, AnswerAt, MaxBody int
+	Expires                        int64
 }
 
 // Hint is the promise in the frames' terms, as the raw ABI's skilledge_replay gives it:
 // IDAt and IDLen place the id token in the request frame, AnswerAt places its echo in the
-// response frame, and MaxFrame is the longest request frame the promise holds for.
+// response frame, MaxFrame is the longest request frame the promise holds for, and
+// Expires is when it stops holding, in unix seconds (0: never).
 type Hint struct {
 	IDAt, IDLen, AnswerAt, MaxFrame int
+	Expires                         int64
 }
 
-// HintSize is the length of an encoded Hint: four u32, little-endian.
-const HintSize = 16
+// HintSize is the length of an encoded Hint without an expiry: four u32, little-endian;
+// HintSizeExpiring that of one with an expiry, a fifth u32 after them.
+const (
+	HintSize         = 16
+	HintSizeExpiring = 20
+)
 
 // Hint returns r for a request frame whose body starts at head: the one conversion from
 // the server's terms to the frames'. The zero Replay gives the zero Hint.
@@ -54,12 +73,13 @@ func (r Replay) Hint(head int) Hint {
 	if r.IDLen <= 0 {
 		return Hint{}
 	}
-	return Hint{IDAt: r.IDAt + head, IDLen: r.IDLen, AnswerAt: r.AnswerAt, MaxFrame: r.MaxBody + head}
+	return Hint{IDAt: r.IDAt + head, IDLen: r.IDLen, AnswerAt: r.AnswerAt, MaxFrame: r.MaxBody + head, Expires: r.Expires}
 }
 
 // AppendHint appends h as skilledge_replay gives it: nothing for the zero Hint (no
-// promise), else HintSize bytes, IDAt, IDLen, AnswerAt and MaxFrame as u32 little-endian
-// (MaxFrame capped at the largest u32).
+// promise), else IDAt, IDLen, AnswerAt and MaxFrame as u32 little-endian (MaxFrame capped
+// at the largest u32), HintSize bytes, and for a hint with an expiry (Expires > 0) Expires
+// as a fifth u32 (capped at the largest u32, which is earlier), HintSizeExpiring bytes.
 func AppendHint(dst []byte, h Hint) []byte {
 	if h.IDLen <= 0 {
 		return dst
@@ -67,20 +87,28 @@ func AppendHint(dst []byte, h Hint) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(h.IDAt))
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(h.IDLen))
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(h.AnswerAt))
-	return binary.LittleEndian.AppendUint32(dst, uint32(min(h.MaxFrame, math.MaxUint32)))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(min(h.MaxFrame, math.MaxUint32)))
+	if h.Expires > 0 {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(min(h.Expires, math.MaxUint32)))
+	}
+	return dst
 }
 
 // ParseHint decodes what skilledge_replay gave: the zero Hint and true for no bytes (no
-// promise), false for bytes that are not HintSize long.
+// promise), false for bytes that are neither HintSize nor HintSizeExpiring long.
 func ParseHint(b []byte) (Hint, bool) {
 	if len(b) == 0 {
 		return Hint{}, true
 	}
-	if len(b) != HintSize {
+	if len(b) != HintSize && len(b) != HintSizeExpiring {
 		return Hint{}, false
 	}
 	u := func(i int) int { return int(binary.LittleEndian.Uint32(b[4*i:])) }
-	return Hint{IDAt: u(0), IDLen: u(1), AnswerAt: u(2), MaxFrame: u(3)}, true
+	h := Hint{IDAt: u(0), IDLen: u(1), AnswerAt: u(2), MaxFrame: u(3)}
+	if len(b) == HintSizeExpiring {
+		h.Expires = int64(binary.LittleEndian.Uint32(b[16:]))
+	}
+	return h, true
 }
 
 // Kinds of replayable ids (ReplayableID).
@@ -133,6 +161,7 @@ type ReplayEntry struct {
 	Head, Tail    []byte // the request frame before and after the id token
 	Kind          byte   // ReplayableID of the token
 	MaxFrame      int
+	Expires       int64 // unix seconds from which it answers nothing (0: never)
 	Status        int
 	Header        Header // the response's fields
 	Before, After []byte // the response body before and after the echoed id
@@ -140,17 +169,17 @@ type ReplayEntry struct {
 }
 
 // NewReplayEntry makes the entry for the answer resp, parsed from the response frame
-// out, to the request frame frame, as h says; false when h promises nothing or is not
-// what the plugin may promise for these frames (the id lies in the body, and the answer
-// echoes it where h says) (the host then answers, but keeps
-// nothing). The entry copies what it keeps; Header aliases resp's, which the caller
-// replaces with its own copy when out is reused.
-func NewReplayEntry(frame []byte, h Hint, out []byte, resp *Response) (ReplayEntry, bool) {
+// out, to the request frame frame, as h says, at now by the host's clock; false when h
+// promises nothing, has expired by now, or is not what the plugin may promise for these
+// frames (the id lies in the body, and the answer echoes it where h says) (the host then
+// answers, but keeps nothing). The entry copies what it keeps; Header aliases resp's,
+// which the caller replaces with its own copy when out is reused.
+func NewReplayEntry(frame []byte, h Hint, out []byte, resp *Response, now time.Time) (ReplayEntry, bool) {
 	bodyAt := len(out) - len(resp.Body) // the body ends the frame
 	at := h.AnswerAt - bodyAt
 	end := h.IDAt + h.IDLen
 	head := bytes.Index(frame, []byte("\n\n")) + 2 // where the request's body starts
-	if h.IDLen <= 0 || head < 2 || h.IDAt < head || end > len(frame) || len(frame) > h.MaxFrame ||
+	if h.IDLen <= 0 || expired(h.Expires, now) || head < 2 || h.IDAt < head || end > len(frame) || len(frame) > h.MaxFrame ||
 		at < 0 || at+h.IDLen > len(resp.Body) || !bytes.Equal(frame[h.IDAt:end], resp.Body[at:at+h.IDLen]) {
 		return ReplayEntry{}, false
 	}
@@ -160,7 +189,7 @@ func NewReplayEntry(frame []byte, h Hint, out []byte, resp *Response) (ReplayEnt
 	}
 	e := ReplayEntry{
 		Head: bytes.Clone(frame[:h.IDAt]), Tail: bytes.Clone(frame[end:]),
-		Kind: kind, MaxFrame: h.MaxFrame, Status: resp.Status, Header: resp.Header,
+		Kind: kind, MaxFrame: h.MaxFrame, Expires: h.Expires, Status: resp.Status, Header: resp.Header,
 		Before: bytes.Clone(resp.Body[:at]), After: bytes.Clone(resp.Body[at+h.IDLen:]),
 	}
 	for _, r := range resp.Refs {
@@ -184,11 +213,20 @@ func (e *ReplayEntry) Size() int {
 	return n
 }
 
-// Match returns the id token of frame when e answers it: frame is e's request with
-// another id of the same kind, and no longer than the promise holds for.
-func (e *ReplayEntry) Match(frame []byte) ([]byte, bool) {
+// Expired reports whether e answers nothing any more at now, by the host's clock: it has
+// an expiry, and now is at or after it. A host drops such an entry.
+func (e *ReplayEntry) Expired(now time.Time) bool { return expired(e.Expires, now) }
+
+func expired(expires int64, now time.Time) bool {
+	return expires > 0 && !now.Before(time.Unix(expires, 0))
+}
+
+// Match returns the id token of frame when e answers it at now, by the host's clock: e
+// has not expired, and frame is e's request with another id of the same kind, and no
+// longer than the promise holds for.
+func (e *ReplayEntry) Match(frame []byte, now time.Time) ([]byte, bool) {
 	n := len(frame) - len(e.Head) - len(e.Tail)
-	if n <= 0 || len(frame) > e.MaxFrame || !bytes.HasPrefix(frame, e.Head) || !bytes.HasSuffix(frame, e.Tail) {
+	if n <= 0 || e.Expired(now) || len(frame) > e.MaxFrame || !bytes.HasPrefix(frame, e.Head) || !bytes.HasSuffix(frame, e.Tail) {
 		return nil, false
 	}
 	id := frame[len(e.Head) : len(e.Head)+n]

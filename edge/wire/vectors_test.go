@@ -179,15 +179,22 @@ func TestReplays(t *testing.T) {
 			}
 			requireJSONEqual(t, "the server's answer", string(v.Answer), string(out))
 			requireJSONEqual(t, "the server's hint", v.Hint, hintHex(h))
-			hint := parseHintHex(t, v.Hint)
-			if v.Lie != "" {
-				hint = parseHintHex(t, v.Lie)
+			hint := parseHintHex(t, v.Given())
+			if v.Expires > 0 {
+				// The given hint is the server's as it encodes one with an expiry.
+				h := parseHintHex(t, v.Hint)
+				if v.Lie != "" {
+					h = parseHintHex(t, v.Lie)
+				}
+				h.Expires = v.Expires
+				requireJSONEqual(t, "the hint with its expiry", hintHex(h), v.Given())
+				requireJSONEqual(t, "the expiry parsed", v.Expires, hint.Expires)
 			}
 			resp, err := wire.ParseResponse(v.Answer)
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, kept := wire.NewReplayEntry(v.Request, hint, v.Answer, &resp)
+			e, kept := wire.NewReplayEntry(v.Request, hint, v.Answer, &resp, time.Unix(v.At, 0))
 			kept = kept && e.Size() <= wire.ReplayEntryMax
 			if *update {
 				v.Kept = kept
@@ -196,7 +203,7 @@ func TestReplays(t *testing.T) {
 			for j := range v.Repeats {
 				r := &v.Repeats[j]
 				var got *wiretest.Client
-				if id, ok := e.Match(r.Request); kept && ok {
+				if id, ok := e.Match(r.Request, time.Unix(r.At, 0)); kept && ok {
 					resp := e.Answer(nil, id, nil)
 					objs, err := wire.Objects(resp.Refs, mapStore(v.Objects))
 					if err != nil {
@@ -308,7 +315,7 @@ func TestLimits(t *testing.T) {
 	var v wiretest.Limits
 	wiretest.Read(t, "limits.json", &v)
 	got := wiretest.Limits{
-		DefaultMaxBody: wire.DefaultMaxBody, MaxBatch: wire.MaxBatch, HintSize: wire.HintSize,
+		DefaultMaxBody: wire.DefaultMaxBody, MaxBatch: wire.MaxBatch, HintSize: wire.HintSize, HintSizeExpiring: wire.HintSizeExpiring,
 		ReplayEntries: wire.ReplayEntries, ReplayEntryMax: wire.ReplayEntryMax,
 		ReplayBudget: wire.ReplayBudget, ReplayShapesMax: wire.ReplayShapesMax, IDs: v.IDs,
 		KeySetMax: wire.KeySetMax, KeysRedirects: wire.KeysRedirects,

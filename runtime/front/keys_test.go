@@ -77,9 +77,14 @@ func (is *issuer) jwks() []byte {
 	return b
 }
 
-// token is an access token for resource signed by kid's key; a kid the issuer never had
-// signs with a key of its own.
+// token is an access token for resource signed by kid's key, for an hour; a kid the
+// issuer never had signs with a key of its own.
 func (is *issuer) token(kid, resource string) string {
+	return is.tokenUntil(kid, resource, time.Now().Add(time.Hour))
+}
+
+// tokenUntil is token, expiring at exp.
+func (is *issuer) tokenUntil(kid, resource string, exp time.Time) string {
 	is.mu.Lock()
 	key, ok := is.keys[kid]
 	is.mu.Unlock()
@@ -88,7 +93,7 @@ func (is *issuer) token(kid, resource string) string {
 	}
 	enc := base64.RawURLEncoding.EncodeToString
 	claims, _ := json.Marshal(map[string]any{"iss": is.URL, "aud": resource, "sub": "agent",
-		"exp": time.Now().Add(time.Hour).Unix(), "scope": "skills:read"})
+		"exp": exp.Unix(), "scope": "skills:read"})
 	in := enc([]byte(`{"alg":"EdDSA","kid":"`+kid+`","typ":"at+jwt"}`)) + "." + enc(claims)
 	return in + "." + enc(ed25519.Sign(key, []byte(in)))
 }

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/skilledge/skilledge/edge/wire"
 )
@@ -14,11 +15,14 @@ import (
 // of their own. An entry (wire.ReplayEntry) is the request frame around the id and the
 // answer around it. The lookup hashes each known shape (the lengths of head and tail) of
 // the frame; clients frame alike, so there are few. Bounds are the contract's
-// (wire.ReplayEntryMax, wire.ReplayBudget, wire.ReplayShapesMax) and max entries. Safe
-// for concurrent use; a nil *replays keeps nothing.
+// (wire.ReplayEntryMax, wire.ReplayBudget, wire.ReplayShapesMax) and max entries. An
+// entry whose promise expires (an answer to an authenticated caller, whose credential is
+// in the frame) answers nothing from then on, by now's clock, and is dropped. Safe for
+// concurrent use; a nil *replays keeps nothing.
 type replays struct {
 	max  int
 	seed maphash.Seed
+	now  func() time.Time // time.Now; tests move it
 
 	mu      sync.RWMutex
 	shapes  []replayShape
@@ -34,7 +38,7 @@ func newReplays(max int) *replays {
 	if max <= 0 {
 		return nil
 	}
-	return &replays{max: max, seed: maphash.MakeSeed(), entries: map[uint64]*wire.ReplayEntry{}}
+	return &replays{max: max, seed: maphash.MakeSeed(), now: time.Now, entries: map[uint64]*wire.ReplayEntry{}}
 }
 
 func (rs *replays) hash(head, tail []byte) uint64 {
@@ -45,39 +49,59 @@ func (rs *replays) hash(head, tail []byte) uint64 {
 	return h.Sum64()
 }
 
-// lookup returns the entry that answers frame and the id token of frame, or nil.
+// lookup returns the entry that answers frame and the id token of frame, or nil. It drops
+// an expired entry it finds on the way.
 func (rs *replays) lookup(frame []byte) (*wire.ReplayEntry, []byte) {
 	if rs == nil {
 		return nil, nil
 	}
+	now := rs.now()
+	var (
+		stale    *wire.ReplayEntry
+		staleKey uint64
+	)
 	rs.mu.RLock()
-	defer rs.mu.RUnlock()
 	for _, sh := range rs.shapes {
 		if len(frame) <= sh.head+sh.tail {
 			continue
 		}
-		e := rs.entries[rs.hash(frame[:sh.head], frame[len(frame)-sh.tail:])]
+		key := rs.hash(frame[:sh.head], frame[len(frame)-sh.tail:])
+		e := rs.entries[key]
 		if e == nil || len(e.Head) != sh.head || len(e.Tail) != sh.tail {
 			continue
 		}
-		if id, ok := e.Match(frame); ok {
+		if e.Expired(now) {
+			stale, staleKey = e, key
+			continue
+		}
+		if id, ok := e.Match(frame, now); ok {
+			rs.mu.RUnlock()
 			rs.hits.Add(1)
 			return e, id
 		}
+	}
+	rs.mu.RUnlock()
+	if stale != nil {
+		rs.mu.Lock()
+		if rs.entries[staleKey] == stale { // not replaced meanwhile
+			rs.bytes -= stale.Size()
+			delete(rs.entries, staleKey)
+		}
+		rs.mu.Unlock()
 	}
 	return nil, nil
 }
 
 // keep adds the answer resp (parsed from the response frame out) to frame, as hint says,
 // unless the plugin promised nothing it may keep, it holds more than an entry may, or its
-// shape is one too many.
+// shape is one too many, or the promise has expired by now's clock.
 func (rs *replays) keep(frame []byte, hint wire.Hint, out []byte, resp wire.Response) {
 	if rs == nil {
 		return
 	}
-	e, ok := wire.NewReplayEntry(frame, hint, out, &resp)
+	e, ok := wire.NewReplayEntry(frame, hint, out, &resp, rs.now())
 	if !ok {
-		return // not what the plugin may promise: answer, but do not keep
+		return // not what the plugin may promise, or expired: answer, but do not keep
 	}
 	size := e.Size()
 	if size > wire.ReplayEntryMax {

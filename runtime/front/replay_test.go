@@ -5,8 +5,10 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skilledge/skilledge/runtime/internal/require"
 	"github.com/skilledge/skilledge/runtime/wasm"
@@ -118,4 +120,74 @@ func TestSwapStartsWithoutReplays(t *testing.T) {
 	require.Equal(t, int64(0), hits(), "the pool swapped in starts with no replays")
 	exchange(t, ts.URL, "", "", read("4"))
 	require.Equal(t, int64(1), hits())
+}
+
+// TestServeHTTPReplaysAuthenticated: an answer to a caller the auth option let in is
+// replayed for the same credential only (another token of the same subject and scopes,
+// or none, is not answered from it), until the token's exp by the host's clock, and
+// never after: the entry is dropped, and the plugin's answers then are not kept.
+func TestServeHTTPReplaysAuthenticated(t *testing.T) {
+	is := newIssuer(t)
+	is.rotate("k1", true)
+	pool, _, _, _ := keysPool(t, is, 1)
+	plainPool, _, _, _ := keysPool(t, is, 1)
+	ts, srv, _ := newTestServerWith(t, pool, Options{})
+	plain, _, _ := newTestServerWith(t, plainPool, Options{Replays: -1})
+	replays := srv.cur.Load().replays
+	c := &clock{t: time.Now()}
+	replays.now = c.Now
+
+	expA := c.Now().Add(time.Hour).Truncate(time.Second)
+	a := is.tokenUntil("k1", keysResource, expA)
+	b := is.tokenUntil("k1", keysResource, c.Now().Add(2*time.Hour))
+	read := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`
+	}
+	for i, s := range []struct {
+		name, token string
+		at          time.Time // the host's clock
+		status      int
+		hit         bool
+	}{
+		{"first read", a, c.Now(), 200, false},
+		{"the same token, another id", a, c.Now(), 200, true},
+		{"another token of the same subject", b, c.Now(), 200, false},
+		{"that token again", b, c.Now(), 200, true},
+		{"no credential", "", c.Now(), 401, false},
+		{"the first token, a second before its exp", a, expA.Add(-time.Second), 200, true},
+		{"the first token at its exp", a, expA, 200, false},
+		{"the first token after its exp: the plugin's answer at its exp was not kept", a, expA.Add(time.Second), 200, false},
+		{"the other token, before its exp", b, expA, 200, true},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			c.mu.Lock()
+			c.t = s.at
+			c.mu.Unlock()
+			body := read(strconv.Itoa(i + 1))
+			hits := replays.hits.Load()
+			got := exchangeAuth(t, ts.URL, s.token, body)
+			want := exchangeAuth(t, plain.URL, s.token, body)
+			require.Equal(t, want, got)
+			require.Equal(t, true, strings.HasPrefix(got, strconv.Itoa(s.status)+" "), got)
+			require.Equal(t, s.hit, replays.hits.Load() > hits, "answered from the replays")
+		})
+	}
+}
+
+// exchangeAuth is exchange with Authorization: Bearer token (none when "").
+func exchangeAuth(t *testing.T, url, token, body string) string {
+	t.Helper()
+	req, err := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.Status + "\n" + string(b)
 }

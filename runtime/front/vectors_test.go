@@ -73,20 +73,18 @@ func TestVectorReplays(t *testing.T) {
 	wiretest.Read(t, "replays.json", &vs)
 	for _, v := range vs {
 		t.Run(v.Name, func(t *testing.T) {
-			given := v.Hint
-			if v.Lie != "" {
-				given = v.Lie
-			}
-			b, err := hex.DecodeString(given)
+			b, err := hex.DecodeString(v.Given())
 			require.NoError(t, err)
 			hint, ok := wire.ParseHint(b)
 			require.Equal(t, true, ok, "the hint parses")
 			resp, err := wire.ParseResponse(v.Answer)
 			require.NoError(t, err)
 			rs := newReplays(wire.ReplayEntries)
+			rs.now = func() time.Time { return time.Unix(v.At, 0) }
 			rs.keep(v.Request, hint, v.Answer, resp)
 			require.Equal(t, v.Kept, len(rs.entries) == 1, "kept")
 			for i, r := range v.Repeats {
+				rs.now = func() time.Time { return time.Unix(r.At, 0) }
 				e, id := rs.lookup(r.Request)
 				if r.Client == nil {
 					require.Equal(t, true, e == nil, "repeat not replayed")

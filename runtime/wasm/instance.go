@@ -185,7 +185,7 @@ func (in *instance) replayHint(ctx context.Context) (wire.Hint, error) {
 	b, ok := in.packed()
 	h, parsed := wire.ParseHint(b)
 	if !ok || !parsed {
-		return wire.Hint{}, fmt.Errorf("%w: %s gave %d bytes, not %d", ErrInstance, rawReplay, len(b), wire.HintSize)
+		return wire.Hint{}, fmt.Errorf("%w: %s gave %d bytes, not %d or %d", ErrInstance, rawReplay, len(b), wire.HintSize, wire.HintSizeExpiring)
 	}
 	return h, nil
 }

@@ -8,6 +8,8 @@ package wiretest
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -76,22 +78,43 @@ type Answer struct {
 // Replay: an answer kept as its hint says (or refused: kept false), and requests that
 // repeat it, each answered from it (client) or not (null). Hint is the server's; a vector
 // with a Lie gives the host that hint instead, one the plugin would never give, which the
-// host must refuse.
+// host must refuse. A vector with Expires gives the host the hint (Hint, or Lie) with that
+// expiry, in unix seconds: its bytes followed by Expires as a u32, little-endian
+// (wire.HintSizeExpiring bytes), as the server gives an answer to an authenticated caller.
+// At is the host's clock, in unix seconds, when it keeps the answer.
 type Replay struct {
 	Name    string           `json:"name"`
 	Request Bytes            `json:"request"`
 	Answer  Bytes            `json:"answer"`
 	Hint    string           `json:"hint"`
 	Lie     string           `json:"lie,omitempty"`
+	Expires int64            `json:"expires,omitempty"`
+	At      int64            `json:"at,omitempty"`
 	Objects map[string]Bytes `json:"objects"`
 	Kept    bool             `json:"kept"`
 	Repeats []Repeat         `json:"repeats"`
 }
 
-// Repeat is a request that repeats a Replay's but for its id, and what it gets (nil: it
-// is not answered from the replay).
+// Given is the hex of the hint the host is given: Lie or Hint, followed by Expires when
+// there is one.
+func (v *Replay) Given() string {
+	given := v.Hint
+	if v.Lie != "" {
+		given = v.Lie
+	}
+	if v.Expires > 0 {
+		var b [4]byte
+		binary.LittleEndian.PutUint32(b[:], uint32(v.Expires))
+		given += hex.EncodeToString(b[:])
+	}
+	return given
+}
+
+// Repeat is a request that repeats a Replay's but for its id, made At the host's clock
+// (unix seconds), and what it gets (nil: it is not answered from the replay).
 type Repeat struct {
 	Request Bytes   `json:"request"`
+	At      int64   `json:"at,omitempty"`
 	Client  *Client `json:"client"`
 }
 
@@ -145,7 +168,7 @@ func Write(t testing.TB, name string, v any) {
 
 // Limits are the contract's numbers every host holds.
 type Limits struct {
-	DefaultMaxBody, MaxBatch, HintSize                           int
+	DefaultMaxBody, MaxBatch, HintSize, HintSizeExpiring         int
 	ReplayEntries, ReplayEntryMax, ReplayBudget, ReplayShapesMax int
 
 	// The key sets' numbers (wire/keys.go), durations in seconds.
