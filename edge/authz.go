@@ -33,11 +33,11 @@ import (
 // prmPath is the path of the RFC 9728 metadata; the resource's own path follows it.
 const prmPath = "/.well-known/oauth-protected-resource"
 
-// Check reports whether a server for p with opt can serve it as the options say: the auth
-// option parses. The plugin calls it before New; with p nil (no catalog loaded yet) it
-// checks the options alone. A private catalog without the auth option passes: over stdio
-// it needs none, and over HTTP the server refuses every request (Server.route).
-func Check(p *catalog.Pack, opt wire.Options) error {
+// Check reports whether a server can serve with opt: the auth option parses. The plugin
+// calls it before New, which assumes it. Any catalog can be served with any options that
+// pass: a private catalog without the auth option is served over stdio, and refused over
+// HTTP on every request (Server.route).
+func Check(opt wire.Options) error {
 	if opt.Auth != nil {
 		if _, err := auth.ParseConfig(opt.Auth); err != nil {
 			return err

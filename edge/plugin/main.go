@@ -215,7 +215,7 @@ func loadPack(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := edge.Check(p, opts); err != nil {
+	if err := edge.Check(opts); err != nil {
 		return errors.New("skilledge: load: " + err.Error())
 	}
 	pack = p
@@ -263,7 +263,7 @@ func keysWanted() []byte {
 func configure(b []byte) error {
 	o, err := wire.ParseOptions(b)
 	if err == nil {
-		err = edge.Check(pack, o)
+		err = edge.Check(o)
 	}
 	if err != nil {
 		return errors.New("skilledge: configure: " + err.Error())
