@@ -3,6 +3,9 @@ package edge
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,57 +28,26 @@ var viewFiles = map[string]string{
 
 const viewPolicy = "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n    - path: drafts/\n      listed: false\n"
 
-// probes are requests over every surface: lists, lookups by URI, name and path,
-// completions, indexes, archives, the page, the sitemap and the fallbacks, in both eras.
+// viewProbe is a request on one surface.
+type viewProbe = struct{ name, method, target, body string }
+
+// viewProbes are requests over every surface, in both eras: lists, lookups by URI, name
+// and path, completions, indexes, archives, the page, the sitemaps and the fallbacks
+// (testdata/views/probes.json, which tests/private_e2e_test.go sends to both hosts).
 // Those that name the ledger are how a caller who may not see it would look for it.
-func viewProbes() []struct{ name, method, target, body string } {
-	type probe = struct{ name, method, target, body string }
-	var out []probe
-	rpc := func(name, method, params string) {
-		out = append(out, probe{"legacy " + name, "POST", "/mcp", request(3, method, params)})
-		modern := `{` + modernMeta + `}`
-		if params != "" {
-			modern = params[:len(params)-1] + `,` + modernMeta + `}`
-			if params == "{}" {
-				modern = `{` + modernMeta + `}`
-			}
-		}
-		if method != "initialize" {
-			out = append(out, probe{"modern " + name, "POST", "/mcp", request(3, method, modern)})
-		}
+func viewProbes(t *testing.T) []viewProbe {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "views", "probes.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	rpc("initialize", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
-	rpc("discover", "server/discover", "{}")
-	rpc("skills/list", "skills/list", "{}")
-	rpc("resources/list", "resources/list", "{}")
-	rpc("scoped list", "resources/list", `{"uri":"skill://"}`)
-	rpc("scoped list finance", "resources/list", `{"uri":"skill://finance/"}`)
-	rpc("templates", "resources/templates/list", "{}")
-	for _, v := range []string{"", "f", "finance/", "finance/ledger"} {
-		rpc("complete skillPath "+v, "completion/complete", `{"ref":{"type":"ref/resource","uri":"skill://{+skillPath}/{+filePath}"},"argument":{"name":"skillPath","value":"`+v+`"}}`)
+	var in []struct{ Name, Method, Target, Body string }
+	if err := json.Unmarshal(b, &in); err != nil {
+		t.Fatal(err)
 	}
-	rpc("complete filePath", "completion/complete", `{"ref":{"type":"ref/resource","uri":"skill://{+skillPath}/{+filePath}"},"argument":{"name":"filePath","value":""},"context":{"arguments":{"skillPath":"finance/ledger"}}}`)
-	rpc("get by uri", "skills/get", `{"uri":"skill://finance/ledger/SKILL.md"}`)
-	rpc("get by name", "skills/get", `{"name":"ledger"}`)
-	rpc("read SKILL.md", "resources/read", `{"uri":"skill://finance/ledger/SKILL.md"}`)
-	rpc("read a file", "resources/read", `{"uri":"skill://finance/ledger/notes.md"}`)
-	rpc("read an archive", "resources/read", `{"uri":"skill://finance/ledger.tar.gz"}`)
-	rpc("read the index", "resources/read", `{"uri":"skill://index.json"}`)
-	rpc("read a directory", "resources/directory/read", `{"uri":"skill://finance/ledger"}`)
-	rpc("tools/list", "tools/list", "{}")
-	rpc("list_skills", "tools/call", `{"name":"list_skills","arguments":{}}`)
-	rpc("load_skill", "tools/call", `{"name":"load_skill","arguments":{"name":"ledger"}}`)
-	rpc("load_skill by uri", "tools/call", `{"name":"load_skill","arguments":{"uri":"skill://finance/ledger/SKILL.md"}}`)
-	rpc("read_skill_file", "tools/call", `{"name":"read_skill_file","arguments":{"uri":"skill://finance/ledger/notes.md"}}`)
-	rpc("prompts/list", "prompts/list", "{}")
-	rpc("prompts/get", "prompts/get", `{"name":"ledger"}`)
-	for _, p := range []string{
-		"/.well-known/agent-skills/index.json", "/.well-known/skills/index.json",
-		"/.well-known/skills/ledger/SKILL.md", "/.well-known/skills/ledger/notes.md",
-		"/.well-known/agent-skills/ledger/SKILL.md", "/.well-known/agent-skills/ledger.tar.gz", "/.well-known/agent-skills/ledger.zip",
-		"/", "/sitemap.xml", "/sitemap-1.xml",
-	} {
-		out = append(out, probe{"GET " + p, "GET", p, ""})
+	out := make([]viewProbe, len(in))
+	for i, p := range in {
+		out[i] = viewProbe{p.Name, p.Method, p.Target, p.Body}
 	}
 	return out
 }
@@ -85,7 +57,7 @@ func viewServer(t *testing.T, files map[string]string) *authTest { return newAut
 
 // ask answers a probe for a caller with token, its body resolved from the store, and the
 // header fields as one string.
-func (a *authTest) ask(t *testing.T, p struct{ name, method, target, body string }, token string) (status int, fields, body string) {
+func (a *authTest) ask(t *testing.T, p viewProbe, token string) (status int, fields, body string) {
 	t.Helper()
 	in := []string{"Host", "skills.example", "Authorization", "Bearer " + token, "Accept", "text/html"}
 	if p.method == "POST" {
@@ -134,7 +106,7 @@ func TestViewsHideEverywhere(t *testing.T) {
 	}
 	// The finance caller's indexes hold more digests of the skill: those of its archives.
 	for _, path := range []string{"/.well-known/agent-skills/index.json", "/.well-known/skills/index.json"} {
-		get := struct{ name, method, target, body string }{"", "GET", path, ""}
+		get := viewProbe{"", "GET", path, ""}
 		_, _, theirs := a.ask(t, get, finance)
 		_, _, ours := absent.ask(t, get, reader)
 		for _, part := range strings.Split(theirs, `sha256:`)[1:] {
@@ -147,7 +119,7 @@ func TestViewsHideEverywhere(t *testing.T) {
 		t.Fatalf("the finance caller's indexes give too few of the ledger's digests: %v", secrets)
 	}
 
-	for _, p := range viewProbes() {
+	for _, p := range viewProbes(t) {
 		st, hdr, body := a.ask(t, p, reader)
 		for _, s := range secrets {
 			if strings.Contains(p.target+p.body, s) {
@@ -175,7 +147,7 @@ func TestViewsHideEverywhere(t *testing.T) {
 func TestViewsUnlisted(t *testing.T) {
 	a := viewServer(t, viewFiles)
 	reader := a.token("skills:read", authResource, authNow.Add(time.Hour))
-	for _, p := range viewProbes() {
+	for _, p := range viewProbes(t) {
 		p.body = strings.ReplaceAll(strings.ReplaceAll(p.body, "finance/ledger", "drafts/idea"), "ledger", "idea")
 		p.target = strings.ReplaceAll(p.target, "ledger", "idea")
 		p.body = strings.ReplaceAll(p.body, "notes.md", "SKILL.md")

@@ -148,27 +148,9 @@ func FuzzAccess(f *testing.F) {
 // TestEncodeAccess: a private catalog's index opens with catalog.MagicPrivate and says,
 // skill by skill, what its policy says; a public one is as before.
 func TestEncodeAccess(t *testing.T) {
-	c, problems, err := Load(accessFolder(`access:
-  default: [skills:read]
-  rules:
-    - path: finance/
-      scopes: [skills:finance]
-    - path: drafts/
-      listed: false
-`), "skills", Options{})
-	if err != nil || HasErrors(problems) {
-		t.Fatal(err, problems)
-	}
-	enc, err := Encode(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc, p := encodeFinance(t)
 	if string(enc.Index[:8]) != catalog.MagicPrivate {
 		t.Fatalf("magic %q", enc.Index[:8])
-	}
-	p, err := catalog.Open(enc.Index)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if !p.Private() || string(p.DefaultScopes()) != "skills:read" || string(p.PolicyScopes()) != "skills:finance skills:read" {
 		t.Fatalf("private %t, default %q, scopes %q", p.Private(), p.DefaultScopes(), p.PolicyScopes())
@@ -189,9 +171,10 @@ func TestEncodeAccess(t *testing.T) {
 
 	// The same folder without the policy is a public catalog: Magic, no access tables.
 	pub := accessFolder("")
-	c, _, _ = Load(pub, "skills", Options{})
+	c, _, _ := Load(pub, "skills", Options{})
 	enc, _ = Encode(c)
-	if p, err = catalog.Open(enc.Index); err != nil || p.Private() || string(enc.Index[:8]) != catalog.Magic || !p.SkillListed(0) || len(p.SkillScopes(0)) != 0 {
+	p, err := catalog.Open(enc.Index)
+	if err != nil || p.Private() || string(enc.Index[:8]) != catalog.Magic || !p.SkillListed(0) || len(p.SkillScopes(0)) != 0 {
 		t.Fatalf("public: %v, private %t", err, p != nil && p.Private())
 	}
 }
@@ -215,4 +198,30 @@ func TestBrokenPolicyNeverEncodes(t *testing.T) {
 			t.Fatalf("%q encoded (%v), magic %q", policy, err, enc.Index[:8])
 		}
 	}
+}
+
+// encodeFinance encodes accessFolder under a policy with a finance rule and an unlisted
+// draft, and opens its index.
+func encodeFinance(t *testing.T) (*Encoded, *catalog.Pack) {
+	t.Helper()
+	c, problems, err := Load(accessFolder(`access:
+  default: [skills:read]
+  rules:
+    - path: finance/
+      scopes: [skills:finance]
+    - path: drafts/
+      listed: false
+`), "skills", Options{})
+	if err != nil || HasErrors(problems) {
+		t.Fatal(err, problems)
+	}
+	enc, err := Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.Open(enc.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc, p
 }

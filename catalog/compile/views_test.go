@@ -14,25 +14,7 @@ import (
 // hold, each the catalog of exactly the skills those scopes show, listed or not, and the
 // store holds every object every view names.
 func TestViews(t *testing.T) {
-	c, problems, err := Load(accessFolder(`access:
-  default: [skills:read]
-  rules:
-    - path: finance/
-      scopes: [skills:finance]
-    - path: drafts/
-      listed: false
-`), "skills", Options{})
-	if err != nil || HasErrors(problems) {
-		t.Fatal(err, problems)
-	}
-	enc, err := Encode(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := catalog.Open(enc.Index)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc, p := encodeFinance(t)
 	paths := func(v *catalog.Pack) string {
 		if v == nil {
 			return "-"
