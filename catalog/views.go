@@ -152,8 +152,17 @@ func openView(b []byte) (*Pack, error) {
 // false when the catalog is public or has no such view (which a build never omits; a
 // server refuses the caller then).
 func (p *Pack) ViewFor(granted []byte) (View, bool) {
-	if !p.private {
+	i, ok := p.ViewIndex(granted)
+	if !ok {
 		return View{}, false
+	}
+	return p.views[i], true
+}
+
+// ViewIndex is ViewFor's view as its place in Views().
+func (p *Pack) ViewIndex(granted []byte) (int, bool) {
+	if !p.private {
+		return 0, false
 	}
 	var m uint32
 	for j, set := range p.sets {
@@ -162,10 +171,7 @@ func (p *Pack) ViewFor(granted []byte) (View, bool) {
 		}
 	}
 	i := sort.Search(len(p.views), func(i int) bool { return p.views[i].Mask >= m })
-	if i == len(p.views) || p.views[i].Mask != m {
-		return View{}, false
-	}
-	return p.views[i], true
+	return i, i < len(p.views) && p.views[i].Mask == m
 }
 
 // Views returns a private catalog's views, by mask, the full view last; nil for a public

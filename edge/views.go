@@ -3,7 +3,6 @@ package edge
 import (
 	"slices"
 
-	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
@@ -34,11 +33,10 @@ func (s *Server) newViews(opt wire.Options) {
 // viewFor returns the server of the view a caller granted scopes sees, nil when the
 // catalog has none for them (never from a build: the caller is refused).
 func (s *Server) viewFor(granted []byte) *Server {
-	v, ok := s.pack.ViewFor(granted)
+	i, ok := s.pack.ViewIndex(granted)
 	if !ok {
 		return nil
 	}
-	i, _ := slices.BinarySearchFunc(s.pack.Views(), v.Mask, func(w catalog.View, m uint32) int { return int(int64(w.Mask) - int64(m)) })
 	return s.views[i]
 }
 
