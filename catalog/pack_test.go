@@ -222,9 +222,23 @@ func FuzzOpen(f *testing.F) {
 	f.Add(testPack())
 	f.Add([]byte(Magic))
 	f.Add([]byte(MagicPrivate))
+	private := testWriter()
+	private.Private = true
+	private.Table(TablePolicy, PolicyFields, [][][]byte{{[]byte("a"), []byte("a b")}})
+	private.Table(TableAccess, AccessFields, [][][]byte{{[]byte("a b"), []byte("1")}, {[]byte("a"), nil}})
+	f.Add(withViews(private, 0, 1, 3).Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if p, err := Open(b); err == nil {
 			touchAll(p)
+			for _, v := range p.Views() {
+				touchAll(v.Listed)
+				if v.All != nil {
+					touchAll(v.All)
+				}
+			}
+			for _, g := range []string{"", "a", "a b", "b"} {
+				p.ViewFor([]byte(g))
+			}
 		}
 	})
 }
