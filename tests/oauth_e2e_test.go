@@ -672,6 +672,19 @@ func oauthSuite(t *testing.T, as *authServer, mcp string) {
 		}
 	})
 
+	t.Run("the reader's token on every surface", func(t *testing.T) {
+		// The leak probes, with the ledger where this catalog has it (skill://ledger/).
+		var probes []privateProbe
+		for _, p := range privateProbes(t) {
+			fix := strings.NewReplacer("finance/ledger/notes.md", "ledger/rates.csv", "finance/ledger", "ledger", "skill://finance/", "skill://l", `"value":"finance/"`, `"value":"l"`).Replace
+			probes = append(probes, privateProbe{p.name, p.method, fix(p.path), fix(p.body)})
+		}
+		reader := "Bearer " + as.token(t, asReader.ID, asReader.Secret, mcp, "skills:read").AccessToken
+		finance := "Bearer " + as.token(t, asFinance.ID, asFinance.Secret, mcp, "skills:read skills:finance").AccessToken
+		hiddenEverywhere(t, strings.TrimSuffix(mcp, "/mcp"), reader, finance, probes,
+			[]string{"ledger", "The second skill", "Rates are in"}, []string{oauthSkills["ledger/SKILL.md"], oauthSkills["ledger/rates.csv"]})
+	})
+
 	t.Run("tokens sent by hand", func(t *testing.T) {
 		for _, c := range []struct {
 			name, token string

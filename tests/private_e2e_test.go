@@ -248,38 +248,12 @@ func TestPrivateLeaks(t *testing.T) {
 	finance := "Bearer " + privateToken("skills:read skills:finance")
 	for _, srv := range servers {
 		t.Run(srv.name, func(t *testing.T) {
-			secrets := []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}
+			var files []string
 			for _, f := range []string{"finance/ledger/SKILL.md", "finance/ledger/notes.md"} {
-				sum := sha256.Sum256([]byte(privateFiles[f]))
-				secrets = append(secrets, hex.EncodeToString(sum[:]))
+				files = append(files, privateFiles[f])
 			}
-			// The finance caller's indexes name the ledger's archives by digest too.
-			get := privateProbe{"", "GET", "/.well-known/agent-skills/index.json", ""}
-			_, _, theirs := get.ask(t, srv.base, "Authorization", finance)
-			_, _, ours := get.ask(t, srv.base, "Authorization", reader)
-			for _, part := range strings.Split(theirs, "sha256:")[1:] {
-				if d := part[:64]; !strings.Contains(ours, d) {
-					secrets = append(secrets, d)
-				}
-			}
-			if len(secrets) < 7 || !strings.Contains(theirs, "ledger") {
-				t.Fatalf("the finance caller's index: %s", theirs)
-			}
+			hiddenEverywhere(t, srv.base, reader, finance, privateProbes(t), []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
 			for _, p := range privateProbes(t) {
-				st, hdr, body := p.ask(t, srv.base, "Authorization", reader)
-				for _, s := range secrets {
-					if !strings.Contains(p.path+p.body, s) && (strings.Contains(hdr, s) || strings.Contains(body, s)) {
-						t.Errorf("%s: a caller without skills:finance is answered %q:\n%d\n%s%s", p.name, s, st, hdr, body)
-					}
-				}
-				// Asking for the hidden skill is asking for one that does not exist.
-				if strings.Contains(p.path+p.body, "ledger") {
-					q := privateProbe{p.name, p.method, strings.ReplaceAll(p.path, "ledger", "nosuch1"), strings.ReplaceAll(p.body, "ledger", "nosuch1")}
-					st2, hdr2, body2 := q.ask(t, srv.base, "Authorization", reader)
-					if st != st2 || strings.ReplaceAll(body2, "nosuch1", "ledger") != body || !sameFields(hdr, hdr2) {
-						t.Errorf("%s: hidden differs from absent:\n%d %s%s\nvs\n%d %s%s", p.name, st, hdr, body, st2, hdr2, body2)
-					}
-				}
 				// The finance caller is served it (sitemap-1.xml exists only past 50,000 skills).
 				if st, _, body := p.ask(t, srv.base, "Authorization", finance); p.path != "/sitemap-1.xml" &&
 					(st != 200 || strings.Contains(body, `"error":{`) || strings.Contains(body, `"isError":true`)) {
@@ -301,6 +275,50 @@ func TestPrivateLeaks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// hiddenEverywhere asks base every probe as reader, a caller who may not see the ledger
+// skill, and fails on an answer that holds any of words (its name, path, description, …)
+// or a digest of any of files, the ledger's, or of its archives as insider (a caller who
+// may see it) finds them in the well-known index, unless the probe itself sent it; and on
+// a lookup of the ledger answered otherwise than the same lookup of a skill that never
+// existed.
+func hiddenEverywhere(t *testing.T, base, reader, insider string, probes []privateProbe, words, files []string) {
+	t.Helper()
+	secrets := slices.Clone(words)
+	for _, f := range files {
+		sum := sha256.Sum256([]byte(f))
+		secrets = append(secrets, hex.EncodeToString(sum[:]))
+	}
+	get := privateProbe{"", "GET", "/.well-known/agent-skills/index.json", ""}
+	_, _, theirs := get.ask(t, base, "Authorization", insider)
+	_, _, ours := get.ask(t, base, "Authorization", reader)
+	archives := 0
+	for _, part := range strings.Split(theirs, "sha256:")[1:] {
+		if d := part[:64]; !strings.Contains(ours, d) {
+			secrets = append(secrets, d)
+			archives++
+		}
+	}
+	if archives == 0 || !strings.Contains(theirs, "ledger") {
+		t.Fatalf("the insider's index names no digest of the ledger the reader's does not: %s", theirs)
+	}
+	for _, p := range probes {
+		st, hdr, body := p.ask(t, base, "Authorization", reader)
+		for _, s := range secrets {
+			if !strings.Contains(p.path+p.body, s) && (strings.Contains(hdr, s) || strings.Contains(body, s)) {
+				t.Errorf("%s: a caller who may not see the ledger is answered %q:\n%d\n%s%s", p.name, s, st, hdr, body)
+			}
+		}
+		// Asking for the hidden skill is asking for one that does not exist.
+		if strings.Contains(p.path+p.body, "ledger") {
+			q := privateProbe{p.name, p.method, strings.ReplaceAll(p.path, "ledger", "nosuch1"), strings.ReplaceAll(p.body, "ledger", "nosuch1")}
+			st2, hdr2, body2 := q.ask(t, base, "Authorization", reader)
+			if st != st2 || strings.ReplaceAll(body2, "nosuch1", "ledger") != body || !sameFields(hdr, hdr2) {
+				t.Errorf("%s: hidden differs from absent:\n%d %s%s\nvs\n%d %s%s", p.name, st, hdr, body, st2, hdr2, body2)
+			}
+		}
 	}
 }
 
