@@ -244,8 +244,13 @@ func TestKeySetsGivenUp(t *testing.T) {
 	good := is.token("k1", keysResource)
 	require.Equal(t, 200, status(t, pool, good))
 	is.down.Store(true)
-	c.add(wire.KeysDefaultAge + wire.KeysMaxAge)
-	require.Equal(t, 200, status(t, pool, good)) // the refresh it starts fails
+	// Stale, and a pause short of a day so: the refresh it starts fails, the set stays.
+	c.add(wire.KeysDefaultAge + wire.KeysMaxAge - wire.KeysRefetch)
+	require.Equal(t, 200, status(t, pool, good))
+	// A day stale: the refresh this request starts fails too, and the set is given up (the
+	// request itself may be answered before or after that).
+	c.add(wire.KeysRefetch)
+	status(t, pool, good)
 	waitFor(t, func() bool { return strings.Contains(log.String(), "given up") }, "the set given up")
 	require.Equal(t, 401, status(t, pool, good))
 	// Back up: the next request past the pause fetches it again and is answered.
