@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,10 +39,15 @@ const prmPath = "/.well-known/oauth-protected-resource"
 // pass: a private catalog without the auth option is served over stdio, and refused over
 // HTTP on every request (Server.route).
 func Check(opt wire.Options) error {
-	if opt.Auth != nil {
-		if _, err := auth.ParseConfig(opt.Auth); err != nil {
-			return err
-		}
+	if opt.Auth == nil {
+		return nil
+	}
+	cfg, err := auth.ParseConfig(opt.Auth)
+	if err != nil {
+		return err
+	}
+	if f := strings.ToLower(cfg.AccessHeader); cfg.Access != nil && f != hdrAccessAssertion && slices.Contains(RequestFields, f) {
+		return errors.New("auth.access.header " + strconv.Quote(cfg.AccessHeader) + " is a field the server reads for something else")
 	}
 	return nil
 }

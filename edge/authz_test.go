@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +91,8 @@ func TestCheck(t *testing.T) {
 		{"no auth option", "", Check(wire.Options{})},
 		{"a bad auth option", "auth.resource is required", Check(wire.Options{Auth: []byte(`{"tokens":[]}`)})},
 		{"an auth option", "", Check(opts)},
+		{"an Access field the server reads for another thing", "auth.access.header \"Authorization\" is a field the server reads for something else",
+			Check(wire.Options{Auth: []byte(`{"resource":"https://s.example/mcp","access":{"teamDomain":"https://t.example","aud":"a","header":"Authorization"}}`)})},
 		{"a key set the host fetches", "", Check(wire.Options{Auth: []byte(`{"resource":"https://s.example/mcp","jwt":{"issuer":"x","jwksUri":"https://x.example/jwks"}}`)})},
 	} {
 		if (c.err == "") != (c.err2 == nil) || c.err2 != nil && !strings.Contains(c.err2.Error(), c.err) {
@@ -311,6 +314,50 @@ func TestReplayUntil(t *testing.T) {
 		got, ok := replayUntil(c.expires, c.now)
 		if ok != c.ok || ok && got != c.want {
 			t.Errorf("%s: %d %t, want %d %t", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestAccessHeader: an Access assertion in the field auth.access.header names is read there
+// and nowhere else: hosts are asked to frame that field, Cf-Access-Jwt-Assertion then
+// carries nothing, and the field twice is refused.
+func TestAccessHeader(t *testing.T) {
+	const team, aud, certs = "https://acme.cloudflareaccess.com", "app-aud", "https://acme.cloudflareaccess.com/cdn-cgi/access/certs"
+	opts := wire.Options{AllowHosts: []string{"*"}, Auth: []byte(`{"resource":"` + authResource + `",
+		"access":{"teamDomain":"` + team + `","aud":"` + aud + `","header":"X-Access-Jwt"}}`)}
+	if err := Check(opts); err != nil {
+		t.Fatal(err)
+	}
+	if f := Fields(opts); !slices.Contains(f, "x-access-jwt") || slices.Contains(f, hdrAccessAssertion) || len(f) != len(RequestFields) {
+		t.Fatalf("Fields: %q", f)
+	}
+	p := packOf(t, map[string]string{"a/SKILL.md": skillMD("a"), "skilledge.yaml": "access:\n  default: []\n"})
+	a := &authTest{s: New(p, opts), key: authKey}
+	a.s.auth.now = func() time.Time { return authNow }
+	jwks, _ := json.Marshal(map[string]any{"keys": []map[string]string{{"kty": "OKP", "crv": "Ed25519", "kid": "k1",
+		"x": base64.RawURLEncoding.EncodeToString(authPub)}}})
+	if err := a.s.SetKeys(certs, jwks); err != nil {
+		t.Fatal(err)
+	}
+	enc := base64.RawURLEncoding.EncodeToString
+	claims, _ := json.Marshal(map[string]any{"iss": team, "aud": []string{aud}, "sub": "u", "exp": authNow.Add(time.Hour).Unix()})
+	in := enc([]byte(`{"alg":"EdDSA","kid":"k1","typ":"JWT"}`)) + "." + enc(claims)
+	assertion := in + "." + enc(ed25519.Sign(authKey, []byte(in)))
+	for _, c := range []struct {
+		name   string
+		fields []string
+		status int
+	}{
+		{"in its field", []string{"X-Access-Jwt", assertion}, 200},
+		{"in Cloudflare's field", []string{"Cf-Access-Jwt-Assertion", assertion}, 401},
+		{"twice", []string{"X-Access-Jwt", assertion, "x-access-jwt", assertion}, 401},
+	} {
+		resp, _ := a.do(t, "GET", "/.well-known/skills/index.json", "", c.fields...)
+		if resp.Status != c.status {
+			t.Errorf("%s: %d, want %d: %s", c.name, resp.Status, c.status, resp.Body)
+		}
+		if vary, _ := resp.Header.Get("Vary"); c.status == 200 && vary != "Authorization, X-Access-Jwt" {
+			t.Errorf("%s: Vary %q", c.name, vary)
 		}
 	}
 }

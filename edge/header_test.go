@@ -184,7 +184,7 @@ func TestCheckModernHeaders(t *testing.T) {
 			var c call
 			c.read(&m, nil)
 			c.version = tc.version
-			hd := scanHeaders(tc.header)
+			hd := scanHeaders(tc.header, hdrAccessAssertion)
 			err := (&Server{}).checkModernHeaders(&hd, &c)
 			if tc.wantErr == "" {
 				if err != nil {
@@ -251,7 +251,7 @@ func TestScanHeaders(t *testing.T) {
 	h := header("x-long-name", "0", "ORIGIN", "a", "origin", "b", "host", "", "Content-type", "c",
 		"mcp-method", "m", "MCP-NAME", "n", "Mcp-Protocol-Version", "v", "if-none-match", "i", "Hos", "x", "Hoſt", "y",
 		"accept", "text/html", "ACCEPT", "second", "x-forwarded-proto", "https", "Accepts", "z")
-	hd := scanHeaders(h)
+	hd := scanHeaders(h, hdrAccessAssertion)
 	for _, tc := range []struct {
 		name, got string
 		has       bool
@@ -266,7 +266,7 @@ func TestScanHeaders(t *testing.T) {
 			t.Errorf("%s: %q, %v; Get says %q, %v", tc.name, tc.got, tc.has, want, ok)
 		}
 	}
-	if hd := scanHeaders(nil); hd.hasHost || hd.hasOrigin || hd.hasContentType {
+	if hd := scanHeaders(nil, hdrAccessAssertion); hd.hasHost || hd.hasOrigin || hd.hasContentType {
 		t.Error("fields found in an empty header")
 	}
 }
@@ -288,12 +288,12 @@ func TestRequestFields(t *testing.T) {
 		v := fmt.Sprint("value ", i)
 		all = append(all, strings.ToUpper(name), v)
 		listed = append(listed, wire.Field{Name: name, Value: v})
-		hd := scanHeaders(header(name, v))
+		hd := scanHeaders(header(name, v), hdrAccessAssertion)
 		if !slices.Contains(stringFields(hd), v) {
 			t.Errorf("%s alone: scanHeaders does not read it", name)
 		}
 	}
-	if got, want := scanHeaders(listed), scanHeaders(header(all...)); got != want {
+	if got, want := scanHeaders(listed, hdrAccessAssertion), scanHeaders(header(all...), hdrAccessAssertion); got != want {
 		t.Errorf("the listed fields scan as %+v, the whole header as %+v", got, want)
 	}
 	if n := len(stringFields(headers{})); n != len(RequestFields) {

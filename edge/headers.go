@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skilledge/skilledge/edge/auth"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -26,10 +27,18 @@ var credentialFields = []string{"authorization", hdrAccessAssertion}
 // Fields are the request header fields a server with opt reads, in RequestFields' order:
 // what the plugin asks its hosts to frame (skilledge_fields). Without the auth option no
 // credential field is among them, so that no host frames a caller's token for nothing
-// (and replays of public answers are not keyed by it).
+// (and replays of public answers are not keyed by it); with an Access assertion in a field
+// of its own (auth.access.header), that field stands for Cf-Access-Jwt-Assertion. opt
+// passed Check.
 func Fields(opt wire.Options) []string {
 	if opt.Auth != nil {
-		return RequestFields
+		f := assertionField(opt)
+		if f == hdrAccessAssertion {
+			return RequestFields
+		}
+		out := slices.Clone(RequestFields)
+		out[slices.Index(out, hdrAccessAssertion)] = f
+		return out
 	}
 	out := make([]string, 0, len(RequestFields))
 	for _, f := range RequestFields {
@@ -55,13 +64,34 @@ type headers struct {
 	hasAuthorization, hasAssertion, manyCredentials                       bool
 }
 
+// assertionField is the field, in lowercase, an Access assertion comes in under opt (which
+// passed Check): auth.access.header, by default Cf-Access-Jwt-Assertion.
+func assertionField(opt wire.Options) string {
+	if opt.Auth != nil {
+		if cfg, err := auth.ParseConfig(opt.Auth); err == nil && cfg.Access != nil {
+			return strings.ToLower(cfg.AccessHeader)
+		}
+	}
+	return hdrAccessAssertion
+}
+
 // scanHeaders reads h once. The names it looks for differ in length but for Origin and
-// Accept, so each field costs one length switch and at most two comparisons.
-func scanHeaders(h wire.Header) headers {
+// Accept, so each field costs one length switch and at most two comparisons. assertion is
+// the field an Access assertion comes in (assertionField); another than
+// Cf-Access-Jwt-Assertion costs one more comparison a field.
+func scanHeaders(h wire.Header, assertion string) headers {
 	var hd headers
+	custom := assertion != hdrAccessAssertion
 	for _, f := range h {
 		var dst *string
 		var has *bool
+		if custom && len(f.Name) == len(assertion) && wire.EqualFold(f.Name, assertion) {
+			hd.manyCredentials = hd.manyCredentials || hd.hasAssertion
+			if !hd.hasAssertion {
+				hd.assertion, hd.hasAssertion = f.Value, true
+			}
+			continue
+		}
 		switch len(f.Name) {
 		case len("Host"):
 			dst, has = &hd.host, &hd.hasHost
@@ -111,7 +141,7 @@ func scanHeaders(h wire.Header) headers {
 			}
 		case len(hdrAccessAssertion):
 			dst, has = &hd.assertion, &hd.hasAssertion
-			if !wire.EqualFold(f.Name, hdrAccessAssertion) {
+			if custom || !wire.EqualFold(f.Name, hdrAccessAssertion) {
 				continue
 			}
 			hd.manyCredentials = hd.manyCredentials || hd.hasAssertion

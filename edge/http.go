@@ -80,7 +80,7 @@ func (s *Server) AppendHTTP(dst []byte, r *wire.Request) ([]byte, wire.Replay) {
 // included, carries the security fields (its own, if it sets them); CORS fields go only
 // on answers to an allowed Origin.
 func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
-	hd := scanHeaders(r.Header)
+	hd := scanHeaders(r.Header, s.assertion)
 	resp, allowed := s.route(r, &hd, rb)
 	if r.Method == "HEAD" {
 		resp.Body, resp.Refs = nil, nil

@@ -7,6 +7,7 @@ package edge
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge/wire"
@@ -25,6 +26,8 @@ type Server struct {
 	// server, answers the lookups its listed skills miss.
 	views    []*Server
 	unlisted *Server
+	// assertion is the field an Access assertion comes in (assertionField).
+	assertion string
 }
 
 // New returns a Server for pack p. p must stay valid for the Server's lifetime.
@@ -49,7 +52,10 @@ func New(p *catalog.Pack, opt wire.Options) *Server {
 
 // newServer returns the server of p with opt (defaults set) and a, and of its views.
 func newServer(p *catalog.Pack, opt wire.Options, a *authz) *Server {
-	s := &Server{pack: p, opt: opt, caps: capabilities(opt), auth: a}
+	s := &Server{pack: p, opt: opt, caps: capabilities(opt), auth: a, assertion: hdrAccessAssertion}
+	if a != nil && a.cfg.Access != nil {
+		s.assertion = strings.ToLower(a.cfg.AccessHeader)
+	}
 	if p.Private() {
 		s.newViews(opt) // the views say their own instructions; this server answers nothing
 		return s

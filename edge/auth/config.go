@@ -25,7 +25,7 @@ import (
 //	 "jwt": {"issuer": "https://auth.example.com", "jwksUri": "https://auth.example.com/jwks",
 //	         "audience": "…", "jwks": {…}, "scopesClaim": "groups", "skew": 60},
 //	 "access": {"teamDomain": "https://acme.cloudflareaccess.com", "aud": "<AUD tag>",
-//	            "certsUrl": "…", "scopesClaim": "groups"},
+//	            "header": "Cf-Access-Jwt-Assertion", "certsUrl": "…", "scopesClaim": "groups"},
 //	 "tokens": [{"name": "ci", "sha256": "<64 hex>", "scopes": ["skills:read"]}]}
 //
 // resource is the server's canonical URI (RFC 8707; the audience tokens must hold, and
@@ -166,12 +166,14 @@ func (c *Config) access(v gjson.Result, err *error) {
 			is.Issuer = strings.TrimSuffix(urlValue(e, what+".teamDomain", err), "/")
 		case "aud":
 			is.Audience = str(e, what+".aud", err)
+		case "header":
+			c.AccessHeader = fieldName(str(e, what+".header", err), what+".header", err)
 		case "certsUrl":
 			c.AccessCerts = urlValue(e, what+".certsUrl", err)
 		case "scopesClaim":
 			is.ScopesClaim = str(e, what+".scopesClaim", err)
 		default:
-			*err = fmt.Errorf("%s: unknown key %q (teamDomain, aud, certsUrl, scopesClaim)", what, key)
+			*err = fmt.Errorf("%s: unknown key %q (teamDomain, aud, header, certsUrl, scopesClaim)", what, key)
 		}
 	})
 	if *err != nil {
@@ -421,4 +423,20 @@ func (c *Config) Authenticate(authorization, assertion string, now time.Time) (g
 	}
 	g, err = c.JWT.Verify(token, c.keySet(c.JWKSURI), now)
 	return g, true, c.missed(c.JWKSURI, err)
+}
+
+// fieldName checks that v, which auth.access.header names, is an HTTP field name (RFC 9110
+// §5.1: a token). (edge.Check refuses one the server reads for something else.) It
+// returns v, or "" with *err set.
+func fieldName(v, what string, err *error) string {
+	if *err != nil {
+		return ""
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			*err = fmt.Errorf("%s %q is not an HTTP field name", what, v)
+			return ""
+		}
+	}
+	return v
 }
