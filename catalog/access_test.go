@@ -161,19 +161,41 @@ func TestViewFor(t *testing.T) {
 
 func TestClosedMasks(t *testing.T) {
 	for _, c := range []struct {
+		base  []string
 		sets  [][]string
 		limit int
 		want  []uint32
 	}{
-		{nil, 64, []uint32{0}},
-		{[][]string{{"a"}, {"a", "b"}}, 64, []uint32{0, 1, 3}},
-		{[][]string{{}, {"a"}}, 64, []uint32{1, 3}},
-		{[][]string{{"a"}, {"b"}}, 64, []uint32{0, 1, 2, 3}},
-		{[][]string{{"a", "b"}, {"a"}, {"b"}}, 64, []uint32{0, 2, 4, 7}},
-		{[][]string{{"a"}, {"b"}, {"c"}}, 3, []uint32{0, 1, 2, 3}},
+		{nil, nil, 64, []uint32{0}},
+		{nil, [][]string{{"a"}, {"a", "b"}}, 64, []uint32{0, 1, 3}},
+		{[]string{"a"}, [][]string{{"a"}, {"a", "b"}}, 64, []uint32{1, 3}}, // every caller holds a
+		{nil, [][]string{{}, {"a"}}, 64, []uint32{1, 3}},
+		{nil, [][]string{{"a"}, {"b"}}, 64, []uint32{0, 1, 2, 3}},
+		{nil, [][]string{{"a", "b"}, {"a"}, {"b"}}, 64, []uint32{0, 2, 4, 7}},
+		{[]string{"b"}, [][]string{{"a", "b"}, {"a"}, {"b"}}, 64, []uint32{4, 7}},
+		{nil, [][]string{{"a"}, {"b"}, {"c"}}, 3, []uint32{0, 1, 2, 3}},
 	} {
-		if got := ClosedMasks(c.sets, c.limit); !slices.Equal(got, c.want) {
-			t.Errorf("ClosedMasks(%q, %d) = %v, want %v", c.sets, c.limit, got, c.want)
+		if got := ClosedMasks(c.base, c.sets, c.limit); !slices.Equal(got, c.want) {
+			t.Errorf("ClosedMasks(%q, %q, %d) = %v, want %v", c.base, c.sets, c.limit, got, c.want)
 		}
+	}
+}
+
+// TestViewSelf: a view whose index is Self reads the private index's own tables, as a
+// public index with no views of its own.
+func TestViewSelf(t *testing.T) {
+	w := testWriter()
+	w.Private = true
+	w.Table(TablePolicy, PolicyFields, [][][]byte{{[]byte("a"), []byte("a b")}})
+	w.Table(TableAccess, AccessFields, [][][]byte{{[]byte("a b"), []byte("1")}, {[]byte("a"), nil}})
+	withViews(w, 1)
+	w.Table(TableViews, ViewFields, [][][]byte{{u32s(1), testWriter().Bytes(), nil}, {u32s(3), []byte(Self), []byte(Self)}})
+	p, err := Open(w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := p.Views()[1]
+	if full.Listed.Private() || full.Listed.Views() != nil || full.Listed.NumSkills() != p.NumSkills() || &full.Listed.Bytes()[0] != &p.Bytes()[0] || full.All.Private() {
+		t.Fatalf("the full view: private %t, %d skills", full.Listed.Private(), full.Listed.NumSkills())
 	}
 }

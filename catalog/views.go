@@ -21,8 +21,12 @@ import (
 //     listings name only the listed skills, and, when the view shows unlisted skills, a
 //     second index with them (ViewAll) that answers what the first does not find.
 //
-// A mask is one a caller can have when it is closed: the scopes of its rows together
-// hold no other row's list. MaxScopeSets and MaxViews bound the work and the index.
+// A mask is one a caller can have when it is closed: the policy's default scopes (which
+// every caller the server answers holds) and the scopes of its rows together hold no other
+// row's list. MaxScopeSets and MaxViews bound the work and the index.
+//
+// The full view (every skill) is the catalog itself: a view's index that is the whole
+// catalog is the cell Self, and reads this index's own tables as a public index.
 
 // Table kinds of a private catalog's views.
 const (
@@ -44,6 +48,9 @@ const (
 	ViewFields
 )
 
+// Self, as a view's index, is the private index's own tables: the view of every skill.
+const Self = "="
+
 // MaxScopeSets bounds the distinct skill scope lists of a private catalog (the bits of a
 // mask), and MaxViews the views they give.
 const (
@@ -61,13 +68,16 @@ type View struct {
 }
 
 // ClosedMasks returns every mask over the scope lists sets (each a set of scopes) that a
-// caller can have, ascending: those whose lists together hold no other list. It stops
-// counting past limit, returning limit+1 masks, so that a caller can refuse a policy
-// without enumerating all of it.
-func ClosedMasks(sets [][]string, limit int) []uint32 {
+// caller holding the scopes base can have, ascending: those whose lists, with base, hold
+// no other list. It stops counting past limit, returning limit+1 masks, so that a caller
+// can refuse a policy without enumerating all of it.
+func ClosedMasks(base []string, sets [][]string, limit int) []uint32 {
 	var out []uint32
 	for m := uint32(0); m < 1<<len(sets) && len(out) <= limit; m++ {
 		have := map[string]bool{}
+		for _, s := range base {
+			have[s] = true
+		}
 		for j, set := range sets {
 			if m&(1<<j) != 0 {
 				for _, s := range set {
@@ -123,11 +133,11 @@ func (p *Pack) openViews() error {
 			return fmt.Errorf("%w: view masks out of order or range", ErrCorrupt)
 		}
 		var err error
-		if v.Listed, err = openView(p.cell(TableViews, uint32(r), ViewListed)); err != nil {
+		if v.Listed, err = p.openView(p.cell(TableViews, uint32(r), ViewListed)); err != nil {
 			return fmt.Errorf("view %d: %w", r, err)
 		}
 		if b := p.cell(TableViews, uint32(r), ViewAll); len(b) > 0 {
-			if v.All, err = openView(b); err != nil {
+			if v.All, err = p.openView(b); err != nil {
 				return fmt.Errorf("view %d: %w", r, err)
 			}
 		}
@@ -139,9 +149,15 @@ func (p *Pack) openViews() error {
 	return nil
 }
 
-// openView opens the index of one view, which must be in the public format: a view is
-// the catalog one caller sees, never a policy of its own.
-func openView(b []byte) (*Pack, error) {
+// openView opens the index of one view, which must be in the public format (a view is the
+// catalog one caller sees, never a policy of its own), or Self: p's own tables, read as a
+// public index.
+func (p *Pack) openView(b []byte) (*Pack, error) {
+	if string(b) == Self {
+		q := *p
+		q.private, q.sets, q.views = false, nil, nil
+		return &q, nil
+	}
 	if len(b) >= 8 && string(b[:8]) == MagicPrivate {
 		return nil, fmt.Errorf("%w: a view that is itself private", ErrCorrupt)
 	}

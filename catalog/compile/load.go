@@ -288,7 +288,7 @@ func (l *loader) build() *Catalog {
 		c.Skills = append(c.Skills, sk.Skill)
 	}
 	if c.Access != nil && !c.Access.Broken {
-		if p := viewsProblem(scopeSets(c.Skills)); p != "" {
+		if p := viewsProblem(c.Access.Default, scopeSets(c.Skills)); p != "" {
 			l.report(Error, PolicyFile, 0, "", p)
 			c.Access.Broken = true
 		}

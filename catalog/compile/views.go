@@ -28,12 +28,13 @@ func scopeSets(skills []*Skill) [][]string {
 	return sets
 }
 
-// viewsProblem says why a policy has more views than a catalog may compile, or "".
-func viewsProblem(sets [][]string) string {
+// viewsProblem says why a policy with the default scopes base has more views than a
+// catalog may compile, or "".
+func viewsProblem(base []string, sets [][]string) string {
 	if len(sets) > catalog.MaxScopeSets {
 		return fmt.Sprintf("the rules give skills %d different lists of scopes; a catalog may have at most %d: merge rules that guard the same readers", len(sets), catalog.MaxScopeSets)
 	}
-	if n := len(catalog.ClosedMasks(sets, catalog.MaxViews)); n > catalog.MaxViews {
+	if n := len(catalog.ClosedMasks(base, sets, catalog.MaxViews)); n > catalog.MaxViews {
 		return fmt.Sprintf("callers can hold more than %d different combinations of the rules' scopes, and each is a view the build compiles ahead (%d lists of scopes); "+
 			"at most %d are allowed: give rules that guard the same readers the same scopes", catalog.MaxViews, len(sets), catalog.MaxViews)
 	}
@@ -45,7 +46,7 @@ func viewsProblem(sets [][]string) string {
 // there are any).
 func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	sets := scopeSets(c.Skills)
-	if p := viewsProblem(sets); p != "" {
+	if p := viewsProblem(c.Access.Default, sets); p != "" {
 		en.fail(fmt.Errorf("%w: %s", ErrPolicy, p))
 		return
 	}
@@ -58,7 +59,14 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	}
 	w.Table(catalog.TableScopeSets, catalog.SetFields, setRows)
 	var rows [][][]byte
-	for _, m := range catalog.ClosedMasks(sets, catalog.MaxViews) {
+	// The whole catalog, as a view, is the index's own tables (catalog.Self).
+	index := func(skills []*Skill) []byte {
+		if len(skills) == len(c.Skills) {
+			return []byte(catalog.Self)
+		}
+		return en.index(&Catalog{Skills: skills, TrustRoot: c.TrustRoot}, nil)
+	}
+	for _, m := range catalog.ClosedMasks(c.Access.Default, sets, catalog.MaxViews) {
 		var listed, all []*Skill
 		for _, s := range c.Skills {
 			if m&(1<<setOf[strings.Join(s.Scopes, " ")]) == 0 {
@@ -70,9 +78,9 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 			}
 		}
 		row := [][]byte{catalog.ViewMask: binary.LittleEndian.AppendUint32(nil, m)}
-		row = append(row, en.index(&Catalog{Skills: listed, TrustRoot: c.TrustRoot}, nil), nil)
+		row = append(row, index(listed), nil)
 		if len(all) > len(listed) {
-			row[catalog.ViewAll] = en.index(&Catalog{Skills: all, TrustRoot: c.TrustRoot}, nil)
+			row[catalog.ViewAll] = index(all)
 		}
 		rows = append(rows, row)
 	}
