@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -189,7 +190,8 @@ func TestViewSelf(t *testing.T) {
 	w.Table(TablePolicy, PolicyFields, [][][]byte{{[]byte("a"), []byte("a b")}})
 	w.Table(TableAccess, AccessFields, [][][]byte{{[]byte("a b"), []byte("1")}, {[]byte("a"), nil}})
 	withViews(w, 1)
-	w.Table(TableViews, ViewFields, [][][]byte{{u32s(1), testWriter().Bytes(), nil}, {u32s(3), []byte(Self), []byte(Self)}})
+	digest := strings.Repeat("0a", 32)
+	w.Table(TableViews, ViewFields, [][][]byte{{u32s(1), testWriter().Bytes(), nil}, {u32s(3), []byte(Self + digest), []byte(Self + digest)}})
 	p, err := Open(w.Bytes())
 	if err != nil {
 		t.Fatal(err)
@@ -197,5 +199,14 @@ func TestViewSelf(t *testing.T) {
 	full := p.Views()[1]
 	if full.Listed.Private() || full.Listed.Views() != nil || full.Listed.NumSkills() != p.NumSkills() || &full.Listed.Bytes()[0] != &p.Bytes()[0] || full.All.Private() {
 		t.Fatalf("the full view: private %t, %d skills", full.Listed.Private(), full.Listed.NumSkills())
+	}
+	if full.Listed.Digest() != digest || p.Digest() == digest {
+		t.Fatalf("digests: the view's %q, the index's %q", full.Listed.Digest(), p.Digest())
+	}
+	for _, bad := range []string{"", "0A" + digest[2:], digest[1:], digest + "0"} {
+		w.Table(TableViews, ViewFields, [][][]byte{{u32s(1), testWriter().Bytes(), nil}, {u32s(3), []byte(Self + bad), nil}})
+		if _, err := Open(w.Bytes()); err == nil {
+			t.Errorf("Self with digest %q opened", bad)
+		}
 	}
 }

@@ -20,6 +20,9 @@ type Pack struct {
 	// sets and views are a private catalog's views (views.go).
 	sets  [][]byte
 	views []View
+	// digest, when set, is the Digest of a view that reads a private index's own tables
+	// (Self), in place of the private index's.
+	digest string
 }
 
 // tableKinds bounds the table kinds this reader knows (TableMeta … TableSite); tables
@@ -280,7 +283,12 @@ func (p *Pack) objects(seen map[string]bool, out *[]ObjectUse) {
 }
 
 // Digest returns the hex SHA-256 identifying the catalog content.
-func (p *Pack) Digest() string { return string(p.cell(TableMeta, 0, MetaDigest)) }
+func (p *Pack) Digest() string {
+	if p.digest != "" {
+		return p.digest
+	}
+	return string(p.cell(TableMeta, 0, MetaDigest))
+}
 
 // NumSkills returns the number of skills, which are numbered 0..NumSkills-1 in listing order.
 func (p *Pack) NumSkills() int { return int(p.tables[TableSkills].rows) }

@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // The views of a private catalog. What a caller may see depends only on which of the
@@ -26,7 +27,9 @@ import (
 // row's list. MaxScopeSets and MaxViews bound the work and the index.
 //
 // The full view (every skill) is the catalog itself: a view's index that is the whole
-// catalog is the cell Self, and reads this index's own tables as a public index.
+// catalog is the cell Self followed by the digest a public index of it would have (the
+// private one's also covers the policy), and reads this index's own tables as a public
+// index with that digest.
 
 // Table kinds of a private catalog's views.
 const (
@@ -48,7 +51,8 @@ const (
 	ViewFields
 )
 
-// Self, as a view's index, is the private index's own tables: the view of every skill.
+// Self, followed by a digest (64 lowercase hex digits), as a view's index, is the private
+// index's own tables with that digest: the view of every skill.
 const Self = "="
 
 // MaxScopeSets bounds the distinct skill scope lists of a private catalog (the bits of a
@@ -153,9 +157,12 @@ func (p *Pack) openViews() error {
 // catalog one caller sees, never a policy of its own), or Self: p's own tables, read as a
 // public index.
 func (p *Pack) openView(b []byte) (*Pack, error) {
-	if string(b) == Self {
+	if digest, ok := strings.CutPrefix(string(b), Self); ok {
+		if !hexDigest(digest) {
+			return nil, fmt.Errorf("%w: a view of the index itself with digest %q", ErrCorrupt, digest)
+		}
 		q := *p
-		q.private, q.sets, q.views = false, nil, nil
+		q.private, q.sets, q.views, q.digest = false, nil, nil, digest
 		return &q, nil
 	}
 	if len(b) >= 8 && string(b[:8]) == MagicPrivate {
@@ -193,3 +200,16 @@ func (p *Pack) ViewIndex(granted []byte) (int, bool) {
 // Views returns a private catalog's views, by mask, the full view last; nil for a public
 // catalog.
 func (p *Pack) Views() []View { return p.views }
+
+// hexDigest reports whether s is a SHA-256 in lowercase hex.
+func hexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

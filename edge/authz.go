@@ -99,13 +99,16 @@ func newAuthz(p *catalog.Pack, opt wire.Options) *authz {
 	}
 	u, _ := url.Parse(cfg.Resource) // ParseConfig checked it
 	a.metadata = u.Scheme + "://" + u.Host + prmPath + strings.TrimSuffix(u.EscapedPath(), "/")
-	scopes := p.PolicyScopes()
+	scopes := strings.Fields(string(p.DefaultScopes())) // what every caller needs, and nothing of what some may not see
+	if cfg.ScopesSupported != nil {
+		scopes = cfg.ScopesSupported
+	}
 	b := []byte(`{"resource":`)
 	b = jsonrpc.AppendString(b, cfg.Resource)
 	b = append(b, `,"authorization_servers":`...)
 	b = jsonrpc.AppendStrings(b, cfg.AuthorizationServers)
 	b = append(b, `,"scopes_supported":`...)
-	b = jsonrpc.AppendStrings(b, strings.Fields(string(scopes)))
+	b = jsonrpc.AppendStrings(b, scopes)
 	b = append(b, `,"bearer_methods_supported":["header"]}`...)
 	a.prm = b
 	return a

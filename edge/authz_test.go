@@ -42,8 +42,8 @@ var (
 )
 
 // newAuthTestFiles is newAuthTest of the catalog of files, with the tools and prompts
-// fallbacks on.
-func newAuthTestFiles(t *testing.T, files map[string]string) *authTest {
+// fallbacks on, and the page size given (0: the default).
+func newAuthTestFiles(t *testing.T, files map[string]string, pageSize ...int) *authTest {
 	t.Helper()
 	pub, key, entry, ske := authPub, authKey, authEntry, authSKE
 	jwks, _ := json.Marshal(map[string]any{"keys": []map[string]string{{"kty": "OKP", "crv": "Ed25519", "kid": "k1",
@@ -51,6 +51,9 @@ func newAuthTestFiles(t *testing.T, files map[string]string) *authTest {
 	opts := wire.Options{AllowHosts: []string{"*"}, AllowOrigins: []string{"*"}, Tools: true, Prompts: true, Auth: []byte(`{"resource":"` + authResource + `",
 		"jwt":{"issuer":"` + authIssuer + `","jwks":` + string(jwks) + `},
 		"tokens":[{"name":"ci","sha256":"` + entry.Hex() + `","scopes":["skills:read"]}]}`)}
+	if len(pageSize) > 0 {
+		opts.PageSize = pageSize[0]
+	}
 	p := packOf(t, files)
 	if err := Check(opts); err != nil {
 		t.Fatal(err)

@@ -112,7 +112,7 @@ func (s *Server) parseCursor(cur, kind string) (int, bool) {
 	return n, true
 }
 
-func (s *Server) digestPrefix() string {
-	d := s.pack.Digest()
-	return d[:min(len(d), 8)]
-}
+// digestPrefix is the part of the catalog digest a cursor carries: its own index's, or, in
+// a view's index of unlisted skills, that of the view's listed ones (newViews), so that no
+// cursor carries a digest its caller could not compute from what it is shown.
+func (s *Server) digestPrefix() string { return s.cursorDigest }

@@ -28,6 +28,8 @@ type Server struct {
 	unlisted *Server
 	// assertion is the field an Access assertion comes in (assertionField).
 	assertion string
+	// cursorDigest is what cursors carry of the catalog (digestPrefix).
+	cursorDigest string
 }
 
 // New returns a Server for pack p. p must stay valid for the Server's lifetime.
@@ -52,7 +54,8 @@ func New(p *catalog.Pack, opt wire.Options) *Server {
 
 // newServer returns the server of p with opt (defaults set) and a, and of its views.
 func newServer(p *catalog.Pack, opt wire.Options, a *authz) *Server {
-	s := &Server{pack: p, opt: opt, caps: capabilities(opt), auth: a, assertion: hdrAccessAssertion}
+	d := p.Digest()
+	s := &Server{pack: p, opt: opt, caps: capabilities(opt), auth: a, assertion: hdrAccessAssertion, cursorDigest: d[:min(len(d), 8)]}
 	if a != nil && a.cfg.Access != nil {
 		s.assertion = strings.ToLower(a.cfg.AccessHeader)
 	}

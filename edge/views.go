@@ -25,6 +25,7 @@ func (s *Server) newViews(opt wire.Options) {
 		vs := newServer(v.Listed, opt, s.auth)
 		if v.All != nil {
 			vs.unlisted = newServer(v.All, opt, s.auth)
+			vs.unlisted.cursorDigest = vs.cursorDigest // its own covers the unlisted skills
 		}
 		s.views = append(s.views, vs)
 	}
@@ -50,8 +51,9 @@ func (s *Server) local() *Server {
 }
 
 // retry answers c from u, the view's index with its unlisted skills, after the listed
-// ones missed (c.missed): first is that answer (out, or err), given back as it was when u
-// misses too, so that a lookup of something absent says what a public server says.
+// ones missed (c.missed): u's answer, error or not (a skill's missing argument, a name two
+// unlisted skills share), unless u misses too; then first (out, or err) is given back as
+// it was, so that a lookup of something absent says what a public server says.
 func (u *Server) retry(m method, c *call, dst, out []byte, err *jsonrpc.Error, marked int) ([]byte, *jsonrpc.Error) {
 	var body []byte
 	if err == nil {
@@ -60,8 +62,8 @@ func (u *Server) retry(m method, c *call, dst, out []byte, err *jsonrpc.Error, m
 	refs := slices.Clone((*c.refs)[marked:])
 	*c.refs = (*c.refs)[:marked]
 	c.missed = false
-	if o, e := m.handle(u, c, dst); e == nil && !c.missed {
-		return o, nil
+	if o, e := m.handle(u, c, dst); !c.missed {
+		return o, e
 	}
 	*c.refs = append((*c.refs)[:marked], refs...)
 	if err != nil {

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -184,5 +185,81 @@ func TestPrivateWithoutAuth(t *testing.T) {
 	}
 	if got := string(handle(t, s, V20251125, request(1, "skills/list", ""))); !strings.Contains(got, "ledger") {
 		t.Fatalf("stdio: %s", got)
+	}
+}
+
+// TestViewsCursors: a cursor carries no digest its caller could not compute from what it
+// is shown: the caller who sees every skill pages exactly as through a public catalog of
+// them (the view is the private index's own tables, whose own digest covers the policy
+// too), and the pages of an unlisted skill's directory carry the digest of the view's
+// listed skills, and lead on.
+func TestViewsCursors(t *testing.T) {
+	files := map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b"), "c/SKILL.md": skillMD("c"),
+		"skilledge.yaml": "access:\n  default: [skills:read]\n  rules:\n    - path: b\n      scopes: [x]\n"}
+	a := newAuthTestFiles(t, files, 1)
+	delete(files, "skilledge.yaml")
+	public := newAuthTestFiles(t, files, 1)
+	all := a.token("skills:read x", authResource, authNow.Add(time.Hour))
+	list := viewProbe{"skills/list", "POST", "/mcp", request(1, "skills/list", "{}")}
+	_, _, got := a.ask(t, list, all)
+	_, _, want := public.ask(t, list, all)
+	if got != want || !strings.Contains(got, `"nextCursor"`) {
+		t.Fatalf("the first page:\n%s\nthrough a public catalog of the same skills:\n%s", got, want)
+	}
+
+	draft := newAuthTestFiles(t, map[string]string{"a/SKILL.md": skillMD("a"), "drafts/idea/SKILL.md": skillMD("idea"),
+		"drafts/idea/one.md": "1", "drafts/idea/two.md": "2", "skilledge.yaml": "access:\n  rules:\n    - path: drafts/\n      listed: false\n"}, 1)
+	reader := draft.token("", authResource, authNow.Add(time.Hour))
+	dir := viewProbe{"directory/read", "POST", "/mcp", request(1, "resources/directory/read", `{"uri":"skill://drafts/idea"}`)}
+	_, _, page := draft.ask(t, dir, reader)
+	cursor := gjson.Get(page, "result.nextCursor").Str
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	listed := draft.s.views[len(draft.s.views)-1]
+	if err != nil || !strings.HasSuffix(string(raw), ":"+listed.digestPrefix()) || listed.digestPrefix() == listed.unlisted.pack.Digest()[:8] {
+		t.Fatalf("the unlisted directory's cursor %q (%s) carries not the listed skills' digest %s: %s", raw, err, listed.digestPrefix(), page)
+	}
+	dir.body = request(2, "resources/directory/read", `{"uri":"skill://drafts/idea","cursor":"`+cursor+`"}`)
+	if _, _, next := draft.ask(t, dir, reader); !strings.Contains(next, `"resources":[{`) || strings.Contains(next, `"error"`) {
+		t.Fatalf("the second page: %s", next)
+	}
+}
+
+// TestViewsUnlistedErrors: a lookup the listed skills miss is answered by the unlisted
+// ones, their errors included (they are the caller's own view): a name two of them share
+// is ambiguous, a directory is a directory.
+func TestViewsUnlistedErrors(t *testing.T) {
+	a := newAuthTestFiles(t, map[string]string{"a/SKILL.md": skillMD("a"), "drafts/one/twin/SKILL.md": skillMD("twin"),
+		"drafts/two/twin/SKILL.md": skillMD("twin"), "skilledge.yaml": "access:\n  rules:\n    - path: drafts/\n      listed: false\n"})
+	reader := a.token("", authResource, authNow.Add(time.Hour))
+	for _, c := range []struct{ params, method, want string }{
+		{`{"name":"twin"}`, "skills/get", "is ambiguous"},
+		{`{"uri":"skill://drafts/one/twin"}`, "resources/read", "Resource is a directory"},
+		{`{"name":"nosuch"}`, "skills/get", `Skill not found: \"nosuch\"`},
+	} {
+		_, _, body := a.ask(t, viewProbe{c.method, "POST", "/mcp", request(1, c.method, c.params)}, reader)
+		if !strings.Contains(body, c.want) {
+			t.Errorf("%s %s: %s, want %q", c.method, c.params, body, c.want)
+		}
+	}
+}
+
+// TestProtectedResourceScopes: the metadata announces the scopes every caller needs, not
+// those only some callers hold (which would tell anyone that skills it may not see
+// exist), unless the auth option names the scopes to announce.
+func TestProtectedResourceScopes(t *testing.T) {
+	a := newAuthTestFiles(t, viewFiles)
+	resp, _ := a.do(t, "GET", "/.well-known/oauth-protected-resource/mcp", "")
+	if got := gjson.GetBytes(resp.Body, "scopes_supported").Raw; got != `["skills:read"]` {
+		t.Errorf("scopes_supported %s", got)
+	}
+	opts := a.s.opt
+	opts.Auth = []byte(`{"resource":"` + authResource + `","scopesSupported":["skills:read","skills:finance"],"tokens":[{"name":"ci","sha256":"abababababababababababababababababababababababababababababababab","scopes":[]}]}`)
+	if err := Check(opts); err != nil {
+		t.Fatal(err)
+	}
+	s := New(a.s.pack, opts)
+	out := s.ServeHTTP(&wire.Request{Method: "GET", Target: "/.well-known/oauth-protected-resource/mcp", Header: header("Host", "skills.example")})
+	if got := gjson.GetBytes(out.Body, "scopes_supported").Raw; got != `["skills:read","skills:finance"]` {
+		t.Errorf("scopes_supported, announced: %s", got)
 	}
 }

@@ -1,7 +1,9 @@
 package compile
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,10 +61,12 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	}
 	w.Table(catalog.TableScopeSets, catalog.SetFields, setRows)
 	var rows [][][]byte
-	// The whole catalog, as a view, is the index's own tables (catalog.Self).
+	// The whole catalog, as a view, is the index's own tables (catalog.Self), with the
+	// digest its own index would have: a caller's cursors carry it, and it must be one the
+	// caller could compute from what it sees, not one that also covers the policy.
 	index := func(skills []*Skill) []byte {
 		if len(skills) == len(c.Skills) {
-			return []byte(catalog.Self)
+			return []byte(catalog.Self + entriesDigest(skills))
 		}
 		return en.index(&Catalog{Skills: skills, TrustRoot: c.TrustRoot}, nil)
 	}
@@ -85,4 +89,15 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 		rows = append(rows, row)
 	}
 	w.Table(catalog.TableViews, catalog.ViewFields, rows)
+}
+
+// entriesDigest is the catalog digest (catalog.MetaDigest) of a public index of skills:
+// the SHA-256 of their skills/list entries, each followed by a newline.
+func entriesDigest(skills []*Skill) string {
+	h := sha256.New()
+	for _, s := range skills {
+		h.Write(skillEntry(s))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

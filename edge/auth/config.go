@@ -21,7 +21,7 @@ import (
 // of one of the kinds it names.
 //
 //	{"resource": "https://skills.example.com/mcp",
-//	 "authorizationServers": ["https://auth.example.com"],
+//	 "authorizationServers": ["https://auth.example.com"], "scopesSupported": ["skills:read"],
 //	 "jwt": {"issuer": "https://auth.example.com", "jwksUri": "https://auth.example.com/jwks",
 //	         "audience": "…", "jwks": {…}, "scopesClaim": "groups", "skew": 60},
 //	 "access": {"teamDomain": "https://acme.cloudflareaccess.com", "aud": "<AUD tag>",
@@ -30,13 +30,17 @@ import (
 //
 // resource is the server's canonical URI (RFC 8707; the audience tokens must hold, and
 // the resource of its RFC 9728 metadata). authorizationServers are announced in that
-// metadata (default: the jwt issuer). jwt takes a key set inline (jwks) or from jwksUri,
+// metadata (default: the jwt issuer), and so are scopesSupported (default: the scopes the
+// catalog's policy asks of every caller; naming the others tells anyone that skills some
+// callers may not see exist, so a deployment says so only on purpose). jwt takes a key set inline (jwks) or from jwksUri,
 // which the host fetches; access is Cloudflare Access, whose certificates are fetched from
 // certsUrl (default: the team domain's /cdn-cgi/access/certs). At least one of jwt, access
 // and tokens is required. Every URL is https, or http to a loopback address.
 type Config struct {
 	Resource             string
 	AuthorizationServers []string
+	// ScopesSupported, when not nil, are the scopes the metadata announces.
+	ScopesSupported []string
 	JWT                  *Issuer
 	// JWKSURI is where the host fetches JWT's key set; "" when it is inline.
 	JWKSURI string
@@ -80,6 +84,13 @@ func ParseConfig(b []byte) (*Config, error) {
 			c.Resource = urlValue(v, "auth.resource", &err)
 		case "authorizationServers":
 			c.AuthorizationServers = urlList(v, "auth.authorizationServers", &err)
+		case "scopesSupported":
+			c.ScopesSupported = strList(v, "auth.scopesSupported", &err)
+			for _, s := range c.ScopesSupported {
+				if err == nil && !catalog.ValidScope(s) {
+					err = fmt.Errorf("auth.scopesSupported: %q is not an OAuth scope", s)
+				}
+			}
 		case "jwt":
 			c.JWT, c.JWKSURI = c.issuer(v, "auth.jwt", &err)
 			if c.JWT != nil {
@@ -90,7 +101,7 @@ func ParseConfig(b []byte) (*Config, error) {
 		case "tokens":
 			c.tokens(v, &err)
 		default:
-			err = fmt.Errorf("auth: unknown key %q (resource, authorizationServers, jwt, access, tokens)", key)
+			err = fmt.Errorf("auth: unknown key %q (resource, authorizationServers, scopesSupported, jwt, access, tokens)", key)
 		}
 	})
 	if err != nil {

@@ -28,6 +28,8 @@ func TestParseConfig(t *testing.T) {
 		{"an uppercase digest", `{"resource":"https://s.example/mcp","tokens":[{"name":"ci","sha256":"` + strings.ToUpper(sum) + `"}]}`, "lowercase"},
 		{"a malformed scope", `{"resource":"https://s.example/mcp","tokens":[{"name":"ci","sha256":"` + sum + `","scopes":["a b"]}]}`, "not an OAuth scope"},
 		{"access without aud", `{"resource":"https://s.example/mcp","access":{"teamDomain":"https://acme.cloudflareaccess.com"}}`, "needs teamDomain and aud"},
+		{"scopes announced", `{"resource":"https://s.example/mcp","scopesSupported":["skills:read","skills:finance"],"tokens":[{"name":"ci","sha256":"abababababababababababababababababababababababababababababababab","scopes":[]}]}`, ""},
+		{"a scope announced that is none", `{"resource":"https://s.example/mcp","scopesSupported":["skills read"],"tokens":[{"name":"ci","sha256":"abababababababababababababababababababababababababababababababab","scopes":[]}]}`, `auth.scopesSupported: "skills read" is not an OAuth scope`},
 		{"access in a field of its own", `{"resource":"https://s.example/mcp","access":{"teamDomain":"https://acme.cloudflareaccess.com","aud":"abc","header":"X-Access-Jwt"}}`, ""},
 		{"access in a field that is no field name", `{"resource":"https://s.example/mcp","access":{"teamDomain":"https://acme.cloudflareaccess.com","aud":"abc","header":"X Access"}}`, "is not an HTTP field name"},
 		{"access in an empty field", `{"resource":"https://s.example/mcp","access":{"teamDomain":"https://acme.cloudflareaccess.com","aud":"abc","header":""}}`, "auth.access.header must be a non-empty string"},

@@ -253,7 +253,8 @@ func sameType(typ gjson.Result, want string) bool {
 	return typ.Type == gjson.String && strings.EqualFold(strings.TrimPrefix(strings.ToLower(typ.Str), "application/"), want)
 }
 
-// audience reports whether aud, a string or a list of strings, holds want.
+// audience reports whether aud, a string or a list of strings (RFC 7519 §4.1.3; a list
+// with anything else in it is malformed, and refused), holds want.
 func audience(aud gjson.Result, want string) bool {
 	if want == "" {
 		return false
@@ -261,14 +262,15 @@ func audience(aud gjson.Result, want string) bool {
 	if aud.Type == gjson.String {
 		return aud.Str == want
 	}
-	found := false
-	if aud.IsArray() {
+	found, wellFormed := false, aud.IsArray()
+	if wellFormed {
 		aud.ForEach(func(_, e gjson.Result) bool {
-			found = e.Type == gjson.String && e.Str == want
-			return !found
+			wellFormed = e.Type == gjson.String
+			found = found || wellFormed && e.Str == want
+			return wellFormed
 		})
 	}
-	return found
+	return found && wellFormed
 }
 
 // numericDate reads a NumericDate (RFC 7519 §2): a finite number of seconds.

@@ -104,7 +104,7 @@ which holds only the key's SHA-256, with its name and scopes. The agent sends th
 func registerAuth(fs *flag.FlagSet, path *string, stdio bool) {
 	help := authHelp
 	if stdio {
-		help = "the auth option in `FILE`, as serve takes it: stdio asks no credential (a local process), but a private catalog (an access policy) is served only with one"
+		help = "the auth option in `FILE`, as serve takes it (checked, nothing fetched): stdio asks no credential and serves a private catalog's every skill to the local process, with or without it"
 	}
 	fs.StringVar(path, "auth", "", help)
 }

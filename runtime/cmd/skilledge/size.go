@@ -141,6 +141,6 @@ func privateNote(p *catalog.Pack) string {
 	if !p.Private() {
 		return ""
 	}
-	return fmt.Sprintf("; private (skilledge.yaml): scopes %q needed, %s compiled ahead, one per combination of scopes a caller can hold",
-		p.DefaultScopes(), plural(len(p.Views()), "view"))
+	return fmt.Sprintf("; private (skilledge.yaml): scopes %q needed, %q named, %s compiled ahead, one per combination of scopes a caller can hold",
+		p.DefaultScopes(), p.PolicyScopes(), plural(len(p.Views()), "view"))
 }
