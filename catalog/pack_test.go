@@ -227,6 +227,8 @@ func FuzzOpen(f *testing.F) {
 	private.Table(TablePolicy, PolicyFields, [][][]byte{{[]byte("a"), []byte("a b")}})
 	private.Table(TableAccess, AccessFields, [][][]byte{{[]byte("a b"), []byte("1")}, {[]byte("a"), nil}})
 	f.Add(withViews(private, 0, 1, 3).Bytes())
+	private.Table(TableViews, ViewFields, [][][]byte{{u32s(1), testWriter().Bytes(), nil}, {u32s(3), []byte(Self + strings.Repeat("0a", 32)), nil}})
+	f.Add(private.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if p, err := Open(b); err == nil {
 			touchAll(p)
