@@ -82,12 +82,7 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	if !checkAssetSizes(enc.Store, stderr) {
 		return 1
 	}
-	path, err := pluginbuild.Locate(ctx, plugin, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "skilledge build: %v\n", err)
-		return 1
-	}
-	wasm, err := os.ReadFile(path)
+	wasm, _, err := pluginbuild.Module(ctx, plugin, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 		return 1

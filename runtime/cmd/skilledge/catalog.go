@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -179,11 +178,7 @@ func encode(c *compile.Catalog, dir, label string, progress io.Writer) (*compile
 // startPool finds or builds plugin.wasm, compiles it and makes a pool serving cat. It
 // returns the compiled plugin too, for the pools of later catalogs (--watch).
 func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat wasm.Catalog, opt wasm.Options, stderr io.Writer) (*wasm.Pool, *wasm.Plugin, error) {
-	path, err := pluginbuild.Locate(ctx, pluginFile, stderr)
-	if err != nil {
-		return nil, nil, err
-	}
-	module, err := os.ReadFile(path)
+	module, _, err := pluginbuild.Module(ctx, pluginFile, stderr)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,10 +8,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 
-	"github.com/skilledge/skilledge/edge/wire"
 )
 
 func main() {
@@ -51,7 +49,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stderr, "skilledge version: unexpected argument %q\n", rest[0])
 			return 2
 		}
-		fmt.Fprintf(stdout, "skilledge %s (%s %s/%s)\n", wire.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		printVersion(stdout)
 		return 0
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && cmd == "help" {
