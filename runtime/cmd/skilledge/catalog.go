@@ -29,7 +29,7 @@ func (f *catalogFlags) register(fs *flag.FlagSet) {
 
 // pluginFlag is the --plugin flag of commands that need plugin.wasm.
 func pluginFlag(fs *flag.FlagSet, p *string) {
-	fs.StringVar(p, "plugin", "", "use `FILE` as plugin.wasm instead of building one from source (also $"+pluginbuild.Env+")")
+	fs.StringVar(p, "plugin", "", "use `FILE` as plugin.wasm instead of the one a release binary carries or one built from the source (also $"+pluginbuild.Env+")")
 }
 
 // loaded is a checked skills folder.
