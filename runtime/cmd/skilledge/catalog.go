@@ -78,8 +78,13 @@ func loadCatalog(dir string, f catalogFlags) (*loaded, error) {
 
 // report prints every problem and the summary line.
 func (l *loaded) report(w io.Writer) {
+	l.print(w, compile.Problem.String)
+}
+
+// print prints every problem formatted by line, and the summary line.
+func (l *loaded) print(w io.Writer, line func(compile.Problem) string) {
 	for _, p := range l.problems {
-		fmt.Fprintln(w, p.String())
+		fmt.Fprintln(w, line(p))
 	}
 	fmt.Fprintf(w, "%s checked: %s, %s\n", plural(l.checked, "skill"), plural(l.errors, "error"), plural(l.warnings, "warning"))
 }

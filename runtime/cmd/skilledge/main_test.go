@@ -531,3 +531,55 @@ func TestMemoryLimitFlag(t *testing.T) {
 	code, stdout, stderr = call(t, "", "stdio", "--memory-limit", "400")
 	expect(t, code, stdout, stderr, 0, "", "serving 6 skills")
 }
+
+func TestGitHubCommand(t *testing.T) {
+	for _, tt := range []struct {
+		p    compile.Problem
+		want string
+	}{
+		{compile.Problem{Path: "skills/a/SKILL.md", Line: 2, Msg: `name "b": must equal the skill's directory name "a"`},
+			`::error file=skills/a/SKILL.md,line=2,title=skilledge::name "b": must equal the skill's directory name "a"`},
+		{compile.Problem{Path: "skills/a/big.bin", Severity: compile.Warning, Msg: "over 16 MiB"},
+			"::warning file=skills/a/big.bin,title=skilledge::over 16 MiB"},
+		{compile.Problem{Path: "./skills//a/SKILL.md", Line: 1, Msg: "x"},
+			"::error file=skills/a/SKILL.md,line=1,title=skilledge::x"},
+		// Properties escape %, CR, LF, : and ,; the message %, CR and LF only.
+		{compile.Problem{Path: "skills/a,b:c%d\r\n::error file=x/SKILL.md", Line: 3, Msg: "100% bad,\r\n::error::injected: yes"},
+			"::error file=skills/a%2Cb%3Ac%25d%0D%0A%3A%3Aerror file=x/SKILL.md,line=3,title=skilledge::100%25 bad,%0D%0A::error::injected: yes"},
+		{compile.Problem{Msg: "no file"}, "::error title=skilledge::no file"},
+	} {
+		if got := githubCommand(tt.p); got != tt.want {
+			t.Errorf("githubCommand(%+v)\n got %s\nwant %s", tt.p, got, tt.want)
+		}
+	}
+}
+
+func TestValidateGitHub(t *testing.T) {
+	dir := skillsDir(t)
+	for _, tt := range []struct {
+		args        []string
+		code        int
+		out, errOut string // stdout is out exactly, stderr starts with errOut
+	}{
+		{[]string{"validate", dir, "--format", "github"}, 1,
+			"::error file=" + dir + "/nodesc/SKILL.md,line=1,title=skilledge::missing required field \"description\"\n" +
+				"::error file=" + dir + "/wrong-name/SKILL.md,line=2,title=skilledge::name \"other\": must equal the skill's directory name \"wrong-name\"\n" +
+				"3 skills checked: 2 errors, 0 warnings\n", ""},
+		{[]string{"validate", "--format=github", "../../../catalog/examples/skills"}, 0, "6 skills checked: 0 errors, 0 warnings\n", ""},
+		{[]string{"validate", "--format=text", dir}, 1, dir + "/nodesc/SKILL.md:1: missing required field \"description\"\n" +
+			dir + "/wrong-name/SKILL.md:2: name \"other\": must equal the skill's directory name \"wrong-name\"\n" +
+			"3 skills checked: 2 errors, 0 warnings\n", ""},
+		{[]string{"validate", "--format=json", dir}, 2, "", "skilledge validate: --format \"json\": want text or github\n\nUsage: skilledge validate DIR"},
+	} {
+		code, stdout, stderr := call(t, "", tt.args...)
+		if code != tt.code || stdout != tt.out || !strings.HasPrefix(stderr, tt.errOut) {
+			t.Errorf("%v: exit %d (want %d)\nstdout: %s\nwant:   %s\nstderr: %s\nwant:   %s", tt.args, code, tt.code, stdout, tt.out, stderr, tt.errOut)
+		}
+	}
+	// A relative DIR is how the workflow names the folder: the paths are the repository's.
+	t.Chdir(filepath.Dir(dir))
+	code, stdout, _ := call(t, "", "validate", "./"+filepath.Base(dir), "--format", "github")
+	if want := "::error file=" + filepath.Base(dir) + "/nodesc/SKILL.md,line=1,"; code != 1 || !strings.HasPrefix(stdout, want) {
+		t.Errorf("relative DIR: exit %d\n%s\nwant prefix %s", code, stdout, want)
+	}
+}

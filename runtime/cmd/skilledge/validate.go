@@ -3,27 +3,84 @@ package main
 import (
 	"fmt"
 	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog/compile"
 )
 
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("validate", "skilledge validate DIR [flags]",
 		`Checks every skill in DIR against the Agent Skills format and the limits of the MCP
 Skills extension, and prints each problem ("path:line: message") and a summary. The exit
-status is 1 if any problem is an error, else 0.`)
+status is 1 if any problem is an error, else 0.
+
+With --format github each problem is printed as a GitHub Actions workflow command
+("::error file=PATH,line=N,title=skilledge::MESSAGE"), which annotates that line of the
+pull request; PATH is DIR joined with the file's path in it, so give DIR relative to the
+repository's root.`)
 	var f catalogFlags
 	c.fs.BoolVar(&f.allowOversize, "allow-oversize", false, "report skills over 512 files or 16 MiB as warnings instead of errors")
+	format := c.fs.String("format", "text", "print problems as `FORMAT`: text (path:line: message) or github (GitHub Actions workflow commands)")
 	pos, code, ok := c.parse(args, 1, 1, stdout, stderr)
 	if !ok {
 		return code
+	}
+	var line func(compile.Problem) string
+	switch *format {
+	case "text":
+		line = compile.Problem.String
+	case "github":
+		line = githubCommand
+	default:
+		fmt.Fprintf(stderr, "skilledge validate: --format %q: want text or github\n\n", *format)
+		c.printUsage(stderr)
+		return 2
 	}
 	l, err := loadCatalog(pos[0], f)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge validate: %v\n", err)
 		return 1
 	}
-	l.report(stdout)
+	l.print(stdout, line)
 	if l.errors > 0 {
 		return 1
 	}
 	return 0
 }
+
+// githubCommand formats p as a GitHub Actions workflow command that annotates its file
+// and line: "::error file=PATH,line=N,title=skilledge::MESSAGE" (or ::warning, and no
+// line= when the problem is about no line). The path is cleaned ("./skills/x" is
+// "skills/x") and escaped as a property, the message as data, the way the runner
+// unescapes them (actions/toolkit, command.ts): %, CR and LF in both, and : and , in
+// properties, so that no file name or message can end the command early or start
+// another one.
+func githubCommand(p compile.Problem) string {
+	var b strings.Builder
+	b.WriteString("::")
+	b.WriteString(p.Severity.String())
+	b.WriteString(" ")
+	if p.Path != "" {
+		b.WriteString("file=")
+		b.WriteString(escapeProperty(path.Clean(p.Path)))
+		b.WriteString(",")
+		if p.Line > 0 {
+			b.WriteString("line=")
+			b.WriteString(strconv.Itoa(p.Line))
+			b.WriteString(",")
+		}
+	}
+	b.WriteString("title=skilledge::")
+	b.WriteString(escapeData(p.Msg))
+	return b.String()
+}
+
+var (
+	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+func escapeData(s string) string     { return dataEscaper.Replace(s) }
+func escapeProperty(s string) string { return propertyEscaper.Replace(s) }
