@@ -4,6 +4,7 @@ package tests
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,6 +72,7 @@ var workflowSteps = map[string][]string{
 const (
 	npmInstall  = "npm install --no-audit --no-fund" // the one step the test does not run
 	releaseURL  = "https://github.com/skilledge/skilledge/releases/latest/download/skilledge-linux-amd64"
+	releaseSums = "https://github.com/skilledge/skilledge/releases/latest/download/SHA256SUMS"
 	brokenSkill = "---\nname: other\ndescription: Its name is not its folder's.\n---\nBody\n"
 	fixedSkill  = "---\nname: broken\ndescription: Fixed.\n---\nBody\n"
 )
@@ -322,7 +324,17 @@ func TestWorkflow(t *testing.T) {
 	// line and fails.
 	fake := t.TempDir()
 	curlLog := filepath.Join(fake, "curl.log")
-	curl := "#!/bin/sh\necho \"$@\" >> " + curlLog + "\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && cp " + bin + " \"$2\"; shift; done\n"
+	// It hands over SHA256SUMS as build/release writes it, naming the binary's digest.
+	binBytes, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := filepath.Join(fake, "SHA256SUMS")
+	if err := os.WriteFile(sums, fmt.Appendf(nil, "%x  skilledge-linux-amd64\n", sha256.Sum256(binBytes)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	curl := "#!/bin/sh\necho \"$@\" >> " + curlLog + "\nfor a; do url=$a; done\nsrc=" + bin + "\ncase $url in */SHA256SUMS) src=" + sums + ";; esac\n" +
+		"while [ $# -gt 1 ]; do [ \"$1\" = -o ] && cp \"$src\" \"$2\"; shift; done\n"
 	if err := os.WriteFile(filepath.Join(fake, "curl"), []byte(curl), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -345,8 +357,8 @@ func TestWorkflow(t *testing.T) {
 	if !strings.Contains(r.output, want) {
 		t.Fatalf("validate did not print\n%s", want)
 	}
-	if log, _ := os.ReadFile(curlLog); !strings.HasSuffix(strings.TrimSpace(string(log)), " "+releaseURL) {
-		t.Fatalf("Install skilledge ran curl %q, want it to download %s", log, releaseURL)
+	if log, _ := os.ReadFile(curlLog); !strings.Contains(string(log), " "+releaseURL+"\n") || !strings.Contains(string(log), " "+releaseSums+"\n") {
+		t.Fatalf("Install skilledge ran curl %q, want it to download %s and %s", log, releaseURL, releaseSums)
 	}
 
 	// 2. Fixed, with skilledge on PATH already (Install skilledge keeps it).
