@@ -3,16 +3,13 @@
 package tests
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -112,27 +109,8 @@ func TestRelease(t *testing.T) {
 	// serve, and the third-party clients against it.
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "serve", "out", "--addr", "127.0.0.1:0")
-	cmd.Dir, cmd.Env, cmd.Stderr = dir, env, os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	url := ""
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/mcp)`).FindStringSubmatch(sc.Text()); m != nil {
-			url = m[1]
-			break
-		}
-	}
-	go io.Copy(io.Discard, stdout)
-	if url == "" {
-		t.Fatal("the release binary's serve printed no URL")
-	}
+	cmd.Dir, cmd.Env = dir, env
+	url := startServe(t, cmd, cancel)
 	suite := filepath.Join(root, "build", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 	baseline := filepath.Join(root, "tests", "conformance", "expected-failures.yml")
 	for _, r := range conformanceRuns {
