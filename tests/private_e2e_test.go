@@ -388,10 +388,23 @@ func TestPrivateHostileTokens(t *testing.T) {
 				}
 			}
 			// A 1 MiB token is larger than either host reads as a header block (serve: 64 KiB;
-			// workerd: its own limit): refused with 431 before the plugin, the server healthy
-			// after.
-			if st, _, body := list.ask(t, srv.base, bearer(strings.Repeat("a", 1<<20))...); st != 431 || strings.Contains(body, "public") {
-				t.Errorf("a 1 MiB token: %d %s", st, body)
+			// workerd: its own limit): refused with 431 before the plugin, or, when the host
+			// closes the connection before the client has finished sending it, with no answer
+			// at all (the client's write fails); never an answer with a skill. The server is
+			// healthy after.
+			req, _ := http.NewRequest("POST", srv.base+list.path, strings.NewReader(list.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+strings.Repeat("a", 1<<20))
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 431 || strings.Contains(string(body), "public") {
+					t.Errorf("a 1 MiB token: %d %s", resp.StatusCode, body)
+				}
+			} else if !strings.Contains(err.Error(), "broken pipe") && !strings.Contains(err.Error(), "connection reset") {
+				t.Errorf("a 1 MiB token: %v", err)
+			} else {
+				t.Logf("a 1 MiB token: the host closed the connection while it was sent (%v)", err)
 			}
 			if st, _, _ := list.ask(t, srv.base, "Authorization", "Bearer "+key); st != 200 {
 				t.Fatalf("after a 1 MiB token: %d", st)
