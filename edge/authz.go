@@ -142,13 +142,18 @@ func (s *Server) gate(r *wire.Request, hd *headers, path string) (resp *wire.Res
 	return nil, true, g.Scopes, g.Expires
 }
 
-// replayUntil is the expiry of the replay hint of an answer to a caller whose credential
-// holds until expires (gate), at now: 0 for none (a static key), else the credential's
-// expiry in unix seconds, rounded down; false when that is not in the future, and the
-// answer may not be replayed at all.
+// replayHeld bounds how long an answer to an authorized caller is replayed: a key set
+// that changed (a key withdrawn, a set given up) or a static key taken out of the
+// configuration is heeded within it, as the plugin verifies the credential again.
+const replayHeld = time.Minute
+
+// replayUntil is the expiry of the replay hint of an answer, at now, to a caller whose
+// credential holds until expires (gate; zero for a static key): the earlier of that and
+// replayHeld from now, in unix seconds, rounded down; false when that is not in the
+// future, and the answer may not be replayed at all.
 func replayUntil(expires, now time.Time) (int64, bool) {
-	if expires.IsZero() {
-		return 0, true
+	if limit := now.Add(replayHeld); expires.IsZero() || expires.After(limit) {
+		expires = limit
 	}
 	sec := expires.Unix() // rounded down, after 1970
 	return sec, sec > 0 && time.Unix(sec, 0).After(now)

@@ -124,8 +124,9 @@ func TestGate(t *testing.T) {
 	}{
 		{"no credential", "POST", "/mcp", list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
 		{"a token in the query string", "POST", "/mcp?access_token=" + good, list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
-		{"a valid token", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good), 200, "", authNow.Add(time.Hour).Unix()},
-		{"a static key", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.ske), 200, "", 0},
+		{"a valid token", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good), 200, "", authNow.Add(time.Minute).Unix()},
+		{"a token with seconds left", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(10*time.Second))), 200, "", authNow.Add(10 * time.Second).Unix()},
+		{"a static key", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.ske), 200, "", authNow.Add(time.Minute).Unix()},
 		{"a token past its exp, within the clock skew", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(-time.Second))), 200, "", -1},
 		{"a token that expires now", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow)), 200, "", -1},
 		{"an expired token", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(-time.Hour))), 401,
@@ -307,8 +308,9 @@ func TestReplayUntil(t *testing.T) {
 		want         int64
 		ok           bool
 	}{
-		{"a static key", time.Time{}, authNow, 0, true},
-		{"an hour left", authNow.Add(time.Hour), authNow, authNow.Unix() + 3600, true},
+		{"a static key: a minute", time.Time{}, authNow, authNow.Unix() + 60, true},
+		{"an hour left: a minute", authNow.Add(time.Hour), authNow, authNow.Unix() + 60, true},
+		{"30 seconds left", authNow.Add(30 * time.Second), authNow, authNow.Unix() + 30, true},
 		{"a fractional exp, rounded down", authNow.Add(1500 * time.Millisecond), authNow, authNow.Unix() + 1, true},
 		{"less than a second left, rounded down to now", authNow.Add(500 * time.Millisecond), authNow, 0, false},
 		{"expires now", authNow, authNow, 0, false},

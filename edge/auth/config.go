@@ -41,7 +41,7 @@ type Config struct {
 	AuthorizationServers []string
 	// ScopesSupported, when not nil, are the scopes the metadata announces.
 	ScopesSupported []string
-	JWT                  *Issuer
+	JWT             *Issuer
 	// JWKSURI is where the host fetches JWT's key set; "" when it is inline.
 	JWKSURI string
 	// Access verifies Cloudflare Access assertions; AccessHeader is the field they come in

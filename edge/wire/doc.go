@@ -62,8 +62,9 @@
 // Answers to callers the auth option let in are replayed too, and never to another
 // caller or after the credential expires: the request frame holds the credential verbatim
 // (Authorization, and the access field), so an entry is keyed by the credential that
-// earned it, and its expiry is the credential's (a token's exp; none for a static key,
-// which holds as long as the configuration does).
+// earned it, and its expiry is the credential's (a token's exp), or a minute after the
+// answer when that comes first, so that a key withdrawn or a static key taken out is
+// heeded within a minute.
 //
 // # Key sets (keys.go)
 //

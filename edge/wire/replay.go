@@ -37,8 +37,8 @@ import (
 // Authorization and access fields are among those framed), so a repeat is answered only
 // for the same credential, never for another caller; and the expiry is the credential's
 // (a token's exp, whole seconds down), so the answer is never given after the credential
-// that earned it stops holding. A static key holds as long as the configuration that
-// names it, which a host's entries never outlive: its answers carry no expiry.
+// that earned it stops holding; and never more than a minute after the answer (a static
+// key's too), so that the plugin checks the credential again at least that often.
 
 // Replay is the promise as the server states it for one answer (edge.Server.AppendHTTP):
 // IDAt and IDLen place the id token in the request body, AnswerAt places the echoed id in

@@ -137,9 +137,13 @@ func TestServeHTTPReplaysAuthenticated(t *testing.T) {
 	c := &clock{t: time.Now()}
 	replays.now = c.Now
 
-	expA := c.Now().Add(time.Hour).Truncate(time.Second)
+	// Tokens that expire within the minute an answer is replayed at most, and one that
+	// holds for an hour.
+	start := c.Now()
+	expA := start.Add(30 * time.Second).Truncate(time.Second)
 	a := is.tokenUntil("k1", keysResource, expA)
-	b := is.tokenUntil("k1", keysResource, c.Now().Add(2*time.Hour))
+	b := is.tokenUntil("k1", keysResource, start.Add(50*time.Second))
+	d := is.tokenUntil("k1", keysResource, start.Add(time.Hour))
 	read := func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`
 	}
@@ -158,6 +162,9 @@ func TestServeHTTPReplaysAuthenticated(t *testing.T) {
 		{"the first token at its exp", a, expA, 200, false},
 		{"the first token after its exp: the plugin's answer at its exp was not kept", a, expA.Add(time.Second), 200, false},
 		{"the other token, before its exp", b, expA, 200, true},
+		{"a token with an hour left", d, start, 200, false},
+		{"that token within the minute", d, start.Add(59 * time.Second), 200, true},
+		{"that token past the minute: the plugin checks it again", d, start.Add(61 * time.Second), 200, false},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			c.mu.Lock()
