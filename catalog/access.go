@@ -132,11 +132,7 @@ func ValidScope(s string) bool {
 func HasScopes(granted, needed []byte) bool {
 	for len(needed) > 0 {
 		var s []byte
-		if i := bytes.IndexByte(needed, ' '); i >= 0 {
-			s, needed = needed[:i], needed[i+1:]
-		} else {
-			s, needed = needed, nil
-		}
+		s, needed = cutScope(needed)
 		if !hasScope(granted, s) {
 			return false
 		}
@@ -147,14 +143,18 @@ func HasScopes(granted, needed []byte) bool {
 func hasScope(granted, s []byte) bool {
 	for len(granted) > 0 {
 		var g []byte
-		if i := bytes.IndexByte(granted, ' '); i >= 0 {
-			g, granted = granted[:i], granted[i+1:]
-		} else {
-			g, granted = granted, nil
-		}
+		g, granted = cutScope(granted)
 		if bytes.Equal(g, s) {
 			return true
 		}
 	}
 	return false
+}
+
+// cutScope splits the first scope off a space-separated list.
+func cutScope(list []byte) (scope, rest []byte) {
+	if i := bytes.IndexByte(list, ' '); i >= 0 {
+		return list[:i], list[i+1:]
+	}
+	return list, nil
 }
