@@ -100,7 +100,8 @@ func TestAuthReport(t *testing.T) {
 	fmt.Fprintf(&b, "10-byte file, 2026-07-28) at %d clients on keep-alive connections, %d rounds of %v per server, public and private in\n", manyClients, loadRounds, loadRound)
 	b.WriteString("turn, on the same catalog; the private one has `default: [skills:read]` and every request carries the same ES256\n")
 	b.WriteString("access token (its signature checked by the plugin on the first, the answer replayed for that credential until it\n")
-	b.WriteString("expires). Each cell: requests per second, p50 and p99 latency, and the server's CPU time per request.\n\n")
+	b.WriteString("expires, a minute at most: longer than a server's rounds). Each cell: requests per second, p50 and p99 latency, and\n")
+	b.WriteString("the server's CPU time per request.\n\n")
 	b.WriteString("| host | public | authenticated | authenticated ÷ public |\n|---|---|---|---|\n")
 	for _, pair := range [][2]loadServer{{pub, priv}, {wPub, wPriv}} {
 		var r [2]loadResult

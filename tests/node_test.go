@@ -65,12 +65,12 @@ func serve(t testing.TB, args ...string) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	return startServe(t, cmd, cancel)
+	return serveURL(t, cmd, cancel)
 }
 
-// startServe starts cmd, a `skilledge serve`, and returns the MCP URL it prints; cancel
+// serveURL starts cmd, a `skilledge serve`, and returns the MCP URL it prints; cancel
 // (cmd's context's) stops it when the test ends.
-func startServe(t testing.TB, cmd *exec.Cmd, cancel context.CancelFunc) string {
+func serveURL(t testing.TB, cmd *exec.Cmd, cancel context.CancelFunc) string {
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -110,7 +110,7 @@ func TestRelease(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "serve", "out", "--addr", "127.0.0.1:0")
 	cmd.Dir, cmd.Env = dir, env
-	url := startServe(t, cmd, cancel)
+	url := serveURL(t, cmd, cancel)
 	suite := filepath.Join(root, "build", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 	baseline := filepath.Join(root, "tests", "conformance", "expected-failures.yml")
 	for _, r := range conformanceRuns {
