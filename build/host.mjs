@@ -53,6 +53,28 @@ export const limits = {
 // (catalog.StoreDir).
 export const storeDir = "/sha256/";
 
+// optionsFrom is the plugin's options (edge/wire Options) as an entry module is given
+// them: options, an object or its JSON text (SKILLEDGE_OPTIONS: a wrangler.toml table, or
+// an environment variable), or undefined for none; and auth, the JSON text of an auth
+// option that replaces options.auth when it is given (SKILLEDGE_AUTH, a Worker secret or
+// an environment variable; authName says which in errors). Text that is not a JSON object
+// throws an error that names it and says nothing of its content, as the plugin refuses bad
+// options: never a server without the authorization it was given.
+export function optionsFrom(options, auth, authName = "SKILLEDGE_AUTH") {
+	const object = (text, name, what) => {
+		let v = null;
+		try {
+			v = JSON.parse(text);
+		} catch {}
+		if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Error(`the ${name} is not a JSON object (${what})`);
+		return v;
+	};
+	let o = options ?? {};
+	if (typeof o === "string") o = object(o, "SKILLEDGE_OPTIONS", "the plugin's options");
+	if (auth === undefined) return o;
+	return { ...o, auth: object(auth, authName, "the auth option") };
+}
+
 // assembleMax is the largest answer put together in memory rather than streamed.
 const assembleMax = 64 * 1024;
 

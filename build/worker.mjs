@@ -15,7 +15,7 @@
 import createPlugin from "@extism/extism";
 import module from "./plugin.wasm";
 import pack from "./catalog.pack";
-import { Host, limits, storeDir } from "./host.mjs";
+import { Host, limits, optionsFrom, storeDir } from "./host.mjs";
 
 let host = null; // one per isolate: it keeps the key sets it fetched, for the isolate's life
 let store = null; // the assets of the isolate's env
@@ -30,22 +30,11 @@ function fetchKeys(url, init, { urgent }) {
 	return fetch(url, { ...init, ...cache });
 }
 
-// optionsOf is the plugin's options: the SKILLEDGE_OPTIONS binding, whose auth option the
-// SKILLEDGE_AUTH secret replaces when it is set (`wrangler secret put SKILLEDGE_AUTH <
-// auth.json`), so that static keys' digests and the like stay out of wrangler.toml. A
-// secret that is not a JSON object is refused on every request, saying so and nothing of
-// its content, as the plugin refuses bad options: never a Worker serving without the
-// authorization it was given.
-export function optionsOf(env) {
-	const options = env.SKILLEDGE_OPTIONS ?? {};
-	if (env.SKILLEDGE_AUTH === undefined) return options;
-	let auth = null;
-	try {
-		auth = JSON.parse(env.SKILLEDGE_AUTH);
-	} catch {}
-	if (auth === null || typeof auth !== "object" || Array.isArray(auth)) throw new Error("the SKILLEDGE_AUTH secret is not a JSON object (the auth option)");
-	return { ...options, auth };
-}
+// optionsOf is the plugin's options: the SKILLEDGE_OPTIONS binding (wrangler.toml's table),
+// whose auth option the SKILLEDGE_AUTH secret replaces when it is set (`wrangler secret
+// put SKILLEDGE_AUTH < auth.json`), so that static keys' digests and the like stay out of
+// wrangler.toml (optionsFrom).
+export const optionsOf = (env) => optionsFrom(env.SKILLEDGE_OPTIONS, env.SKILLEDGE_AUTH, "SKILLEDGE_AUTH secret");
 
 export default {
 	fetch(request, env, ctx) {

@@ -5,6 +5,7 @@ package tests
 import (
 	"io"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -132,29 +133,52 @@ func checkWellKnown(t *testing.T, base string) int {
 	}
 	list, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	digests := map[string]string{} // "<name>/<file path in the skill>" -> digest
+	// Each skill's files, by their path in the skill (unescaped), found by the digest of
+	// its SKILL.md: names may repeat, and a path's URI form is escaped where the v0.1.0
+	// index's is not.
+	skills := map[string]map[string]string{} // SKILL.md digest -> path -> digest
 	for _, s := range gjson.GetBytes(list, "result.skills").Array() {
 		root := strings.TrimSuffix(s.Get("uri").Str, "SKILL.md")
+		files := map[string]string{}
 		for _, r := range s.Get("resources").Array() {
-			digests[s.Get("name").Str+"/"+strings.TrimPrefix(r.Get("uri").Str, root)] = r.Get("digest").Str
+			rel, err := url.PathUnescape(strings.TrimPrefix(r.Get("uri").Str, root))
+			if err != nil {
+				t.Fatalf("skills/list: resource URI %s: %v", r.Get("uri").Str, err)
+			}
+			files[rel] = r.Get("digest").Str
 		}
+		skills[files["SKILL.md"]] = files
 	}
-	if len(digests) == 0 {
+	if len(skills) == 0 {
 		t.Fatalf("skills/list: %s", list)
 	}
 	for _, s := range gjson.ParseBytes(get("/.well-known/skills/index.json")).Get("skills").Array() {
+		dir := s.Get("path").Str
+		files, ok := skills[digestOf(get(dir+"SKILL.md"))]
+		if !ok {
+			t.Errorf("the v0.1.0 index lists %s, whose SKILL.md is no skill's of skills/list", dir)
+			continue
+		}
 		for _, f := range s.Get("files").Array() {
-			key := s.Get("name").Str + "/" + f.Str
-			want, ok := digests[key]
+			want, ok := files[f.Str]
 			if !ok {
-				t.Errorf("the v0.1.0 index lists %s, which skills/list does not", key)
+				t.Errorf("the v0.1.0 index lists %s%s, which skills/list does not", dir, f.Str)
 				continue
 			}
-			if got := digestOf(get(s.Get("path").Str + f.Str)); got != want {
-				t.Errorf("%s%s hashes to %s, skills/list says %s", s.Get("path").Str, f.Str, got, want)
+			if got := digestOf(get(dir + escapePath(f.Str))); got != want {
+				t.Errorf("%s%s hashes to %s, skills/list says %s", dir, f.Str, got, want)
 			}
 			checked++
 		}
 	}
 	return checked
+}
+
+// escapePath is the file path p in a URL: each segment escaped.
+func escapePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
 }

@@ -51,16 +51,16 @@ func TestREADME(t *testing.T) {
 	checkCurl(t, curlCmd, curlOut)
 }
 
-// startCommand runs command with sh in dir until the test ends, and returns once its
-// output (stdout and stderr) contains ready, with that output so far and to come. The
-// command runs in its own process group, which is interrupted at the end: `go run` and
-// npx do not pass signals on to the programs they run.
-func startCommand(t *testing.T, dir, command, ready string, timeout time.Duration) *lockedBuffer {
+// startCommand runs command with sh in dir (env added to the environment) until the test
+// ends, and returns once its output (stdout and stderr) contains ready, with that output
+// so far and to come. The command runs in its own process group, which is interrupted at
+// the end: `go run` and npx do not pass signals on to the programs they run.
+func startCommand(t *testing.T, dir, command, ready string, timeout time.Duration, env ...string) *lockedBuffer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+command)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), toolEnv...)
+	cmd.Env = append(append(os.Environ(), toolEnv...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
 	var logs lockedBuffer

@@ -65,12 +65,10 @@ var exampleDeployment = sync.OnceValues(func() (*deployment, error) {
 	return deployFolder(filepath.Join(repoRoot(nil), "catalog", "examples", "skills"))
 })
 
-// deployFolder runs the README's deploy block in a scratch checkout: every top-level entry
-// of the repository linked in (so dist/ is the scratch one, never the developer's), and
-// skills/ linked to the skills folder given.
+// deployFolder runs the README's deploy block in a scratch checkout (scratchCheckout) on
+// the skills folder given.
 func deployFolder(skills string) (*deployment, error) {
-	root := repoRoot(nil)
-	block, err := deployBlock(root)
+	block, err := deployBlock(repoRoot(nil))
 	if err != nil {
 		return nil, err
 	}
@@ -79,13 +77,25 @@ func deployFolder(skills string) (*deployment, error) {
 	if m == nil || b == nil {
 		return nil, fmt.Errorf("the README's deploy block has no skilledge build -o or no --outdir:\n%s", block)
 	}
-	dir, err := scratchDir("skilledge-deploy-")
+	dir, out, err := runBlock(block, skills)
 	if err != nil {
 		return nil, err
 	}
+	return &deployment{dir: dir, bundle: filepath.Join(dir, m[1]), assets: filepath.Join(dir, b[1], "assets"), output: out}, nil
+}
+
+// runBlock runs a README code block with sh in a scratch checkout: every top-level entry
+// of the repository linked in (so dist/ is the scratch one, never the developer's), and
+// skills/ linked to the skills folder given. It returns the checkout and what the block
+// printed, stdout and stderr.
+func runBlock(block, skills string) (dir, output string, err error) {
+	root := repoRoot(nil)
+	if dir, err = scratchDir("skilledge-deploy-"); err != nil {
+		return "", "", err
+	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	for _, e := range entries {
 		switch e.Name() {
@@ -93,11 +103,11 @@ func deployFolder(skills string) (*deployment, error) {
 			continue
 		}
 		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())); err != nil {
-			return nil, err
+			return "", "", err
 		}
 	}
 	if err := os.Symlink(skills, filepath.Join(dir, "skills")); err != nil {
-		return nil, err
+		return "", "", err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -106,9 +116,9 @@ func deployFolder(skills string) (*deployment, error) {
 	cmd.Env = append(os.Environ(), toolEnv...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("the README's deploy commands failed (%v):\n%s\n%s", err, block, out)
+		return "", "", fmt.Errorf("the README's commands failed (%v):\n%s\n%s", err, block, out)
 	}
-	return &deployment{dir: dir, bundle: filepath.Join(dir, m[1]), assets: filepath.Join(dir, b[1], "assets"), output: string(out)}, nil
+	return dir, string(out), nil
 }
 
 // deployed returns the example deployment, failing t if the commands failed.
@@ -485,14 +495,14 @@ type e2eServer struct {
 	private string // the MCP endpoint of the same server accepting only loopback Host and Origin
 }
 
-// e2eServers starts the example catalog on both servers: `skilledge serve` (the plugin in
-// the wazero harness; loopback only by default) and the Worker in workerd, once with the
-// options wrangler.toml deploys (every Host and Origin) and once without any (the plugin's
-// loopback defaults). They stop when the test ends.
+// e2eServers starts the example catalog on every server: `skilledge serve` (the plugin in
+// the wazero harness; loopback only by default), the Worker in workerd, and the Deno, Bun
+// and Node entries, each but serve once with the options wrangler.toml deploys (every Host
+// and Origin) and once without any (the plugin's loopback defaults). They stop when the test ends.
 func e2eServers(t *testing.T) []e2eServer {
 	local := serve(t)
 	w := workerd(t, deployedOptions(t), "")
-	return []e2eServer{{"serve", local, local}, {"workerd", w[0] + "/mcp", w[1] + "/mcp"}}
+	return append([]e2eServer{{"serve", local, local}, {"workerd", w[0] + "/mcp", w[1] + "/mcp"}}, runtimeServers(t)...)
 }
 
 // TestCasesWorkerd runs the protocol cases against the worker in workerd, each case file

@@ -23,11 +23,17 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
   OUT/assets/sha256/    the content store: one file per distinct content, named by its
                         SHA-256 (file bytes, their resources/read form, archives, indexes)
   OUT/plugin.wasm       the server
-  OUT/worker.mjs        the Cloudflare Workers entry module
-  OUT/host.mjs          the JavaScript host it uses (any runtime with WebAssembly)
+  OUT/host.mjs          the JavaScript host (any runtime with WebAssembly)
+  OUT/worker.mjs        its Cloudflare Workers entry module
+  OUT/deno.mjs, OUT/bun.mjs, OUT/node.mjs
+                        its entries for Deno, Bun and Node, which read the store from
+                        OUT/assets; OUT/package.json names the Extism JS SDK they import
+                        ("npm install --prefix OUT"), OUT/deno.json is Deno's configuration
 
 "skilledge serve OUT" and "skilledge stdio OUT" serve it as it is; Extism hosts load
-catalog.pack and put the store's files; with the repository's wrangler.toml, OUT is a
+catalog.pack and put the store's files; "node OUT/node.mjs", "bun OUT/bun.mjs" and
+"deno serve -A --config OUT/deno.json OUT/deno.mjs" serve it on port 8787 (Bun and Node:
+$PORT), with the options in $SKILLEDGE_OPTIONS; with the repository's wrangler.toml, OUT is a
 Worker whose script is plugin.wasm, catalog.pack, worker.mjs and host.mjs and whose static assets
 are OUT/assets ("npx --prefix build wrangler deploy"). Everything is reproducible.
 build reports the sizes against the Workers limits (the script: 3 MiB gzipped on the
@@ -109,9 +115,13 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	}
 	index := newArtifact(filepath.Join(*out, indexFile), enc.Index)
 	wasmFile := newArtifact(filepath.Join(*out, "plugin.wasm"), wasm)
-	worker := newArtifact(filepath.Join(*out, deploy.WorkerName), deploy.Worker)
 	host := newArtifact(filepath.Join(*out, deploy.HostName), deploy.Host)
-	for _, a := range []artifact{index, wasmFile, worker, host} {
+	entries := deploy.Entries()
+	written := []artifact{index, wasmFile, host}
+	for _, e := range entries {
+		written = append(written, newArtifact(filepath.Join(*out, e.Name), e.Data))
+	}
+	for _, a := range written {
 		if err := compile.WriteFileAtomic(a.path, a.data); err != nil {
 			fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 			return 1
@@ -127,9 +137,12 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	fmt.Fprintf(stdout, "%s  %s in %s  the content store\n", filepath.Join(assets, catalog.StoreDir)+string(filepath.Separator),
 		size(int(enc.Store.Size())), plural(enc.Store.Len(), "object"))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x\n", wasmFile.path, len(wasm), size(wasmFile.gzipped), sha256.Sum256(wasm))
-	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the Workers entry module\n", worker.path, len(worker.data), size(worker.gzipped))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the JavaScript host\n", host.path, len(host.data), size(host.gzipped))
-	reportBundle(stdout, stderr, index, wasmFile, []artifact{worker, host}, p)
+	for i, e := range entries {
+		a := written[3+i]
+		fmt.Fprintf(stdout, "%s  %d bytes  %s\n", a.path, len(a.data), e.What)
+	}
+	reportBundle(stdout, stderr, index, wasmFile, []artifact{written[3], host}, p)
 	reportAssetCount(stdout, stderr, enc.Store.Len(), enc.Store.Size())
 	return 0
 }

@@ -73,7 +73,7 @@ Usage:
                                     --auth FILE makes every request carry a credential
   skilledge stdio [DIR] [flags]     serve DIR over stdin/stdout (the MCP stdio transport)
   skilledge validate DIR            check every skill in DIR and report each problem
-  skilledge build [DIR] -o OUT      write OUT/catalog.pack, OUT/plugin.wasm, OUT/worker.mjs and OUT/host.mjs (a Worker)
+  skilledge build [DIR] -o OUT      write OUT/catalog.pack, OUT/assets/, OUT/plugin.wasm, the JavaScript host and its entries (Workers, Deno, Bun, Node)
   skilledge verify URL [flags]      check a deployment's skills against their DVS trust root
                                     (--token for a private deployment)
   skilledge key [flags]             make a static API key for a private deployment, and its

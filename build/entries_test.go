@@ -1,12 +1,15 @@
 package build
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge/wire"
@@ -66,6 +69,52 @@ func TestImports(t *testing.T) {
 	}
 	if got := imports(Host); got != nil {
 		t.Errorf("host.mjs imports %q, want nothing", got)
+	}
+	// The other entries import the host and their runtime's own modules, and load the
+	// SDK's browser build beside the package's entry (import.meta.resolve).
+	for _, tc := range []struct {
+		src  []byte
+		want []string
+	}{
+		{deno, []string{"./" + HostName}},
+		{bun, []string{"./" + HostName}},
+		{node, []string{"node:http", "node:fs/promises", "node:stream", "./" + HostName}},
+	} {
+		if got := imports(tc.src); !slices.Equal(got, tc.want) {
+			t.Errorf("%.40q… imports %q, want %q", tc.src, got, tc.want)
+		}
+		if !bytes.Contains(tc.src, []byte(`new URL("../browser/mod.js", import.meta.resolve("@extism/extism"))`)) {
+			t.Errorf("%.40q… does not load the SDK's browser build", tc.src)
+		}
+	}
+}
+
+// TestEntries: build writes each entry under its own name, and the manifests pin the SDK
+// build/package.json pins, with build/package-lock.json's integrity.
+func TestEntries(t *testing.T) {
+	names := map[string]bool{}
+	for _, e := range Entries() {
+		if names[e.Name] || len(e.Data) == 0 || e.What == "" {
+			t.Errorf("entry %q: repeated, empty or undescribed", e.Name)
+		}
+		names[e.Name] = true
+	}
+	if v := SDKVersion(); !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(v) {
+		t.Fatalf("SDKVersion() = %q, want an exact version", v)
+	}
+	pkg, lock := distPackage(), distLock()
+	for _, doc := range [][]byte{pkg, lock, Entries()[len(Entries())-1].Data} {
+		if !gjson.ValidBytes(doc) {
+			t.Fatalf("not JSON:\n%s", doc)
+		}
+	}
+	if got := gjson.GetBytes(pkg, `dependencies.\@extism/extism`).Str; got != SDKVersion() {
+		t.Errorf("package.json pins %q, want %q", got, SDKVersion())
+	}
+	sdk := gjson.GetBytes(lock, `packages.node_modules/\@extism/extism`)
+	if sdk.Get("version").Str != SDKVersion() || !strings.HasPrefix(sdk.Get("integrity").Str, "sha512-") ||
+		sdk.Get("integrity").Str != sdkLock().Get("integrity").Str {
+		t.Errorf("package-lock.json's SDK entry %s, want version %s and build/package-lock.json's integrity", sdk.Raw, SDKVersion())
 	}
 }
 

@@ -1,0 +1,35 @@
+// The Bun entry module: plugin.wasm behind the platform-neutral host (host.mjs) on
+// Bun.serve, with the content store read from the assets folder beside it.
+//
+// `skilledge build DIR -o OUT` writes this file to OUT/bun.mjs beside OUT/host.mjs,
+// OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and OUT/package.json, which names the
+// Extism JS SDK (`npm install --prefix OUT`, or `bun install` in OUT, installs it); then
+// `bun OUT/bun.mjs` serves OUT on $PORT (default 8787; $HOST, default every address) with
+// the plugin's options from $SKILLEDGE_OPTIONS (the JSON object the Worker's
+// SKILLEDGE_OPTIONS is) and an auth option from $SKILLEDGE_AUTH. The plugin and the index
+// are loaded once per process; the SDK's browser build is the one loaded, as on every
+// platform. Everything a host does is host.mjs's; this file says where Bun keeps things.
+import { Host, optionsFrom, storeDir } from "./host.mjs";
+
+const here = (name) => new URL(name, import.meta.url);
+const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
+const options = optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH);
+const [module, pack] = await Promise.all([Bun.file(here("plugin.wasm")).arrayBuffer().then((b) => WebAssembly.compile(b)), Bun.file(here("catalog.pack")).arrayBuffer()]);
+const host = new Host({ createPlugin, module, pack, options, fetch });
+
+// store reads the content store's objects from OUT/assets/sha256/: a Bun.file, which Bun
+// sends with its length (a missing one is a 404).
+const store = {
+	async object(name) {
+		const file = /^[0-9a-f]{64}$/.test(name) ? Bun.file(here("assets" + storeDir + name)) : null;
+		if (file === null || !(await file.exists())) return new Response(null, { status: 404 });
+		return new Response(file, { headers: { "Content-Length": String(file.size) } });
+	},
+};
+
+const server = Bun.serve({
+	port: Number(process.env.PORT ?? 8787),
+	hostname: process.env.HOST,
+	fetch: (request) => host.fetch(request, store),
+});
+console.log(`skilledge: serving ${here("catalog.pack").pathname} at ${new URL("/mcp", server.url)}`);

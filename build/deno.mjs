@@ -1,0 +1,40 @@
+// The Deno entry module (Deno 2, and the platforms that run Deno: Deno Deploy, Supabase
+// Edge Functions): plugin.wasm behind the platform-neutral host (host.mjs) for `deno
+// serve`, with the content store read from the assets folder beside it.
+//
+// `skilledge build DIR -o OUT` writes this file to OUT/deno.mjs beside OUT/host.mjs,
+// OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and OUT/package.json, which names the
+// Extism JS SDK (`npm install --prefix OUT`, or `deno install` in OUT, installs it); then
+// `deno serve -A --port 8787 OUT/deno.mjs` serves OUT with the plugin's options from
+// $SKILLEDGE_OPTIONS (the JSON object the Worker's SKILLEDGE_OPTIONS is) and an auth option
+// from $SKILLEDGE_AUTH. The plugin and the index are loaded once per isolate; the SDK's
+// browser build is the one loaded, as on every platform. Everything a host does is
+// host.mjs's; this file says where Deno keeps things.
+import { Host, optionsFrom, storeDir } from "./host.mjs";
+
+const here = (name) => new URL(name, import.meta.url);
+const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
+const options = optionsFrom(Deno.env.get("SKILLEDGE_OPTIONS"), Deno.env.get("SKILLEDGE_AUTH"));
+const [module, pack] = await Promise.all([Deno.readFile(here("plugin.wasm")).then((b) => WebAssembly.compile(b)), Deno.readFile(here("catalog.pack"))]);
+const host = new Host({ createPlugin, module, pack, options, fetch });
+
+// store reads the content store's objects from OUT/assets/sha256/, each streamed from
+// its file with its length (a missing one is a 404).
+const store = {
+	async object(name) {
+		let file;
+		try {
+			if (!/^[0-9a-f]{64}$/.test(name)) throw new Deno.errors.NotFound();
+			file = await Deno.open(here("assets" + storeDir + name));
+		} catch (err) {
+			if (err instanceof Deno.errors.NotFound) return new Response(null, { status: 404 });
+			throw err;
+		}
+		const { size } = await file.stat();
+		return new Response(file.readable, { headers: { "Content-Length": String(size) } });
+	},
+};
+
+export default {
+	fetch: (request) => host.fetch(request, store),
+};

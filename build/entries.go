@@ -1,0 +1,132 @@
+// Package build holds the JavaScript host `skilledge build` writes beside plugin.wasm,
+// catalog.pack and assets/: the platform-neutral host module, the entry modules that use
+// it on each platform (Cloudflare Workers, Deno, Bun, Node), and the package.json and
+// deno.json that name the Extism JS SDK they import. The directory also holds the Node
+// tooling manifest (package.json and its lock) and the test script.
+package build
+
+import (
+	_ "embed"
+	"fmt"
+
+	"github.com/tidwall/gjson"
+)
+
+// WorkerName is the file name the Workers entry module is written under; the root
+// wrangler.toml's main points at it.
+const WorkerName = "worker.mjs"
+
+// Worker is worker.mjs: the Workers entry module. It imports "@extism/extism" (which the
+// root wrangler.toml aliases to the SDK's browser build), "./plugin.wasm",
+// "./catalog.pack" and "./host.mjs", and gives the host the ASSETS binding as its
+// content store and the Workers fetch (through Cloudflare's cache but when the plugin
+// wants a key set again) for the key sets an auth option names.
+//
+//go:embed worker.mjs
+var Worker []byte
+
+// HostName is the file name the host module is written under, beside the entry modules.
+const HostName = "host.mjs"
+
+// Host is host.mjs: the platform-neutral JavaScript host (instance set-up, request
+// framing, response parsing, splicing store objects, replays, its own failure answers),
+// which follows the contract of edge/wire and runs its vectors (host.test.mjs). It
+// imports nothing.
+//
+//go:embed host.mjs
+var Host []byte
+
+var (
+	//go:embed deno.mjs
+	deno []byte
+	//go:embed bun.mjs
+	bun []byte
+	//go:embed node.mjs
+	node []byte
+	//go:embed package.json
+	tooling []byte
+	//go:embed package-lock.json
+	toolingLock []byte
+)
+
+// An Entry is a file build writes beside host.mjs: an entry module or the manifest the
+// entries need.
+type Entry struct {
+	Name, What string
+	Data       []byte
+}
+
+// Entries are the files build writes beside host.mjs, in the order it reports them:
+// worker.mjs, the entries for Deno, Bun and Node, which each read plugin.wasm,
+// catalog.pack and the content store (assets/sha256/) from the folder they are in, and
+// take the plugin's options from $SKILLEDGE_OPTIONS; then package.json, which names the
+// Extism JS SDK they import (at the version build/package.json pins, so `npm install` in
+// OUT installs what the tests ran), and deno.json, the configuration `deno serve --config
+// OUT/deno.json` reads to resolve it from OUT/node_modules.
+func Entries() []Entry {
+	return []Entry{
+		{WorkerName, "the Cloudflare Workers entry module", Worker},
+		{"deno.mjs", "the Deno entry module (deno serve)", deno},
+		{"bun.mjs", "the Bun entry module", bun},
+		{"node.mjs", "the Node entry module (Node 22 or later)", node},
+		{"package.json", "names the Extism JS SDK the entries import", distPackage()},
+		{"package-lock.json", "pins it, with its integrity (npm ci --prefix OUT)", distLock()},
+		{"deno.json", "Deno's configuration: the SDK from node_modules", []byte("{\n  \"nodeModulesDir\": \"manual\"\n}\n")},
+	}
+}
+
+// SDKVersion is the version of the Extism JS SDK build/package.json pins.
+func SDKVersion() string {
+	return gjson.GetBytes(tooling, `dependencies.\@extism/extism`).Str
+}
+
+// sdkLock is the Extism JS SDK's entry in build/package-lock.json.
+func sdkLock() gjson.Result {
+	return gjson.GetBytes(toolingLock, `packages.node_modules/\@extism/extism`)
+}
+
+// distLock is OUT/package-lock.json: the SDK, and nothing else (it depends on nothing).
+func distLock() []byte {
+	sdk := sdkLock()
+	return fmt.Appendf(nil, `{
+  "name": "skilledge-catalog",
+  "lockfileVersion": 3,
+  "requires": true,
+  "packages": {
+    "": {
+      "name": "skilledge-catalog",
+      "dependencies": {
+        "@extism/extism": %q
+      },
+      "engines": {
+        "node": ">=22"
+      }
+    },
+    "node_modules/@extism/extism": {
+      "version": %q,
+      "integrity": %q,
+      "license": %q
+    }
+  }
+}
+`, SDKVersion(), sdk.Get("version").Str, sdk.Get("integrity").Str, sdk.Get("license").Str)
+}
+
+// distPackage is OUT/package.json.
+func distPackage() []byte {
+	return fmt.Appendf(nil, `{
+  "name": "skilledge-catalog",
+  "private": true,
+  "description": "A skills catalog built by skilledge build: node.mjs, bun.mjs and deno.mjs serve it; worker.mjs is its Cloudflare Worker.",
+  "scripts": {
+    "start": "node node.mjs"
+  },
+  "dependencies": {
+    "@extism/extism": %q
+  },
+  "engines": {
+    "node": ">=22"
+  }
+}
+`, SDKVersion())
+}

@@ -1,0 +1,196 @@
+//go:build e2e
+
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The JavaScript runtimes: `skilledge build`'s output served by its Deno, Bun and Node
+// entries (build/deno.mjs, bun.mjs, node.mjs), each started with the README's own command
+// for it, by the runtime build/package-lock.json pins.
+
+// jsRuntime is one of them.
+type jsRuntime struct {
+	name  string
+	entry string // the entry module, under dist/
+	// resolvesDots: the runtime's Request URL has its dot segments resolved before the
+	// entry sees it, as in workerd (Deno's and Bun's servers build a WHATWG URL; node:http
+	// hands over the target as it came, as `skilledge serve` does).
+	resolvesDots bool
+}
+
+var jsRuntimes = []jsRuntime{
+	{"deno", "dist/deno.mjs", true},
+	{"bun", "dist/bun.mjs", true},
+	{"node", "dist/node.mjs", false},
+}
+
+// runtimeCommands returns the README's command for each runtime (the code block that runs
+// its entry) and the block that builds dist/ and installs the SDK.
+func runtimeCommands(t testing.TB) (build string, commands map[string]string) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands = map[string]string{}
+	for _, b := range codeBlocks(string(readme)) {
+		if strings.Contains(b, "npm ci --prefix dist") {
+			build = b
+		}
+		for _, rt := range jsRuntimes {
+			if strings.Contains(b, rt.entry) && !strings.Contains(b, "\n") {
+				commands[rt.name] = b
+			}
+		}
+	}
+	if build == "" || len(commands) != len(jsRuntimes) {
+		t.Fatalf("the README has no block with `npm ci --prefix dist`, or not one one-line block per runtime entry: %q", commands)
+	}
+	return build, commands
+}
+
+var listening = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
+
+// startRuntime runs the README's command for rt in dir (a checkout whose dist/ holds a
+// build with the SDK installed) on a free loopback port, with options as
+// SKILLEDGE_OPTIONS ("" for none), and returns its base URL. It stops when the test ends.
+func startRuntime(t *testing.T, rt jsRuntime, dir, options string, env ...string) string {
+	t.Helper()
+	_, commands := runtimeCommands(t)
+	command := commands[rt.name]
+	if rt.name == "deno" { // deno serve listens where its flags say
+		if !strings.Contains(command, "--port 8787") {
+			t.Fatalf("the README's deno command has no --port 8787: %q", command)
+		}
+		command = strings.Replace(command, "--port 8787", "--host 127.0.0.1 --port 0", 1)
+	}
+	env = append(env, "PORT=0", "HOST=127.0.0.1")
+	if options != "" {
+		env = append(env, "SKILLEDGE_OPTIONS="+options)
+	}
+	logs := startCommand(t, dir, command, "http://127.0.0.1:", 2*time.Minute, env...)
+	base := listening.FindString(logs.String())
+	if base == "" {
+		t.Fatalf("no address in the output of %s:\n%s", command, logs.String())
+	}
+	return base
+}
+
+// sdkLinks holds, by checkout, the result of giving its dist/ the SDK.
+var sdkLinks sync.Map // dir -> func() error
+
+// withSDK gives the dist/ of the deployment d the Extism JS SDK its entries import: a link
+// to build/node_modules, which holds the version dist/package-lock.json pins (the README's
+// `npm ci --prefix dist` is run by TestREADMERuntimes; the protocol cases' many
+// deployments share the tooling's copy instead).
+func withSDK(t *testing.T, d *deployment) string {
+	f, _ := sdkLinks.LoadOrStore(d.dir, sync.OnceValue(func() error {
+		link := filepath.Join(d.dir, "dist", "node_modules")
+		if _, err := os.Lstat(link); err == nil {
+			return nil
+		}
+		return os.Symlink(filepath.Join(repoRoot(nil), "build", "node_modules"), link)
+	}))
+	if err := f.(func() error)(); err != nil {
+		t.Fatal(err)
+	}
+	return d.dir
+}
+
+// runtimeTarget is a runtime serving a case's catalog, spoken to over HTTP as the Worker is.
+type runtimeTarget struct {
+	workerTarget
+	rt jsRuntime
+}
+
+// unsupported: no runtime has stdio; where the runtime resolves dot segments the plugin's
+// own refusal of them is unreachable, as in workerd.
+func (r runtimeTarget) unsupported(section string, data []byte) string {
+	switch {
+	case section == "stdio":
+		return "the entries serve HTTP only; stdio is the runtime's transport"
+	case r.rt.resolvesDots && dotSegment.Match(data):
+		return r.rt.name + "'s server resolves dot segments in the URL before the entry sees it"
+	}
+	return ""
+}
+
+// TestCasesRuntimes runs the protocol cases against each runtime, each case file in a
+// fresh process serving the case's deployment (the README's build) with the case's options.
+func TestCasesRuntimes(t *testing.T) {
+	for _, rt := range jsRuntimes {
+		t.Run(rt.name, func(t *testing.T) {
+			runCases(t, func(t *testing.T, options []byte, skills *caseSkills) target {
+				d := deployed(t)
+				if skills != nil {
+					d = caseDeployment(t, skills)
+				}
+				o := strings.TrimSpace(string(options))
+				if o == "" {
+					o = "{}"
+				}
+				return runtimeTarget{workerTarget{startRuntime(t, rt, withSDK(t, d), o)}, rt}
+			}, false)
+		})
+	}
+}
+
+// runtimeServers starts the example catalog on each runtime, once with the options
+// wrangler.toml deploys (every Host and Origin) and once without any, for e2eServers.
+func runtimeServers(t *testing.T) []e2eServer {
+	dir := withSDK(t, deployed(t))
+	var out []e2eServer
+	for _, rt := range jsRuntimes {
+		out = append(out, e2eServer{rt.name, startRuntime(t, rt, dir, deployedOptions(t)) + "/mcp", startRuntime(t, rt, dir, "") + "/mcp"})
+	}
+	return out
+}
+
+// TestREADMERuntimes runs the README's commands for Deno, Bun and Node as written, in a
+// scratch checkout, on two catalogs: one shaped like a popular public skills repository
+// (about 11 MB) and one of awkward names (nested skills, spaces, a percent sign, non-ASCII
+// letters, a binary file). The build block (skilledge build, then npm ci --prefix dist
+// from the lockfile build wrote) must succeed; then each runtime must serve the catalog so
+// that the Inspector verifies every file of every skill against its digest in both eras,
+// and every well-known artifact matches its digest.
+func TestREADMERuntimes(t *testing.T) {
+	build, _ := runtimeCommands(t)
+	odd, _ := oddCatalog(t)
+	real := t.TempDir()
+	if _, err := writeRealisticCatalog(real); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, skills string
+		n            int // skills
+		wellKnown    int // artifacts of the well-known indexes, which list only skills whose names are unique
+	}{{"realistic", real, 16, 2 * 16}, {"odd", odd, 4, 6}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, out, err := runBlock(build, c.skills)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, "added 1 package") {
+				t.Fatalf("npm ci --prefix dist did not install the SDK:\n%s", out)
+			}
+			for _, rt := range jsRuntimes {
+				t.Run(rt.name, func(t *testing.T) {
+					base := startRuntime(t, rt, dir, `{"allowOrigins":["*"],"allowHosts":["*"]}`)
+					for _, era := range []string{"legacy", "modern"} {
+						inspectList(t, base+"/mcp", era, c.n)
+					}
+					if n := checkWellKnown(t, base); n < c.wellKnown {
+						t.Fatalf("checked %d well-known artifacts", n)
+					}
+				})
+			}
+		})
+	}
+}
