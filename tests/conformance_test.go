@@ -39,10 +39,10 @@ type check struct {
 	ID, Status, Description, ErrorMessage string
 }
 
-// TestConformance runs the MCP conformance suite against the example catalog on both
-// servers: `skilledge serve` and the Worker in workerd. A run passes when the suite exits
-// 0 with the expected-failures baseline (no FAILURE or WARNING outside it, no stale entry)
-// and it really checked something.
+// TestConformance runs the MCP conformance suite against the example catalog on every
+// server (e2eServers): `skilledge serve`, the Worker in workerd, and the Deno, Bun and Node
+// entries. A run passes when the suite exits 0 with the expected-failures baseline (no
+// FAILURE or WARNING outside it, no stale entry) and it really checked something.
 func TestConformance(t *testing.T) {
 	root := repoRoot(t)
 	suite := filepath.Join(root, "build", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")

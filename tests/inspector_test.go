@@ -13,9 +13,9 @@ import (
 )
 
 // TestInspector runs the MCP Inspector CLI's skills verifier against the example catalog
-// on both servers (`skilledge serve` and the Worker in workerd) in both protocol eras:
-// skills/list --verify, skills/get --verify --require-digests for every skill, and a
-// directory read.
+// on every server (e2eServers: `skilledge serve`, the Worker in workerd, the Deno, Bun and
+// Node entries) in both protocol eras: skills/list --verify, skills/get --verify
+// --require-digests for every skill, and a directory read.
 func TestInspector(t *testing.T) {
 	for _, srv := range e2eServers(t) {
 		t.Run(srv.name, func(t *testing.T) { inspect(t, srv.url) })
