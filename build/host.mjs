@@ -102,9 +102,18 @@ const empty = new Uint8Array(0);
 //
 // and ctx, when the runtime has one, its context: ctx.waitUntil(promise) keeps the
 // runtime alive while a body streams (Workers', Deno's and Netlify's contexts have it).
+//
+// The request need not be a Request: host.fetch reads only its url, method, headers.get,
+// body (null for none, else something with getReader()) and arrayBuffer(). Nor need the
+// answer be a Response: with the option Response, a constructor called as the Fetch
+// API's, new Response(body, {status, headers}), every answer is made with it instead, body
+// a Uint8Array, a string, a ReadableStream or null and headers [name, value] pairs (not to
+// be changed: they may be shared). A server that is not Fetch-based (node:http) so
+// spares itself a Request and a Response for every request (node.mjs).
 export class Host {
-	constructor({ createPlugin, module, pack, options, fetch }) {
+	constructor({ createPlugin, module, pack, options, fetch, Response: R }) {
 		this.createPlugin = createPlugin;
+		this.Response = R ?? Response;
 		this.module = module;
 		this.pack = pack;
 		this.options = options ?? {};
@@ -203,7 +212,7 @@ export class Host {
 			} catch (err) {
 				if (this.starting === ready) this.starting = null; // try again on the next request
 				console.error("skilledge: the plugin did not start:", err);
-				return failureResponse("start", err.message);
+				return failureResponse("start", err.message, this.Response);
 			}
 			if (this.starting === ready) this.instance = instance;
 		}
@@ -216,7 +225,7 @@ export class Host {
 			body = read === null ? empty : read instanceof Uint8Array ? read : new Uint8Array(read);
 		} catch (err) {
 			console.error("skilledge: reading the request body:", err);
-			return failureResponse("body");
+			return failureResponse("body", undefined, this.Response);
 		}
 		let parsed = this.replays.lookup(head, body);
 		if (parsed === null) {
@@ -231,15 +240,15 @@ export class Host {
 				// parse: it is unusable. Only this request fails; the next one gets a new instance.
 				if (this.instance === instance) this.instance = this.starting = null;
 				console.error("skilledge: the plugin failed:", err);
-				return failureResponse("instance");
+				return failureResponse("instance", undefined, this.Response);
 			}
 		}
 		try {
-			const answer = respond(parsed, store, this.objects, ctx);
-			return answer instanceof Response ? answer : await answer;
+			const answer = respond(parsed, store, this.objects, ctx, this.Response);
+			return answer instanceof Promise ? await answer : answer;
 		} catch (err) {
 			console.error("skilledge: reading the content store:", err);
-			return failureResponse("store");
+			return failureResponse("store", undefined, this.Response);
 		}
 	}
 }
@@ -471,38 +480,39 @@ export function parseFrame(frame) {
 // cache's objects or fetched (and then cached), else streamed from the store. body may be
 // a view of the plugin's memory (Raw.http): what is kept across an await is copied first.
 // It returns the Response itself when nothing need be awaited (no objects, or all in the
-// cache), else a promise of it: every await costs the runtime a turn.
-export function respond({ status, headers, refs, body }, store, cache, ctx) {
-	if (refs.length === 0) return new Response(body.length > 0 ? body.slice() : null, { status, headers });
+// cache), else a promise of it: every await costs the runtime a turn. R makes the
+// answers (Host's Response option).
+export function respond({ status, headers, refs, body }, store, cache, ctx, R = Response) {
+	if (refs.length === 0) return new R(body.length > 0 ? body.slice() : null, { status, headers });
 	let total = body.length;
 	for (let i = 0; i < refs.length; i++) total += refs[i].size;
-	if (total > assembleMax) return streamed(store, ctx, status, headers, body.slice(), refs, total);
+	if (total > assembleMax) return streamed(store, ctx, status, headers, body.slice(), refs, total, R);
 	const objs = new Array(refs.length);
 	let missing = null;
 	for (let i = 0; i < refs.length; i++) {
 		objs[i] = cache.get(refs[i].name);
 		if (objs[i] === undefined) (missing ??= []).push(refs[i]);
 	}
-	if (missing === null) return new Response(splice(body, refs, objs, total), { status, headers });
-	return fetchMissing(store, cache, status, headers, body.slice(), refs, objs, missing, total);
+	if (missing === null) return new R(splice(body, refs, objs, total), { status, headers });
+	return fetchMissing(store, cache, status, headers, body.slice(), refs, objs, missing, total, R);
 }
 
 // fetchMissing fetches the objects of missing (those of refs not in the cache), caches
 // them, and assembles the answer.
-async function fetchMissing(store, cache, status, headers, body, refs, objs, missing, total) {
+async function fetchMissing(store, cache, status, headers, body, refs, objs, missing, total, R) {
 	const fetched = await fetchObjects(store, missing);
 	const got = new Map();
 	for (const [i, o] of fetched.entries()) {
 		const r = missing[i];
 		const failure = objectFailure(r, o);
-		if (failure) return storeFailure(failure);
+		if (failure) return storeFailure(failure, R);
 		const b = new Uint8Array(await o.arrayBuffer());
-		if (b.length !== r.size) return storeFailure(`content store object ${r.name} has ${b.length} bytes, not ${r.size}`);
+		if (b.length !== r.size) return storeFailure(`content store object ${r.name} has ${b.length} bytes, not ${r.size}`, R);
 		got.set(r.name, b);
 		cache.put(r.name, b);
 	}
 	for (const [i, r] of refs.entries()) objs[i] ??= got.get(r.name);
-	return new Response(splice(body, refs, objs, total), { status, headers });
+	return new R(splice(body, refs, objs, total), { status, headers });
 }
 
 // splice is body with objs (the bytes of refs, in order) put in at their offsets: total
@@ -526,19 +536,19 @@ export function splice(body, refs, objs, total) {
 // frame's) with the objects of refs streamed from the store into it. Every object is asked
 // for before the first byte goes out, so that a missing object or one of the wrong size
 // (where the store says its length) is a failure rather than a truncated body.
-async function streamed(store, ctx, status, headers, body, refs, total) {
+async function streamed(store, ctx, status, headers, body, refs, total, R) {
 	const objects = await fetchObjects(store, refs);
 	for (const [i, o] of objects.entries()) {
 		const failure = objectFailure(refs[i], o);
-		if (failure) return storeFailure(failure);
+		if (failure) return storeFailure(failure, R);
 	}
 	if (refs.length === 1 && refs[0].at === 0 && body.length === 0) {
-		return new Response(objects[0].body, { status, headers }); // a file as it is: the store's own stream
+		return new R(objects[0].body, { status, headers }); // a file as it is: the store's own stream
 	}
 	const { readable, writable } = store.stream ? store.stream(total) : new TransformStream();
 	const done = pipeSpliced(writable, body, refs, objects);
 	if (ctx?.waitUntil) ctx.waitUntil(done);
-	return new Response(readable, { status, headers });
+	return new R(readable, { status, headers });
 }
 
 // objectFailure says what is wrong with the store's answer o for reference r, or "".
@@ -1072,12 +1082,13 @@ function kindOf(name, detail) {
 	return name === "start" ? [500, `the plugin did not start: ${detail}`] : failures[name];
 }
 
-export function failureResponse(name, detail) {
+// failureResponse is the answer for the failure named name, made with R (Host's Response).
+export function failureResponse(name, detail, R = Response) {
 	const f = failure(name, detail);
-	return new Response(f.body, { status: f.status, headers: f.headers });
+	return new R(f.body, { status: f.status, headers: f.headers });
 }
 
-function storeFailure(reason) {
+function storeFailure(reason, R) {
 	console.error("skilledge:", reason);
-	return failureResponse("store");
+	return failureResponse("store", undefined, R);
 }

@@ -11,8 +11,10 @@
 // and the web APIs, where its Node build would use the experimental node:wasi.
 //
 // Everything a host does is host.mjs's. This file turns node:http's request into what
-// Host.fetch reads (url, method, headers.get, body, arrayBuffer: a Request's members, made
-// without the cost of a Request) and the Response it gives back into node:http's answer.
+// Host.fetch reads (NodeRequest: url, method, headers.get, body, arrayBuffer, as a Request
+// has them) and has the host answer with plain objects (Answer) that it writes to
+// node:http's response: a Request and a Response for every request would cost Node more
+// than the plugin's answer does (BENCHMARKS.md, RATIONALE.md).
 import { createServer } from "node:http";
 import { open, readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
@@ -22,7 +24,22 @@ const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
 const options = optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH);
 const [module, pack] = await Promise.all([readFile(here("plugin.wasm")).then((b) => WebAssembly.compile(b)), readFile(here("catalog.pack"))]);
-const host = new Host({ createPlugin, module, pack, options, fetch });
+
+// Answer is an answer of the host (its Response option): the body, the status and the
+// header fields as [name, value] pairs.
+class Answer {
+	constructor(body, { status, headers }) {
+		this.body = body ?? null;
+		this.status = status;
+		this.headers = headers;
+	}
+}
+
+const host = new Host({ createPlugin, module, pack, options, fetch, Response: Answer });
+
+// lengths holds the length of each stream the store gives (a file's, or one it makes for
+// a spliced answer), sent as the Content-Length, as the Workers runtime does.
+const lengths = new WeakMap();
 
 // store reads the content store's objects from OUT/assets/sha256/, each streamed from
 // its file with its length (a missing one is a 404).
@@ -37,7 +54,14 @@ const store = {
 			throw err;
 		}
 		const { size } = await file.stat();
-		return new Response(Readable.toWeb(file.createReadStream()), { headers: { "Content-Length": String(size) } });
+		const body = Readable.toWeb(file.createReadStream());
+		lengths.set(body, size);
+		return new Response(body, { headers: { "Content-Length": String(size) } });
+	},
+	stream(length) {
+		const t = new TransformStream();
+		lengths.set(t.readable, length);
+		return t;
 	},
 };
 
@@ -48,43 +72,69 @@ class NodeRequest {
 		this.method = req.method;
 		// The target as it came: node:http, like a plain server, resolves nothing in it.
 		this.url = "http://host" + (req.url.startsWith("/") ? req.url : "/" + req.url);
-		this.headers = { get: (name) => req.headersDistinct[name]?.join(", ") ?? null };
+		// A repeated field's values joined by ", ", as the Fetch API's Headers give them
+		// (req.headers keeps only the first Authorization, Host, …).
+		this.headers = { get: (name) => req.headersDistinct[name.toLowerCase()]?.join(", ") ?? null };
 		const length = req.headers["content-length"];
-		this.body = length === "0" || (length === undefined && req.headers["transfer-encoding"] === undefined) ? null : Readable.toWeb(req);
+		const none = length === "0" || (length === undefined && req.headers["transfer-encoding"] === undefined);
+		this.body = none ? null : { getReader: () => Readable.toWeb(req).getReader() };
 	}
 
-	async arrayBuffer() {
-		const parts = [];
-		for await (const part of this.body) parts.push(part);
-		return Buffer.concat(parts);
+	arrayBuffer() {
+		return new Promise((resolve, reject) => {
+			const parts = [];
+			this.req.on("data", (part) => parts.push(part));
+			this.req.on("end", () => resolve(parts.length === 1 ? parts[0] : Buffer.concat(parts)));
+			this.req.on("error", reject);
+		});
 	}
 }
 
-const server = createServer(async (req, res) => {
-	let response;
-	try {
-		response = await host.fetch(new NodeRequest(req), store);
-	} catch (err) {
-		console.error("skilledge:", err);
-		res.writeHead(500).end();
+// send writes answer a to res: a body in memory at once, with its length; a stream as it
+// comes, with its length when the store said it.
+async function send(a, res) {
+	const fields = [];
+	for (const [name, value] of a.headers) fields.push(name, value);
+	const body = typeof a.body === "string" ? Buffer.from(a.body) : a.body;
+	if (body === null || body instanceof Uint8Array) {
+		if (body !== null) fields.push("Content-Length", String(body.length));
+		res.writeHead(a.status, fields);
+		res.end(body);
 		return;
 	}
-	const headers = [];
-	for (const [name, value] of response.headers) headers.push(name, value);
-	res.writeHead(response.status, headers);
-	if (response.body === null) return res.end();
-	try {
-		for await (const chunk of response.body) res.write(chunk);
-	} catch (err) {
-		console.error("skilledge: sending an answer:", err);
-		res.destroy(err);
-		return;
+	const length = lengths.get(body);
+	if (length !== undefined) fields.push("Content-Length", String(length));
+	res.writeHead(a.status, fields);
+	for await (const chunk of body) {
+		if (!res.write(chunk)) await new Promise((resolve) => res.once("drain", resolve));
 	}
 	res.end();
+}
+
+// The server reads a request head of up to 64 KiB, as `skilledge serve` does (Node's own
+// default is 16 KiB, less than a large access token needs).
+const server = createServer({ maxHeaderSize: 64 * 1024 }, async (req, res) => {
+	try {
+		await send(await host.fetch(new NodeRequest(req), store), res);
+	} catch (err) {
+		console.error("skilledge:", err);
+		if (res.headersSent) res.destroy(err);
+		else res.writeHead(500).end();
+	}
 });
 server.keepAliveTimeout = 65_000;
-const port = Number(process.env.PORT ?? 8787);
-server.listen(port, process.env.HOST, () => {
+// A request node:http cannot parse gets its 400, or 431 for a head over the limit, as
+// Node answers by itself; but the connection is closed gently, reading what the client
+// still sends for a second, so that a client still sending its head reads the answer
+// rather than a reset connection.
+server.on("clientError", (err, socket) => {
+	if (err.code === "ECONNRESET" || !socket.writable) return socket.destroy();
+	const status = err.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
+	socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+	socket.on("data", () => {}).resume();
+	setTimeout(() => socket.destroy(), 1000).unref();
+});
+server.listen(Number(process.env.PORT ?? 8787), process.env.HOST, () => {
 	const { address, port } = server.address();
-	console.log(`skilledge: serving ${new URL("catalog.pack", import.meta.url).pathname} at http://${address.includes(":") ? `[${address}]` : address}:${port}/mcp`);
+	console.log(`skilledge: serving ${here("catalog.pack").pathname} at http://${address.includes(":") ? `[${address}]` : address}:${port}/mcp`);
 });

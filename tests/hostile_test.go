@@ -25,8 +25,8 @@ import (
 
 // The hostile suite: requests an attacker would send, as data files under
 // testdata/hostile (txtar), each with what it must get, sent as raw HTTP/1.1 over
-// loopback to `skilledge serve` and to the Worker in workerd, both serving the same
-// catalog with the plugin's loopback defaults. After every request a health check reads a
+// loopback to `skilledge serve`, the Worker in workerd and the Deno, Bun and Node entries,
+// all serving the same catalog with the plugin's loopback defaults. After every request a health check reads a
 // file and compares its bytes, so a request that breaks the server fails at once. A new
 // case is a data file. Sections come in pairs:
 //
@@ -36,7 +36,8 @@ import (
 //	                      {{"…"}} is a Go-quoted string (raw bytes: {{"\xff"}}) and
 //	                      {{repeat N "…"}} that string N times.
 //	-- want --            one expectation per line, all must hold; a line may start with
-//	                      "serve:" or "workerd:" to hold for that target only:
+//	                      a target's name ("serve:", "workerd:", "deno:", "bun:",
+//	                      "node:") to hold for that target only:
 //	                        status N           the HTTP status
 //	                        error CODE         the body is a JSON-RPC error with CODE
 //	                        answers N          the body is a JSON array of N answers
@@ -47,9 +48,14 @@ import (
 //	                        max-body N         the body has at most N bytes
 //	                        http-layer         the HTTP server in front answered, not the
 //	                                           plugin: its own headers are not checked
+//	                        closed             (with a target) the server closes the
+//	                                           connection without an answer
 //
 // Every answer of the plugin must say nosniff, and every JSON body must be valid UTF-8
 // JSON.
+
+// hostileTargets are the names a want line may start with, to hold for that target only.
+var hostileTargets = map[string]bool{"serve": true, "workerd": true, "deno": true, "bun": true, "node": true}
 
 // hostileTarget is a server the suite attacks.
 type hostileTarget struct {
@@ -90,6 +96,9 @@ func TestHostile(t *testing.T) {
 		{"serve", strings.TrimSuffix(serve(t, skills), "/mcp")},
 		{"workerd", workerdFor(t, d, "")[0]}, // no options: the plugin's loopback defaults, as serve
 	}
+	for _, rt := range jsRuntimes { // the same build, served by each runtime's entry
+		targets = append(targets, hostileTarget{rt.name, startRuntime(t, rt, withSDK(t, d), "")})
+	}
 	files, err := filepath.Glob("testdata/hostile/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no hostile cases: %v", err)
@@ -119,7 +128,9 @@ func TestHostile(t *testing.T) {
 					}
 					resp, body, err := rawExchange(tg, req)
 					if err != nil {
-						t.Errorf("%s: %v", what, err)
+						if !bytes.Contains(ar.sections[i].data, []byte(tg.name+": closed\n")) {
+							t.Errorf("%s: %v", what, err)
+						}
 					} else {
 						for _, problem := range checkWant(tg.name, ar.sections[i].data, resp, body) {
 							t.Errorf("%s: %s\n%s %d, %d bytes: %.300s", what, problem, tg.name, resp.StatusCode, len(body), body)
@@ -246,7 +257,7 @@ func checkWant(target string, want []byte, resp *http.Response, body []byte) []s
 	parsed := gjson.ParseBytes(body)
 	for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
 		line = strings.TrimSpace(line)
-		if only, rest, ok := strings.Cut(line, ": "); ok && (only == "serve" || only == "workerd") {
+		if only, rest, ok := strings.Cut(line, ": "); ok && hostileTargets[only] {
 			if only != target {
 				continue
 			}
@@ -264,6 +275,8 @@ func checkWant(target string, want []byte, resp *http.Response, body []byte) []s
 		case "":
 		case "http-layer":
 			httpLayer = true
+		case "closed":
+			fail("an answer where the connection was to be closed")
 		case "status":
 			if resp.StatusCode != num(arg) {
 				fail("status %d, want %s", resp.StatusCode, arg)

@@ -236,16 +236,16 @@ func measure(t *testing.T, srv loadServer, c loadCase, clients int, d time.Durat
 	}
 }
 
-// loadTable measures every case at 1 and manyClients clients on the servers of a group,
-// in turn, and writes the table; the first server is the floor the ratios refer to.
-func loadTable(t *testing.T, b *strings.Builder, servers []loadServer) {
+// loadTable measures every case of cases at each number of clients on the servers of a
+// group, in turn, and writes the table; the first server is the floor the ratios refer to.
+func loadTable(t *testing.T, b *strings.Builder, servers []loadServer, cases []loadCase, clientCounts ...int) {
 	fmt.Fprintf(b, "| request | clients | %s |\n|---|---|", strings.Join(names(servers), " | "))
 	for range servers {
 		b.WriteString("---|")
 	}
 	b.WriteString("\n")
-	for _, c := range loadCases() {
-		for _, clients := range []int{1, manyClients} {
+	for _, c := range cases {
+		for _, clients := range clientCounts {
 			results := make([]loadResult, len(servers))
 			for _, srv := range servers { // warm up
 				measure(t, srv, c, clients, loadWarm, &loadResult{})
@@ -371,7 +371,7 @@ func TestLoadReport(t *testing.T) {
 	b.WriteString("p50 and p99 latency, and the server process's own CPU time per request. `serve` answers a request that repeats one\n")
 	b.WriteString("but for its id from its replays; `serve --replays 0` runs the plugin for every request.\n\n")
 	b.WriteString("Native:\n\n")
-	loadTable(t, &b, []loadServer{floor, sk, skPlugin, ts})
+	loadTable(t, &b, []loadServer{floor, sk, skPlugin, ts}, loadCases(), 1, manyClients)
 
 	// The Workers, each in a workerd of its own.
 	d, err := deployFolder(skills)
@@ -393,7 +393,7 @@ func TestLoadReport(t *testing.T) {
 		srv.expect(t, answers)
 	}
 	b.WriteString("\nWorkers, in workerd:\n\n")
-	loadTable(t, &b, []loadServer{plain, skw, tsw})
+	loadTable(t, &b, []loadServer{plain, skw, tsw}, loadCases(), 1, manyClients)
 	writeReport(t, "load", b.String())
 }
 
