@@ -3,7 +3,7 @@
 //
 // `skilledge build DIR -o OUT` writes this file to OUT/bun.mjs beside OUT/host.mjs,
 // OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and OUT/package.json, which names the
-// Extism JS SDK (`npm install --prefix OUT`, or `bun install` in OUT, installs it); then
+// Extism JS SDK (`npm ci --prefix OUT` installs it from OUT/package-lock.json); then
 // `bun OUT/bun.mjs` serves OUT on $PORT (default 8787; $HOST, default every address) with
 // the plugin's options from $SKILLEDGE_OPTIONS (the JSON object the Worker's
 // SKILLEDGE_OPTIONS is) and an auth option from $SKILLEDGE_AUTH. The plugin and the index

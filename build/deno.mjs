@@ -4,7 +4,7 @@
 //
 // `skilledge build DIR -o OUT` writes this file to OUT/deno.mjs beside OUT/host.mjs,
 // OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and OUT/package.json, which names the
-// Extism JS SDK (`npm install --prefix OUT`, or `deno install` in OUT, installs it); then
+// Extism JS SDK (`npm ci --prefix OUT` installs it from OUT/package-lock.json); then
 // `deno serve -A --port 8787 OUT/deno.mjs` serves OUT with the plugin's options from
 // $SKILLEDGE_OPTIONS (the JSON object the Worker's SKILLEDGE_OPTIONS is) and an auth option
 // from $SKILLEDGE_AUTH. The plugin and the index are loaded once per isolate; the SDK's

@@ -60,9 +60,10 @@ type Entry struct {
 // worker.mjs, the entries for Deno, Bun and Node, which each read plugin.wasm,
 // catalog.pack and the content store (assets/sha256/) from the folder they are in, and
 // take the plugin's options from $SKILLEDGE_OPTIONS; then package.json, which names the
-// Extism JS SDK they import (at the version build/package.json pins, so `npm install` in
-// OUT installs what the tests ran), and deno.json, the configuration `deno serve --config
-// OUT/deno.json` reads to resolve it from OUT/node_modules.
+// Extism JS SDK they import, package-lock.json, which pins it at the version and
+// integrity build/package-lock.json has (so `npm ci --prefix OUT` installs the bytes the
+// tests ran), and deno.json, the configuration `deno serve --config OUT/deno.json` reads
+// to resolve it from OUT/node_modules.
 func Entries() []Entry {
 	return []Entry{
 		{WorkerName, "the Cloudflare Workers entry module", Worker},

@@ -78,7 +78,9 @@ func benchRuntimeServers(t *testing.T, rt jsRuntime, out, skills, answers string
 		entry = func(port int) *exec.Cmd {
 			return env(exec.Command(bin, "serve", "-A", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--config", filepath.Join(out, "deno.json"), filepath.Join(out, "deno.mjs")), port)
 		}
-		floor = func(port int) *exec.Cmd { return exec.Command(bin, "run", "-A", "--no-config", plain, answers, strconv.Itoa(port)) }
+		floor = func(port int) *exec.Cmd {
+			return exec.Command(bin, "run", "-A", "--no-config", plain, answers, strconv.Itoa(port))
+		}
 		// The TS SDK's packages resolve through build/package.json, which Deno reads from
 		// the working directory.
 		tsCmd = func(port int) *exec.Cmd {

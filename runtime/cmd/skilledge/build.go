@@ -28,7 +28,7 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
   OUT/deno.mjs, OUT/bun.mjs, OUT/node.mjs
                         its entries for Deno, Bun and Node, which read the store from
                         OUT/assets; OUT/package.json names the Extism JS SDK they import
-                        ("npm install --prefix OUT"), OUT/deno.json is Deno's configuration
+                        ("npm ci --prefix OUT"), OUT/deno.json is Deno's configuration
 
 "skilledge serve OUT" and "skilledge stdio OUT" serve it as it is; Extism hosts load
 catalog.pack and put the store's files; "node OUT/node.mjs", "bun OUT/bun.mjs" and
