@@ -9,13 +9,15 @@
 // SKILLEDGE_OPTIONS is) and an auth option from $SKILLEDGE_AUTH. The plugin and the index
 // are loaded once per process; the SDK's browser build is the one loaded, as on every
 // platform. Everything a host does is host.mjs's; this file says where Bun keeps things.
-import { Host, optionsFrom, storeDir } from "./host.mjs";
+import { optionsFrom, startHost, storeDir } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
-const options = optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH);
 const [module, pack] = await Promise.all([Bun.file(here("plugin.wasm")).arrayBuffer().then((b) => WebAssembly.compile(b)), Bun.file(here("catalog.pack")).arrayBuffer()]);
-const host = new Host({ createPlugin, module, pack, options, fetch });
+
+// host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH)
+// or a bad build stop the process here, saying what is wrong.
+const host = await startHost(() => ({ createPlugin, module, pack, options: optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH), fetch }), process.exit);
 
 // store reads the content store's objects from OUT/assets/sha256/: a Bun.file, which Bun
 // sends with its length (a missing one is a 404).

@@ -10,13 +10,15 @@
 // from $SKILLEDGE_AUTH. The plugin and the index are loaded once per isolate; the SDK's
 // browser build is the one loaded, as on every platform. Everything a host does is
 // host.mjs's; this file says where Deno keeps things.
-import { Host, optionsFrom, storeDir } from "./host.mjs";
+import { optionsFrom, startHost, storeDir } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
-const options = optionsFrom(Deno.env.get("SKILLEDGE_OPTIONS"), Deno.env.get("SKILLEDGE_AUTH"));
 const [module, pack] = await Promise.all([Deno.readFile(here("plugin.wasm")).then((b) => WebAssembly.compile(b)), Deno.readFile(here("catalog.pack"))]);
-const host = new Host({ createPlugin, module, pack, options, fetch });
+
+// host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH)
+// or a bad build stop the process here, saying what is wrong.
+const host = await startHost(() => ({ createPlugin, module, pack, options: optionsFrom(Deno.env.get("SKILLEDGE_OPTIONS"), Deno.env.get("SKILLEDGE_AUTH")), fetch }), Deno.exit);
 
 // store reads the content store's objects from OUT/assets/sha256/, each streamed from
 // its file with its length (a missing one is a 404).

@@ -124,6 +124,14 @@ export class Host {
 		this.keys = fetch ? new KeySets(fetch) : null;
 	}
 
+	// ready makes the instance now rather than on the first request, and throws what went
+	// wrong when it cannot (options the plugin refuses, an index it cannot load, a key set
+	// it cannot have): an entry that is a process serves only once it can answer.
+	async ready() {
+		this.starting ??= this.start();
+		this.instance = await this.starting;
+	}
+
 	// start makes the instance: {raw, fields, maxBody, keyURLs, keyVersions}, with the key
 	// sets the plugin names fetched (those not in hand yet: a new instance finds them).
 	async start() {
@@ -250,6 +258,20 @@ export class Host {
 			console.error("skilledge: reading the content store:", err);
 			return failureResponse("store", undefined, this.Response);
 		}
+	}
+}
+
+// startHost makes the Host of init() (a function, so that what it throws, bad options
+// among them, is caught too) and its instance (ready), or says on the console what is
+// wrong and calls exit(1): an entry that is a process serves only once it can answer.
+export async function startHost(init, exit) {
+	try {
+		const host = new Host(init());
+		await host.ready();
+		return host;
+	} catch (err) {
+		console.error(`skilledge: ${err.message}`);
+		exit(1);
 	}
 }
 

@@ -18,11 +18,10 @@
 import { createServer } from "node:http";
 import { open, readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { Host, optionsFrom, storeDir } from "./host.mjs";
+import { optionsFrom, startHost, storeDir } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
-const options = optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH);
 const [module, pack] = await Promise.all([readFile(here("plugin.wasm")).then((b) => WebAssembly.compile(b)), readFile(here("catalog.pack"))]);
 
 // Answer is an answer of the host (its Response option): the body, the status and the
@@ -35,7 +34,9 @@ class Answer {
 	}
 }
 
-const host = new Host({ createPlugin, module, pack, options, fetch, Response: Answer });
+// host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH)
+// or a bad build stop the process here, saying what is wrong.
+const host = await startHost(() => ({ createPlugin, module, pack, options: optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH), fetch, Response: Answer }), process.exit);
 
 // lengths holds the length of each stream the store gives (a file's, or one it makes for
 // a spliced answer), sent as the Content-Length, as the Workers runtime does.

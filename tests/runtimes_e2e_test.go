@@ -3,7 +3,9 @@
 package tests
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -192,5 +194,38 @@ func TestREADMERuntimes(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestRuntimesBadOptions: an entry given options it cannot serve with stops at once,
+// saying what is wrong (and nothing of a secret's content), rather than serving errors.
+func TestRuntimesBadOptions(t *testing.T) {
+	dir := withSDK(t, deployed(t))
+	_, commands := runtimeCommands(t)
+	for _, rt := range jsRuntimes {
+		for _, tc := range []struct {
+			name string
+			env  []string
+			want string
+		}{
+			{"options not JSON", []string{"SKILLEDGE_OPTIONS=[1]"}, "skilledge: the SKILLEDGE_OPTIONS is not a JSON object (the plugin's options)"},
+			{"an unknown option", []string{`SKILLEDGE_OPTIONS={"pageSise":5}`}, "pageSise"},
+			{"auth not JSON", []string{"SKILLEDGE_AUTH=HIDDEN-SECRET"}, "skilledge: the SKILLEDGE_AUTH is not a JSON object (the auth option)"},
+		} {
+			t.Run(rt.name+"/"+tc.name, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+strings.Replace(commands[rt.name], "--port 8787", "--host 127.0.0.1 --port 0", 1))
+				cmd.Dir = dir
+				cmd.Env = append(append(os.Environ(), toolEnv...), append([]string{"PORT=0", "HOST=127.0.0.1"}, tc.env...)...)
+				out, err := cmd.CombinedOutput()
+				if ctx.Err() != nil || err == nil {
+					t.Fatalf("the entry did not stop (%v):\n%s", err, out)
+				}
+				if !strings.Contains(string(out), tc.want) || strings.Contains(string(out), "HIDDEN") {
+					t.Fatalf("it said\n%s\nwant it to say %q, and nothing of the secret", out, tc.want)
+				}
+			})
+		}
 	}
 }
