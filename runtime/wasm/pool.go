@@ -86,9 +86,10 @@ type Catalog struct {
 }
 
 // storeChecker is a store that can verify, at start-up, that it holds the objects an
-// index refers to (store.Dir does, without reading them).
+// index refers to (store.Dir does, without reading them: their sizes and contents are
+// checked when first used).
 type storeChecker interface {
-	Check(uses []catalog.ObjectUse) error
+	CheckPresent(p *catalog.Pack) error
 }
 
 // Pool is a set of plugin instances that each hold the same index, and the store they
@@ -133,7 +134,7 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 		return nil, errors.New("runtime: no content store")
 	}
 	if c, ok := cat.Store.(storeChecker); ok {
-		if err := c.Check(index.Objects()); err != nil {
+		if err := c.CheckPresent(index); err != nil {
 			return nil, err
 		}
 	}
