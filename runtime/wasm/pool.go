@@ -83,6 +83,9 @@ const frameSlack = 64 << 10
 type Catalog struct {
 	Index []byte
 	Store wire.Store
+	// Pack is Index opened (catalog.Open), when the caller has opened it already: NewPool
+	// then does not open it again. Nil: NewPool opens it.
+	Pack *catalog.Pack
 }
 
 // storeChecker is a store that can verify, at start-up, that it holds the objects an
@@ -126,9 +129,12 @@ type Pool struct {
 // pool keeps cat.Index (which must not change) to load it into later instances.
 func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, error) {
 	pack := cat.Index
-	index, err := catalog.Open(pack)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: catalog.pack: %w", err)
+	index := cat.Pack
+	if index == nil {
+		var err error
+		if index, err = catalog.Open(pack); err != nil {
+			return nil, fmt.Errorf("runtime: catalog.pack: %w", err)
+		}
 	}
 	if cat.Store == nil {
 		return nil, errors.New("runtime: no content store")
