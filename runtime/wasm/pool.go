@@ -65,6 +65,12 @@ func MinMemoryLimit(index []byte, maxBody int) uint64 {
 	return minMemory(len(index), maxBody, 0)
 }
 
+// MinMemoryLimitOf is MinMemoryLimit for an index of indexSize bytes: a host can compile
+// the plugin (Config.MemoryLimit) while it is still reading the index.
+func MinMemoryLimitOf(indexSize, maxBody int) uint64 {
+	return minMemory(indexSize, maxBody, 0)
+}
+
 // minMemory is MinMemoryLimit for an index of index bytes and Options.Server.Instructions
 // of instructions bytes.
 func minMemory(index, maxBody, instructions int) uint64 {
