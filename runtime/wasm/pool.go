@@ -92,6 +92,9 @@ type Catalog struct {
 	// Pack is Index opened (catalog.Open), when the caller has opened it already: NewPool
 	// then does not open it again. Nil: NewPool opens it.
 	Pack *catalog.Pack
+	// Checked says the caller has checked that Store holds every object Index refers to
+	// (store.Dir's CheckPresent), say while the plugin compiled: NewPool does not again.
+	Checked bool
 }
 
 // storeChecker is a store that can verify, at start-up, that it holds the objects an
@@ -145,7 +148,7 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 	if cat.Store == nil {
 		return nil, errors.New("runtime: no content store")
 	}
-	if c, ok := cat.Store.(storeChecker); ok {
+	if c, ok := cat.Store.(storeChecker); ok && !cat.Checked {
 		if err := c.CheckPresent(index); err != nil {
 			return nil, err
 		}

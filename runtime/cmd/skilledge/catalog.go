@@ -12,6 +12,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/catalog/trust"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/store"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
@@ -184,6 +185,14 @@ func encode(c *compile.Catalog, dir, label string, progress io.Writer) (*compile
 // memory limit) and makes a pool serving cat. It returns the compiled plugin too, for the
 // pools of later catalogs (--watch).
 func startPool(ctx context.Context, early *pluginStart, pluginFile string, memory memoryFlag, cat wasm.Catalog, opt wasm.Options, stderr io.Writer) (*wasm.Pool, *wasm.Plugin, error) {
+	// The store is checked while the plugin may still be compiling: a listing of its folder,
+	// which for a large catalog takes tens of milliseconds.
+	if st, ok := cat.Store.(*store.Dir); ok && cat.Pack != nil {
+		if err := st.CheckPresent(cat.Pack); err != nil {
+			return nil, nil, err
+		}
+		cat.Checked = true
+	}
 	plugin, err := early.wait(ctx, pluginFile, memory.limit(len(cat.Index), opt.MaxBody), stderr)
 	if err != nil {
 		return nil, nil, err
