@@ -247,39 +247,52 @@ type ObjectUse struct {
 func (p *Pack) Objects() []ObjectUse {
 	seen := map[string]bool{}
 	var out []ObjectUse
-	p.objects(seen, &out)
-	for _, v := range p.views {
-		v.Listed.objects(seen, &out)
-		if v.All != nil {
-			v.All.objects(seen, &out)
+	add := func(cell []byte, what func() string) {
+		r := RefOf(cell)
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			out = append(out, ObjectUse{Ref{Name: strings.Clone(r.Name), Size: r.Size}, what()})
 		}
 	}
+	p.eachRef(add)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// objects appends to out the objects of p's own tables not in seen.
-func (p *Pack) objects(seen map[string]bool, out *[]ObjectUse) {
-	add := func(cell []byte, what string) {
-		r := RefOf(cell)
-		if !seen[r.Name] {
-			seen[r.Name] = true
-			*out = append(*out, ObjectUse{Ref{Name: strings.Clone(r.Name), Size: r.Size}, what})
+// Refs calls f with every object reference of the index, its views' included, in table
+// order; an object referred to more than once is visited as often. It collects, copies
+// and sorts nothing, so it costs a fraction of Objects: hosts use it for the start-up
+// check of a store, and Objects only to describe what is wrong. r.Name aliases the index.
+func (p *Pack) Refs(f func(r Ref)) {
+	p.eachRef(func(cell []byte, _ func() string) { f(RefOf(cell)) })
+}
+
+// eachRef calls f with the cell of every object reference of p and its views, and a
+// function describing the reference's use (called only when needed: it allocates).
+func (p *Pack) eachRef(f func(cell []byte, what func() string)) {
+	p.refs(f)
+	for _, v := range p.views {
+		v.Listed.refs(f)
+		if v.All != nil {
+			v.All.refs(f)
 		}
 	}
+}
+
+// refs calls f with the cell of every object reference of p's own tables, in table order.
+func (p *Pack) refs(f func(cell []byte, what func() string)) {
 	for i := range p.NumResources() {
-		uri := string(p.Resource(i, ResURI))
-		add(p.Resource(i, ResObject), uri)
-		add(p.Resource(i, ResReadValue), uri+" as resources/read sends it")
+		f(p.Resource(i, ResObject), func() string { return string(p.Resource(i, ResURI)) })
+		f(p.Resource(i, ResReadValue), func() string { return string(p.Resource(i, ResURI)) + " as resources/read sends it" })
 	}
 	for i := range p.NumSkills() {
-		add(p.Skill(i, SkillInstructions), string(p.Skill(i, SkillURI))+" body as skills/get {name} sends it")
+		f(p.Skill(i, SkillInstructions), func() string { return string(p.Skill(i, SkillURI)) + " body as skills/get {name} sends it" })
 	}
 	t := p.tables[TableHTTP]
 	for r := uint32(0); r < t.rows; r++ {
-		add(p.cell(TableHTTP, r, HTTPObject), string(p.cell(TableHTTP, r, HTTPPath)))
+		f(p.cell(TableHTTP, r, HTTPObject), func() string { return string(p.cell(TableHTTP, r, HTTPPath)) })
 	}
-	add(p.Site(SitePageSkills), "the catalog page's skills")
+	f(p.Site(SitePageSkills), func() string { return "the catalog page's skills" })
 }
 
 // Digest returns the hex SHA-256 identifying the catalog content.

@@ -114,11 +114,12 @@ func buildPlugin(ctx context.Context, goBin, src, path string, progress io.Write
 	if progress == nil {
 		progress = io.Discard
 	}
-	fmt.Fprint(progress, "skilledge: building plugin.wasm (first run; later runs reuse it)… ")
+	// Whole lines: serve and stdio build the plugin while they open the catalog, which
+	// reports on the same stream.
+	fmt.Fprintln(progress, "skilledge: building plugin.wasm (first run; later runs reuse it)…")
 	start := time.Now()
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".plugin-*.tmp")
 	if err != nil {
-		fmt.Fprintln(progress, "failed")
 		return fmt.Errorf("runtime: plugin cache: %w", err)
 	}
 	tmp.Close()
@@ -127,14 +128,12 @@ func buildPlugin(ctx context.Context, goBin, src, path string, progress io.Write
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintln(progress, "failed")
 		return fmt.Errorf("runtime: building plugin.wasm in %s: %v\n%s", src, err, bytes.TrimSpace(out))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		fmt.Fprintln(progress, "failed")
 		return fmt.Errorf("runtime: plugin cache: %w", err)
 	}
-	fmt.Fprintf(progress, "done in %.1fs\n", time.Since(start).Seconds())
+	fmt.Fprintf(progress, "skilledge: built plugin.wasm in %.1fs\n", time.Since(start).Seconds())
 	pruneCache(filepath.Dir(path), path)
 	return nil
 }

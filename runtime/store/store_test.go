@@ -8,11 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"unsafe"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
@@ -128,4 +131,47 @@ func TestDirStoreCheck(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Open of a folder without sha256/: %v", err)
 	}
+}
+
+// TestDirStoreCheckPresent: the start-up check reads the folder, not the objects: a
+// missing object is Check's error, naming it; a damaged one (the right name, other
+// bytes) passes, and is refused when first used.
+func TestDirStoreCheckPresent(t *testing.T) {
+	c, _, err := compile.Load(fstest.MapFS{
+		"a/SKILL.md":  {Data: []byte("---\nname: a\ndescription: A skill.\n---\nBody.\n")},
+		"a/notes.txt": {Data: []byte("notes\n")},
+	}, "test", compile.Options{})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	enc, err := compile.EncodeWith(c, compile.EncodeOptions{Dir: dir})
+	require.NoError(t, err)
+	p, err := catalog.Open(enc.Index)
+	require.NoError(t, err)
+	st, err := Open(dir)
+	require.NoError(t, err)
+	require.NoError(t, st.CheckPresent(p))
+
+	uses := p.Objects()
+	n := 0
+	p.Refs(func(r catalog.Ref) {
+		n++
+		if !slices.ContainsFunc(uses, func(u catalog.ObjectUse) bool { return u.Ref == r }) {
+			t.Errorf("Refs gave %v, which Objects does not", r)
+		}
+	})
+	if n < len(uses) {
+		t.Fatalf("Refs gave %d references, Objects %d objects", n, len(uses))
+	}
+
+	damaged := uses[0]
+	require.NoError(t, os.WriteFile(st.path(damaged.Name), []byte("other bytes"), 0o644))
+	require.NoError(t, st.CheckPresent(p))
+	_, err = st.Object(damaged.Name)
+	require.ErrorIs(t, err, ErrStore)
+
+	gone := uses[len(uses)-1]
+	require.NoError(t, os.Remove(st.path(gone.Name)))
+	err = st.CheckPresent(p)
+	require.ErrorIs(t, err, ErrStore)
+	require.Contains(t, err.Error(), "("+gone.What+"): missing")
 }

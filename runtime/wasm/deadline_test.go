@@ -108,6 +108,11 @@ func TestInstrumentDeadline(t *testing.T) {
 	a, _ := instrumentDeadline(testModule(true))
 	b, _ := instrumentDeadline(testModule(true))
 	require.Equal(t, string(a), string(b))
+	// Rewritten in runs on several goroutines, the same bytes.
+	defer func(n int) { instrumentRun = n }(instrumentRun)
+	instrumentRun = 1
+	c, _ := instrumentDeadline(testModule(true))
+	require.Equal(t, string(a), string(c))
 	noYield := strings.Replace(string(testModule(true)), "sched_yield", "sched_yielt", 1)
 	for _, bad := range [][]byte{nil, []byte("\x00asm\x02\x00\x00\x00"), testModule(true)[:40], []byte(noYield)} {
 		_, err := instrumentDeadline(bad)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 
 	"github.com/tetratelabs/wazero"
@@ -84,7 +85,9 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
 		rt.Close(ctx)
 		return nil, err
 	}
-	compiled, err := rt.CompileModule(ctx, wasm)
+	// A cold compilation cache compiles every function (seconds, the first run's biggest
+	// cost): on as many goroutines as the process may run at once.
+	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), wasm)
 	if err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("runtime: compiling plugin.wasm: %w", err)

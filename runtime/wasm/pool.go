@@ -65,6 +65,12 @@ func MinMemoryLimit(index []byte, maxBody int) uint64 {
 	return minMemory(len(index), maxBody, 0)
 }
 
+// MinMemoryLimitOf is MinMemoryLimit for an index of indexSize bytes: a host can compile
+// the plugin (Config.MemoryLimit) while it is still reading the index.
+func MinMemoryLimitOf(indexSize, maxBody int) uint64 {
+	return minMemory(indexSize, maxBody, 0)
+}
+
 // minMemory is MinMemoryLimit for an index of index bytes and Options.Server.Instructions
 // of instructions bytes.
 func minMemory(index, maxBody, instructions int) uint64 {
@@ -83,12 +89,19 @@ const frameSlack = 64 << 10
 type Catalog struct {
 	Index []byte
 	Store wire.Store
+	// Pack is Index opened (catalog.Open), when the caller has opened it already: NewPool
+	// then does not open it again. Nil: NewPool opens it.
+	Pack *catalog.Pack
+	// Checked says the caller has checked that Store holds every object Index refers to
+	// (store.Dir's CheckPresent), say while the plugin compiled: NewPool does not again.
+	Checked bool
 }
 
 // storeChecker is a store that can verify, at start-up, that it holds the objects an
-// index refers to (store.Dir does, without reading them).
+// index refers to (store.Dir does, without reading them: their sizes and contents are
+// checked when first used).
 type storeChecker interface {
-	Check(uses []catalog.ObjectUse) error
+	CheckPresent(p *catalog.Pack) error
 }
 
 // Pool is a set of plugin instances that each hold the same index, and the store they
@@ -125,15 +138,18 @@ type Pool struct {
 // pool keeps cat.Index (which must not change) to load it into later instances.
 func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, error) {
 	pack := cat.Index
-	index, err := catalog.Open(pack)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: catalog.pack: %w", err)
+	index := cat.Pack
+	if index == nil {
+		var err error
+		if index, err = catalog.Open(pack); err != nil {
+			return nil, fmt.Errorf("runtime: catalog.pack: %w", err)
+		}
 	}
 	if cat.Store == nil {
 		return nil, errors.New("runtime: no content store")
 	}
-	if c, ok := cat.Store.(storeChecker); ok {
-		if err := c.Check(index.Objects()); err != nil {
+	if c, ok := cat.Store.(storeChecker); ok && !cat.Checked {
+		if err := c.CheckPresent(index); err != nil {
 			return nil, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/catalog/trust"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/store"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
@@ -180,14 +181,19 @@ func encode(c *compile.Catalog, dir, label string, progress io.Writer) (*compile
 	return enc, err
 }
 
-// startPool finds or builds plugin.wasm, compiles it and makes a pool serving cat. It
-// returns the compiled plugin too, for the pools of later catalogs (--watch).
-func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat wasm.Catalog, opt wasm.Options, stderr io.Writer) (*wasm.Pool, *wasm.Plugin, error) {
-	module, _, err := pluginbuild.Module(ctx, pluginFile, stderr)
-	if err != nil {
-		return nil, nil, err
+// startPool takes the plugin early compiled (compiling it again if cat needs another
+// memory limit) and makes a pool serving cat. It returns the compiled plugin too, for the
+// pools of later catalogs (--watch).
+func startPool(ctx context.Context, early *pluginStart, pluginFile string, memory memoryFlag, cat wasm.Catalog, opt wasm.Options, stderr io.Writer) (*wasm.Pool, *wasm.Plugin, error) {
+	// The store is checked while the plugin may still be compiling: a listing of its folder,
+	// which for a large catalog takes tens of milliseconds.
+	if st, ok := cat.Store.(*store.Dir); ok && cat.Pack != nil {
+		if err := st.CheckPresent(cat.Pack); err != nil {
+			return nil, nil, err
+		}
+		cat.Checked = true
 	}
-	plugin, err := compilePlugin(ctx, module, wasm.Config{MemoryLimit: memory.limit(cat.Index, opt.MaxBody), Stderr: stderr}, stderr)
+	plugin, err := early.wait(ctx, pluginFile, memory.limit(len(cat.Index), opt.MaxBody), stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -199,8 +205,8 @@ func startPool(ctx context.Context, pluginFile string, memory memoryFlag, cat wa
 	return pool, plugin, nil
 }
 
-// compilePlugin compiles module (plugin.wasm), saying so on progress when it takes more than
-// a second (a cold compilation cache).
+// compilePlugin compiles module (plugin.wasm), saying so on progress, in whole lines, when
+// it takes more than a second (a cold compilation cache).
 func compilePlugin(ctx context.Context, module []byte, cfg wasm.Config, progress io.Writer) (*wasm.Plugin, error) {
 	start := time.Now()
 	var mu sync.Mutex
@@ -209,18 +215,14 @@ func compilePlugin(ctx context.Context, module []byte, cfg wasm.Config, progress
 		mu.Lock()
 		defer mu.Unlock()
 		said = true
-		fmt.Fprint(progress, "skilledge: compiling plugin.wasm (first run; later runs reuse it)… ")
+		fmt.Fprintln(progress, "skilledge: compiling plugin.wasm (first run; later runs reuse it)…")
 	})
 	p, err := wasm.Compile(ctx, module, cfg)
 	t.Stop()
 	mu.Lock()
 	defer mu.Unlock()
-	if said {
-		if err != nil {
-			fmt.Fprintln(progress, "failed")
-		} else {
-			fmt.Fprintf(progress, "done in %.1fs\n", time.Since(start).Seconds())
-		}
+	if said && err == nil {
+		fmt.Fprintf(progress, "skilledge: compiled plugin.wasm in %.1fs\n", time.Since(start).Seconds())
 	}
 	return p, err
 }

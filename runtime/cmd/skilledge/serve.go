@@ -75,15 +75,16 @@ func (m *memoryFlag) Set(v string) error {
 }
 
 // limit returns the memory cap in bytes: the one given, or the default raised to what
-// serving index with request bodies up to maxBody needs (wasm.MinMemoryLimit).
-func (m *memoryFlag) limit(index []byte, maxBody int) uint64 {
+// serving an index of indexSize bytes with request bodies up to maxBody needs
+// (wasm.MinMemoryLimit).
+func (m *memoryFlag) limit(indexSize int, maxBody int) uint64 {
 	if m.mib != 0 {
 		return uint64(m.mib) << 20
 	}
 	if maxBody <= 0 {
 		maxBody = wasm.DefaultMaxBody
 	}
-	return min(max(wasm.DefaultMemoryLimit, wasm.MinMemoryLimit(index, maxBody)), maxMemoryMiB<<20)
+	return min(max(wasm.DefaultMemoryLimit, wasm.MinMemoryLimitOf(indexSize, maxBody)), maxMemoryMiB<<20)
 }
 
 // checkWatch refuses --watch without a skills folder to watch, and takes the folder's
@@ -200,6 +201,10 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	if !f.checkWatch("serve", dirArg(pos), stderr) {
 		return 2
 	}
+	// The plugin is found and compiled while the catalog is opened (pluginStart).
+	stderr = &lockedWriter{w: stderr}
+	early := startPlugin(ctx, f.plugin, f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), 0), stderr)
+	defer early.abandon()
 	src, ok := openSource("serve", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
@@ -212,7 +217,7 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	server.AllowOrigins, server.AllowHosts = origins, hosts
 	// The key sets the auth option names by URL are fetched here, for every catalog served.
 	opt := wasm.Options{Server: server, Keys: front.NewKeySets(stderr, nil)}
-	pool, plugin, err := startPool(ctx, f.plugin, f.memory, src.catalog(), opt, stderr)
+	pool, plugin, err := startPool(ctx, early, f.plugin, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
@@ -297,13 +302,17 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 	if !f.checkWatch("stdio", dirArg(pos), stderr) {
 		return 2
 	}
+	// A stdio message may be a whole line: budget instance memory for the longest.
+	opt := wasm.Options{Size: 1, MaxBody: front.MaxLine, Server: server}
+	// The plugin is found and compiled while the catalog is opened (pluginStart).
+	stderr = &lockedWriter{w: stderr}
+	early := startPlugin(ctx, f.plugin, f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), opt.MaxBody), stderr)
+	defer early.abandon()
 	src, ok := openSource("stdio", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
 		return 1
 	}
-	// A stdio message may be a whole line: budget instance memory for the longest.
-	opt := wasm.Options{Size: 1, MaxBody: front.MaxLine, Server: server}
-	pool, plugin, err := startPool(ctx, f.plugin, f.memory, src.catalog(), opt, stderr)
+	pool, plugin, err := startPool(ctx, early, f.plugin, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1

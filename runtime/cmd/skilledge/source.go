@@ -27,7 +27,7 @@ type source struct {
 }
 
 func (s *source) catalog() wasm.Catalog {
-	return wasm.Catalog{Index: s.index, Store: s.store}
+	return wasm.Catalog{Index: s.index, Store: s.store, Pack: s.pack}
 }
 
 // isBuilt reports whether dir is the output of skilledge build: it holds catalog.pack.

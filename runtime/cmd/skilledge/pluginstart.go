@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/wasm"
+)
+
+// pluginStart is plugin.wasm being found (or built from source) and compiled on a
+// goroutine of its own while serve and stdio open the catalog: on a first run both take
+// seconds (compiling the module with a cold compilation cache, building the folder), and
+// on every run tens of milliseconds, and neither needs the other until the pool is made.
+type pluginStart struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	out    *gatedWriter
+	limit  uint64 // the memory limit it compiles with
+	mu     sync.Mutex
+	plugin *wasm.Plugin // nil once taken or abandoned
+	err    error
+	left   bool // abandoned: close the plugin when it is done
+}
+
+// startPlugin starts finding and compiling plugin.wasm (pluginFile, or what
+// pluginbuild.Module finds) with memory limit limit, saying what takes long on progress in
+// whole lines.
+func startPlugin(ctx context.Context, pluginFile string, limit uint64, progress io.Writer) *pluginStart {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &pluginStart{cancel: cancel, done: make(chan struct{}), out: &gatedWriter{w: progress}, limit: limit}
+	go func() {
+		defer close(s.done)
+		lines := &lineWriter{w: s.out}
+		var plugin *wasm.Plugin
+		module, _, err := pluginbuild.Module(ctx, pluginFile, lines)
+		if err == nil {
+			plugin, err = compilePlugin(ctx, module, wasm.Config{MemoryLimit: limit, Stderr: progress}, lines)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.left {
+			if plugin != nil {
+				plugin.Close(context.Background())
+			}
+			return
+		}
+		s.plugin, s.err = plugin, err
+	}()
+	return s
+}
+
+// wait returns the compiled plugin, which the caller then owns. When the catalog turned
+// out to need another memory limit than the one guessed at the start, it compiles the
+// module again with limit: the compilation cache makes that quick, as the machine code
+// does not depend on the limit (wazero keys it by the module's bytes alone).
+func (s *pluginStart) wait(ctx context.Context, pluginFile string, limit uint64, progress io.Writer) (*wasm.Plugin, error) {
+	<-s.done
+	s.mu.Lock()
+	plugin, err := s.plugin, s.err
+	s.plugin = nil
+	s.mu.Unlock()
+	if err != nil || plugin.MemoryLimit() == limit {
+		return plugin, err
+	}
+	plugin.Close(ctx)
+	module, _, err := pluginbuild.Module(ctx, pluginFile, progress)
+	if err != nil {
+		return nil, err
+	}
+	return compilePlugin(ctx, module, wasm.Config{MemoryLimit: limit, Stderr: progress}, progress)
+}
+
+// abandon gives the start up, when the command fails before it needs the plugin: the
+// build is stopped, nothing more is said on progress, and the plugin, compiled or still
+// compiling, is closed. It does not wait. After wait it does nothing.
+func (s *pluginStart) abandon() {
+	s.out.close()
+	s.cancel()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.left = true
+	if s.plugin != nil {
+		s.plugin.Close(context.Background())
+		s.plugin = nil
+	}
+}
+
+// guessIndexSize is the size of the index serve and stdio will load from dir, as far as
+// can be told before opening it: the built catalog's index, else the newest index of the
+// folder's build in the cache (the one reused when nothing changed), else 0.
+func guessIndexSize(dir string, f catalogFlags) int {
+	if isBuilt(dir) {
+		if fi, err := os.Stat(filepath.Join(dir, indexFile)); err == nil {
+			return int(fi.Size())
+		}
+		return 0
+	}
+	ents, err := os.ReadDir(filepath.Join(cacheRoot(), folderKey(dir, f)))
+	if err != nil {
+		return 0
+	}
+	size, newest := 0, int64(0)
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), "index-") || !strings.HasSuffix(e.Name(), ".pack") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().UnixNano() > newest {
+			size, newest = int(fi.Size()), fi.ModTime().UnixNano()
+		}
+	}
+	return size
+}
+
+// lockedWriter serializes writes to w: serve and stdio write on stderr from two
+// goroutines while the plugin starts.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// gatedWriter writes to w until closed, then drops what it is given.
+type gatedWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return len(p), nil
+	}
+	return g.w.Write(p)
+}
+
+func (g *gatedWriter) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// lineWriter writes whole lines to w, each in one call, so that they never break into
+// another goroutine's.
+type lineWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	if i := bytes.LastIndexByte(l.buf, '\n'); i >= 0 {
+		_, err := l.w.Write(l.buf[:i+1])
+		l.buf = append(l.buf[:0], l.buf[i+1:]...)
+		if err != nil {
+			return len(p), err
+		}
+	}
+	return len(p), nil
+}
