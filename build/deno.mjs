@@ -1,6 +1,6 @@
-// The Deno entry module (Deno 2, and the platforms that run Deno: Deno Deploy, Supabase
-// Edge Functions): plugin.wasm behind the platform-neutral host (host.mjs) for `deno
-// serve`, with the content store read from the assets folder beside it.
+// The Deno entry module (Deno 2, and Deno Deploy): plugin.wasm behind the
+// platform-neutral host (host.mjs) for `deno serve`, with the content store read from the
+// assets folder beside it.
 //
 // `skilledge build DIR -o OUT` writes this file to OUT/deno.mjs beside OUT/host.mjs,
 // OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and OUT/package.json, which names the
