@@ -126,6 +126,27 @@ func writeRealisticCatalog(dir string) (int64, error) {
 	return total, nil
 }
 
+// writeLargeCatalog writes into dir a catalog of 1,000 skills of 10 files each (SKILL.md
+// and nine notes, a line apiece) and returns the files' paths, relative to dir.
+func writeLargeCatalog(dir string) ([]string, error) {
+	var paths []string
+	for i := range 1000 {
+		name := fmt.Sprintf("skill-%04d", i)
+		if err := writeFile(filepath.Join(dir, name, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: Generated skill number "+name+".\n---\nBody.\n")); err != nil {
+			return nil, err
+		}
+		paths = append(paths, name+"/SKILL.md")
+		for k := range 9 {
+			rel := fmt.Sprintf("notes/n%d.md", k)
+			if err := writeFile(filepath.Join(dir, name, rel), []byte(fmt.Sprintf("note %d of %s\n", k, name))); err != nil {
+				return nil, err
+			}
+			paths = append(paths, name+"/"+rel)
+		}
+	}
+	return paths, nil
+}
+
 func writeFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

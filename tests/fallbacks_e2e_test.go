@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -270,20 +269,13 @@ func mapValues(m map[string][]byte) [][]byte {
 // most 64 pages), lists every resource of a 1,000-skill, 10,000-file catalog.
 func TestTSClientListsLargeCatalog(t *testing.T) {
 	dir := t.TempDir()
+	paths, err := writeLargeCatalog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{"skill://index.json"}
-	for i := range 1000 {
-		name := fmt.Sprintf("skill-%04d", i)
-		if err := writeFile(filepath.Join(dir, name, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: Generated skill number "+name+".\n---\nBody.\n")); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, "skill://"+name+"/SKILL.md")
-		for k := range 9 {
-			rel := fmt.Sprintf("notes/n%d.md", k)
-			if err := writeFile(filepath.Join(dir, name, rel), []byte(fmt.Sprintf("note %d of %s\n", k, name))); err != nil {
-				t.Fatal(err)
-			}
-			want = append(want, "skill://"+name+"/"+rel)
-		}
+	for _, p := range paths {
+		want = append(want, "skill://"+p)
 	}
 	url := serve(t, dir)
 	r := runClient(t, url, "default", map[string]any{"list": true})

@@ -134,9 +134,24 @@ func (srv *loadServer) expect(t *testing.T, want map[string][]byte) {
 // post sends c with id to url as a 2026-07-28 client does, with the header fields given
 // (name, value, …).
 func (c loadCase) post(client *http.Client, url string, id int64, fields ...string) (int, []byte, error) {
-	req, err := http.NewRequest("POST", url, bytes.NewReader(c.body(nil, id)))
+	req, err := c.request(url, id, fields...)
 	if err != nil {
 		return 0, nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// request is the request post sends.
+func (c loadCase) request(url string, id int64, fields ...string) (*http.Request, error) {
+	req, err := http.NewRequest("POST", url, bytes.NewReader(c.body(nil, id)))
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -148,13 +163,7 @@ func (c loadCase) post(client *http.Client, url string, id int64, fields ...stri
 	for i := 0; i+1 < len(fields); i += 2 {
 		req.Header.Set(fields[i], fields[i+1])
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
+	return req, nil
 }
 
 // loadResult is a server's figures for one case and one number of clients.

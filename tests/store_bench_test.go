@@ -51,21 +51,34 @@ type variant struct {
 	tree  string // its source tree
 	cli   string // its skilledge binary
 	cache string // its user cache (XDG_CACHE_HOME): plugin.wasm, compiled code, builds
+	home  string // its HOME, if not the benchmark's
 }
 
 func (v *variant) env(extra ...string) []string {
-	return append(append(os.Environ(), append(toolEnv, "XDG_CACHE_HOME="+v.cache)...), extra...)
+	env := append(os.Environ(), append(toolEnv, "XDG_CACHE_HOME="+v.cache)...)
+	if v.home != "" {
+		env = append(env, "HOME="+v.home)
+	}
+	return append(env, extra...)
 }
 
 // variants extracts storeBaseline, builds both CLIs and gives each its own cache.
 func variants(t *testing.T) [2]*variant {
+	return variantsOf(t, storeBaseline, func(t *testing.T, tree, cli string) {
+		run(t, tree, nil, "go", "build", "-o", cli, "./runtime/cmd/skilledge")
+	})
+}
+
+// variantsOf extracts baseline, builds the CLI of it and of this tree with build (into
+// the path given) and gives each its own cache.
+func variantsOf(t *testing.T, baseline string, build func(t *testing.T, tree, cli string)) [2]*variant {
 	root := repoRoot(t)
 	base := t.TempDir()
 	before := filepath.Join(base, "before")
 	if err := os.MkdirAll(before, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run(t, root, nil, "sh", "-c", "git archive "+storeBaseline+" | tar -x -C "+before)
+	run(t, root, nil, "sh", "-c", "git archive "+baseline+" | tar -x -C "+before)
 	// Both trees use the Node tooling installed here (the lock did not change).
 	if err := os.Symlink(filepath.Join(root, "build", "node_modules"), filepath.Join(before, "build", "node_modules")); err != nil {
 		t.Fatal(err)
@@ -73,7 +86,7 @@ func variants(t *testing.T) [2]*variant {
 	var vs [2]*variant
 	for i, v := range []struct{ name, tree string }{{"before", before}, {"after", root}} {
 		vs[i] = &variant{name: v.name, tree: v.tree, cli: filepath.Join(base, v.name+"-skilledge"), cache: filepath.Join(base, v.name+"-cache")}
-		run(t, v.tree, nil, "go", "build", "-o", vs[i].cli, "./runtime/cmd/skilledge")
+		build(t, v.tree, vs[i].cli)
 	}
 	return vs
 }

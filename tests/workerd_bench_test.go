@@ -85,6 +85,19 @@ export default {
 	return writeWorkerdConfig(filepath.Join(dir, "plain.capnp"), []string{`(name = "plain.js", esModule = embed "plain.js")`}, []string{""}, "")
 }
 
+// workerAnswers is the answer of the Worker at url to each of benchCases, which must be 200.
+func workerAnswers(t *testing.T, url string) [][]byte {
+	answers := make([][]byte, len(benchCases))
+	for i, c := range benchCases {
+		status, body, err := benchPost(http.DefaultClient, url, c.body)
+		if err != nil || status != 200 {
+			t.Fatalf("%s: %d %v %s", c.name, status, err, body)
+		}
+		answers[i] = body
+	}
+	return answers
+}
+
 // timeToFirst starts workerd with config n times and returns the times from process start
 // to the first 200 answer to benchCases[0], sorted.
 func timeToFirst(t *testing.T, config string, n int) []time.Duration {
@@ -171,14 +184,7 @@ func TestWorkerdReport(t *testing.T) {
 	}
 	// The plain Worker's answers are the skilledge Worker's, byte for byte.
 	w := workerd(t, deployedOptions(t))[0] + "/mcp"
-	answers := make([][]byte, len(benchCases))
-	for i, c := range benchCases {
-		status, body, err := benchPost(http.DefaultClient, w, c.body)
-		if err != nil || status != 200 {
-			t.Fatalf("%s: %d %v %s", c.name, status, err, body)
-		}
-		answers[i] = body
-	}
+	answers := workerAnswers(t, w)
 	plainConfig, err := plainWorker(dir, answers)
 	if err != nil {
 		t.Fatal(err)
@@ -224,15 +230,21 @@ func TestWorkerdReport(t *testing.T) {
 }
 
 func fileSize(t *testing.T, dir, glob string) string {
-	m, _ := filepath.Glob(filepath.Join(dir, glob))
-	if len(m) != 1 {
-		t.Fatalf("%s in %s: %v", glob, dir, m)
-	}
-	fi, err := os.Stat(m[0])
+	fi, err := os.Stat(bundleFile(t, dir, glob))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return byteSize(int(fi.Size()))
+}
+
+// bundleFile is the one file in dir that matches glob (wrangler names a bundle's modules
+// by their hash: "*-plugin.wasm").
+func bundleFile(t *testing.T, dir, glob string) string {
+	m, _ := filepath.Glob(filepath.Join(dir, glob))
+	if len(m) != 1 {
+		t.Fatalf("%s in %s: %v", glob, dir, m)
+	}
+	return m[0]
 }
 
 func byteSize(n int) string {

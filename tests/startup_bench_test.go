@@ -1,0 +1,607 @@
+//go:build e2e && benchreport
+
+package tests
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/runtime/front"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/store"
+	"github.com/skilledge/skilledge/runtime/wasm"
+)
+
+// The start-up benchmark (issue 22): the time from a process's start to its first answer,
+// for the Worker in workerd and for `skilledge serve` and `stdio`, beside their baselines,
+// and where that time goes, in one run.
+//
+//	go test -tags 'e2e benchreport' -run StartupReport -count=1 -timeout 60m ./tests/
+//
+// writes the startup section of BENCHMARKS.md. Nothing here fails on a timing.
+//
+// What it measures:
+//   - the Worker: workerd started on the example deployment, to its first 200 answer to
+//     skills/list, beside the plain Worker (plainWorker) and the Workers in between
+//     (workerSteps), each one step of the skilledge Worker's start further than the one
+//     before it: the differences of their times are the phases;
+//   - `skilledge serve DIR` (a skills folder, its build in the cache) and `serve OUT` (a
+//     built 1,000-skill catalog), to their first 200 answer, beside the TS SDK v2 server
+//     on the same folder;
+//   - the first `skilledge stdio` launch on a machine (empty caches) and a later one, on
+//     the ~10 MB realistic catalog, to the answer to initialize, before (startupBaseline)
+//     and after;
+//   - the harness's phases, in this process, through the functions the CLI calls.
+//
+// The CLIs are release builds (releaseCLI), which carry plugin.wasm: what a user runs.
+
+// startupBaseline is the last commit before the cold-start work of issue 22.
+const startupBaseline = "4ba033f"
+
+const (
+	startupStarts = 11 // process starts per server, the servers taken in turn
+	workerStarts  = 21 // process starts per Worker of the phase split, which are short
+	coldLaunches  = 5  // stdio launches with empty caches per variant; cold compilations in process
+	warmLaunches  = 7  // stdio launches with warm caches per variant
+	phaseRuns     = 11 // in-process runs of each other phase
+)
+
+// releaseCLI builds the CLI of tree into cli as build/release does for this machine:
+// plugin.wasm first (cli + ".wasm"), then the CLI carrying it (the tag
+// pluginbuild.ReleaseTag), here through an overlay so that nothing is written into tree.
+func releaseCLI(t *testing.T, tree, cli string) {
+	plugin := cli + ".wasm"
+	run(t, tree, append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm"),
+		"go", "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", plugin, "./edge/plugin")
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(tree, "runtime", "pluginbuild", "plugin.wasm"): plugin}})
+	if err != nil || os.WriteFile(cli+".overlay.json", overlay, 0o644) != nil {
+		t.Fatal(err)
+	}
+	run(t, tree, append(os.Environ(), "CGO_ENABLED=0"), "go", "build", "-overlay", cli+".overlay.json", "-tags", pluginbuild.ReleaseTag,
+		"-trimpath", "-buildvcs=false", "-ldflags", "-s -w -buildid=", "-o", cli, "./runtime/cmd/skilledge")
+}
+
+// workerStep is one Worker of the phase split: what it imports, and what its first
+// request does before it answers. Each step does what the ones before it do, and more.
+type workerStep struct {
+	name    string
+	imports string // import declarations
+	start   string // statements run once, by the first request
+}
+
+// workerSteps go from the plain Worker to the skilledge Worker: the Extism SDK and the
+// index imported, plugin.wasm imported (workerd compiles it as it loads the script), then
+// what Host.start (build/host.mjs) does on the first request, through the same SDK calls
+// and raw exports. The step after the last is the skilledge Worker itself.
+var workerSteps = []workerStep{
+	{"+ the Extism SDK and catalog.pack imported", "import createPlugin from \"./sdk.js\";\nimport pack from \"./catalog.pack\";\n", ""},
+	{"+ plugin.wasm imported (compiled at script load)", "import module from \"./plugin.wasm\";\n", ""},
+	{"+ instantiate and `_initialize` (the SDK's createPlugin, getInstance)", "",
+		"x = (await (await createPlugin({ wasm: [{ module }] }, { useWasi: true, enableWasiOutput: true })).getInstance()).exports;\n"},
+	{"+ configure and load (the raw exports)", "",
+		"call(\"skilledge_configure\", new TextEncoder().encode(OPTIONS));\ncall(\"skilledge_load\", new Uint8Array(pack));\n"},
+}
+
+// workerStepConfigs writes into dir a workerd configuration per workerSteps entry, with the
+// real parts: the SDK's browser build from build/node_modules (which the root
+// wrangler.toml aliases), and the plugin.wasm and catalog.pack of deployment d. Every step
+// answers 200 with an empty JSON object.
+func workerStepConfigs(t *testing.T, dir string, d *deployment) []string {
+	for name, target := range map[string]string{
+		"sdk.js":       filepath.Join(repoRoot(t), "build", "node_modules", "@extism", "extism", "dist", "browser", "mod.js"),
+		"plugin.wasm":  bundleFile(t, d.bundle, "*-plugin.wasm"),
+		"catalog.pack": bundleFile(t, d.bundle, "*-catalog.pack"),
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	options, _ := json.Marshal(deployedOptions(t)) // a JSON string is a JavaScript string
+	var configs []string
+	var imports, start strings.Builder
+	for k, s := range workerSteps {
+		imports.WriteString(s.imports)
+		start.WriteString(s.start)
+		js := imports.String() + "const OPTIONS = " + string(options) + `;
+let x = null;
+let started = false;
+function call(name, b) {
+  const ptr = x.skilledge_alloc(b.length) >>> 0;
+  new Uint8Array(x.memory.buffer, ptr, b.length).set(b);
+  if (x[name](ptr, b.length) !== 0) throw new Error(name);
+}
+export default {
+  async fetch(request) {
+    await request.text();
+    if (!started) {
+      started = true;
+` + start.String() + `    }
+    return new Response("{}", { headers: { "Content-Type": "application/json" } });
+  },
+};
+`
+		main := fmt.Sprintf("step%d.js", k+1)
+		if err := os.WriteFile(filepath.Join(dir, main), []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		modules := []string{fmt.Sprintf("(name = %q, esModule = embed %q)", main, main),
+			`(name = "sdk.js", esModule = embed "sdk.js")`, `(name = "catalog.pack", data = embed "catalog.pack")`}
+		if k >= 1 {
+			modules = append(modules, `(name = "plugin.wasm", wasm = embed "plugin.wasm")`)
+		}
+		config, err := writeWorkerdConfig(filepath.Join(dir, fmt.Sprintf("step%d.capnp", k+1)), modules, []string{""}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		configs = append(configs, config)
+	}
+	return configs
+}
+
+// startTimes starts each server once unmeasured (the files in the page cache, a build
+// cache filled), then n times more, the servers in turn, and returns each one's times from
+// process start to the first 200 answer to skills/list, sorted.
+func startTimes(t *testing.T, servers []runtimeServer, n int) [][]time.Duration {
+	list := loadCases()[1]
+	out := make([][]time.Duration, len(servers))
+	for i := range n + 1 {
+		for k, srv := range servers {
+			d, cmd, _ := startTimed(t, srv, list)
+			cmd.Process.Kill()
+			cmd.Wait()
+			if i > 0 {
+				out[k] = append(out[k], d)
+			}
+		}
+	}
+	for _, d := range out {
+		slices.Sort(d)
+	}
+	return out
+}
+
+// serveServer is `v serve dir` on the port given.
+func serveServer(v *variant, dir string) runtimeServer {
+	return runtimeServer{"skilledge serve", func(port int) *exec.Cmd {
+		cmd := exec.Command(v.cli, "serve", dir, "--addr", "127.0.0.1:"+strconv.Itoa(port))
+		cmd.Env = v.env()
+		return cmd
+	}}
+}
+
+// tsServer is the TS SDK v2 server (tests/loadbench/ts-server.mjs) on Node 22 serving
+// dir on the port given.
+func tsServer(t *testing.T, dir string) runtimeServer {
+	script := filepath.Join(repoRoot(t), "tests", "loadbench", "ts-server.mjs")
+	return runtimeServer{"TS SDK v2 server", func(port int) *exec.Cmd {
+		return exec.Command(nodeBin(t), script, dir, strconv.Itoa(port))
+	}}
+}
+
+// runs calls f n times and returns the durations it measured, sorted.
+func runs(n int, f func() time.Duration) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = f()
+	}
+	slices.Sort(out)
+	return out
+}
+
+// spread is "median (min–max)" of sorted durations.
+func spread(d []time.Duration) string {
+	return fmt.Sprintf("%s (%s–%s)", latency(quantile(d, 0.5)), latency(d[0]), latency(d[len(d)-1]))
+}
+
+// ratio is a/b of the medians of two sorted samples, as "0.12×".
+func ratio(a, b []time.Duration) string {
+	return fmt.Sprintf("%.3g×", float64(quantile(a, 0.5))/float64(quantile(b, 0.5)))
+}
+
+// delta is a difference of durations with its sign.
+func delta(d time.Duration) string {
+	if d < 0 {
+		return "−" + latency(-d)
+	}
+	return "+" + latency(d)
+}
+
+// startupCatalog is a built catalog whose start the harness's phases are measured on.
+type startupCatalog struct {
+	name   string
+	folder string // the skills folder, or "" when the CLI serves the built OUT
+	out    string // the build (skilledge build folder -o out): catalog.pack and assets/
+}
+
+// harnessPhases is what the harness does before its first answer, timed in this process
+// through the functions serve and stdio call.
+type harnessPhases struct {
+	compileCold, compileWarm, moduleWarm, poolTiny, selfHash []time.Duration
+	exeSize                                                  int64
+	perCatalog                                               []catalogPhases
+}
+
+// catalogPhases are the phases that depend on the catalog.
+type catalogPhases struct {
+	index                                   int
+	skills, files                           int
+	loadDir, open, check, pool, first, next []time.Duration
+}
+
+// measureHarness times the phases of a start of the plugin module (the bytes of
+// plugin.wasm) and of each catalog, and of hashing the executable exe (the build cache's
+// key for a folder).
+func measureHarness(t *testing.T, module []byte, exe string, cats []startupCatalog) harnessPhases {
+	ctx := context.Background()
+	var h harnessPhases
+	compileIn := func(cache string, limit uint64) (*wasm.Plugin, time.Duration) {
+		start := time.Now()
+		p, err := wasm.Compile(ctx, module, wasm.Config{MemoryLimit: limit, CacheDir: cache, Stderr: io.Discard})
+		d := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, d
+	}
+	h.compileCold = runs(coldLaunches, func() time.Duration {
+		p, d := compileIn(t.TempDir(), 0)
+		p.Close(ctx)
+		return d
+	})
+	warm := t.TempDir()
+	p, _ := compileIn(warm, 0)
+	p.Close(ctx)
+	h.compileWarm = runs(phaseRuns, func() time.Duration {
+		p, d := compileIn(warm, 0)
+		p.Close(ctx)
+		return d
+	})
+	// wazero's part of a warm Compile, on the module as it is (Compile compiles it with the
+	// deadline instrumented in, which this package cannot do alone): a new runtime and
+	// cache each time, as in a new process.
+	rawCache := t.TempDir()
+	moduleWarm := func() time.Duration {
+		cache, err := wazero.NewCompilationCacheWithDir(rawCache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache))
+		defer rt.Close(ctx)
+		start := time.Now()
+		if _, err := rt.CompileModule(ctx, module); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	moduleWarm()
+	h.moduleWarm = runs(phaseRuns, moduleWarm)
+
+	// A pool on a one-skill index: instantiate, _initialize, configure, a load of almost
+	// nothing, fields.
+	tinyDir := t.TempDir()
+	if err := writeFile(filepath.Join(tinyDir, "one", "SKILL.md"), []byte("---\nname: one\ndescription: One skill.\n---\nBody.\n")); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := compile.LoadDir(tinyDir, compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiny, err := compile.Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ = compileIn(warm, 0)
+	h.poolTiny = runs(phaseRuns, func() time.Duration {
+		start := time.Now()
+		pool, err := p.NewPool(ctx, wasm.Catalog{Index: tiny.Index, Store: tiny.Store}, wasm.Options{Size: 1})
+		d := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool.Close(ctx)
+		return d
+	})
+	p.Close(ctx)
+
+	h.selfHash = runs(phaseRuns, func() time.Duration {
+		start := time.Now()
+		// As serve and stdio hash it (selfDigest).
+		f, err := os.Open(exe)
+		if err == nil {
+			_, err = io.Copy(sha256.New(), f)
+			f.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	})
+	if fi, err := os.Stat(exe); err == nil {
+		h.exeSize = fi.Size()
+	}
+
+	list := loadCases()[1]
+	for _, cat := range cats {
+		var ph catalogPhases
+		if cat.folder != "" {
+			ph.loadDir = runs(phaseRuns, func() time.Duration {
+				start := time.Now()
+				// As serve and stdio load a folder (always asking for the skipped skills' warnings).
+				if _, _, err := compile.LoadDir(cat.folder, compile.Options{SkipInvalid: true}); err != nil {
+					t.Fatal(err)
+				}
+				return time.Since(start)
+			})
+		}
+		var index []byte
+		var pack *catalog.Pack
+		ph.open = runs(phaseRuns, func() time.Duration {
+			start := time.Now()
+			var err error
+			if index, err = os.ReadFile(filepath.Join(cat.out, "catalog.pack")); err == nil {
+				pack, err = catalog.Open(index)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return time.Since(start)
+		})
+		ph.index, ph.skills, ph.files = len(index), pack.NumSkills(), pack.NumFiles()
+		var st *store.Dir
+		ph.check = runs(phaseRuns, func() time.Duration {
+			start := time.Now()
+			var err error
+			if st, err = store.Open(filepath.Join(cat.out, "assets")); err == nil {
+				err = st.CheckPresent(pack)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return time.Since(start)
+		})
+		// The memory limit serve gives an index of this size (memoryFlag.limit).
+		p, _ := compileIn(warm, min(max(wasm.DefaultMemoryLimit, wasm.MinMemoryLimit(index, wasm.DefaultMaxBody)), 4<<30))
+		for range phaseRuns {
+			start := time.Now()
+			pool, err := p.NewPool(ctx, wasm.Catalog{Index: index, Store: st, Pack: pack, Checked: true}, wasm.Options{Size: 1})
+			ph.pool = append(ph.pool, time.Since(start))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := front.NewServer(pool, io.Discard, front.Options{})
+			for k := range 2 {
+				req, err := list.request("http://127.0.0.1/mcp", firstID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rec := httptest.NewRecorder()
+				start := time.Now()
+				srv.ServeHTTP(rec, req)
+				d := time.Since(start)
+				if rec.Code != 200 {
+					t.Fatalf("%s: skills/list: %d %.300s", cat.name, rec.Code, rec.Body.Bytes())
+				}
+				if k == 0 {
+					ph.first = append(ph.first, d)
+				} else {
+					ph.next = append(ph.next, d)
+				}
+			}
+			srv.Close(ctx)
+		}
+		p.Close(ctx)
+		for _, d := range [][]time.Duration{ph.pool, ph.first, ph.next} {
+			slices.Sort(d)
+		}
+		h.perCatalog = append(h.perCatalog, ph)
+	}
+	return h
+}
+
+// TestStartupReport measures every start and writes the startup section of BENCHMARKS.md.
+func TestStartupReport(t *testing.T) {
+	root := repoRoot(t)
+	vs := variantsOf(t, startupBaseline, releaseCLI)
+	after := vs[1]
+	cats := t.TempDir()
+	skills := loadCatalog(t)
+	large := filepath.Join(cats, "large")
+	if _, err := writeLargeCatalog(large); err != nil {
+		t.Fatal(err)
+	}
+	realistic := filepath.Join(cats, "realistic")
+	realBytes, err := writeRealisticCatalog(realistic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := func(name, dir string) string {
+		out := filepath.Join(cats, name+"-out")
+		run(t, root, after.env(), after.cli, "build", dir, "-o", out)
+		return out
+	}
+	largeOut := built("large", large)
+
+	// The Worker: the plain one, the steps, the skilledge Worker, each started in turn.
+	d := deployed(t)
+	dir := t.TempDir()
+	skConfig, err := workerdConfig(dir, d, []string{deployedOptions(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainConfig, err := plainWorker(dir, workerAnswers(t, workerd(t, deployedOptions(t))[0]+"/mcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stepsDir := filepath.Join(dir, "steps")
+	if err := os.Mkdir(stepsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	configs := append(append([]string{plainConfig}, workerStepConfigs(t, stepsDir, d)...), skConfig)
+	workers := make([][]time.Duration, len(configs))
+	for i := range workerStarts + 1 {
+		for k, c := range configs {
+			if first := timeToFirst(t, c, 1); i > 0 {
+				workers[k] = append(workers[k], first...)
+			}
+		}
+	}
+	for _, w := range workers {
+		slices.Sort(w)
+	}
+	plain, sk := workers[0], workers[len(workers)-1]
+
+	// serve: a folder (its build cached by the unmeasured first start) and a built catalog.
+	folder := startTimes(t, []runtimeServer{serveServer(after, skills), tsServer(t, skills)}, startupStarts)
+	big := startTimes(t, []runtimeServer{serveServer(after, largeOut), tsServer(t, large)}, startupStarts)
+
+	// stdio on the realistic catalog: first launches on an empty machine, then launches
+	// with the caches warm, before and after in turn.
+	var cold, warm [2][]time.Duration
+	for range coldLaunches {
+		for i, v := range vs {
+			home := t.TempDir()
+			fresh := &variant{name: v.name, cli: v.cli, cache: filepath.Join(home, ".cache"), home: home}
+			cold[i] = append(cold[i], firstAnswer(t, fresh, realistic))
+		}
+	}
+	for _, v := range vs {
+		firstAnswer(t, v, realistic)
+	}
+	for range warmLaunches {
+		for i, v := range vs {
+			warm[i] = append(warm[i], firstAnswer(t, v, realistic))
+		}
+	}
+	for i := range vs {
+		slices.Sort(cold[i])
+		slices.Sort(warm[i])
+	}
+
+	// The harness's phases, on the three catalogs above.
+	module, err := os.ReadFile(after.cli + ".wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	startupCats := []startupCatalog{
+		{"`serve DIR`", skills, built("folder", skills)},
+		{"`serve OUT`, 1,000 skills", "", largeOut},
+		{"`stdio DIR`, ~10 MB", realistic, built("realistic", realistic)},
+	}
+	h := measureHarness(t, module, after.cli, startupCats)
+	nSkills := h.perCatalog[0].skills
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, workerd %s, Node %s. Every figure is median (min–max) of several\n",
+		time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version(), workerdVersion(t), nodeVersion(t))
+	b.WriteString("starts of a new process, the servers compared taken in turn, each started once unmeasured first (but for the first\n")
+	b.WriteString("launches on an empty machine); the time runs from the process's start to the first 200 answer to `skills/list`\n")
+	b.WriteString("(the server polled every millisecond; workerd's socket listens before it starts), or for `stdio` to the answer to\n")
+	b.WriteString("`initialize` on its stdout. The CLIs are release builds (plugin.wasm inside, as `build/release` makes them) of this\n")
+	fmt.Fprintf(&b, "tree (**after**) and of %s (**before**, the last commit before the cold-start work), each with a user cache of\n", startupBaseline)
+	b.WriteString("its own.\n\n")
+
+	b.WriteString("| start | skilledge | baseline | ratio | target |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| the Worker in workerd, the examples | %s | plain Worker %s | %s | ≤ 1.5× |\n", ms(quantile(sk, 0.5)), ms(quantile(plain, 0.5)), ratio(sk, plain))
+	fmt.Fprintf(&b, "| `serve DIR`, %d skills (a 3 MiB file), build cached | %s | TS SDK v2 server %s | %s | ≤ 0.2× |\n", nSkills,
+		ms(quantile(folder[0], 0.5)), ms(quantile(folder[1], 0.5)), ratio(folder[0], folder[1]))
+	fmt.Fprintf(&b, "| `serve OUT`, built, 1,000 skills / 10,000 files | %s | TS SDK v2 server %s | %s | ≤ 0.03× |\n",
+		ms(quantile(big[0], 0.5)), ms(quantile(big[1], 0.5)), ratio(big[0], big[1]))
+	fmt.Fprintf(&b, "| first `stdio` launch, empty caches, ~10 MB catalog | after %s | before %s | %s | — |\n",
+		ms(quantile(cold[1], 0.5)), ms(quantile(cold[0], 0.5)), ratio(cold[1], cold[0]))
+
+	fmt.Fprintf(&b, "\n**The Worker.** workerd serving the bundle `wrangler deploy --dry-run` makes of the examples (plugin.wasm %s,\n", fileSize(t, d.bundle, "*-plugin.wasm"))
+	fmt.Fprintf(&b, "catalog.pack %s), one process per start; the plain Worker answers with the same bytes, held in memory, after\n", fileSize(t, d.bundle, "*-catalog.pack"))
+	b.WriteString("reading the body. The Workers between them each take one more step of the skilledge Worker's start, with its\n")
+	b.WriteString("parts (the SDK's browser build from build/node_modules, the bundle's plugin.wasm and catalog.pack; generated by\n")
+	fmt.Fprintf(&b, "`workerStepConfigs`), and answer `{}`: the differences of the medians are the phases. %d starts each:\n\n", workerStarts)
+	b.WriteString("| Worker | first answer | the step |\n|---|---|---|\n")
+	names := []string{"plain Worker"}
+	for _, s := range workerSteps {
+		names = append(names, s.name)
+	}
+	names = append(names, "+ the first answer: the skilledge Worker (host.mjs, the request through `skilledge_http`)")
+	for k, w := range workers {
+		step := ""
+		if k > 0 {
+			step = delta(quantile(w, 0.5) - quantile(workers[k-1], 0.5))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", names[k], spread(w), step)
+	}
+
+	fmt.Fprintf(&b, "\n**`serve`.** The after CLI and the TS SDK v2 server (`tests/loadbench/ts-server.mjs`, Node %s) on the same folder:\n", nodeVersion(t))
+	fmt.Fprintf(&b, "the load benchmark's catalog (the examples, a 10-byte file, a 3 MiB binary), served from the folder with its build\n")
+	fmt.Fprintf(&b, "in the cache, and a generated catalog of 1,000 skills of 10 one-line files, served by skilledge as `skilledge build`\n")
+	fmt.Fprintf(&b, "wrote it (the TS server reads the folder). %d starts each:\n\n", startupStarts)
+	b.WriteString("| catalog | `skilledge serve` | TS SDK v2 server | skilledge / TS |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| %d skills, `serve DIR` | %s | %s | %s |\n", nSkills, spread(folder[0]), spread(folder[1]), ratio(folder[0], folder[1]))
+	fmt.Fprintf(&b, "| 1,000 skills, `serve OUT` | %s | %s | %s |\n", spread(big[0]), spread(big[1]), ratio(big[0], big[1]))
+
+	fmt.Fprintf(&b, "\n**`stdio`.** `skilledge stdio DIR` on the ~10 MB realistic catalog (%s, 16 skills, generated in the shape of a\n", mibf(realBytes))
+	fmt.Fprintf(&b, "popular public skills repository): the first launch with a new empty HOME and XDG_CACHE_HOME (the module compiled,\n")
+	fmt.Fprintf(&b, "the folder built: what a new user waits for), %d each, and a launch with both caches warm, %d each:\n\n", coldLaunches, warmLaunches)
+	fmt.Fprintf(&b, "| launch | before (%s) | after | after / before |\n|---|---|---|---|\n", startupBaseline)
+	fmt.Fprintf(&b, "| first, empty caches | %s | %s | %s |\n", spread(cold[0]), spread(cold[1]), ratio(cold[1], cold[0]))
+	fmt.Fprintf(&b, "| again, caches warm | %s | %s | %s |\n", spread(warm[0]), spread(warm[1]), ratio(warm[1], warm[0]))
+
+	fmt.Fprintf(&b, "\n**The harness's phases**, timed in the benchmark's process through the functions `serve` and `stdio` call, on\n")
+	fmt.Fprintf(&b, "the after plugin.wasm (%s) and builds of the catalogs above; %d runs each (cold compilations %d). The CLI\n", byteSize(len(module)), phaseRuns, coldLaunches)
+	b.WriteString("compiles the module on a goroutine of its own while it opens the catalog, so a start is not the sum of its phases.\n\n")
+	b.WriteString("| phase | time |\n|---|---|\n")
+	fmt.Fprintf(&b, "| `wasm.Compile`, cold compilation cache (deadline instrumentation; wazero compiles every function on %d goroutines, writes the cache) | %s |\n", runtime.GOMAXPROCS(0), spread(h.compileCold))
+	fmt.Fprintf(&b, "| `wasm.Compile`, warm cache | %s |\n", spread(h.compileWarm))
+	fmt.Fprintf(&b, "| ≈ of it, wazero's `CompileModule` from its warm cache (decoding and validating the module, loading the machine code), timed on plugin.wasm as it is | %s |\n", spread(h.moduleWarm))
+	fmt.Fprintf(&b, "| ≈ of it, the rest: the deadline instrumentation and the runtime's set-up (the difference of the medians) | %s |\n", latency(quantile(h.compileWarm, 0.5)-quantile(h.moduleWarm, 0.5)))
+	fmt.Fprintf(&b, "| `NewPool` on a one-skill index: instantiate, `_initialize`, configure, load, fields | %s |\n", spread(h.poolTiny))
+	fmt.Fprintf(&b, "| a folder's build cache key: SHA-256 of the executable (%s) | %s |\n\n", mibf(h.exeSize), spread(h.selfHash))
+	b.WriteString("| phase |")
+	for _, c := range startupCats {
+		fmt.Fprintf(&b, " %s |", c.name)
+	}
+	b.WriteString("\n|---|")
+	for range startupCats {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n| catalog |")
+	for _, ph := range h.perCatalog {
+		fmt.Fprintf(&b, " %s skills, %s files; index %s |", thousands(ph.skills), thousands(ph.files), byteSize(ph.index))
+	}
+	row := func(name string, f func(ph catalogPhases) string) {
+		fmt.Fprintf(&b, "\n| %s |", name)
+		for _, ph := range h.perCatalog {
+			fmt.Fprintf(&b, " %s |", f(ph))
+		}
+	}
+	row("loading the folder (`compile.LoadDir`: every file read and hashed, the build's fingerprint)", func(ph catalogPhases) string {
+		if ph.loadDir == nil {
+			return "—"
+		}
+		return spread(ph.loadDir)
+	})
+	row("reading and opening the index (`os.ReadFile`, `catalog.Open`)", func(ph catalogPhases) string { return spread(ph.open) })
+	row("checking the store (`store.Dir.CheckPresent`)", func(ph catalogPhases) string { return spread(ph.check) })
+	row("`NewPool`: instantiate, `_initialize`, configure, load the index, fields", func(ph catalogPhases) string { return spread(ph.pool) })
+	row("≈ of it, loading the index (the difference from the one-skill index's)", func(ph catalogPhases) string {
+		return latency(quantile(ph.pool, 0.5) - quantile(h.poolTiny, 0.5))
+	})
+	row("the first answer to `skills/list` (`front.Server`)", func(ph catalogPhases) string { return spread(ph.first) })
+	row("the next answer", func(ph catalogPhases) string { return spread(ph.next) })
+	b.WriteString("\n")
+	writeReport(t, "startup", b.String())
+}
