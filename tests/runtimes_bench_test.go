@@ -89,7 +89,13 @@ func benchRuntimeServers(t *testing.T, rt jsRuntime, out, skills, answers string
 			return cmd
 		}
 	default:
-		entry = func(port int) *exec.Cmd { return env(exec.Command(bin, filepath.Join(out, rt.name+".mjs")), port) }
+		entry = func(port int) *exec.Cmd {
+			var flags []string
+			if rt.name == "bun" { // as the README runs it
+				flags = []string{"--max-http-header-size=65536"}
+			}
+			return env(exec.Command(bin, append(flags, filepath.Join(out, rt.name+".mjs"))...), port)
+		}
 		floor = func(port int) *exec.Cmd { return exec.Command(bin, plain, answers, strconv.Itoa(port)) }
 		tsCmd = func(port int) *exec.Cmd { return exec.Command(bin, ts, skills, strconv.Itoa(port)) }
 	}
