@@ -73,11 +73,10 @@ class NodeRequest {
 		this.method = req.method;
 		// The target as it came: node:http, like a plain server, resolves nothing in it.
 		this.url = "http://host" + (req.url.startsWith("/") ? req.url : "/" + req.url);
-		// A repeated field's values joined by ", ", as the Fetch API's Headers give them
-		// (req.headers keeps only the first Authorization, Host, …).
-		this.headers = { get: (name) => req.headersDistinct[name.toLowerCase()]?.join(", ") ?? null };
-		const length = req.headers["content-length"];
-		const none = length === "0" || (length === undefined && req.headers["transfer-encoding"] === undefined);
+		const distinct = req.headersDistinct; // req.headers would be a second object to build
+		this.headers = new NodeHeaders(distinct);
+		const length = distinct["content-length"]?.[0];
+		const none = length === "0" || (length === undefined && distinct["transfer-encoding"] === undefined);
 		this.body = none ? null : { getReader: () => Readable.toWeb(req).getReader() };
 	}
 
@@ -91,21 +90,48 @@ class NodeRequest {
 	}
 }
 
+// NodeHeaders gives a request's header fields as the Fetch API's Headers.get does: a
+// repeated field's values joined by ", " (req.headers keeps only the first Authorization,
+// Host, …), null for a field the request lacks.
+class NodeHeaders {
+	constructor(distinct) {
+		this.distinct = distinct;
+	}
+
+	get(name) {
+		const v = this.distinct[name] ?? this.distinct[name.toLowerCase()];
+		return v === undefined ? null : v.length === 1 ? v[0] : v.join(", ");
+	}
+}
+
+// flat holds each answer's header fields as node:http takes them (name, value, …), by the
+// host's array of pairs, which repeats for every answer of the same head.
+const flat = new WeakMap();
+
+// fieldsOf is a's header fields and then Content-Length: length, as node:http takes them.
+function fieldsOf(a, length) {
+	let f = flat.get(a.headers);
+	if (f === undefined) {
+		f = a.headers.flat();
+		flat.set(a.headers, f);
+	}
+	return length === undefined ? f : [...f, "Content-Length", String(length)];
+}
+
 // send writes answer a to res: a body in memory at once, with its length; a stream as it
-// comes, with its length when the store said it.
-async function send(a, res) {
-	const fields = [];
-	for (const [name, value] of a.headers) fields.push(name, value);
+// comes, with its length when the store said it (then it returns a promise).
+function send(a, res) {
 	const body = typeof a.body === "string" ? Buffer.from(a.body) : a.body;
 	if (body === null || body instanceof Uint8Array) {
-		if (body !== null) fields.push("Content-Length", String(body.length));
-		res.writeHead(a.status, fields);
+		res.writeHead(a.status, fieldsOf(a, body?.length));
 		res.end(body);
 		return;
 	}
-	const length = lengths.get(body);
-	if (length !== undefined) fields.push("Content-Length", String(length));
-	res.writeHead(a.status, fields);
+	res.writeHead(a.status, fieldsOf(a, lengths.get(body)));
+	return sendStream(body, res);
+}
+
+async function sendStream(body, res) {
 	for await (const chunk of body) {
 		if (!res.write(chunk)) await new Promise((resolve) => res.once("drain", resolve));
 	}

@@ -5,6 +5,7 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -157,14 +158,37 @@ func TestRuntimesReport(t *testing.T) {
 	// skilledge serve's answers are the ones every server must give, and the floors'.
 	addr, _ := startProcess(t, "skilledge serve", exec.Command(cli, "serve", out, "--addr", "127.0.0.1:0"), servingLine)
 	want := map[string][]byte{}
-	byKey := map[string]string{}
+	type floorAnswer struct {
+		Headers [][2]string `json:"headers"` // the header fields skilledge answers with
+		Body    string      `json:"body"`
+	}
+	byKey := map[string]floorAnswer{}
 	for _, c := range loadCases() {
-		status, body, err := c.post(http.DefaultClient, addr, firstID)
-		if err != nil || status != 200 {
-			t.Fatalf("%s: %d %v %s", c.name, status, err, body)
+		req, err := c.request(addr, firstID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %v %s", c.name, resp.StatusCode, err, body)
 		}
 		want[c.name] = body
-		byKey[c.method+" "+c.uri] = string(body)
+		a := floorAnswer{Body: string(body)}
+		for name, values := range resp.Header {
+			switch name {
+			case "Content-Length", "Date", "Connection", "Keep-Alive":
+				continue // the HTTP layer's own
+			}
+			for _, v := range values {
+				a.Headers = append(a.Headers, [2]string{name, v})
+			}
+		}
+		byKey[c.method+" "+c.uri] = a
 	}
 	answers := filepath.Join(t.TempDir(), "answers.json")
 	if b, err := json.Marshal(byKey); err != nil || os.WriteFile(answers, b, 0o644) != nil {
@@ -178,7 +202,8 @@ func TestRuntimesReport(t *testing.T) {
 		time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version(),
 		runtimeVersion(t, jsRuntimes[0]), runtimeVersion(t, jsRuntimes[1]), runtimeVersion(t, jsRuntimes[2]))
 	b.WriteString("serves the load benchmark's catalog three ways, each process the runtime's own binary: the floor (its plain\n")
-	b.WriteString("server, `Deno.serve`, `Bun.serve` or `node:http`, answering with skilledge's bytes, the request's id in place:\n")
+	b.WriteString("server, `Deno.serve`, `Bun.serve` or `node:http`, answering with skilledge's bytes, its header fields and its\n")
+	b.WriteString("body with the request's id in place:\n")
 	b.WriteString("`tests/loadbench/plain-runtime.mjs`), skilledge's entry for it (`skilledge build`'s `deno.mjs`, `bun.mjs`,\n")
 	b.WriteString("`node.mjs`, options as wrangler.toml deploys them), and the TS SDK v2 server (`tests/loadbench/ts-server.mjs`)\n")
 	b.WriteString("run by the same runtime.\n\n")
