@@ -25,8 +25,8 @@ const host = await startHost(() => ({ createPlugin, module, pack, options: optio
 // sends with its length (a missing one is a 404).
 const store = {
 	async object(name) {
-		const file = /^[0-9a-f]{64}$/.test(name) ? Bun.file(here("assets" + storeDir + name)) : null;
-		if (file === null || !(await file.exists())) return new Response(null, { status: 404 });
+		const file = Bun.file(here("assets" + storeDir + name));
+		if (!(await file.exists())) return new Response(null, { status: 404 });
 		return new Response(file, { headers: { "Content-Length": String(file.size) } });
 	},
 };

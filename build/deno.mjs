@@ -26,7 +26,6 @@ const store = {
 	async object(name) {
 		let file;
 		try {
-			if (!/^[0-9a-f]{64}$/.test(name)) throw new Deno.errors.NotFound();
 			file = await Deno.open(here("assets" + storeDir + name));
 		} catch (err) {
 			if (err instanceof Deno.errors.NotFound) return new Response(null, { status: 404 });

@@ -100,6 +100,9 @@ const empty = new Uint8Array(0);
 //	  stream?(length) → {readable, writable} } a stream the runtime sends with that
 //	                                       Content-Length (default: a TransformStream)
 //
+// where name is always 64 lowercase hex digits (parseFrame refuses any other), so a store
+// may join it to a path or URL as it is.
+//
 // and ctx, when the runtime has one, its context: ctx.waitUntil(promise) keeps the
 // runtime alive while a body streams (Workers', Deno's and Netlify's contexts have it).
 //
