@@ -60,20 +60,29 @@ func runtimeCommands(t testing.TB) (build string, commands map[string]string) {
 
 var listening = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 
-// startRuntime runs the README's command for rt in dir (a checkout whose dist/ holds a
-// build with the SDK installed) on a free loopback port, with options as
-// SKILLEDGE_OPTIONS ("" for none), and returns its base URL. It stops when the test ends.
-func startRuntime(t *testing.T, rt jsRuntime, dir, options string, env ...string) string {
+// loopbackCommand is the README's command for rt, made to listen on a free loopback port,
+// and the environment it needs for that: Deno listens where deno serve's flags say, Bun
+// and Node where $PORT and $HOST do.
+func loopbackCommand(t *testing.T, rt jsRuntime) (command string, env []string) {
 	t.Helper()
 	_, commands := runtimeCommands(t)
-	command := commands[rt.name]
-	if rt.name == "deno" { // deno serve listens where its flags say
+	command = commands[rt.name]
+	if rt.name == "deno" {
 		if !strings.Contains(command, "--port 8787") {
 			t.Fatalf("the README's deno command has no --port 8787: %q", command)
 		}
 		command = strings.Replace(command, "--port 8787", "--host 127.0.0.1 --port 0", 1)
 	}
-	env = append(env, "PORT=0", "HOST=127.0.0.1")
+	return command, []string{"PORT=0", "HOST=127.0.0.1"}
+}
+
+// startRuntime runs the README's command for rt in dir (a checkout whose dist/ holds a
+// build with the SDK installed) on a free loopback port, with options as
+// SKILLEDGE_OPTIONS ("" for none), and returns its base URL. It stops when the test ends.
+func startRuntime(t *testing.T, rt jsRuntime, dir, options string, env ...string) string {
+	t.Helper()
+	command, listen := loopbackCommand(t, rt)
+	env = append(env, listen...)
 	if options != "" {
 		env = append(env, "SKILLEDGE_OPTIONS="+options)
 	}
@@ -201,7 +210,6 @@ func TestREADMERuntimes(t *testing.T) {
 // saying what is wrong (and nothing of a secret's content), rather than serving errors.
 func TestRuntimesBadOptions(t *testing.T) {
 	dir := withSDK(t, deployed(t))
-	_, commands := runtimeCommands(t)
 	for _, rt := range jsRuntimes {
 		for _, tc := range []struct {
 			name string
@@ -215,9 +223,10 @@ func TestRuntimesBadOptions(t *testing.T) {
 			t.Run(rt.name+"/"+tc.name, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
-				cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+strings.Replace(commands[rt.name], "--port 8787", "--host 127.0.0.1 --port 0", 1))
+				command, listen := loopbackCommand(t, rt)
+				cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+command)
 				cmd.Dir = dir
-				cmd.Env = append(append(os.Environ(), toolEnv...), append([]string{"PORT=0", "HOST=127.0.0.1"}, tc.env...)...)
+				cmd.Env = append(append(append(os.Environ(), toolEnv...), listen...), tc.env...)
 				out, err := cmd.CombinedOutput()
 				if ctx.Err() != nil || err == nil {
 					t.Fatalf("the entry did not stop (%v):\n%s", err, out)
