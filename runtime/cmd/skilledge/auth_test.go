@@ -178,15 +178,7 @@ func TestServeAuth(t *testing.T) {
 	code, stdout, errOut = call(t, "", "verify", base, "--allow-http-loopback")
 	expect(t, code, stdout, errOut, 1, "HTTP 401", "the deployment asks for a credential: pass --token")
 
-	cancel()
-	select {
-	case code := <-exit:
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	stopped(t, cancel, exit, &stderr)
 
 	// Over stdio the private catalog is served without a credential, and nothing is fetched.
 	stdin := `{"jsonrpc":"2.0","id":1,"method":"skills/list"}` + "\n"

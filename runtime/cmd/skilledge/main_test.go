@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -165,7 +166,7 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	outR, outW := io.Pipe()
-	var stderr bytes.Buffer
+	var stderr syncBuffer // serve writes it from two goroutines while the plugin starts
 	exit := make(chan int)
 	go func() {
 		exit <- run(ctx, []string{"serve", dir, "--addr", "127.0.0.1:0", "--skip-invalid"}, strings.NewReader(""), outW, &stderr)
@@ -200,6 +201,13 @@ func TestServe(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"id":1`) {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
 	}
+	stopped(t, cancel, exit, &stderr)
+}
+
+// stopped cancels a command run in the background (run's exit code comes on exit) and
+// fails t unless it exits 0 within 15 seconds, with what it wrote on stderr.
+func stopped(t *testing.T, cancel context.CancelFunc, exit <-chan int, stderr fmt.Stringer) {
+	t.Helper()
 	cancel()
 	select {
 	case code := <-exit:
