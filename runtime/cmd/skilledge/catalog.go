@@ -184,7 +184,7 @@ func encode(c *compile.Catalog, dir, label string, progress io.Writer) (*compile
 // startPool takes the plugin early compiled (compiling it again if cat needs another
 // memory limit) and makes a pool serving cat. It returns the compiled plugin too, for the
 // pools of later catalogs (--watch).
-func startPool(ctx context.Context, early *pluginStart, pluginFile string, memory memoryFlag, cat wasm.Catalog, opt wasm.Options, stderr io.Writer) (*wasm.Pool, *wasm.Plugin, error) {
+func startPool(ctx context.Context, early *pluginStart, memory memoryFlag, cat wasm.Catalog, opt wasm.Options, stderr io.Writer) (*wasm.Pool, *wasm.Plugin, error) {
 	// The store is checked while the plugin may still be compiling: a listing of its folder,
 	// which for a large catalog takes tens of milliseconds.
 	if st, ok := cat.Store.(*store.Dir); ok && cat.Pack != nil {
@@ -193,7 +193,7 @@ func startPool(ctx context.Context, early *pluginStart, pluginFile string, memor
 		}
 		cat.Checked = true
 	}
-	plugin, err := early.wait(ctx, pluginFile, memory.limit(len(cat.Index), opt.MaxBody), stderr)
+	plugin, err := early.wait(ctx, memory.limit(len(cat.Index), opt.MaxBody), stderr)
 	if err != nil {
 		return nil, nil, err
 	}

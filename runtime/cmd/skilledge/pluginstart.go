@@ -22,6 +22,7 @@ type pluginStart struct {
 	done   chan struct{}
 	out    *gatedWriter
 	limit  uint64 // the memory limit it compiles with
+	module []byte // plugin.wasm, once found: wait compiles it again with another limit
 	mu     sync.Mutex
 	plugin *wasm.Plugin // nil once taken or abandoned
 	err    error
@@ -50,29 +51,25 @@ func startPlugin(ctx context.Context, pluginFile string, limit uint64, progress 
 			}
 			return
 		}
-		s.plugin, s.err = plugin, err
+		s.plugin, s.module, s.err = plugin, module, err
 	}()
 	return s
 }
 
 // wait returns the compiled plugin, which the caller then owns. When the catalog turned
 // out to need another memory limit than the one guessed at the start, it compiles the
-// module again with limit: the compilation cache makes that quick, as the machine code
+// module it found again with limit: the compilation cache makes that quick, as the machine code
 // does not depend on the limit (wazero keys it by the module's bytes alone).
-func (s *pluginStart) wait(ctx context.Context, pluginFile string, limit uint64, progress io.Writer) (*wasm.Plugin, error) {
+func (s *pluginStart) wait(ctx context.Context, limit uint64, progress io.Writer) (*wasm.Plugin, error) {
 	<-s.done
 	s.mu.Lock()
-	plugin, err := s.plugin, s.err
+	plugin, module, err := s.plugin, s.module, s.err
 	s.plugin = nil
 	s.mu.Unlock()
 	if err != nil || plugin.MemoryLimit() == limit {
 		return plugin, err
 	}
 	plugin.Close(ctx)
-	module, _, err := pluginbuild.Module(ctx, pluginFile, progress)
-	if err != nil {
-		return nil, err
-	}
 	return compilePlugin(ctx, module, wasm.Config{MemoryLimit: limit, Stderr: progress}, progress)
 }
 

@@ -217,7 +217,7 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	server.AllowOrigins, server.AllowHosts = origins, hosts
 	// The key sets the auth option names by URL are fetched here, for every catalog served.
 	opt := wasm.Options{Server: server, Keys: front.NewKeySets(stderr, nil)}
-	pool, plugin, err := startPool(ctx, early, f.plugin, f.memory, src.catalog(), opt, stderr)
+	pool, plugin, err := startPool(ctx, early, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
@@ -312,7 +312,7 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 	if !ok {
 		return 1
 	}
-	pool, plugin, err := startPool(ctx, early, f.plugin, f.memory, src.catalog(), opt, stderr)
+	pool, plugin, err := startPool(ctx, early, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
 		return 1
