@@ -72,10 +72,9 @@ class NodeRequest {
 		this.method = req.method;
 		// The target as it came: node:http, like a plain server, resolves nothing in it.
 		this.url = "http://host" + (req.url.startsWith("/") ? req.url : "/" + req.url);
-		const distinct = req.headersDistinct; // req.headers would be a second object to build
-		this.headers = new NodeHeaders(distinct);
-		const length = distinct["content-length"]?.[0];
-		const none = length === "0" || (length === undefined && distinct["transfer-encoding"] === undefined);
+		this.headers = new NodeHeaders(req.headersDistinct);
+		const length = this.headers.get("content-length");
+		const none = length === "0" || (length === null && this.headers.get("transfer-encoding") === null);
 		this.body = none ? null : { getReader: () => Readable.toWeb(req).getReader() };
 	}
 
@@ -103,18 +102,12 @@ class NodeHeaders {
 	}
 }
 
-// flat holds each answer's header fields as node:http takes them (name, value, …), by the
-// host's array of pairs, which repeats for every answer of the same head.
-const flat = new WeakMap();
-
-// fieldsOf is a's header fields and then Content-Length: length, as node:http takes them.
+// fieldsOf is a's header fields, and then Content-Length: length when it is known, as
+// node:http takes them (name, value, …).
 function fieldsOf(a, length) {
-	let f = flat.get(a.headers);
-	if (f === undefined) {
-		f = a.headers.flat();
-		flat.set(a.headers, f);
-	}
-	return length === undefined ? f : [...f, "Content-Length", String(length)];
+	const f = a.headers.flat();
+	if (length !== undefined) f.push("Content-Length", String(length));
+	return f;
 }
 
 // send writes answer a to res: a body in memory at once, with its length; a stream as it
