@@ -90,20 +90,30 @@ func TestStdioNotify(t *testing.T) {
 	require.Equal(t, true, lines.Scan())
 	requireInitialized(t, lines.Bytes())
 
+	// The connection stays open (its input is not closed) until every Notify has returned
+	// and a notification has been read: otherwise the replies can all be out before the
+	// notifying goroutine first runs, and the test would check nothing.
 	const n = 200
+	notified, seen := make(chan int, 1), make(chan struct{})
 	go func() {
 		for i := range n {
 			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"resources/list"}`+"\n", i)
 		}
+		<-notified
+		select {
+		case <-seen:
+		case <-time.After(10 * time.Second): // the check below fails
+		}
 		inW.Close()
 	}()
-	notified := make(chan int)
+	sentc := make(chan int, 1)
 	go func() {
 		sent := 0
 		for range 50 {
 			sent += srv.Notify(wire.ListChangedNotifications(wire.Options{})...)
 		}
 		notified <- sent
+		sentc <- sent
 	}()
 	next, notes := int64(0), 0
 	for lines.Scan() {
@@ -113,7 +123,9 @@ func TestStdioNotify(t *testing.T) {
 		}
 		switch m := gjson.Get(l, "method").Str; {
 		case m == "notifications/skills/list_changed" || m == "notifications/resources/list_changed":
-			notes++
+			if notes++; notes == 1 {
+				close(seen)
+			}
 		case gjson.Get(l, "id").Int() == next && gjson.Get(l, "result").Exists():
 			next++
 		default:
@@ -122,9 +134,11 @@ func TestStdioNotify(t *testing.T) {
 	}
 	require.NoError(t, <-done)
 	require.Equal(t, int64(n), next)
-	sent := <-notified
-	// Whole pairs, at most two per Notify that wrote or queued them (a queued pair finds
-	// the connection done if it comes after the last reply), and some arrived.
+	sent := <-sentc
+	// Every Notify reached the open connection. Whole pairs, at most two per Notify (a
+	// queued pair finds the connection done if it comes after the last reply), and some
+	// arrived.
+	require.Equal(t, 50, sent)
 	if notes%2 != 0 || notes > 2*sent || notes == 0 {
 		t.Fatalf("%d notifications for %d Notify calls that reached the connection", notes, sent)
 	}
