@@ -135,7 +135,7 @@ export class Host {
 		this.instance = await this.starting;
 	}
 
-	// start makes the instance: {raw, fields, maxBody, keyURLs, keyVersions}, with the key
+	// start makes the instance: {raw, fields, keyURLs, keyVersions}, with the key
 	// sets the plugin names fetched (those not in hand yet: a new instance finds them).
 	async start() {
 		// enableWasiOutput: the plugin writes to stderr only when it crashes; let that reach the logs.
@@ -149,7 +149,7 @@ export class Host {
 		raw.call("skilledge_load", new Uint8Array(this.pack));
 		// The request header fields the plugin reads: only these are framed.
 		const fields = decoder.decode(bytesAt(x, x.skilledge_fields())).split("\n");
-		const instance = { raw, fields, maxBody: this.options.maxBody ?? limits.DefaultMaxBody, keyURLs: raw.wanted(), keyVersions: new Map() };
+		const instance = { raw, fields, keyURLs: raw.wanted(), keyVersions: new Map() };
 		if (this.keys !== null && instance.keyURLs.length > 0) {
 			await Promise.all(instance.keyURLs.filter((u) => this.keys.version(u) === 0).map((u) => this.keys.want(u)));
 			this.giveKeys(instance);
@@ -211,56 +211,120 @@ export class Host {
 		return { out, parsed, hint, headBytes: instance.raw.headBytes };
 	}
 
+	// maxBody is the longest request body the plugin takes (its option maxBody): a longer
+	// one is answered 413 once maxBody+1 bytes of it are read.
+	get maxBody() {
+		return this.options.maxBody ?? limits.DefaultMaxBody;
+	}
+
+	// started makes the instance, or throws why it cannot (logged): the next request tries
+	// again.
+	async started() {
+		this.starting ??= this.start();
+		const ready = this.starting;
+		try {
+			const instance = await ready;
+			if (this.starting === ready) this.instance = instance;
+			return instance;
+		} catch (err) {
+			if (this.starting === ready) this.starting = null;
+			console.error("skilledge: the plugin did not start:", err);
+			throw err;
+		}
+	}
+
 	// fetch answers request. Once the instance is up, a request awaits only its body (and
 	// objects not in the cache), as a plain server does.
 	async fetch(request, store, ctx) {
 		let instance = this.instance;
 		if (instance === null) {
-			this.starting ??= this.start();
-			const ready = this.starting;
 			try {
-				instance = await ready;
+				instance = await this.started();
 			} catch (err) {
-				if (this.starting === ready) this.starting = null; // try again on the next request
-				console.error("skilledge: the plugin did not start:", err);
 				return failureResponse("start", err.message, this.Response);
 			}
-			if (this.starting === ready) this.instance = instance;
 		}
 		const url = request.url; // absolute: scheme://authority/path?query
 		const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
 		const head = requestHead(request.method, target, request.headers, instance.fields);
 		let body;
 		try {
-			const read = await requestBody(request, instance.maxBody);
+			const read = await requestBody(request, this.maxBody);
 			body = read === null ? empty : read instanceof Uint8Array ? read : new Uint8Array(read);
 		} catch (err) {
 			console.error("skilledge: reading the request body:", err);
 			return failureResponse("body", undefined, this.Response);
 		}
-		let parsed = this.replays.lookup(head, body);
-		if (parsed === null) {
-			try {
-				let answered = this.answer(instance, head, body, ctx);
-				if (answered instanceof Promise) answered = await answered; // only when it fetched a key set
-				const { out, hint, headBytes } = answered;
-				parsed = answered.parsed;
-				if (hint !== null) this.replays.keep(head, headBytes, body, out, parsed, hint);
-			} catch (err) {
-				// The instance trapped (a panic, out of memory) or answered a frame that does not
-				// parse: it is unusable. Only this request fails; the next one gets a new instance.
-				if (this.instance === instance) this.instance = this.starting = null;
-				console.error("skilledge: the plugin failed:", err);
-				return failureResponse("instance", undefined, this.Response);
-			}
+		return this.reply(instance, head, body, store, ctx);
+	}
+
+	// respondTo answers, as fetch does, a request whose body the entry has read whole:
+	// target is the request target (path and query, as it came), headers has get as a
+	// Request's headers do, body is a Uint8Array (empty for none) of at most maxBody bytes.
+	// It returns the answer, and a promise of it only when something must be awaited (the
+	// instance made again, a key set, objects not in the cache): a server that is not
+	// Fetch-based (node:http) so spares itself a Request and an async call's turns.
+	respondTo(method, target, headers, body, store, ctx) {
+		const instance = this.instance;
+		if (instance === null) {
+			return this.started().then(
+				(i) => this.reply(i, requestHead(method, target, headers, i.fields), body, store, ctx),
+				(err) => failureResponse("start", err.message, this.Response),
+			);
 		}
+		return this.reply(instance, requestHead(method, target, headers, instance.fields), body, store, ctx);
+	}
+
+	// reply answers the request of head and body with instance: from a kept answer
+	// (Replays), else the plugin's. It returns the answer or a promise of it.
+	reply(instance, head, body, store, ctx) {
+		const parsed = this.replays.lookup(head, body);
+		if (parsed !== null) return this.respondParsed(parsed, store, ctx);
+		let answered;
+		try {
+			answered = this.answer(instance, head, body, ctx);
+		} catch (err) {
+			return this.failed(instance, err);
+		}
+		if (answered instanceof Promise) { // only when it fetched a key set
+			return answered.then((a) => this.replied(instance, head, body, a, store, ctx), (err) => this.failed(instance, err));
+		}
+		return this.replied(instance, head, body, answered, store, ctx);
+	}
+
+	// replied keeps the plugin's answer (answer's result) when its hint allows, and
+	// answers with it.
+	replied(instance, head, body, { out, parsed, hint, headBytes }, store, ctx) {
+		try {
+			if (hint !== null) this.replays.keep(head, headBytes, body, out, parsed, hint);
+		} catch (err) {
+			return this.failed(instance, err);
+		}
+		return this.respondParsed(parsed, store, ctx);
+	}
+
+	// failed answers a request whose instance trapped (a panic, out of memory) or answered
+	// a frame that does not parse: it is unusable. Only this request fails; the next one
+	// gets a new instance.
+	failed(instance, err) {
+		if (this.instance === instance) this.instance = this.starting = null;
+		console.error("skilledge: the plugin failed:", err);
+		return failureResponse("instance", undefined, this.Response);
+	}
+
+	// respondParsed is respond's answer to parsed, or the store's failure.
+	respondParsed(parsed, store, ctx) {
 		try {
 			const answer = respond(parsed, store, this.objects, ctx, this.Response);
-			return answer instanceof Promise ? await answer : answer;
+			return answer instanceof Promise ? answer.catch((err) => this.storeFailed(err)) : answer;
 		} catch (err) {
-			console.error("skilledge: reading the content store:", err);
-			return failureResponse("store", undefined, this.Response);
+			return this.storeFailed(err);
 		}
+	}
+
+	storeFailed(err) {
+		console.error("skilledge: reading the content store:", err);
+		return failureResponse("store", undefined, this.Response);
 	}
 }
 
@@ -503,12 +567,13 @@ export function parseFrame(frame) {
 // respond turns a parsed response frame into a Response, splicing in the store objects its
 // references name: assembled in memory for an answer of at most assembleMax bytes, from
 // cache's objects or fetched (and then cached), else streamed from the store. body may be
-// a view of the plugin's memory (Raw.http): what is kept across an await is copied first.
+// a view of the plugin's memory (Raw.http): what is kept across an await, or answered, is
+// copied first, unless owned says body is the caller's to give (Replays.lookup's is).
 // It returns the Response itself when nothing need be awaited (no objects, or all in the
 // cache), else a promise of it: every await costs the runtime a turn. R makes the
 // answers (Host's Response option).
-export function respond({ status, headers, refs, body }, store, cache, ctx, R = Response) {
-	if (refs.length === 0) return new R(body.length > 0 ? body.slice() : null, { status, headers });
+export function respond({ status, headers, refs, body, owned }, store, cache, ctx, R = Response) {
+	if (refs.length === 0) return new R(body.length === 0 ? null : owned ? body : body.slice(), { status, headers });
 	let total = body.length;
 	for (let i = 0; i < refs.length; i++) total += refs[i].size;
 	if (total > assembleMax) return streamed(store, ctx, status, headers, body.slice(), refs, total, R);
@@ -584,35 +649,42 @@ function objectFailure(r, o) {
 	return "";
 }
 
-// ObjectCache keeps small store objects (at most assembleMax bytes each, budget in all,
-// least recently used dropped first): objects are named by their SHA-256, so a name's
-// bytes never change and a kept copy is never stale. A small read then costs no fetch
-// from the store, which is most of its CPU time on Workers (BENCHMARKS.md).
+// ObjectCache keeps small store objects (at most assembleMax bytes each, budget in all):
+// objects are named by their SHA-256, so a name's bytes never change and a kept copy is
+// never stale. A small read then costs no fetch from the store, which is most of its CPU
+// time on Workers (BENCHMARKS.md). Over budget, the oldest object not used since it was
+// kept, or since it last had a second chance, is dropped (the "clock" approximation of
+// least recently used): a hit only marks its object used, where reordering the map would
+// cost every hit two map writes.
 export class ObjectCache {
 	constructor(budget = 8 * 1024 * 1024) {
 		this.budget = budget;
-		this.map = new Map(); // name -> Uint8Array, oldest use first
+		this.map = new Map(); // name -> {b: Uint8Array, used}, oldest (or last given a second chance) first
 		this.bytes = 0;
 	}
 
 	// get returns the kept bytes of name, or undefined, and marks them used.
 	get(name) {
-		const b = this.map.get(name);
-		if (b !== undefined) {
-			this.map.delete(name);
-			this.map.set(name, b);
-		}
-		return b;
+		const e = this.map.get(name);
+		if (e === undefined) return undefined;
+		e.used = true;
+		return e.b;
 	}
 
 	put(name, b) {
 		if (b.length > assembleMax || this.map.has(name)) return;
-		this.map.set(name, b);
+		this.map.set(name, { b, used: false });
 		this.bytes += b.length;
-		for (const [old, ob] of this.map) {
-			if (this.bytes <= this.budget) break;
+		// Each turn drops an object or takes a used mark away, and none is set meanwhile.
+		while (this.bytes > this.budget) {
+			const [old, e] = this.map.entries().next().value;
 			this.map.delete(old);
-			this.bytes -= ob.length;
+			if (e.used) {
+				e.used = false;
+				this.map.set(old, e); // its second chance: now the newest
+			} else {
+				this.bytes -= e.b.length;
+			}
 		}
 	}
 }
@@ -697,7 +769,7 @@ export class Replays {
 			out.set(e.answerAfter, e.answerBefore.length + id.length);
 			const shift = e.answerBefore.length + id.length;
 			const refs = e.refs.map((r) => ({ at: r.at + shift, size: r.size, name: r.name }));
-			return { status: e.status, headers: e.headers, refs, body: out };
+			return { status: e.status, headers: e.headers, refs, body: out, owned: true };
 		}
 		return null;
 	}

@@ -121,6 +121,26 @@ test("heads: a request framed", async (t) => {
 	}
 });
 
+test("object cache: over budget, an object used since it was kept outlives one that was not", () => {
+	const c = new ObjectCache(30);
+	const b = (n) => new Uint8Array(n);
+	c.put("a", b(10));
+	c.put("b", b(10));
+	c.put("c", b(10));
+	assert.equal(c.get("a")?.length, 10); // a used: b is the oldest unused
+	c.put("d", b(10));
+	assert.deepEqual(["a", "b", "c", "d"].map((n) => c.get(n) !== undefined), [true, false, true, true]);
+	assert.equal(c.bytes, 30);
+	// Every object used: each gets its second chance, then the oldest goes.
+	c.put("e", b(10));
+	assert.equal(c.bytes, 30);
+	assert.equal(c.map.size, 3);
+	// Too large for the cache at all (over assembleMax, 64 KiB): not kept.
+	c.put("big", b(64 * 1024 + 1));
+	assert.equal(c.get("big"), undefined);
+	assert.equal(c.bytes, 30);
+});
+
 test("limits and replayable ids", () => {
 	const v = vectors("limits.json");
 	const { IDs, ...numbers } = v;

@@ -10,15 +10,18 @@
 // SDK's browser build is the one loaded, as on every platform: it needs only WebAssembly
 // and the web APIs, where its Node build would use the experimental node:wasi.
 //
-// Everything a host does is host.mjs's. This file turns node:http's request into what
-// Host.fetch reads (NodeRequest: url, method, headers.get, body, arrayBuffer, as a Request
-// has them) and has the host answer with plain objects (Answer) that it writes to
-// node:http's response: a Request and a Response for every request would cost Node more
-// than the plugin's answer does (BENCHMARKS.md, RATIONALE.md).
+// Everything a host does is host.mjs's. This file serves as a plain node:http server
+// does: it reads a body of known length from the request's events and hands it whole to
+// Host.respondTo, with the header fields (NodeHeaders), and the host answers with plain
+// objects (Answer) that it writes to node:http's response, with no promise to wait for
+// when the answer needs none. A Request and a Response for every request, and an async
+// call's turns, would cost Node more than the plugin's answer does (BENCHMARKS.md,
+// RATIONALE.md). Only a body without a length, or longer than the plugin takes, goes
+// through Host.fetch as a stream (NodeRequest).
 import { createServer } from "node:http";
 import { open, readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { optionsFrom, startHost, storeDir } from "./host.mjs";
+import { failureResponse, optionsFrom, startHost, storeDir } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
@@ -65,48 +68,75 @@ const store = {
 	},
 };
 
-// NodeRequest gives Host.fetch the members of a Request it reads.
+// NodeRequest gives Host.fetch the members of a Request it reads, for a body that comes
+// without a length, or longer than the plugin takes: read as a stream, only as far as the
+// host needs.
 class NodeRequest {
-	constructor(req) {
+	constructor(req, headers) {
 		this.req = req;
 		this.method = req.method;
-		// The target as it came: node:http, like a plain server, resolves nothing in it.
-		this.url = "http://host" + (req.url.startsWith("/") ? req.url : "/" + req.url);
-		this.headers = new NodeHeaders(req.headersDistinct);
-		const length = this.headers.get("content-length");
-		const none = length === "0" || (length === null && this.headers.get("transfer-encoding") === null);
-		this.body = none ? null : { getReader: () => Readable.toWeb(req).getReader() };
-	}
-
-	arrayBuffer() {
-		return new Promise((resolve, reject) => {
-			const parts = [];
-			this.req.on("data", (part) => parts.push(part));
-			this.req.on("end", () => resolve(parts.length === 1 ? parts[0] : Buffer.concat(parts)));
-			this.req.on("error", reject);
-		});
+		this.url = "http://host" + targetOf(req);
+		this.headers = headers;
+		this.body = { getReader: () => Readable.toWeb(req).getReader() }; // never arrayBuffer(): the host reads a body so only when its length is known and allowed
 	}
 }
 
+// targetOf is req's target as it came: node:http, like a plain server, resolves nothing
+// in it.
+function targetOf(req) {
+	return req.url.startsWith("/") ? req.url : "/" + req.url;
+}
+
+// readBody reads req's body whole and calls done with it, a plain Uint8Array (a Buffer's
+// slice is a view, where the host copies what it keeps with slice), or failed.
+function readBody(req, done, failed) {
+	const parts = [];
+	req.on("data", (part) => parts.push(part));
+	req.on("end", () => {
+		const b = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+		done(new Uint8Array(b.buffer, b.byteOffset, b.length));
+	});
+	req.on("error", failed);
+}
+
 // NodeHeaders gives a request's header fields as the Fetch API's Headers.get does: a
-// repeated field's values joined by ", " (req.headers keeps only the first Authorization,
-// Host, …), null for a field the request lacks.
+// repeated field's values joined by ", ", null for a field the request lacks. req.headers
+// (which node:http makes for every request anyway) is that when no field repeats; when
+// one does, it keeps only the first of some (Authorization, Host, …), and the fields are
+// read from req.headersDistinct instead.
 class NodeHeaders {
-	constructor(distinct) {
-		this.distinct = distinct;
+	constructor(req) {
+		this.req = req;
+		this.fields = null; // req.headers, or req.headersDistinct when a field repeats
+		this.distinct = false;
 	}
 
 	get(name) {
-		const v = this.distinct[name] ?? this.distinct[name.toLowerCase()];
-		return v === undefined ? null : v.length === 1 ? v[0] : v.join(", ");
+		if (this.fields === null) {
+			const h = this.req.headers;
+			this.distinct = this.req.rawHeaders.length !== 2 * Object.keys(h).length;
+			this.fields = this.distinct ? this.req.headersDistinct : h;
+		}
+		const v = this.fields[name] ?? this.fields[name.toLowerCase()];
+		if (v === undefined) return null;
+		if (!this.distinct && !Array.isArray(v)) return v;
+		return v.length === 1 ? v[0] : v.join(", ");
 	}
 }
 
 // fieldsOf is a's header fields, and then Content-Length: length when it is known, as
 // node:http takes them (name, value, …).
 function fieldsOf(a, length) {
-	const f = a.headers.flat();
-	if (length !== undefined) f.push("Content-Length", String(length));
+	const h = a.headers;
+	const f = new Array(2 * h.length + (length === undefined ? 0 : 2));
+	for (let i = 0; i < h.length; i++) {
+		f[2 * i] = h[i][0];
+		f[2 * i + 1] = h[i][1];
+	}
+	if (length !== undefined) {
+		f[2 * h.length] = "Content-Length";
+		f[2 * h.length + 1] = String(length);
+	}
 	return f;
 }
 
@@ -130,17 +160,53 @@ async function sendStream(body, res) {
 	res.end();
 }
 
+// answer sends res the host's answer a (or a promise of it).
+function answer(a, res) {
+	if (a instanceof Promise) {
+		a.then((x) => send(x, res)).catch((err) => failed(err, res));
+		return;
+	}
+	try {
+		send(a, res)?.catch((err) => failed(err, res));
+	} catch (err) {
+		failed(err, res);
+	}
+}
+
+function failed(err, res) {
+	console.error("skilledge:", err);
+	if (res.headersSent) res.destroy(err);
+	else res.writeHead(500).end();
+}
+
+// serve answers a request as a plain node:http server does, with no promise to wait for
+// when the answer needs none: a body of known length the plugin takes is read from the
+// request's events and handed to the host whole (Host.respondTo); any other body is read
+// by the host as a stream (Host.fetch), as far as it needs.
+function serve(req, res) {
+	const headers = new NodeHeaders(req);
+	const length = headers.get("content-length");
+	if (length === "0" || (length === null && headers.get("transfer-encoding") === null)) {
+		return answer(host.respondTo(req.method, targetOf(req), headers, empty, store), res);
+	}
+	if (length !== null && Number(length) <= host.maxBody) {
+		return readBody(
+			req,
+			(body) => answer(host.respondTo(req.method, targetOf(req), headers, body, store), res),
+			(err) => {
+				console.error("skilledge: reading the request body:", err);
+				answer(failureResponse("body", undefined, Answer), res);
+			},
+		);
+	}
+	answer(host.fetch(new NodeRequest(req, headers), store), res);
+}
+
+const empty = new Uint8Array(0);
+
 // The server reads a request head of up to 64 KiB, as `skilledge serve` does (Node's own
 // default is 16 KiB, less than a large access token needs).
-const server = createServer({ maxHeaderSize: 64 * 1024 }, async (req, res) => {
-	try {
-		await send(await host.fetch(new NodeRequest(req), store), res);
-	} catch (err) {
-		console.error("skilledge:", err);
-		if (res.headersSent) res.destroy(err);
-		else res.writeHead(500).end();
-	}
-});
+const server = createServer({ maxHeaderSize: 64 * 1024 }, serve);
 server.keepAliveTimeout = 65_000;
 // A request node:http cannot parse gets its 400, or 431 for a head over the limit, as
 // Node answers by itself; but the connection is closed gently, reading what the client
