@@ -741,13 +741,38 @@ export class Replays {
 		this.entries = new Map(); // hash -> entry, oldest first
 		this.shapes = []; // [before, after]: body bytes around the id
 		this.bytes = 0;
+		// heads maps each kept entry's head to {hash: headHash(head), n: the entries with it},
+		// so that a head repeated is hashed by the runtime's own string hashing (Map.get),
+		// not character by character in JavaScript.
+		this.heads = new Map();
+		this.scratch = new Uint8Array(0); // the answers of lookup that are not owned
+	}
+
+	// add and drop keep entries, bytes and heads in step.
+	add(key, e) {
+		this.entries.set(key, e);
+		this.bytes += e.size;
+		const k = this.heads.get(e.head);
+		if (k === undefined) this.heads.set(e.head, { hash: e.headHash, n: 1 });
+		else k.n++;
+	}
+
+	drop(key, e) {
+		this.entries.delete(key);
+		this.bytes -= e.size;
+		const k = this.heads.get(e.head);
+		if (--k.n === 0) this.heads.delete(e.head);
 	}
 
 	// lookup answers the request of head and body from a kept answer, as respond's input,
-	// or gives null; now is the host's clock (milliseconds, as Date.now()).
+	// or gives null; now is the host's clock (milliseconds, as Date.now()). The answer's
+	// body is the caller's (owned) when it names no objects; else it is valid only until
+	// the next lookup, as the plugin's answers are until its next call (respond copies
+	// what it keeps): one allocation a replay, not two, where each costs more than the
+	// copying (a typed array of more than 64 bytes lies outside V8's heap).
 	lookup(head, body, now = Date.now()) {
 		if (this.shapes.length === 0) return null;
-		const h = headHash(head); // once: it is the same for every shape
+		const h = this.heads.get(head)?.hash ?? headHash(head); // once: it is the same for every shape
 		for (let s = 0; s < this.shapes.length; s++) {
 			const [before, after] = this.shapes[s];
 			const to = body.length - after;
@@ -755,21 +780,23 @@ export class Replays {
 			const key = replayHash(h, body, before, to);
 			const e = this.entries.get(key);
 			if (e !== undefined && expired(e.expires, now)) {
-				this.entries.delete(key);
-				this.bytes -= e.size;
+				this.drop(key, e);
 				continue;
 			}
 			if (e === undefined || e.head !== head || e.before.length !== before || e.after.length !== after ||
 				e.headBytes + body.length > e.maxFrame || !sameBytes(e.before, body, 0) || !sameBytes(e.after, body, to)) continue;
 			const id = body.subarray(before, to);
 			if (idKind(id) !== e.kind) continue;
-			const out = new Uint8Array(e.answerBefore.length + id.length + e.answerAfter.length);
+			const n = e.answerBefore.length + id.length + e.answerAfter.length;
+			const owned = e.refs.length === 0;
+			if (!owned && this.scratch.length < n) this.scratch = new Uint8Array(Math.max(n, 2 * this.scratch.length, 1024));
+			const out = owned ? new Uint8Array(n) : this.scratch.subarray(0, n);
 			out.set(e.answerBefore);
 			out.set(id, e.answerBefore.length);
 			out.set(e.answerAfter, e.answerBefore.length + id.length);
 			const shift = e.answerBefore.length + id.length;
 			const refs = e.refs.map((r) => ({ at: r.at + shift, size: r.size, name: r.name }));
-			return { status: e.status, headers: e.headers, refs, body: out, owned: true };
+			return { status: e.status, headers: e.headers, refs, body: out, owned };
 		}
 		return null;
 	}
@@ -803,24 +830,20 @@ export class Replays {
 			if (this.shapes.length === limits.ReplayShapesMax) return false;
 			this.shapes.push([before.length, after.length]);
 		}
+		const hh = headHash(head);
 		const e = {
-			head, headBytes, before, after, kind, maxFrame: hint.maxFrame, expires: hint.expires,
+			head, headHash: hh, headBytes, before, after, kind, maxFrame: hint.maxFrame, expires: hint.expires,
 			status: parsed.status, headers: parsed.headers,
 			answerBefore: parsed.body.slice(0, at), answerAfter: parsed.body.slice(at + n), refs, size,
 		};
-		const key = replayHash(headHash(head), body, idAt, idAt + n);
+		const key = replayHash(hh, body, idAt, idAt + n);
 		const old = this.entries.get(key);
-		if (old !== undefined) {
-			this.entries.delete(key);
-			this.bytes -= old.size;
-		}
+		if (old !== undefined) this.drop(key, old);
 		for (const [k, o] of this.entries) {
 			if (this.entries.size < this.max && this.bytes + size <= limits.ReplayBudget) break;
-			this.entries.delete(k);
-			this.bytes -= o.size;
+			this.drop(k, o);
 		}
-		this.entries.set(key, e);
-		this.bytes += size;
+		this.add(key, e);
 		return true;
 	}
 }

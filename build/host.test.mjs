@@ -100,6 +100,12 @@ test("replays: which answers are kept, and what repeats get", async (t) => {
 				assert.notEqual(got, null, `repeat ${i} was not replayed`);
 				assert.deepEqual(await client(got, v.objects), expected(r.client), `repeat ${i}`);
 			}
+			const heads = new Map();
+			for (const e of replays.entries.values()) heads.set(e.head, (heads.get(e.head) ?? 0) + 1);
+			assert.deepEqual([...replays.heads].map(([h, k]) => [h, k.n]), [...heads], "the heads of the entries kept");
+			let size = 0;
+			for (const e of replays.entries.values()) size += e.size;
+			assert.equal(replays.bytes, size, "the bytes of the entries kept");
 		});
 	}
 });
