@@ -112,7 +112,8 @@ const empty = new Uint8Array(0);
 // API's, new Response(body, {status, headers}), every answer is made with it instead, body
 // a Uint8Array, a string, a ReadableStream or null and headers [name, value] pairs (not to
 // be changed: they may be shared). A server that is not Fetch-based (node:http) so
-// spares itself a Request and a Response for every request (node.mjs).
+// spares itself a Request and a Response for every request (node.mjs), and with
+// host.respondTo an async call's turns too, for a body it has read whole.
 export class Host {
 	constructor({ createPlugin, module, pack, options, fetch, Response: R }) {
 		this.createPlugin = createPlugin;
