@@ -214,13 +214,22 @@ func TestWatchSeesStartupEdits(t *testing.T) {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr syncBuffer
+	ran := make(chan struct{})
 	go func() {
+		defer close(ran)
 		run(ctx, []string{"stdio", link, "--watch"}, inR, outW, &stderr)
 		outW.Close()
+	}()
+	// The run and its watcher end before the deferred restores above (deferred calls run
+	// last first): they read watchInterval, watchQuiet and beforeWatch.
+	defer func() {
+		cancel()
+		inW.Close()
+		go io.Copy(io.Discard, outR)
+		<-ran
 	}()
 	out := bufio.NewScanner(outR)
 	waitLog := func(s string) {
