@@ -593,14 +593,22 @@ export function respond({ status, headers, refs, body, owned }, store, cache, ct
 async function fetchMissing(store, cache, status, headers, body, refs, objs, missing, total, R) {
 	const fetched = await fetchObjects(store, missing);
 	const got = new Map();
-	for (const [i, o] of fetched.entries()) {
-		const r = missing[i];
-		const failure = objectFailure(r, o);
-		if (failure) return storeFailure(failure, R);
-		const b = new Uint8Array(await o.arrayBuffer());
-		if (b.length !== r.size) return storeFailure(`content store object ${r.name} has ${b.length} bytes, not ${r.size}`, R);
-		got.set(r.name, b);
-		cache.put(r.name, b);
+	try {
+		for (const [i, o] of fetched.entries()) {
+			const r = missing[i];
+			let failure = objectFailure(r, o);
+			const b = failure ? null : new Uint8Array(await o.arrayBuffer());
+			if (b !== null && b.length !== r.size) failure = `content store object ${r.name} has ${b.length} bytes, not ${r.size}`;
+			if (failure) {
+				release(fetched);
+				return storeFailure(failure, R);
+			}
+			got.set(r.name, b);
+			cache.put(r.name, b);
+		}
+	} catch (err) {
+		release(fetched);
+		throw err;
 	}
 	for (const [i, r] of refs.entries()) objs[i] ??= got.get(r.name);
 	return new R(splice(body, refs, objs, total), { status, headers });
@@ -631,7 +639,10 @@ async function streamed(store, ctx, status, headers, body, refs, total, R) {
 	const objects = await fetchObjects(store, refs);
 	for (const [i, o] of objects.entries()) {
 		const failure = objectFailure(refs[i], o);
-		if (failure) return storeFailure(failure, R);
+		if (failure) {
+			release(objects);
+			return storeFailure(failure, R);
+		}
 	}
 	if (refs.length === 1 && refs[0].at === 0 && body.length === 0) {
 		return new R(objects[0].body, { status, headers }); // a file as it is: the store's own stream
@@ -691,18 +702,37 @@ export class ObjectCache {
 }
 
 // fetchObjects asks the store for the object of every reference, at most 6 at a time,
-// and returns the responses in order.
+// and returns the responses in order. When the store throws, it asks for no more, and
+// throws that once those asked for are in, their bodies released.
 async function fetchObjects(store, refs) {
 	const out = new Array(refs.length);
 	let next = 0;
+	let failed = null; // {err}: the first the store threw
 	const fetcher = async () => {
-		while (next < refs.length) {
+		while (next < refs.length && failed === null) {
 			const i = next++;
-			out[i] = await store.object(refs[i].name);
+			try {
+				out[i] = await store.object(refs[i].name);
+			} catch (err) {
+				failed ??= { err };
+			}
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(6, refs.length) }, fetcher));
+	if (failed !== null) {
+		release(out);
+		throw failed.err;
+	}
 	return out;
+}
+
+// release cancels the bodies of the store's answers that were not read, when a failure
+// ends the answer they were for: a store that holds something for each (the Node entry's
+// file handles) lets go of it now, not when it is collected.
+function release(objects) {
+	for (const o of objects) {
+		if (o?.body && !o.bodyUsed && !o.body.locked) o.body.cancel().catch(() => {});
+	}
 }
 
 // pipeSpliced writes body with each object's stream inserted at its offset, then closes.
@@ -724,6 +754,7 @@ async function pipeSpliced(writable, body, refs, objects) {
 		await writable.close();
 	} catch (err) {
 		console.error("skilledge: splicing a store object:", err);
+		release(objects);
 		await writable.abort(err).catch(() => {});
 	}
 }

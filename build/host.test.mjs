@@ -127,6 +127,40 @@ test("heads: a request framed", async (t) => {
 	}
 });
 
+test("store failures: the bodies of the objects not read are cancelled", async (t) => {
+	// Two references: the first object is missing (404), the second is there, as a stream
+	// that records its cancellation. Whether the answer is assembled (small) or streamed
+	// (over 64 KiB), it is the store's failure, and the second object's body is let go.
+	for (const [name, size] of [["assembled", 10], ["streamed", 70 * 1024]]) {
+		await t.test(name, async () => {
+			let cancelled = false;
+			const st = {
+				async object(n) {
+					if (n === "a") return new Response(null, { status: 404 });
+					const body = new ReadableStream({ cancel() { cancelled = true; } });
+					return new Response(body, { headers: { "Content-Length": String(size) } });
+				},
+			};
+			const parsed = { status: 200, headers: [], body: new Uint8Array(4), refs: [{ at: 1, size, name: "a" }, { at: 3, size, name: "b" }] };
+			const resp = await respond(parsed, st, new ObjectCache());
+			assert.equal(resp.status, failure("store").status);
+			assert.equal(cancelled, true, "the second object's body was cancelled");
+		});
+	}
+	await t.test("the store throws", async () => {
+		let cancelled = 0;
+		const st = {
+			async object(n) {
+				if (n === "a") throw new Error("disk gone");
+				return new Response(new ReadableStream({ cancel() { cancelled++; } }), { headers: { "Content-Length": "10" } });
+			},
+		};
+		const refs = ["b", "a", "c"].map((name, i) => ({ at: i, size: 10, name }));
+		await assert.rejects(respond({ status: 200, headers: [], body: new Uint8Array(4), refs }, st, new ObjectCache()), /disk gone/);
+		assert.equal(cancelled, 2, "both other objects' bodies were cancelled");
+	});
+});
+
 test("object cache: over budget, an object used since it was kept outlives one that was not", () => {
 	const c = new ObjectCache(30);
 	const b = (n) => new Uint8Array(n);

@@ -56,7 +56,13 @@ const store = {
 			if (err.code === "ENOENT") return new Response(null, { status: 404 });
 			throw err;
 		}
-		const { size } = await file.stat();
+		let size;
+		try {
+			({ size } = await file.stat());
+		} catch (err) {
+			await file.close().catch(() => {});
+			throw err;
+		}
 		const body = Readable.toWeb(file.createReadStream());
 		lengths.set(body, size);
 		return new Response(body, { headers: { "Content-Length": String(size) } });
