@@ -31,7 +31,13 @@ const store = {
 			if (err instanceof Deno.errors.NotFound) return new Response(null, { status: 404 });
 			throw err;
 		}
-		const { size } = await file.stat();
+		let size;
+		try {
+			({ size } = await file.stat());
+		} catch (err) {
+			file.close();
+			throw err;
+		}
 		return new Response(file.readable, { headers: { "Content-Length": String(size) } });
 	},
 };
