@@ -212,10 +212,12 @@ export class Host {
 		return { out, parsed, hint, headBytes: instance.raw.headBytes };
 	}
 
-	// maxBody is the longest request body the plugin takes (its option maxBody): a longer
-	// one is answered 413 once maxBody+1 bytes of it are read.
+	// maxBody is the longest request body the plugin takes (its option maxBody; 0 or none
+	// is the default, as the plugin reads it): a longer one is answered 413 once maxBody+1
+	// bytes of it are read.
 	get maxBody() {
-		return this.options.maxBody ?? limits.DefaultMaxBody;
+		const m = this.options.maxBody;
+		return m > 0 ? m : limits.DefaultMaxBody;
 	}
 
 	// started makes the instance, or throws why it cannot (logged): the next request tries

@@ -161,6 +161,12 @@ test("store failures: the bodies of the objects not read are cancelled", async (
 	});
 });
 
+test("maxBody: the option, and the default for 0 or none, as the plugin reads it", () => {
+	for (const [maxBody, want] of [[undefined, limits.DefaultMaxBody], [0, limits.DefaultMaxBody], [10, 10], [4 << 20, 4 << 20]]) {
+		assert.equal(new Host({ options: { maxBody } }).maxBody, want, `maxBody ${maxBody}`);
+	}
+});
+
 test("object cache: over budget, an object used since it was kept outlives one that was not", () => {
 	const c = new ObjectCache(30);
 	const b = (n) => new Uint8Array(n);

@@ -83,7 +83,14 @@ class NodeRequest {
 		this.method = req.method;
 		this.url = "http://host" + targetOf(req);
 		this.headers = headers;
-		this.body = { getReader: () => Readable.toWeb(req).getReader() }; // never arrayBuffer(): the host reads a body so only when its length is known and allowed
+		this.body = { getReader: () => Readable.toWeb(req).getReader() };
+	}
+
+	// arrayBuffer is not called for the bodies serve hands over (the host reads a body so
+	// only when its length is known and allowed, which serve answers itself), but a Request
+	// has it.
+	arrayBuffer() {
+		return new Promise((resolve, reject) => readBody(this.req, resolve, reject));
 	}
 }
 
@@ -166,6 +173,19 @@ async function sendStream(body, res) {
 	res.end();
 }
 
+// answerOf sends res the answer f gives: what it throws is a 500, as for an answer that
+// fails, never an exception that would stop the process (serve runs in node:http's
+// events, with no promise to catch it).
+function answerOf(f, res) {
+	let a;
+	try {
+		a = f();
+	} catch (err) {
+		return failed(err, res);
+	}
+	answer(a, res);
+}
+
 // answer sends res the host's answer a (or a promise of it).
 function answer(a, res) {
 	if (a instanceof Promise) {
@@ -191,21 +211,27 @@ function failed(err, res) {
 // by the host as a stream (Host.fetch), as far as it needs.
 function serve(req, res) {
 	const headers = new NodeHeaders(req);
-	const length = headers.get("content-length");
-	if (length === "0" || (length === null && headers.get("transfer-encoding") === null)) {
-		return answer(host.respondTo(req.method, targetOf(req), headers, empty, store), res);
+	let length, chunked;
+	try {
+		length = headers.get("content-length");
+		chunked = headers.get("transfer-encoding") !== null;
+	} catch (err) {
+		return failed(err, res);
 	}
-	if (length !== null && Number(length) <= host.maxBody) {
+	if (length === "0" || (length === null && !chunked)) {
+		return answerOf(() => host.respondTo(req.method, targetOf(req), headers, empty, store), res);
+	}
+	if (length !== null && Number(length) <= host.maxBody) { // as requestBody in host.mjs
 		return readBody(
 			req,
-			(body) => answer(host.respondTo(req.method, targetOf(req), headers, body, store), res),
+			(body) => answerOf(() => host.respondTo(req.method, targetOf(req), headers, body, store), res),
 			(err) => {
 				console.error("skilledge: reading the request body:", err);
 				answer(failureResponse("body", undefined, Answer), res);
 			},
 		);
 	}
-	answer(host.fetch(new NodeRequest(req, headers), store), res);
+	answerOf(() => host.fetch(new NodeRequest(req, headers), store), res);
 }
 
 const empty = new Uint8Array(0);
