@@ -100,8 +100,9 @@ function targetOf(req) {
 	return req.url.startsWith("/") ? req.url : "/" + req.url;
 }
 
-// readBody reads req's body whole and calls done with it, a plain Uint8Array (a Buffer's
-// slice is a view, where the host copies what it keeps with slice), or failed.
+// readBody reads req's body whole and calls done with it as a plain Uint8Array over the
+// Buffer's bytes (the host copies what it keeps with slice, which on a Buffer would give a
+// view), or calls failed.
 function readBody(req, done, failed) {
 	const parts = [];
 	req.on("data", (part) => parts.push(part));
