@@ -73,36 +73,29 @@ func (s *Server) serve(pool *wasm.Pool) *served {
 func (s *Server) Pool() *wasm.Pool { return s.cur.Load().pool }
 
 // Swap makes pool serve every request from now on, with no replays yet. The previous
-// pool finishes the requests it has and is closed in the background; the channel
-// returned is closed once it is (at once when there is none), after which what it was
-// made from (its Plugin) may be closed.
-func (s *Server) Swap(pool *wasm.Pool) <-chan struct{} {
-	closed := make(chan struct{})
+// pool finishes the requests it has and is closed in the background.
+func (s *Server) Swap(pool *wasm.Pool) {
 	next := s.serve(pool)
 	var old *served
 	for {
 		old = s.cur.Load()
 		if old != nil && old.pool == pool {
-			close(closed)
-			return closed
+			return
 		}
 		if s.cur.CompareAndSwap(old, next) {
 			break
 		}
 	}
 	if old == nil || old.pool == nil {
-		close(closed)
-		return closed
+		return
 	}
 	s.drains.Add(1)
 	go func() {
 		defer s.drains.Done()
-		defer close(closed)
 		if err := old.pool.Close(context.Background()); err != nil {
 			s.logf("skilledge: closing the previous catalog: %v", err)
 		}
 	}()
-	return closed
 }
 
 // Close closes the current pool after its requests in flight, and waits for pools

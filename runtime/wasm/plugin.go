@@ -3,16 +3,11 @@ package wasm
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
-	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -41,10 +36,6 @@ type Config struct {
 	// Stderr receives what the plugin writes to its stdout and stderr (a panic's stack
 	// trace) and its Extism log messages. Default os.Stderr. Never the protocol stream.
 	Stderr io.Writer
-	// Interpret compiles for wazero's interpreter instead of to machine code: ready in a
-	// fraction of a cold compilation (no machine code, no cache), and runs each request
-	// several times slower. For answering while the compilation proper runs (Compiled).
-	Interpret bool
 }
 
 // Plugin is a compiled plugin.wasm. It is safe for concurrent use; pools created from it
@@ -75,19 +66,16 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
 	// The deadline by an instrumented global costs a load and a branch per loop; wazero's
 	// termination checks, the fallback for a module the instrumenter cannot read, cost a
 	// call per loop.
-	module := wasm // as given: Compiled's mark names these bytes
 	instrumented, err := instrumentDeadline(wasm)
 	if err == nil {
 		wasm = instrumented
 	}
-	rc := wazero.NewRuntimeConfig()
-	var cache wazero.CompilationCache
-	if cfg.Interpret {
-		rc = wazero.NewRuntimeConfigInterpreter()
-	} else if cache = compilationCache(cfg.CacheDir); cache != nil {
+	rc := wazero.NewRuntimeConfig().
+		WithMemoryLimitPages(pages).
+		WithCloseOnContextDone(err != nil)
+	if cache := compilationCache(cfg.CacheDir); cache != nil {
 		rc = rc.WithCompilationCache(cache)
 	}
-	rc = rc.WithMemoryLimitPages(pages).WithCloseOnContextDone(err != nil)
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
@@ -111,9 +99,6 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
 			return nil, fmt.Errorf("runtime: plugin.wasm does not export %s; is it a skilledge plugin built with -buildmode=c-shared?", name)
 		}
 	}
-	if cache != nil {
-		markCompiled(cfg.CacheDir, module)
-	}
 	return &Plugin{rt: rt, compiled: compiled, cfg: cfg, pages: pages, instrumented: instrumented != nil}, nil
 }
 
@@ -129,61 +114,15 @@ func compilationCache(dir string) wazero.CompilationCache {
 	if dir == "-" {
 		return nil
 	}
-	cache, err := wazero.NewCompilationCacheWithDir(cacheDirOf(dir))
+	if dir == "" {
+		dir = cachedir.Dir("wazero")
+	}
+	cache, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {
 		return nil
 	}
 	return cache
 }
-
-// cacheDirOf is Config.CacheDir's folder ("" is the default one).
-func cacheDirOf(dir string) string {
-	if dir == "" {
-		return cachedir.Dir("wazero")
-	}
-	return dir
-}
-
-// Compiled reports whether a compilation of wasm (plugin.wasm's bytes) with the on-disk
-// cache in cacheDir (as Config.CacheDir; "-" has none) has finished before, so that
-// Compile would load its machine code rather than compile every function (seconds). It
-// reads a mark Compile leaves beside wazero's own files, named by the bytes' SHA-256 and
-// this wazero's version: wazero says nothing of what its cache holds. A cache emptied by
-// hand since leaves a stale mark, and then a compilation as slow as without it.
-func Compiled(wasm []byte, cacheDir string) bool {
-	if cacheDir == "-" {
-		return false
-	}
-	_, err := os.Stat(compiledMark(cacheDirOf(cacheDir), wasm))
-	return err == nil
-}
-
-// markCompiled leaves Compiled's mark for module, compiled; best effort: without it, the
-// next start compiles as before.
-func markCompiled(cacheDir string, module []byte) {
-	name := compiledMark(cacheDirOf(cacheDir), module)
-	if os.MkdirAll(filepath.Dir(name), 0o755) == nil {
-		os.WriteFile(name, nil, 0o644)
-	}
-}
-
-// compiledMark is the mark's path for a module's bytes (plugin.wasm as given to Compile).
-func compiledMark(dir string, module []byte) string {
-	sum := sha256.Sum256(module)
-	return filepath.Join(dir, "skilledge-compiled", wazeroVersion()+"-"+hex.EncodeToString(sum[:16]))
-}
-
-// wazeroVersion is the version of wazero built in, whose cache the marks speak for.
-var wazeroVersion = sync.OnceValue(func() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/tetratelabs/wazero" {
-				return d.Version
-			}
-		}
-	}
-	return "wazero"
-})
 
 // instantiate makes one module instance: WASI wired to the configured stderr, real clocks
 // and randomness, and _initialize run (the module is a reactor).

@@ -12,7 +12,6 @@ import (
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/catalog/trust"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
-	"github.com/skilledge/skilledge/runtime/front"
 	"github.com/skilledge/skilledge/runtime/store"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
@@ -204,55 +203,6 @@ func startPool(ctx context.Context, early *pluginStart, memory memoryFlag, cat w
 		return nil, nil, err
 	}
 	return pool, plugin, nil
-}
-
-// upgradeWhenCompiled serves srv with plugin.wasm's machine code once it is compiled, when
-// the pool startPool made runs on interp, the plugin compiled for the interpreter
-// (pluginStart.upgrade): a new pool of cat (checked already) with opt is swapped in, and
-// interp closed once its pool has finished its requests. stop, which the caller runs
-// before closing srv, gives up a compilation still under way (its plugin is closed when
-// it ends) and waits for a swap under way.
-func upgradeWhenCompiled(ctx context.Context, early *pluginStart, limit uint64, cat wasm.Catalog, opt wasm.Options, interp *wasm.Plugin, srv *front.Server, stderr io.Writer) (stop func()) {
-	full := early.upgrade()
-	if full == nil {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		select {
-		case <-full.done:
-		case <-ctx.Done():
-			full.abandon()
-			return
-		}
-		plugin, err := full.wait(ctx, limit, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "skilledge: compiling plugin.wasm: %v; the interpreter goes on answering\n", err)
-			return
-		}
-		cat.Checked = true
-		pool, err := plugin.NewPool(ctx, cat, opt)
-		if err == nil && ctx.Err() != nil {
-			pool.Close(context.Background())
-			err = ctx.Err()
-		}
-		if err != nil {
-			plugin.Close(context.Background())
-			if ctx.Err() == nil {
-				fmt.Fprintf(stderr, "skilledge: starting plugin.wasm's machine code: %v; the interpreter goes on answering\n", err)
-			}
-			return
-		}
-		<-srv.Swap(pool)
-		interp.Close(context.Background())
-		fmt.Fprintln(stderr, "skilledge: answering with plugin.wasm's machine code now")
-	}()
-	return func() {
-		cancel()
-		<-ended
-	}
 }
 
 // compilePlugin compiles module (plugin.wasm), saying so on progress, in whole lines, when

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,32 +27,20 @@ type pluginStart struct {
 	plugin *wasm.Plugin // nil once taken or abandoned
 	err    error
 	left   bool // abandoned: close the plugin when it is done
-	// full is, when plugin is compiled for wazero's interpreter (the module was not
-	// compiled on this machine yet), its compilation to machine code under way.
-	full *pluginStart
 }
 
 // startPlugin starts finding and compiling plugin.wasm (pluginFile, or what
 // pluginbuild.Module finds) with memory limit limit, saying what takes long on progress in
-// whole lines. With interpret, a module not compiled on this machine yet (wasm.Compiled)
-// is compiled for wazero's interpreter first, in a fraction of the time, and to machine
-// code in the background (upgrade gives that start): the first answers come from the
-// interpreter rather than after seconds of compiling.
-func startPlugin(ctx context.Context, pluginFile string, limit uint64, progress io.Writer, interpret bool) *pluginStart {
+// whole lines.
+func startPlugin(ctx context.Context, pluginFile string, limit uint64, progress io.Writer) *pluginStart {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &pluginStart{cancel: cancel, done: make(chan struct{}), out: &gatedWriter{w: progress}, limit: limit}
 	go func() {
 		defer close(s.done)
 		lines := &lineWriter{w: s.out}
 		var plugin *wasm.Plugin
-		var full *pluginStart
 		module, _, err := pluginbuild.Module(ctx, pluginFile, lines)
-		if err == nil && interpret && !wasm.Compiled(module, "") {
-			fmt.Fprintln(lines, "skilledge: plugin.wasm is not compiled on this machine yet: answering with wazero's interpreter while it compiles")
-			if plugin, err = wasm.Compile(ctx, module, wasm.Config{MemoryLimit: limit, Stderr: progress, Interpret: true}); err == nil {
-				full = compileStart(ctx, module, limit, s.out, progress)
-			}
-		} else if err == nil {
+		if err == nil {
 			plugin, err = compilePlugin(ctx, module, wasm.Config{MemoryLimit: limit, Stderr: progress}, lines)
 		}
 		s.mu.Lock()
@@ -62,43 +49,11 @@ func startPlugin(ctx context.Context, pluginFile string, limit uint64, progress 
 			if plugin != nil {
 				plugin.Close(context.Background())
 			}
-			if full != nil {
-				full.abandon()
-			}
 			return
 		}
-		s.plugin, s.module, s.err, s.full = plugin, module, err, full
+		s.plugin, s.module, s.err = plugin, module, err
 	}()
 	return s
-}
-
-// compileStart starts compiling module, found already, to machine code with memory limit
-// limit, saying what takes long on out (progress, gated as its starter's) in whole lines.
-func compileStart(ctx context.Context, module []byte, limit uint64, out *gatedWriter, progress io.Writer) *pluginStart {
-	ctx, cancel := context.WithCancel(ctx)
-	s := &pluginStart{cancel: cancel, done: make(chan struct{}), out: out, limit: limit, module: module}
-	go func() {
-		defer close(s.done)
-		plugin, err := compilePlugin(ctx, module, wasm.Config{MemoryLimit: limit, Stderr: progress}, &lineWriter{w: out})
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.left {
-			if plugin != nil {
-				plugin.Close(context.Background())
-			}
-			return
-		}
-		s.plugin, s.err = plugin, err
-	}()
-	return s
-}
-
-// upgrade is, after wait gave a plugin compiled for the interpreter, the start of its
-// compilation to machine code (to wait for, or abandon); else nil.
-func (s *pluginStart) upgrade() *pluginStart {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.full
 }
 
 // wait returns the compiled plugin, which the caller then owns. When the catalog turned
@@ -115,9 +70,6 @@ func (s *pluginStart) wait(ctx context.Context, limit uint64, progress io.Writer
 		return plugin, err
 	}
 	plugin.Close(ctx)
-	if s.upgrade() != nil { // interpreted: the machine code is compiled with its own limit
-		return wasm.Compile(ctx, module, wasm.Config{MemoryLimit: limit, Stderr: progress, Interpret: true})
-	}
 	return compilePlugin(ctx, module, wasm.Config{MemoryLimit: limit, Stderr: progress}, progress)
 }
 

@@ -203,7 +203,7 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	}
 	// The plugin is found and compiled while the catalog is opened (pluginStart).
 	stderr = &lockedWriter{w: stderr}
-	early := startPlugin(ctx, f.plugin, f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), 0), stderr, !f.watch)
+	early := startPlugin(ctx, f.plugin, f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), 0), stderr)
 	defer early.abandon()
 	src, ok := openSource("serve", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
@@ -229,9 +229,6 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	srv := front.NewServer(pool, stderr, srvOpt)
 	defer srv.Close(context.Background())
 	defer f.startWatching(ctx, "serve", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
-	// Without --watch (which keeps plugin for the catalogs it builds), a plugin answering
-	// through the interpreter is replaced by its machine code once compiled.
-	defer upgradeWhenCompiled(ctx, early, f.memory.limit(len(src.index), opt.MaxBody), src.catalog(), opt, plugin, srv, stderr)()
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -309,7 +306,7 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 	opt := wasm.Options{Size: 1, MaxBody: front.MaxLine, Server: server}
 	// The plugin is found and compiled while the catalog is opened (pluginStart).
 	stderr = &lockedWriter{w: stderr}
-	early := startPlugin(ctx, f.plugin, f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), opt.MaxBody), stderr, !f.watch)
+	early := startPlugin(ctx, f.plugin, f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), opt.MaxBody), stderr)
 	defer early.abandon()
 	src, ok := openSource("stdio", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
@@ -324,7 +321,6 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 	defer srv.Close(context.Background())
 	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"))
 	defer f.startWatching(ctx, "stdio", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
-	defer upgradeWhenCompiled(ctx, early, f.memory.limit(len(src.index), opt.MaxBody), src.catalog(), opt, plugin, srv, stderr)()
 	// ServeStdio notices ctx only between messages; an interrupt must not wait for
 	// the next line, so on one return at once (the process is about to exit).
 	done := make(chan error, 1)
