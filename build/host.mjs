@@ -255,8 +255,7 @@ export class Host {
 			const read = await requestBody(request, this.maxBody);
 			body = read === null ? empty : read instanceof Uint8Array ? read : new Uint8Array(read);
 		} catch (err) {
-			console.error("skilledge: reading the request body:", err);
-			return failureResponse("body", undefined, this.Response);
+			return this.bodyFailed(err);
 		}
 		return this.reply(instance, head, body, store, ctx);
 	}
@@ -323,6 +322,13 @@ export class Host {
 		} catch (err) {
 			return this.storeFailed(err);
 		}
+	}
+
+	// bodyFailed answers a request whose body could not be read (the client went away, or
+	// sent less than it said).
+	bodyFailed(err) {
+		console.error("skilledge: reading the request body:", err);
+		return failureResponse("body", undefined, this.Response);
 	}
 
 	storeFailed(err) {
@@ -442,13 +448,19 @@ export function requestHead(method, target, headers, fields) {
 
 // requestBody reads at most limit+1 bytes of the request's body, or gives null for none:
 // enough for the plugin to see that a body is over the limit (413) without the host
-// holding all of it. A body of known, allowed length is read at once (the runtime holds
-// it to that length), cheaper than chunk by chunk.
+// holding all of it. A body of known, allowed length (readsWhole) is read at once (the
+// runtime holds it to that length), cheaper than chunk by chunk.
 function requestBody(request, limit) {
 	if (request.body === null) return null;
-	const length = request.headers.get("Content-Length");
-	if (length !== null && Number(length) <= limit) return request.arrayBuffer();
+	if (readsWhole(request.headers.get("Content-Length"), limit)) return request.arrayBuffer();
 	return bodyInChunks(request, limit);
+}
+
+// readsWhole says whether a body whose Content-Length field is length (null for none) is
+// read whole at once, for a plugin that takes limit bytes: its length is known and
+// allowed. Any other body is read chunk by chunk, only as far as the plugin needs.
+export function readsWhole(length, limit) {
+	return length !== null && Number(length) <= limit;
 }
 
 async function bodyInChunks(request, limit) {

@@ -21,7 +21,7 @@
 import { createServer } from "node:http";
 import { open, readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { failureResponse, optionsFrom, startHost, storeDir } from "./host.mjs";
+import { optionsFrom, readsWhole, startHost, storeDir } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
@@ -87,8 +87,7 @@ class NodeRequest {
 	}
 
 	// arrayBuffer is not called for the bodies serve hands over (the host reads a body so
-	// only when its length is known and allowed, which serve answers itself), but a Request
-	// has it.
+	// only when readsWhole, which serve answers itself), but a Request has it.
 	arrayBuffer() {
 		return new Promise((resolve, reject) => readBody(this.req, resolve, reject));
 	}
@@ -222,14 +221,11 @@ function serve(req, res) {
 	if (length === "0" || (length === null && !chunked)) {
 		return answerOf(() => host.respondTo(req.method, targetOf(req), headers, empty, store), res);
 	}
-	if (length !== null && Number(length) <= host.maxBody) { // as requestBody in host.mjs
+	if (readsWhole(length, host.maxBody)) {
 		return readBody(
 			req,
 			(body) => answerOf(() => host.respondTo(req.method, targetOf(req), headers, body, store), res),
-			(err) => {
-				console.error("skilledge: reading the request body:", err);
-				answer(failureResponse("body", undefined, Answer), res);
-			},
+			(err) => answer(host.bodyFailed(err), res),
 		);
 	}
 	answerOf(() => host.fetch(new NodeRequest(req, headers), store), res);
