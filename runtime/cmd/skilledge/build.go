@@ -117,11 +117,12 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	wasmFile := newArtifact(filepath.Join(*out, "plugin.wasm"), wasm)
 	host := newArtifact(filepath.Join(*out, deploy.HostName), deploy.Host)
 	entries := deploy.Entries()
-	written := []artifact{index, wasmFile, host}
-	for _, e := range entries {
-		written = append(written, newArtifact(filepath.Join(*out, e.Name), e.Data))
+	entryFiles := make([]artifact, len(entries))
+	for i, e := range entries {
+		entryFiles[i] = newArtifact(filepath.Join(*out, e.Name), e.Data)
 	}
-	for _, a := range written {
+	worker := entryFiles[0] // Entries starts with worker.mjs
+	for _, a := range append([]artifact{index, wasmFile, host}, entryFiles...) {
 		if err := compile.WriteFileAtomic(a.path, a.data); err != nil {
 			fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 			return 1
@@ -139,10 +140,9 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x\n", wasmFile.path, len(wasm), size(wasmFile.gzipped), sha256.Sum256(wasm))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the JavaScript host\n", host.path, len(host.data), size(host.gzipped))
 	for i, e := range entries {
-		a := written[3+i]
-		fmt.Fprintf(stdout, "%s  %d bytes  %s\n", a.path, len(a.data), e.What)
+		fmt.Fprintf(stdout, "%s  %d bytes  %s\n", entryFiles[i].path, len(e.Data), e.What)
 	}
-	reportBundle(stdout, stderr, index, wasmFile, []artifact{written[3], host}, p)
+	reportBundle(stdout, stderr, index, wasmFile, []artifact{worker, host}, p)
 	reportAssetCount(stdout, stderr, enc.Store.Len(), enc.Store.Size())
 	return 0
 }
