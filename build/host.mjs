@@ -44,6 +44,7 @@ export const limits = {
 	KeysRedirects: 3,
 	KeysTimeout: 5, // seconds, as the other durations
 	KeysRefetch: 30,
+	KeysRetry: 1,
 	KeysMinAge: 60,
 	KeysMaxAge: 24 * 60 * 60,
 	KeysDefaultAge: 10 * 60,
@@ -1034,13 +1035,29 @@ function loopbackHost(h) {
 export class KeysState {
 	constructor() {
 		this.tried = null; // when the last fetch began
+		this.failed = 0; // fetches failed since the last that brought a set
 		this.held = false; // a set is in hand
 		this.fresh = 0; // until when it is fresh
 	}
 
-	// refetch: a fetch may begin at now (none within limits.KeysRefetch).
+	// pause is the least time, in milliseconds, from the last fetch's beginning to the
+	// next (wire.KeysState.Pause): limits.KeysRefetch, or after n failed fetches in a row
+	// limits.KeysRetry·2ⁿ⁻¹, at most limits.KeysRefetch.
+	pause() {
+		if (this.failed === 0 || this.failed > 5) return limits.KeysRefetch * 1000;
+		return Math.min(limits.KeysRetry * 2 ** (this.failed - 1), limits.KeysRefetch) * 1000;
+	}
+
+	// refetch: a fetch may begin at now (none within pause()).
 	refetch(now) {
-		return this.tried === null || now >= this.tried + limits.KeysRefetch * 1000;
+		return this.tried === null || now >= this.tried + this.pause();
+	}
+
+	// next is when due() first holds, counting only the pause (wire.KeysState.Next).
+	next() {
+		let t = this.tried === null ? 0 : this.tried + this.pause();
+		if (this.held && this.fresh > t) t = this.fresh;
+		return t;
 	}
 
 	// due: the host fetches at now on its own (no set, or a stale one, and it may).
@@ -1056,6 +1073,12 @@ export class KeysState {
 	done(now, age) {
 		this.held = true;
 		this.fresh = now + age * 1000;
+		this.failed = 0;
+	}
+
+	// fail records that the fetch begun last failed.
+	fail() {
+		this.failed++;
 	}
 
 	// expired: the set held is given up (no fetch refreshed it for limits.KeysMaxAge after
@@ -1076,13 +1099,13 @@ export class KeySets {
 	constructor(fetch, now = () => Date.now()) {
 		this.fetchFn = fetch;
 		this.now = now;
-		this.sets = new Map(); // url -> {state, doc, version, fetching, refused}
+		this.sets = new Map(); // url -> {state, doc, version, fetching, refused, retry}
 	}
 
 	entry(url) {
 		let e = this.sets.get(url);
 		if (e === undefined) {
-			e = { state: new KeysState(), doc: null, version: 0, fetching: null, refused: 0 };
+			e = { state: new KeysState(), doc: null, version: 0, fetching: null, refused: 0, retry: undefined };
 			this.sets.set(url, e);
 		}
 		return e;
@@ -1129,17 +1152,24 @@ export class KeySets {
 	}
 
 	// run fetches url's set into e; urgent says the plugin wants it. It never throws: a
-	// failure keeps the set in hand (unless it is given up) and is logged.
+	// failure keeps the set in hand (unless it is given up), is logged, and is tried again
+	// on the schedule's pause (retryLater).
 	async run(e, url, urgent) {
 		e.state.begin(this.now());
 		try {
 			const { doc, age } = await this.get(url, urgent);
+			const failed = e.state.failed;
 			e.state.done(this.now(), age);
+			const after = failed === 0 ? "" : failed === 1 ? ", after a failed fetch" : `, after ${failed} failed fetches`;
 			if (e.doc === null || e.doc.length !== doc.length || !sameBytes(e.doc, doc, 0)) {
 				[e.doc, e.version] = [doc, e.version + 1];
-				console.log(`skilledge: the key set at ${url}: fetched (${doc.length} bytes, fresh for ${age} s)`);
+				console.log(`skilledge: the key set at ${url}: fetched (${doc.length} bytes, fresh for ${age} s)${after}`);
+			} else if (failed > 0) {
+				console.log(`skilledge: the key set at ${url}: fetched again, unchanged (fresh for ${age} s)${after}`);
 			}
 		} catch (err) {
+			e.state.fail();
+			this.retryLater(e, url);
 			const why = err?.name === "TimeoutError" ? `no answer within ${limits.KeysTimeout} s` : err?.message ?? String(err);
 			if (e.state.expired(this.now())) {
 				e.state.drop();
@@ -1153,6 +1183,28 @@ export class KeySets {
 		} finally {
 			e.fetching = null;
 		}
+	}
+
+	// retryLater, after a failed fetch, has url's set fetched again at its schedule's next
+	// time when it is due (none in hand, or a stale one), without waiting for a request, and
+	// so on until a fetch brings one. The timer does not keep a process alive (unref where
+	// the runtime has it); where a runtime runs no timer between requests (Workers), the
+	// next request past the pause fetches it (refresh).
+	retryLater(e, url) {
+		const now = this.now();
+		if (e.state.held && now < e.state.fresh) return; // a token's fetch: the next such token asks again
+		clearTimeout(e.retry);
+		e.retry = setTimeout(() => {
+			e.retry = undefined;
+			if (e.fetching === null && e.state.due(this.now())) e.fetching = this.run(e, url, false);
+			else if (e.fetching === null) this.retryLater(e, url);
+		}, Math.max(e.state.next() - now, 0));
+		e.retry?.unref?.();
+	}
+
+	// close stops the fetches made on their own after a failure.
+	close() {
+		for (const e of this.sets.values()) clearTimeout(e.retry);
 	}
 
 	// get fetches the document at url: {doc (a Uint8Array), age (seconds fresh)}. It follows

@@ -212,6 +212,7 @@ test("key sets: freshness, redirects, the keys input, the schedule", async (t) =
 				const now = 1_900_000_000_000 + st.at * 1000;
 				if (st.do === "begin") k.begin(now);
 				else if (st.do === "done") k.done(now, st.age);
+				else if (st.do === "fail") k.fail();
 				else if (st.do === "drop") k.drop();
 				else assert.deepEqual({ due: k.due(now), refetch: k.refetch(now), expired: k.expired(now) }, st.expect, `step ${i} at ${st.at} s`);
 			}
@@ -307,13 +308,19 @@ function fakePlugin() {
 				return 1;
 			}
 		},
-		skilledge_keys_wanted: () => (state.url !== null && (state.kids === null || state.stale) ? write(encoder.encode(state.url)) : 0n),
+		// As the plugin: a miss is named once (edge/auth.Config.Wanted).
+		skilledge_keys_wanted: () => {
+			const wanted = state.url !== null && (state.kids === null || state.stale);
+			state.stale = false;
+			return wanted ? write(encoder.encode(state.url)) : 0n;
+		},
 		skilledge_http: (ptr, len) => {
 			state.calls++;
 			const head = decoder.decode(read(ptr, len));
 			const kid = /^authorization: Bearer (.*)$/m.exec(head)?.[1];
 			let status = 401;
-			if (kid !== undefined && state.kids?.includes(kid)) status = 200;
+			if (kid?.endsWith("-forged")) status = 401; // a bad signature: no key is missed
+			else if (kid !== undefined && state.kids?.includes(kid)) status = 200;
 			else if (kid !== undefined) state.stale = true;
 			top = 8;
 			return write(encoder.encode(`${status}\nContent-Type: text/plain\n\n${status === 200 ? "ok" : "who are you?"}`));
@@ -376,6 +383,70 @@ test("key sets through the host: fetched at start, given to the plugin, fetched 
 	is.down = false;
 	now += limits.KeysRefetch * 1000;
 	assert.equal(await status("k2"), 200, "fetched again when it came back");
+});
+
+test("key sets through the host: when refusals have the set fetched (vectors)", async (t) => {
+	t.mock.method(console, "error", () => {});
+	t.mock.method(console, "log", () => {});
+	for (const story of vectors("keys.json").refusals) {
+		await t.test(story.name, async () => {
+			const is = issuer("https://as.example/jwks");
+			const plugin = fakePlugin();
+			const host = new Host({ createPlugin: plugin.createPlugin, module: null, pack: new Uint8Array(0),
+				options: { auth: { jwt: { jwksUri: is.url } } }, fetch: is.fetch });
+			let now = 1_900_000_000_000;
+			host.keys.now = () => now;
+			for (const [i, st] of story.steps.entries()) {
+				if (st.advance) {
+					now += st.advance * 1000;
+					continue;
+				}
+				const headers = st.token ? { authorization: `Bearer ${st.token}` } : {};
+				const resp = await host.fetch(new Request("https://skills.example/mcp", { headers }), store({}), { waitUntil: () => {} });
+				assert.deepEqual([resp.status, is.fetches], [st.status, st.fetches], `step ${i} (token "${st.token ?? ""}")`);
+			}
+		});
+	}
+});
+
+test("key sets through the host: a failed fetch is tried again on its own, 1 s and doubling, and the log says when the set came", async (t) => {
+	t.mock.timers.enable({ apis: ["setTimeout"] });
+	const errors = t.mock.method(console, "error", () => {});
+	const logs = t.mock.method(console, "log", () => {});
+	const is = issuer("https://as.example/jwks");
+	is.down = true;
+	const host = new Host({ createPlugin: fakePlugin().createPlugin, module: null, pack: new Uint8Array(0),
+		options: { auth: { jwt: { jwksUri: is.url } } }, fetch: is.fetch });
+	let now = 1_900_000_000_000;
+	host.keys.now = () => now;
+	const status = async (kid) => (await host.fetch(new Request("https://skills.example/mcp", { headers: { authorization: `Bearer ${kid}` } }), store({}))).status;
+	assert.equal(await status("k1"), 401, "the issuer down at start");
+	assert.equal(is.fetches, 1);
+	assert.match(errors.mock.calls.at(-1).arguments[0], /HTTP 503 Service Unavailable; every token it would verify is refused until a fetch brings it/);
+	// No request comes; the host tries again after 1 s, 2 s, 4 s.
+	const settle = async () => {
+		for (let i = 0; i < 10; i++) await Promise.resolve();
+		await new Promise((resolve) => setImmediate(resolve));
+	};
+	for (const [wait, fetches] of [[999, 1], [1, 2], [1999, 2], [1, 3], [3999, 3], [1, 4]]) {
+		now += wait;
+		t.mock.timers.tick(wait);
+		await settle();
+		assert.equal(is.fetches, fetches, `${wait} ms later`);
+	}
+	is.down = false;
+	now += 8000;
+	t.mock.timers.tick(8000);
+	await settle();
+	assert.equal(is.fetches, 5, "the fifth try, 8 s after the fourth");
+	assert.match(logs.mock.calls.at(-1).arguments[0], /the key set at https:\/\/as.example\/jwks: fetched \(\d+ bytes, fresh for 600 s\), after 4 failed fetches/);
+	assert.equal(await status("k1"), 200, "the set came with no request asking");
+	assert.equal(is.fetches, 5);
+	now += 60_000;
+	t.mock.timers.tick(60_000);
+	await settle();
+	assert.equal(is.fetches, 5, "no more tries once a set came");
+	host.keys.close();
 });
 
 test("key sets through the host: without keys, tokens are refused", async (t) => {

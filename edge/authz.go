@@ -54,8 +54,9 @@ func Check(opt wire.Options) error {
 
 // KeysWanted lists the URLs of the key sets the server wants the host to fetch and give
 // it (SetKeys): every one the auth option names until the host gave a set from there, and
-// one from which a token named a key the set lacks since it came (auth.Config.Wanted;
-// edge/wire: key sets). Nil without the auth option, or with an inline key set only.
+// one from which a token named a key the set lacks since KeysWanted last listed it
+// (auth.Config.Wanted; edge/wire: key sets). Nil without the auth option, or with an
+// inline key set only.
 func (s *Server) KeysWanted() []string {
 	if s.auth == nil {
 		return nil

@@ -283,6 +283,13 @@ func TestGateFetchedKeys(t *testing.T) {
 		t.Fatalf("a rotated key before the new set came: %d", got)
 	}
 	wanted("after a kid the set lacks", jwksURI)
+	if got := status(""); got != 401 {
+		t.Fatalf("no token: %d", got)
+	}
+	wanted("after a refusal that names no key, the miss listed once")
+	if got := status(rotated); got != 401 {
+		t.Fatalf("a rotated key before the new set came: %d", got)
+	}
 	if err := a.s.SetKeys(jwksURI, jwks("k2", pub2)); err != nil {
 		t.Fatal(err)
 	}

@@ -59,10 +59,11 @@ type Config struct {
 }
 
 // fetchedKeys is what a Config holds of the key set at one URL: the set the host gave
-// (nil before the first), and whether a token has since named a key it lacks.
+// (nil before the first), and whether a token has named a key it lacks since Wanted last
+// said so.
 type fetchedKeys struct {
-	set   atomic.Pointer[KeySet]
-	stale atomic.Bool
+	set    atomic.Pointer[KeySet]
+	missed atomic.Bool
 }
 
 // ParseConfig reads the auth option. An unknown key, a value of the wrong type, a URL that
@@ -275,18 +276,24 @@ func (c *Config) SetKeys(url string, doc []byte) error {
 		return err
 	}
 	f.set.Store(ks)
-	f.stale.Store(false)
+	f.missed.Store(false)
 	return nil
 }
 
 // Wanted lists the URLs of Fetch whose key sets the host should fetch now: those it has
-// given none from yet, and those from which a token named a key the set lacks (the issuer
-// may have rotated its keys) since the set was given. The host fetches them, within the
-// limits of its schedule (edge/wire: key sets), and calls SetKeys.
+// given none from yet, until it does, and those from which a token named a key the set
+// lacks (the issuer may have rotated its keys) since Wanted last listed them. A miss is
+// listed once: the host's fetch answers it, whether or not that brings a set other than
+// the one given, and only another token that names a key the set lacks asks again, so a
+// set that was fetched again and found the same is not asked for by every later refusal.
+// The host fetches them, within the limits of its schedule (edge/wire: key sets), and
+// calls SetKeys when a set differs from the one it gave.
 func (c *Config) Wanted() []string {
 	var out []string
 	for _, u := range c.Fetch() {
-		if f := c.fetched[u]; f.set.Load() == nil || f.stale.Load() {
+		f := c.fetched[u]
+		// Swap first: a miss is consumed even when the set is still wanted for want of one.
+		if missed := f.missed.Swap(false); missed || f.set.Load() == nil {
 			out = append(out, u)
 		}
 	}
@@ -306,7 +313,7 @@ func (c *Config) keySet(url string) *KeySet {
 // lacks, and returns err.
 func (c *Config) missed(url string, err error) error {
 	if url != "" && errors.Is(err, ErrUnknownKey) {
-		c.fetched[url].stale.Store(true)
+		c.fetched[url].missed.Store(true)
 	}
 	return err
 }
@@ -412,7 +419,7 @@ func loopback(host string) bool {
 // is checked when access is configured and the request has one; otherwise the bearer
 // token, as a static key when it has a static key's form and keys are configured, else as
 // a JWT. Every error wraps ErrInvalid. A token that names a key the fetched set lacks
-// (ErrUnknownKey) makes that set Wanted again.
+// (ErrUnknownKey) makes that set Wanted again, once.
 func (c *Config) Authenticate(authorization, assertion string, now time.Time) (g Grant, presented bool, err error) {
 	if c.Access != nil && assertion != "" {
 		g, err = c.Access.Verify(assertion, c.keySet(c.AccessCerts), now)

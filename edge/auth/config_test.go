@@ -106,8 +106,8 @@ func TestAuthenticate(t *testing.T) {
 }
 
 // TestWanted: the key sets a host should fetch: every URL until it gave a set from there;
-// again once a token named a key the set lacks (a rotation), and no longer once the set
-// came again; never an inline set.
+// again, once, after a token named a key the set lacks (a rotation), whether or not a set
+// came since; never an inline set.
 func TestWanted(t *testing.T) {
 	k := keysOnce()
 	const jwks, certs = "https://as.example/jwks", "https://acme.cloudflareaccess.com/cdn-cgi/access/certs"
@@ -151,15 +151,33 @@ func TestWanted(t *testing.T) {
 		t.Fatalf("a kid the set lacks: %v", err)
 	}
 	want("after a kid the set lacks", jwks)
+	// The host fetched it and found the same set, so gave nothing: the miss is answered, and
+	// refusals that name no unknown key do not ask again.
+	want("once the miss was listed")
+	if _, _, err := cfg.Authenticate("", "", testNow); err == nil {
+		t.Fatal("no credential was taken")
+	}
+	want("after a request with no credential")
+	if _, _, err := cfg.Authenticate("Bearer "+forged, "", testNow); err == nil {
+		t.Fatal("a bad signature was taken")
+	}
+	want("after another bad signature")
+	if _, _, err := cfg.Authenticate("Bearer "+rotated, "", testNow); !errors.Is(err, ErrUnknownKey) {
+		t.Fatalf("a kid the set lacks: %v", err)
+	}
+	want("after the kid the set lacks, again", jwks)
 	access := sign(t, `{"alg":"RS256","kid":"r1"}`, claims(map[string]any{"iss": "https://acme.cloudflareaccess.com", "aud": "aud-tag"}))
+	if _, _, err := cfg.Authenticate("Bearer "+rotated, "", testNow); !errors.Is(err, ErrUnknownKey) {
+		t.Fatalf("a kid the set lacks: %v", err)
+	}
 	if _, _, err := cfg.Authenticate("", access, testNow); !errors.Is(err, ErrUnknownKey) {
 		t.Fatalf("an assertion while Access's set is empty: %v", err)
 	}
-	want("after an assertion while Access's set is empty", jwks, certs)
 	if err := cfg.SetKeys(jwks, k.doc); err != nil {
 		t.Fatal(err)
 	}
-	want("once the JWT's set came again", certs)
+	want("after both missed and the JWT's set came again", certs)
+	want("once that was listed")
 
 	inline, err := ParseConfig([]byte(`{"resource":"` + testResource + `","jwt":{"issuer":"` + testIssuer + `","jwks":` + string(k.doc) + `}}`))
 	if err != nil {

@@ -53,8 +53,10 @@
 // fetched); fetch again when the set is no longer fresh (Cache-Control max-age, clamped to
 // [1 min, 1 day], default 10 min); and after an http answer with status 401, ask
 // keys_wanted again: a URL it names is a set that lacked the key a token named (a
-// rotation). Fetch it, if not fetched within the last 30 s, give it, and call http again
-// once with the same request; the client gets that answer. Until a set is given, the
+// rotation), named once for each such miss. Fetch it, if not fetched within the last 30 s,
+// give it when it differs from the set given, and then call http again once with the same
+// request; the client gets that answer. A failed fetch is tried again after 1 s, doubling
+// up to 30 s. Until a set is given, the
 // tokens it would verify are refused (401), and the host's log says why. Key sets given
 // survive a later load or configure, for the URLs the new options still name.
 //

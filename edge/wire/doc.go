@@ -76,8 +76,11 @@
 //
 // The plugin's side (edge/plugin), after load: the keys-wanted export lists the URLs of
 // the sets it wants, one a line: every URL the options name, until the host gives it a
-// set from there, and a URL from which a token named a key (a kid) that the set lacks, as
-// when the issuer rotated its keys, until the host gives it that set again. The keys
+// set from there, and, once, a URL from which a token named a key (a kid) that the set
+// lacks since the export last listed it, as when the issuer rotated its keys. A miss is
+// listed once because the host's fetch answers it, even when the fetch brings the set
+// the plugin has (the host then gives nothing): only another token naming a key the set
+// lacks asks again, never a request with no credential or a bad one. The keys
 // export takes a set, framed as the URL, LF, and the document as fetched (AppendKeys); it
 // fails, keeping the previous set, for a URL the options do not name or a document that is
 // no key set, and the host logs that. Without a set, every token it would verify is
@@ -87,7 +90,10 @@
 // The host's side, for each URL the plugin names after load:
 //
 //   - It fetches the set at once, and again in the background once the set is no longer
-//     fresh (Due). A set is fresh for KeysAge of its response's Cache-Control and Age
+//     fresh (Due). A failed fetch of a set that is due (none in hand, or a stale one) is
+//     tried again in the background, without waiting for a request, after KeysRetry,
+//     doubling for each failure in a row up to KeysRefetch (KeysState.Pause), and the log
+//     says when a set arrives. A set is fresh for KeysAge of its response's Cache-Control and Age
 //     fields: max-age between KeysMinAge and KeysMaxAge, KeysDefaultAge without one. A set
 //     that no fetch refreshed for KeysMaxAge after it went stale is given up (Expired): the
 //     host gives the plugin EmptyKeySet, and says so in its log.
@@ -95,8 +101,9 @@
 //     each it may fetch now (Refetch), and if that brought a set other than the one the
 //     plugin has, gives it and asks the plugin once more, with the same request frame; the
 //     client gets that second answer. A host never fetches one URL twice within
-//     KeysRefetch, whatever the reason, so tokens with made-up kids cost the issuer one
-//     request per KeysRefetch, and a request at most one fetch and one retry.
+//     KeysState.Pause, whatever the reason (KeysRefetch after a fetch that brought a set),
+//     so tokens with made-up kids cost the issuer one request per KeysRefetch, and a
+//     request at most one fetch and one retry.
 //   - Every instance gets the set in hand before its next request, instances created
 //     later included.
 //   - A fetch is a GET with Accept: KeysAccept (and Cache-Control: no-cache when the

@@ -17,8 +17,11 @@ const (
 	KeySetMax = 256 << 10
 	// KeysTimeout bounds a fetch, redirects included.
 	KeysTimeout = 5 * time.Second
-	// KeysRefetch is the least time between two fetches of one URL.
+	// KeysRefetch is the least time between two fetches of one URL, after one that brought
+	// a set; after a failed fetch the pause is KeysRetry, doubled for each failure in a row,
+	// up to KeysRefetch (KeysState.Pause).
 	KeysRefetch = 30 * time.Second
+	KeysRetry   = time.Second
 	// KeysMinAge, KeysMaxAge and KeysDefaultAge bound how long a set is fresh (KeysAge).
 	KeysMinAge     = time.Minute
 	KeysMaxAge     = 24 * time.Hour
@@ -133,19 +136,32 @@ func loopbackHost(host string) bool {
 	return err == nil && a.Zone() == "" && a.Unmap().IsLoopback()
 }
 
-// KeysState is a host's schedule for one key set URL: when it last began a fetch, and
-// whether it holds a set and until when that set is fresh. The zero KeysState is a URL
-// never fetched.
+// KeysState is a host's schedule for one key set URL: when it last began a fetch, how many
+// fetches in a row failed, and whether it holds a set and until when that set is fresh.
+// The zero KeysState is a URL never fetched.
 type KeysState struct {
-	Tried time.Time // when the last fetch began; zero before the first
-	Held  bool      // a set is in hand
-	Fresh time.Time // until when it is fresh
+	Tried  time.Time // when the last fetch began; zero before the first
+	Failed int       // fetches failed since the last that brought a set
+	Held   bool      // a set is in hand
+	Fresh  time.Time // until when it is fresh
 }
 
-// Refetch reports whether the host may fetch at now, for any reason: not within
-// KeysRefetch of the last fetch.
+// Pause is the least time from the last fetch's beginning to the next: KeysRefetch after
+// a fetch that brought a set (or before any ended), and after n failed fetches in a row
+// KeysRetry·2ⁿ⁻¹, at most KeysRefetch (1 s, 2 s, 4 s … 30 s), so that an issuer that was
+// down for a moment is not a lockout of half a minute, and one that stays down is asked
+// no more often than after a success.
+func (k *KeysState) Pause() time.Duration {
+	if k.Failed == 0 || k.Failed > 5 { // 2⁵ s is past KeysRefetch already
+		return KeysRefetch
+	}
+	return min(KeysRetry<<(k.Failed-1), KeysRefetch)
+}
+
+// Refetch reports whether the host may fetch at now, for any reason: not within Pause of
+// the last fetch.
 func (k *KeysState) Refetch(now time.Time) bool {
-	return k.Tried.IsZero() || !now.Before(k.Tried.Add(KeysRefetch))
+	return k.Tried.IsZero() || !now.Before(k.Tried.Add(k.Pause()))
 }
 
 // Due reports whether the host fetches at now on its own: it holds no set, or one no
@@ -159,7 +175,7 @@ func (k *KeysState) Due(now time.Time) bool {
 func (k *KeysState) Next() time.Time {
 	var t time.Time
 	if !k.Tried.IsZero() {
-		t = k.Tried.Add(KeysRefetch)
+		t = k.Tried.Add(k.Pause())
 	}
 	if k.Held && k.Fresh.After(t) {
 		t = k.Fresh
@@ -172,8 +188,13 @@ func (k *KeysState) Begin(now time.Time) { k.Tried = now }
 
 // Done records a set fetched at now, fresh for age (KeysAge).
 func (k *KeysState) Done(now time.Time, age time.Duration) {
-	k.Held, k.Fresh = true, now.Add(age)
+	k.Held, k.Fresh, k.Failed = true, now.Add(age), 0
 }
+
+// Fail records that the fetch begun last failed. A host whose set is then due (Due: none
+// in hand, or a stale one) fetches again at Next on its own, without waiting for a
+// request, and so on until a fetch brings one; its log says when one does.
+func (k *KeysState) Fail() { k.Failed++ }
 
 // Expired reports whether the set held is given up at now: no fetch refreshed it for
 // KeysMaxAge after it went stale. The host then gives the plugin an empty set, and Drops

@@ -319,7 +319,8 @@ func TestLimits(t *testing.T) {
 		ReplayEntries: wire.ReplayEntries, ReplayEntryMax: wire.ReplayEntryMax,
 		ReplayBudget: wire.ReplayBudget, ReplayShapesMax: wire.ReplayShapesMax, IDs: v.IDs,
 		KeySetMax: wire.KeySetMax, KeysRedirects: wire.KeysRedirects,
-		KeysTimeout: secs(wire.KeysTimeout), KeysRefetch: secs(wire.KeysRefetch), KeysMinAge: secs(wire.KeysMinAge),
+		KeysTimeout: secs(wire.KeysTimeout), KeysRefetch: secs(wire.KeysRefetch), KeysRetry: secs(wire.KeysRetry),
+		KeysMinAge: secs(wire.KeysMinAge),
 		KeysMaxAge: secs(wire.KeysMaxAge), KeysDefaultAge: secs(wire.KeysDefaultAge),
 	}
 	for i, id := range v.IDs {
@@ -393,6 +394,8 @@ func TestKeys(t *testing.T) {
 					k.Begin(now)
 				case "done":
 					k.Done(now, time.Duration(st.Age)*time.Second)
+				case "fail":
+					k.Fail()
 				case "drop":
 					k.Drop()
 				case "":

@@ -33,6 +33,10 @@ type KeySets struct {
 	logMu  sync.Mutex
 	now    func() time.Time // time.Now; tests move it
 	sets   sync.Map         // URL -> *keySet
+
+	// closed stops the fetches after a failure (Close); guarded by closeMu with the timers.
+	closeMu sync.Mutex
+	closed  bool
 }
 
 // keySet is what KeySets holds of one URL.
@@ -48,6 +52,9 @@ type keySet struct {
 	next       atomic.Int64
 	refreshing atomic.Bool   // a background fetch is under way
 	refused    atomic.Uint64 // the last version whose refusal was logged
+	// retry is the timer of the next fetch after a failed one, while the set is due; nil
+	// when none is set. Guarded by mu.
+	retry *time.Timer
 }
 
 // keyDoc is a version of a set.
@@ -141,16 +148,60 @@ func (k *KeySets) Refused(url string, version uint64, err error) {
 	}
 }
 
+// Close stops the fetches KeySets makes on its own after a failed one; those that requests
+// start go on. A server that closes its pools for good calls it.
+func (k *KeySets) Close() {
+	k.closeMu.Lock()
+	defer k.closeMu.Unlock()
+	k.closed = true
+	k.sets.Range(func(_, v any) bool {
+		if s := v.(*keySet); s.retry != nil {
+			s.retry.Stop()
+		}
+		return true
+	})
+}
+
+// retryLater, with s.mu held after a failed fetch, has s fetched again at its schedule's
+// Next when its set is due (none in hand, or a stale one), without waiting for a request,
+// and so on until a fetch brings one (wire.KeysState.Fail).
+func (k *KeySets) retryLater(s *keySet) {
+	now := k.now()
+	if s.state.Held && now.Before(s.state.Fresh) {
+		return // a fresh set is in hand: the failed fetch was a token's, which asks again
+	}
+	k.closeMu.Lock()
+	defer k.closeMu.Unlock()
+	if k.closed {
+		return
+	}
+	wait := s.state.Next().Sub(now)
+	if s.retry != nil {
+		s.retry.Reset(wait)
+		return
+	}
+	s.retry = time.AfterFunc(wait, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.state.Due(k.now()) {
+			k.fetch(context.Background(), s, false)
+		}
+	})
+}
+
 // fetch fetches s's set, with s.mu held, and puts a set that differs from the one in hand
 // in its place; urgent says the plugin wants it (a cache on the way is asked not to answer
 // with what it holds). A failed fetch keeps the set in hand, unless that set is given up
-// (wire.KeysState.Expired): then an empty set takes its place.
+// (wire.KeysState.Expired): then an empty set takes its place; and it is tried again on
+// the schedule's pause (retryLater).
 func (k *KeySets) fetch(ctx context.Context, s *keySet, urgent bool) {
 	s.state.Begin(k.now())
 	defer func() { s.next.Store(s.state.Next().UnixNano()) }()
 	doc, age, err := k.get(ctx, s.url, urgent)
 	now := k.now()
 	if err != nil {
+		s.state.Fail()
+		defer k.retryLater(s)
 		switch {
 		case s.state.Expired(now):
 			s.state.Drop()
@@ -165,11 +216,26 @@ func (k *KeySets) fetch(ctx context.Context, s *keySet, urgent bool) {
 		}
 		return
 	}
+	failed := s.state.Failed
 	s.state.Done(now, age)
-	if d := s.cur.Load(); d == nil || !bytes.Equal(d.doc, doc) {
+	switch d := s.cur.Load(); {
+	case d == nil || !bytes.Equal(d.doc, doc):
 		k.put(s, doc)
-		k.logf("skilledge: the key set at %s: fetched (%d bytes, fresh for %v)", s.url, len(doc), age)
+		k.logf("skilledge: the key set at %s: fetched (%d bytes, fresh for %v)%s", s.url, len(doc), age, afterFailures(failed))
+	case failed > 0:
+		k.logf("skilledge: the key set at %s: fetched again, unchanged (fresh for %v)%s", s.url, age, afterFailures(failed))
 	}
+}
+
+// afterFailures is what a log line adds about the failed fetches before one that worked.
+func afterFailures(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return ", after a failed fetch"
+	}
+	return fmt.Sprintf(", after %d failed fetches", n)
 }
 
 // put makes doc the set in hand, a new version.

@@ -123,6 +123,7 @@ func keysPool(t *testing.T, is *issuer, size int) (*wasm.Pool, *KeySets, *clock,
 	t.Helper()
 	log := &syncWriter{w: &bytes.Buffer{}}
 	ks := NewKeySets(log, nil)
+	t.Cleanup(ks.Close)
 	c := &clock{t: time.Now()}
 	ks.now = c.Now
 	pool := testPool(t, wasm.Options{Size: size, Keys: ks, Server: wire.Options{
@@ -137,12 +138,16 @@ func (s *syncWriter) String() string {
 	return s.w.(*bytes.Buffer).String()
 }
 
-// status is the pool's answer's status to an initialize with token.
+// status is the pool's answer's status to an initialize with token ("": no
+// Authorization field).
 func status(t *testing.T, pool *wasm.Pool, token string) int {
 	t.Helper()
 	r := &wire.Request{Method: "POST", Target: "/mcp", Body: []byte(initialize)}
 	for _, h := range [][2]string{{"Host", "localhost:8787"}, {"Content-Type", "application/json"},
 		{"Accept", "application/json, text/event-stream"}, {"Authorization", "Bearer " + token}} {
+		if h[0] == "Authorization" && token == "" {
+			continue
+		}
 		r.Header = append(r.Header, wire.Field{Name: h[0], Value: h[1]})
 	}
 	out, err := pool.HTTP(context.Background(), wire.AppendRequest(nil, r), nil)
@@ -233,6 +238,36 @@ func TestKeySetsPool(t *testing.T) {
 	c2.add(wire.KeysRefetch)
 	require.Equal(t, 200, status(t, down, rotated), "past the pause")
 	t.Logf("the first pool's log:\n%s\nthe second's:\n%s", log, log2)
+}
+
+// TestKeySetsRetry: a pool that starts while the issuer is down has the set fetched again
+// on its own, after 1 s and then 2 s (wire.KeysState.Pause), with no request asking, and
+// the log says when it came; once it came, nothing more is fetched.
+func TestKeySetsRetry(t *testing.T) {
+	is := newIssuer(t)
+	is.rotate("k1", true)
+	is.down.Store(true)
+	log := &syncWriter{w: &bytes.Buffer{}}
+	ks := NewKeySets(log, nil)
+	t.Cleanup(ks.Close)
+	start := time.Now()
+	pool := testPool(t, wasm.Options{Size: 1, Keys: ks, Server: wire.Options{
+		Auth: []byte(`{"resource":"` + keysResource + `","jwt":{"issuer":"` + is.URL + `","jwksUri":"` + is.URL + `/jwks"}}`),
+	}})
+	good := is.token("k1", keysResource)
+	require.Equal(t, 401, status(t, pool, good), "the issuer down at start")
+	waitFor(t, func() bool { return is.fetches.Load() == 3 }, "two tries on its own")
+	if d := time.Since(start); d < 3*time.Second {
+		t.Fatalf("three fetches within %v: the pauses are 1 s and 2 s", d)
+	}
+	is.down.Store(false)
+	waitFor(t, func() bool { return strings.Contains(log.String(), "fetched (") }, "the set, fetched on its own")
+	require.Contains(t, log.String(), "after 3 failed fetches")
+	require.Equal(t, int32(4), is.fetches.Load())
+	require.Equal(t, 200, status(t, pool, good))
+	time.Sleep(1500 * time.Millisecond)
+	require.Equal(t, int32(4), is.fetches.Load(), "no more tries once a set came")
+	t.Logf("the log:\n%s", log)
 }
 
 // TestKeySetsGivenUp: a set no fetch refreshed for wire.KeysMaxAge after it went stale is

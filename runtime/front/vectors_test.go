@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -147,5 +148,41 @@ func TestVectorKeys(t *testing.T) {
 		}
 		err = keysRedirect(to, []*http.Request{from})
 		require.Equal(t, r.Follow, err == nil, fmt.Sprintf("%s -> %s: %v", r.From, r.To, err))
+	}
+}
+
+// TestVectorKeysRefusals: when refusals have the key set fetched, through a pool of the
+// real plugin and this host's KeySets, against an issuer on loopback.
+func TestVectorKeysRefusals(t *testing.T) {
+	var v wiretest.Keys
+	wiretest.Read(t, "keys.json", &v)
+	for _, story := range v.Refusals {
+		t.Run(story.Name, func(t *testing.T) {
+			is := newIssuer(t)
+			is.rotate("k1", true)
+			pool, _, c, log := keysPool(t, is, 1)
+			for i, st := range story.Steps {
+				if st.Advance != 0 {
+					c.add(time.Duration(st.Advance) * time.Second)
+					continue
+				}
+				token := ""
+				switch st.Token {
+				case "k1", "k9":
+					token = is.token(st.Token, keysResource)
+				case "k1-forged":
+					good := is.token("k1", keysResource)
+					token = good[:strings.LastIndexByte(good, '.')+1] + strings.Repeat("A", 86)
+				case "":
+				default:
+					t.Fatalf("step %d: token %q", i, st.Token)
+				}
+				got := status(t, pool, token)
+				if got != st.Status || int(is.fetches.Load()) != st.Fetches {
+					t.Fatalf("step %d (token %q): %d after %d fetches, the vector says %d after %d\nthe log:\n%s",
+						i, st.Token, got, is.fetches.Load(), st.Status, st.Fetches, log)
+				}
+			}
+		})
 	}
 }

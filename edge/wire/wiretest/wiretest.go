@@ -172,19 +172,21 @@ type Limits struct {
 	ReplayEntries, ReplayEntryMax, ReplayBudget, ReplayShapesMax int
 
 	// The key sets' numbers (wire/keys.go), durations in seconds.
-	KeySetMax, KeysRedirects                                         int
-	KeysTimeout, KeysRefetch, KeysMinAge, KeysMaxAge, KeysDefaultAge int
+	KeySetMax, KeysRedirects                                                    int
+	KeysTimeout, KeysRefetch, KeysRetry, KeysMinAge, KeysMaxAge, KeysDefaultAge int
 
 	IDs [][2]string // an id token and its kind ("n", "s" or "")
 }
 
 // Keys are the key set vectors (keys.json): how long a fetched set is fresh, which
-// redirects a fetch follows, the keys export's input, and the schedule of fetches.
+// redirects a fetch follows, the keys export's input, the schedule of fetches, and when
+// refusals have the set fetched.
 type Keys struct {
 	Ages      []KeysAge      `json:"ages"`
 	Redirects []KeysRedirect `json:"redirects"`
 	Frames    []KeysFrame    `json:"frames"`
 	Schedules []KeysSchedule `json:"schedules"`
+	Refusals  []KeysRefusals `json:"refusals"`
 }
 
 // KeysAge: a response's Cache-Control and Age ("" when absent), and the seconds its set
@@ -216,8 +218,8 @@ type KeysSchedule struct {
 }
 
 // KeysStep happens At seconds into the story: Do "begin" (a fetch begins), "done" (a
-// set came, fresh for Age seconds) or "drop" (the set is given up); or, without Do, a
-// check of what the host decides then.
+// set came, fresh for Age seconds), "fail" (the fetch failed) or "drop" (the set is given
+// up); or, without Do, a check of what the host decides then.
 type KeysStep struct {
 	At     int        `json:"at"`
 	Do     string     `json:"do,omitempty"`
@@ -231,4 +233,25 @@ type KeysCheck struct {
 	Due     bool `json:"due"`
 	Refetch bool `json:"refetch"`
 	Expired bool `json:"expired"`
+}
+
+// KeysRefusals is a story of requests to a host whose plugin verifies tokens with the key
+// set at one URL, which the issuer serves unchanged (it holds k1): what each answer is
+// and how many times the host has fetched the set by then. It holds a host to fetching
+// only when the plugin asks (keys_wanted), and to the plugin's asking once per miss.
+type KeysRefusals struct {
+	Name  string        `json:"name"`
+	Steps []KeysRequest `json:"steps"`
+}
+
+// KeysRequest is one step: a request with Token, "k1" (valid, of the issuer's key), "k9"
+// (signed by a key the set lacks: a kid the plugin misses), "k1-forged" (k1's kid, a bad
+// signature) or "" (no credential), answered Status, after which the issuer has been
+// asked for the set Fetches times in all; or, with Advance, the clock moved on that
+// many seconds.
+type KeysRequest struct {
+	Advance int    `json:"advance,omitempty"`
+	Token   string `json:"token,omitempty"`
+	Status  int    `json:"status,omitempty"`
+	Fetches int    `json:"fetches,omitempty"`
 }
