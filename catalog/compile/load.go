@@ -66,9 +66,12 @@ func LoadDir(dir string, opt Options) (*Catalog, []Problem, error) {
 //
 // Load is deterministic: the same relative paths and bytes give an equal Catalog,
 // whatever the directory order, modification times, modes or location of the folder.
-// Symbolic links are followed only to regular files inside the folder, checked link by
-// link when fsys implements fs.ReadLinkFS; an os.Root file system (LoadDir) also enforces
-// this itself.
+// A symbolic link is served as the regular file it leads to only when that file is in the
+// link's own skill (its innermost), resolved link by link, which needs fsys to implement
+// fs.ReadLinkFS (on other file systems links are not served). A link leading anywhere
+// else, another skill or the folder's outside, is an error naming both paths; one to a
+// directory, or to nothing, is a warning. An os.Root file system (LoadDir) also keeps
+// every link inside the folder itself.
 //
 // Files of more than KeepBytes (other than SKILL.md) are not kept in memory: File.Open
 // reads them again from fsys, which must stay readable until the catalog is encoded.
@@ -342,28 +345,30 @@ func (l *loader) readFile(e entry, encl []string) {
 	switch {
 	case e.typ.IsRegular():
 	case e.typ&fs.ModeSymlink != 0:
-		if rl, ok := l.fsys.(fs.ReadLinkFS); ok {
-			t, inside, err := resolveLink(rl, p)
-			switch {
-			case !inside:
-				warn("symbolic link leads outside the folder; not served")
-				return
-			case errors.Is(err, fs.ErrNotExist):
-				warn("broken symbolic link; not served")
-				return
-			case err != nil:
-				warn("symbolic link cannot be followed (" + errText(err) + "); not served")
-				return
-			}
-			target = t
+		rl, ok := l.fsys.(fs.ReadLinkFS)
+		if !ok {
+			warn("symbolic link cannot be followed (the file system does not read links, so where it leads cannot be checked); not served")
+			return
 		}
-		info, err := fs.Stat(l.fsys, target)
+		t, inside, err := resolveLink(rl, p)
+		switch {
+		case !inside:
+			l.linkOut(p, t, encl)
+			return
+		case errors.Is(err, fs.ErrNotExist):
+			warn("broken symbolic link; not served")
+			return
+		case err != nil:
+			warn("symbolic link cannot be followed (" + errText(err) + "); not served")
+			return
+		}
+		info, err := fs.Stat(l.fsys, t)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			warn("broken symbolic link; not served")
 			return
 		case err != nil:
-			// An os.Root file system refuses links that leave it.
+			// An os.Root file system refuses links that leave it (the link changed since).
 			warn("symbolic link leads outside the folder or cannot be followed (" + errText(err) + "); not served")
 			return
 		case info.IsDir():
@@ -372,7 +377,11 @@ func (l *loader) readFile(e entry, encl []string) {
 		case !info.Mode().IsRegular():
 			warn("symbolic link to something other than a regular file; not served")
 			return
+		case !within(t, skill):
+			l.linkOut(p, t, encl)
+			return
 		}
+		target = t
 	default:
 		warn(fmt.Sprintf("not a regular file (%s); not served", typeName(e.typ)))
 		return
@@ -407,6 +416,32 @@ func (l *loader) readFile(e entry, encl []string) {
 		f.reopen = func() (fs.File, error) { return l.reopen(target) }
 	}
 	l.files[p] = f
+}
+
+// within reports whether the path p of the folder is the directory dir or lies under it.
+func within(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+// linkOut reports the symbolic link p, a file of the skills encl (innermost first), whose
+// target leaves its skill: to is the path resolveLink gave, in the folder or out of it. A
+// link is served as a file of its skill, to whoever may see that skill, so following it
+// would serve another skill's file under this one's access rule (or a file of no skill,
+// or one outside the folder); skipping it would quietly serve the skill without a file its
+// author put there. Like any file in error, it makes every skill holding it invalid.
+func (l *loader) linkOut(p, to string, encl []string) {
+	skill := innermost(encl)
+	shown, where := l.display(to), "outside the folder"
+	switch {
+	case path.IsAbs(to) || filepath.IsAbs(to) || filepath.VolumeName(to) != "":
+		shown = to
+	case to == ".." || strings.HasPrefix(to, "../"):
+	case len(l.enclosing(to)) > 0:
+		where = "a file of skill " + printable(innermost(l.enclosing(to)))
+	default:
+		where = "which is in no skill"
+	}
+	l.report(Error, p, 0, skill, fmt.Sprintf(
+		"symbolic link to %s, %s: a link is served to whoever may see its skill (%s), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link",
+		printable(shown), where, printable(skill)), encl...)
 }
 
 var errTooLarge = errors.New("file too large")
@@ -583,7 +618,9 @@ var errLinkLoop = errors.New("too many levels of symbolic links")
 
 // resolveLink resolves the symbolic link p component by component, as the kernel would,
 // without leaving the file system: it returns the path of the final target (which
-// contains no links), or inside == false as soon as a link or ".." would lead out.
+// contains no links), or inside == false as soon as a link or ".." would lead out, with
+// where the path leads, unresolved from there: relative to the folder ("../x") or the
+// absolute path a link names.
 func resolveLink(fsys fs.ReadLinkFS, p string) (target string, inside bool, err error) {
 	rest := strings.Split(p, "/")
 	cur, hops := "", 0
@@ -595,7 +632,7 @@ func resolveLink(fsys fs.ReadLinkFS, p string) (target string, inside bool, err 
 			continue
 		case "..":
 			if cur == "" {
-				return "", false, nil
+				return path.Join(append([]string{".."}, rest...)...), false, nil
 			}
 			if cur = path.Dir(cur); cur == "." {
 				cur = ""
@@ -622,7 +659,7 @@ func resolveLink(fsys fs.ReadLinkFS, p string) (target string, inside bool, err 
 			return "", true, err
 		}
 		if path.IsAbs(t) || filepath.IsAbs(t) || filepath.VolumeName(t) != "" {
-			return "", false, nil
+			return path.Join(append([]string{t}, rest...)...), false, nil
 		}
 		rest = append(strings.Split(t, "/"), rest...)
 	}

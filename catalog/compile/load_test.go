@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -249,12 +250,14 @@ func TestValidation(t *testing.T) {
 			"x/.hg/x": {}, "x/.svn/x": {}, "x/.bzr/x": {}, "__MACOSX/y/SKILL.md": {Data: []byte{0}}, ".git/z/SKILL.md": {}},
 			valid: []string{"x"}},
 		{name: "SKILL.md linked", fsys: fstest.MapFS{
-			"in/SKILL.md":  {Data: []byte("../shared/in.md"), Mode: fs.ModeSymlink},
-			"out/SKILL.md": {Data: []byte("../../out.md"), Mode: fs.ModeSymlink},
-			"shared/in.md": ok("in")},
+			"in/SKILL.md":         {Data: []byte("doc/in.md"), Mode: fs.ModeSymlink},
+			"in/doc/in.md":        ok("in"),
+			"out/SKILL.md":        {Data: []byte("../../out.md"), Mode: fs.ModeSymlink},
+			"elsewhere/SKILL.md":  {Data: []byte("../shared/elsewhere.md"), Mode: fs.ModeSymlink},
+			"shared/elsewhere.md": ok("elsewhere")},
 			want: []string{
-				`skills/out/SKILL.md: warning: symbolic link leads outside the folder; not served`,
-				`skills/out/SKILL.md: SKILL.md is not served, so the skill cannot be`},
+				`skills/elsewhere/SKILL.md: symbolic link to skills/shared/elsewhere.md, which is in no skill: a link is served to whoever may see its skill (elsewhere), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link`,
+				`skills/out/SKILL.md: symbolic link to skills/../out.md, outside the folder: a link is served to whoever may see its skill (out), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link`},
 			valid: []string{"in"}},
 		{name: "special files", fsys: fstest.MapFS{"x/SKILL.md": ok("x"), "x/fifo": {Mode: fs.ModeNamedPipe}, "x/sock": {Mode: fs.ModeSocket}},
 			want: []string{
@@ -263,24 +266,36 @@ func TestValidation(t *testing.T) {
 			valid: []string{"x"}},
 		{name: "symbolic links", fsys: fstest.MapFS{
 			"x/SKILL.md":     ok("x"),
-			"x/in.md":        {Data: []byte("../shared/doc.md"), Mode: fs.ModeSymlink},
+			"x/in.md":        {Data: []byte("sub/doc.md"), Mode: fs.ModeSymlink},
 			"x/chain.md":     {Data: []byte("in.md"), Mode: fs.ModeSymlink},
-			"x/up.md":        {Data: []byte("../../etc/passwd"), Mode: fs.ModeSymlink},
-			"x/abs.md":       {Data: []byte("/etc/passwd"), Mode: fs.ModeSymlink},
-			"x/via-dir.md":   {Data: []byte("d/../../../x"), Mode: fs.ModeSymlink},
+			"x/sub/doc.md":   {Data: []byte("doc")},
 			"x/d":            {Data: []byte("../shared"), Mode: fs.ModeSymlink},
 			"x/broken.md":    {Data: []byte("nothing"), Mode: fs.ModeSymlink},
 			"x/loop":         {Data: []byte("loop"), Mode: fs.ModeSymlink},
 			"shared/doc.md":  {Data: []byte("shared")},
 			"shared/link.md": {Data: []byte("../../outside"), Mode: fs.ModeSymlink}},
 			want: []string{
-				`skills/x/abs.md: warning: symbolic link leads outside the folder; not served`,
 				`skills/x/broken.md: warning: broken symbolic link; not served`,
 				`skills/x/d: warning: symbolic link to a directory; not followed`,
-				`skills/x/loop: warning: symbolic link cannot be followed (too many levels of symbolic links); not served`,
-				`skills/x/up.md: warning: symbolic link leads outside the folder; not served`,
-				`skills/x/via-dir.md: warning: symbolic link leads outside the folder; not served`},
+				`skills/x/loop: warning: symbolic link cannot be followed (too many levels of symbolic links); not served`},
 			valid: []string{"x"}},
+		{name: "symbolic links out of their skill", fsys: fstest.MapFS{
+			"x/SKILL.md":        ok("x"),
+			"x/in.md":           {Data: []byte("../shared/doc.md"), Mode: fs.ModeSymlink},
+			"x/up.md":           {Data: []byte("../../etc/passwd"), Mode: fs.ModeSymlink},
+			"x/abs.md":          {Data: []byte("/etc/passwd"), Mode: fs.ModeSymlink},
+			"x/via-dir.md":      {Data: []byte("d/../../../x"), Mode: fs.ModeSymlink},
+			"x/d":               {Data: []byte("../shared"), Mode: fs.ModeSymlink},
+			"x/ctl.md":          {Data: []byte("../shared/ctl\x01.md"), Mode: fs.ModeSymlink},
+			"shared/doc.md":     {Data: []byte("shared")},
+			"shared/ctl\x01.md": {Data: []byte("shared")}},
+			want: []string{
+				`skills/x/abs.md: symbolic link to /etc/passwd, outside the folder: a link is served to whoever may see its skill (x), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link`,
+				`skills/x/ctl.md: symbolic link to "skills/shared/ctl\x01.md", which is in no skill: a link is served to whoever may see its skill (x), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link`,
+				`skills/x/d: warning: symbolic link to a directory; not followed`,
+				`skills/x/in.md: symbolic link to skills/shared/doc.md, which is in no skill: a link is served to whoever may see its skill (x), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link`,
+				`skills/x/up.md: symbolic link to skills/../etc/passwd, outside the folder: a link is served to whoever may see its skill (x), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link`,
+				`skills/x/via-dir.md: symbolic link to skills/../../x, outside the folder: a link is served to whoever may see its skill (x), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cat, ps, err := Load(c.fsys, "skills", Options{})
@@ -606,4 +621,130 @@ func TestAliasBombReport(t *testing.T) {
 	equalStrings(t, "problems", strs(ps), []string{
 		"bomb/b/SKILL.md:7: too many aliases: the YAML parser hosts use (npm yaml) refuses this frontmatter as a possible resource exhaustion attack",
 	})
+}
+
+// TestLinksStayInTheirSkill: a symbolic link is served as a file of the skill it is in, to
+// whoever may see that skill, so it may lead only to a file of that skill. A link to
+// anything else (a file of another skill, scoped or not, its SKILL.md included; a file of no
+// skill; anything outside the folder), however it gets there (relative or absolute, a chain
+// of links, a linked directory), is an error naming the link and where it leads, and the
+// skill is not served; a link within its skill is, and so is one into a skill nested in it
+// (the holder's files include the nested skill's already). The first case is the leak of
+// the issue: `ln -s ../../finance/ledger/secret.txt pub/notes/leak.txt`.
+func TestLinksStayInTheirSkill(t *testing.T) {
+	link := func(to string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(to), Mode: fs.ModeSymlink} }
+	// leak is the error for the link at path (in skill), which leads to target, where.
+	leak := func(path, target, where, skill string) string {
+		return "skills/" + path + ": symbolic link to " + target + ", " + where +
+			": a link is served to whoever may see its skill (" + skill + "), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link"
+	}
+	for _, c := range []struct {
+		name  string
+		files fstest.MapFS // added to a folder with finance/ledger (scoped) and pub
+		want  []string     // problems
+		valid []string     // skill paths in the catalog
+	}{
+		{name: "into a scoped skill", files: fstest.MapFS{"pub/notes/leak.txt": link("../../finance/ledger/secret.txt")},
+			want: []string{
+				`skills/pub/notes/leak.txt: symbolic link to skills/finance/ledger/secret.txt, a file of skill finance/ledger: a link is served to whoever may see its skill (pub), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link`},
+			valid: []string{"finance/ledger"}},
+		{name: "into a public skill", files: fstest.MapFS{"other/SKILL.md": ok("other"), "other/doc.md": {Data: []byte("doc")}, "pub/doc.md": link("../other/doc.md")},
+			want:  []string{leak("pub/doc.md", "skills/other/doc.md", "a file of skill other", "pub")},
+			valid: []string{"finance/ledger", "other"}},
+		{name: "to another skill's SKILL.md", files: fstest.MapFS{"pub/ledger.md": link("../finance/ledger/SKILL.md")},
+			want:  []string{leak("pub/ledger.md", "skills/finance/ledger/SKILL.md", "a file of skill finance/ledger", "pub")},
+			valid: []string{"finance/ledger"}},
+		{name: "a SKILL.md that is another's", files: fstest.MapFS{"copy/SKILL.md": link("../finance/ledger/SKILL.md")},
+			want:  []string{leak("copy/SKILL.md", "skills/finance/ledger/SKILL.md", "a file of skill finance/ledger", "copy")},
+			valid: []string{"finance/ledger", "pub"}},
+		{name: "a link to a link", files: fstest.MapFS{"pub/a.txt": link("b.txt"), "pub/b.txt": link("../finance/ledger/secret.txt")},
+			want: []string{
+				leak("pub/a.txt", "skills/finance/ledger/secret.txt", "a file of skill finance/ledger", "pub"),
+				leak("pub/b.txt", "skills/finance/ledger/secret.txt", "a file of skill finance/ledger", "pub")},
+			valid: []string{"finance/ledger"}},
+		{name: "a chain through another skill's link", files: fstest.MapFS{"pub/a.txt": link("../finance/ledger/hop.txt"), "finance/ledger/hop.txt": link("secret.txt")},
+			want:  []string{leak("pub/a.txt", "skills/finance/ledger/secret.txt", "a file of skill finance/ledger", "pub")},
+			valid: []string{"finance/ledger"}},
+		{name: "a chain back into its skill", files: fstest.MapFS{"pub/a.txt": link("../finance/ledger/back.txt"), "finance/ledger/back.txt": link("../../pub/notes/own.txt")},
+			want:  []string{leak("finance/ledger/back.txt", "skills/pub/notes/own.txt", "a file of skill pub", "finance/ledger")},
+			valid: []string{"pub"}},
+		{name: "through a linked directory", files: fstest.MapFS{"pub/d": link("../finance/ledger"), "pub/via.txt": link("d/secret.txt")},
+			want: []string{
+				`skills/pub/d: warning: symbolic link to a directory; not followed`,
+				leak("pub/via.txt", "skills/finance/ledger/secret.txt", "a file of skill finance/ledger", "pub")},
+			valid: []string{"finance/ledger"}},
+		{name: "to a file of no skill", files: fstest.MapFS{"shared/doc.md": {Data: []byte("doc")}, "pub/doc.md": link("../shared/doc.md"), "pub/policy.yaml": link("../skilledge.yaml")},
+			want: []string{
+				leak("pub/doc.md", "skills/shared/doc.md", "which is in no skill", "pub"),
+				leak("pub/policy.yaml", "skills/skilledge.yaml", "which is in no skill", "pub")},
+			valid: []string{"finance/ledger"}},
+		{name: "out of the folder", files: fstest.MapFS{"pub/up.txt": link("../../secret.txt"), "pub/abs.txt": link("/etc/passwd"), "pub/d": link("notes"), "pub/via.txt": link("d/../../../x/y")},
+			want: []string{
+				leak("pub/abs.txt", "/etc/passwd", "outside the folder", "pub"),
+				`skills/pub/d: warning: symbolic link to a directory; not followed`,
+				leak("pub/up.txt", "skills/../secret.txt", "outside the folder", "pub"),
+				leak("pub/via.txt", "skills/../x/y", "outside the folder", "pub")},
+			valid: []string{"finance/ledger"}},
+		{name: "within its skill", files: fstest.MapFS{"pub/same.txt": link("notes/own.txt"), "pub/chain.txt": link("same.txt"), "pub/notes/up.txt": link("../same.txt"),
+			"pub/d": link("notes"), "pub/via.txt": link("d/own.txt"), "pub/abs-looking.txt": link("./notes/../notes/own.txt")},
+			want:  []string{`skills/pub/d: warning: symbolic link to a directory; not followed`},
+			valid: []string{"finance/ledger", "pub"}},
+		{name: "into a skill nested in it", files: fstest.MapFS{"pub/inner/SKILL.md": ok("inner"), "pub/inner/data.txt": {Data: []byte("data")}, "pub/data.txt": link("inner/data.txt")},
+			valid: []string{"finance/ledger", "pub", "pub/inner"}},
+		{name: "out of a nested skill into the one holding it", files: fstest.MapFS{"pub/inner/SKILL.md": ok("inner"), "pub/inner/own.txt": link("../notes/own.txt")},
+			want:  []string{leak("pub/inner/own.txt", "skills/pub/notes/own.txt", "a file of skill pub", "pub/inner")},
+			valid: []string{"finance/ledger"}},
+		{name: "dangling and looping links stay warnings", files: fstest.MapFS{"pub/gone.txt": link("../finance/ledger/missing.txt"), "pub/loop": link("loop")},
+			want: []string{
+				`skills/pub/gone.txt: warning: broken symbolic link; not served`,
+				`skills/pub/loop: warning: symbolic link cannot be followed (too many levels of symbolic links); not served`},
+			valid: []string{"finance/ledger", "pub"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				PolicyFile:                  {Data: []byte("access:\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n")},
+				"finance/ledger/SKILL.md":   ok("ledger"),
+				"finance/ledger/secret.txt": {Data: []byte("the ledger")},
+				"pub/SKILL.md":              ok("pub"),
+				"pub/notes/own.txt":         {Data: []byte("pub's own")},
+			}
+			maps.Copy(fsys, c.files)
+			cat, ps, err := Load(fsys, "skills", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			equalStrings(t, "problems", strs(ps), c.want)
+			equalStrings(t, "skills", paths(cat), c.valid)
+			for _, s := range cat.Skills {
+				for _, f := range s.Files {
+					if s.Path != "finance/ledger" && string(f.Data) == "the ledger" {
+						t.Errorf("skill %s serves the ledger as %s", s.Path, f.Path)
+					}
+				}
+			}
+		})
+	}
+}
+
+// noReadLink hides the fs.ReadLinkFS of the file system it holds.
+type noReadLink struct{ fs.FS }
+
+// TestLinksNeedReadLink: on a file system that cannot read links, where a link leads
+// cannot be checked, so it is not served (it was followed, wherever it led).
+func TestLinksNeedReadLink(t *testing.T) {
+	cat, ps, err := Load(noReadLink{fstest.MapFS{
+		"finance/ledger/SKILL.md":   ok("ledger"),
+		"finance/ledger/secret.txt": {Data: []byte("the ledger")},
+		"pub/SKILL.md":              ok("pub"),
+		"pub/leak.txt":              {Data: []byte("../finance/ledger/secret.txt"), Mode: fs.ModeSymlink},
+	}}, "skills", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalStrings(t, "problems", strs(ps), []string{
+		"skills/pub/leak.txt: warning: symbolic link cannot be followed (the file system does not read links, so where it leads cannot be checked); not served"})
+	equalStrings(t, "skills", paths(cat), []string{"finance/ledger", "pub"})
+	if len(cat.Skills) == 2 && len(cat.Skills[1].Files) != 1 {
+		t.Errorf("pub serves %d files", len(cat.Skills[1].Files))
+	}
 }

@@ -31,54 +31,111 @@ func symlink(t *testing.T, target, link string) {
 	}
 }
 
+// TestLoadDirSymlinks: links on disk, read through os.Root. A link to a file of its own
+// skill is served as that file; one leading anywhere else (a file of no skill, another
+// skill's file, out of the folder by a relative or absolute path or through a linked
+// directory) is an error naming both paths; a link to a directory, or to nothing, is a
+// warning and not served.
 func TestLoadDirSymlinks(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "skills")
 	writeTree(t, root, map[string]string{
 		"x/SKILL.md":    "---\nname: x\ndescription: d\n---\n",
+		"y/SKILL.md":    "---\nname: y\ndescription: d\n---\n",
+		"y/own/doc.md":  "own doc",
 		"shared/doc.md": "shared doc",
 		"shared/sub/f":  "f",
-	}, []string{"x/SKILL.md", "shared/doc.md", "shared/sub/f"}, 0o644)
+	}, []string{"x/SKILL.md", "y/SKILL.md", "y/own/doc.md", "shared/doc.md", "shared/sub/f"}, 0o644)
 	if err := os.WriteFile(filepath.Join(base, "secret.txt"), []byte("secret"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	x := filepath.Join(root, "x")
-	symlink(t, "../shared/doc.md", filepath.Join(x, "in.md"))
-	symlink(t, "in.md", filepath.Join(x, "chain.md"))
+	x, y := filepath.Join(root, "x"), filepath.Join(root, "y")
+	symlink(t, "../shared/doc.md", filepath.Join(x, "shared.md"))
+	symlink(t, "../y/own/doc.md", filepath.Join(x, "other.md"))
 	symlink(t, "../../secret.txt", filepath.Join(x, "out.md"))
 	symlink(t, filepath.Join(base, "secret.txt"), filepath.Join(x, "abs.md"))
 	symlink(t, "../shared", filepath.Join(x, "dir"))
 	symlink(t, "dir/../../secret.txt", filepath.Join(x, "through-dir.md"))
-	symlink(t, "nothing", filepath.Join(x, "broken.md"))
+	symlink(t, "own/doc.md", filepath.Join(y, "in.md"))
+	symlink(t, "in.md", filepath.Join(y, "chain.md"))
+	symlink(t, "own", filepath.Join(y, "dir"))
+	symlink(t, "nothing", filepath.Join(y, "broken.md"))
 	symlink(t, base, filepath.Join(root, "outside-dir")) // not in a skill: ignored
 
 	cat, ps, err := LoadDir(root, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	why := ": a link is served to whoever may see its skill (x), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link"
 	l := root + "/x/"
 	equalStrings(t, "problems", strs(ps), []string{
-		l + "abs.md: warning: symbolic link leads outside the folder; not served",
-		l + "broken.md: warning: broken symbolic link; not served",
+		l + "abs.md: symbolic link to " + base + "/secret.txt, outside the folder" + why,
 		l + "dir: warning: symbolic link to a directory; not followed",
-		l + "out.md: warning: symbolic link leads outside the folder; not served",
-		l + "through-dir.md: warning: symbolic link leads outside the folder; not served",
+		l + "other.md: symbolic link to " + root + "/y/own/doc.md, a file of skill y" + why,
+		l + "out.md: symbolic link to " + root + "/../secret.txt, outside the folder" + why,
+		l + "shared.md: symbolic link to " + root + "/shared/doc.md, which is in no skill" + why,
+		l + "through-dir.md: symbolic link to " + root + "/../secret.txt, outside the folder" + why,
+		root + "/y/broken.md: warning: broken symbolic link; not served",
+		root + "/y/dir: warning: symbolic link to a directory; not followed",
 	})
-	if len(cat.Skills) != 1 {
+	if len(cat.Skills) != 1 || cat.Skills[0].Path != "y" {
 		t.Fatalf("skills %v", paths(cat))
 	}
 	var got []string
 	for _, f := range cat.Skills[0].Files {
 		got = append(got, f.Path+" "+string(f.Data))
-		if strings.Contains(string(f.Data), "secret") {
-			t.Errorf("%s serves a file outside the folder", f.Path)
-		}
 	}
 	equalStrings(t, "files", got, []string{
-		"x/SKILL.md ---\nname: x\ndescription: d\n---\n",
-		"x/chain.md shared doc",
-		"x/in.md shared doc",
+		"y/SKILL.md ---\nname: y\ndescription: d\n---\n",
+		"y/chain.md own doc",
+		"y/in.md own doc",
+		"y/own/doc.md own doc",
 	})
+}
+
+// TestLoadDirLinkOutOfSkill: the leak of a scoped file through a public skill, on disk:
+// `ln -s ../../finance/ledger/secret.txt pub/notes/leak.txt` in a folder whose policy
+// scopes finance/ is an error naming the link and the file, and with SkipInvalid the
+// public skill is left out rather than served with the ledger in it.
+func TestLoadDirLinkOutOfSkill(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "skills")
+	writeTree(t, root, map[string]string{
+		PolicyFile:                  "access:\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n",
+		"finance/ledger/SKILL.md":   "---\nname: ledger\ndescription: d\n---\n",
+		"finance/ledger/secret.txt": "the ledger",
+		"pub/SKILL.md":              "---\nname: pub\ndescription: d\n---\n",
+		"pub/notes/own.txt":         "pub's own",
+	}, []string{PolicyFile, "finance/ledger/SKILL.md", "finance/ledger/secret.txt", "pub/SKILL.md", "pub/notes/own.txt"}, 0o644)
+	symlink(t, "../../finance/ledger/secret.txt", filepath.Join(root, "pub", "notes", "leak.txt"))
+	symlink(t, "own.txt", filepath.Join(root, "pub", "notes", "same.txt")) // within its skill: served
+
+	leak := root + "/pub/notes/leak.txt: symbolic link to " + root + "/finance/ledger/secret.txt, a file of skill finance/ledger: " +
+		"a link is served to whoever may see its skill (pub), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link"
+	for _, skip := range []bool{false, true} {
+		cat, ps, err := LoadDir(root, Options{SkipInvalid: skip})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{leak}
+		if skip {
+			want = []string{root + "/pub/SKILL.md: warning: skipped, not served: " + strings.TrimPrefix(leak, root+"/pub/notes/leak.txt: "), leak}
+		}
+		equalStrings(t, "problems", strs(ps), want)
+		equalStrings(t, "skills", paths(cat), []string{"finance/ledger"})
+	}
+	if err := os.Remove(filepath.Join(root, "pub", "notes", "leak.txt")); err != nil {
+		t.Fatal(err)
+	}
+	cat, ps, err := LoadDir(root, Options{})
+	if err != nil || len(ps) != 0 {
+		t.Fatalf("without the leaking link: %v %v", err, strs(ps))
+	}
+	equalStrings(t, "skills", paths(cat), []string{"finance/ledger", "pub"})
+	var files []string
+	for _, f := range cat.Skills[1].Files {
+		files = append(files, f.Path+" "+string(f.Data))
+	}
+	equalStrings(t, "pub's files", files, []string{"pub/SKILL.md ---\nname: pub\ndescription: d\n---\n", "pub/notes/own.txt pub's own", "pub/notes/same.txt pub's own"})
 }
 
 func TestLoadDirErrors(t *testing.T) {

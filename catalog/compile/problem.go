@@ -16,7 +16,7 @@ const (
 	// catalog must not be served unless Options.SkipInvalid was given.
 	Error Severity = iota
 	// Warning is worth telling the author but changes nothing that is served, or is about
-	// something that was left out on purpose (a symbolic link leading outside the folder).
+	// something that was left out on purpose (a symbolic link to a directory).
 	Warning
 )
 
@@ -50,10 +50,7 @@ type Problem struct {
 // and with "warning: " before the message of a warning. A path holding non-printable
 // characters or bytes that are not UTF-8 is quoted, as Go quotes strings.
 func (p Problem) String() string {
-	s := p.Path
-	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-		s = strconv.Quote(s) // never send control characters, or bytes that are not text, to a terminal
-	}
+	s := printable(p.Path)
 	if p.Line > 0 {
 		s += ":" + strconv.Itoa(p.Line)
 	}
@@ -62,6 +59,16 @@ func (p Problem) String() string {
 		s += "warning: "
 	}
 	return s + p.Msg
+}
+
+// printable returns s, or s quoted as Go quotes strings when it holds non-printable
+// characters or bytes that are not UTF-8: control characters, or bytes that are not
+// text, are never sent to a terminal.
+func printable(s string) string {
+	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // HasErrors reports whether any problem is an Error.

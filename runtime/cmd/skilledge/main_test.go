@@ -148,6 +148,34 @@ func TestRefusesInvalidSkills(t *testing.T) {
 	}
 }
 
+// TestRefusesLinkOutOfSkill: a file linked into a public skill from a scoped one
+// (`ln -s ../../finance/ledger/secret.txt pub/notes/leak.txt`) is an error of validate,
+// build and serve, each naming the link and the file it leads to.
+func TestRefusesLinkOutOfSkill(t *testing.T) {
+	dir := t.TempDir()
+	for path, data := range map[string]string{
+		"skilledge.yaml":            "access:\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n",
+		"finance/ledger/SKILL.md":   "---\nname: ledger\ndescription: The books.\n---\nBody\n",
+		"finance/ledger/secret.txt": "the ledger\n",
+		"pub/SKILL.md":              "---\nname: pub\ndescription: For everyone.\n---\nBody\n",
+		"pub/notes/a.md":            "notes\n",
+	} {
+		writeFile(t, filepath.Join(dir, path), data)
+	}
+	if err := os.Symlink("../../finance/ledger/secret.txt", filepath.Join(dir, "pub", "notes", "leak.txt")); err != nil {
+		t.Skipf("symbolic links not available: %v", err)
+	}
+	want := dir + "/pub/notes/leak.txt: symbolic link to " + dir + "/finance/ledger/secret.txt, a file of skill finance/ledger: "
+	code, stdout, stderr := call(t, "", "validate", dir)
+	expect(t, code, stdout, stderr, 1, want, "")
+	expect(t, code, stdout, stderr, 1, "2 skills checked: 1 error, 0 warnings\n", "")
+	for _, cmd := range [][]string{{"build", dir, "-o", t.TempDir()}, {"serve", dir}} {
+		code, stdout, stderr := call(t, "", cmd...)
+		expect(t, code, stdout, stderr, 1, "", want)
+		expect(t, code, stdout, stderr, 1, "", "2 skills checked: 1 error, 0 warnings\n")
+	}
+}
+
 func TestStdio(t *testing.T) {
 	dir := skillsDir(t)
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
