@@ -1217,7 +1217,8 @@ async function bodyAtMost(r, limit) {
 }
 
 // The host's own answers (wire.Failure): one shape on every host, a JSON-RPC -32603 whose
-// message names the kind of failure only. What went wrong in detail goes to the log.
+// message names the kind of failure only, and whose data names the failure
+// ({"failure": name}). What went wrong in detail goes to the log.
 export const failures = {
 	instance: [500, "the server instance failed"],
 	timeout: [500, "request timed out"],
@@ -1225,6 +1226,7 @@ export const failures = {
 	store: [500, "the server's content store is incomplete or damaged"],
 	body: [400, "could not read the request body"],
 	other: [500, "the server could not handle the request"],
+	auth: [500, "the server's auth option is invalid; see its log"],
 };
 
 // failure is the answer for the failure named name ("start" with detail, the plugin's
@@ -1240,7 +1242,7 @@ export function failure(name, detail) {
 // raw JSON id is id (null for none).
 export function failureReply(name, id, detail) {
 	const [, reason] = kindOf(name, detail);
-	return `{"jsonrpc":"2.0","id":${id ?? "null"},"error":{"code":-32603,"message":${JSON.stringify("Internal error: " + reason)}}}`;
+	return `{"jsonrpc":"2.0","id":${id ?? "null"},"error":{"code":-32603,"message":${JSON.stringify("Internal error: " + reason)},"data":{"failure":${JSON.stringify(name)}}}}`;
 }
 
 // kindOf is the [status, reason] of the failure named name (wire.StartFailure for "start").
