@@ -59,21 +59,34 @@ export const storeDir = "/sha256/";
 // an environment variable), or undefined for none; and auth, the JSON text of an auth
 // option that replaces options.auth when it is given (SKILLEDGE_AUTH, a Worker secret or
 // an environment variable; authName says which in errors). Text that is not a JSON object
-// throws an error that names it and says nothing of its content, as the plugin refuses bad
-// options: never a server without the authorization it was given.
+// throws OptionsRefused, which names it and says nothing of its content, as the plugin
+// refuses bad options: never a server without the authorization it was given.
 export function optionsFrom(options, auth, authName = "SKILLEDGE_AUTH") {
-	const object = (text, name, what) => {
+	const object = (text, name, what, isAuth) => {
 		let v = null;
 		try {
 			v = JSON.parse(text);
 		} catch {}
-		if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Error(`the ${name} is not a JSON object (${what})`);
+		if (v === null || typeof v !== "object" || Array.isArray(v)) throw new OptionsRefused(`the ${name} is not a JSON object (${what})`, isAuth);
 		return v;
 	};
 	let o = options ?? {};
-	if (typeof o === "string") o = object(o, "SKILLEDGE_OPTIONS", "the plugin's options");
+	if (typeof o === "string") o = object(o, "SKILLEDGE_OPTIONS", "the plugin's options", false);
 	if (auth === undefined) return o;
-	return { ...o, auth: object(auth, authName, "the auth option") };
+	return { ...o, auth: object(auth, authName, "the auth option", true) };
+}
+
+// OptionsRefused is why the options cannot be used: text that is not a JSON object
+// (optionsFrom), or options the plugin refuses (Host). auth says that the auth option is
+// what was refused: then a request is answered with the failure "auth", which says nothing
+// of it, because the reason (the message) may quote its values, a secret even when they
+// are wrong; the reason goes to the log, or to the terminal of an entry that is a process.
+// Any other refusal is answered with the failure "start" and the reason (startFailure).
+export class OptionsRefused extends Error {
+	constructor(message, auth) {
+		super(message);
+		this.auth = auth;
+	}
 }
 
 // assembleMax is the largest answer put together in memory rather than streamed.
@@ -124,6 +137,7 @@ export class Host {
 		this.options = options ?? {};
 		this.starting = null; // Promise of the instance, made once
 		this.instance = null; // what starting resolved to, once it has
+		this.refused = null; // the OptionsRefused that start threw, once it has: options never change
 		this.replays = new Replays();
 		this.objects = new ObjectCache();
 		this.keys = fetch ? new KeySets(fetch) : null;
@@ -147,7 +161,7 @@ export class Host {
 		// exports read their input 8 bytes per call into JavaScript (the index of a large
 		// catalog is hundreds of KB: milliseconds of the first request).
 		const raw = new Raw(x);
-		raw.call("skilledge_configure", encoder.encode(JSON.stringify(this.options)));
+		this.configure(raw);
 		raw.call("skilledge_load", new Uint8Array(this.pack));
 		// The request header fields the plugin reads: only these are framed.
 		const fields = decoder.decode(bytesAt(x, x.skilledge_fields())).split("\n");
@@ -159,6 +173,21 @@ export class Host {
 			console.error(`skilledge: the auth option names the key set at ${instance.keyURLs.join(" and ")}, and this host was given no fetch: every token it would verify is refused`);
 		}
 		return instance;
+	}
+
+	// configure gives the plugin the options, or throws OptionsRefused when it refuses them.
+	// When they hold an auth option and the plugin takes them without it, the auth option is
+	// what it refused (OptionsRefused.auth); otherwise the refusal is that of the options
+	// without it, so that what a caller is told never comes from the auth option. The
+	// instance, last configured without its auth option, goes with the error: it never
+	// serves.
+	configure(raw) {
+		const why = raw.configure(this.options);
+		if (why === null) return;
+		if (this.options.auth === undefined) throw new OptionsRefused(why, false);
+		const { auth, ...others } = this.options;
+		const without = raw.configure(others);
+		throw without === null ? new OptionsRefused(why, true) : new OptionsRefused(without, false);
 	}
 
 	// giveKeys gives instance every key set in hand that it does not have. A set the plugin
@@ -221,9 +250,11 @@ export class Host {
 		return m > 0 ? m : limits.DefaultMaxBody;
 	}
 
-	// started makes the instance, or throws why it cannot (logged): the next request tries
-	// again.
+	// started makes the instance, or throws why it cannot (logged once a start): the next
+	// request tries again, unless the plugin refused the options, which never change: then
+	// every request is refused at once, and nothing more is logged.
 	async started() {
+		if (this.refused !== null) throw this.refused;
 		this.starting ??= this.start();
 		const ready = this.starting;
 		try {
@@ -231,8 +262,11 @@ export class Host {
 			if (this.starting === ready) this.instance = instance;
 			return instance;
 		} catch (err) {
-			if (this.starting === ready) this.starting = null;
-			console.error("skilledge: the plugin did not start:", err);
+			if (this.starting === ready) {
+				this.starting = null;
+				if (err instanceof OptionsRefused) this.refused = err;
+				console.error("skilledge: the plugin did not start:", err);
+			}
 			throw err;
 		}
 	}
@@ -245,7 +279,7 @@ export class Host {
 			try {
 				instance = await this.started();
 			} catch (err) {
-				return failureResponse("start", err.message, this.Response);
+				return startFailure(err, this.Response);
 			}
 		}
 		const url = request.url; // absolute: scheme://authority/path?query
@@ -272,7 +306,7 @@ export class Host {
 		if (instance === null) {
 			return this.started().then(
 				(i) => this.reply(i, requestHead(method, target, headers, i.fields), body, store, ctx),
-				(err) => failureResponse("start", err.message, this.Response),
+				(err) => startFailure(err, this.Response),
 			);
 		}
 		return this.reply(instance, requestHead(method, target, headers, instance.fields), body, store, ctx);
@@ -372,7 +406,15 @@ class Raw {
 		return new Uint8Array(this.x.memory.buffer, this.ptr, this.cap);
 	}
 
-	// call runs skilledge_configure or skilledge_load with input b.
+	// configure gives skilledge_configure options (an object): null when the plugin takes
+	// them, else its reason.
+	configure(options) {
+		const b = encoder.encode(JSON.stringify(options));
+		this.room(b.length).set(b);
+		return this.x.skilledge_configure(this.ptr, b.length) === 0 ? null : `skilledge_configure: ${this.error()}`;
+	}
+
+	// call runs skilledge_load (or another export of the same kind) with input b.
 	call(name, b) {
 		this.room(b.length).set(b);
 		if (name === "skilledge_load") this.cap = 0; // the plugin keeps that buffer
@@ -1269,7 +1311,8 @@ async function bodyAtMost(r, limit) {
 }
 
 // The host's own answers (wire.Failure): one shape on every host, a JSON-RPC -32603 whose
-// message names the kind of failure only. What went wrong in detail goes to the log.
+// message names the kind of failure only, and whose data names the failure
+// ({"failure": name}). What went wrong in detail goes to the log.
 export const failures = {
 	instance: [500, "the server instance failed"],
 	timeout: [500, "request timed out"],
@@ -1277,6 +1320,7 @@ export const failures = {
 	store: [500, "the server's content store is incomplete or damaged"],
 	body: [400, "could not read the request body"],
 	other: [500, "the server could not handle the request"],
+	auth: [500, "the server's auth option is invalid; see its log"],
 };
 
 // failure is the answer for the failure named name ("start" with detail, the plugin's
@@ -1292,7 +1336,7 @@ export function failure(name, detail) {
 // raw JSON id is id (null for none).
 export function failureReply(name, id, detail) {
 	const [, reason] = kindOf(name, detail);
-	return `{"jsonrpc":"2.0","id":${id ?? "null"},"error":{"code":-32603,"message":${JSON.stringify("Internal error: " + reason)}}}`;
+	return `{"jsonrpc":"2.0","id":${id ?? "null"},"error":{"code":-32603,"message":${JSON.stringify("Internal error: " + reason)},"data":{"failure":${JSON.stringify(name)}}}}`;
 }
 
 // kindOf is the [status, reason] of the failure named name (wire.StartFailure for "start").
@@ -1304,6 +1348,13 @@ function kindOf(name, detail) {
 export function failureResponse(name, detail, R = Response) {
 	const f = failure(name, detail);
 	return new R(f.body, { status: f.status, headers: f.headers });
+}
+
+// startFailure is the answer, made with R, of a host that could not start for err: the
+// failure "auth" for a refused auth option (OptionsRefused.auth), which says nothing of it,
+// else "start" with err's message.
+export function startFailure(err, R = Response) {
+	return err instanceof OptionsRefused && err.auth ? failureResponse("auth", undefined, R) : failureResponse("start", err.message, R);
 }
 
 function storeFailure(reason, R) {

@@ -272,7 +272,9 @@ test("key sets: what a fetch follows, refuses and tells the issuer", async (t) =
 // fakePlugin is a createPlugin whose instance speaks the raw ABI over a plain buffer: its
 // auth option names one key set URL (jwksUri), a request's "Authorization: Bearer KID" is
 // accepted when the set it was given holds KID, and it wants the set until it has one and
-// after a KID the set lacks, as the plugin does.
+// after a KID the set lacks, as the plugin does. It refuses, as the plugin does, a pageSize
+// that is not a number (before it looks at auth) and a jwksUri that is not https, quoting
+// the URL in its reason.
 function fakePlugin() {
 	const memory = { buffer: new ArrayBuffer(1 << 20) };
 	let top = 8;
@@ -288,7 +290,17 @@ function fakePlugin() {
 		memory,
 		skilledge_alloc: (size) => ((top = 1 << 16), (top += size), 1 << 16),
 		skilledge_configure: (ptr, len) => {
-			state.url = JSON.parse(decoder.decode(read(ptr, len))).auth?.jwt?.jwksUri ?? null;
+			const options = JSON.parse(decoder.decode(read(ptr, len)));
+			const url = options.auth?.jwt?.jwksUri ?? null;
+			if (options.pageSize !== undefined && typeof options.pageSize !== "number") {
+				state.error = "skilledge: configure: option pageSize must be a non-negative integer";
+				return 1;
+			}
+			if (url !== null && !url.startsWith("https://")) {
+				state.error = `skilledge: configure: auth.jwt.jwksUri ${JSON.stringify(url)} must be https (or http to a loopback address)`;
+				return 1;
+			}
+			state.url = url;
 			return 0;
 		},
 		skilledge_load: () => 0,
@@ -463,4 +475,51 @@ test("key sets through the host: without keys, tokens are refused", async (t) =>
 		options: { auth: { jwt: { jwksUri: down.url } } }, fetch: down.fetch });
 	assert.equal((await host2.fetch(new Request("https://skills.example/mcp", { headers: { authorization: "Bearer k1" } }), store({}))).status, 401);
 	assert.equal(down.fetches, 1, "at start; the 401 within the pause fetches nothing");
+});
+
+// answerOf is a Response as a client gets it: its status, its fields and its body.
+async function answerOf(resp) {
+	return { status: resp.status, headers: [...resp.headers].map(([k, v]) => `${k}: ${v}`).join("\n"), body: await resp.text() };
+}
+
+test("a refused auth option: every caller gets the fixed answer, the log the reason, once", async (t) => {
+	const errors = t.mock.method(console, "error", () => {});
+	const secret = "api_key=HIDDEN-7f3a9c";
+	const host = new Host({ createPlugin: fakePlugin().createPlugin, module: null, pack: new Uint8Array(0),
+		options: { pageSize: 10, auth: { resource: "https://skills.example/mcp", jwt: { jwksUri: `http://idp.internal/jwks?${secret}` } } } });
+	for (const request of [
+		new Request("https://skills.example/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' }),
+		new Request("https://skills.example/.well-known/agent-skills/index.json"),
+	]) {
+		const got = await answerOf(await host.fetch(request, store({})));
+		assert.equal(got.status, 500);
+		assert.ok(!got.headers.includes("HIDDEN") && !got.body.includes("HIDDEN") && !got.body.includes("idp.internal"), `the answer quotes the option:\n${got.headers}\n${got.body}`);
+		assert.equal(got.body, failure("auth").body);
+		assert.equal(JSON.parse(got.body).error.data.failure, "auth", "the failure's name, for clients such as verify");
+	}
+	const logged = errors.mock.calls.map((c) => c.arguments.map((a) => (a instanceof Error ? a.message : String(a))).join(" "));
+	assert.equal(logged.filter((l) => l.includes(secret)).length, 1, `the reason logged once:\n${logged.join("\n")}`);
+	// respondTo (the Node entry's way in) answers the same.
+	const again = await host.respondTo("POST", "/mcp", new Headers(), new Uint8Array(0), store({}));
+	assert.equal((await answerOf(again)).body, failure("auth").body);
+	assert.equal(logged.length, errors.mock.calls.length, "nothing more logged");
+});
+
+test("a refused option beside an auth option: the plugin's reason, which names the option, not the auth option's content", async (t) => {
+	t.mock.method(console, "error", () => {});
+	for (const jwksUri of ["https://idp.example/jwks?api_key=HIDDEN-7f3a9c", "http://idp.internal/jwks?api_key=HIDDEN-7f3a9c"]) {
+		const host = new Host({ createPlugin: fakePlugin().createPlugin, module: null, pack: new Uint8Array(0),
+			options: { pageSize: "ten", auth: { jwt: { jwksUri } } } });
+		const got = await answerOf(await host.fetch(new Request("https://skills.example/mcp", { method: "POST", body: "{}" }), store({})));
+		assert.equal(got.status, 500);
+		assert.ok(!got.body.includes("HIDDEN"), got.body);
+		assert.equal(JSON.parse(got.body).error.data.failure, "start");
+		assert.match(got.body, /the plugin did not start: .*pageSize/);
+	}
+});
+
+test("ready: a refused auth option throws the whole reason, for an entry that is a process to print", async () => {
+	const host = new Host({ createPlugin: fakePlugin().createPlugin, module: null, pack: new Uint8Array(0),
+		options: { auth: { jwt: { jwksUri: "http://idp.internal/jwks?api_key=HIDDEN-7f3a9c" } } } });
+	await assert.rejects(host.ready(), /jwksUri "http:\/\/idp.internal\/jwks\?api_key=HIDDEN-7f3a9c" must be https/);
 });

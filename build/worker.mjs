@@ -15,10 +15,11 @@
 import createPlugin from "@extism/extism";
 import module from "./plugin.wasm";
 import pack from "./catalog.pack";
-import { Host, limits, optionsFrom, storeDir } from "./host.mjs";
+import { Host, limits, optionsFrom, startFailure, storeDir } from "./host.mjs";
 
 let host = null; // one per isolate: it keeps the key sets it fetched, for the isolate's life
 let store = null; // the assets of the isolate's env
+let refusalLogged = false; // the options could not be read, and the log says why
 
 // fetchKeys fetches a key set (auth.jwt.jwksUri, auth.access.certsUrl) for the host, which
 // keeps it in the isolate as long as the contract says. A set fetched at start or because
@@ -42,8 +43,12 @@ export default {
 			let options;
 			try {
 				options = optionsOf(env);
-			} catch (e) {
-				return new Response(`skilledge: ${e.message}\n`, { status: 500, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+			} catch (err) {
+				// The reason goes to the log (wrangler tail), once an isolate; every request is
+				// answered with the host's failure, which for the auth option says nothing of it.
+				if (!refusalLogged) console.error(`skilledge: ${err.message}`);
+				refusalLogged = true;
+				return startFailure(err);
 			}
 			host = new Host({ createPlugin, module, pack, options, fetch: fetchKeys });
 		}

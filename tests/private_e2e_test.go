@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -135,6 +136,29 @@ var privateSetup struct {
 func privateServers(t *testing.T) ([]privateServer, string) {
 	t.Helper()
 	option, key := privateAuth()
+	d := privateDeployment(t)
+	authFile := filepath.Join(t.TempDir(), "auth.json")
+	if err := os.WriteFile(authFile, []byte(option), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	local := serve(t, privateSetup.dir, "--auth", authFile, "--allow-host", "*", "--tools", "--prompts")
+	w := workerdFor(t, d, `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true,"auth":`+option+`}`)
+	servers := []privateServer{{"serve", strings.TrimSuffix(local, "/mcp")}, {"workerd", w[0]}}
+	// The same build, served by each runtime's entry; Node takes the auth option from
+	// SKILLEDGE_AUTH, the others inside SKILLEDGE_OPTIONS.
+	for _, rt := range jsRuntimes {
+		options, env := `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true,"auth":`+option+`}`, []string(nil)
+		if rt.name == "node" {
+			options, env = `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true}`, []string{"SKILLEDGE_AUTH=" + option}
+		}
+		servers = append(servers, privateServer{rt.name, startRuntime(t, rt, withSDK(t, d), options, env...)})
+	}
+	return servers, key
+}
+
+// privateDeployment builds the private catalog's deployment (privateSetup), once.
+func privateDeployment(t *testing.T) *deployment {
+	t.Helper()
 	privateSetup.once.Do(func() {
 		dir, err := scratchDir("skilledge-private-")
 		if err == nil {
@@ -148,23 +172,7 @@ func privateServers(t *testing.T) ([]privateServer, string) {
 	if privateSetup.err != nil {
 		t.Fatal(privateSetup.err)
 	}
-	authFile := filepath.Join(t.TempDir(), "auth.json")
-	if err := os.WriteFile(authFile, []byte(option), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	local := serve(t, privateSetup.dir, "--auth", authFile, "--allow-host", "*", "--tools", "--prompts")
-	w := workerdFor(t, privateSetup.d, `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true,"auth":`+option+`}`)
-	servers := []privateServer{{"serve", strings.TrimSuffix(local, "/mcp")}, {"workerd", w[0]}}
-	// The same build, served by each runtime's entry; Node takes the auth option from
-	// SKILLEDGE_AUTH, the others inside SKILLEDGE_OPTIONS.
-	for _, rt := range jsRuntimes {
-		options, env := `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true,"auth":`+option+`}`, []string(nil)
-		if rt.name == "node" {
-			options, env = `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true}`, []string{"SKILLEDGE_AUTH=" + option}
-		}
-		servers = append(servers, privateServer{rt.name, startRuntime(t, rt, withSDK(t, privateSetup.d), options, env...)})
-	}
-	return servers, key
+	return privateSetup.d
 }
 
 // writeFiles writes files (path -> content) under dir.
@@ -433,8 +441,7 @@ func bearer(token string) []string { return []string{"Authorization", "Bearer " 
 // TestPrivateAccessAndSecret: Cloudflare Access assertions (signed by a key the test makes,
 // whose certificates a loopback server gives as the Access certs document) and static keys
 // each let a caller in end to end, on both servers, the Worker taking its auth option from
-// the SKILLEDGE_AUTH secret; an assertion for another application is refused, and a secret
-// that is not JSON refuses every request without saying what it holds.
+// the SKILLEDGE_AUTH secret; an assertion for another application is refused.
 func TestPrivateAccessAndSecret(t *testing.T) {
 	const team, aud = "https://acme.cloudflareaccess.com", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	certs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -445,7 +452,7 @@ func TestPrivateAccessAndSecret(t *testing.T) {
 	entry, key := auth.NewStaticKey("ci", []string{"skills:read", "skills:finance"})
 	option := `{"resource":"` + privateResource + `","access":{"teamDomain":"` + team + `","aud":"` + aud + `","certsUrl":"` + certs.URL + `/cdn-cgi/access/certs"},` +
 		`"tokens":[{"name":"ci","sha256":"` + entry.Hex() + `","scopes":["skills:read","skills:finance"]}]}`
-	privateServers(t) // builds the deployment, once
+	privateDeployment(t)
 	authFile := filepath.Join(t.TempDir(), "auth.json")
 	if err := os.WriteFile(authFile, []byte(option), 0o600); err != nil {
 		t.Fatal(err)
@@ -494,9 +501,71 @@ func TestPrivateAccessAndSecret(t *testing.T) {
 		})
 	}
 
-	bad := workerdWith(t, privateSetup.d, secret(`{"tokens":[{"name":"ci", "sha256": HIDDEN`), `{"allowHosts":["*"]}`)[0]
-	st, _, body := list.ask(t, bad, "Authorization", "Bearer "+key)
-	if st != 500 || !strings.Contains(body, "SKILLEDGE_AUTH secret is not a JSON object") || strings.Contains(body, "HIDDEN") {
-		t.Errorf("a secret that is not JSON: %d %s", st, body)
+}
+
+// TestPrivateRefusedAuth: a Worker whose SKILLEDGE_AUTH secret is refused, by the plugin
+// (a key set URL in plain http, an API key in its query) or before it (not JSON), answers
+// every request, whatever its path or credential, with the host's failure "auth", which
+// names neither the option's values nor anything else in it: the reason, values and all,
+// goes to the Worker's log, once. `skilledge verify` says the auth option is invalid and
+// to see the deployment's logs.
+func TestPrivateRefusedAuth(t *testing.T) {
+	const hidden = "HIDDEN-7f3a9c"
+	d := privateDeployment(t)
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := func(s string) []string {
+		return []string{fmt.Sprintf("(name = %q, text = %s)", "SKILLEDGE_AUTH", strconv.Quote(s))}
+	}
+	_, key := privateAuth()
+	probes := []privateProbe{
+		{"skills/list", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`},
+		{"initialize", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`},
+		{"the index", "GET", "/.well-known/agent-skills/index.json", ""},
+		{"the metadata", "GET", "/.well-known/oauth-protected-resource/mcp", ""},
+		{"the page", "GET", "/", ""},
+	}
+	for _, c := range []struct{ name, option, logged string }{
+		{"refused by the plugin", `{"resource":"` + privateResource + `","jwt":{"issuer":"` + privateIssuer + `","jwksUri":"http://idp.internal/jwks?api_key=` + hidden + `"}}`,
+			`must be https`},
+		{"not JSON", `{"tokens":[{"name":"ci","sha256":"` + hidden, `SKILLEDGE_AUTH secret is not a JSON object`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := workerdProcessWith(t, d, secret(c.option), `{"allowHosts":["*"]}`)
+			base := p.urls[0]
+			for _, probe := range probes {
+				for _, fields := range [][]string{nil, {"Authorization", "Bearer " + key}} {
+					st, header, body := probe.ask(t, base, fields...)
+					if strings.Contains(header, hidden) || strings.Contains(body, hidden) || strings.Contains(body, "idp.internal") {
+						t.Fatalf("%s: the answer quotes the option:\n%s\n%s", probe.name, header, body)
+					}
+					if st != 500 || gjson.Get(body, "error.data.failure").Str != "auth" || !strings.Contains(body, "auth option is invalid") {
+						t.Errorf("%s: %d %s", probe.name, st, body)
+					}
+				}
+			}
+			out, err := exec.Command(bin, "verify", base, "--allow-http-loopback").CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "the deployment's auth option is invalid; see its logs") || strings.Contains(string(out), hidden) {
+				t.Errorf("verify: %v\n%s", err, out)
+			}
+			// The reason is the Worker's log's (wrangler tail), once for the isolate.
+			var lines []string
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				lines = nil
+				for _, l := range strings.Split(p.logs.String(), "\n") {
+					if strings.Contains(l, c.logged) {
+						lines = append(lines, l)
+					}
+				}
+				if len(lines) > 0 {
+					break
+				}
+			}
+			if len(lines) != 1 || (c.name != "not JSON" && !strings.Contains(lines[0], hidden)) {
+				t.Errorf("the log has %d lines with the reason, want 1:\n%s", len(lines), p.logs.String())
+			}
+		})
 	}
 }

@@ -206,6 +206,12 @@ func workerdFor(t testing.TB, d *deployment, options ...string) []string {
 
 // workerdWith is workerdFor with more bindings for every Worker (workerdConfig's extra).
 func workerdWith(t testing.TB, d *deployment, extra []string, options ...string) []string {
+	return workerdProcessWith(t, d, extra, options...).urls
+}
+
+// workerdProcessWith is workerdWith's process, whose logs (the Workers' console among
+// them) a test may read.
+func workerdProcessWith(t testing.TB, d *deployment, extra []string, options ...string) *workerdProcess {
 	configPath, err := workerdConfig(t.TempDir(), d, options, extra...)
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +226,7 @@ func workerdWith(t testing.TB, d *deployment, extra []string, options ...string)
 			t.Logf("workerd output:\n%s", p.logs.String())
 		}
 	})
-	return p.urls
+	return p
 }
 
 // workerdProcess is a running workerd.
@@ -510,8 +516,8 @@ func e2eServers(t *testing.T) []e2eServer {
 func TestCasesWorkerd(t *testing.T) { runCases(t, newWorker, false) }
 
 // TestWorkerBadOptions: a Worker whose SKILLEDGE_OPTIONS the plugin refuses answers 500
-// with the plugin's reason, and keeps answering so (it retries on every request) instead
-// of serving with options nobody asked for.
+// with the plugin's reason, and keeps answering so (the options never change, nor does
+// the answer) instead of serving with options nobody asked for.
 func TestWorkerBadOptions(t *testing.T) {
 	url := workerd(t, `{"pageSize":"ten"}`)[0] + "/mcp"
 	for range 2 {

@@ -181,7 +181,7 @@ func TestServeHTTPInstanceFailure(t *testing.T) {
 	resp := post(t, ts.URL+"/mcp", strings.Repeat(" ", int(limit)+1<<20))
 	require.Equal(t, 500, resp.StatusCode)
 	require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
-	require.Equal(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`, readBody(t, resp))
+	require.Equal(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed","data":{"failure":"instance"}}}`, readBody(t, resp))
 	require.Contains(t, log.String(), "skilledge: POST /mcp: runtime: plugin instance failed: plugin crashed")
 
 	resp = post(t, ts.URL+"/mcp", initialize)
@@ -241,7 +241,7 @@ func TestServeHTTPBusy(t *testing.T) {
 	require.Equal(t, 503, w.Code)
 	require.Equal(t, "1", w.Header().Get("Retry-After"))
 	require.Equal(t, "application/json", w.Header().Get("Content-Type"))
-	body := `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: server busy, retry later"}}`
+	body := `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: server busy, retry later","data":{"failure":"busy"}}}`
 	require.Equal(t, body, w.Body.String())
 	require.Equal(t, fmt.Sprint(len(body)), w.Header().Get("Content-Length"))
 }

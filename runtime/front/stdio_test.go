@@ -62,11 +62,11 @@ func TestServeStdioLongLines(t *testing.T) {
 func TestStdioFailure(t *testing.T) {
 	err := fmt.Errorf("%w: plugin crashed", wasm.ErrInstance)
 	for _, tc := range []struct{ msg, want string }{
-		{`{"jsonrpc":"2.0","id":7,"method":"x"}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`},
-		{`{"jsonrpc":"2.0","id":"a\"b","method":"x"}`, `{"jsonrpc":"2.0","id":"a\"b","error":{"code":-32603,"message":"Internal error: the server instance failed"}}`},
+		{`{"jsonrpc":"2.0","id":7,"method":"x"}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"Internal error: the server instance failed","data":{"failure":"instance"}}}`},
+		{`{"jsonrpc":"2.0","id":"a\"b","method":"x"}`, `{"jsonrpc":"2.0","id":"a\"b","error":{"code":-32603,"message":"Internal error: the server instance failed","data":{"failure":"instance"}}}`},
 		{`{"jsonrpc":"2.0","method":"notifications/x"}`, ``},
-		{`[{"jsonrpc":"2.0","id":1,"method":"x"}]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`},
-		{`{"jsonrpc":"2.0","id":{},"method":"x"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed"}}`},
+		{`[{"jsonrpc":"2.0","id":1,"method":"x"}]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed","data":{"failure":"instance"}}}`},
+		{`{"jsonrpc":"2.0","id":{},"method":"x"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed","data":{"failure":"instance"}}}`},
 	} {
 		require.Equal(t, tc.want, string(stdioFailure([]byte(tc.msg), err)), tc.msg)
 	}

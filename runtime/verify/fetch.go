@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // maxRedirects is how many redirects one request may follow.
@@ -42,6 +44,9 @@ type response struct {
 	status      int
 	contentType string // the media type, lowercase, without parameters; "" if none
 	body        []byte
+	// failure is, for an answer other than 200 that is a host's own failure (edge/wire
+	// Failure: a JSON-RPC error whose data names it), the failure's name; "" otherwise.
+	failure string
 }
 
 // errTooBig is returned, wrapped, for a body over its bound.
@@ -72,7 +77,8 @@ func (v *verifier) do(req *http.Request, rule func(*url.URL) string, max int64) 
 		}
 	}
 	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		r.failure = failureName(b)
 		return r, nil
 	}
 	if resp.ContentLength > max {
@@ -101,6 +107,23 @@ func (v *verifier) get(ctx context.Context, u *url.URL, accept string, rule func
 	req.Header.Set("Accept", accept)
 	return v.do(req, rule, max)
 }
+
+// failureName is the name of the host failure (edge/wire Failure) that body is, or "": the
+// data.failure of its JSON-RPC error -32603.
+func failureName(body []byte) string {
+	if !gjson.ValidBytes(body) {
+		return ""
+	}
+	e := gjson.GetBytes(body, "error")
+	if f := e.Get("data.failure"); e.Get("code").Raw == "-32603" && f.Type == gjson.String {
+		return f.Str
+	}
+	return ""
+}
+
+// authRefused is what an answer that is the failure of an auth option its host refused
+// (wire.FailAuth) means. The host's log says why; the answer does not.
+const authRefused = "the deployment's auth option is invalid; see its logs"
 
 // statusText renders a non-200 status as "HTTP 404 Not Found".
 func statusText(code int) string {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/archive"
 	"github.com/skilledge/skilledge/catalog/trust"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // maxIndexBytes bounds an index and a page of the MCP manifest.
@@ -51,7 +52,11 @@ func (v *verifier) readIndex(ctx context.Context) bool {
 		return false
 	}
 	if resp.status != 200 {
-		v.problem("", indexURL.String(), "%s: no v0.2.0 skills index", statusText(resp.status))
+		why := "no v0.2.0 skills index"
+		if resp.failure == wire.FailAuth.Name {
+			why = authRefused
+		}
+		v.problem("", indexURL.String(), "%s: %s", statusText(resp.status), why)
 		return false
 	}
 	indexURL = resp.url

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // maxPages bounds how many skills/list pages Verify follows.
@@ -179,6 +181,9 @@ func (v *verifier) call(ctx context.Context, endpoint *url.URL, id int, method, 
 		}
 	}
 	if resp.status != 200 {
+		if resp.failure == wire.FailAuth.Name {
+			return gjson.Result{}, fmt.Errorf("%s: %s: %s", method, statusText(resp.status), authRefused)
+		}
 		return gjson.Result{}, fmt.Errorf("%s: %s", method, statusText(resp.status))
 	}
 	return gjson.Result{}, fmt.Errorf("%s: the response is not a JSON-RPC result", method)

@@ -788,3 +788,45 @@ func newFakeWithToken(t *testing.T, token string) *fake {
 	d.token = token
 	return d
 }
+
+// TestVerifyAuthRefused: a deployment whose auth option its host refused answers every
+// request with the host's failure named "auth" (wire.FailAuth), which says nothing of the
+// option; verify says so, and sends the reader to the deployment's logs. Another 500, or
+// one whose message merely reads alike, is the status and nothing more.
+func TestVerifyAuthRefused(t *testing.T) {
+	const refused = `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server's auth option is invalid; see its log","data":{"failure":"auth"}}}`
+	for _, c := range []struct{ name, body, want string }{
+		{"the auth failure", refused, "HTTP 500 Internal Server Error: the deployment's auth option is invalid; see its logs"},
+		{"another failure", `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed","data":{"failure":"instance"}}}`,
+			"HTTP 500 Internal Server Error: no v0.2.0 skills index"},
+		{"alike, but no failure", `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server's auth option is invalid; see its log"}}`,
+			"HTTP 500 Internal Server Error: no v0.2.0 skills index"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Cache-Control", "no-store")
+				w.WriteHeader(500)
+				io.WriteString(w, c.body)
+			}))
+			t.Cleanup(srv.Close)
+			rep, err := Verify(context.Background(), srv.URL, Options{AllowHTTPLoopback: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := srv.URL + "/.well-known/agent-skills/index.json: " + c.want
+			if rep.OK() || len(rep.Problems) != 1 || rep.Problems[0] != want {
+				t.Fatalf("%s\nwant %s", allProblems(rep), want)
+			}
+		})
+	}
+	t.Run("the MCP endpoint alone", func(t *testing.T) {
+		d := newFake(t)
+		d.mcp = nil
+		d.routes["/mcp"] = &route{status: 500, ctype: "application/json", body: []byte(refused)}
+		_, rep := run(t, d, nil)
+		if want := "skills/list: HTTP 500 Internal Server Error: the deployment's auth option is invalid; see its logs"; !strings.Contains(allProblems(rep), want) {
+			t.Fatalf("%s\nwant %s", allProblems(rep), want)
+		}
+	})
+}
