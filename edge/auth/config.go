@@ -127,7 +127,7 @@ func ParseConfig(b []byte) (*Config, error) {
 
 // issuer reads a jwt section.
 func (c *Config) issuer(v gjson.Result, what string, err *error) (*Issuer, string) {
-	is := &Issuer{}
+	is := &Issuer{Skew: DefaultSkew} // a skew given, 0 included, replaces it
 	var uri string
 	inline := false
 	each(v, what, err, func(key string, e gjson.Result) {
@@ -169,7 +169,7 @@ func (c *Config) issuer(v gjson.Result, what string, err *error) (*Issuer, strin
 // access reads the access section (Cloudflare Access).
 func (c *Config) access(v gjson.Result, err *error) {
 	const what = "auth.access"
-	is := &Issuer{}
+	is := &Issuer{Skew: DefaultSkew}
 	c.AccessHeader = "Cf-Access-Jwt-Assertion"
 	each(v, what, err, func(key string, e gjson.Result) {
 		switch key {

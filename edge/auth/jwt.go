@@ -22,8 +22,8 @@ import (
 // MaxToken bounds a credential: a longer one is refused unread.
 const MaxToken = 16 << 10
 
-// MaxSkew bounds the clock skew allowed for exp and nbf; DefaultSkew is used when the
-// configuration says none.
+// MaxSkew bounds the clock skew allowed for exp and nbf; DefaultSkew is the skew of an
+// issuer whose configuration does not give one (ParseConfig).
 const (
 	MaxSkew     = 5 * time.Minute
 	DefaultSkew = 60 * time.Second
@@ -42,7 +42,8 @@ type Issuer struct {
 	// ScopesClaim names the claim holding the scopes ("groups"); "" reads "scope" (a
 	// space-separated string) or, without it, "scp" (a list or a string).
 	ScopesClaim string
-	// Skew is allowed on exp and nbf; 0 means DefaultSkew, and at most MaxSkew is used.
+	// Skew is allowed on exp and nbf: 0 allows none, and at most MaxSkew is used.
+	// ParseConfig makes it DefaultSkew when the configuration gives none.
 	Skew time.Duration
 	// Type, when set, is the typ the header must carry ("at+jwt": an access token, RFC 9068
 	// §2.1, so that an ID token whose aud happens to be the resource is not taken for one).
@@ -123,11 +124,7 @@ func (is *Issuer) claims(c gjson.Result, now time.Time) (Grant, error) {
 	if !audience(c.Get("aud"), is.Audience) {
 		return Grant{}, fail("aud " + quote(c.Get("aud").Raw) + " does not hold the resource configured")
 	}
-	skew := is.Skew
-	if skew <= 0 {
-		skew = DefaultSkew
-	}
-	skew = min(skew, MaxSkew)
+	skew := min(max(is.Skew, 0), MaxSkew)
 	t := float64(now.UnixNano()) / 1e9
 	exp, ok := numericDate(c.Get("exp"))
 	switch {
