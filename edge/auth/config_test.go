@@ -228,3 +228,55 @@ func TestSkew(t *testing.T) {
 		})
 	}
 }
+
+// TestAccessScopes: auth.access.scopes are granted to every assertion Access signed for
+// the application, beside what its claims say (Access's own assertions say nothing of
+// scopes): so a team behind Access can meet a policy's default scopes. Each case is an
+// assertion with the claims given, through the access section given.
+func TestAccessScopes(t *testing.T) {
+	k := keysOnce()
+	const team, certs = "https://acme.cloudflareaccess.com", "https://acme.cloudflareaccess.com/cdn-cgi/access/certs"
+	for _, c := range []struct {
+		name, access string // the members of the access section beside teamDomain and aud
+		claims       map[string]any
+		err          string // ParseConfig's error
+		scopes       string // the grant's
+	}{
+		{"scopes, an assertion as Access sends it", `,"scopes":["skills:read"]`, nil, "", "skills:read"},
+		{"scopes, several, out of order and twice", `,"scopes":["skills:read","skills:finance","skills:read"]`, nil, "", "skills:finance skills:read"},
+		{"scopes and a scope claim", `,"scopes":["skills:read"]`, map[string]any{"scope": "skills:finance"}, "", "skills:finance skills:read"},
+		{"scopes and scopesClaim", `,"scopes":["skills:read"],"scopesClaim":"groups"`, map[string]any{"groups": []string{"skills:finance"}}, "", "skills:finance skills:read"},
+		{"no scopes", ``, nil, "", ""},
+		{"no scopes, scopesClaim", `,"scopesClaim":"groups"`, map[string]any{"groups": []string{"skills:finance"}}, "", "skills:finance"},
+		{"no scopes at all", `,"scopes":[]`, nil, "", ""},
+		{"scopes as a string", `,"scopes":"skills:read"`, nil, "auth.access.scopes must be a list of strings", ""},
+		{"a scope that is none", `,"scopes":["skills read"]`, nil, `auth.access.scopes: "skills read" is not an OAuth scope`, ""},
+		{"an unknown key", `,"scope":["skills:read"]`, nil, `auth.access: unknown key "scope" (teamDomain, aud, header, certsUrl, scopesClaim, scopes)`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := ParseConfig([]byte(`{"resource":"` + testResource + `","access":{"teamDomain":"` + team + `","aud":"aud-tag"` + c.access + `}}`))
+			if c.err != "" || err != nil {
+				if err == nil || err.Error() != c.err {
+					t.Fatalf("ParseConfig: %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err := cfg.SetKeys(certs, k.doc); err != nil {
+				t.Fatal(err)
+			}
+			change := map[string]any{"iss": team, "aud": []string{"aud-tag"}, "scope": nil, "email": "ana@acme.example", "type": "app"}
+			for k, v := range c.claims {
+				change[k] = v
+			}
+			g, _, err := cfg.Authenticate("", sign(t, `{"alg":"RS256","kid":"r1","typ":"JWT"}`, claims(change)), testNow)
+			if err != nil || string(g.Scopes) != c.scopes {
+				t.Fatalf("Authenticate: %q, %v; want %q", g.Scopes, err, c.scopes)
+			}
+		})
+	}
+	// A jwt issuer's tokens say their own scopes: it has no such member.
+	if _, err := ParseConfig([]byte(`{"resource":"` + testResource + `","jwt":{"issuer":"x","jwks":{"keys":[]},"scopes":["skills:read"]}}`)); err == nil ||
+		!strings.Contains(err.Error(), `auth.jwt: unknown key "scopes"`) {
+		t.Fatalf("scopes in jwt: %v", err)
+	}
+}

@@ -42,6 +42,9 @@ type Issuer struct {
 	// ScopesClaim names the claim holding the scopes ("groups"); "" reads "scope" (a
 	// space-separated string) or, without it, "scp" (a list or a string).
 	ScopesClaim string
+	// Scopes are granted to every token it verifies, beside those its claims hold
+	// (auth.access.scopes).
+	Scopes []string
 	// Skew is allowed on exp and nbf: 0 allows none, and at most MaxSkew is used.
 	// ParseConfig makes it DefaultSkew when the configuration gives none.
 	Skew time.Duration
@@ -159,10 +162,10 @@ func (is *Issuer) claims(c gjson.Result, now time.Time) (Grant, error) {
 	return Grant{Subject: sub.Str, Scopes: scopes, Expires: time.Unix(int64(sec), int64(frac*1e9))}, nil
 }
 
-// scopes reads the granted scopes: the configured claim, else scope, else scp. "scope" is
-// a space-separated string (RFC 6749 §3.3, RFC 9068 §2.2.3), split on spaces only; in any
-// other claim a string is one value and a list holds one value a member. Values that are
-// not scope tokens are dropped: no policy names one.
+// scopes reads the granted scopes: is.Scopes, and those of the configured claim, else
+// scope, else scp. "scope" is a space-separated string (RFC 6749 §3.3, RFC 9068 §2.2.3),
+// split on spaces only; in any other claim a string is one value and a list holds one
+// value a member. Values that are not scope tokens are dropped: no policy names one.
 func (is *Issuer) scopes(c gjson.Result) ([]byte, error) {
 	var v gjson.Result
 	name := is.ScopesClaim
@@ -173,13 +176,13 @@ func (is *Issuer) scopes(c gjson.Result) ([]byte, error) {
 	} else {
 		name = "scope"
 	}
-	var list []string
+	list := slices.Clone(is.Scopes)
 	switch {
 	case !v.Exists() || v.Type == gjson.Null:
 	case v.Type == gjson.String && name == "scope":
-		list = strings.Split(v.Str, " ")
+		list = append(list, strings.Split(v.Str, " ")...)
 	case v.Type == gjson.String:
-		list = []string{v.Str}
+		list = append(list, v.Str)
 	case v.IsArray():
 		ok := true
 		v.ForEach(func(_, e gjson.Result) bool {
