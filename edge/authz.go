@@ -23,8 +23,10 @@ import (
 // and says so: Cache-Control private, Vary on the credential fields, cacheScope "private",
 // and a replay hint that expires with the credential (none once it has), so that a host
 // gives the answer again only for the same credential (which the request frame holds) and
-// never after it stops holding (edge/wire: replays). Over stdio, a local process, no
-// credential is asked.
+// never after it stops holding (edge/wire: replays). And none is kept longer than the
+// credential holds: a max-age or ttlMs is at most its remaining lifetime, in whole seconds
+// rounded down (0 under a second), and the replay hint expires that much earlier still.
+// Over stdio, a local process, no credential is asked.
 //
 // A private catalog (an access policy) is answered over HTTP only with the auth option
 // (without it, every HTTP request is a 503 saying why), one view per caller (views.go);
@@ -115,32 +117,56 @@ func newAuthz(p *catalog.Pack, opt wire.Options) *authz {
 	return a
 }
 
+// caller is who a request comes from, as gate found: the zero caller when the server
+// tells no callers apart (or the request needs no credential).
+type caller struct {
+	// authorized says the auth option let the caller in: the answer depends on them.
+	authorized bool
+	// granted are the scopes their credential grants.
+	granted []byte
+	// expires is when the credential stops holding (auth.Grant.Expires: a token's exp;
+	// zero for a static key, which holds as long as the configuration names it), and
+	// checked when the server checked it.
+	expires, checked time.Time
+}
+
+// lifetime is how long an answer to the caller may be kept: the whole seconds, rounded
+// down, from when the credential was checked to when it stops holding, 0 when that is
+// under a second (or past: a token the clock skew let in); bounded is false when there is
+// no such end (a static key, or a caller the server does not tell apart).
+func (c caller) lifetime() (seconds int64, bounded bool) {
+	if !c.authorized || c.expires.IsZero() {
+		return 0, false
+	}
+	return max(int64(c.expires.Sub(c.checked)/time.Second), 0), true
+}
+
 // gate answers a request the server may not answer for this caller (401, 403), or nil
-// when it may: authorized then says the answer depends on the caller, whose scopes are
-// granted until expires (auth.Grant.Expires: a token's exp; zero for a static key, which
-// holds as long as the configuration).
-func (s *Server) gate(r *wire.Request, hd *headers, path string) (resp *wire.Response, authorized bool, granted []byte, expires time.Time) {
+// when it may, with who the caller is.
+func (s *Server) gate(r *wire.Request, hd *headers, path string) (*wire.Response, caller) {
 	a := s.auth
 	if a == nil {
-		return nil, false, nil, time.Time{}
+		return nil, caller{}
 	}
 	if path == prmPath || path == prmPath+s.opt.Endpoint {
-		return s.protectedResource(r), false, nil, time.Time{}
+		return s.protectedResource(r), caller{}
 	}
 	if r.Method == "OPTIONS" {
-		return nil, false, nil, time.Time{} // a CORS preflight carries no credential (and no answer)
+		return nil, caller{} // a CORS preflight carries no credential (and no answer)
 	}
+	refused := caller{authorized: true}
 	if hd.manyCredentials {
-		return a.challenge(401, true), true, nil, time.Time{}
+		return a.challenge(401, true), refused
 	}
-	g, presented, err := a.cfg.Authenticate(hd.authorization, hd.assertion, a.now())
+	now := a.now()
+	g, presented, err := a.cfg.Authenticate(hd.authorization, hd.assertion, now)
 	if err != nil {
-		return a.challenge(401, presented), true, nil, time.Time{}
+		return a.challenge(401, presented), refused
 	}
 	if !catalog.HasScopes(g.Scopes, a.needed) {
-		return a.challenge(403, true), true, nil, time.Time{}
+		return a.challenge(403, true), refused
 	}
-	return nil, true, g.Scopes, g.Expires
+	return nil, caller{authorized: true, granted: g.Scopes, expires: g.Expires, checked: now}
 }
 
 // replayHeld bounds how long an answer to an authorized caller is replayed: a key set
@@ -149,10 +175,16 @@ func (s *Server) gate(r *wire.Request, hd *headers, path string) (resp *wire.Res
 const replayHeld = time.Minute
 
 // replayUntil is the expiry of the replay hint of an answer, at now, to a caller whose
-// credential holds until expires (gate; zero for a static key): the earlier of that and
-// replayHeld from now, in unix seconds, rounded down; false when that is not in the
-// future, and the answer may not be replayed at all.
-func replayUntil(expires, now time.Time) (int64, bool) {
+// credential holds until expires (gate; zero for a static key), that says it may be kept
+// for fresh seconds (its ttlMs; 0 when it says nothing): the earlier of expires less fresh
+// and replayHeld from now, in unix seconds, rounded down; false when that is not in the
+// future, and the answer may not be replayed at all. A host gives the answer again only
+// before the expiry, so a cache that keeps it for fresh seconds from then keeps it no
+// later than expires.
+func replayUntil(expires, now time.Time, fresh int64) (int64, bool) {
+	if !expires.IsZero() {
+		expires = expires.Add(-time.Duration(fresh) * time.Second)
+	}
 	if limit := now.Add(replayHeld); expires.IsZero() || expires.After(limit) {
 		expires = limit
 	}
@@ -199,9 +231,9 @@ func (s *Server) protectedResource(r *wire.Request) *wire.Response {
 }
 
 // private marks resp, an answer to an authorized caller, as one that depends on the
-// caller: Cache-Control private (keeping a max-age or no-cache, never public), and Vary on
-// the credential fields.
-func (a *authz) private(resp *wire.Response) {
+// caller: Cache-Control private (keeping a max-age or no-cache, never public; a max-age at
+// most the lifetime of the caller's credential), and Vary on the credential fields.
+func (a *authz) private(resp *wire.Response, who caller) {
 	cc := "private"
 	for i, f := range resp.Header {
 		if wire.EqualFold(f.Name, "Cache-Control") {
@@ -217,7 +249,27 @@ func (a *authz) private(resp *wire.Response) {
 			break
 		}
 	}
+	if sec, bounded := who.lifetime(); bounded {
+		cc = capMaxAge(cc, sec)
+	}
 	resp.Header = append(resp.Header, wire.Field{Name: "Cache-Control", Value: cc}, wire.Field{Name: "Vary", Value: a.vary})
+}
+
+// capMaxAge is the Cache-Control value cc with its max-age, if any, at most sec seconds.
+func capMaxAge(cc string, sec int64) string {
+	i := strings.Index(cc, "max-age=")
+	if i < 0 {
+		return cc
+	}
+	from := i + len("max-age=")
+	to := from
+	for to < len(cc) && cc[to] >= '0' && cc[to] <= '9' {
+		to++
+	}
+	if n, err := strconv.ParseInt(cc[from:to], 10, 64); err == nil && n <= sec {
+		return cc
+	}
+	return cc[:from] + strconv.FormatInt(sec, 10) + cc[to:]
 }
 
 // cacheScopeOf is the cacheScope of the modern era's cacheable results.

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/skilledge/skilledge/edge/auth"
 	"github.com/skilledge/skilledge/edge/wire"
 )
@@ -125,7 +127,9 @@ func TestGate(t *testing.T) {
 		{"no credential", "POST", "/mcp", list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
 		{"a token in the query string", "POST", "/mcp?access_token=" + good, list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
 		{"a valid token", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good), 200, "", authNow.Add(time.Minute).Unix()},
-		{"a token with seconds left", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(10*time.Second))), 200, "", authNow.Add(10 * time.Second).Unix()},
+		// The answer says it may be kept the ten seconds (ttlMs), so it is not given again
+		// (TestCacheLifetime: in the 2025 era, it is, until exp).
+		{"a token with seconds left", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(10*time.Second))), 200, "", -1},
 		{"a static key", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.ske), 200, "", authNow.Add(time.Minute).Unix()},
 		{"a token past its exp, within the clock skew", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(-time.Second))), 200, "", -1},
 		{"a token that expires now", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow)), 200, "", -1},
@@ -191,6 +195,73 @@ func TestGate(t *testing.T) {
 	if cc, _ := resp.Header.Get("Cache-Control"); resp.Status != 200 || cc != "private, max-age=300" {
 		t.Fatalf("an authorized well-known file: %d, Cache-Control %q", resp.Status, cc)
 	}
+}
+
+// TestCacheLifetime: an answer to an authorized caller is kept no longer than the
+// credential holds. Its max-age (a well-known file) and ttlMs (a modern result) are the
+// usual five minutes or the credential's remaining lifetime in whole seconds, rounded
+// down, whichever is shorter, and 0 under a second; a static key has no end. And a
+// replay never makes it outlive the credential: the hint of an answer that says it may be
+// kept for ttlMs expires that long before the credential does (so that an answer given
+// again at the hint's last moment is still kept no later than exp); an answer that says
+// nothing of how long it may be kept (the 2025 era's) is replayed until exp, as before.
+func TestCacheLifetime(t *testing.T) {
+	a := newAuthTest(t, "access:\n  default: [skills:read]\n")
+	modern := []string{"Content-Type", "application/json", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "skills/list"}
+	token := func(exp time.Duration) string {
+		return "Bearer " + a.token("skills:read", authResource, authNow.Add(exp))
+	}
+	T := authNow.Unix()
+	for _, c := range []struct {
+		name          string
+		authorization string
+		now           time.Duration // after authNow
+		cacheControl  string        // of a well-known file, the page, the sitemap
+		ttl           int64         // ttlMs of a modern skills/list
+		replay        int64         // its replay hint's expiry; -1: none
+		legacyReplay  int64         // that of the same request in the 2025 era
+	}{
+		{"an hour left", token(time.Hour), 0, "private, max-age=300", 300000, T + 60, T + 60},
+		{"a static key", "Bearer " + a.ske, 0, "private, max-age=300", 300000, T + 60, T + 60},
+		{"six minutes left", token(6 * time.Minute), 0, "private, max-age=300", 300000, T + 60, T + 60},
+		{"five and a half minutes left: the replay ends five minutes before exp", token(330 * time.Second), 0, "private, max-age=300", 300000, T + 30, T + 60},
+		{"four seconds left", token(4 * time.Second), 0, "private, max-age=4", 4000, -1, T + 4},
+		{"three and a half seconds left, rounded down", token(4 * time.Second), 500 * time.Millisecond, "private, max-age=3", 3000, T + 1, T + 4},
+		{"half a second left", token(time.Second), 500 * time.Millisecond, "private, max-age=0", 0, T + 1, T + 1},
+		{"expires now", token(0), 0, "private, max-age=0", 0, -1, -1},
+		{"past exp, within the clock skew", token(-time.Second), 0, "private, max-age=0", 0, -1, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a.s.auth.now = func() time.Time { return authNow.Add(c.now) }
+			defer func() { a.s.auth.now = func() time.Time { return authNow } }()
+			for _, target := range []string{"/.well-known/skills/a/SKILL.md", "/.well-known/agent-skills/index.json", "/sitemap.xml", "/"} {
+				resp, _ := a.do(t, "GET", target, "", "Accept", "text/html", "Authorization", c.authorization)
+				if cc, _ := resp.Header.Get("Cache-Control"); resp.Status != 200 || cc != c.cacheControl {
+					t.Errorf("%s: %d, Cache-Control %q, want %q", target, resp.Status, cc, c.cacheControl)
+				}
+			}
+			resp, replay := a.do(t, "POST", "/mcp", request(7, "skills/list", `{`+modernMeta+`}`), append(modern, "Authorization", c.authorization)...)
+			ttl := gjson.GetBytes(resp.Body, "result.ttlMs")
+			if resp.Status != 200 || !ttl.Exists() || ttl.Int() != c.ttl {
+				t.Errorf("skills/list: %d, ttlMs %s, want %d: %s", resp.Status, ttl.Raw, c.ttl, resp.Body)
+			}
+			if got := replayExpiry(replay); got != c.replay {
+				t.Errorf("skills/list: replayed until %d, want %d", got, c.replay)
+			}
+			_, replay = a.do(t, "POST", "/mcp", request(7, "skills/list", ""), "Content-Type", "application/json", "Authorization", c.authorization)
+			if got := replayExpiry(replay); got != c.legacyReplay {
+				t.Errorf("skills/list in the 2025 era: replayed until %d, want %d", got, c.legacyReplay)
+			}
+		})
+	}
+}
+
+// replayExpiry is the expiry of a replay hint, -1 for none.
+func replayExpiry(r wire.Replay) int64 {
+	if r.IDLen == 0 {
+		return -1
+	}
+	return r.Expires
 }
 
 // TestGateStdio: a local process asks for no credential.
@@ -306,24 +377,30 @@ func TestGateFetchedKeys(t *testing.T) {
 }
 
 // TestReplayUntil: an authorized answer's replay expires with the credential, at a whole
-// second no later than its exp; never for a static key; and is not given at all when that
+// second no later than its exp less the seconds the answer says it may be kept; a minute
+// after the answer at the latest, a static key's too; and is not given at all when that
 // second is not in the future.
 func TestReplayUntil(t *testing.T) {
 	for _, c := range []struct {
 		name         string
 		expires, now time.Time
+		fresh        int64
 		want         int64
 		ok           bool
 	}{
-		{"a static key: a minute", time.Time{}, authNow, authNow.Unix() + 60, true},
-		{"an hour left: a minute", authNow.Add(time.Hour), authNow, authNow.Unix() + 60, true},
-		{"30 seconds left", authNow.Add(30 * time.Second), authNow, authNow.Unix() + 30, true},
-		{"a fractional exp, rounded down", authNow.Add(1500 * time.Millisecond), authNow, authNow.Unix() + 1, true},
-		{"less than a second left, rounded down to now", authNow.Add(500 * time.Millisecond), authNow, 0, false},
-		{"expires now", authNow, authNow, 0, false},
-		{"expired", authNow.Add(-time.Second), authNow, 0, false},
+		{"a static key: a minute", time.Time{}, authNow, 0, authNow.Unix() + 60, true},
+		{"a static key, an answer kept five minutes: a minute", time.Time{}, authNow, 300, authNow.Unix() + 60, true},
+		{"an hour left: a minute", authNow.Add(time.Hour), authNow, 0, authNow.Unix() + 60, true},
+		{"an hour left, an answer kept five minutes: a minute", authNow.Add(time.Hour), authNow, 300, authNow.Unix() + 60, true},
+		{"30 seconds left", authNow.Add(30 * time.Second), authNow, 0, authNow.Unix() + 30, true},
+		{"30 seconds left, an answer kept 10 seconds", authNow.Add(30 * time.Second), authNow, 10, authNow.Unix() + 20, true},
+		{"30 seconds left, an answer kept as long", authNow.Add(30 * time.Second), authNow, 30, 0, false},
+		{"a fractional exp, rounded down", authNow.Add(1500 * time.Millisecond), authNow, 0, authNow.Unix() + 1, true},
+		{"less than a second left, rounded down to now", authNow.Add(500 * time.Millisecond), authNow, 0, 0, false},
+		{"expires now", authNow, authNow, 0, 0, false},
+		{"expired", authNow.Add(-time.Second), authNow, 0, 0, false},
 	} {
-		got, ok := replayUntil(c.expires, c.now)
+		got, ok := replayUntil(c.expires, c.now, c.fresh)
 		if ok != c.ok || ok && got != c.want {
 			t.Errorf("%s: %d %t, want %d %t", c.name, got, ok, c.want, c.ok)
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -54,15 +53,16 @@ func (s *Server) ServeHTTP(r *wire.Request) *wire.Response { return s.serveHTTP(
 // frame): the zero wire.Replay when it may not.
 func (s *Server) AppendHTTP(dst []byte, r *wire.Request) ([]byte, wire.Replay) {
 	sc := getScratch()
-	sc.replay, sc.authorized, sc.expires = wire.Replay{}, false, time.Time{}
+	sc.replay, sc.caller = wire.Replay{}, caller{}
 	resp := s.serveHTTP(r, sc)
 	start := len(dst)
 	dst = wire.AppendResponse(dst, resp)
 	replay := sc.replay
-	if sc.authorized && replay.IDLen > 0 {
+	if sc.caller.authorized && replay.IDLen > 0 {
 		// The request frame holds the caller's credential, so a replay goes to that
-		// credential alone; it must not outlive it.
-		if exp, ok := replayUntil(sc.expires, s.auth.now()); ok {
+		// credential alone; it must not outlive it, nor make the answer's ttlMs (sc.c.fresh,
+		// of the request post answered) outlive it.
+		if exp, ok := replayUntil(sc.caller.expires, sc.caller.checked, sc.c.fresh); ok {
 			replay.Expires = exp
 		} else {
 			replay = wire.Replay{}
@@ -92,8 +92,8 @@ func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	if _, ok := resp.Header.Get("Content-Security-Policy"); !ok {
 		resp.Header = append(resp.Header, wire.Field{Name: "Content-Security-Policy", Value: contentSecurityPolicy})
 	}
-	if rb.authorized {
-		s.auth.private(resp)
+	if rb.caller.authorized {
+		s.auth.private(resp, rb.caller)
 	}
 	if allowed && hd.hasOrigin {
 		expose := "MCP-Protocol-Version, Mcp-Session-Id"
@@ -128,18 +128,18 @@ func (s *Server) route(r *wire.Request, hd *headers, rb *reply) (resp *wire.Resp
 			" is not allowed (the server's allowOrigins option lists the origins it answers; unset, only loopback origins)")), false
 	}
 	path, _, _ := strings.Cut(r.Target, "?")
-	resp, authorized, granted, expires := s.gate(r, hd, path)
+	resp, who := s.gate(r, hd, path)
 	if resp != nil {
 		return resp, true
 	}
-	rb.authorized, rb.expires = authorized, expires
+	rb.caller = who
 	v := s
 	switch {
 	case s.views == nil:
 	case s.auth == nil:
 		return s.privateWithoutAuth(), true
-	case authorized:
-		if v = s.viewFor(granted); v == nil {
+	case who.authorized:
+		if v = s.viewFor(who.granted); v == nil {
 			return s.auth.challenge(403, true), true
 		}
 	}
@@ -225,6 +225,7 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 	}
 	c := &rb.c
 	c.read(&msg, &rb.refs)
+	c.lifetime, c.bounded = rb.caller.lifetime()
 	version, modern, err := era(c, legacy, forceModern)
 	if err != nil {
 		return s.httpError(400, msg.ID, err)

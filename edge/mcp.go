@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"strconv"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/catalog"
@@ -20,6 +22,12 @@ type call struct {
 	// missed is set by a lookup (a read, a get) that found nothing under the key asked:
 	// a view with unlisted skills then asks them (Server.retry).
 	missed bool
+	// lifetime, when bounded, is how long in whole seconds the caller's credential still
+	// holds (caller.lifetime): the ttlMs of the answer is at most that. fresh is the ttlMs
+	// the answer gave, in seconds (rounded up), for its replay hint (replayUntil).
+	lifetime int64
+	bounded  bool
+	fresh    int64
 }
 
 // params are the members of a request's params that any method reads, found in one pass
@@ -166,8 +174,8 @@ func lookup(name string) (method, bool) {
 // shared cache may keep any answer for a while; a catalog the host watches and replaces
 // (wire.Options.ListChanged) may change at any time, so its answers are stale at once.
 const (
-	cacheTTLMillis        = "300000"
-	cacheTTLMillisWatched = "0"
+	cacheTTLMillis        = 300000
+	cacheTTLMillisWatched = 0
 	cacheScope            = "public"
 )
 
@@ -243,12 +251,17 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 		}
 		dst = append(dst, `"resultType":"complete"`...)
 		if m.cacheable {
-			ttl := cacheTTLMillis
+			ttl := int64(cacheTTLMillis)
 			if s.opt.ListChanged {
 				ttl = cacheTTLMillisWatched
 			}
+			if c.bounded {
+				// An answer to a caller is kept no longer than their credential holds.
+				ttl = min(ttl, c.lifetime*1000)
+			}
+			c.fresh = (ttl + 999) / 1000
 			dst = append(dst, `,"ttlMs":`...)
-			dst = append(dst, ttl...)
+			dst = strconv.AppendInt(dst, ttl, 10)
 			dst = append(dst, `,"cacheScope":"`...)
 			dst = append(dst, s.cacheScopeOf()...)
 			dst = append(dst, '"')

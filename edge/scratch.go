@@ -2,7 +2,6 @@ package edge
 
 import (
 	"sync"
-	"time"
 
 	"github.com/skilledge/skilledge/edge/wire"
 )
@@ -21,11 +20,10 @@ type reply struct {
 	hdr  [8]wire.Field
 	// replay is how the answer may be replayed (replayOf), set by post.
 	replay wire.Replay
-	// authorized says the answer is to a caller the auth option let in: it depends on the
-	// caller (authz.private), and is replayed only until expires, when the caller's
-	// credential stops holding (zero: a static key, which holds as long as the server).
-	authorized bool
-	expires    time.Time
+	// caller is who the answer is to (gate): when the auth option let them in, the answer
+	// depends on them (authz.private), and is kept and replayed no longer than their
+	// credential holds.
+	caller caller
 }
 
 // scratch holds replies for reuse. A reply keeps the capacity its largest answer needed,

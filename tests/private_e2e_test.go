@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -565,6 +566,105 @@ func TestPrivateRefusedAuth(t *testing.T) {
 			}
 			if len(lines) != 1 || (c.name != "not JSON" && !strings.Contains(lines[0], hidden)) {
 				t.Errorf("the log has %d lines with the reason, want 1:\n%s", len(lines), p.logs.String())
+			}
+		})
+	}
+}
+
+// TestPrivateAccessREADME: the README's Cloudflare Access example works as written. The
+// README's policy is the private test catalog's; its auth option is served by `skilledge
+// serve --auth` and by the Worker in workerd with resource and access as written, but for
+// where the certificates come from (access.certsUrl: a loopback server giving a key the
+// test made, where Cloudflare would give the team's), without jwt (its keys are at
+// auth.example.com) and without tokens (their digest is a placeholder). An assertion such
+// as Access sends, which says nothing of scopes, then lets its caller in to the skills the
+// policy's default scopes show, and no further; one for another application or team does
+// not.
+func TestPrivateAccessREADME(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var policy, option string
+	for _, b := range codeBlocks(string(readme)) {
+		switch {
+		case strings.HasPrefix(b, "access:\n  default:"):
+			policy = b
+		case strings.HasPrefix(b, "{") && strings.Contains(b, `"teamDomain"`):
+			option = b
+		}
+	}
+	if policy == "" || option == "" {
+		t.Fatal("the README has no access policy block, or no auth option with access")
+	}
+	comment := regexp.MustCompile(`(?m)\s+#.*$`)
+	if got := comment.ReplaceAllString(policy, "") + "\n"; got != privateFiles["skilledge.yaml"] {
+		t.Fatalf("the README's policy is not the test catalog's:\n%s\nwant\n%s", got, privateFiles["skilledge.yaml"])
+	}
+	var opt map[string]any
+	if err := json.Unmarshal([]byte(option), &opt); err != nil {
+		t.Fatalf("the README's auth option: %v\n%s", err, option)
+	}
+	access, _ := opt["access"].(map[string]any)
+	team, _ := access["teamDomain"].(string)
+	aud, _ := access["aud"].(string)
+	if team == "" || aud == "" {
+		t.Fatalf("the README's access has no teamDomain or aud: %v", access)
+	}
+	certs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, privateJWKS())
+	}))
+	t.Cleanup(certs.Close)
+	access["certsUrl"] = certs.URL + "/cdn-cgi/access/certs"
+	delete(opt, "jwt")
+	delete(opt, "tokens")
+	b, _ := json.Marshal(opt)
+	option = string(b)
+
+	privateDeployment(t)
+	authFile := filepath.Join(t.TempDir(), "auth.json")
+	if err := os.WriteFile(authFile, []byte(option), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	local := strings.TrimSuffix(serve(t, privateSetup.dir, "--auth", authFile, "--allow-host", "*"), "/mcp")
+	worker := workerdFor(t, privateSetup.d, `{"allowHosts":["*"],"auth":`+option+`}`)[0]
+
+	// The claims of an Access application token (Cloudflare's "Application token" page),
+	// for a user who signed in through the team's identity provider.
+	assertion := func(change map[string]any) string {
+		now := time.Now().Unix()
+		c := map[string]any{"aud": []string{aud}, "email": "ana@acme.example", "exp": now + 600, "iat": now, "nbf": now,
+			"iss": team, "type": "app", "identity_nonce": "6ei69kawdKzMIAPF", "sub": "7335d417-61da-459d-899c-0a01c76a2f94", "country": "US"}
+		for k, v := range change {
+			c[k] = v
+		}
+		b, _ := json.Marshal(c)
+		return signJWT(`{"alg":"ES256","kid":"t1","typ":"JWT"}`, string(b), nil)
+	}
+	list := privateProbe{"skills/list", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`}
+	for _, srv := range []privateServer{{"serve", local}, {"workerd", worker}} {
+		t.Run(srv.name, func(t *testing.T) {
+			for _, c := range []struct {
+				name   string
+				fields []string
+				status int
+				skills string // the skill URIs listed, space-separated
+			}{
+				{"no credential", nil, 401, ""},
+				{"an Access assertion", []string{"Cf-Access-Jwt-Assertion", assertion(nil)}, 200, "skill://public/SKILL.md"},
+				{"an assertion for another application", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"aud": []string{"another"}})}, 401, ""},
+				{"an assertion from another team", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"iss": "https://evil.cloudflareaccess.com"})}, 401, ""},
+				{"an expired assertion", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"exp": time.Now().Unix() - 3600})}, 401, ""},
+			} {
+				st, _, body := list.ask(t, srv.base, c.fields...)
+				var got []string
+				for _, s := range gjson.Get(body, "result.skills.#.uri").Array() {
+					got = append(got, s.Str)
+				}
+				if st != c.status || strings.Join(got, " ") != c.skills {
+					t.Errorf("%s: %d %q, want %d %q: %s", c.name, st, got, c.status, c.skills, body)
+				}
 			}
 		})
 	}

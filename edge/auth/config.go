@@ -25,7 +25,8 @@ import (
 //	 "jwt": {"issuer": "https://auth.example.com", "jwksUri": "https://auth.example.com/jwks",
 //	         "audience": "…", "jwks": {…}, "scopesClaim": "groups", "skew": 60},
 //	 "access": {"teamDomain": "https://acme.cloudflareaccess.com", "aud": "<AUD tag>",
-//	            "header": "Cf-Access-Jwt-Assertion", "certsUrl": "…", "scopesClaim": "groups"},
+//	            "header": "Cf-Access-Jwt-Assertion", "certsUrl": "…", "scopes": ["skills:read"],
+//	            "scopesClaim": "groups"},
 //	 "tokens": [{"name": "ci", "sha256": "<64 hex>", "scopes": ["skills:read"]}]}
 //
 // resource is the server's canonical URI (RFC 8707; the audience tokens must hold, and
@@ -33,9 +34,14 @@ import (
 // metadata (default: the jwt issuer), and so are scopesSupported (default: the scopes the
 // catalog's policy asks of every caller; naming the others tells anyone that skills some
 // callers may not see exist, so a deployment says so only on purpose). jwt takes a key set inline (jwks) or from jwksUri,
-// which the host fetches; access is Cloudflare Access, whose certificates are fetched from
-// certsUrl (default: the team domain's /cdn-cgi/access/certs). At least one of jwt, access
-// and tokens is required. Every URL is https, or http to a loopback address.
+// which the host fetches; its skew is the clock skew allowed on exp and nbf, in whole
+// seconds from 0 (none) to 300, 60 when not given. access is Cloudflare Access, whose
+// certificates are fetched from certsUrl (default: the team domain's
+// /cdn-cgi/access/certs); its scopes are granted to every assertion Access signed for the
+// application (Access's assertions carry no scope claim: Access itself decided who may
+// reach the application), beside those of the scope claims or scopesClaim, as for jwt.
+// At least one of jwt, access and tokens is required. Every URL is https, or http to a
+// loopback address.
 type Config struct {
 	Resource             string
 	AuthorizationServers []string
@@ -128,7 +134,7 @@ func ParseConfig(b []byte) (*Config, error) {
 
 // issuer reads a jwt section.
 func (c *Config) issuer(v gjson.Result, what string, err *error) (*Issuer, string) {
-	is := &Issuer{}
+	is := &Issuer{Skew: DefaultSkew} // a skew given, 0 included, replaces it
 	var uri string
 	inline := false
 	each(v, what, err, func(key string, e gjson.Result) {
@@ -170,7 +176,7 @@ func (c *Config) issuer(v gjson.Result, what string, err *error) (*Issuer, strin
 // access reads the access section (Cloudflare Access).
 func (c *Config) access(v gjson.Result, err *error) {
 	const what = "auth.access"
-	is := &Issuer{}
+	is := &Issuer{Skew: DefaultSkew}
 	c.AccessHeader = "Cf-Access-Jwt-Assertion"
 	each(v, what, err, func(key string, e gjson.Result) {
 		switch key {
@@ -184,8 +190,15 @@ func (c *Config) access(v gjson.Result, err *error) {
 			c.AccessCerts = urlValue(e, what+".certsUrl", err)
 		case "scopesClaim":
 			is.ScopesClaim = str(e, what+".scopesClaim", err)
+		case "scopes":
+			is.Scopes = strList(e, what+".scopes", err)
+			for _, s := range is.Scopes {
+				if *err == nil && !catalog.ValidScope(s) {
+					*err = fmt.Errorf("%s.scopes: %q is not an OAuth scope", what, s)
+				}
+			}
 		default:
-			*err = fmt.Errorf("%s: unknown key %q (teamDomain, aud, header, certsUrl, scopesClaim)", what, key)
+			*err = fmt.Errorf("%s: unknown key %q (teamDomain, aud, header, certsUrl, scopesClaim, scopes)", what, key)
 		}
 	})
 	if *err != nil {

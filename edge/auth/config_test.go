@@ -193,3 +193,108 @@ func TestWanted(t *testing.T) {
 		t.Fatalf("keys for an inline set: %v", err)
 	}
 }
+
+// TestSkew: auth.jwt.skew is the clock skew allowed on exp and nbf, in whole seconds from
+// 0 to MaxSkew: 0 allows none, and only a skew not given at all is DefaultSkew. Each case
+// is a token whose exp or nbf is off by the seconds named, checked at testNow.
+func TestSkew(t *testing.T) {
+	k := keysOnce()
+	config := func(skew string) (*Config, error) {
+		return ParseConfig([]byte(`{"resource":"` + testResource + `","jwt":{"issuer":"` + testIssuer + `","jwks":` + string(k.doc) + skew + `}}`))
+	}
+	for _, c := range []struct {
+		name, skew string // skew: the member as written, "" for none
+		err        string // ParseConfig's error; "" when it parses
+		expiredBy  int64  // the token's exp is this many seconds before testNow (negative: after)
+		early      int64  // and its nbf this many seconds after testNow (0: no nbf)
+		ok         bool
+	}{
+		{"no skew given: the default lets in a token expired 30 s ago", "", "", 30, 0, true},
+		{"no skew given: the default ends at 60 s", "", "", 60, 0, false},
+		{"no skew given: a token valid 30 s from now", "", "", -600, 30, true},
+		{"skew 0: a token expired a second ago is refused", `,"skew":0`, "", 1, 0, false},
+		{"skew 0: a token that expires now is refused", `,"skew":0`, "", 0, 0, false},
+		{"skew 0: a token that expires in a second holds", `,"skew":0`, "", -1, 0, true},
+		{"skew 0: a token valid a second from now is refused", `,"skew":0`, "", -600, 1, false},
+		{"skew 0: a token valid from now holds", `,"skew":0`, "", -600, 0, true},
+		{"skew 10: 9 s late holds", `,"skew":10`, "", 9, 0, true},
+		{"skew 10: 10 s late is refused", `,"skew":10`, "", 10, 0, false},
+		{"skew 10: 10 s early holds", `,"skew":10`, "", -600, 10, true},
+		{"skew 10: 11 s early is refused", `,"skew":10`, "", -600, 11, false},
+		{"skew 300, the most: 299 s late holds", `,"skew":300`, "", 299, 0, true},
+		{"skew 301", `,"skew":301`, "auth.jwt.skew must be whole seconds from 0 to 300", 0, 0, false},
+		{"a negative skew", `,"skew":-1`, "auth.jwt.skew must be whole seconds from 0 to 300", 0, 0, false},
+		{"a fractional skew", `,"skew":1.5`, "auth.jwt.skew must be whole seconds from 0 to 300", 0, 0, false},
+		{"a skew as a string", `,"skew":"60"`, "auth.jwt.skew must be whole seconds from 0 to 300", 0, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := config(c.skew)
+			if c.err != "" || err != nil {
+				if err == nil || c.err == "" || err.Error() != c.err {
+					t.Fatalf("ParseConfig: %v, want %q", err, c.err)
+				}
+				return
+			}
+			extra := map[string]any{"exp": testNow.Unix() - c.expiredBy}
+			if c.early != 0 {
+				extra["nbf"] = testNow.Unix() + c.early
+			}
+			_, _, err = cfg.Authenticate("Bearer "+sign(t, `{"alg":"ES256","kid":"e1","typ":"at+jwt"}`, claims(extra)), "", testNow)
+			if (err == nil) != c.ok {
+				t.Fatalf("Authenticate: %v, want it to hold: %t", err, c.ok)
+			}
+		})
+	}
+}
+
+// TestAccessScopes: auth.access.scopes are granted to every assertion Access signed for
+// the application, beside what its claims say (Access's own assertions say nothing of
+// scopes): so a team behind Access can meet a policy's default scopes. Each case is an
+// assertion with the claims given, through the access section given.
+func TestAccessScopes(t *testing.T) {
+	k := keysOnce()
+	const team, certs = "https://acme.cloudflareaccess.com", "https://acme.cloudflareaccess.com/cdn-cgi/access/certs"
+	for _, c := range []struct {
+		name, access string // the members of the access section beside teamDomain and aud
+		claims       map[string]any
+		err          string // ParseConfig's error
+		scopes       string // the grant's
+	}{
+		{"scopes, an assertion as Access sends it", `,"scopes":["skills:read"]`, nil, "", "skills:read"},
+		{"scopes, several, out of order and twice", `,"scopes":["skills:read","skills:finance","skills:read"]`, nil, "", "skills:finance skills:read"},
+		{"scopes and a scope claim", `,"scopes":["skills:read"]`, map[string]any{"scope": "skills:finance"}, "", "skills:finance skills:read"},
+		{"scopes and scopesClaim", `,"scopes":["skills:read"],"scopesClaim":"groups"`, map[string]any{"groups": []string{"skills:finance"}}, "", "skills:finance skills:read"},
+		{"no scopes", ``, nil, "", ""},
+		{"no scopes, scopesClaim", `,"scopesClaim":"groups"`, map[string]any{"groups": []string{"skills:finance"}}, "", "skills:finance"},
+		{"no scopes at all", `,"scopes":[]`, nil, "", ""},
+		{"scopes as a string", `,"scopes":"skills:read"`, nil, "auth.access.scopes must be a list of strings", ""},
+		{"a scope that is none", `,"scopes":["skills read"]`, nil, `auth.access.scopes: "skills read" is not an OAuth scope`, ""},
+		{"an unknown key", `,"scope":["skills:read"]`, nil, `auth.access: unknown key "scope" (teamDomain, aud, header, certsUrl, scopesClaim, scopes)`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := ParseConfig([]byte(`{"resource":"` + testResource + `","access":{"teamDomain":"` + team + `","aud":"aud-tag"` + c.access + `}}`))
+			if c.err != "" || err != nil {
+				if err == nil || err.Error() != c.err {
+					t.Fatalf("ParseConfig: %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err := cfg.SetKeys(certs, k.doc); err != nil {
+				t.Fatal(err)
+			}
+			change := map[string]any{"iss": team, "aud": []string{"aud-tag"}, "scope": nil, "email": "ana@acme.example", "type": "app"}
+			for k, v := range c.claims {
+				change[k] = v
+			}
+			g, _, err := cfg.Authenticate("", sign(t, `{"alg":"RS256","kid":"r1","typ":"JWT"}`, claims(change)), testNow)
+			if err != nil || string(g.Scopes) != c.scopes {
+				t.Fatalf("Authenticate: %q, %v; want %q", g.Scopes, err, c.scopes)
+			}
+		})
+	}
+	// A jwt issuer's tokens say their own scopes: it has no such member.
+	if _, err := ParseConfig([]byte(`{"resource":"` + testResource + `","jwt":{"issuer":"x","jwks":{"keys":[]},"scopes":["skills:read"]}}`)); err == nil ||
+		!strings.Contains(err.Error(), `auth.jwt: unknown key "scopes"`) {
+		t.Fatalf("scopes in jwt: %v", err)
+	}
+}

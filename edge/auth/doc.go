@@ -13,7 +13,9 @@
 //     make). Scopes come from "scope" (space-separated), "scp", or a claim the
 //     configuration names (such as "groups").
 //   - The same tokens as Cloudflare Access sends them, in its own header, signed by the
-//     team's certificates, with the application's AUD tag as the audience.
+//     team's certificates, with the application's AUD tag as the audience. They carry no
+//     scopes of their own (Access decided who may reach the application): the
+//     configuration names the scopes every one grants, and may name a claim as for JWTs.
 //   - Static API keys, for CI and agents without OAuth: the configuration holds the
 //     SHA-256 of each key (never the key), with a name and scopes.
 //

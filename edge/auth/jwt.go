@@ -22,8 +22,8 @@ import (
 // MaxToken bounds a credential: a longer one is refused unread.
 const MaxToken = 16 << 10
 
-// MaxSkew bounds the clock skew allowed for exp and nbf; DefaultSkew is used when the
-// configuration says none.
+// MaxSkew bounds the clock skew allowed for exp and nbf; DefaultSkew is the skew of an
+// issuer whose configuration does not give one (ParseConfig).
 const (
 	MaxSkew     = 5 * time.Minute
 	DefaultSkew = 60 * time.Second
@@ -42,7 +42,11 @@ type Issuer struct {
 	// ScopesClaim names the claim holding the scopes ("groups"); "" reads "scope" (a
 	// space-separated string) or, without it, "scp" (a list or a string).
 	ScopesClaim string
-	// Skew is allowed on exp and nbf; 0 means DefaultSkew, and at most MaxSkew is used.
+	// Scopes are granted to every token it verifies, beside those its claims hold
+	// (auth.access.scopes).
+	Scopes []string
+	// Skew is allowed on exp and nbf: 0 allows none, and at most MaxSkew is used.
+	// ParseConfig makes it DefaultSkew when the configuration gives none.
 	Skew time.Duration
 	// Type, when set, is the typ the header must carry ("at+jwt": an access token, RFC 9068
 	// §2.1, so that an ID token whose aud happens to be the resource is not taken for one).
@@ -123,11 +127,7 @@ func (is *Issuer) claims(c gjson.Result, now time.Time) (Grant, error) {
 	if !audience(c.Get("aud"), is.Audience) {
 		return Grant{}, fail("aud " + quote(c.Get("aud").Raw) + " does not hold the resource configured")
 	}
-	skew := is.Skew
-	if skew <= 0 {
-		skew = DefaultSkew
-	}
-	skew = min(skew, MaxSkew)
+	skew := min(max(is.Skew, 0), MaxSkew)
 	t := float64(now.UnixNano()) / 1e9
 	exp, ok := numericDate(c.Get("exp"))
 	switch {
@@ -162,10 +162,10 @@ func (is *Issuer) claims(c gjson.Result, now time.Time) (Grant, error) {
 	return Grant{Subject: sub.Str, Scopes: scopes, Expires: time.Unix(int64(sec), int64(frac*1e9))}, nil
 }
 
-// scopes reads the granted scopes: the configured claim, else scope, else scp. "scope" is
-// a space-separated string (RFC 6749 §3.3, RFC 9068 §2.2.3), split on spaces only; in any
-// other claim a string is one value and a list holds one value a member. Values that are
-// not scope tokens are dropped: no policy names one.
+// scopes reads the granted scopes: is.Scopes, and those of the configured claim, else
+// scope, else scp. "scope" is a space-separated string (RFC 6749 §3.3, RFC 9068 §2.2.3),
+// split on spaces only; in any other claim a string is one value and a list holds one
+// value a member. Values that are not scope tokens are dropped: no policy names one.
 func (is *Issuer) scopes(c gjson.Result) ([]byte, error) {
 	var v gjson.Result
 	name := is.ScopesClaim
@@ -176,13 +176,13 @@ func (is *Issuer) scopes(c gjson.Result) ([]byte, error) {
 	} else {
 		name = "scope"
 	}
-	var list []string
+	list := slices.Clone(is.Scopes)
 	switch {
 	case !v.Exists() || v.Type == gjson.Null:
 	case v.Type == gjson.String && name == "scope":
-		list = strings.Split(v.Str, " ")
+		list = append(list, strings.Split(v.Str, " ")...)
 	case v.Type == gjson.String:
-		list = []string{v.Str}
+		list = append(list, v.Str)
 	case v.IsArray():
 		ok := true
 		v.ForEach(func(_, e gjson.Result) bool {

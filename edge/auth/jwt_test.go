@@ -108,7 +108,7 @@ func claims(extra map[string]any) string {
 // TestVerify: every accepted form, and the hostile tokens each refused (all with
 // ErrInvalid), so that the server answers each alike.
 func TestVerify(t *testing.T) {
-	is := &Issuer{Issuer: testIssuer, Audience: testResource}
+	is := &Issuer{Issuer: testIssuer, Audience: testResource, Skew: DefaultSkew}
 	keys := keysOnce().set
 	big := strings.Repeat("a", 1<<20)
 	for _, c := range []struct {

@@ -62,9 +62,10 @@
 // Answers to callers the auth option let in are replayed too, and never to another
 // caller or after the credential expires: the request frame holds the credential verbatim
 // (Authorization, and the access field), so an entry is keyed by the credential that
-// earned it, and its expiry is the credential's (a token's exp), or a minute after the
-// answer when that comes first, so that a key withdrawn or a static key taken out is
-// heeded within a minute.
+// earned it, and its expiry is the credential's (a token's exp; earlier by the ttlMs the
+// answer carries, so that an answer given again is kept by the caller no longer than the
+// credential holds), or a minute after the answer when that comes first, so that a key
+// withdrawn or a static key taken out is heeded within a minute.
 //
 // # Key sets (keys.go)
 //

@@ -37,8 +37,10 @@ import (
 // Authorization and access fields are among those framed), so a repeat is answered only
 // for the same credential, never for another caller; and the expiry is the credential's
 // (a token's exp, whole seconds down), so the answer is never given after the credential
-// that earned it stops holding; and never more than a minute after the answer (a static
-// key's too), so that the plugin checks the credential again at least that often.
+// that earned it stops holding, and earlier by as long as the answer says it may be kept
+// (its ttlMs), so that a caller given it at the last moment keeps it no longer than the
+// credential holds either; and never more than a minute after the answer (a static key's
+// too), so that the plugin checks the credential again at least that often.
 
 // Replay is the promise as the server states it for one answer (edge.Server.AppendHTTP):
 // IDAt and IDLen place the id token in the request body, AnswerAt places the echoed id in

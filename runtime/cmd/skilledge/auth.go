@@ -16,7 +16,7 @@ import (
 const authHelp = `require a credential over HTTP, as the JSON object in ` + "`FILE`" + ` says (the auth option):
 {"resource": "https://skills.example.com/mcp",
  "jwt": {"issuer": "https://auth.example.com", "jwksUri": "https://auth.example.com/jwks"},
- "access": {"teamDomain": "https://TEAM.cloudflareaccess.com", "aud": "AUD tag"},
+ "access": {"teamDomain": "https://TEAM.cloudflareaccess.com", "aud": "AUD tag", "scopes": ["skills:read"]},
  "tokens": [entries that "skilledge key" prints]}
 (resource and one of jwt, access, tokens; key sets named by URL are fetched and kept fresh by the server)`
 
