@@ -24,8 +24,10 @@ import (
 // and a replay hint that expires with the credential (none once it has), so that a host
 // gives the answer again only for the same credential (which the request frame holds) and
 // never after it stops holding (edge/wire: replays). And none is kept longer than the
-// credential holds: a max-age or ttlMs is at most its remaining lifetime, in whole seconds
-// rounded down (0 under a second), and the replay hint expires that much earlier still.
+// credential holds: a max-age is at most its remaining lifetime, in whole seconds rounded
+// down (0 under a second); a ttlMs at most that less replayHeld, and the replay hint
+// expires that ttlMs before the credential does, so that an answer given again is not
+// kept past it either.
 // Over stdio, a local process, no credential is asked.
 //
 // A private catalog (an access policy) is answered over HTTP only with the auth option

@@ -127,9 +127,9 @@ func TestGate(t *testing.T) {
 		{"no credential", "POST", "/mcp", list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
 		{"a token in the query string", "POST", "/mcp?access_token=" + good, list, modern, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
 		{"a valid token", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+good), 200, "", authNow.Add(time.Minute).Unix()},
-		// The answer says it may be kept the ten seconds (ttlMs), so it is not given again
-		// (TestCacheLifetime: in the 2025 era, it is, until exp).
-		{"a token with seconds left", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(10*time.Second))), 200, "", -1},
+		// The answer says it may not be kept (ttlMs 0: less than a minute left), and is
+		// given again until exp.
+		{"a token with seconds left", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(10*time.Second))), 200, "", authNow.Add(10 * time.Second).Unix()},
 		{"a static key", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.ske), 200, "", authNow.Add(time.Minute).Unix()},
 		{"a token past its exp, within the clock skew", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow.Add(-time.Second))), 200, "", -1},
 		{"a token that expires now", "POST", "/mcp", list, append(modern, "Authorization", "Bearer "+a.token("skills:read", authResource, authNow)), 200, "", -1},
@@ -224,9 +224,10 @@ func TestCacheLifetime(t *testing.T) {
 		{"an hour left", token(time.Hour), 0, "private, max-age=300", 300000, T + 60, T + 60},
 		{"a static key", "Bearer " + a.ske, 0, "private, max-age=300", 300000, T + 60, T + 60},
 		{"six minutes left", token(6 * time.Minute), 0, "private, max-age=300", 300000, T + 60, T + 60},
-		{"five and a half minutes left: the replay ends five minutes before exp", token(330 * time.Second), 0, "private, max-age=300", 300000, T + 30, T + 60},
-		{"four seconds left", token(4 * time.Second), 0, "private, max-age=4", 4000, -1, T + 4},
-		{"three and a half seconds left, rounded down", token(4 * time.Second), 500 * time.Millisecond, "private, max-age=3", 3000, T + 1, T + 4},
+		{"five and a half minutes left: ttlMs a minute short of it, replayed for the minute", token(330 * time.Second), 0, "private, max-age=300", 270000, T + 60, T + 60},
+		{"a minute and a half left", token(90 * time.Second), 0, "private, max-age=90", 30000, T + 60, T + 60},
+		{"four seconds left", token(4 * time.Second), 0, "private, max-age=4", 0, T + 4, T + 4},
+		{"three and a half seconds left, rounded down", token(4 * time.Second), 500 * time.Millisecond, "private, max-age=3", 0, T + 4, T + 4},
 		{"half a second left", token(time.Second), 500 * time.Millisecond, "private, max-age=0", 0, T + 1, T + 1},
 		{"expires now", token(0), 0, "private, max-age=0", 0, -1, -1},
 		{"past exp, within the clock skew", token(-time.Second), 0, "private, max-age=0", 0, -1, -1},

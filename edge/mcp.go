@@ -2,6 +2,7 @@ package edge
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -23,7 +24,7 @@ type call struct {
 	// a view with unlisted skills then asks them (Server.retry).
 	missed bool
 	// lifetime, when bounded, is how long in whole seconds the caller's credential still
-	// holds (caller.lifetime): the ttlMs of the answer is at most that. fresh is the ttlMs
+	// holds (caller.lifetime): the ttlMs of the answer is at most that less replayHeld. fresh is the ttlMs
 	// the answer gave, in seconds (rounded up), for its replay hint (replayUntil).
 	lifetime int64
 	bounded  bool
@@ -256,8 +257,11 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 				ttl = cacheTTLMillisWatched
 			}
 			if c.bounded {
-				// An answer to a caller is kept no longer than their credential holds.
-				ttl = min(ttl, c.lifetime*1000)
+				// An answer to a caller is kept no longer than their credential holds,
+				// counted from the last time a host may give it again (replayHeld after
+				// now): so it says a minute less, and replays go on for their minute
+				// (replayUntil) rather than stop when the credential nears its end.
+				ttl = min(ttl, max(c.lifetime-int64(replayHeld/time.Second), 0)*1000)
 			}
 			c.fresh = (ttl + 999) / 1000
 			dst = append(dst, `,"ttlMs":`...)
