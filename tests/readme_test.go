@@ -18,23 +18,20 @@ import (
 	"time"
 )
 
-// TestREADME runs the README's commands as written: the set-up command that serves the
-// example catalog (on its default address, 127.0.0.1:8787) and the curl of initialize,
-// whose output must be the literal output the README shows. It also checks that CI runs
-// the README's test command.
+// TestREADME runs the README's commands as written: the command that serves the example
+// catalog (on its default address, 127.0.0.1:8787) and the curl of initialize, whose output
+// must be the literal output the README shows. It also checks that CI runs the README's
+// test command, and that CONTRIBUTING.md gives the same set-up and test commands.
 func TestREADME(t *testing.T) {
 	root := repoRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := codeBlocks(string(readme))
-	if len(blocks) < 4 {
-		t.Fatalf("README has %d code blocks, want at least 4", len(blocks))
-	}
-	serveCmd, testCmd, curlCmd, curlOut := blocks[0], blocks[1], blocks[2], blocks[3]
-	if serveCmd != "go run ./runtime/cmd/skilledge serve" {
-		t.Fatalf("first README command is %q", serveCmd)
+	serveCmd, testCmd := "go run ./runtime/cmd/skilledge serve", "./build/test"
+	for _, doc := range []string{"README.md", "CONTRIBUTING.md"} {
+		blocks := docBlocks(t, doc)
+		for _, want := range []string{serveCmd, testCmd} {
+			if !slices.Contains(blocks, want) {
+				t.Fatalf("%s has no code block %q", doc, want)
+			}
+		}
 	}
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
 	if err != nil {
@@ -43,12 +40,36 @@ func TestREADME(t *testing.T) {
 	if !strings.Contains(string(ci), "exec "+testCmd+"\n") {
 		t.Fatalf(".ci/run does not run the README's test command %q", testCmd)
 	}
-	if !strings.HasPrefix(curlCmd, "curl ") {
-		t.Fatalf("third README block is not the curl: %q", curlCmd)
-	}
-
+	curlCmd, curlOut := readmeCurl(t)
 	startCommand(t, root, serveCmd, "http://127.0.0.1:8787/mcp", 5*time.Minute) // the first run builds the plugin
 	checkCurl(t, curlCmd, curlOut)
+}
+
+// docBlocks returns the code blocks of the repository's Markdown documents names, in
+// order.
+func docBlocks(t testing.TB, names ...string) []string {
+	t.Helper()
+	var out []string
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(repoRoot(t), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, codeBlocks(string(b))...)
+	}
+	return out
+}
+
+// readmeCurl returns the README's curl of initialize and the output it says it prints (the
+// block after it).
+func readmeCurl(t testing.TB) (cmd, out string) {
+	t.Helper()
+	blocks := docBlocks(t, "README.md")
+	i := slices.IndexFunc(blocks, func(b string) bool { return strings.HasPrefix(b, "curl ") })
+	if i < 0 || i+1 == len(blocks) {
+		t.Fatal("the README has no curl block followed by its output")
+	}
+	return blocks[i], blocks[i+1]
 }
 
 // startCommand runs command with sh in dir (env added to the environment) until the test
@@ -118,11 +139,11 @@ var (
 	buildEstimate = regexp.MustCompile(`Worker script: about ([0-9.]+) (KiB|MiB) gzipped`)
 )
 
-// TestREADMEDeploy checks the README's "Deploy to Cloudflare" commands as written (run in
+// TestREADMEDeploy checks the README's Cloudflare Workers commands as written (run in
 // a scratch checkout with skills/ holding the example catalog): the build and the pinned
 // wrangler's deploy --dry-run succeed, build's size estimate is wrangler's own figure to
 // within 3%, and the bundle carries plugin.wasm and catalog.pack byte for byte. Then the
-// README's `wrangler dev` serves the Worker locally and answers the README's curl with the
+// `wrangler dev` of DEPLOY.md serves the Worker locally and answers the README's curl with the
 // output the README shows for `skilledge serve`.
 func TestREADMEDeploy(t *testing.T) {
 	d := deployed(t)
@@ -160,15 +181,11 @@ func TestREADMEDeploy(t *testing.T) {
 		}
 	}
 
-	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := codeBlocks(string(readme))
-	curlCmd, curlOut := blocks[2], blocks[3]
+	curlCmd, curlOut := readmeCurl(t)
+	blocks := docBlocks(t, "README.md", "DEPLOY.md")
 	i := slices.IndexFunc(blocks, func(b string) bool { return strings.HasSuffix(b, "wrangler dev") })
 	if i < 0 {
-		t.Fatal("README has no `wrangler dev` block")
+		t.Fatal("neither README.md nor DEPLOY.md has a `wrangler dev` block")
 	}
 	startCommand(t, d.dir, blocks[i], "Ready on http://localhost:8787", 2*time.Minute)
 	checkCurl(t, strings.ReplaceAll(curlCmd, "http://127.0.0.1:8787/mcp", "http://localhost:8787/mcp"), curlOut)
