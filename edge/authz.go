@@ -14,17 +14,17 @@ import (
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
-// Authorization (MCP 2026-07-28 basic/authorization; SPEC §8a): with the auth option, the
-// server is an OAuth 2.1 resource server. Every request over HTTP but the RFC 9728
-// metadata and CORS preflights must carry a credential (edge/auth) granting the catalog's
-// default scopes: without one, or with one that does not hold, 401 with a Bearer
-// challenge naming the metadata (and invalid_token when one was sent); with one lacking
-// the scopes, 403 insufficient_scope. Every answer to such a request depends on the caller
-// and says so: Cache-Control private, Vary on the credential fields, cacheScope "private",
-// and a replay hint that expires with the credential (none once it has), so that a host
-// gives the answer again only for the same credential (which the request frame holds) and
-// never after it stops holding (edge/wire: replays). Over stdio, a local process, no
-// credential is asked.
+// Authorization (MCP 2026-07-28 basic/authorization; PROTOCOL.md#authorization): with the
+// auth option, the server is an OAuth 2.1 resource server. Every request over HTTP but the
+// RFC 9728 metadata and CORS preflights must carry a credential (edge/auth) granting the
+// catalog's default scopes: without one, or with one that does not hold, 401 with a Bearer
+// challenge naming the metadata (and invalid_token when one was sent); with one lacking the
+// scopes, 403 insufficient_scope. Every answer to such a request depends on the caller and
+// says so: Cache-Control private, Vary on the credential fields, cacheScope "private", and
+// a replay hint that expires with the credential (none once it has), so that a host gives
+// the answer again only for the same credential (which the request frame holds) and never
+// after it stops holding (edge/wire: replays). Over stdio, a local process, no credential
+// is asked.
 //
 // A private catalog (an access policy) is answered over HTTP only with the auth option
 // (without it, every HTTP request is a 503 saying why), one view per caller (views.go);
