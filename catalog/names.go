@@ -8,7 +8,7 @@ package catalog
 // SkillMD is the file that makes a directory a skill. catalog/compile looks for it when it
 // walks a folder and serves it as text/markdown (SkillMDType); every SkillURI is
 // Scheme+path+"/"+SkillMD (Open checks it), and the server takes SkillMD off a SkillURI to
-// find the skill's root. See SPEC §1 and §2.
+// find the skill's root. See PROTOCOL.md#skill-format and PROTOCOL.md#uris.
 const SkillMD = "SKILL.md"
 
 // SkillMDType is the MIME type every SkillMD is served with (ResMIME), whatever its
@@ -16,19 +16,19 @@ const SkillMD = "SKILL.md"
 // skills announces it.
 const SkillMDType = "text/markdown"
 
-// Names of the tools fallback (SPEC §8, TableSite). catalog/compile renders them into the
-// tools/list array (SiteTools) and into the texts that tell a model which tool to call
-// next (FallbackFilesText, the catalog page); the server dispatches tools/call on them and
-// names them in its own texts for the model.
+// Names of the tools fallback (PROTOCOL.md#fallbacks, TableSite). catalog/compile renders
+// them into the tools/list array (SiteTools) and into the texts that tell a model which
+// tool to call next (FallbackFilesText, the catalog page); the server dispatches tools/call
+// on them and names them in its own texts for the model.
 const (
 	ToolListSkills    = "list_skills"
 	ToolLoadSkill     = "load_skill"
 	ToolReadSkillFile = "read_skill_file"
 )
 
-// Paths of well-known HTTP discovery (SPEC §7). catalog/compile renders the two index
-// documents (TableHTTP rows whose HTTPPath is AgentSkillsIndex and SkillsIndex) and the
-// catalog page's links; the server answers every other path under a prefix from the
+// Paths of well-known HTTP discovery (PROTOCOL.md#well-known). catalog/compile renders the
+// two index documents (TableHTTP rows whose HTTPPath is AgentSkillsIndex and SkillsIndex)
+// and the catalog page's links; the server answers every other path under a prefix from the
 // index, by skill name:
 //
 //	AgentSkillsPrefix+NAME+ArchiveTarGz (or ArchiveZip)  the skill's archive (SkillArchives)

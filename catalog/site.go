@@ -5,8 +5,9 @@ import (
 )
 
 // The index also carries what the server needs for hosts that speak tools or prompts but
-// not the skills extension, and for people with a browser (SPEC §8): two tables beside the
-// ones in format.go, rendered at build time like everything else.
+// not the skills extension, and for people with a browser (PROTOCOL.md#fallbacks,
+// PROTOCOL.md#catalog-page): two tables beside the ones in format.go, rendered at build
+// time like everything else.
 
 // Table kinds.
 const (

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Scheme is the URI scheme of every skill resource. See SPEC §2 and RFC 3986.
+// Scheme is the URI scheme of every skill resource. See PROTOCOL.md#uris and RFC 3986.
 const Scheme = "skill://"
 
 // Errors of ParseURI. They say what is wrong so that clients get an informative -32602.
@@ -199,9 +199,10 @@ func unhex(c byte) int {
 }
 
 // NameProblem returns why s cannot stand in the name of a file or directory served as part
-// of a skill:// URI (SPEC §2), or "": it is not valid UTF-8, or it contains a backslash, a
-// control character or another non-printable character. Whether s is empty, "." or ".."
-// is the caller's to check. Messages read after the name: "contains a backslash".
+// of a skill:// URI (PROTOCOL.md#uris), or "": it is not valid UTF-8, or it contains a
+// backslash, a control character or another non-printable character. Whether s is empty,
+// "." or ".." is the caller's to check. Messages read after the name: "contains a
+// backslash".
 func NameProblem(s string) string {
 	switch {
 	case !utf8.ValidString(s):

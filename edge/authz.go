@@ -14,8 +14,8 @@ import (
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
-// Authorization (MCP 2026-07-28 basic/authorization; SPEC §8a): with the auth option, the
-// server is an OAuth 2.1 resource server. Every request over HTTP but the RFC 9728
+// Authorization (MCP 2026-07-28 basic/authorization; PROTOCOL.md#authorization): with the
+// auth option, the server is an OAuth 2.1 resource server. Every request over HTTP but the RFC 9728
 // metadata and CORS preflights must carry a credential (edge/auth) granting the catalog's
 // default scopes: without one, or with one that does not hold, 401 with a Bearer
 // challenge naming the metadata (and invalid_token when one was sent); with one lacking

@@ -9,10 +9,10 @@ import (
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
-// The resource templates (SPEC §8, from the pre-submission skills SEP: optional, and
-// user-facing through the completion API). Every resource is also listed concretely; the
-// templates are there so that a person can pick a skill, then a file of it, with
-// completion/complete suggesting each part.
+// The resource templates (PROTOCOL.md#templates, from the pre-submission skills SEP:
+// optional, and user-facing through the completion API). Every resource is also listed
+// concretely; the templates are there so that a person can pick a skill, then a file of it,
+// with completion/complete suggesting each part.
 const (
 	skillTemplate = catalog.Scheme + "{+skillPath}/" + catalog.SkillMD
 	fileTemplate  = catalog.Scheme + "{+skillPath}/{+filePath}"

@@ -8,13 +8,14 @@ import (
 )
 
 // capabilities renders the server's capability declaration, the same in both eras
-// (SPEC §3: the extension settings sit directly inside the extension object, and a
-// server declaring the extension also declares resources). "skills" is the SEP-2076
-// primitive's capability, for the name-keyed generation of clients (SPEC §5);
-// "completions" is for the resource templates' arguments (SPEC §8). tools and prompts are
-// declared only when the options offer them (SPEC §8), and listChanged is true only when
-// the host sends notifications/resources/list_changed and notifications/skills/list_changed
-// as the catalog changes (wire.Options.ListChanged).
+// (PROTOCOL.md#capabilities: the extension settings sit directly inside the extension
+// object, and a server declaring the extension also declares resources). "skills" is the
+// SEP-2076 primitive's capability, for the name-keyed generation of clients
+// (PROTOCOL.md#sep-2076); "completions" is for the resource templates' arguments
+// (PROTOCOL.md#templates). tools and prompts are declared only when the options offer them
+// (PROTOCOL.md#fallbacks), and listChanged is true only when the host sends
+// notifications/resources/list_changed and notifications/skills/list_changed as the catalog
+// changes (wire.Options.ListChanged).
 func capabilities(opt wire.Options) []byte {
 	lc := `{"listChanged":false}`
 	if opt.ListChanged {

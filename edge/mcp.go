@@ -109,7 +109,7 @@ type handler func(s *Server, c *call, b []byte) ([]byte, *jsonrpc.Error)
 // method describes one MCP method this server answers.
 type method struct {
 	handle handler
-	// cacheable results carry ttlMs and cacheScope in the modern era (SPEC §3).
+	// cacheable results carry ttlMs and cacheScope in the modern era (PROTOCOL.md#caching).
 	cacheable bool
 	// legacyOnly methods do not exist in the modern era.
 	legacyOnly bool

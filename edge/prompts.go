@@ -9,10 +9,10 @@ import (
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
-// The prompts fallback (SPEC §8, Options.Prompts): one prompt per skill, named by the
-// skill's name (its path, with "-" for "/", when names repeat; catalog.FallbackPrompt),
-// whose message is the skill's SKILL.md. Hosts show prompts as slash commands, so a
-// person can hand a skill to the model by name. See
+// The prompts fallback (PROTOCOL.md#fallbacks, Options.Prompts): one prompt per skill,
+// named by the skill's name (its path, with "-" for "/", when names repeat;
+// catalog.FallbackPrompt), whose message is the skill's SKILL.md. Hosts show prompts as
+// slash commands, so a person can hand a skill to the model by name. See
 // https://modelcontextprotocol.io/specification/2025-11-25/server/prompts
 
 // promptsList answers prompts/list: one entry per skill, paginated like skills/list.

@@ -12,8 +12,8 @@ import (
 
 // resourcesList answers resources/list: every served file, SKILL.md first within each
 // skill, then skill://index.json, paginated. Directory resources and archives are not
-// listed (SPEC §2, §4); archives are read by the URIs the index gives. With params.uri,
-// the listing is scoped (scopedList).
+// listed (PROTOCOL.md#resources); archives are read by the URIs the index gives. With
+// params.uri, the listing is scoped (scopedList).
 func (s *Server) resourcesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if c.p.uri.Exists() && c.p.uri.Type != gjson.Null {
 		return s.scopedList(c, b)
@@ -63,12 +63,12 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	return append(b, "}]"...), nil
 }
 
-// scopedList answers resources/list {uri} (SPEC §8, the pre-submission skills SEP via
-// SEP-2093): one entry per skill whose SKILL.md is under uri, that SKILL.md's descriptor,
-// and no supporting files. "skill://" lists every skill; "skill://acme/" (or
-// "skill://acme") the skills under acme, segment by segment. Entries come in SKILL.md URI
-// order, paginated; the range is two binary searches in the index. A URI of another scheme
-// has nothing under it; a malformed skill URI is -32602.
+// scopedList answers resources/list {uri} (PROTOCOL.md#scoped-listing, the pre-submission
+// skills SEP via SEP-2093): one entry per skill whose SKILL.md is under uri, that
+// SKILL.md's descriptor, and no supporting files. "skill://" lists every skill;
+// "skill://acme/" (or "skill://acme") the skills under acme, segment by segment. Entries
+// come in SKILL.md URI order, paginated; the range is two binary searches in the index. A
+// URI of another scheme has nothing under it; a malformed skill URI is -32602.
 func (s *Server) scopedList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	u := c.p.uri
 	if u.Type != gjson.String {

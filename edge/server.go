@@ -2,7 +2,7 @@
 // (wire.Request) or one stdio JSON-RPC message into a response, answering from a
 // catalog.Pack. Every protocol decision lives here: routing, Streamable HTTP rules, both MCP
 // eras, errors, Origin and Host checks, and the caching hints of the modern era. Hosts only
-// move bytes (DESIGN.md).
+// move bytes (DESIGN.md#the-boundary).
 package edge
 
 import (

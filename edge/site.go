@@ -11,10 +11,10 @@ import (
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
-// For people and for crawlers (SPEC §8): the catalog page at "/", for a browser (a GET
-// whose Accept names text/html), and /sitemap.xml (DVS §3.2: skills MAY be indexed in the
-// domain's sitemap). Both are rendered at build time but for the URLs, which depend on the
-// host the request was made to.
+// For people and for crawlers (PROTOCOL.md#catalog-page): the catalog page at "/", for a
+// browser (a GET whose Accept names text/html), and /sitemap.xml (DVS §3.2: skills MAY be
+// indexed in the domain's sitemap). Both are rendered at build time but for the URLs, which
+// depend on the host the request was made to.
 
 // sitemapMax is the most URLs one sitemap may hold (sitemaps.org). A catalog with more
 // published skills gets a sitemap index at /sitemap.xml naming /sitemap-1.xml, … .

@@ -10,13 +10,12 @@ import (
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
-// The tools fallback (SPEC §8, Options.Tools): three tools through which a host that
-// speaks MCP tools but not the skills extension lists skills, loads one and reads its
-// files. Their names are catalog.Tool*; their descriptions and schemas are rendered at
-// build time (catalog.SiteTools).
-// A tool's own failures (an unknown skill, a bad argument) are tool results with isError
-// set, which the model sees and can correct; an unknown tool or malformed params are
-// JSON-RPC errors. See
+// The tools fallback (PROTOCOL.md#fallbacks, Options.Tools): three tools through which a
+// host that speaks MCP tools but not the skills extension lists skills, loads one and reads
+// its files. Their names are catalog.Tool*; their descriptions and schemas are rendered at
+// build time (catalog.SiteTools). A tool's own failures (an unknown skill, a bad argument)
+// are tool results with isError set, which the model sees and can correct; an unknown tool
+// or malformed params are JSON-RPC errors. See
 // https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling
 
 // toolTextBudget bounds the text of one list_skills page: about eight thousand tokens.

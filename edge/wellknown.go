@@ -7,15 +7,15 @@ import (
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
-// Well-known HTTP discovery (SPEC §7), for agents that do not speak MCP: the discovery RFC
-// v0.2.0 index at /.well-known/agent-skills/index.json with each skill's SKILL.md or
-// .tar.gz (and .zip) beside it, and the v0.1.0 / DVS index at /.well-known/skills/index.json
-// with every file under /.well-known/skills/<name>/. The indexes are rendered at build
-// time; files and archives are the same resources MCP serves, so every digest agrees.
-// Every body here is one object of the content store, which the host splices in.
-// The paths are catalog's (catalog.AgentSkillsPrefix, catalog.SkillsPrefix, …), under
-// which catalog/compile renders the indexes.
-// See https://github.com/cloudflare/agent-skills-discovery-rfc
+// Well-known HTTP discovery (PROTOCOL.md#well-known), for agents that do not speak MCP: the
+// discovery RFC v0.2.0 index at /.well-known/agent-skills/index.json with each skill's
+// SKILL.md or .tar.gz (and .zip) beside it, and the v0.1.0 / DVS index at
+// /.well-known/skills/index.json with every file under /.well-known/skills/<name>/. The
+// indexes are rendered at build time; files and archives are the same resources MCP serves,
+// so every digest agrees. Every body here is one object of the content store, which the
+// host splices in. The paths are catalog's (catalog.AgentSkillsPrefix,
+// catalog.SkillsPrefix, …), under which catalog/compile renders the indexes. See
+// https://github.com/cloudflare/agent-skills-discovery-rfc
 
 // wellKnown answers a request under /.well-known/.
 func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Response {

@@ -1,5 +1,5 @@
-// Package archive writes the reproducible .tar.gz and .zip archives of a skill (SPEC §4)
-// and inspects archives without touching the file system.
+// Package archive writes the reproducible .tar.gz and .zip archives of a skill
+// (PROTOCOL.md#archives) and inspects archives without touching the file system.
 //
 // Writing: TarGz and Zip are pure functions of the entries' names and bytes. The same
 // entries give the same bytes whatever the caller's order, machine, umask, user or time
@@ -107,8 +107,8 @@ type Limits struct {
 	MaxBytes int64
 }
 
-// Default limits: SPEC §1 allows a skill 512 files and 16 MiB; 1024 entries leave room
-// for one directory entry per file.
+// Default limits: a skill holds at most 512 files and 16 MiB (PROTOCOL.md#skill-format);
+// 1024 entries leave room for one directory entry per file.
 const (
 	defaultMaxEntries = 1024
 	defaultMaxBytes   = 16 << 20
@@ -144,11 +144,11 @@ const (
 	dirMode  = 0o755
 )
 
-// checkName returns why name cannot name a file or directory in an archive, or "". A
-// valid name is relative, "/"-separated, valid UTF-8, and has no empty, "." or ".."
-// segment, no backslash and no control or other non-printable character (the rules
-// catalog/compile applies to skill files, SPEC §2). Directory names are checked without
-// their trailing "/".
+// checkName returns why name cannot name a file or directory in an archive, or "". A valid
+// name is relative, "/"-separated, valid UTF-8, and has no empty, "." or ".." segment, no
+// backslash and no control or other non-printable character (the rules catalog/compile
+// applies to skill files, PROTOCOL.md#uris). Directory names are checked without their
+// trailing "/".
 func checkName(name string) string {
 	switch {
 	case name == "":

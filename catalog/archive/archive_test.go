@@ -398,8 +398,9 @@ func TestWriteErrors(t *testing.T) {
 	}
 }
 
-// TestDefaultLimitsFitBuild checks that the archive of a skill at SPEC §1's limits (512
-// files, 16 MiB) in a typical two-level layout passes Inspect with the default limits.
+// TestDefaultLimitsFitBuild checks that the archive of a skill at the limits of
+// PROTOCOL.md#skill-format (512 files, 16 MiB) in a typical two-level layout passes Inspect
+// with the default limits.
 func TestDefaultLimitsFitBuild(t *testing.T) {
 	text := bytes.Repeat([]byte("All work and no play.\n"), 16<<20/512/22+1)[:16<<20/512]
 	var entries []Entry

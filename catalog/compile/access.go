@@ -113,9 +113,10 @@ func (l *loader) loadAccess() *Access {
 }
 
 // checkNesting refuses a policy that a nested skill would betray: a skill's files include
-// those of the skills nested in it (SPEC §1), so whoever may see the enclosing skill reads
-// every nested one in its file list and archives. A nested skill may therefore need no
-// scope its enclosing skill does not, and may not be unlisted inside a listed one.
+// those of the skills nested in it (PROTOCOL.md#skill-format), so whoever may see the
+// enclosing skill reads every nested one in its file list and archives. A nested skill may
+// therefore need no scope its enclosing skill does not, and may not be unlisted inside a
+// listed one.
 func (l *loader) checkNesting(a *Access) {
 	for _, s := range l.skillList {
 		encl := l.enclosing(s)

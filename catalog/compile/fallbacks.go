@@ -7,10 +7,10 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 )
 
-// For hosts that speak tools or prompts but not the skills extension (SPEC §8): the three
-// tools and one prompt per skill, rendered here so that the plugin only concatenates. The
-// server offers them only when its options switch them on. The tool names are
-// catalog.Tool*, on which the server dispatches tools/call.
+// For hosts that speak tools or prompts but not the skills extension
+// (PROTOCOL.md#fallbacks): the three tools and one prompt per skill, rendered here so that
+// the plugin only concatenates. The server offers them only when its options switch them
+// on. The tool names are catalog.Tool*, on which the server dispatches tools/call.
 
 // toolsSkillsBudget bounds the list of skills load_skill's description carries: about two
 // thousand tokens, which a host sends with every request to the model.

@@ -15,8 +15,8 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 )
 
-// Per-skill limits fixed by the MCP Skills extension (SPEC §1): files and bytes summed over
-// the skill's files, nested skills' files included.
+// Per-skill limits fixed by the MCP Skills extension (PROTOCOL.md#skill-format): files and
+// bytes summed over the skill's files, nested skills' files included.
 const (
 	maxSkillFiles = 512
 	maxSkillBytes = 16 << 20
@@ -54,9 +54,9 @@ func LoadDir(dir string, opt Options) (*Catalog, []Problem, error) {
 	return load(dirFS{root}, dir, opt, reopen)
 }
 
-// Load reads the skills folder fsys: every directory holding a file named exactly
-// SKILL.md, at any depth, is a skill (SPEC §1); files under no skill are ignored. label
-// is how the folder is named in problems ("skills", "./my skills").
+// Load reads the skills folder fsys: every directory holding a file named exactly SKILL.md,
+// at any depth, is a skill (PROTOCOL.md#skill-format); files under no skill are ignored.
+// label is how the folder is named in problems ("skills", "./my skills").
 //
 // Load returns the catalog of the valid skills, every problem found in every skill sorted
 // by Path and Line, and an error only when the folder itself cannot be listed. A problem
@@ -265,7 +265,8 @@ func (l *loader) build() *Catalog {
 		}
 	}
 
-	// Names must be unique for the name-keyed surfaces (SPEC §5, §7).
+	// Names must be unique for the name-keyed surfaces (PROTOCOL.md#sep-2076,
+	// PROTOCOL.md#well-known).
 	byName := map[string][]string{}
 	for _, sk := range ok {
 		byName[sk.Name] = append(byName[sk.Name], sk.Path)

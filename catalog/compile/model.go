@@ -1,8 +1,8 @@
-// Package compile turns a skills folder into a catalog: it walks the folder, validates every
-// skill against the Agent Skills format (SPEC §1), renders each frontmatter as verbatim
-// JSON, digests every file, and encodes the result as an index (catalog.Writer) and a
-// content store (Store). It runs at build time only and is never linked into the plugin
-// (it imports yaml.v3).
+// Package compile turns a skills folder into a catalog: it walks the folder, validates
+// every skill against the Agent Skills format (PROTOCOL.md#skill-format), renders each
+// frontmatter as verbatim JSON, digests every file, and encodes the result as an index
+// (catalog.Writer) and a content store (Store). It runs at build time only and is never
+// linked into the plugin (it imports yaml.v3).
 package compile
 
 import (
@@ -37,7 +37,8 @@ type Skill struct {
 	// Name and Description are the frontmatter values.
 	Name, Description string
 	// Frontmatter is the YAML frontmatter rendered as a verbatim JSON object: the author's
-	// keys in the author's order, each scalar with its YAML type (SPEC §3).
+	// keys in the author's order, each scalar with its YAML type
+	// (PROTOCOL.md#skill-entries).
 	Frontmatter []byte
 	// Body is SKILL.md after the closing "---" line, exactly as in the file.
 	Body []byte

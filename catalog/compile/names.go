@@ -30,8 +30,8 @@ func Ignored(name string, dir bool) bool {
 }
 
 // checkSegment returns why a file or directory name inside a skill cannot be served as a
-// segment of a skill:// URI, or "".
-// See SPEC §2: paths never hold "..", ".", empty segments, backslashes or control characters.
+// segment of a skill:// URI, or "". See PROTOCOL.md#uris: paths never hold "..", ".", empty
+// segments, backslashes or control characters.
 func checkSegment(seg string) string {
 	if seg == "" || seg == "." || seg == ".." {
 		return "is not a usable name"

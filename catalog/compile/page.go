@@ -11,12 +11,13 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 )
 
-// The catalog page: what a person sees opening the deployment in a browser (SPEC §8). It
-// is rendered here, whole, but for the MCP URL, which depends on the host name the page is
-// asked under: the page holds markers where the server writes it (catalog.SitePage). It
-// needs no script and loads nothing: the one stylesheet is inline and allowed by its hash
-// in the Content-Security-Policy the page is served with, so it works under that strict
-// policy. The skills section grows with the catalog and is a store object.
+// The catalog page: what a person sees opening the deployment in a browser
+// (PROTOCOL.md#catalog-page). It is rendered here, whole, but for the MCP URL, which
+// depends on the host name the page is asked under: the page holds markers where the server
+// writes it (catalog.SitePage). It needs no script and loads nothing: the one stylesheet is
+// inline and allowed by its hash in the Content-Security-Policy the page is served with, so
+// it works under that strict policy. The skills section grows with the catalog and is a
+// store object.
 
 // pageStyle is the page's stylesheet. Its SHA-256 is in pageCSP.
 const pageStyle = `

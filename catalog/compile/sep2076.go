@@ -8,15 +8,15 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 )
 
-// The SEP-2076 frontmatter fields `arguments` and `dependencies` (SPEC §5, the seed's
-// shapes):
+// The SEP-2076 frontmatter fields `arguments` and `dependencies` (PROTOCOL.md#sep-2076),
+// in SEP-2076's shapes:
 //
 //	arguments:    [{name, description?, required?}]
 //	dependencies: {tools?: [string], prompts?: [{name}], resources?: [{type: "ref/resource", uri}]}
 //
 // They are carried verbatim from the frontmatter into the skills/list entry and the
 // skills/get {name} result, so everything a client relies on is checked here: a wrong
-// type or a missing member is an error with its line, and a member the seed does not
+// type or a missing member is an error with its line, and a member SEP-2076 does not
 // define is a warning (it is passed through).
 
 // validateArguments checks the frontmatter field arguments (k).

@@ -9,11 +9,12 @@ import (
 	"github.com/skilledge/skilledge/catalog/archive"
 )
 
-// The distribution surfaces beside the v1 extension (SPEC §4 and §7): each skill's
-// reproducible archives, the June-2026-draft resource skill://index.json, and the two
-// well-known HTTP discovery indexes. All are rendered here, once, from the same files and
-// digests as the v1 manifest, at the paths and under the names the server routes by
-// (catalog.AgentSkillsPrefix, catalog.SkillsPrefix, catalog.ArchiveTarGz, …).
+// The distribution surfaces beside the v1 extension (PROTOCOL.md#archives,
+// PROTOCOL.md#well-known): each skill's reproducible archives, the June-2026-draft resource
+// skill://index.json, and the two well-known HTTP discovery indexes. All are rendered here,
+// once, from the same files and digests as the v1 manifest, at the paths and under the
+// names the server routes by (catalog.AgentSkillsPrefix, catalog.SkillsPrefix,
+// catalog.ArchiveTarGz, …).
 
 // DiscoverySchema identifies the discovery RFC v0.2.0 index format.
 const DiscoverySchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"

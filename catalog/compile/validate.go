@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Frontmatter limits of the Agent Skills format (SPEC §1).
+// Frontmatter limits of the Agent Skills format (PROTOCOL.md#skill-format).
 // See https://agentskills.io/specification#frontmatter-required.
 const (
 	maxNameLen          = 64
@@ -15,8 +15,8 @@ const (
 	reservedMetaPrefix  = "io.modelcontextprotocol/"
 )
 
-// passedFields are not Agent Skills fields but are read by the SEP-2076 surface (SPEC §5),
-// so they are expected rather than unknown.
+// passedFields are not Agent Skills fields but are read by the SEP-2076 surface
+// (PROTOCOL.md#sep-2076), so they are expected rather than unknown.
 var passedFields = map[string]string{"title": "string", "version": "string", "tags": "list of strings"}
 
 // fieldReport receives one finding at a line of SKILL.md.

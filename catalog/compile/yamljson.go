@@ -17,10 +17,10 @@ import (
 
 // This file renders frontmatter YAML as JSON with the types hosts see. Hosts re-parse the
 // served SKILL.md with the npm "yaml" package (v2, YAML 1.2 core schema, default options)
-// and compare field by field (SPEC §3), so every scalar is resolved here by that package's
-// rules from the node's style and text; yaml.v3 is used only as a parser, never for its
-// YAML 1.1 flavoured resolution (timestamps, "014" as octal, ...).
-// See https://yaml.org/spec/1.2.2/#1032-tag-resolution and
+// and compare field by field (PROTOCOL.md#skill-entries), so every scalar is resolved here
+// by that package's rules from the node's style and text; yaml.v3 is used only as a parser,
+// never for its YAML 1.1 flavoured resolution (timestamps, "014" as octal, ...). See
+// https://yaml.org/spec/1.2.2/#1032-tag-resolution and
 // build/node_modules/yaml/dist/schema/core/*.js.
 
 const (

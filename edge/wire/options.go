@@ -38,8 +38,8 @@ type Options struct {
 	Name, Version string
 	// Instructions, if set, is returned as the server instructions.
 	Instructions string
-	// Tools and Prompts offer the catalog to hosts that speak MCP tools or prompts but
-	// not the skills extension (SPEC §8): the tools list_skills, load_skill and
+	// Tools and Prompts offer the catalog to hosts that speak MCP tools or prompts but not
+	// the skills extension (PROTOCOL.md#fallbacks): the tools list_skills, load_skill and
 	// read_skill_file, and one prompt per skill. Off by default: a client that speaks the
 	// extension sees nothing new, and the capabilities are declared only when on.
 	Tools, Prompts bool
