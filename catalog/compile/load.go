@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/internal/mediatype"
 )
 
 // Per-skill limits fixed by the MCP Skills extension (SPEC §1): files and bytes summed over
@@ -418,6 +419,15 @@ func (l *loader) readFile(e entry, encl []string) {
 	l.files[p] = f
 }
 
+// mimeType is the content type served for the file at p: SKILL.md is always
+// catalog.SkillMDType, any other file what mediatype.Of says.
+func mimeType(p string, text bool) string {
+	if path.Base(p) == catalog.SkillMD {
+		return catalog.SkillMDType
+	}
+	return mediatype.Of(p, text)
+}
+
 // within reports whether the path p of the folder is the directory dir or lies under it.
 func within(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
 
@@ -481,7 +491,7 @@ func readFile(fsys fs.FS, name string, limit int64, keep func(size int64) bool) 
 	c := content{links: linkCount(fi)}
 	if !keep(fi.Size()) {
 		h := sha256.New()
-		var scan textScan
+		var scan mediatype.TextScan
 		n, err := io.CopyBuffer(io.MultiWriter(h, &scan), r, make([]byte, 256<<10))
 		if err != nil {
 			return content{}, err
@@ -516,7 +526,7 @@ func readFile(fsys fs.FS, name string, limit int64, keep func(size int64) bool) 
 	if limit >= 0 && int64(len(data)) > limit {
 		return content{}, errTooLarge
 	}
-	c.data, c.size, c.digest, c.text = data, int64(len(data)), sha256.Sum256(data), isText(data)
+	c.data, c.size, c.digest, c.text = data, int64(len(data)), sha256.Sum256(data), mediatype.IsText(data)
 	return c, nil
 }
 

@@ -33,10 +33,11 @@ const ModulePath = "github.com/skilledge/skilledge"
 const Package = "./edge/plugin"
 
 // pluginInputs are the directories, relative to the module root, whose files go into the
-// plugin; pluginExcluded are subdirectories of them that do not (build-time only code).
+// plugin; pluginExcluded are subdirectories of them that do not (build-time only code: the
+// compiler and the packages only it imports).
 var (
 	pluginInputs   = []string{"edge", "catalog", "jsonrpc"}
-	pluginExcluded = []string{"catalog/compile", "catalog/examples"}
+	pluginExcluded = []string{"catalog/compile", "catalog/examples", "catalog/internal/mediatype"}
 )
 
 // Locate returns the path of the plugin.wasm to run: file if not empty, else
@@ -59,8 +60,9 @@ var ensureMu sync.Mutex
 // Ensure returns the path of a plugin.wasm built from the skilledge source this
 // program was built from (or, failing that, the module in the current directory). The
 // file is <user cache>/skilledge/plugin-<hash>.wasm, where the hash covers every input
-// of the build: go.mod, go.sum, the files under edge/, catalog/ (but catalog/compile and
-// catalog/examples) and jsonrpc/ except tests and testdata, the go command's version,
+// of the build: go.mod, go.sum, the files under edge/, catalog/ (but the build-time
+// packages: catalog/compile, catalog/examples and those only the compiler imports) and
+// jsonrpc/ except tests and testdata, the go command's version,
 // GOFLAGS and GOWASM. If the file is missing, Ensure builds it with
 // GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -buildvcs=false,
 // reporting progress on progress (which may be nil); otherwise it returns at once.
