@@ -14,6 +14,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/internal/mediatype"
+	"github.com/skilledge/skilledge/catalog/internal/unicodex"
 )
 
 // Per-skill limits fixed by the MCP Skills extension (SPEC §1): files and bytes summed over
@@ -560,7 +561,7 @@ func (l *loader) checkPortability() {
 				}
 				l.report(Warning, cur, 0, skill, fmt.Sprintf("%s name %q %s: %s", what, seg, why, where))
 			}
-			key := path.Dir(cur) + "/" + foldCase(nfd(seg))
+			key := path.Dir(cur) + "/" + unicodex.FoldCase(unicodex.NFD(seg))
 			if _, ok := groups[key]; !ok {
 				keys = append(keys, key)
 			}
@@ -582,9 +583,9 @@ func (l *loader) checkPortability() {
 					continue
 				}
 				how := "differ only in letter case: Windows and macOS (by default) keep one of them"
-				if nfd(a.name) == nfd(b.name) {
+				if unicodex.NFD(a.name) == unicodex.NFD(b.name) {
 					how = "are one name under Unicode normalization (NFC): macOS keeps one of them"
-				} else if foldCase(a.name) != foldCase(b.name) {
+				} else if unicodex.FoldCase(a.name) != unicodex.FoldCase(b.name) {
 					how = "differ only in Unicode normalization and letter case: macOS (by default) keeps one of them"
 				}
 				where := "in a checkout of the folder"
