@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/internal/dirfs"
 )
 
 // PolicyFile is the file at a skills folder's root that holds its settings; its access
@@ -155,7 +156,7 @@ func readPolicy(fsys fs.FS) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is a %s, not a regular file", PolicyFile, typeName(fi.Mode()))
+		return nil, fmt.Errorf("%s is a %s, not a regular file", PolicyFile, dirfs.TypeName(fi.Mode()))
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxPolicyBytes+1))
 	if err != nil {

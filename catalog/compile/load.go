@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/internal/dirfs"
 	"github.com/skilledge/skilledge/catalog/internal/mediatype"
 	"github.com/skilledge/skilledge/catalog/internal/unicodex"
 )
@@ -51,10 +52,13 @@ func LoadDir(dir string, opt Options) (*Catalog, []Problem, error) {
 			return nil, err
 		}
 		defer r.Close()
-		return dirFS{r}.Open(name)
+		return dirfs.New(r, testHookOpen).Open(name)
 	}
-	return load(dirFS{root}, dir, opt, reopen)
+	return load(dirfs.New(root, testHookOpen), dir, opt, reopen)
 }
+
+// testHookOpen, when set, is called with each name before LoadDir opens it.
+var testHookOpen func(name string)
 
 // Load reads the skills folder fsys: every directory holding a file named exactly
 // SKILL.md, at any depth, is a skill (SPEC §1); files under no skill are ignored. label
@@ -385,7 +389,7 @@ func (l *loader) readFile(e entry, encl []string) {
 		}
 		target = t
 	default:
-		warn(fmt.Sprintf("not a regular file (%s); not served", typeName(e.typ)))
+		warn(fmt.Sprintf("not a regular file (%s); not served", dirfs.TypeName(e.typ)))
 		return
 	}
 	limit := int64(-1)
@@ -396,10 +400,10 @@ func (l *loader) readFile(e entry, encl []string) {
 	// ones are read again when the catalog is encoded.
 	keep := func(size int64) bool { return size <= KeepBytes || path.Base(p) == catalog.SkillMD }
 	c, err := readFile(l.fsys, target, limit, keep)
-	var notRegular *notRegularError
+	var notRegular *dirfs.NotRegularError
 	if errors.As(err, &notRegular) {
 		// It was a regular file when listed, or a link to one.
-		warn(fmt.Sprintf("not a regular file (%s); not served", typeName(notRegular.mode)))
+		warn(fmt.Sprintf("not a regular file (%s); not served", dirfs.TypeName(notRegular.Mode)))
 		return
 	}
 	if errors.Is(err, errTooLarge) {
@@ -471,7 +475,7 @@ type content struct {
 // size the file has when opened; otherwise it hashes them and decides whether they are
 // text as they come, holding none, so that a large file costs no memory. It fails with
 // errTooLarge as soon as it has more than limit bytes (limit < 0: no limit), and with a
-// *notRegularError when the opened file is not a regular file (whatever the listing said).
+// *dirfs.NotRegularError when the opened file is not a regular file (whatever the listing said).
 func readFile(fsys fs.FS, name string, limit int64, keep func(size int64) bool) (content, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
@@ -483,13 +487,13 @@ func readFile(fsys fs.FS, name string, limit int64, keep func(size int64) bool) 
 		return content{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return content{}, &fs.PathError{Op: "open", Path: name, Err: &notRegularError{fi.Mode()}}
+		return content{}, &fs.PathError{Op: "open", Path: name, Err: &dirfs.NotRegularError{Mode: fi.Mode()}}
 	}
 	r := io.Reader(f)
 	if limit >= 0 {
 		r = io.LimitReader(f, limit+1)
 	}
-	c := content{links: linkCount(fi)}
+	c := content{links: dirfs.LinkCount(fi)}
 	if !keep(fi.Size()) {
 		h := sha256.New()
 		var scan mediatype.TextScan
@@ -597,20 +601,6 @@ func (l *loader) checkPortability() {
 			}
 		}
 	}
-}
-
-func typeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "irregular file"
 }
 
 // errText is err without the path a *fs.PathError repeats.
