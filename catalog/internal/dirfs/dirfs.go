@@ -1,3 +1,4 @@
+// Package dirfs is the file system the compiler reads a skills folder through.
 package dirfs
 
 import (
@@ -8,11 +9,12 @@ import (
 	"strings"
 )
 
-// FS is the file system LoadDir reads: an os.Root (nothing, symbolic links included,
-// resolves outside it) whose files are opened so that nothing can block. A file replaced
-// by a named pipe between the listing and the open would block an ordinary open until a
-// writer came, forever: it is opened non-blocking (oNonblock) and, once open, must be a
-// regular file or a directory, else the open fails with a *NotRegularError.
+// FS is an os.Root (nothing, symbolic links included, resolves outside it) whose files
+// are opened so that nothing can block. A file replaced by a named pipe between a listing
+// and the open would block an ordinary open until a writer came, forever: it is opened
+// non-blocking (oNonblock) and, once open, must be a regular file or a directory (checked
+// on the descriptor, not the name), else the open fails with a *NotRegularError. FS
+// implements fs.ReadDirFS, fs.StatFS and fs.ReadLinkFS.
 type FS struct {
 	root       *os.Root
 	beforeOpen func(name string)
@@ -23,7 +25,7 @@ type FS struct {
 func New(root *os.Root, beforeOpen func(name string)) FS { return FS{root, beforeOpen} }
 
 // Open opens name for reading without blocking, and refuses anything but a regular file
-// or a directory.
+// or a directory: the error is then a *fs.PathError whose Err is a *NotRegularError.
 func (d FS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
