@@ -16,6 +16,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/internal/dirfs"
 	"github.com/skilledge/skilledge/catalog/internal/mediatype"
 	"github.com/skilledge/skilledge/catalog/internal/unicodex"
+	"github.com/skilledge/skilledge/catalog/internal/yamljson"
 )
 
 // Per-skill limits fixed by the MCP Skills extension (SPEC §1): files and bytes summed over
@@ -737,17 +738,17 @@ func (l *loader) loadSkill(s string) (*Skill, int) {
 	}
 	top, errs := parseFrontmatter(f.Data[sp.yamlStart:sp.yamlEnd], yamlLineOffset)
 	for _, e := range errs {
-		errorAt(e.line, e.msg)
+		errorAt(e.Line, e.Msg)
 	}
-	if top == nil || top.kind != kMap {
+	if top == nil || top.Kind != yamljson.Map {
 		return nil, 0
 	}
 	name, desc := validateFields(top, segs[len(segs)-1], func(sev Severity, line int, msg string) {
 		l.report(sev, md, line, s, msg, s)
 	})
 	nameLine := 0
-	if k, ok := top.lookup("name"); ok {
-		nameLine = k.line
+	if k, ok := top.Lookup("name"); ok {
+		nameLine = k.Line
 	}
 	if len(errs) > 0 {
 		return nil, 0
@@ -756,7 +757,7 @@ func (l *loader) loadSkill(s string) (*Skill, int) {
 		Path:        s,
 		Name:        name,
 		Description: desc,
-		Frontmatter: top.encode(nil),
+		Frontmatter: top.AppendJSON(nil),
 		Body:        f.Data[sp.bodyStart:],
 		Files:       files,
 	}, nameLine

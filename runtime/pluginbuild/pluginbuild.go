@@ -37,7 +37,7 @@ const Package = "./edge/plugin"
 // compiler and the packages only it imports).
 var (
 	pluginInputs   = []string{"edge", "catalog", "jsonrpc"}
-	pluginExcluded = []string{"catalog/compile", "catalog/examples", "catalog/internal/dirfs", "catalog/internal/mediatype", "catalog/internal/unicodex"}
+	pluginExcluded = []string{"catalog/compile", "catalog/examples", "catalog/internal/dirfs", "catalog/internal/mediatype", "catalog/internal/unicodex", "catalog/internal/yamljson"}
 )
 
 // Locate returns the path of the plugin.wasm to run: file if not empty, else
