@@ -45,7 +45,7 @@ type Access struct {
 }
 
 // ErrPolicy is returned by Encode for a catalog whose access policy has problems.
-var ErrPolicy = errors.New("the access policy (" + PolicyFile + ") has errors: a catalog is never served under a policy that was not read as written")
+var ErrPolicy = errors.New("compile: the access policy (" + PolicyFile + ") has errors: a catalog is never served under a policy that was not read as written")
 
 // AccessRule applies to the skills whose path is Path or lies under it (whole segments).
 type AccessRule struct {
