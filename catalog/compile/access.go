@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/internal/dirfs"
 )
 
 // PolicyFile is the file at a skills folder's root that holds its settings; its access
@@ -44,7 +45,7 @@ type Access struct {
 }
 
 // ErrPolicy is returned by Encode for a catalog whose access policy has problems.
-var ErrPolicy = errors.New("the access policy (" + PolicyFile + ") has errors: a catalog is never served under a policy that was not read as written")
+var ErrPolicy = errors.New("compile: the access policy (" + PolicyFile + ") has errors: a catalog is never served under a policy that was not read as written")
 
 // AccessRule applies to the skills whose path is Path or lies under it (whole segments).
 type AccessRule struct {
@@ -156,7 +157,7 @@ func readPolicy(fsys fs.FS) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is a %s, not a regular file", PolicyFile, typeName(fi.Mode()))
+		return nil, fmt.Errorf("%s is a %s, not a regular file", PolicyFile, dirfs.TypeName(fi.Mode()))
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxPolicyBytes+1))
 	if err != nil {

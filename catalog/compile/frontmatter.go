@@ -1,6 +1,11 @@
 package compile
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/skilledge/skilledge/catalog/internal/yamljson"
+)
 
 // bom is the UTF-8 byte order mark, tolerated before the opening "---".
 const bom = "\xef\xbb\xbf"
@@ -17,6 +22,28 @@ type split struct {
 type splitError struct {
 	line int
 	msg  string
+}
+
+// maxJSON caps the size of one rendered frontmatter.
+const maxJSON = 1 << 20
+
+// parseFrontmatter parses the YAML text of a frontmatter whose first line is line off+1
+// of SKILL.md and converts it (yamljson.Parse). The result is a Map unless problems are
+// returned: a frontmatter must be a mapping, of at most maxJSON bytes of JSON. Problems
+// in values come with the mapping, so that its fields can still be checked.
+func parseFrontmatter(src []byte, off int) (*yamljson.Value, []yamljson.Problem) {
+	top, errs := yamljson.Parse(src, off)
+	switch {
+	case top == nil && len(errs) == 0:
+		return nil, []yamljson.Problem{{Line: off, Msg: "frontmatter is empty: name and description are required"}}
+	case len(errs) > 0:
+		return top, errs
+	case top.Kind != yamljson.Map:
+		return nil, []yamljson.Problem{{Line: top.Line, Msg: fmt.Sprintf("frontmatter must be a YAML mapping of fields, not a %s", top.Kind)}}
+	case top.Size() > maxJSON:
+		return nil, []yamljson.Problem{{Line: top.Line, Msg: fmt.Sprintf("frontmatter renders to %d bytes of JSON, over the limit of %d", top.Size(), maxJSON)}}
+	}
+	return top, nil
 }
 
 // yamlLineOffset is added to a line of the YAML to get the line of SKILL.md: the YAML

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/skilledge/skilledge/catalog/internal/yamljson"
 )
 
 func FuzzSplitFrontmatter(f *testing.F) {
@@ -54,8 +56,14 @@ func FuzzSplitFrontmatter(f *testing.F) {
 }
 
 func FuzzFrontmatterJSON(f *testing.F) {
-	for _, c := range npmCases {
-		f.Add([]byte(c.src))
+	for _, s := range []string{
+		"name: x\ndescription: Does things.\n",
+		"name: 12\ndescription: [a]\nmetadata: {a: 1, 2: b}\nallowed-tools: x\n",
+		"a: &a x\nb: *a\n",
+		"- a\n",
+		"",
+	} {
+		f.Add([]byte(s))
 	}
 	f.Add([]byte("name: x\ndescription: d\narguments:\n  - {name: a, required: true}\n  - b\ndependencies:\n  tools: [t]\n  prompts: [{name: p}]\n  resources: [{type: ref/resource, uri: 'skill://x/SKILL.md'}]\n"))
 	f.Add([]byte("metadata: {io.modelcontextprotocol/x: y}\narguments: [{name: a}, {name: a}]\ndependencies: {resources: [{uri: 1}]}\n"))
@@ -63,14 +71,14 @@ func FuzzFrontmatterJSON(f *testing.F) {
 		top, errs := parseFrontmatter(src, yamlLineOffset)
 		lines := bytes.Count(src, []byte("\n")) + 1
 		for _, e := range errs {
-			if e.line < 1 || e.line > lines+yamlLineOffset+1 || e.msg == "" {
+			if e.Line < 1 || e.Line > lines+yamlLineOffset+1 || e.Msg == "" {
 				t.Fatalf("error %+v for %q (%d lines)", e, src, lines)
 			}
 		}
 		if len(errs) > 0 {
 			return
 		}
-		if top == nil || top.kind != kMap {
+		if top == nil || top.Kind != yamljson.Map {
 			t.Fatalf("no mapping and no error for %q", src)
 		}
 		validateFields(top, "x", func(_ Severity, line int, msg string) {
@@ -78,12 +86,12 @@ func FuzzFrontmatterJSON(f *testing.F) {
 				t.Fatalf("finding at line %d (%q) for %q (%d lines)", line, msg, src, lines)
 			}
 		})
-		out := top.encode(nil)
+		out := top.AppendJSON(nil)
 		if !json.Valid(out) {
 			t.Fatalf("invalid JSON %q for %q", out, src)
 		}
-		if len(out) != top.size {
-			t.Fatalf("size %d, computed %d, for %q", len(out), top.size, src)
+		if len(out) != top.Size() {
+			t.Fatalf("size %d, computed %d, for %q", len(out), top.Size(), src)
 		}
 		var m map[string]any
 		if err := json.Unmarshal(out, &m); err != nil {

@@ -13,6 +13,10 @@ import (
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/internal/dirfs"
+	"github.com/skilledge/skilledge/catalog/internal/mediatype"
+	"github.com/skilledge/skilledge/catalog/internal/unicodex"
+	"github.com/skilledge/skilledge/catalog/internal/yamljson"
 )
 
 // Per-skill limits fixed by the MCP Skills extension (PROTOCOL.md#skill-format): files and
@@ -49,14 +53,17 @@ func LoadDir(dir string, opt Options) (*Catalog, []Problem, error) {
 			return nil, err
 		}
 		defer r.Close()
-		return dirFS{r}.Open(name)
+		return dirfs.New(r, testHookOpen).Open(name)
 	}
-	return load(dirFS{root}, dir, opt, reopen)
+	return load(dirfs.New(root, testHookOpen), dir, opt, reopen)
 }
 
-// Load reads the skills folder fsys: every directory holding a file named exactly SKILL.md,
-// at any depth, is a skill (PROTOCOL.md#skill-format); files under no skill are ignored.
-// label is how the folder is named in problems ("skills", "./my skills").
+// testHookOpen, when set, is called with each name before LoadDir opens it.
+var testHookOpen func(name string)
+
+// Load reads the skills folder fsys: every directory holding a file named exactly
+// SKILL.md, at any depth, is a skill (PROTOCOL.md#skill-format); files under no skill are ignored. label
+// is how the folder is named in problems ("skills", "./my skills").
 //
 // Load returns the catalog of the valid skills, every problem found in every skill sorted
 // by Path and Line, and an error only when the folder itself cannot be listed. A problem
@@ -384,7 +391,7 @@ func (l *loader) readFile(e entry, encl []string) {
 		}
 		target = t
 	default:
-		warn(fmt.Sprintf("not a regular file (%s); not served", typeName(e.typ)))
+		warn(fmt.Sprintf("not a regular file (%s); not served", dirfs.TypeName(e.typ)))
 		return
 	}
 	limit := int64(-1)
@@ -395,10 +402,10 @@ func (l *loader) readFile(e entry, encl []string) {
 	// ones are read again when the catalog is encoded.
 	keep := func(size int64) bool { return size <= KeepBytes || path.Base(p) == catalog.SkillMD }
 	c, err := readFile(l.fsys, target, limit, keep)
-	var notRegular *notRegularError
+	var notRegular *dirfs.NotRegularError
 	if errors.As(err, &notRegular) {
 		// It was a regular file when listed, or a link to one.
-		warn(fmt.Sprintf("not a regular file (%s); not served", typeName(notRegular.mode)))
+		warn(fmt.Sprintf("not a regular file (%s); not served", dirfs.TypeName(notRegular.Mode)))
 		return
 	}
 	if errors.Is(err, errTooLarge) {
@@ -417,6 +424,15 @@ func (l *loader) readFile(e entry, encl []string) {
 		f.reopen = func() (fs.File, error) { return l.reopen(target) }
 	}
 	l.files[p] = f
+}
+
+// mimeType is the content type served for the file at p: SKILL.md is always
+// catalog.SkillMDType, any other file what mediatype.Of says.
+func mimeType(p string, text bool) string {
+	if path.Base(p) == catalog.SkillMD {
+		return catalog.SkillMDType
+	}
+	return mediatype.Of(p, text)
 }
 
 // within reports whether the path p of the folder is the directory dir or lies under it.
@@ -461,7 +477,7 @@ type content struct {
 // size the file has when opened; otherwise it hashes them and decides whether they are
 // text as they come, holding none, so that a large file costs no memory. It fails with
 // errTooLarge as soon as it has more than limit bytes (limit < 0: no limit), and with a
-// *notRegularError when the opened file is not a regular file (whatever the listing said).
+// *dirfs.NotRegularError when the opened file is not a regular file (whatever the listing said).
 func readFile(fsys fs.FS, name string, limit int64, keep func(size int64) bool) (content, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
@@ -473,16 +489,16 @@ func readFile(fsys fs.FS, name string, limit int64, keep func(size int64) bool) 
 		return content{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return content{}, &fs.PathError{Op: "open", Path: name, Err: &notRegularError{fi.Mode()}}
+		return content{}, &fs.PathError{Op: "open", Path: name, Err: &dirfs.NotRegularError{Mode: fi.Mode()}}
 	}
 	r := io.Reader(f)
 	if limit >= 0 {
 		r = io.LimitReader(f, limit+1)
 	}
-	c := content{links: linkCount(fi)}
+	c := content{links: dirfs.LinkCount(fi)}
 	if !keep(fi.Size()) {
 		h := sha256.New()
-		var scan textScan
+		var scan mediatype.TextScan
 		n, err := io.CopyBuffer(io.MultiWriter(h, &scan), r, make([]byte, 256<<10))
 		if err != nil {
 			return content{}, err
@@ -517,7 +533,7 @@ func readFile(fsys fs.FS, name string, limit int64, keep func(size int64) bool) 
 	if limit >= 0 && int64(len(data)) > limit {
 		return content{}, errTooLarge
 	}
-	c.data, c.size, c.digest, c.text = data, int64(len(data)), sha256.Sum256(data), isText(data)
+	c.data, c.size, c.digest, c.text = data, int64(len(data)), sha256.Sum256(data), mediatype.IsText(data)
 	return c, nil
 }
 
@@ -551,7 +567,7 @@ func (l *loader) checkPortability() {
 				}
 				l.report(Warning, cur, 0, skill, fmt.Sprintf("%s name %q %s: %s", what, seg, why, where))
 			}
-			key := path.Dir(cur) + "/" + foldCase(nfd(seg))
+			key := path.Dir(cur) + "/" + unicodex.FoldCase(unicodex.NFD(seg))
 			if _, ok := groups[key]; !ok {
 				keys = append(keys, key)
 			}
@@ -573,9 +589,9 @@ func (l *loader) checkPortability() {
 					continue
 				}
 				how := "differ only in letter case: Windows and macOS (by default) keep one of them"
-				if nfd(a.name) == nfd(b.name) {
+				if unicodex.NFD(a.name) == unicodex.NFD(b.name) {
 					how = "are one name under Unicode normalization (NFC): macOS keeps one of them"
-				} else if foldCase(a.name) != foldCase(b.name) {
+				} else if unicodex.FoldCase(a.name) != unicodex.FoldCase(b.name) {
 					how = "differ only in Unicode normalization and letter case: macOS (by default) keeps one of them"
 				}
 				where := "in a checkout of the folder"
@@ -587,20 +603,6 @@ func (l *loader) checkPortability() {
 			}
 		}
 	}
-}
-
-func typeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "irregular file"
 }
 
 // errText is err without the path a *fs.PathError repeats.
@@ -737,17 +739,17 @@ func (l *loader) loadSkill(s string) (*Skill, int) {
 	}
 	top, errs := parseFrontmatter(f.Data[sp.yamlStart:sp.yamlEnd], yamlLineOffset)
 	for _, e := range errs {
-		errorAt(e.line, e.msg)
+		errorAt(e.Line, e.Msg)
 	}
-	if top == nil || top.kind != kMap {
+	if top == nil || top.Kind != yamljson.Map {
 		return nil, 0
 	}
 	name, desc := validateFields(top, segs[len(segs)-1], func(sev Severity, line int, msg string) {
 		l.report(sev, md, line, s, msg, s)
 	})
 	nameLine := 0
-	if k, ok := top.lookup("name"); ok {
-		nameLine = k.line
+	if k, ok := top.Lookup("name"); ok {
+		nameLine = k.Line
 	}
 	if len(errs) > 0 {
 		return nil, 0
@@ -756,7 +758,7 @@ func (l *loader) loadSkill(s string) (*Skill, int) {
 		Path:        s,
 		Name:        name,
 		Description: desc,
-		Frontmatter: top.encode(nil),
+		Frontmatter: top.AppendJSON(nil),
 		Body:        f.Data[sp.bodyStart:],
 		Files:       files,
 	}, nameLine

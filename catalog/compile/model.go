@@ -79,8 +79,10 @@ type File struct {
 const KeepBytes = 64 << 10
 
 // ErrChanged is wrapped by the error of reading a file again (File.Open)
-// whose bytes are no longer those Load read: it changed while the catalog was built.
-var ErrChanged = errors.New("the file changed while the catalog was being built; build again")
+// whose bytes are no longer those Load read: it changed while the catalog was built. The
+// error names the file: "compile: PATH: the file changed while the catalog was being
+// built".
+var ErrChanged = errors.New("the file changed while the catalog was being built")
 
 // Open returns a reader of f's bytes: Data, or the file read again. The reader fails with
 // an error wrapping ErrChanged, at the latest when it reaches the end, unless it read
@@ -91,7 +93,7 @@ func (f *File) Open() (io.ReadCloser, error) {
 	}
 	file, err := f.reopen()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Path, err)
+		return nil, fmt.Errorf("compile: %s: %w", f.Path, err)
 	}
 	return &checkedReader{f: f, r: io.LimitReader(file, f.Size+1), c: file, h: sha256.New()}, nil
 }
@@ -110,12 +112,12 @@ func (c *checkedReader) Read(p []byte) (int, error) {
 	c.h.Write(p[:n])
 	c.n += int64(n)
 	if c.n > c.f.Size {
-		return n, fmt.Errorf("%s: %w (it is now longer)", c.f.Path, ErrChanged)
+		return n, fmt.Errorf("compile: %s: %w (it is now longer)", c.f.Path, ErrChanged)
 	}
 	if err == io.EOF {
 		var sum [32]byte
 		if c.h.Sum(sum[:0]); c.n != c.f.Size || sum != c.f.Digest {
-			return n, fmt.Errorf("%s: %w", c.f.Path, ErrChanged)
+			return n, fmt.Errorf("compile: %s: %w", c.f.Path, ErrChanged)
 		}
 	}
 	return n, err

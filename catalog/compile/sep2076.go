@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/internal/yamljson"
 )
 
 // The SEP-2076 frontmatter fields `arguments` and `dependencies` (PROTOCOL.md#sep-2076),
@@ -20,12 +21,12 @@ import (
 // define is a warning (it is passed through).
 
 // validateArguments checks the frontmatter field arguments (k).
-func validateArguments(k mapKey, report fieldReport) {
-	if !isKind("arguments", k, kList, "a list of {name, description, required} mappings", report) {
+func validateArguments(k yamljson.Key, report fieldReport) {
+	if !isKind("arguments", k, yamljson.List, "a list of {name, description, required} mappings", report) {
 		return
 	}
 	first := map[string]int{} // argument name -> index of its first use
-	for i, it := range k.val.items {
+	for i, it := range k.Val.Items {
 		at := fmt.Sprintf("arguments[%d]", i)
 		if !isMapping(at, it, report) {
 			continue
@@ -33,9 +34,9 @@ func validateArguments(k mapKey, report fieldReport) {
 		if name, ok := requiredString(at, it, "name", report); ok {
 			switch {
 			case strings.TrimSpace(name) == "":
-				report(Error, it.line, at+".name: must not be blank")
+				report(Error, it.Line, at+".name: must not be blank")
 			case strings.IndexFunc(name, unicode.IsControl) >= 0:
-				report(Error, it.line, fmt.Sprintf("%s.name %q: must not contain control characters", at, name))
+				report(Error, it.Line, fmt.Sprintf("%s.name %q: must not contain control characters", at, name))
 			default:
 				if j, dup := first[name]; dup {
 					report(Error, keyLine(it, "name"), fmt.Sprintf("%s.name %q: arguments[%d] has the same name", at, name, j))
@@ -44,13 +45,13 @@ func validateArguments(k mapKey, report fieldReport) {
 				}
 			}
 		}
-		for _, e := range it.keys {
-			switch e.name {
+		for _, e := range it.Keys {
+			switch e.Name {
 			case "name":
 			case "description":
-				memberType(at, e, kString, report)
+				memberType(at, e, yamljson.String, report)
 			case "required":
-				memberType(at, e, kBool, report)
+				memberType(at, e, yamljson.Bool, report)
 			default:
 				unknownMember(at, e, "name, description and required", report)
 			}
@@ -59,33 +60,33 @@ func validateArguments(k mapKey, report fieldReport) {
 }
 
 // validateDependencies checks the frontmatter field dependencies (k).
-func validateDependencies(k mapKey, report fieldReport) {
-	if !isKind("dependencies", k, kMap, "a mapping with tools, prompts and resources", report) {
+func validateDependencies(k yamljson.Key, report fieldReport) {
+	if !isKind("dependencies", k, yamljson.Map, "a mapping with tools, prompts and resources", report) {
 		return
 	}
-	for _, d := range k.val.keys {
-		at := "dependencies." + d.name
-		switch d.name {
+	for _, d := range k.Val.Keys {
+		at := "dependencies." + d.Name
+		switch d.Name {
 		case "tools":
-			if !isKind(at, d, kList, "a list of tool names", report) {
+			if !isKind(at, d, yamljson.List, "a list of tool names", report) {
 				continue
 			}
-			for i, it := range d.val.items {
-				if it.kind == kInvalid {
+			for i, it := range d.Val.Items {
+				if it.Kind == yamljson.Invalid {
 					continue
 				}
 				item := fmt.Sprintf("%s[%d]", at, i)
-				if it.kind != kString {
-					report(Error, it.line, fmt.Sprintf("%s: must be a tool name (a string), not %s%s", item, article(it.kind), quoteHint(it)))
-				} else if strings.TrimSpace(it.text) == "" {
-					report(Error, it.line, item+": must not be blank")
+				if it.Kind != yamljson.String {
+					report(Error, it.Line, fmt.Sprintf("%s: must be a tool name (a string), not %s%s", item, article(it.Kind), quoteHint(it)))
+				} else if strings.TrimSpace(it.Text) == "" {
+					report(Error, it.Line, item+": must not be blank")
 				}
 			}
 		case "prompts":
-			if !isKind(at, d, kList, "a list of {name} mappings", report) {
+			if !isKind(at, d, yamljson.List, "a list of {name} mappings", report) {
 				continue
 			}
-			for i, it := range d.val.items {
+			for i, it := range d.Val.Items {
 				item := fmt.Sprintf("%s[%d]", at, i)
 				if !isMapping(item, it, report) {
 					continue
@@ -93,17 +94,17 @@ func validateDependencies(k mapKey, report fieldReport) {
 				if name, ok := requiredString(item, it, "name", report); ok && strings.TrimSpace(name) == "" {
 					report(Error, keyLine(it, "name"), item+".name: must not be blank")
 				}
-				for _, e := range it.keys {
-					if e.name != "name" {
+				for _, e := range it.Keys {
+					if e.Name != "name" {
 						unknownMember(item, e, "name", report)
 					}
 				}
 			}
 		case "resources":
-			if !isKind(at, d, kList, `a list of {type: "ref/resource", uri} mappings`, report) {
+			if !isKind(at, d, yamljson.List, `a list of {type: "ref/resource", uri} mappings`, report) {
 				continue
 			}
-			for i, it := range d.val.items {
+			for i, it := range d.Val.Items {
 				item := fmt.Sprintf("%s[%d]", at, i)
 				if !isMapping(item, it, report) {
 					continue
@@ -116,8 +117,8 @@ func validateDependencies(k mapKey, report fieldReport) {
 						report(Error, keyLine(it, "uri"), fmt.Sprintf("%s.uri %q: %s", item, uri, why))
 					}
 				}
-				for _, e := range it.keys {
-					if e.name != "type" && e.name != "uri" {
+				for _, e := range it.Keys {
+					if e.Name != "type" && e.Name != "uri" {
 						unknownMember(item, e, "type and uri", report)
 					}
 				}
@@ -157,68 +158,68 @@ func uriProblem(s string) string {
 // isKind reports whether the field k (named at) holds a value of kind want, reporting it
 // if not (a value that could not be converted is reported already); what describes the
 // value expected.
-func isKind(at string, k mapKey, want kind, what string, report fieldReport) bool {
-	switch k.val.kind {
+func isKind(at string, k yamljson.Key, want yamljson.Kind, what string, report fieldReport) bool {
+	switch k.Val.Kind {
 	case want:
 		return true
-	case kInvalid:
+	case yamljson.Invalid:
 		return false
 	}
-	report(Error, k.line, fmt.Sprintf("%s: must be %s, not %s", at, what, article(k.val.kind)))
+	report(Error, k.Line, fmt.Sprintf("%s: must be %s, not %s", at, what, article(k.Val.Kind)))
 	return false
 }
 
 // isMapping reports whether the list item v (named at) is a mapping, reporting it if not.
-func isMapping(at string, v *value, report fieldReport) bool {
-	switch v.kind {
-	case kMap:
+func isMapping(at string, v *yamljson.Value, report fieldReport) bool {
+	switch v.Kind {
+	case yamljson.Map:
 		return true
-	case kInvalid:
+	case yamljson.Invalid:
 		return false
 	}
-	report(Error, v.line, fmt.Sprintf("%s: must be a mapping, not %s", at, article(v.kind)))
+	report(Error, v.Line, fmt.Sprintf("%s: must be a mapping, not %s", at, article(v.Kind)))
 	return false
 }
 
 // requiredString returns the string member key of the mapping v (named at), reporting a
 // missing or non-string one.
-func requiredString(at string, v *value, key string, report fieldReport) (string, bool) {
-	e, ok := v.lookup(key)
+func requiredString(at string, v *yamljson.Value, key string, report fieldReport) (string, bool) {
+	e, ok := v.Lookup(key)
 	if !ok {
-		report(Error, v.line, fmt.Sprintf("%s: missing %q", at, key))
+		report(Error, v.Line, fmt.Sprintf("%s: missing %q", at, key))
 		return "", false
 	}
-	return e.val.text, memberType(at, e, kString, report)
+	return e.Val.Text, memberType(at, e, yamljson.String, report)
 }
 
 // memberType reports whether the member e of the mapping named at has kind want,
 // reporting it if it has another.
-func memberType(at string, e mapKey, want kind, report fieldReport) bool {
-	switch e.val.kind {
+func memberType(at string, e yamljson.Key, want yamljson.Kind, report fieldReport) bool {
+	switch e.Val.Kind {
 	case want:
 		return true
-	case kInvalid:
+	case yamljson.Invalid:
 		return false
 	}
-	hint := quoteHint(e.val)
-	if want == kBool && e.val.kind == kString && (e.val.text == "true" || e.val.text == "false") {
-		hint = fmt.Sprintf(" (write %s without quotes)", e.val.text)
-	} else if want != kString {
+	hint := quoteHint(e.Val)
+	if want == yamljson.Bool && e.Val.Kind == yamljson.String && (e.Val.Text == "true" || e.Val.Text == "false") {
+		hint = fmt.Sprintf(" (write %s without quotes)", e.Val.Text)
+	} else if want != yamljson.String {
 		hint = ""
 	}
-	report(Error, e.line, fmt.Sprintf("%s.%s: must be %s, not %s%s", at, e.name, article(want), article(e.val.kind), hint))
+	report(Error, e.Line, fmt.Sprintf("%s.%s: must be %s, not %s%s", at, e.Name, article(want), article(e.Val.Kind), hint))
 	return false
 }
 
 // unknownMember warns about a member SEP-2076 does not define: it is passed through.
-func unknownMember(at string, e mapKey, known string, report fieldReport) {
-	report(Warning, e.line, fmt.Sprintf("%s: unknown key %q: passed through verbatim (SEP-2076 defines %s)", at, e.name, known))
+func unknownMember(at string, e yamljson.Key, known string, report fieldReport) {
+	report(Warning, e.Line, fmt.Sprintf("%s: unknown key %q: passed through verbatim (SEP-2076 defines %s)", at, e.Name, known))
 }
 
 // keyLine is the line of member key of the mapping v, or v's own.
-func keyLine(v *value, key string) int {
-	if e, ok := v.lookup(key); ok {
-		return e.line
+func keyLine(v *yamljson.Value, key string) int {
+	if e, ok := v.Lookup(key); ok {
+		return e.Line
 	}
-	return v.line
+	return v.Line
 }

@@ -132,7 +132,7 @@ func (s *Store) open(name string) (io.ReadCloser, error) {
 func (s *Store) Object(name string) ([]byte, error) {
 	b, ok := s.objects[name]
 	if !ok {
-		return nil, fmt.Errorf("store object %s: %w", name, fs.ErrNotExist)
+		return nil, fmt.Errorf("compile: store object %s: %w", name, fs.ErrNotExist)
 	}
 	if s.dir != "" {
 		return os.ReadFile(filepath.Join(s.dir, name))

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/internal/mediatype"
 )
 
 // encoder is an encoding under way: the store its objects go to, and the first error
@@ -101,7 +102,7 @@ func writeJSONString(w io.Writer, r io.Reader, chunk int) error {
 		}
 		cut := end
 		if !eof {
-			cut = wholeRunes(buf[:end]) // leave a rune split by the chunk's end for the next piece
+			cut = mediatype.WholeRunes(buf[:end]) // leave a rune split by the chunk's end for the next piece
 		}
 		if cut > 0 {
 			piece := jsonString(string(buf[:cut]))

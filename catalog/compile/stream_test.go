@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-	"unicode/utf8"
 )
 
 // TestWriteJSONString: the streamed JSON string of a text is jsonString's, byte for byte,
@@ -150,32 +149,4 @@ func TestEncodeFileChanged(t *testing.T) {
 	if _, err = Encode(c); !errors.Is(err, ErrChanged) {
 		t.Fatalf("%v", err)
 	}
-}
-
-// isTextWhole is isText's definition, over the whole input at once.
-func isTextWhole(data []byte) bool {
-	for _, b := range data {
-		if b < 0x20 && b != '\t' && b != '\n' && b != '\f' && b != '\r' {
-			return false
-		}
-	}
-	return utf8.Valid(data)
-}
-
-// FuzzTextScan: deciding text piece by piece, pieces cut anywhere (inside runes too), is
-// deciding it over the whole.
-func FuzzTextScan(f *testing.F) {
-	for _, s := range []string{"plain", "é😀€", "a\x00b", "\xff", "\xe2\x82", "\xe2\x82\xac", "\xf0\x9f\x98\x80x", "\xed\xa0\x80", "\u2028\t\r\n\f"} {
-		f.Add([]byte(s), uint8(1))
-	}
-	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
-		var s textScan
-		n := int(step%7) + 1
-		for i := 0; i < len(data); i += n {
-			s.Write(data[i:min(i+n, len(data))])
-		}
-		if got, want := s.Text(), isTextWhole(data); got != want {
-			t.Fatalf("%q in pieces of %d: %v, whole %v", data, n, got, want)
-		}
-	})
 }

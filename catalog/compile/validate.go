@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skilledge/skilledge/catalog/internal/yamljson"
 )
 
 // Frontmatter limits of the Agent Skills format (PROTOCOL.md#skill-format).
@@ -24,32 +26,32 @@ type fieldReport func(sev Severity, line int, msg string)
 
 // validateFields checks the frontmatter mapping top of the skill in directory dirName and
 // returns its name and description (valid or not, "" when not strings).
-func validateFields(top *value, dirName string, report fieldReport) (name, desc string) {
+func validateFields(top *yamljson.Value, dirName string, report fieldReport) (name, desc string) {
 	if k, ok := required(top, "name", report); ok {
-		name = k.val.text
-		validateName(k.line, name, dirName, report)
+		name = k.Val.Text
+		validateName(k.Line, name, dirName, report)
 	}
 	if k, ok := required(top, "description", report); ok {
-		desc = k.val.text
+		desc = k.Val.Text
 		switch n := utf8.RuneCountInString(desc); {
 		case strings.TrimSpace(desc) == "":
-			report(Error, k.line, "description: must not be blank")
+			report(Error, k.Line, "description: must not be blank")
 		case n > maxDescriptionLen:
-			report(Error, k.line, fmt.Sprintf("description: must be at most %d characters (it has %d)", maxDescriptionLen, n))
+			report(Error, k.Line, fmt.Sprintf("description: must be at most %d characters (it has %d)", maxDescriptionLen, n))
 		}
 	}
-	for _, k := range top.keys {
-		switch k.name {
+	for _, k := range top.Keys {
+		switch k.Name {
 		case "name", "description":
 		case "license", "allowed-tools":
 			isString(k, report)
 		case "compatibility":
 			if isString(k, report) {
-				switch n := utf8.RuneCountInString(k.val.text); {
+				switch n := utf8.RuneCountInString(k.Val.Text); {
 				case n == 0:
-					report(Error, k.line, "compatibility: must not be empty")
+					report(Error, k.Line, "compatibility: must not be empty")
 				case n > maxCompatibilityLen:
-					report(Error, k.line, fmt.Sprintf("compatibility: must be at most %d characters (it has %d)", maxCompatibilityLen, n))
+					report(Error, k.Line, fmt.Sprintf("compatibility: must be at most %d characters (it has %d)", maxCompatibilityLen, n))
 				}
 			}
 		case "metadata":
@@ -59,27 +61,27 @@ func validateFields(top *value, dirName string, report fieldReport) (name, desc 
 		case "dependencies":
 			validateDependencies(k, report)
 		default:
-			if want, ok := passedFields[k.name]; ok {
-				if !isPassedType(k.val, want) && k.val.kind != kInvalid {
-					report(Warning, k.line, fmt.Sprintf("%s: SEP-2076 clients expect a %s, not a %s", k.name, want, k.val.kind))
+			if want, ok := passedFields[k.Name]; ok {
+				if !isPassedType(k.Val, want) && k.Val.Kind != yamljson.Invalid {
+					report(Warning, k.Line, fmt.Sprintf("%s: SEP-2076 clients expect a %s, not a %s", k.Name, want, k.Val.Kind))
 				}
 				continue
 			}
-			report(Warning, k.line, fmt.Sprintf("unknown field %q: passed through verbatim", k.name))
+			report(Warning, k.Line, fmt.Sprintf("unknown field %q: passed through verbatim", k.Name))
 		}
 	}
 	return name, desc
 }
 
-func isPassedType(v *value, want string) bool {
+func isPassedType(v *yamljson.Value, want string) bool {
 	if want == "string" {
-		return v.kind == kString
+		return v.Kind == yamljson.String
 	}
-	if v.kind != kList {
+	if v.Kind != yamljson.List {
 		return false
 	}
-	for _, it := range v.items {
-		if it.kind != kString {
+	for _, it := range v.Items {
+		if it.Kind != yamljson.String {
 			return false
 		}
 	}
@@ -87,8 +89,8 @@ func isPassedType(v *value, want string) bool {
 }
 
 // required finds a required string field.
-func required(top *value, field string, report fieldReport) (mapKey, bool) {
-	k, ok := top.lookup(field)
+func required(top *yamljson.Value, field string, report fieldReport) (yamljson.Key, bool) {
+	k, ok := top.Lookup(field)
 	if !ok {
 		report(Error, 1, fmt.Sprintf("missing required field %q", field))
 		return k, false
@@ -97,28 +99,28 @@ func required(top *value, field string, report fieldReport) (mapKey, bool) {
 }
 
 // isString reports whether field k holds a string, reporting it if it does not.
-func isString(k mapKey, report fieldReport) bool {
-	switch k.val.kind {
-	case kString:
+func isString(k yamljson.Key, report fieldReport) bool {
+	switch k.Val.Kind {
+	case yamljson.String:
 		return true
-	case kInvalid:
+	case yamljson.Invalid:
 		return false
 	}
-	report(Error, k.line, fmt.Sprintf("%s: must be a string, not %s%s", k.name, article(k.val.kind), quoteHint(k.val)))
+	report(Error, k.Line, fmt.Sprintf("%s: must be a string, not %s%s", k.Name, article(k.Val.Kind), quoteHint(k.Val)))
 	return false
 }
 
-func article(k kind) string {
-	if k == kNull {
+func article(k yamljson.Kind) string {
+	if k == yamljson.Null {
 		return "null"
 	}
 	return "a " + k.String()
 }
 
 // quoteHint suggests quoting a scalar that YAML read as a number or boolean.
-func quoteHint(v *value) string {
-	if v.kind == kNumber || v.kind == kBool {
-		return fmt.Sprintf(` (put it in quotes: "%s")`, v.src)
+func quoteHint(v *yamljson.Value) string {
+	if v.Kind == yamljson.Number || v.Kind == yamljson.Bool {
+		return fmt.Sprintf(` (put it in quotes: "%s")`, v.Src)
 	}
 	return ""
 }
@@ -146,22 +148,22 @@ func isNameChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-'
 }
 
-func validateMetadata(k mapKey, report fieldReport) {
-	if !isKind("metadata", k, kMap, "a mapping of strings to strings", report) {
+func validateMetadata(k yamljson.Key, report fieldReport) {
+	if !isKind("metadata", k, yamljson.Map, "a mapping of strings to strings", report) {
 		return
 	}
-	for _, e := range k.val.keys {
-		if e.kind != kString && e.kind != kInvalid {
-			report(Error, e.line, fmt.Sprintf("metadata key %q: must be a string, not %s", e.name, article(e.kind)))
+	for _, e := range k.Val.Keys {
+		if e.Kind != yamljson.String && e.Kind != yamljson.Invalid {
+			report(Error, e.Line, fmt.Sprintf("metadata key %q: must be a string, not %s", e.Name, article(e.Kind)))
 		}
-		if strings.HasPrefix(e.name, reservedMetaPrefix) {
+		if strings.HasPrefix(e.Name, reservedMetaPrefix) {
 			// The extension reserves the prefix but defines no key under it, and says
 			// implementations SHOULD ignore keys they do not know; the reference server
 			// serves such a skill. So: a warning, and the key is served as written.
-			report(Warning, e.line, fmt.Sprintf("metadata key %q: the prefix %q is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know", e.name, reservedMetaPrefix))
+			report(Warning, e.Line, fmt.Sprintf("metadata key %q: the prefix %q is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know", e.Name, reservedMetaPrefix))
 		}
-		if e.val.kind != kString && e.val.kind != kInvalid {
-			report(Error, e.line, fmt.Sprintf("metadata key %q: value must be a string, not %s%s", e.name, article(e.val.kind), quoteHint(e.val)))
+		if e.Val.Kind != yamljson.String && e.Val.Kind != yamljson.Invalid {
+			report(Error, e.Line, fmt.Sprintf("metadata key %q: value must be a string, not %s%s", e.Name, article(e.Val.Kind), quoteHint(e.Val)))
 		}
 	}
 }

@@ -182,7 +182,7 @@ func TestServeHTTPInstanceFailure(t *testing.T) {
 	require.Equal(t, 500, resp.StatusCode)
 	require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 	require.Equal(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server instance failed","data":{"failure":"instance"}}}`, readBody(t, resp))
-	require.Contains(t, log.String(), "skilledge: POST /mcp: runtime: plugin instance failed: plugin crashed")
+	require.Contains(t, log.String(), "skilledge: POST /mcp: wasm: plugin instance failed: plugin crashed")
 
 	resp = post(t, ts.URL+"/mcp", initialize)
 	require.Equal(t, 200, resp.StatusCode)

@@ -33,7 +33,7 @@ func Module(ctx context.Context, file string, progress io.Writer) (module []byte
 	}
 	module, err = os.ReadFile(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("runtime: plugin: %w", err)
+		return nil, "", fmt.Errorf("pluginbuild: %w", err)
 	}
 	return module, path, nil
 }

@@ -4,4 +4,4 @@ import "errors"
 
 // ErrSource is wrapped by the errors of Ensure (and Locate, SourceDir) when the skilledge
 // source, or the go command, needed to build plugin.wasm cannot be found.
-var ErrSource = errors.New("runtime: skilledge source not found")
+var ErrSource = errors.New("pluginbuild: skilledge source not found")

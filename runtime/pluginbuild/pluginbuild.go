@@ -33,10 +33,11 @@ const ModulePath = "github.com/skilledge/skilledge"
 const Package = "./edge/plugin"
 
 // pluginInputs are the directories, relative to the module root, whose files go into the
-// plugin; pluginExcluded are subdirectories of them that do not (build-time only code).
+// plugin; pluginExcluded are subdirectories of them that do not (build-time only code: the
+// compiler and the packages only it imports).
 var (
 	pluginInputs   = []string{"edge", "catalog", "jsonrpc"}
-	pluginExcluded = []string{"catalog/compile", "catalog/examples"}
+	pluginExcluded = []string{"catalog/compile", "catalog/examples", "catalog/internal/dirfs", "catalog/internal/mediatype", "catalog/internal/unicodex", "catalog/internal/yamljson"}
 )
 
 // Locate returns the path of the plugin.wasm to run: file if not empty, else
@@ -47,7 +48,7 @@ func Locate(ctx context.Context, file string, progress io.Writer) (string, error
 	}
 	if file != "" {
 		if _, err := os.Stat(file); err != nil {
-			return "", fmt.Errorf("runtime: plugin: %w", err)
+			return "", fmt.Errorf("pluginbuild: %w", err)
 		}
 		return file, nil
 	}
@@ -59,8 +60,9 @@ var ensureMu sync.Mutex
 // Ensure returns the path of a plugin.wasm built from the skilledge source this
 // program was built from (or, failing that, the module in the current directory). The
 // file is <user cache>/skilledge/plugin-<hash>.wasm, where the hash covers every input
-// of the build: go.mod, go.sum, the files under edge/, catalog/ (but catalog/compile and
-// catalog/examples) and jsonrpc/ except tests and testdata, the go command's version,
+// of the build: go.mod, go.sum, the files under edge/, catalog/ (but the build-time
+// packages: catalog/compile, catalog/examples and those only the compiler imports) and
+// jsonrpc/ except tests and testdata, the go command's version,
 // GOFLAGS and GOWASM. If the file is missing, Ensure builds it with
 // GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -buildvcs=false,
 // reporting progress on progress (which may be nil); otherwise it returns at once.
@@ -75,7 +77,7 @@ func Ensure(ctx context.Context, progress io.Writer) (string, error) {
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("%w: building plugin.wasm needs the go command, which is not in PATH; pass --plugin FILE or set %s", ErrSource, Env)
+		return "", fmt.Errorf("%w: building plugin.wasm needs the go command, which is not in PATH", ErrSource)
 	}
 	hash, err := pluginHash(ctx, goBin, src)
 	if err != nil {
@@ -87,7 +89,7 @@ func Ensure(ctx context.Context, progress io.Writer) (string, error) {
 		return path, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("runtime: plugin cache: %w", err)
+		return "", fmt.Errorf("pluginbuild: plugin cache: %w", err)
 	}
 	unlock, err := lockBuild(ctx, path)
 	if err != nil {
@@ -120,7 +122,7 @@ func buildPlugin(ctx context.Context, goBin, src, path string, progress io.Write
 	start := time.Now()
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".plugin-*.tmp")
 	if err != nil {
-		return fmt.Errorf("runtime: plugin cache: %w", err)
+		return fmt.Errorf("pluginbuild: plugin cache: %w", err)
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
@@ -128,10 +130,10 @@ func buildPlugin(ctx context.Context, goBin, src, path string, progress io.Write
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("runtime: building plugin.wasm in %s: %v\n%s", src, err, bytes.TrimSpace(out))
+		return fmt.Errorf("pluginbuild: building plugin.wasm in %s: %v\n%s", src, err, bytes.TrimSpace(out))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("runtime: plugin cache: %w", err)
+		return fmt.Errorf("pluginbuild: plugin cache: %w", err)
 	}
 	fmt.Fprintf(progress, "skilledge: built plugin.wasm in %.1fs\n", time.Since(start).Seconds())
 	pruneCache(filepath.Dir(path), path)
@@ -161,7 +163,7 @@ func lockBuild(ctx context.Context, path string) (unlock func(), err error) {
 			return func() { os.Remove(lock) }, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("runtime: plugin cache: %w", err)
+			return nil, fmt.Errorf("pluginbuild: plugin cache: %w", err)
 		}
 		if fi, err := os.Stat(lock); err == nil && time.Since(fi.ModTime()) > 10*time.Minute {
 			os.Remove(lock)
@@ -190,7 +192,7 @@ func SourceDir() (string, error) {
 			return filepath.Dir(gomod), nil
 		}
 	}
-	return "", fmt.Errorf("%w: cannot build plugin.wasm without the %s source (run from a clone of it); pass --plugin FILE or set %s", ErrSource, ModulePath, Env)
+	return "", fmt.Errorf("%w: building plugin.wasm needs the %s source, which is neither where this program was built from nor at or above the current directory", ErrSource, ModulePath)
 }
 
 // isModuleRoot reports whether dir holds the go.mod of ModulePath.
@@ -220,7 +222,7 @@ func pluginHash(ctx context.Context, goBin, src string) (string, error) {
 	cmd.Dir = src
 	ver, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("runtime: go version: %w", err)
+		return "", fmt.Errorf("pluginbuild: go version: %w", err)
 	}
 	field("go version", ver)
 	field("GOFLAGS", []byte(os.Getenv("GOFLAGS")))
@@ -228,7 +230,7 @@ func pluginHash(ctx context.Context, goBin, src string) (string, error) {
 	for _, name := range []string{"go.mod", "go.sum"} {
 		b, err := os.ReadFile(filepath.Join(src, name))
 		if err != nil && !(name == "go.sum" && errors.Is(err, fs.ErrNotExist)) {
-			return "", fmt.Errorf("runtime: hashing the plugin source: %w", err)
+			return "", fmt.Errorf("pluginbuild: hashing the plugin source: %w", err)
 		}
 		field(name, b)
 	}
@@ -239,7 +241,7 @@ func pluginHash(ctx context.Context, goBin, src string) (string, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
-			return "", fmt.Errorf("runtime: hashing the plugin source: %w", err)
+			return "", fmt.Errorf("pluginbuild: hashing the plugin source: %w", err)
 		}
 		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -265,7 +267,7 @@ func pluginHash(ctx context.Context, goBin, src string) (string, error) {
 			return nil
 		})
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("runtime: hashing the plugin source: %w", err)
+			return "", fmt.Errorf("pluginbuild: hashing the plugin source: %w", err)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12]), nil

@@ -48,10 +48,10 @@ const mmapMin = 64 << 10
 func Open(dir string) (*Dir, error) {
 	fi, err := os.Stat(filepath.Join(dir, catalog.StoreDir))
 	if err != nil {
-		return nil, fmt.Errorf("runtime: content store: %w", err)
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("runtime: content store: %s is not a directory", filepath.Join(dir, catalog.StoreDir))
+		return nil, fmt.Errorf("store: %s is not a directory", filepath.Join(dir, catalog.StoreDir))
 	}
 	return &Dir{dir: dir, loads: map[string]*load{}}, nil
 }
@@ -111,7 +111,7 @@ func (s *Dir) read(name string) ([]byte, error) {
 			release()
 		}
 		os.Remove(path)
-		return nil, fmt.Errorf("%w: %s did not hash to its name: the file was damaged, and is removed; build the catalog again", ErrStore, path)
+		return nil, fmt.Errorf("%w: %s did not hash to its name: the file was damaged, and is removed", ErrStore, path)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -157,7 +157,7 @@ func (s *Dir) Check(uses []catalog.ObjectUse) error {
 	if n > len(bad) {
 		more = fmt.Sprintf(" and %d more", n-len(bad))
 	}
-	return fmt.Errorf("%w: %d of the %d objects the catalog refers to are not in %s: %s%s; build the catalog again",
+	return fmt.Errorf("%w: %d of the %d objects the catalog refers to are not in %s: %s%s",
 		ErrStore, n, len(uses), filepath.Join(s.dir, catalog.StoreDir), joinSemi(bad), more)
 }
 

@@ -49,7 +49,7 @@ type section struct {
 
 // errInstrument is wrapped by instrumentDeadline's errors: the module could not be read
 // or uses an instruction the instrumenter does not know.
-var errInstrument = errors.New("runtime: instrumenting plugin.wasm for deadlines")
+var errInstrument = errors.New("wasm: instrumenting plugin.wasm for deadlines")
 
 // Section ids of the binary format. See
 // https://webassembly.github.io/spec/core/binary/modules.html#sections

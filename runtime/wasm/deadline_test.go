@@ -266,7 +266,7 @@ func TestInstanceErrorTimeout(t *testing.T) {
 	err := instanceError(sys.NewExitError(sys.ExitCodeDeadlineExceeded))
 	require.ErrorIs(t, err, ErrInstance)
 	require.ErrorIs(t, err, ErrTimeout)
-	require.Equal(t, "runtime: plugin instance failed: request timed out", err.Error())
+	require.Equal(t, "wasm: plugin instance failed: request timed out", err.Error())
 	err = instanceError(errors.New("wasm error: unreachable\nwasm stack trace: ..."))
 	require.ErrorIs(t, err, ErrInstance)
 	require.Equal(t, false, errors.Is(err, ErrTimeout))

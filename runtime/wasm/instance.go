@@ -105,11 +105,11 @@ func (p *Plugin) newInstance(ctx context.Context, pack, config []byte, logMu *sy
 	}
 	if err := in.bounded(ctx, d, func(ctx context.Context) error { return in.callStatus(ctx, in.configure, config) }); err != nil {
 		in.close()
-		return nil, fmt.Errorf("runtime: configuring the plugin: %w", err)
+		return nil, fmt.Errorf("wasm: configuring the plugin: %w", err)
 	}
 	if err := in.bounded(ctx, d, func(ctx context.Context) error { return in.callStatus(ctx, in.load, pack) }); err != nil {
 		in.close()
-		return nil, fmt.Errorf("runtime: loading the catalog index into the plugin: %w", err)
+		return nil, fmt.Errorf("wasm: loading the catalog index into the plugin: %w", err)
 	}
 	return in, nil
 }
@@ -276,7 +276,7 @@ func (in *instance) pluginError(ctx context.Context) error {
 		return fmt.Errorf("%w: error message outside memory", ErrInstance)
 	}
 	if len(msg) == 0 {
-		return errors.New("skilledge: plugin reported an error without a message")
+		return errors.New("wasm: the plugin reported an error without a message")
 	}
 	return errors.New(string(msg))
 }
@@ -286,7 +286,7 @@ func (in *instance) pluginError(ctx context.Context) error {
 func (in *instance) callExtism(ctx context.Context, name string, input []byte) ([]byte, error) {
 	fn := in.mod.ExportedFunction(name)
 	if fn == nil {
-		return nil, fmt.Errorf("runtime: plugin.wasm does not export %s", name)
+		return nil, fmt.Errorf("%w: plugin.wasm does not export %s", ErrNotPlugin, name)
 	}
 	in.host.reset(input)
 	defer in.host.reset(nil)
@@ -298,7 +298,7 @@ func (in *instance) callExtism(ctx context.Context, name string, input []byte) (
 		if in.host.errSet {
 			return nil, errors.New(string(in.host.err))
 		}
-		return nil, fmt.Errorf("skilledge: %s failed without an error message", name)
+		return nil, fmt.Errorf("wasm: %s failed without an error message", name)
 	}
 	return in.host.output, nil
 }

@@ -58,7 +58,7 @@ func (in *instance) keysWanted(ctx context.Context) ([]string, error) {
 // wraps ErrInstance if the instance broke; otherwise it is the plugin's reason to refuse.
 func (in *instance) setKeys(ctx context.Context, url string, doc []byte) error {
 	if in.keys == nil {
-		return fmt.Errorf("runtime: plugin.wasm does not export %s", rawKeys)
+		return fmt.Errorf("%w: plugin.wasm does not export %s", ErrNotPlugin, rawKeys)
 	}
 	in.keyFrame = wire.AppendKeys(in.keyFrame[:0], url, doc)
 	return in.callStatus(ctx, in.keys, in.keyFrame)

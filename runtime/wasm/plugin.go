@@ -90,13 +90,13 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
 	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), wasm)
 	if err != nil {
 		rt.Close(ctx)
-		return nil, fmt.Errorf("runtime: compiling plugin.wasm: %w", err)
+		return nil, fmt.Errorf("wasm: compiling plugin.wasm: %w", err)
 	}
 	exports := compiled.ExportedFunctions()
 	for _, name := range []string{"_initialize", rawAlloc, rawLoad, rawConfigure, rawHTTP, rawRPC, rawError} {
 		if _, ok := exports[name]; !ok {
 			rt.Close(ctx)
-			return nil, fmt.Errorf("runtime: plugin.wasm does not export %s; is it a skilledge plugin built with -buildmode=c-shared?", name)
+			return nil, fmt.Errorf("%w: plugin.wasm does not export %s", ErrNotPlugin, name)
 		}
 	}
 	return &Plugin{rt: rt, compiled: compiled, cfg: cfg, pages: pages, instrumented: instrumented != nil}, nil

@@ -142,11 +142,11 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 	if index == nil {
 		var err error
 		if index, err = catalog.Open(pack); err != nil {
-			return nil, fmt.Errorf("runtime: catalog.pack: %w", err)
+			return nil, fmt.Errorf("wasm: catalog.pack: %w", err)
 		}
 	}
 	if cat.Store == nil {
-		return nil, errors.New("runtime: no content store")
+		return nil, errors.New("wasm: no content store")
 	}
 	if c, ok := cat.Store.(storeChecker); ok && !cat.Checked {
 		if err := c.CheckPresent(index); err != nil {
@@ -163,7 +163,7 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 		opt.MaxBody = DefaultMaxBody
 	}
 	if need := minMemory(len(pack), opt.MaxBody, len(opt.Server.Instructions)); p.MemoryLimit() < need {
-		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the catalog index is %s (every instance keeps its own copy) and request bodies may be %s, which with the largest answer a request may ask for needs at least %s; raise the memory limit",
+		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the catalog index is %s (every instance keeps its own copy) and request bodies may be %s, which with the largest answer a request may ask for needs at least %s",
 			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(len(pack))), mib(uint64(opt.MaxBody)), mib(need))
 	}
 	pl := &Pool{

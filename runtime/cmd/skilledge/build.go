@@ -82,7 +82,7 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	defer os.RemoveAll(staging)
 	enc, err := encode(l.catalog, staging, label, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "skilledge build: %v\n", err)
+		fmt.Fprintf(stderr, "skilledge build: %s\n", advised(err))
 		return 1
 	}
 	if !checkAssetSizes(enc.Store, stderr) {
@@ -90,7 +90,7 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	}
 	wasm, _, err := pluginbuild.Module(ctx, plugin, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "skilledge build: %v\n", err)
+		fmt.Fprintf(stderr, "skilledge build: %s\n", advised(err))
 		return 1
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {

@@ -219,7 +219,7 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	opt := wasm.Options{Server: server, Keys: front.NewKeySets(stderr, nil)}
 	pool, plugin, err := startPool(ctx, early, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
+		fmt.Fprintf(stderr, "skilledge serve: %s\n", advised(err))
 		return 1
 	}
 	srvOpt := front.Options{Replays: *replays}
@@ -314,7 +314,7 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 	}
 	pool, plugin, err := startPool(ctx, early, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)
+		fmt.Fprintf(stderr, "skilledge stdio: %s\n", advised(err))
 		return 1
 	}
 	srv := front.NewServer(pool, stderr, front.Options{})

@@ -52,7 +52,7 @@ func openSource(name, dir string, f catalogFlags, stderr io.Writer) (_ *source, 
 		}
 		src, err := openBuilt(filepath.Join(dir, indexFile), filepath.Join(dir, assetsDir))
 		if err != nil {
-			fmt.Fprintf(stderr, "skilledge %s: %v\n", name, err)
+			fmt.Fprintf(stderr, "skilledge %s: %s\n", name, advised(err))
 			return nil, false
 		}
 		return src, true
@@ -67,12 +67,12 @@ func openSource(name, dir string, f catalogFlags, stderr io.Writer) (_ *source, 
 	}
 	indexPath, assets, err := cachedBuild(dir, l, f, label, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "skilledge %s: building the catalog: %v\n", name, err)
+		fmt.Fprintf(stderr, "skilledge %s: building the catalog: %s\n", name, advised(err))
 		return nil, false
 	}
 	src, err := openBuilt(indexPath, assets)
 	if err != nil {
-		fmt.Fprintf(stderr, "skilledge %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "skilledge %s: %s\n", name, advised(err))
 		return nil, false
 	}
 	return src, true

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/skilledge/skilledge/runtime/verify"
+	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
 func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {

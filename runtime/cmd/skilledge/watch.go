@@ -102,7 +102,7 @@ func (w *watcher) rebuild(ctx context.Context) {
 	}
 	pool, err := w.plugin.NewPool(ctx, src.catalog(), w.opt)
 	if err != nil {
-		fmt.Fprintf(w.stderr, "skilledge %s: %v; still serving the previous catalog\n", w.name, err)
+		fmt.Fprintf(w.stderr, "skilledge %s: %s; still serving the previous catalog\n", w.name, advised(err))
 		return
 	}
 	w.srv.Swap(pool)

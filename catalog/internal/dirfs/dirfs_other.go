@@ -1,11 +1,11 @@
 //go:build !unix
 
-package compile
+package dirfs
 
 import "io/fs"
 
 // oNonblock is 0 where files cannot be named pipes that block an open.
 const oNonblock = 0
 
-// linkCount returns 0: the link count is not known here.
-func linkCount(fs.FileInfo) uint64 { return 0 }
+// LinkCount returns 0: the link count is not known here.
+func LinkCount(fs.FileInfo) uint64 { return 0 }

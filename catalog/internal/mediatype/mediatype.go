@@ -1,11 +1,13 @@
-package compile
+// Package mediatype says what a skill file is: its content type, from a fixed table of
+// extensions, and whether its bytes are text. Both are pure functions of the name and the
+// bytes, never of the machine the catalog is built on, so that two builds of one folder
+// give the same catalog.
+package mediatype
 
 import (
 	"path"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/skilledge/skilledge/catalog"
 )
 
 // mimeTypes maps a lowercased extension to a content type. It is fixed here, never taken
@@ -120,13 +122,11 @@ var mimeTypes = map[string]string{
 	".ipynb": "application/x-ipynb+json",
 }
 
-// mimeType is the content type served for the file at p with content data. SKILL.md is
-// always catalog.SkillMDType; an unknown extension is text/plain for text and
-// application/octet-stream otherwise.
-func mimeType(p string, text bool) string {
-	if path.Base(p) == catalog.SkillMD {
-		return catalog.SkillMDType
-	}
+// Of is the content type of the file at the slash-separated path p, whose bytes are text
+// when text is true (as IsText decides): the type the table gives the extension, compared
+// without regard to case, else text/plain for text and application/octet-stream for the
+// rest. It never fails and never looks at the machine's own tables.
+func Of(p string, text bool) string {
 	if t, ok := mimeTypes[strings.ToLower(path.Ext(p))]; ok {
 		return t
 	}
@@ -136,22 +136,25 @@ func mimeType(p string, text bool) string {
 	return "application/octet-stream"
 }
 
-// isText reports whether data can be served as a "text" resource: valid UTF-8 with no NUL
+// IsText reports whether data can be served as a "text" resource: valid UTF-8 with no NUL
 // and no C0 control character other than tab, newline, form feed and carriage return.
-func isText(data []byte) bool {
-	var s textScan
+func IsText(data []byte) bool {
+	var s TextScan
 	s.Write(data)
 	return s.Text()
 }
 
-// textScan decides isText over bytes written to it in pieces, holding none but a rune cut
-// by a piece's end. The zero value is ready.
-type textScan struct {
+// TextScan decides IsText over bytes written to it in pieces, holding none but a rune cut
+// by a piece's end, so that a file of any size can be decided as it is read. The zero
+// value is ready.
+type TextScan struct {
 	notText bool
 	carry   []byte // the start of a rune the last piece cut
 }
 
-func (s *textScan) Write(p []byte) (int, error) {
+// Write takes the next piece. It never fails: once the bytes are known not to be text, it
+// only counts them.
+func (s *TextScan) Write(p []byte) (int, error) {
 	n := len(p)
 	if s.notText {
 		return n, nil
@@ -178,7 +181,7 @@ func (s *textScan) Write(p []byte) (int, error) {
 			return n, nil
 		}
 	}
-	end := wholeRunes(p) // hold back a rune the end of p cuts
+	end := WholeRunes(p) // hold back a rune the end of p cuts
 	if !utf8.Valid(p[:end]) {
 		s.notText = true
 		return n, nil
@@ -188,11 +191,12 @@ func (s *textScan) Write(p []byte) (int, error) {
 }
 
 // Text reports whether everything written is text: nothing but text and no rune left cut.
-func (s *textScan) Text() bool { return !s.notText && len(s.carry) == 0 }
+func (s *TextScan) Text() bool { return !s.notText && len(s.carry) == 0 }
 
-// wholeRunes returns the length of p without a rune its end cuts: len(p), or the start of
-// an incomplete last rune.
-func wholeRunes(p []byte) int {
+// WholeRunes returns the length of p without a rune its end cuts: len(p), or the start of
+// an incomplete last rune. It is where TextScan, or a writer that cuts text into pieces,
+// holds back the rest for the next piece.
+func WholeRunes(p []byte) int {
 	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
 		if utf8.RuneStart(p[i]) {
 			if !utf8.FullRune(p[i:]) {

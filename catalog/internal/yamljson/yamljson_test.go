@@ -1,4 +1,4 @@
-package compile
+package yamljson
 
 import (
 	"bytes"
@@ -15,13 +15,17 @@ import (
 	"testing"
 )
 
-// renderYAML converts a frontmatter YAML text to JSON, as Load does.
-func renderYAML(src string) ([]byte, []lineMsg) {
-	top, errs := parseFrontmatter([]byte(src), 0)
+// renderYAML converts a frontmatter YAML text to JSON, as the compiler does; no document
+// is null, as for npm yaml.
+func renderYAML(src string) ([]byte, []Problem) {
+	top, errs := Parse([]byte(src), 0)
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return top.encode(nil), nil
+	if top == nil {
+		return []byte("null"), nil
+	}
+	return top.AppendJSON(nil), nil
 }
 
 // npmCase is a frontmatter YAML text rendered by us and by the npm yaml package.
@@ -136,8 +140,8 @@ var npmCases = []npmCase{
 	{name: "sequence key", src: "? [a, b]\n: c\n", err: "mapping keys must be scalars, not a sequence"},
 	{name: "mapping key", src: "? {a: b}\n: c\n", err: "mapping keys must be scalars, not a mapping"},
 	{name: "recursive alias", src: "a: &a [1, *a]\n", err: "alias *a is used inside the node it names", npmErr: true}, // JSON.stringify fails
-	{name: "not a mapping", src: "- a\n- b\n", err: "frontmatter must be a YAML mapping of fields, not a list"},
-	{name: "scalar document", src: "just text\n", err: "not a string"},
+	{name: "a list", src: "- a\n- b\n"},
+	{name: "scalar document", src: "just text\n"},
 	{name: "syntax error", src: "a: [1, 2\n", err: "invalid YAML", npmErr: true},
 	{name: "unknown alias", src: "a: *nope\n", err: "invalid YAML: unknown anchor 'nope' referenced", npmErr: true},
 	{name: "two documents", src: "a: 1\n...\nb: 2\n", err: "invalid YAML", npmErr: true},
@@ -149,7 +153,7 @@ var npmCases = []npmCase{
 // nodeBin is the Node.js the build installs (npm ci --prefix build).
 func nodeBin(t *testing.T) (bin, dir string) {
 	t.Helper()
-	dir, err := filepath.Abs("../../build")
+	dir, err := filepath.Abs("../../../build")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,15 @@
-package compile
+// Package yamljson converts one YAML document to JSON with the types hosts see. Hosts
+// re-parse a served SKILL.md with the npm "yaml" package (v2, YAML 1.2 core schema, default
+// options) and compare field by field (PROTOCOL.md#skill-entries), so every scalar is resolved here by that
+// package's rules from the node's style and text; yaml.v3 is used only as a parser, never
+// for its YAML 1.1 flavoured resolution (timestamps, "014" as octal, ...). What the two
+// parsers read differently, silently, is a problem rather than a guess.
+// See https://yaml.org/spec/1.2.2/#1032-tag-resolution and
+// build/node_modules/yaml/dist/schema/core/*.js.
+//
+// The package was written for SKILL.md frontmatter: its messages call the document "the
+// frontmatter", and what a document must hold is its caller's to check.
+package yamljson
 
 import (
 	"bytes"
@@ -15,111 +26,109 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// This file renders frontmatter YAML as JSON with the types hosts see. Hosts re-parse the
-// served SKILL.md with the npm "yaml" package (v2, YAML 1.2 core schema, default options)
-// and compare field by field (PROTOCOL.md#skill-entries), so every scalar is resolved here
-// by that package's rules from the node's style and text; yaml.v3 is used only as a parser,
-// never for its YAML 1.1 flavoured resolution (timestamps, "014" as octal, ...). See
-// https://yaml.org/spec/1.2.2/#1032-tag-resolution and
-// build/node_modules/yaml/dist/schema/core/*.js.
-
 const (
 	// maxNodes caps the YAML nodes of one frontmatter after aliases are expanded.
 	maxNodes = 10000
-	// maxJSON caps the size of one rendered frontmatter.
-	maxJSON = 1 << 20
 	// maxAliasCount is npm yaml's default limit (Document#toJS maxAliasCount): a document
 	// that exceeds it is refused by every host, so it is refused here too.
 	maxAliasCount = 100
 )
 
-// kind is the JSON type of a value.
-type kind uint8
+// Kind is the JSON type of a value.
+type Kind uint8
 
 const (
-	kInvalid kind = iota // could not be converted; an error was reported
-	kNull
-	kBool
-	kNumber
-	kString
-	kList
-	kMap
+	Invalid Kind = iota // could not be converted; a problem was reported
+	Null
+	Bool
+	Number
+	String
+	List
+	Map
 )
 
-func (k kind) String() string {
+// String names the kind as messages do: "boolean", "list", "mapping", ...
+func (k Kind) String() string {
 	return [...]string{"invalid", "null", "boolean", "number", "string", "list", "mapping"}[k]
 }
 
-// value is one converted YAML node. Aliases share the anchored node's *value.
-type value struct {
-	kind kind
-	// text is the string (kString), the JSON number (kNumber) or "true"/"false" (kBool).
-	text string
-	// src is a scalar's text as written, for messages.
-	src   string
-	line  int // line in SKILL.md
-	items []*value
-	keys  []mapKey
+// Value is one converted YAML node. Aliases share the anchored node's *Value.
+type Value struct {
+	Kind Kind
+	// Text is the string (String), the JSON number (Number) or "true"/"false" (Bool).
+	Text string
+	// Src is a scalar's text as written, for messages.
+	Src   string
+	Line  int      // line in the file: a line of the YAML plus the off given to Parse
+	Items []*Value // a List's items
+	Keys  []Key    // a Map's entries, in document order
 	// nodes and size are the node count and exact JSON size of the expanded value.
 	nodes, size int
 }
 
-// mapKey is one entry of a mapping.
-type mapKey struct {
-	name string // the key as a JSON string: the text of a string key, JS String() of others
-	kind kind   // the key's own type
-	line int
-	val  *value
+// Key is one entry of a mapping.
+type Key struct {
+	Name string // the key as a JSON string: the text of a string key, JS String() of others
+	Kind Kind   // the key's own type
+	Line int
+	Val  *Value
 }
 
-// lookup returns the entry named name.
-func (v *value) lookup(name string) (mapKey, bool) {
-	for _, k := range v.keys {
-		if k.name == name {
+// Lookup returns the entry of a Map named name.
+func (v *Value) Lookup(name string) (Key, bool) {
+	for _, k := range v.Keys {
+		if k.Name == name {
 			return k, true
 		}
 	}
-	return mapKey{}, false
+	return Key{}, false
 }
 
-// lineMsg is an error in the frontmatter at a line of SKILL.md.
-type lineMsg struct {
-	line int
-	msg  string
+// Problem is what makes a document unfit, at a line of the file (a line of the YAML plus
+// the off given to Parse). Msg says what is wrong, never where: the line does.
+type Problem struct {
+	Line int
+	Msg  string
 }
 
-// parseFrontmatter parses the YAML text of a frontmatter whose first line is line off+1
-// of SKILL.md and converts it. The result is a kMap value unless errors are returned.
-func parseFrontmatter(src []byte, off int) (top *value, errs []lineMsg) {
+// Parse parses src, one YAML document whose first line is line off+1 of its file, and
+// converts it. It returns nil and no problems when src holds no document (it is empty,
+// or only comments). Otherwise a problem that stops the conversion (a syntax error, a
+// character the two parsers read differently, a limit) gives no value; problems in
+// values (an unsupported tag, a duplicate key, a number JSON cannot hold) give the value,
+// with Invalid where each was found, so that the caller can go on checking the rest. A
+// Value returned with no problems renders exactly as npm yaml's JSON.stringify would.
+// Parse never panics.
+func Parse(src []byte, off int) (top *Value, errs []Problem) {
 	defer func() {
 		// yaml.v3 has panicked on hostile input before; a panic is one more syntax error.
 		if r := recover(); r != nil {
-			top, errs = nil, []lineMsg{{off + 1, fmt.Sprintf("YAML parser failed: %v", r)}}
+			top, errs = nil, []Problem{{off + 1, fmt.Sprintf("YAML parser failed: %v", r)}}
 		}
 	}()
 	if e := checkBreaks(src, off); e != nil {
-		return nil, []lineMsg{*e}
+		return nil, []Problem{*e}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, []lineMsg{{off, "frontmatter is empty: name and description are required"}}
+			return nil, nil
 		}
-		return nil, []lineMsg{yamlErrorLine(err, src, off)}
+		return nil, []Problem{yamlErrorLine(err, src, off)}
 	}
 	var more yaml.Node
 	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
 		if err != nil {
-			return nil, []lineMsg{yamlErrorLine(err, src, off)}
+			return nil, []Problem{yamlErrorLine(err, src, off)}
 		}
-		return nil, []lineMsg{{more.Line + off, "frontmatter holds more than one YAML document"}}
+		return nil, []Problem{{more.Line + off, "frontmatter holds more than one YAML document"}}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return nil, []lineMsg{{off, "frontmatter is empty: name and description are required"}}
+		return nil, nil
 	}
 	if e := gluedComment(src, &doc, off); e != nil {
-		return nil, []lineMsg{*e}
+		return nil, []Problem{*e}
 	}
 	c := &converter{src: src, off: off, anchors: map[*yaml.Node]*anchor{}}
 	c.lineStarts = append(c.lineStarts, 0)
@@ -138,12 +147,6 @@ func parseFrontmatter(src []byte, off int) (top *value, errs []lineMsg) {
 	if len(c.errs) > 0 {
 		return v, c.errs
 	}
-	if v.kind != kMap {
-		return nil, []lineMsg{{v.line, fmt.Sprintf("frontmatter must be a YAML mapping of fields, not a %s", v.kind)}}
-	}
-	if v.size > maxJSON {
-		return nil, []lineMsg{{v.line, fmt.Sprintf("frontmatter renders to %d bytes of JSON, over the limit of %d", v.size, maxJSON)}}
-	}
 	return v, nil
 }
 
@@ -151,7 +154,7 @@ func parseFrontmatter(src []byte, off int) (top *value, errs []lineMsg) {
 // breaks and npm yaml, a YAML 1.2 parser, does not: NEL, LS, PS and a carriage return not
 // followed by a line feed. Where they appear the two parsers silently disagree (a comment
 // ends early, a quoted NEL becomes a space), so a host would see other values.
-func checkBreaks(src []byte, off int) *lineMsg {
+func checkBreaks(src []byte, off int) *Problem {
 	for i := 0; i < len(src); i++ {
 		var what string
 		switch {
@@ -167,7 +170,7 @@ func checkBreaks(src []byte, off int) *lineMsg {
 			continue
 		}
 		line := bytes.Count(src[:i], []byte("\n")) + 1 + off
-		return &lineMsg{line, "the frontmatter contains " + what + ", which YAML 1.1 parsers read as a line break and YAML 1.2 parsers (the hosts') do not; use LF or CRLF line endings, and inside double quotes the escapes \\x85, \\u2028, \\u2029"}
+		return &Problem{line, "the frontmatter contains " + what + ", which YAML 1.1 parsers read as a line break and YAML 1.2 parsers (the hosts') do not; use LF or CRLF line endings, and inside double quotes the escapes \\x85, \\u2028, \\u2029"}
 	}
 	return nil
 }
@@ -177,7 +180,7 @@ func checkBreaks(src []byte, off int) *lineMsg {
 // refuses the whole document. Such a "#" is found in the source after a closing quote or
 // bracket or a block scalar header, and confirmed by yaml.v3 having kept a line comment
 // with exactly that text on a node of the same line.
-func gluedComment(src []byte, doc *yaml.Node, off int) *lineMsg {
+func gluedComment(src []byte, doc *yaml.Node, off int) *Problem {
 	comments := map[int][]string{} // line -> line comments of nodes on that line
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -208,7 +211,7 @@ func gluedComment(src []byte, doc *yaml.Node, off int) *lineMsg {
 		case src[i] == '#' && i > 0 && gluedTo(src[:i]):
 			for _, c := range comments[line] {
 				if len(c) == eol-i && string(src[i:eol]) == c {
-					return &lineMsg{line + off, "a comment must be separated by white space from what precedes it: the YAML parser hosts use (npm yaml) refuses this frontmatter"}
+					return &Problem{line + off, "a comment must be separated by white space from what precedes it: the YAML parser hosts use (npm yaml) refuses this frontmatter"}
 				}
 			}
 		}
@@ -251,7 +254,7 @@ var yamlParserMsgs = []string{
 var yamlLineRE = regexp.MustCompile(`^line ([0-9]+): (.*)$`)
 
 // yamlErrorLine turns a yaml.v3 error into a message at a line of SKILL.md.
-func yamlErrorLine(err error, src []byte, off int) lineMsg {
+func yamlErrorLine(err error, src []byte, off int) Problem {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 1
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
@@ -267,14 +270,14 @@ func yamlErrorLine(err error, src []byte, off int) lineMsg {
 	if n := bytes.Count(src, []byte("\n")) + 1; line > n {
 		line = n
 	}
-	return lineMsg{line + off, "invalid YAML: " + msg}
+	return Problem{line + off, "invalid YAML: " + msg}
 }
 
 // anchor is the state npm yaml keeps for an anchored node while converting (see
 // nodes/Alias.js in the yaml package): how often it was used, its alias count, its value.
 type anchor struct {
 	count, aliasCount int
-	res               *value
+	res               *Value
 }
 
 type converter struct {
@@ -285,27 +288,27 @@ type converter struct {
 	posLine, posCol, posOff int
 	anchors                 map[*yaml.Node]*anchor
 	nodes                   int
-	errs                    []lineMsg
+	errs                    []Problem
 	fatal                   bool // a limit was hit: stop converting
 }
 
-func (c *converter) errorf(line int, format string, args ...any) *value {
-	c.errs = append(c.errs, lineMsg{line + c.off, fmt.Sprintf(format, args...)})
-	return &value{kind: kInvalid, line: line + c.off, nodes: 1}
+func (c *converter) errorf(line int, format string, args ...any) *Value {
+	c.errs = append(c.errs, Problem{line + c.off, fmt.Sprintf(format, args...)})
+	return &Value{Kind: Invalid, Line: line + c.off, nodes: 1}
 }
 
-func (c *converter) limit(line int, format string, args ...any) *value {
+func (c *converter) limit(line int, format string, args ...any) *Value {
 	if !c.fatal {
 		c.errorf(line, format, args...)
 		c.fatal = true
 	}
-	return &value{kind: kInvalid, line: line + c.off, nodes: 1}
+	return &Value{Kind: Invalid, Line: line + c.off, nodes: 1}
 }
 
 // convert converts n in document order, as npm yaml's toJS does.
-func (c *converter) convert(n *yaml.Node, isKey bool) *value {
+func (c *converter) convert(n *yaml.Node, isKey bool) *Value {
 	if c.fatal {
-		return &value{kind: kInvalid, line: n.Line + c.off, nodes: 1}
+		return &Value{Kind: Invalid, Line: n.Line + c.off, nodes: 1}
 	}
 	if n.Kind == yaml.AliasNode {
 		a := c.anchors[n.Alias]
@@ -334,7 +337,7 @@ func (c *converter) convert(n *yaml.Node, isKey bool) *value {
 		a = &anchor{count: 1}
 		c.anchors[n] = a
 	}
-	var v *value
+	var v *Value
 	switch n.Kind {
 	case yaml.ScalarNode:
 		v = c.scalar(n, isKey)
@@ -369,14 +372,14 @@ func (c *converter) aliasCount(n *yaml.Node) int {
 	return 1
 }
 
-func (c *converter) sequence(n *yaml.Node) *value {
+func (c *converter) sequence(n *yaml.Node) *Value {
 	if n.Style&yaml.TaggedStyle != 0 && n.Tag != "!!seq" {
 		return c.errorf(n.Line, "tag %s is not supported on a sequence: hosts read YAML 1.2 core schema types only", n.Tag)
 	}
-	v := &value{kind: kList, line: n.Line + c.off, nodes: 1, size: 2}
+	v := &Value{Kind: List, Line: n.Line + c.off, nodes: 1, size: 2}
 	for i, ch := range n.Content {
 		it := c.convert(ch, false)
-		v.items = append(v.items, it)
+		v.Items = append(v.Items, it)
 		v.nodes += it.nodes
 		v.size += it.size
 		if i > 0 {
@@ -386,11 +389,11 @@ func (c *converter) sequence(n *yaml.Node) *value {
 	return v
 }
 
-func (c *converter) mapping(n *yaml.Node) *value {
+func (c *converter) mapping(n *yaml.Node) *Value {
 	if n.Style&yaml.TaggedStyle != 0 && n.Tag != "!!map" {
 		return c.errorf(n.Line, "tag %s is not supported on a mapping: hosts read YAML 1.2 core schema types only", n.Tag)
 	}
-	v := &value{kind: kMap, line: n.Line + c.off, nodes: 1, size: 2}
+	v := &Value{Kind: Map, Line: n.Line + c.off, nodes: 1, size: 2}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
@@ -398,7 +401,7 @@ func (c *converter) mapping(n *yaml.Node) *value {
 		if kn.Kind == yaml.AliasNode && kn.Alias != nil {
 			target = kn.Alias
 		}
-		var k *value
+		var k *Value
 		if target.Kind != yaml.ScalarNode {
 			k = c.errorf(kn.Line, "mapping keys must be scalars, not a %s", nodeKind(target))
 		} else {
@@ -406,14 +409,14 @@ func (c *converter) mapping(n *yaml.Node) *value {
 		}
 		val := c.convert(vn, false)
 		name := jsKey(k)
-		if k.kind != kInvalid {
+		if k.Kind != Invalid {
 			if first, dup := seen[name]; dup {
 				c.errorf(kn.Line, "duplicate key %q (first at line %d)", name, first+c.off)
 			} else {
 				seen[name] = kn.Line
 			}
 		}
-		v.keys = append(v.keys, mapKey{name: name, kind: k.kind, line: kn.Line + c.off, val: val})
+		v.Keys = append(v.Keys, Key{Name: name, Kind: k.Kind, Line: kn.Line + c.off, Val: val})
 		v.nodes += k.nodes + val.nodes
 		v.size += jsonStringSize(name) + 1 + val.size
 		if i > 0 {
@@ -435,11 +438,11 @@ func nodeKind(n *yaml.Node) string {
 
 // jsKey is the property name JavaScript gives a scalar key: String(value), "" for null
 // (npm yaml's stringifyKey).
-func jsKey(k *value) string {
-	if k.kind == kNull {
+func jsKey(k *Value) string {
+	if k.Kind == Null {
 		return ""
 	}
-	return k.text
+	return k.Text
 }
 
 // The YAML 1.2 core schema as npm yaml writes it (schema/core/*.js), in its order.
@@ -466,10 +469,10 @@ func boolValue(s string) (b, ok bool) {
 	return false, false
 }
 
-func (c *converter) scalar(n *yaml.Node, isKey bool) *value {
+func (c *converter) scalar(n *yaml.Node, isKey bool) *Value {
 	s := n.Value
-	str := func() *value {
-		return &value{kind: kString, text: s, src: s, line: n.Line + c.off, nodes: 1, size: jsonStringSize(s)}
+	str := func() *Value {
+		return &Value{Kind: String, Text: s, Src: s, Line: n.Line + c.off, nodes: 1, size: jsonStringSize(s)}
 	}
 	switch {
 	case n.Style&yaml.TaggedStyle != 0:
@@ -489,16 +492,16 @@ func (c *converter) scalar(n *yaml.Node, isKey bool) *value {
 
 // resolve applies the core schema's tests to a plain scalar (tag "") or checks a scalar
 // against an explicit tag. It returns nil for a string.
-func (c *converter) resolve(n *yaml.Node, s, tag string) *value {
-	v := &value{src: s, line: n.Line + c.off, nodes: 1}
+func (c *converter) resolve(n *yaml.Node, s, tag string) *Value {
+	v := &Value{Src: s, Line: n.Line + c.off, nodes: 1}
 	is := func(t string) bool { return tag == "" || tag == t }
 	if is("!!null") && isNull(s) {
-		v.kind, v.size = kNull, 4
+		v.Kind, v.size = Null, 4
 		return v
 	}
 	if b, ok := boolValue(s); ok && is("!!bool") {
-		v.kind, v.text = kBool, strconv.FormatBool(b)
-		v.size = len(v.text)
+		v.Kind, v.Text = Bool, strconv.FormatBool(b)
+		v.size = len(v.Text)
 		return v
 	}
 	if is("!!int") {
@@ -524,22 +527,22 @@ func (c *converter) resolve(n *yaml.Node, s, tag string) *value {
 	return nil
 }
 
-func (c *converter) number(v *value, f float64) *value {
+func (c *converter) number(v *Value, f float64) *Value {
 	if math.IsInf(f, 0) {
-		return c.errorf(v.line-c.off, "number %s is not representable in JSON", v.src)
+		return c.errorf(v.Line-c.off, "number %s is not representable in JSON", v.Src)
 	}
-	v.kind, v.text = kNumber, jsNumber(f)
-	v.size = len(v.text)
+	v.Kind, v.Text = Number, jsNumber(f)
+	v.size = len(v.Text)
 	return v
 }
 
 // tagged resolves a scalar with an explicit standard tag. Like npm yaml, the tag applies
 // whatever the scalar's style; unlike it, a value that does not match the tag's pattern is
 // an error rather than a guess.
-func (c *converter) tagged(n *yaml.Node) *value {
+func (c *converter) tagged(n *yaml.Node) *Value {
 	switch n.Tag {
 	case "!!str":
-		return &value{kind: kString, text: n.Value, src: n.Value, line: n.Line + c.off, nodes: 1, size: jsonStringSize(n.Value)}
+		return &Value{Kind: String, Text: n.Value, Src: n.Value, Line: n.Line + c.off, nodes: 1, size: jsonStringSize(n.Value)}
 	case "!!null", "!!bool", "!!int", "!!float":
 		if v := c.resolve(n, n.Value, n.Tag); v != nil {
 			return v
@@ -639,31 +642,35 @@ func abs(i int) int {
 	return i
 }
 
-// encode appends v as compact JSON.
-func (v *value) encode(b []byte) []byte {
-	switch v.kind {
-	case kString:
-		return appendJSONString(b, v.text)
-	case kNumber, kBool:
-		return append(b, v.text...)
-	case kList:
+// Size is the length of v's JSON, as AppendJSON writes it.
+func (v *Value) Size() int { return v.size }
+
+// AppendJSON appends v as compact JSON, as JSON.stringify writes it; an Invalid value is
+// null.
+func (v *Value) AppendJSON(b []byte) []byte {
+	switch v.Kind {
+	case String:
+		return appendJSONString(b, v.Text)
+	case Number, Bool:
+		return append(b, v.Text...)
+	case List:
 		b = append(b, '[')
-		for i, it := range v.items {
+		for i, it := range v.Items {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = it.encode(b)
+			b = it.AppendJSON(b)
 		}
 		return append(b, ']')
-	case kMap:
+	case Map:
 		b = append(b, '{')
-		for i, k := range v.keys {
+		for i, k := range v.Keys {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k.name)
+			b = appendJSONString(b, k.Name)
 			b = append(b, ':')
-			b = k.val.encode(b)
+			b = k.Val.AppendJSON(b)
 		}
 		return append(b, '}')
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package compile
+package dirfs
 
 import (
 	"io/fs"
@@ -10,8 +10,8 @@ import (
 // oNonblock makes opening a named pipe or a device return at once instead of waiting.
 const oNonblock = syscall.O_NONBLOCK
 
-// linkCount returns how many hard links the file of fi has, or 0 when unknown.
-func linkCount(fi fs.FileInfo) uint64 {
+// LinkCount returns how many hard links the file of fi has, or 0 when unknown.
+func LinkCount(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Nlink)
 	}

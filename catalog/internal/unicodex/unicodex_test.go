@@ -1,4 +1,4 @@
-package compile
+package unicodex
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 // go generate after a Go release that moves it).
 func TestUnicodeTablesVersion(t *testing.T) {
 	if unicodeTablesVersion != unicode.Version {
-		t.Fatalf("unicode_tables.go is Unicode %s, Go's unicode package %s: run go generate ./catalog/compile", unicodeTablesVersion, unicode.Version)
+		t.Fatalf("unicode_tables.go is Unicode %s, Go's unicode package %s: run go generate ./catalog/internal/unicodex", unicodeTablesVersion, unicode.Version)
 	}
 }
 
@@ -28,19 +28,19 @@ func TestNFD(t *testing.T) {
 		{"plain.txt", "plain.txt"},
 		{"日本語", "日本語"},
 	} {
-		if got := nfd(tc.in); got != tc.want {
-			t.Errorf("nfd(%+q) = %+q, want %+q", tc.in, got, tc.want)
+		if got := NFD(tc.in); got != tc.want {
+			t.Errorf("NFD(%+q) = %+q, want %+q", tc.in, got, tc.want)
 		}
 	}
 }
 
 func TestFoldCase(t *testing.T) {
 	for _, pair := range [][2]string{{"README.md", "readme.MD"}, {"Straße", "STRAßE"}, {"ǅ", "ǆ"}, {"K", "\u212A"}} {
-		if foldCase(pair[0]) != foldCase(pair[1]) {
-			t.Errorf("foldCase(%q) != foldCase(%q)", pair[0], pair[1])
+		if FoldCase(pair[0]) != FoldCase(pair[1]) {
+			t.Errorf("FoldCase(%q) != FoldCase(%q)", pair[0], pair[1])
 		}
 	}
-	if foldCase("a.md") == foldCase("b.md") {
+	if FoldCase("a.md") == FoldCase("b.md") {
 		t.Error("a and b fold alike")
 	}
 }
