@@ -39,7 +39,7 @@ func TestHostLimits(t *testing.T) {
 		"ReplayEntries": wire.ReplayEntries, "ReplayEntryMax": wire.ReplayEntryMax,
 		"ReplayBudget": wire.ReplayBudget, "ReplayShapesMax": wire.ReplayShapesMax,
 		"KeySetMax": wire.KeySetMax, "KeysRedirects": wire.KeysRedirects,
-		"KeysTimeout": int(wire.KeysTimeout / time.Second), "KeysRefetch": int(wire.KeysRefetch / time.Second),
+		"KeysTimeout": int(wire.KeysTimeout / time.Second), "KeysRefetch": int(wire.KeysRefetch / time.Second), "KeysRetry": int(wire.KeysRetry / time.Second),
 		"KeysMinAge": int(wire.KeysMinAge / time.Second), "KeysMaxAge": int(wire.KeysMaxAge / time.Second),
 		"KeysDefaultAge": int(wire.KeysDefaultAge / time.Second),
 	}
