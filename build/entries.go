@@ -1,12 +1,13 @@
 // Package build holds the JavaScript host `skilledge build` writes beside plugin.wasm,
-// catalog.pack and assets/: the platform-neutral host module, the entry modules that use
-// it on each platform (Cloudflare Workers, Deno, Bun, Node), and the package.json and
-// deno.json that name the Extism JS SDK they import. The directory also holds the Node
-// tooling manifest (package.json and its lock) and the test script.
+// catalog.pack and assets/: the platform-neutral host (host.mjs, the entries' API, and
+// the modules of its roles in host/), the entry modules that use it on each platform
+// (Cloudflare Workers, Deno, Bun, Node), and the package.json and deno.json that name the
+// Extism JS SDK they import. The directory also holds the Node tooling manifest
+// (package.json and its lock) and the test script.
 package build
 
 import (
-	_ "embed"
+	"embed"
 	"fmt"
 
 	"github.com/tidwall/gjson"
@@ -28,13 +29,43 @@ var Worker []byte
 // HostName is the file name the host module is written under, beside the entry modules.
 const HostName = "host.mjs"
 
-// Host is host.mjs: the platform-neutral JavaScript host (instance set-up, request
-// framing, response parsing, splicing store objects, replays, its own failure answers),
-// which follows the contract of edge/wire and runs its vectors (host.test.mjs). It
-// imports nothing.
+// Host is host.mjs: the platform-neutral JavaScript host's API for the entry modules (the
+// Host, which sets up the instance and serves requests with it, startHost, optionsFrom,
+// startFailure, storeDir, limits, readsWhole). It imports the modules of the host's roles
+// (HostModules), which follow the contract of edge/wire and run its vectors
+// (host.test.mjs), and nothing else.
 //
 //go:embed host.mjs
 var Host []byte
+
+// hostFiles holds the modules of build/host/.
+//
+//go:embed host/*.mjs
+var hostFiles embed.FS
+
+// HostModules are the modules host.mjs imports, each written under its Name (a path
+// relative to host.mjs, with "/") and importing only the others: the host's roles, as
+// runtime/front's files are in Go. Every entry needs them all, and nothing more.
+func HostModules() []Entry {
+	return []Entry{
+		hostModule("frame.mjs", "the host's framing: requests framed, response frames read"),
+		hostModule("splice.mjs", "the host's splicing: store objects put into answers"),
+		hostModule("replay.mjs", "the host's replays of the answers the plugin marks"),
+		hostModule("keys.mjs", "the host's fetches of the key sets an auth option names"),
+		hostModule("failure.mjs", "the host's own failure answers"),
+		hostModule("plugin.mjs", "the host's calls into the plugin's raw exports"),
+		hostModule("limits.mjs", "the host contract's limits"),
+	}
+}
+
+// hostModule is the Entry of the module named name in build/host/.
+func hostModule(name, what string) Entry {
+	b, err := hostFiles.ReadFile("host/" + name)
+	if err != nil {
+		panic(err) // the embed pattern holds every module
+	}
+	return Entry{"host/" + name, what, b}
+}
 
 var (
 	//go:embed deno.mjs
@@ -49,21 +80,21 @@ var (
 	toolingLock []byte
 )
 
-// An Entry is a file build writes beside host.mjs: an entry module or the manifest the
-// entries need.
+// An Entry is a file build writes beside host.mjs: a module of the host, an entry module
+// or a manifest the entries need.
 type Entry struct {
 	Name, What string
 	Data       []byte
 }
 
-// Entries are the files build writes beside host.mjs, in the order it reports them:
-// worker.mjs, the entries for Deno, Bun and Node, which each read plugin.wasm,
-// catalog.pack and the content store (assets/sha256/) from the folder they are in, and
-// take the plugin's options from $SKILLEDGE_OPTIONS; then package.json, which names the
-// Extism JS SDK they import, package-lock.json, which pins it at the version and
-// integrity build/package-lock.json has (so `npm ci --prefix OUT` installs the bytes the
-// tests ran), and deno.json, the configuration `deno serve --config OUT/deno.json` reads
-// to resolve it from OUT/node_modules.
+// Entries are the files build writes beside host.mjs and its modules, in the order it
+// reports them: worker.mjs, the entries for Deno, Bun and Node, which each read
+// plugin.wasm, catalog.pack and the content store (assets/sha256/) from the folder they
+// are in, and take the plugin's options from $SKILLEDGE_OPTIONS; then package.json, which
+// names the Extism JS SDK they import, package-lock.json, which pins it at the version
+// and integrity build/package-lock.json has (so `npm ci --prefix OUT` installs the bytes
+// the tests ran), and deno.json, the configuration `deno serve --config OUT/deno.json`
+// reads to resolve it from OUT/node_modules.
 func Entries() []Entry {
 	return []Entry{
 		{WorkerName, "the Cloudflare Workers entry module", Worker},

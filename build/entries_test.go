@@ -2,6 +2,8 @@ package build
 
 import (
 	"bytes"
+	"io/fs"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,12 +17,17 @@ import (
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
-// TestHostLimits: host.mjs's limits are the contract's. (build/host.test.mjs holds them to
-// edge/wire/testdata/limits.json too; this catches a drift in a plain go test.)
+// TestHostLimits: the host's limits (host/limits.mjs) are the contract's.
+// (build/host.test.mjs holds them to edge/wire/testdata/limits.json too; this catches a
+// drift in a plain go test.)
 func TestHostLimits(t *testing.T) {
-	m := regexp.MustCompile(`(?s)export const limits = \{\n(.*?)\n\};`).FindSubmatch(Host)
+	src, err := hostFiles.ReadFile("host/limits.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)export const limits = \{\n(.*?)\n\};`).FindSubmatch(src)
 	if m == nil {
-		t.Fatal("host.mjs has no `export const limits = {…};`")
+		t.Fatal("host/limits.mjs has no `export const limits = {…};`")
 	}
 	got := map[string]int{}
 	for _, line := range regexp.MustCompile(`(?m)^\t(\w+): ([0-9 *]+),`).FindAllSubmatch(m[1], -1) {
@@ -45,30 +52,62 @@ func TestHostLimits(t *testing.T) {
 	}
 	for k, v := range want {
 		if got[k] != v {
-			t.Errorf("host.mjs limits.%s = %d, wire.%s = %d", k, got[k], k, v)
+			t.Errorf("host/limits.mjs limits.%s = %d, wire.%s = %d", k, got[k], k, v)
 		}
 	}
 	if len(got) != len(want) {
-		t.Errorf("host.mjs limits has %d entries, the contract %d: %v", len(got), len(want), got)
+		t.Errorf("host/limits.mjs limits has %d entries, the contract %d: %v", len(got), len(want), got)
 	}
 }
 
-// TestImports: the entry module imports exactly the files build writes beside it and the
-// Extism SDK the root wrangler.toml aliases; the host imports nothing, so that any
-// runtime's entry can use it.
-func TestImports(t *testing.T) {
-	imports := func(src []byte) []string {
-		var got []string
-		for _, m := range regexp.MustCompile(`(?m)^import .* from "([^"]+)";$`).FindAllSubmatch(src, -1) {
-			got = append(got, string(m[1]))
-		}
-		return got
+// imports is what a module imports or re-exports from, in its order.
+func imports(src []byte) []string {
+	var got []string
+	for _, m := range regexp.MustCompile(`(?m)^(?:import|export) .* from "([^"]+)";$`).FindAllSubmatch(src, -1) {
+		got = append(got, string(m[1]))
 	}
+	return got
+}
+
+// TestImports: the entry module imports exactly the files build writes beside it and the
+// Extism SDK the root wrangler.toml aliases; the host imports only its own modules, which
+// import only each other, so that any runtime's entry can use it; and what an entry
+// imports, the host's modules included, is exactly what build writes.
+func TestImports(t *testing.T) {
 	if got, want := imports(Worker), []string{"@extism/extism", "./plugin.wasm", "./catalog.pack", "./" + HostName}; !slices.Equal(got, want) {
 		t.Errorf("worker.mjs imports %q, want %q", got, want)
 	}
-	if got := imports(Host); got != nil {
-		t.Errorf("host.mjs imports %q, want nothing", got)
+	// The modules reached from host.mjs, by relative imports only, each resolved against
+	// the module that imports it.
+	modules := map[string][]byte{HostName: Host}
+	for _, e := range HostModules() {
+		modules[e.Name] = e.Data
+	}
+	reached := map[string]bool{}
+	var walk func(name string)
+	walk = func(name string) {
+		if reached[name] {
+			return
+		}
+		reached[name] = true
+		src, ok := modules[name]
+		if !ok {
+			t.Errorf("%s is imported, and build does not write it", name)
+			return
+		}
+		for _, imp := range imports(src) {
+			if !strings.HasPrefix(imp, "./") || !strings.HasSuffix(imp, ".mjs") {
+				t.Errorf("%s imports %q: the host imports only its own modules, by a relative path with .mjs", name, imp)
+				continue
+			}
+			walk(path.Join(path.Dir(name), imp))
+		}
+	}
+	walk(HostName)
+	for name := range modules {
+		if !reached[name] {
+			t.Errorf("build writes %s, and host.mjs does not import it", name)
+		}
 	}
 	// The other entries import the host and their runtime's own modules, and load the
 	// SDK's browser build beside the package's entry (import.meta.resolve).
@@ -89,11 +128,23 @@ func TestImports(t *testing.T) {
 	}
 }
 
-// TestEntries: build writes each entry under its own name, and the manifests pin the SDK
-// build/package.json pins, with build/package-lock.json's integrity.
+// TestEntries: build writes each entry and each module of the host (every file of
+// build/host/) under its own name, and the manifests pin the SDK build/package.json pins,
+// with build/package-lock.json's integrity.
 func TestEntries(t *testing.T) {
-	names := map[string]bool{}
-	for _, e := range Entries() {
+	files, err := fs.Glob(hostFiles, "host/*.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var modules []string
+	for _, e := range HostModules() {
+		modules = append(modules, e.Name)
+	}
+	if slices.Sort(files); !slices.Equal(slices.Sorted(slices.Values(modules)), files) {
+		t.Errorf("HostModules are %q, build/host/ holds %q", modules, files)
+	}
+	names := map[string]bool{HostName: true}
+	for _, e := range append(HostModules(), Entries()...) {
 		if names[e.Name] || len(e.Data) == 0 || e.What == "" {
 			t.Errorf("entry %q: repeated, empty or undescribed", e.Name)
 		}

@@ -6,10 +6,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import {
-	FrameError, Host, KeySets, KeysState, ObjectCache, Replays, failure, failureReply, idKind, keysAccept, keysAge, keysFrame,
-	keysRedirect, limits, parseFrame, parseHint, requestHead, respond,
-} from "./host.mjs";
+import { Host } from "./host.mjs";
+import { failure, failureReply } from "./host/failure.mjs";
+import { FrameError, parseFrame, requestHead } from "./host/frame.mjs";
+import { KeySets, KeysState, keysAccept, keysAge, keysFrame, keysRedirect } from "./host/keys.mjs";
+import { limits } from "./host/limits.mjs";
+import { Replays, idKind, parseHint } from "./host/replay.mjs";
+import { ObjectCache, respond } from "./host/splice.mjs";
 
 const testdata = new URL("../edge/wire/testdata/", import.meta.url);
 const vectors = (name) => JSON.parse(readFileSync(new URL(name, testdata), "utf8"));

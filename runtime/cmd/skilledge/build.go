@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	deploy "github.com/skilledge/skilledge/build"
@@ -23,7 +24,8 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
   OUT/assets/sha256/    the content store: one file per distinct content, named by its
                         SHA-256 (file bytes, their resources/read form, archives, indexes)
   OUT/plugin.wasm       the server
-  OUT/host.mjs          the JavaScript host (any runtime with WebAssembly)
+  OUT/host.mjs          the JavaScript host (any runtime with WebAssembly), with the
+                        modules of its roles in OUT/host/
   OUT/worker.mjs        its Cloudflare Workers entry module
   OUT/deno.mjs, OUT/bun.mjs, OUT/node.mjs
                         its entries for Deno, Bun and Node, which read the store from
@@ -34,8 +36,9 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 catalog.pack and put the store's files; "node OUT/node.mjs", "bun OUT/bun.mjs" and
 "deno serve -A --config OUT/deno.json OUT/deno.mjs" serve it on port 8787 (Bun and Node:
 $PORT), with the options in $SKILLEDGE_OPTIONS; with the repository's wrangler.toml, OUT is a
-Worker whose script is plugin.wasm, catalog.pack, worker.mjs and host.mjs and whose static assets
-are OUT/assets ("npx --prefix build wrangler deploy"). Everything is reproducible.
+Worker whose script is plugin.wasm, catalog.pack, worker.mjs and the host (host.mjs, host/)
+and whose static assets are OUT/assets ("npx --prefix build wrangler deploy"). Everything
+is reproducible.
 build reports the sizes against the Workers limits (the script: 3 MiB gzipped on the
 free plan, 10 MiB on paid; assets: 20,000 files on the free plan, 100,000 on paid), and
 refuses a catalog with a store object over 25 MiB, the most an asset may be. The
@@ -116,14 +119,23 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	index := newArtifact(filepath.Join(*out, indexFile), enc.Index)
 	wasmFile := newArtifact(filepath.Join(*out, "plugin.wasm"), wasm)
 	host := newArtifact(filepath.Join(*out, deploy.HostName), deploy.Host)
+	modules := deploy.HostModules()
+	moduleFiles := make([]artifact, len(modules))
+	for i, m := range modules {
+		moduleFiles[i] = newArtifact(filepath.Join(*out, filepath.FromSlash(m.Name)), m.Data)
+	}
 	entries := deploy.Entries()
 	entryFiles := make([]artifact, len(entries))
 	for i, e := range entries {
 		entryFiles[i] = newArtifact(filepath.Join(*out, e.Name), e.Data)
 	}
 	worker := entryFiles[0] // Entries starts with worker.mjs
-	for _, a := range append([]artifact{index, wasmFile, host}, entryFiles...) {
-		if err := compile.WriteFileAtomic(a.path, a.data); err != nil {
+	for _, a := range slices.Concat([]artifact{index, wasmFile, host}, moduleFiles, entryFiles) {
+		err := os.MkdirAll(filepath.Dir(a.path), 0o755)
+		if err == nil {
+			err = compile.WriteFileAtomic(a.path, a.data)
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "skilledge build: %v\n", err)
 			return 1
 		}
@@ -138,11 +150,14 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	fmt.Fprintf(stdout, "%s  %s in %s  the content store\n", filepath.Join(assets, catalog.StoreDir)+string(filepath.Separator),
 		size(int(enc.Store.Size())), plural(enc.Store.Len(), "object"))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x\n", wasmFile.path, len(wasm), size(wasmFile.gzipped), sha256.Sum256(wasm))
-	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the JavaScript host\n", host.path, len(host.data), size(host.gzipped))
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the JavaScript host: the entries' API\n", host.path, len(host.data), size(host.gzipped))
+	for i, m := range modules {
+		fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  %s\n", moduleFiles[i].path, len(m.Data), size(moduleFiles[i].gzipped), m.What)
+	}
 	for i, e := range entries {
 		fmt.Fprintf(stdout, "%s  %d bytes  %s\n", entryFiles[i].path, len(e.Data), e.What)
 	}
-	reportBundle(stdout, stderr, index, wasmFile, []artifact{worker, host}, p)
+	reportBundle(stdout, stderr, index, wasmFile, slices.Concat([]artifact{worker, host}, moduleFiles), p)
 	reportAssetCount(stdout, stderr, enc.Store.Len(), enc.Store.Size())
 	return 0
 }

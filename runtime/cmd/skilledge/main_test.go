@@ -272,6 +272,12 @@ func TestBuild(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(out, "host.mjs")); err != nil || !bytes.Equal(b, deploy.Host) {
 		t.Fatalf("host.mjs is not build/host.mjs: %v", err)
 	}
+	for _, m := range deploy.HostModules() {
+		expect(t, code, stdout, stderr, 0, filepath.Join(out, filepath.FromSlash(m.Name))+"  ", "")
+		if b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(m.Name))); err != nil || !bytes.Equal(b, m.Data) {
+			t.Fatalf("%s is not build/%s: %v", m.Name, m.Name, err)
+		}
+	}
 	objects := storeFiles(t, out)
 	if len(objects) < 13 {
 		t.Fatalf("the store has %d objects for 13 files", len(objects))

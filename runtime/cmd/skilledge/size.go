@@ -12,8 +12,8 @@ import (
 )
 
 // Cloudflare Workers limits, by plan. The script (plugin.wasm, catalog.pack, worker.mjs,
-// host.mjs and the bundled SDK) is limited after gzip compression; static assets (the content
-// store) by count and by the size of each file. See
+// host.mjs with its modules, and the bundled SDK) is limited after gzip compression;
+// static assets (the content store) by count and by the size of each file. See
 // https://developers.cloudflare.com/workers/platform/limits/#worker-size and
 // https://developers.cloudflare.com/workers/static-assets/#limits
 const (

@@ -1,0 +1,102 @@
+// The plugin's raw exports (edge/plugin/main.go), as the host calls them: the options,
+// the index, each request and each key set go in with one copy, and what the plugin
+// answers is read from its memory.
+
+import { keysFrame } from "./keys.mjs";
+import { parseHint } from "./replay.mjs";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder(); // for the plugin's own text (errors, field names)
+
+// Raw calls the plugin's raw exports (see edge/plugin/main.go). It keeps the input buffer
+// skilledge_alloc gave, valid until the next alloc or load, so a request is one call.
+export class Raw {
+	constructor(x) {
+		this.x = x;
+		this.ptr = 0;
+		this.cap = 0;
+		this.headBytes = 0; // the UTF-8 length of the last http call's head
+	}
+
+	// room returns the input buffer as a view of at least size bytes, growing it first
+	// when it is smaller.
+	room(size) {
+		if (size > this.cap || this.cap === 0) {
+			this.cap = Math.max(size, 2 * this.cap, 16384);
+			this.ptr = this.x.skilledge_alloc(this.cap) >>> 0;
+		}
+		return new Uint8Array(this.x.memory.buffer, this.ptr, this.cap);
+	}
+
+	// configure gives skilledge_configure options (an object): null when the plugin takes
+	// them, else its reason.
+	configure(options) {
+		const b = encoder.encode(JSON.stringify(options));
+		this.room(b.length).set(b);
+		return this.x.skilledge_configure(this.ptr, b.length) === 0 ? null : `skilledge_configure: ${this.error()}`;
+	}
+
+	// call runs skilledge_load (or another export of the same kind) with input b.
+	call(name, b) {
+		this.room(b.length).set(b);
+		if (name === "skilledge_load") this.cap = 0; // the plugin keeps that buffer
+		if (this.x[name](this.ptr, b.length) !== 0) throw new Error(`${name}: ${this.error()}`);
+	}
+
+	// http answers the request frame made of head (a string, the frame up to and with the
+	// blank line) and body (a Uint8Array). The frame is written straight into the plugin's
+	// input buffer: a head of n UTF-16 units is at most 3n bytes of UTF-8. The response
+	// frame returned is a view of the plugin's memory, valid until the next call into it:
+	// callers copy what they keep across an await.
+	http(head, body) {
+		const room = this.room(3 * head.length + body.length);
+		const { written } = encoder.encodeInto(head, room);
+		if (body.length > 0) room.set(body, written);
+		this.headBytes = written;
+		const out = this.x.skilledge_http(this.ptr, written + body.length);
+		if (out === 0n) throw new Error(this.error());
+		return bytesAt(this.x, out);
+	}
+
+	// fields is the request header fields the plugin reads (skilledge_fields), lowercase,
+	// in its order: only these are framed.
+	fields() {
+		return decoder.decode(bytesAt(this.x, this.x.skilledge_fields())).split("\n");
+	}
+
+	// replay is the hint of the last http answer (parseHint), or null.
+	replay() {
+		if (typeof this.x.skilledge_replay !== "function") return null;
+		const packed = this.x.skilledge_replay();
+		return packed === 0n ? null : parseHint(bytesAt(this.x, packed));
+	}
+
+	// wanted is the URLs of the key sets the plugin wants (skilledge_keys_wanted): [] for
+	// none, and from a plugin older than the export.
+	wanted() {
+		if (typeof this.x.skilledge_keys_wanted !== "function") return [];
+		const packed = this.x.skilledge_keys_wanted();
+		return packed === 0n ? [] : decoder.decode(bytesAt(this.x, packed)).split("\n");
+	}
+
+	// keys gives the plugin the key set doc (a Uint8Array) fetched from url
+	// (skilledge_keys); it throws KeysRefused with the plugin's reason when the plugin
+	// refuses it.
+	keys(url, doc) {
+		const frame = keysFrame(url, doc);
+		this.room(frame.length).set(frame);
+		if (this.x.skilledge_keys(this.ptr, frame.length) !== 0) throw new KeysRefused(this.error());
+	}
+
+	error() {
+		return decoder.decode(bytesAt(this.x, this.x.skilledge_error()));
+	}
+}
+
+// KeysRefused is thrown for a key set the plugin refuses: a document that is no key set.
+export class KeysRefused extends Error {}
+
+// bytesAt is the linear memory a packed (ptr<<32 | len) result names.
+function bytesAt(x, packed) {
+	return new Uint8Array(x.memory.buffer, Number(packed >> 32n), Number(packed & 0xffffffffn));
+}
