@@ -16,7 +16,7 @@
 //     the plugin names (skilledge_fields), in its order, a repeated field's values joined
 //     by ", " (requestHead); read at most maxBody+1 bytes of body (requestBody): host/frame.mjs;
 //   - parse the answer: "STATUS LF *(NAME: VALUE LF) *(@AT SIZE NAME LF) LF BODY", refusing
-//     a frame that does not follow the grammar (parseFrame, host/frame.mjs), and splice the
+//     a frame that does not follow the grammar (FrameParser, host/frame.mjs), and splice the
 //     SIZE bytes of store object NAME in at offset AT of BODY: streamed, or for an answer of
 //     at most 64 KiB assembled in memory, from objects the isolate keeps (small ones, 8 MiB
 //     in all) so that a repeated small read fetches nothing (respond, host/splice.mjs). File
@@ -38,7 +38,7 @@
 // that request fails, and the next request gets a new instance (Host).
 
 import { failureResponse } from "./host/failure.mjs";
-import { parseFrame, requestBody, requestHead } from "./host/frame.mjs";
+import { FrameParser, requestBody, requestHead } from "./host/frame.mjs";
 import { KeySets } from "./host/keys.mjs";
 import { limits } from "./host/limits.mjs";
 import { KeysRefused, Raw } from "./host/plugin.mjs";
@@ -113,7 +113,7 @@ export function startFailure(err, R = Response) {
 //	  stream?(length) → {readable, writable} } a stream the runtime sends with that
 //	                                       Content-Length (default: a TransformStream)
 //
-// where name is always 64 lowercase hex digits (parseFrame refuses any other), so a store
+// where name is always 64 lowercase hex digits (FrameParser refuses any other), so a store
 // may join it to a path or URL as it is.
 //
 // and ctx, when the runtime has one, its context: ctx.waitUntil(promise) keeps the
@@ -137,6 +137,7 @@ export class Host {
 		this.starting = null; // Promise of the instance, made once
 		this.instance = null; // what starting resolved to, once it has
 		this.refused = null; // the OptionsRefused that start threw, once it has: options never change
+		this.frames = new FrameParser(); // this host's: it keeps what it read of the last frame
 		this.replays = new Replays();
 		this.objects = new ObjectCache();
 		this.keys = fetch ? new KeySets(fetch) : null;
@@ -214,7 +215,7 @@ export class Host {
 			this.giveKeys(instance);
 		}
 		const out = instance.raw.http(head, body);
-		const parsed = parseFrame(out);
+		const parsed = this.frames.parse(out);
 		if (parsed.status === 401 && this.keys !== null && instance.keyURLs.length > 0) {
 			const wanted = instance.raw.wanted();
 			if (wanted.length > 0) return this.answerAgain(instance, head, body, out.slice(), wanted);
@@ -230,11 +231,11 @@ export class Host {
 		await this.keys.wantAll(wanted);
 		const newer = wanted.some((u) => this.keys.version(u) !== (instance.keyVersions.get(u) ?? 0));
 		if (!newer || this.instance !== instance) {
-			return { out: first, parsed: parseFrame(first), hint: null, headBytes: 0 };
+			return { out: first, parsed: this.frames.parse(first), hint: null, headBytes: 0 };
 		}
 		this.giveKeys(instance);
 		const out = instance.raw.http(head, body).slice();
-		const parsed = parseFrame(out);
+		const parsed = this.frames.parse(out);
 		const hint = instance.raw.replay();
 		return { out, parsed, hint, headBytes: instance.raw.headBytes };
 	}

@@ -8,13 +8,16 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { Host } from "./host.mjs";
 import { failure, failureReply } from "./host/failure.mjs";
-import { FrameError, parseFrame, requestHead } from "./host/frame.mjs";
+import { FrameError, FrameParser, requestHead } from "./host/frame.mjs";
 import { KeySets, KeysState, keysAccept, keysAge, keysFrame, keysRedirect } from "./host/keys.mjs";
 import { limits } from "./host/limits.mjs";
 import { Replays, idKind, parseHint } from "./host/replay.mjs";
 import { ObjectCache, respond } from "./host/splice.mjs";
 
 const testdata = new URL("../edge/wire/testdata/", import.meta.url);
+// frames reads the vectors' response frames, as a Host's FrameParser reads its plugin's.
+const frames = new FrameParser();
+const parseFrame = (frame) => frames.parse(frame);
 const vectors = (name) => JSON.parse(readFileSync(new URL(name, testdata), "utf8"));
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -120,6 +123,17 @@ test("failures: the host's own answers", async (t) => {
 			for (const [id, reply] of v.replies) assert.equal(failureReply(v.name, id === "" ? null : id, v.detail), reply);
 		});
 	}
+});
+
+test("frame parsers: each host reads its plugin's frames with a parser of its own, which keeps its own last frame", () => {
+	const a = new FrameParser(), b = new FrameParser();
+	const ok = encoder.encode("200\nContent-Type: text/plain\n\nok"), gone = encoder.encode("404\nContent-Type: text/plain\n\ngone");
+	const first = a.parse(ok);
+	assert.equal(b.parse(gone).status, 404);
+	assert.equal(a.parse(ok).headers, first.headers, "a's last frame is still its own: its fields are not read again");
+	assert.notEqual(b.parse(ok).headers, first.headers, "b reads the fields itself");
+	assert.equal(a.parse(gone).status, 404);
+	assert.notEqual(new Host({ options: {} }).frames, new Host({ options: {} }).frames);
 });
 
 test("heads: a request framed", async (t) => {

@@ -60,94 +60,105 @@ export class FrameError extends Error {}
 
 const frameDecoder = new TextDecoder("utf-8", { ignoreBOM: true }); // a frame's head: a BOM is a byte like any other
 
-// lastHead is a copy of the status line and fields of the last response frame read, and
-// lastRead what statusAndFields read from them. Answers of a kind repeat them, so most
-// requests compare bytes rather than decode, check and split a string. A Response copies
-// the pairs it is given, so one array serves many.
-let lastHead = null;
-let lastRead = null;
-
-// statusAndFields reads the status and the header fields, as [name, value] pairs, from
-// the first n bytes of frame (the status line and the field lines, without the LF after
-// the last), as wire.ParseResponse does: a final status, 200 to 599, then NAME ": " VALUE
-// lines whose name is an HTTP token.
-function statusAndFields(frame, n) {
-	if (lastHead !== null && lastHead.length === n) {
-		let i = 0;
-		while (i < n && frame[i] === lastHead[i]) i++;
-		if (i === n) return lastRead;
-	}
-	const head = frameDecoder.decode(frame.subarray(0, n));
-	const nl = head.indexOf("\n");
-	const line = nl < 0 ? head : head.slice(0, nl);
-	if (!/^[2-5][0-9][0-9]$/.test(line)) throw new FrameError("malformed status line: a final status, 200 to 599");
-	const headers = [];
-	for (let at = nl + 1; nl >= 0 && at <= head.length;) {
-		let next = head.indexOf("\n", at);
-		if (next < 0) next = head.length;
-		const colon = head.indexOf(": ", at);
-		if (colon <= at || colon >= next || !fieldName.test(head.slice(at, colon))) throw new FrameError("malformed field line");
-		headers.push([head.slice(at, colon), head.slice(colon + 2, next)]);
-		at = next + 1;
-	}
-	lastHead = frame.slice(0, n);
-	lastRead = { status: Number(line), headers };
-	return lastRead;
-}
-
 // fieldName is an HTTP token (RFC 9110 §5.6.2), as wire's token.
 const fieldName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-// decimal reads a canonical decimal (no sign, no leading zero) of at most 16 digits from
-// frame at i, ending at a space, into decimalValue, and returns the index of the space, or
-// -1. (A module variable rather than a pair: this runs for every reference of every answer.)
-let decimalValue = 0;
-function decimal(frame, i, end) {
-	let n = 0;
-	const from = i;
-	while (i < end && i - from < 17 && frame[i] >= 48 && frame[i] <= 57) n = n * 10 + frame[i++] - 48;
-	const digits = i - from;
-	if (digits === 0 || digits > 16 || (frame[from] === 48 && digits > 1) || frame[i] !== 32 || n >= 2 ** 53) return -1;
-	decimalValue = n;
-	return i;
-}
+// FrameParser reads response frames (parse). It keeps what it read of the last one, so
+// each Host has its own (Host.frames): the frames of one host's plugin never stand in
+// for another's, and no state is shared by hosts in one isolate.
+export class FrameParser {
+	constructor() {
+		// lastHead is a copy of the status line and fields of the last response frame read,
+		// and lastRead what statusAndFields read from them. Answers of a kind repeat them,
+		// so most requests compare bytes rather than decode, check and split a string. A
+		// Response copies the pairs it is given, so one array serves many.
+		this.lastHead = null;
+		this.lastRead = null;
+		// decimalValue is what decimal read last. (A field rather than a pair: decimal
+		// runs for every reference of every answer.)
+		this.decimalValue = 0;
+	}
 
-// parseFrame reads a response frame (wire.ParseResponse): its status, its header fields as
-// [name, value] pairs, the references of its "@" lines, and its body, a view of frame. It
-// throws FrameError for a frame that does not follow the grammar: the plugin's failure.
-export function parseFrame(frame) {
-	// The head: the status line, the fields, the "@" lines, a blank line.
-	let end = 0, refsAt = -1;
-	for (; end + 1 < frame.length; end++) {
-		if (frame[end] !== 10) continue;
-		if (frame[end + 1] === 10) break;
-		if (frame[end + 1] === 64 && refsAt < 0) refsAt = end + 1;
-	}
-	if (end + 1 >= frame.length) throw new FrameError("no blank line ends the head");
-	const { status, headers } = statusAndFields(frame, refsAt < 0 ? end : refsAt - 1);
-	const body = frame.subarray(end + 2);
-	const refs = [];
-	let last = 0;
-	for (let i = refsAt; i >= 0 && i < end; i++) { // "@AT SIZE NAME"
-		const atEnd = decimal(frame, i + 1, end);
-		const at = decimalValue;
-		const sizeEnd = atEnd < 0 ? -1 : decimal(frame, atEnd + 1, end);
-		if (sizeEnd < 0) throw new FrameError("malformed reference");
-		const size = decimalValue;
-		const from = sizeEnd + 1;
-		i = from;
-		while (i < end && frame[i] !== 10) {
-			const c = frame[i++];
-			if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) throw new FrameError("malformed object name");
+	// parse reads a response frame (wire.ParseResponse): its status, its header fields as
+	// [name, value] pairs, the references of its "@" lines, and its body, a view of frame.
+	// It throws FrameError for a frame that does not follow the grammar: the plugin's
+	// failure.
+	parse(frame) {
+		// The head: the status line, the fields, the "@" lines, a blank line.
+		let end = 0, refsAt = -1;
+		for (; end + 1 < frame.length; end++) {
+			if (frame[end] !== 10) continue;
+			if (frame[end + 1] === 10) break;
+			if (frame[end + 1] === 64 && refsAt < 0) refsAt = end + 1;
 		}
-		if (i - from !== 64) throw new FrameError("malformed object name");
-		if (i < end && frame[i + 1] !== 64) throw new FrameError("a field after a reference");
-		if (at < last || at > body.length) throw new FrameError("references out of order or past the body");
-		last = at;
-		refs.push({ at, size, name: String.fromCharCode.apply(null, frame.subarray(from, i)) });
+		if (end + 1 >= frame.length) throw new FrameError("no blank line ends the head");
+		const { status, headers } = this.statusAndFields(frame, refsAt < 0 ? end : refsAt - 1);
+		const body = frame.subarray(end + 2);
+		const refs = [];
+		let last = 0;
+		for (let i = refsAt; i >= 0 && i < end; i++) { // "@AT SIZE NAME"
+			const atEnd = this.decimal(frame, i + 1, end);
+			const at = this.decimalValue;
+			const sizeEnd = atEnd < 0 ? -1 : this.decimal(frame, atEnd + 1, end);
+			if (sizeEnd < 0) throw new FrameError("malformed reference");
+			const size = this.decimalValue;
+			const from = sizeEnd + 1;
+			i = from;
+			while (i < end && frame[i] !== 10) {
+				const c = frame[i++];
+				if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) throw new FrameError("malformed object name");
+			}
+			if (i - from !== 64) throw new FrameError("malformed object name");
+			if (i < end && frame[i + 1] !== 64) throw new FrameError("a field after a reference");
+			if (at < last || at > body.length) throw new FrameError("references out of order or past the body");
+			last = at;
+			refs.push({ at, size, name: String.fromCharCode.apply(null, frame.subarray(from, i)) });
+		}
+		if ((status === 204 || status === 205 || status === 304) && (body.length > 0 || refs.length > 0)) {
+			throw new FrameError("a body with a status that has none");
+		}
+		return { status, headers, refs, body };
 	}
-	if ((status === 204 || status === 205 || status === 304) && (body.length > 0 || refs.length > 0)) {
-		throw new FrameError("a body with a status that has none");
+
+	// statusAndFields reads the status and the header fields, as [name, value] pairs, from
+	// the first n bytes of frame (the status line and the field lines, without the LF after
+	// the last), as wire.ParseResponse does: a final status, 200 to 599, then NAME ": " VALUE
+	// lines whose name is an HTTP token.
+	statusAndFields(frame, n) {
+		const lastHead = this.lastHead;
+		if (lastHead !== null && lastHead.length === n) {
+			let i = 0;
+			while (i < n && frame[i] === lastHead[i]) i++;
+			if (i === n) return this.lastRead;
+		}
+		const head = frameDecoder.decode(frame.subarray(0, n));
+		const nl = head.indexOf("\n");
+		const line = nl < 0 ? head : head.slice(0, nl);
+		if (!/^[2-5][0-9][0-9]$/.test(line)) throw new FrameError("malformed status line: a final status, 200 to 599");
+		const headers = [];
+		for (let at = nl + 1; nl >= 0 && at <= head.length;) {
+			let next = head.indexOf("\n", at);
+			if (next < 0) next = head.length;
+			const colon = head.indexOf(": ", at);
+			if (colon <= at || colon >= next || !fieldName.test(head.slice(at, colon))) throw new FrameError("malformed field line");
+			headers.push([head.slice(at, colon), head.slice(colon + 2, next)]);
+			at = next + 1;
+		}
+		this.lastHead = frame.slice(0, n);
+		this.lastRead = { status: Number(line), headers };
+		return this.lastRead;
 	}
-	return { status, headers, refs, body };
+
+	// decimal reads a canonical decimal (no sign, no leading zero) of at most 16 digits
+	// from frame at i, ending at a space, into decimalValue, and returns the index of the
+	// space, or -1.
+	decimal(frame, i, end) {
+		let n = 0;
+		const from = i;
+		while (i < end && i - from < 17 && frame[i] >= 48 && frame[i] <= 57) n = n * 10 + frame[i++] - 48;
+		const digits = i - from;
+		if (digits === 0 || digits > 16 || (frame[from] === 48 && digits > 1) || frame[i] !== 32 || n >= 2 ** 53) return -1;
+		this.decimalValue = n;
+		return i;
+	}
 }
