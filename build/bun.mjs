@@ -1,3 +1,5 @@
+// @ts-check
+
 // The Bun entry module: plugin.wasm behind the platform-neutral host (host.mjs) on
 // Bun.serve, with the content store read from the assets folder beside it.
 //
@@ -14,7 +16,7 @@
 import { optionsFrom, startHost, storeDir } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
-const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
+const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")).href);
 const [module, pack] = await Promise.all([Bun.file(here("plugin.wasm")).arrayBuffer().then((b) => WebAssembly.compile(b)), Bun.file(here("catalog.pack")).arrayBuffer()]);
 
 // host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH)

@@ -1,3 +1,5 @@
+// @ts-check
+
 // The Deno entry module (Deno 2, and Deno Deploy): plugin.wasm behind the
 // platform-neutral host (host.mjs) for `deno serve`, with the content store read from the
 // assets folder beside it.
@@ -13,7 +15,7 @@
 import { optionsFrom, startHost, storeDir } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
-const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
+const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")).href);
 const [module, pack] = await Promise.all([Deno.readFile(here("plugin.wasm")).then((b) => WebAssembly.compile(b)), Deno.readFile(here("catalog.pack"))]);
 
 // host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH)

@@ -1,3 +1,5 @@
+// @ts-check
+
 // The JavaScript host of plugin.wasm, for any runtime with WebAssembly and the web APIs
 // (workerd, Deno, Bun, Node): a pipe between a Request and the plugin. This module is the
 // API of the entry modules (Host, startHost, optionsFrom, startFailure, storeDir, limits,
@@ -48,6 +50,46 @@ import { ObjectCache, respond } from "./host/splice.mjs";
 export { limits } from "./host/limits.mjs";
 export { readsWhole } from "./host/frame.mjs";
 
+/** @typedef {import("./host/failure.mjs").Answer} Answer */
+/** @typedef {import("./host/failure.mjs").ResponseClass} ResponseClass */
+/** @typedef {import("./host/frame.mjs").HeadersLike} HeadersLike */
+/** @typedef {import("./host/frame.mjs").Parsed} Parsed */
+/** @typedef {import("./host/frame.mjs").RequestLike} RequestLike */
+/** @typedef {import("./host/keys.mjs").KeysFetch} KeysFetch */
+/** @typedef {import("./host/plugin.mjs").Exports} Exports */
+/** @typedef {import("./host/replay.mjs").Hint} Hint */
+/** @typedef {import("./host/splice.mjs").Context} Context */
+/** @typedef {import("./host/splice.mjs").Store} Store */
+
+/**
+ * CreatePlugin is the Extism SDK's default export (createPlugin), as the host calls it.
+ * @typedef {(manifest: { wasm: { module: WebAssembly.Module }[] }, options: { useWasi: boolean, enableWasiOutput: boolean }) => Promise<{ getInstance(): Promise<WebAssembly.Instance> }>} CreatePlugin
+ */
+
+/**
+ * HostInit is what an entry gives a Host (see Host).
+ * @typedef {object} HostInit
+ * @property {CreatePlugin} createPlugin
+ * @property {WebAssembly.Module} module the compiled plugin.wasm
+ * @property {ArrayBuffer | Uint8Array} pack the bytes of catalog.pack
+ * @property {Record<string, any>} [options] the plugin's options (edge/wire Options)
+ * @property {KeysFetch} [fetch] fetches the key sets the options name by URL
+ * @property {ResponseClass} [Response] makes every answer, in the Fetch API's Response's place
+ */
+
+/**
+ * Instance is a plugin instance as a Host keeps it (Host.start): its raw exports, the
+ * request header fields it reads, the URLs of the key sets it names, and the version of
+ * each set it was given.
+ * @typedef {{ raw: Raw, fields: string[], keyURLs: string[], keyVersions: Map<string, number> }} Instance
+ */
+
+/**
+ * Answered is the plugin's answer to a request (Host.answer): the response frame, it
+ * parsed, its replay hint (or null), and the head's length in the request frame.
+ * @typedef {{ out: Uint8Array<ArrayBuffer>, parsed: Parsed, hint: Hint | null, headBytes: number }} Answered
+ */
+
 const empty = new Uint8Array(0);
 
 // storeDir is where the content store's objects are in `skilledge build`'s assets
@@ -61,7 +103,14 @@ export const storeDir = "/sha256/";
 // an environment variable; authName says which in errors). Text that is not a JSON object
 // throws OptionsRefused, which names it and says nothing of its content, as the plugin
 // refuses bad options: never a server without the authorization it was given.
+/**
+ * @param {Record<string, any> | string | undefined} options
+ * @param {string | undefined} auth
+ * @param {string} [authName]
+ * @returns {Record<string, any>}
+ */
 export function optionsFrom(options, auth, authName = "SKILLEDGE_AUTH") {
+	/** @type {(text: string, name: string, what: string, isAuth: boolean) => Record<string, any>} */
 	const object = (text, name, what, isAuth) => {
 		let v = null;
 		try {
@@ -83,6 +132,10 @@ export function optionsFrom(options, auth, authName = "SKILLEDGE_AUTH") {
 // are wrong; the reason goes to the log, or to the terminal of an entry that is a process.
 // Any other refusal is answered with the failure "start" and the reason (startFailure).
 export class OptionsRefused extends Error {
+	/**
+	 * @param {string} message
+	 * @param {boolean} auth
+	 */
 	constructor(message, auth) {
 		super(message);
 		this.auth = auth;
@@ -92,6 +145,11 @@ export class OptionsRefused extends Error {
 // startFailure is the answer, made with R, of a host that could not start for err: the
 // failure "auth" for a refused auth option (OptionsRefused.auth), which says nothing of it,
 // else "start" with err's message.
+/**
+ * @param {Error} err
+ * @param {ResponseClass} [R]
+ * @returns {Answer}
+ */
 export function startFailure(err, R = Response) {
 	return err instanceof OptionsRefused && err.auth ? failureResponse("auth", undefined, R) : failureResponse("start", err.message, R);
 }
@@ -128,14 +186,19 @@ export function startFailure(err, R = Response) {
 // spares itself a Request and a Response for every request (node.mjs), and with
 // host.respondTo an async call's turns too, for a body it has read whole.
 export class Host {
+	/** @param {HostInit} init */
 	constructor({ createPlugin, module, pack, options, fetch, Response: R }) {
 		this.createPlugin = createPlugin;
+		/** @type {ResponseClass} */
 		this.Response = R ?? Response;
 		this.module = module;
 		this.pack = pack;
 		this.options = options ?? {};
+		/** @type {Promise<Instance> | null} */
 		this.starting = null; // Promise of the instance, made once
+		/** @type {Instance | null} */
 		this.instance = null; // what starting resolved to, once it has
+		/** @type {OptionsRefused | null} */
 		this.refused = null; // the OptionsRefused that start threw, once it has: options never change
 		this.frames = new FrameParser(); // this host's: it keeps what it read of the last frame
 		this.replays = new Replays();
@@ -146,6 +209,7 @@ export class Host {
 	// ready makes the instance now rather than on the first request, and throws what went
 	// wrong when it cannot (options the plugin refuses, an index it cannot load, a key set
 	// it cannot have): an entry that is a process serves only once it can answer.
+	/** @returns {Promise<void>} */
 	async ready() {
 		this.starting ??= this.start();
 		this.instance = await this.starting;
@@ -153,6 +217,7 @@ export class Host {
 
 	// start makes the instance: {raw, fields, keyURLs, keyVersions}, with the key
 	// sets the plugin names fetched (those not in hand yet: a new instance finds them).
+	/** @returns {Promise<Instance>} */
 	async start() {
 		// enableWasiOutput: the plugin writes to stderr only when it crashes; let that reach the logs.
 		const p = await this.createPlugin({ wasm: [{ module: this.module }] }, { useWasi: true, enableWasiOutput: true });
@@ -160,9 +225,10 @@ export class Host {
 		// Options and index go in through the raw exports too: one copy each, where the Extism
 		// exports read their input 8 bytes per call into JavaScript (the index of a large
 		// catalog is hundreds of KB: milliseconds of the first request).
-		const raw = new Raw(x);
+		const raw = new Raw(/** @type {Exports} */ (x));
 		this.configure(raw);
 		raw.call("skilledge_load", new Uint8Array(this.pack));
+		/** @type {Instance} */
 		const instance = { raw, fields: raw.fields(), keyURLs: raw.wanted(), keyVersions: new Map() };
 		if (this.keys !== null && instance.keyURLs.length > 0) {
 			await Promise.all(instance.keyURLs.filter((u) => this.keys.version(u) === 0).map((u) => this.keys.want(u)));
@@ -179,6 +245,7 @@ export class Host {
 	// without it, so that what a caller is told never comes from the auth option. The
 	// instance, last configured without its auth option, goes with the error: it never
 	// serves.
+	/** @param {Raw} raw */
 	configure(raw) {
 		const why = raw.configure(this.options);
 		if (why === null) return;
@@ -190,6 +257,7 @@ export class Host {
 
 	// giveKeys gives instance every key set in hand that it does not have. A set the plugin
 	// refuses (no key set) is logged, once a version; the instance keeps the one it had.
+	/** @param {Instance} instance */
 	giveKeys(instance) {
 		for (const url of instance.keyURLs) {
 			const { doc, version } = this.keys.current(url);
@@ -209,6 +277,13 @@ export class Host {
 	// length in the request frame. A 401 that wants a key set (a token named a key the set
 	// in hand lacks) has the set fetched, when the schedule allows, and the plugin asked
 	// again once: then the result is a promise. An error is the instance's failure.
+	/**
+	 * @param {Instance} instance
+	 * @param {string} head
+	 * @param {Uint8Array} body
+	 * @param {Context} [ctx]
+	 * @returns {Answered | Promise<Answered>}
+	 */
 	answer(instance, head, body, ctx) {
 		if (this.keys !== null && instance.keyURLs.length > 0) {
 			for (const url of instance.keyURLs) this.keys.refresh(url, ctx);
@@ -227,6 +302,14 @@ export class Host {
 	// answer again. first is a copy of the first answer (the instance's memory serves other
 	// requests while this one waits), which stands when nothing new came. Every answer it
 	// gives is a copy, for the same reason; none is replayed (a 401 never is).
+	/**
+	 * @param {Instance} instance
+	 * @param {string} head
+	 * @param {Uint8Array} body
+	 * @param {Uint8Array<ArrayBuffer>} first
+	 * @param {string[]} wanted
+	 * @returns {Promise<Answered>}
+	 */
 	async answerAgain(instance, head, body, first, wanted) {
 		await this.keys.wantAll(wanted);
 		const newer = wanted.some((u) => this.keys.version(u) !== (instance.keyVersions.get(u) ?? 0));
@@ -243,6 +326,7 @@ export class Host {
 	// maxBody is the longest request body the plugin takes (its option maxBody; 0 or none
 	// is the default, as the plugin reads it): a longer one is answered 413 once maxBody+1
 	// bytes of it are read.
+	/** @returns {number} */
 	get maxBody() {
 		const m = this.options.maxBody;
 		return m > 0 ? m : limits.DefaultMaxBody;
@@ -251,6 +335,7 @@ export class Host {
 	// started makes the instance, or throws why it cannot (logged once a start): the next
 	// request tries again, unless the plugin refused the options, which never change: then
 	// every request is refused at once, and nothing more is logged.
+	/** @returns {Promise<Instance>} */
 	async started() {
 		if (this.refused !== null) throw this.refused;
 		this.starting ??= this.start();
@@ -271,6 +356,12 @@ export class Host {
 
 	// fetch answers request. Once the instance is up, a request awaits only its body (and
 	// objects not in the cache), as a plain server does.
+	/**
+	 * @param {RequestLike} request
+	 * @param {Store} store
+	 * @param {Context} [ctx]
+	 * @returns {Promise<Answer>}
+	 */
 	async fetch(request, store, ctx) {
 		let instance = this.instance;
 		if (instance === null) {
@@ -299,6 +390,15 @@ export class Host {
 	// It returns the answer, and a promise of it only when something must be awaited (the
 	// instance made again, a key set, objects not in the cache): a server that is not
 	// Fetch-based (node:http) so spares itself a Request and an async call's turns.
+	/**
+	 * @param {string} method
+	 * @param {string} target
+	 * @param {HeadersLike} headers
+	 * @param {Uint8Array} body
+	 * @param {Store} store
+	 * @param {Context} [ctx]
+	 * @returns {Answer | Promise<Answer>}
+	 */
 	respondTo(method, target, headers, body, store, ctx) {
 		const instance = this.instance;
 		if (instance === null) {
@@ -312,6 +412,14 @@ export class Host {
 
 	// reply answers the request of head and body with instance: from a kept answer
 	// (Replays), else the plugin's. It returns the answer or a promise of it.
+	/**
+	 * @param {Instance} instance
+	 * @param {string} head
+	 * @param {Uint8Array} body
+	 * @param {Store} store
+	 * @param {Context} [ctx]
+	 * @returns {Answer | Promise<Answer>}
+	 */
 	reply(instance, head, body, store, ctx) {
 		const parsed = this.replays.lookup(head, body);
 		if (parsed !== null) return this.respondParsed(parsed, store, ctx);
@@ -329,6 +437,15 @@ export class Host {
 
 	// replied keeps the plugin's answer (answer's result) when its hint allows, and
 	// answers with it.
+	/**
+	 * @param {Instance} instance
+	 * @param {string} head
+	 * @param {Uint8Array} body
+	 * @param {Answered} answered
+	 * @param {Store} store
+	 * @param {Context} [ctx]
+	 * @returns {Answer | Promise<Answer>}
+	 */
 	replied(instance, head, body, { out, parsed, hint, headBytes }, store, ctx) {
 		try {
 			if (hint !== null) this.replays.keep(head, headBytes, body, out, parsed, hint);
@@ -341,6 +458,11 @@ export class Host {
 	// failed answers a request whose instance trapped (a panic, out of memory) or answered
 	// a frame that does not parse: it is unusable. Only this request fails; the next one
 	// gets a new instance.
+	/**
+	 * @param {Instance} instance
+	 * @param {unknown} err
+	 * @returns {Answer}
+	 */
 	failed(instance, err) {
 		if (this.instance === instance) this.instance = this.starting = null;
 		console.error("skilledge: the plugin failed:", err);
@@ -348,6 +470,12 @@ export class Host {
 	}
 
 	// respondParsed is respond's answer to parsed, or the store's failure.
+	/**
+	 * @param {Parsed} parsed
+	 * @param {Store} store
+	 * @param {Context} [ctx]
+	 * @returns {Answer | Promise<Answer>}
+	 */
 	respondParsed(parsed, store, ctx) {
 		try {
 			const answer = respond(parsed, store, this.objects, ctx, this.Response);
@@ -359,11 +487,21 @@ export class Host {
 
 	// bodyFailed answers a request whose body could not be read (the client went away, or
 	// sent less than it said).
+	/**
+	 * @param {unknown} err
+	 * @returns {Answer}
+	 */
 	bodyFailed(err) {
 		console.error("skilledge: reading the request body:", err);
 		return failureResponse("body", undefined, this.Response);
 	}
 
+	// storeFailed answers a request whose objects the content store could not give (it
+	// threw).
+	/**
+	 * @param {unknown} err
+	 * @returns {Answer}
+	 */
 	storeFailed(err) {
 		console.error("skilledge: reading the content store:", err);
 		return failureResponse("store", undefined, this.Response);
@@ -373,6 +511,11 @@ export class Host {
 // startHost makes the Host of init() (a function, so that what it throws, bad options
 // among them, is caught too) and its instance (ready), or says on the console what is
 // wrong and calls exit(1): an entry that is a process serves only once it can answer.
+/**
+ * @param {() => HostInit} init
+ * @param {(code: number) => never} exit
+ * @returns {Promise<Host>}
+ */
 export async function startHost(init, exit) {
 	try {
 		const host = new Host(init());

@@ -24,7 +24,7 @@ import { Readable } from "node:stream";
 import { optionsFrom, readsWhole, startHost, storeDir } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
-const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")));
+const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")).href);
 const [module, pack] = await Promise.all([readFile(here("plugin.wasm")).then((b) => WebAssembly.compile(b)), readFile(here("catalog.pack"))]);
 
 // Answer is an answer of the host (its Response option): the body, the status and the

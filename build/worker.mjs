@@ -1,3 +1,5 @@
+// @ts-check
+
 // The Cloudflare Workers entry module: plugin.wasm behind the platform-neutral host
 // (host.mjs), with the content store in the Worker's static assets.
 //

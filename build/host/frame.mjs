@@ -1,5 +1,45 @@
+// @ts-check
+
 // Framing (edge/wire's package doc, "Frames"): a request framed for the plugin, and the
 // plugin's response frame read, as wire.AppendRequestHead and wire.ParseResponse do.
+
+/**
+ * HeadersLike is what the host reads of a request's header fields: get, as the Fetch
+ * API's Headers has it (a repeated field's values joined by ", ", null for a field the
+ * request lacks).
+ * @typedef {{ get(name: string): string | null }} HeadersLike
+ */
+
+/**
+ * RequestLike is what the host reads of a request (Host.fetch): a Request, or what stands
+ * for one (node.mjs's NodeRequest). body is null for none.
+ * @typedef {object} RequestLike
+ * @property {string} url absolute: scheme://authority/path?query
+ * @property {string} method
+ * @property {HeadersLike} headers
+ * @property {{ getReader(): ReadableStreamDefaultReader<Uint8Array> } | null} body
+ * @property {() => Promise<ArrayBuffer | Uint8Array>} arrayBuffer
+ */
+
+/**
+ * Ref is a reference of a response frame ("@AT SIZE NAME"): the SIZE bytes of the store
+ * object NAME (64 lowercase hex digits) go in at offset AT of the body.
+ * @typedef {{ at: number, size: number, name: string }} Ref
+ */
+
+/**
+ * Parsed is a response frame read (FrameParser.parse), or a replay (Replays.lookup):
+ * the status, the header fields as [name, value] pairs (not to be changed: they may be
+ * shared), the references, and the body. owned says the body is the caller's to give
+ * away (a replay's, when it names no objects); else it may be a view of the plugin's
+ * memory, valid until the next call into it.
+ * @typedef {object} Parsed
+ * @property {number} status
+ * @property {[string, string][]} headers
+ * @property {Ref[]} refs
+ * @property {Uint8Array<ArrayBuffer>} body
+ * @property {boolean} [owned]
+ */
 
 // requestHead is the head of a request's frame (wire.AppendRequestHead), as a string: the
 // request line, a line for each of fields (lowercase names, in their order) that headers
@@ -8,6 +48,13 @@
 // missing), and the blank line. Looking fields up
 // by name, not iterating the headers, spares the runtime a sorted, lowercased copy of
 // every field, most of which the plugin never reads.
+/**
+ * @param {string} method
+ * @param {string} target
+ * @param {HeadersLike} headers
+ * @param {string[]} fields
+ * @returns {string}
+ */
 export function requestHead(method, target, headers, fields) {
 	let head = `${method} ${target}\n`;
 	for (let i = 0; i < fields.length; i++) {
@@ -21,6 +68,11 @@ export function requestHead(method, target, headers, fields) {
 // enough for the plugin to see that a body is over the limit (413) without the host
 // holding all of it. A body of known, allowed length (readsWhole) is read at once (the
 // runtime holds it to that length), cheaper than chunk by chunk.
+/**
+ * @param {RequestLike} request
+ * @param {number} limit
+ * @returns {Promise<ArrayBuffer | Uint8Array> | null}
+ */
 export function requestBody(request, limit) {
 	if (request.body === null) return null;
 	if (readsWhole(request.headers.get("Content-Length"), limit)) return request.arrayBuffer();
@@ -30,10 +82,17 @@ export function requestBody(request, limit) {
 // readsWhole says whether a body whose Content-Length field is length (null for none) is
 // read whole at once, for a plugin that takes limit bytes: its length is known and
 // allowed. Any other body is read chunk by chunk, only as far as the plugin needs.
+/**
+ * @param {string | null} length
+ * @param {number} limit
+ * @returns {boolean}
+ */
 export function readsWhole(length, limit) {
 	return length !== null && Number(length) <= limit;
 }
 
+// bodyInChunks reads request's body (not null) as requestBody does, chunk by chunk.
+/** @type {(request: RequestLike, limit: number) => Promise<Uint8Array>} */
 async function bodyInChunks(request, limit) {
 	const parts = [];
 	let size = 0; // of the body read so far
@@ -68,11 +127,13 @@ const fieldName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // for another's, and no state is shared by hosts in one isolate.
 export class FrameParser {
 	constructor() {
+		/** @type {Uint8Array<ArrayBuffer> | null} */
 		// lastHead is a copy of the status line and fields of the last response frame read,
 		// and lastRead what statusAndFields read from them. Answers of a kind repeat them,
 		// so most requests compare bytes rather than decode, check and split a string. A
 		// Response copies the pairs it is given, so one array serves many.
 		this.lastHead = null;
+		/** @type {{ status: number, headers: [string, string][] } | null} */
 		this.lastRead = null;
 		// decimalValue is what decimal read last. (A field rather than a pair: decimal
 		// runs for every reference of every answer.)
@@ -83,6 +144,10 @@ export class FrameParser {
 	// [name, value] pairs, the references of its "@" lines, and its body, a view of frame.
 	// It throws FrameError for a frame that does not follow the grammar: the plugin's
 	// failure.
+	/**
+	 * @param {Uint8Array<ArrayBuffer>} frame
+	 * @returns {Parsed}
+	 */
 	parse(frame) {
 		// The head: the status line, the fields, the "@" lines, a blank line.
 		let end = 0, refsAt = -1;
@@ -94,6 +159,7 @@ export class FrameParser {
 		if (end + 1 >= frame.length) throw new FrameError("no blank line ends the head");
 		const { status, headers } = this.statusAndFields(frame, refsAt < 0 ? end : refsAt - 1);
 		const body = frame.subarray(end + 2);
+		/** @type {Ref[]} */
 		const refs = [];
 		let last = 0;
 		for (let i = refsAt; i >= 0 && i < end; i++) { // "@AT SIZE NAME"
@@ -124,6 +190,11 @@ export class FrameParser {
 	// the first n bytes of frame (the status line and the field lines, without the LF after
 	// the last), as wire.ParseResponse does: a final status, 200 to 599, then NAME ": " VALUE
 	// lines whose name is an HTTP token.
+	/**
+	 * @param {Uint8Array<ArrayBuffer>} frame
+	 * @param {number} n
+	 * @returns {{ status: number, headers: [string, string][] }}
+	 */
 	statusAndFields(frame, n) {
 		const lastHead = this.lastHead;
 		if (lastHead !== null && lastHead.length === n) {
@@ -135,6 +206,7 @@ export class FrameParser {
 		const nl = head.indexOf("\n");
 		const line = nl < 0 ? head : head.slice(0, nl);
 		if (!/^[2-5][0-9][0-9]$/.test(line)) throw new FrameError("malformed status line: a final status, 200 to 599");
+		/** @type {[string, string][]} */
 		const headers = [];
 		for (let at = nl + 1; nl >= 0 && at <= head.length;) {
 			let next = head.indexOf("\n", at);
@@ -152,6 +224,12 @@ export class FrameParser {
 	// decimal reads a canonical decimal (no sign, no leading zero) of at most 16 digits
 	// from frame at i, ending at a space, into decimalValue, and returns the index of the
 	// space, or -1.
+	/**
+	 * @param {Uint8Array<ArrayBuffer>} frame
+	 * @param {number} i
+	 * @param {number} end
+	 * @returns {number}
+	 */
 	decimal(frame, i, end) {
 		let n = 0;
 		const from = i;

@@ -1,3 +1,5 @@
+// @ts-check
+
 // Key sets (edge/wire's package doc, "Key sets"): the signing keys the plugin's options
 // name by URL, which the plugin cannot fetch. The plugin validates what it is given and
 // checks every token; a host fetches bytes on one schedule, the same on every host
@@ -7,6 +9,27 @@ import { limits } from "./limits.mjs";
 
 const encoder = new TextEncoder();
 
+/**
+ * KeysFetch fetches a key set for the host (the Host's option fetch): the runtime's
+ * fetch, or one that adds its own cache policy. urgent says the plugin wants the set
+ * because a token named a key the set in hand lacks, so no cache may answer with the old
+ * one.
+ * @typedef {(url: string, init: RequestInit, options: { urgent: boolean }) => Promise<Response>} KeysFetch
+ */
+
+/**
+ * KeySet is what KeySets keeps of one URL: its schedule, the set in hand (null before
+ * the first) and its version (0 before the first), the fetch under way, the version the
+ * plugin last refused (0: none), and the timer of a fetch after a failure.
+ * @typedef {object} KeySet
+ * @property {KeysState} state
+ * @property {Uint8Array | null} doc
+ * @property {number} version
+ * @property {Promise<void> | null} fetching
+ * @property {number} refused
+ * @property {any} retry the timer (a number, or on Node and Bun an object with unref)
+ */
+
 // keysAccept is the Accept field of a key set fetch.
 export const keysAccept = "application/jwk-set+json, application/json";
 
@@ -15,6 +38,11 @@ export const emptyKeySet = '{"keys":[]}';
 
 // keysFrame is the input of the keys export (wire.AppendKeys): url, LF, and doc, the key
 // set fetched from it (a Uint8Array), as it came.
+/**
+ * @param {string} url
+ * @param {Uint8Array} doc
+ * @returns {Uint8Array}
+ */
 export function keysFrame(url, doc) {
 	const u = encoder.encode(url + "\n");
 	const out = new Uint8Array(u.length + doc.length);
@@ -27,6 +55,11 @@ export function keysFrame(url, doc) {
 // values ("" when absent) is fresh (wire.KeysAge): the first valid max-age less Age,
 // between limits.KeysMinAge and limits.KeysMaxAge; KeysDefaultAge without one; KeysMinAge
 // with no-cache or no-store.
+/**
+ * @param {string} cacheControl
+ * @param {string} age
+ * @returns {number}
+ */
 export function keysAge(cacheControl, age) {
 	let maxAge = -1;
 	let found = false;
@@ -47,6 +80,7 @@ export function keysAge(cacheControl, age) {
 }
 
 // deltaSeconds reads digits (in quotes when quoted allows), capped at 2^31, or gives null.
+/** @type {(s: string, quoted: boolean) => number | null} */
 function deltaSeconds(s, quoted) {
 	if (quoted && s.length >= 2 && s[0] === '"' && s[s.length - 1] === '"') s = s.slice(1, -1);
 	if (!/^[0-9]+$/.test(s)) return null;
@@ -57,6 +91,11 @@ function deltaSeconds(s, quoted) {
 
 // keysRedirect says whether a key set fetch of the URL from follows a redirect to the URL
 // to (wire.KeysRedirect): to is https, or http to a loopback host when from is too.
+/**
+ * @param {string} from
+ * @param {string} to
+ * @returns {boolean}
+ */
 export function keysRedirect(from, to) {
 	let t, f;
 	try {
@@ -71,10 +110,12 @@ export function keysRedirect(from, to) {
 }
 
 // keysURL says whether a host fetches a key set from u at all (wire.KeysURL).
+/** @type {(u: string) => boolean} */
 export const keysURL = (u) => keysRedirect(u, u);
 
 // loopbackHost says whether a URL's hostname (as the URL parser normalizes it) is
 // localhost or a loopback address.
+/** @type {(h: string) => boolean} */
 function loopbackHost(h) {
 	return h === "localhost" || h === "[::1]" || /^127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$/.test(h);
 }
@@ -82,6 +123,7 @@ function loopbackHost(h) {
 // KeysState is the schedule of one key set URL (wire.KeysState), times in milliseconds.
 export class KeysState {
 	constructor() {
+		/** @type {number | null} */
 		this.tried = null; // when the last fetch began
 		this.failed = 0; // fetches failed since the last that brought a set
 		this.held = false; // a set is in hand
@@ -97,6 +139,7 @@ export class KeysState {
 	}
 
 	// refetch: a fetch may begin at now (none within pause()).
+	/** @param {number} now */
 	refetch(now) {
 		return this.tried === null || now >= this.tried + this.pause();
 	}
@@ -109,15 +152,22 @@ export class KeysState {
 	}
 
 	// due: the host fetches at now on its own (no set, or a stale one, and it may).
+	/** @param {number} now */
 	due(now) {
 		return (!this.held || now >= this.fresh) && this.refetch(now);
 	}
 
+	// begin records that a fetch begins at now.
+	/** @param {number} now */
 	begin(now) {
 		this.tried = now;
 	}
 
 	// done records a set fetched at now, fresh for age seconds.
+	/**
+	 * @param {number} now
+	 * @param {number} age
+	 */
 	done(now, age) {
 		this.held = true;
 		this.fresh = now + age * 1000;
@@ -131,10 +181,12 @@ export class KeysState {
 
 	// expired: the set held is given up (no fetch refreshed it for limits.KeysMaxAge after
 	// it went stale).
+	/** @param {number} now */
 	expired(now) {
 		return this.held && now >= this.fresh + limits.KeysMaxAge * 1000;
 	}
 
+	// drop gives the set held up.
 	drop() {
 		this.held = false;
 	}
@@ -144,12 +196,22 @@ export class KeysState {
 // given up and sets the plugin refused (console.error) and sets that changed (console.log).
 // fetch is the Host's (url, init, {urgent}); now gives the time in milliseconds.
 export class KeySets {
+	/**
+	 * @param {KeysFetch} fetch
+	 * @param {() => number} [now]
+	 */
 	constructor(fetch, now = () => Date.now()) {
 		this.fetchFn = fetch;
 		this.now = now;
+		/** @type {Map<string, KeySet>} */
 		this.sets = new Map(); // url -> {state, doc, version, fetching, refused, retry}
 	}
 
+	// entry is what is kept of url, made on first use.
+	/**
+	 * @param {string} url
+	 * @returns {KeySet}
+	 */
 	entry(url) {
 		let e = this.sets.get(url);
 		if (e === undefined) {
@@ -160,17 +222,30 @@ export class KeySets {
 	}
 
 	// current is the set in hand for url and its version (0 and null before the first).
+	/**
+	 * @param {string} url
+	 * @returns {{ doc: Uint8Array | null, version: number }}
+	 */
 	current(url) {
 		const e = this.entry(url);
 		return { doc: e.doc, version: e.version };
 	}
 
+	// version is the version of the set in hand for url (0 before the first).
+	/**
+	 * @param {string} url
+	 * @returns {number}
+	 */
 	version(url) {
 		return this.entry(url).version;
 	}
 
 	// refresh starts a fetch of url's set in the background when it is due; ctx.waitUntil,
 	// when the runtime has it, keeps the runtime alive until it ends.
+	/**
+	 * @param {string} url
+	 * @param {{ waitUntil?(promise: Promise<unknown>): void }} [ctx]
+	 */
 	refresh(url, ctx) {
 		const e = this.entry(url);
 		if (e.fetching !== null || !e.state.due(this.now())) return;
@@ -181,6 +256,10 @@ export class KeySets {
 	// want fetches url's set unless it was fetched within limits.KeysRefetch, and resolves
 	// once that fetch, or one under way, has ended. With a set in hand, the plugin wants it
 	// again because it lacked a key: the fetch is urgent.
+	/**
+	 * @param {string} url
+	 * @returns {Promise<void>}
+	 */
 	async want(url) {
 		const e = this.entry(url);
 		if (e.fetching === null && e.state.refetch(this.now())) e.fetching = this.run(e, url, e.doc !== null);
@@ -188,10 +267,20 @@ export class KeySets {
 	}
 
 	// wantAll is want for each of urls.
+	/**
+	 * @param {string[]} urls
+	 * @returns {Promise<void>}
+	 */
 	async wantAll(urls) {
 		await Promise.all(urls.map((u) => this.want(u)));
 	}
 
+	// refused logs, once a version, that the plugin refused the set of url (err says why).
+	/**
+	 * @param {string} url
+	 * @param {number} version
+	 * @param {Error} err
+	 */
 	refused(url, version, err) {
 		const e = this.entry(url);
 		if (e.refused === version) return;
@@ -202,6 +291,12 @@ export class KeySets {
 	// run fetches url's set into e; urgent says the plugin wants it. It never throws: a
 	// failure keeps the set in hand (unless it is given up), is logged, and is tried again
 	// on the schedule's pause (retryLater).
+	/**
+	 * @param {KeySet} e
+	 * @param {string} url
+	 * @param {boolean} urgent
+	 * @returns {Promise<void>}
+	 */
 	async run(e, url, urgent) {
 		e.state.begin(this.now());
 		try {
@@ -238,6 +333,10 @@ export class KeySets {
 	// so on until a fetch brings one. The timer does not keep a process alive (unref where
 	// the runtime has it); where a runtime runs no timer between requests (Workers), the
 	// next request past the pause fetches it (refresh).
+	/**
+	 * @param {KeySet} e
+	 * @param {string} url
+	 */
 	retryLater(e, url) {
 		const now = this.now();
 		if (e.state.held && now < e.state.fresh) return; // a token's fetch: the next such token asks again
@@ -258,10 +357,16 @@ export class KeySets {
 	// get fetches the document at url: {doc (a Uint8Array), age (seconds fresh)}. It follows
 	// redirects itself, each one keysRedirect allows, and reads at most limits.KeySetMax
 	// bytes, all within limits.KeysTimeout.
+	/**
+	 * @param {string} url
+	 * @param {boolean} urgent
+	 * @returns {Promise<{ doc: Uint8Array, age: number }>}
+	 */
 	async get(url, urgent) {
 		if (!keysURL(url)) throw new Error("not https (nor http to a loopback address): not fetched");
 		const fetch = this.fetchFn;
 		const signal = AbortSignal.timeout(limits.KeysTimeout * 1000);
+		/** @type {Record<string, string>} */
 		const headers = { accept: keysAccept };
 		if (urgent) headers["cache-control"] = "no-cache";
 		for (let at = url, hops = 0; ; hops++) {
@@ -292,6 +397,7 @@ export class KeySets {
 }
 
 // bodyAtMost reads a response's body, or gives null when it has more than limit bytes.
+/** @type {(r: Response, limit: number) => Promise<Uint8Array | null>} */
 async function bodyAtMost(r, limit) {
 	if (r.body === null) return new Uint8Array(0);
 	const parts = [];
@@ -317,6 +423,7 @@ async function bodyAtMost(r, limit) {
 }
 
 // sameBytes says whether b holds a's bytes at at.
+/** @type {(a: Uint8Array, b: Uint8Array, at: number) => boolean} */
 function sameBytes(a, b, at) {
 	for (let i = 0; i < a.length; i++) if (a[i] !== b[at + i]) return false;
 	return true;

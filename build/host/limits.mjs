@@ -1,3 +1,5 @@
+// @ts-check
+
 // The limits of the host contract, which the host's modules share.
 
 // limits are edge/wire's (limits.go); testdata/limits.json holds both to the same numbers.

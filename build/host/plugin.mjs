@@ -1,3 +1,5 @@
+// @ts-check
+
 // The plugin's raw exports (edge/plugin/main.go), as the host calls them: the options,
 // the index, each request and each key set go in with one copy, and what the plugin
 // answers is read from its memory.
@@ -8,9 +10,30 @@ import { parseHint } from "./replay.mjs";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder(); // for the plugin's own text (errors, field names)
 
+/** @typedef {import("./replay.mjs").Hint} Hint */
+
+/**
+ * Exports are the plugin's raw exports (edge/plugin/main.go): an input of (ptr, len) in
+ * the buffer skilledge_alloc gave; a status (0: done, else skilledge_error says why), or
+ * a packed ptr<<32 | len of the answer in linear memory (0: none). The exports a plugin
+ * older than them lacks are optional.
+ * @typedef {object} Exports
+ * @property {WebAssembly.Memory} memory
+ * @property {(size: number) => number} skilledge_alloc
+ * @property {(ptr: number, len: number) => number} skilledge_configure
+ * @property {(ptr: number, len: number) => number} skilledge_load
+ * @property {(ptr: number, len: number) => bigint} skilledge_http
+ * @property {() => bigint} skilledge_fields
+ * @property {() => bigint} skilledge_error
+ * @property {() => bigint} [skilledge_replay]
+ * @property {() => bigint} [skilledge_keys_wanted]
+ * @property {(ptr: number, len: number) => number} skilledge_keys
+ */
+
 // Raw calls the plugin's raw exports (see edge/plugin/main.go). It keeps the input buffer
 // skilledge_alloc gave, valid until the next alloc or load, so a request is one call.
 export class Raw {
+	/** @param {Exports} x */
 	constructor(x) {
 		this.x = x;
 		this.ptr = 0;
@@ -20,6 +43,10 @@ export class Raw {
 
 	// room returns the input buffer as a view of at least size bytes, growing it first
 	// when it is smaller.
+	/**
+	 * @param {number} size
+	 * @returns {Uint8Array<ArrayBuffer>}
+	 */
 	room(size) {
 		if (size > this.cap || this.cap === 0) {
 			this.cap = Math.max(size, 2 * this.cap, 16384);
@@ -30,6 +57,10 @@ export class Raw {
 
 	// configure gives skilledge_configure options (an object): null when the plugin takes
 	// them, else its reason.
+	/**
+	 * @param {object} options
+	 * @returns {string | null}
+	 */
 	configure(options) {
 		const b = encoder.encode(JSON.stringify(options));
 		this.room(b.length).set(b);
@@ -37,6 +68,10 @@ export class Raw {
 	}
 
 	// call runs skilledge_load (or another export of the same kind) with input b.
+	/**
+	 * @param {"skilledge_load"} name
+	 * @param {Uint8Array} b
+	 */
 	call(name, b) {
 		this.room(b.length).set(b);
 		if (name === "skilledge_load") this.cap = 0; // the plugin keeps that buffer
@@ -48,6 +83,11 @@ export class Raw {
 	// input buffer: a head of n UTF-16 units is at most 3n bytes of UTF-8. The response
 	// frame returned is a view of the plugin's memory, valid until the next call into it:
 	// callers copy what they keep across an await.
+	/**
+	 * @param {string} head
+	 * @param {Uint8Array} body
+	 * @returns {Uint8Array<ArrayBuffer>}
+	 */
 	http(head, body) {
 		const room = this.room(3 * head.length + body.length);
 		const { written } = encoder.encodeInto(head, room);
@@ -60,11 +100,13 @@ export class Raw {
 
 	// fields is the request header fields the plugin reads (skilledge_fields), lowercase,
 	// in its order: only these are framed.
+	/** @returns {string[]} */
 	fields() {
 		return decoder.decode(bytesAt(this.x, this.x.skilledge_fields())).split("\n");
 	}
 
 	// replay is the hint of the last http answer (parseHint), or null.
+	/** @returns {Hint | null} */
 	replay() {
 		if (typeof this.x.skilledge_replay !== "function") return null;
 		const packed = this.x.skilledge_replay();
@@ -73,6 +115,7 @@ export class Raw {
 
 	// wanted is the URLs of the key sets the plugin wants (skilledge_keys_wanted): [] for
 	// none, and from a plugin older than the export.
+	/** @returns {string[]} */
 	wanted() {
 		if (typeof this.x.skilledge_keys_wanted !== "function") return [];
 		const packed = this.x.skilledge_keys_wanted();
@@ -82,12 +125,18 @@ export class Raw {
 	// keys gives the plugin the key set doc (a Uint8Array) fetched from url
 	// (skilledge_keys); it throws KeysRefused with the plugin's reason when the plugin
 	// refuses it.
+	/**
+	 * @param {string} url
+	 * @param {Uint8Array} doc
+	 */
 	keys(url, doc) {
 		const frame = keysFrame(url, doc);
 		this.room(frame.length).set(frame);
 		if (this.x.skilledge_keys(this.ptr, frame.length) !== 0) throw new KeysRefused(this.error());
 	}
 
+	// error is the plugin's reason for the last call that failed (skilledge_error).
+	/** @returns {string} */
 	error() {
 		return decoder.decode(bytesAt(this.x, this.x.skilledge_error()));
 	}
@@ -97,6 +146,7 @@ export class Raw {
 export class KeysRefused extends Error {}
 
 // bytesAt is the linear memory a packed (ptr<<32 | len) result names.
+/** @type {(x: Exports, packed: bigint) => Uint8Array<ArrayBuffer>} */
 function bytesAt(x, packed) {
 	return new Uint8Array(x.memory.buffer, Number(packed >> 32n), Number(packed & 0xffffffffn));
 }

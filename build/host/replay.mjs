@@ -1,8 +1,40 @@
+// @ts-check
+
 // Replays (edge/wire's package doc, "Replays"): the plugin's answers kept, as its replay
 // hints allow, and given again to requests that repeat one but for their JSON-RPC id.
 
 import { FrameError } from "./frame.mjs";
 import { limits } from "./limits.mjs";
+
+/** @typedef {import("./frame.mjs").Parsed} Parsed */
+/** @typedef {import("./frame.mjs").Ref} Ref */
+
+/**
+ * Hint is a replay hint (parseHint): where the id lies in the request frame, its length,
+ * where the answer echoes it, the longest request frame the promise holds for, and when
+ * it expires (unix seconds; 0: never).
+ * @typedef {{ idAt: number, idLen: number, answerAt: number, maxFrame: number, expires: number }} Hint
+ */
+
+/**
+ * ReplayEntry is a kept answer (wire.ReplayEntry): the request's head and body around
+ * the id, the id's kind, and the answer around the id.
+ * @typedef {object} ReplayEntry
+ * @property {string} head
+ * @property {number} headHash
+ * @property {number} headBytes
+ * @property {Uint8Array} before
+ * @property {Uint8Array} after
+ * @property {string} kind
+ * @property {number} maxFrame
+ * @property {number} expires
+ * @property {number} status
+ * @property {[string, string][]} headers
+ * @property {Uint8Array} answerBefore
+ * @property {Uint8Array} answerAfter
+ * @property {Ref[]} refs
+ * @property {number} size
+ */
 
 // Replays: the answers the plugin says may be given again to a request that repeats one
 // but for its JSON-RPC id (wire.Hint states the promise), so that such a request is
@@ -13,19 +45,27 @@ import { limits } from "./limits.mjs";
 // to an authenticated caller, whose credential is in the head) answers nothing from then
 // on, by the host's clock, and is dropped.
 export class Replays {
+	/** @param {number} [max] the most entries kept */
 	constructor(max = limits.ReplayEntries) {
 		this.max = max;
+		/** @type {Map<number, ReplayEntry>} */
 		this.entries = new Map(); // hash -> entry, oldest first
+		/** @type {[number, number][]} */
 		this.shapes = []; // [before, after]: body bytes around the id
 		this.bytes = 0;
 		// heads maps each kept entry's head to {hash: headHash(head), n: the entries with it},
 		// so that a head repeated is hashed by the runtime's own string hashing (Map.get),
 		// not character by character in JavaScript.
+		/** @type {Map<string, { hash: number, n: number }>} */
 		this.heads = new Map();
 		this.scratch = new Uint8Array(0); // the answers of lookup that are not owned
 	}
 
 	// add and drop keep entries, bytes and heads in step.
+	/**
+	 * @param {number} key
+	 * @param {ReplayEntry} e
+	 */
 	add(key, e) {
 		this.entries.set(key, e);
 		this.bytes += e.size;
@@ -34,10 +74,14 @@ export class Replays {
 		else k.n++;
 	}
 
+	/**
+	 * @param {number} key
+	 * @param {ReplayEntry} e
+	 */
 	drop(key, e) {
 		this.entries.delete(key);
 		this.bytes -= e.size;
-		const k = this.heads.get(e.head);
+		const k = /** @type {{ hash: number, n: number }} */ (this.heads.get(e.head));
 		if (--k.n === 0) this.heads.delete(e.head);
 	}
 
@@ -47,6 +91,12 @@ export class Replays {
 	// the next lookup, as the plugin's answers are until its next call (respond copies
 	// what it keeps): one allocation a replay, not two, where each costs more than the
 	// copying (a typed array of more than 64 bytes lies outside V8's heap).
+	/**
+	 * @param {string} head
+	 * @param {Uint8Array} body
+	 * @param {number} [now]
+	 * @returns {Parsed | null}
+	 */
 	lookup(head, body, now = Date.now()) {
 		if (this.shapes.length === 0) return null;
 		const h = this.heads.get(head)?.hash ?? headHash(head); // once: it is the same for every shape
@@ -84,6 +134,16 @@ export class Replays {
 	// limits.ReplayEntryMax (ReplayEntry.Size), its shape is one too many, or it has
 	// expired by now (the host's clock, milliseconds, as Date.now()). It says whether it
 	// kept it.
+	/**
+	 * @param {string} head
+	 * @param {number} headBytes
+	 * @param {Uint8Array} body
+	 * @param {Uint8Array} frame
+	 * @param {Parsed} parsed
+	 * @param {Hint} hint
+	 * @param {number} [now]
+	 * @returns {boolean}
+	 */
 	keep(head, headBytes, body, frame, parsed, hint, now = Date.now()) {
 		const idAt = hint.idAt - headBytes, n = hint.idLen;
 		const at = hint.answerAt - (frame.length - parsed.body.length); // the body ends the frame
@@ -92,6 +152,7 @@ export class Replays {
 		const id = body.subarray(idAt, idAt + n);
 		const kind = idKind(id);
 		if (kind === "" || !sameBytes(id, parsed.body, at)) return false;
+		/** @type {Ref[]} */
 		const refs = [];
 		for (const r of parsed.refs) {
 			if (r.at < at + n) return false; // the echo would move a reference before it
@@ -130,6 +191,10 @@ export class Replays {
 // promise holds for, and, in a hint limits.HintSizeExpiring long, when it expires (unix
 // seconds; 0: never). Bytes neither limits.HintSize nor limits.HintSizeExpiring long are
 // the plugin's failure (FrameError), as in the Go hosts.
+/**
+ * @param {Uint8Array} b
+ * @returns {Hint}
+ */
 export function parseHint(b) {
 	if (b.length !== limits.HintSize && b.length !== limits.HintSizeExpiring) throw new FrameError(`a replay hint of ${b.length} bytes`);
 	const v = new DataView(b.buffer, b.byteOffset, b.length);
@@ -141,6 +206,7 @@ export function parseHint(b) {
 
 // expired says whether a promise that expires at expires (unix seconds; 0: never) has by
 // now (milliseconds, as Date.now()) (wire.ReplayEntry.Expired).
+/** @type {(expires: number, now: number) => boolean} */
 function expired(expires, now) {
 	return expires > 0 && now >= expires * 1000;
 }
@@ -148,6 +214,10 @@ function expired(expires, now) {
 // idKind is wire.ReplayableID: "n" for an integer of at most 15 digits without sign of
 // zero or leading zeros, "s" for a string of at most 62 printable ASCII characters
 // without '"' or '\', "" for any other token.
+/**
+ * @param {Uint8Array} t
+ * @returns {"n" | "s" | ""}
+ */
 export function idKind(t) {
 	const n = t.length;
 	if (n === 0 || n > 64) return "";
@@ -164,6 +234,7 @@ export function idKind(t) {
 }
 
 // headHash is a 32-bit FNV-1a hash of head, which replayHash goes on from.
+/** @type {(head: string) => number} */
 function headHash(head) {
 	let h = 0x811c9dc5;
 	for (let i = 0; i < head.length; i++) h = Math.imul(h ^ head.charCodeAt(i), 0x01000193);
@@ -172,6 +243,7 @@ function headHash(head) {
 
 // replayHash goes on from h, headHash of the request's head, over body without its bytes
 // from..to.
+/** @type {(h: number, body: Uint8Array, from: number, to: number) => number} */
 function replayHash(h, body, from, to) {
 	for (let i = 0; i < from; i++) h = Math.imul(h ^ body[i], 0x01000193);
 	h = Math.imul(h ^ 0x100, 0x01000193);
@@ -180,6 +252,7 @@ function replayHash(h, body, from, to) {
 }
 
 // sameBytes says whether b holds a's bytes at at.
+/** @type {(a: Uint8Array, b: Uint8Array, at: number) => boolean} */
 function sameBytes(a, b, at) {
 	for (let i = 0; i < a.length; i++) if (a[i] !== b[at + i]) return false;
 	return true;

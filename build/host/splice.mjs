@@ -1,8 +1,30 @@
+// @ts-check
+
 // Splicing (edge/wire's package doc, "References"): a parsed response frame made an
 // answer, with the store objects its references name put in at their offsets, assembled
 // in memory from the objects the isolate keeps (ObjectCache) or streamed from the store.
 
 import { failureResponse } from "./failure.mjs";
+
+/** @typedef {import("./failure.mjs").Answer} Answer */
+/** @typedef {import("./failure.mjs").ResponseClass} ResponseClass */
+/** @typedef {import("./frame.mjs").Parsed} Parsed */
+/** @typedef {import("./frame.mjs").Ref} Ref */
+
+/**
+ * Store is the content store an entry gives the host: object(name) answers the object's
+ * bytes (404 when missing); stream(length), when the runtime has one, is a stream it
+ * sends with that Content-Length (default: a TransformStream).
+ * @typedef {object} Store
+ * @property {(name: string) => Promise<Response>} object
+ * @property {(length: number) => { readable: ReadableStream<Uint8Array>, writable: WritableStream<Uint8Array> }} [stream]
+ */
+
+/**
+ * Context is the runtime's context of a request, when it has one: waitUntil(promise)
+ * keeps the runtime alive until promise settles.
+ * @typedef {{ waitUntil?(promise: Promise<unknown>): void }} Context
+ */
 
 // assembleMax is the largest answer put together in memory rather than streamed.
 const assembleMax = 64 * 1024;
@@ -15,6 +37,14 @@ const assembleMax = 64 * 1024;
 // It returns the Response itself when nothing need be awaited (no objects, or all in the
 // cache), else a promise of it: every await costs the runtime a turn. R makes the
 // answers (Host's Response option).
+/**
+ * @param {Parsed} parsed
+ * @param {Store} store
+ * @param {ObjectCache} cache
+ * @param {Context} [ctx]
+ * @param {ResponseClass} [R]
+ * @returns {Answer | Promise<Answer>}
+ */
 export function respond({ status, headers, refs, body, owned }, store, cache, ctx, R = Response) {
 	if (refs.length === 0) return new R(body.length === 0 ? null : owned ? body : body.slice(), { status, headers });
 	let total = body.length;
@@ -58,6 +88,13 @@ async function fetchMissing(store, cache, status, headers, body, refs, objs, mis
 
 // splice is body with objs (the bytes of refs, in order) put in at their offsets: total
 // bytes (wire.AppendResolved).
+/**
+ * @param {Uint8Array<ArrayBuffer>} body
+ * @param {Ref[]} refs
+ * @param {Uint8Array<ArrayBuffer>[]} objs
+ * @param {number} total
+ * @returns {Uint8Array<ArrayBuffer>}
+ */
 export function splice(body, refs, objs, total) {
 	const out = new Uint8Array(total);
 	let at = 0, from = 0;
@@ -111,13 +148,19 @@ function objectFailure(r, o) {
 // least recently used): a hit only marks its object used, where reordering the map would
 // cost every hit two map writes.
 export class ObjectCache {
+	/** @param {number} [budget] */
 	constructor(budget = 8 * 1024 * 1024) {
 		this.budget = budget;
-		this.map = new Map(); // name -> {b: Uint8Array, used}, oldest (or last given a second chance) first
+		/** @type {Map<string, { b: Uint8Array<ArrayBuffer>, used: boolean }>} */
+		this.map = new Map(); // name -> {b: Uint8Array<ArrayBuffer>, used}, oldest (or last given a second chance) first
 		this.bytes = 0;
 	}
 
 	// get returns the kept bytes of name, or undefined, and marks them used.
+	/**
+	 * @param {string} name
+	 * @returns {Uint8Array<ArrayBuffer> | undefined}
+	 */
 	get(name) {
 		const e = this.map.get(name);
 		if (e === undefined) return undefined;
@@ -125,6 +168,11 @@ export class ObjectCache {
 		return e.b;
 	}
 
+	// put keeps b, the bytes of name, unless it is larger than assembleMax or kept already.
+	/**
+	 * @param {string} name
+	 * @param {Uint8Array<ArrayBuffer>} b
+	 */
 	put(name, b) {
 		if (b.length > assembleMax || this.map.has(name)) return;
 		this.map.set(name, { b, used: false });
@@ -149,6 +197,7 @@ export class ObjectCache {
 async function fetchObjects(store, refs) {
 	const out = new Array(refs.length);
 	let next = 0;
+	/** @type {{ err: unknown } | null} */
 	let failed = null; // {err}: the first the store threw
 	const fetcher = async () => {
 		while (next < refs.length && failed === null) {
