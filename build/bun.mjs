@@ -3,16 +3,16 @@
 // The Bun entry module: plugin.wasm behind the platform-neutral host (host.mjs) on
 // Bun.serve, with the content store read from the assets folder beside it.
 //
-// `skilledge build DIR -o OUT` writes this file to OUT/bun.mjs beside OUT/host.mjs,
-// OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and OUT/package.json, which names the
-// Extism JS SDK (`npm ci --prefix OUT` installs it from OUT/package-lock.json); then
-// `bun --max-http-header-size=65536 OUT/bun.mjs` (a 64 KiB head, as serve reads; Bun's
-// default, 16 KiB, refuses large access tokens) serves OUT on $PORT (default 8787; $HOST,
-// default every address) with the plugin's options from $SKILLEDGE_OPTIONS (the JSON
-// object the Worker's SKILLEDGE_OPTIONS is) and an auth option from $SKILLEDGE_AUTH. The
-// plugin and the index are loaded once per process; the SDK's browser build is the one
-// loaded, as on every platform. Everything a host does is host.mjs's; this file says
-// where Bun keeps things.
+// `skilledge build DIR -o OUT` writes this file to OUT/bun.mjs beside OUT/host.mjs (with
+// its modules, OUT/host/), OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and
+// OUT/package.json, which names the Extism JS SDK (`npm ci --prefix OUT` installs it from
+// OUT/package-lock.json); then `bun --max-http-header-size=65536 OUT/bun.mjs` (a 64 KiB
+// head, as serve reads; Bun's default, 16 KiB, refuses large access tokens) serves OUT on
+// $PORT (default 8787; $HOST, default every address) with the plugin's options from
+// $SKILLEDGE_OPTIONS (the JSON object the Worker's SKILLEDGE_OPTIONS is) and an auth
+// option from $SKILLEDGE_AUTH. The plugin and the index are loaded once per process; the
+// SDK's browser build is the one loaded, as on every platform. Everything a host does is
+// host.mjs's; this file says where Bun keeps things.
 import { optionsFrom, startHost, storeDir } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);

@@ -4,14 +4,14 @@
 // platform-neutral host (host.mjs) for `deno serve`, with the content store read from the
 // assets folder beside it.
 //
-// `skilledge build DIR -o OUT` writes this file to OUT/deno.mjs beside OUT/host.mjs,
-// OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and OUT/package.json, which names the
-// Extism JS SDK (`npm ci --prefix OUT` installs it from OUT/package-lock.json); then
-// `deno serve -A --port 8787 OUT/deno.mjs` serves OUT with the plugin's options from
-// $SKILLEDGE_OPTIONS (the JSON object the Worker's SKILLEDGE_OPTIONS is) and an auth option
-// from $SKILLEDGE_AUTH. The plugin and the index are loaded once per isolate; the SDK's
-// browser build is the one loaded, as on every platform. Everything a host does is
-// host.mjs's; this file says where Deno keeps things.
+// `skilledge build DIR -o OUT` writes this file to OUT/deno.mjs beside OUT/host.mjs (with
+// its modules, OUT/host/), OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and
+// OUT/package.json, which names the Extism JS SDK (`npm ci --prefix OUT` installs it from
+// OUT/package-lock.json); then `deno serve -A --port 8787 OUT/deno.mjs` serves OUT with
+// the plugin's options from $SKILLEDGE_OPTIONS (the JSON object the Worker's
+// SKILLEDGE_OPTIONS is) and an auth option from $SKILLEDGE_AUTH. The plugin and the index
+// are loaded once per isolate; the SDK's browser build is the one loaded, as on every
+// platform. Everything a host does is host.mjs's; this file says where Deno keeps things.
 import { optionsFrom, startHost, storeDir } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);

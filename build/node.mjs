@@ -1,14 +1,15 @@
 // The Node entry module (Node ≥ 22): plugin.wasm behind the platform-neutral host
 // (host.mjs) on node:http, with the content store read from the assets folder beside it.
 //
-// `skilledge build DIR -o OUT` writes this file to OUT/node.mjs beside OUT/host.mjs,
-// OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and OUT/package.json, which names the
-// Extism JS SDK (`npm ci --prefix OUT` installs it from OUT/package-lock.json); then `node OUT/node.mjs` serves
-// OUT on $PORT (default 8787; $HOST, default every address) with the plugin's options
-// from $SKILLEDGE_OPTIONS (the JSON object the Worker's SKILLEDGE_OPTIONS is) and an auth
-// option from $SKILLEDGE_AUTH. The plugin and the index are loaded once per process. The
-// SDK's browser build is the one loaded, as on every platform: it needs only WebAssembly
-// and the web APIs, where its Node build would use the experimental node:wasi.
+// `skilledge build DIR -o OUT` writes this file to OUT/node.mjs beside OUT/host.mjs (with
+// its modules, OUT/host/), OUT/plugin.wasm, OUT/catalog.pack, OUT/assets/ and
+// OUT/package.json, which names the Extism JS SDK (`npm ci --prefix OUT` installs it from
+// OUT/package-lock.json); then `node OUT/node.mjs` serves OUT on $PORT (default 8787;
+// $HOST, default every address) with the plugin's options from $SKILLEDGE_OPTIONS (the
+// JSON object the Worker's SKILLEDGE_OPTIONS is) and an auth option from $SKILLEDGE_AUTH.
+// The plugin and the index are loaded once per process. The SDK's browser build is the
+// one loaded, as on every platform: it needs only WebAssembly and the web APIs, where its
+// Node build would use the experimental node:wasi.
 //
 // Everything a host does is host.mjs's. This file serves as a plain node:http server
 // does: it reads a body of known length from the request's events and hands it whole to

@@ -3,17 +3,18 @@
 // The Cloudflare Workers entry module: plugin.wasm behind the platform-neutral host
 // (host.mjs), with the content store in the Worker's static assets.
 //
-// `skilledge build DIR -o OUT` copies this file to OUT/worker.mjs, and host.mjs beside it,
-// with OUT/plugin.wasm and OUT/catalog.pack (the catalog index), which wrangler bundles as
-// a CompiledWasm and a Data module, and OUT/assets/, the content store, which wrangler
-// uploads as the Worker's static assets, bound as ASSETS (see the root wrangler.toml, which
-// also aliases the Extism SDK to its browser build). Everything a host does is host.mjs's;
-// this file only says where Cloudflare keeps things: the options in the SKILLEDGE_OPTIONS
-// binding (wrangler.toml's [vars.SKILLEDGE_OPTIONS], which only a request's env carries, so
-// the plugin starts on the first request), the store objects in env.ASSETS, a stream of
-// known length in FixedLengthStream, ctx.waitUntil for a body still streaming or a key set
-// still being fetched, how the key sets an auth option names are fetched (fetchKeys), and
-// the auth option kept as a Worker secret (SKILLEDGE_AUTH, optionsOf).
+// `skilledge build DIR -o OUT` copies this file to OUT/worker.mjs, and host.mjs (with its
+// modules, OUT/host/) beside it, with OUT/plugin.wasm and OUT/catalog.pack (the catalog
+// index), which wrangler bundles as a CompiledWasm and a Data module, and OUT/assets/,
+// the content store, which wrangler uploads as the Worker's static assets, bound as
+// ASSETS (see the root wrangler.toml, which also aliases the Extism SDK to its browser
+// build). Everything a host does is host.mjs's; this file only says where Cloudflare
+// keeps things: the options in the SKILLEDGE_OPTIONS binding (wrangler.toml's
+// [vars.SKILLEDGE_OPTIONS], which only a request's env carries, so the plugin starts on
+// the first request), the store objects in env.ASSETS, a stream of known length in
+// FixedLengthStream, ctx.waitUntil for a body still streaming or a key set still being
+// fetched, how the key sets an auth option names are fetched (fetchKeys), and the auth
+// option kept as a Worker secret (SKILLEDGE_AUTH, optionsOf).
 import createPlugin from "@extism/extism";
 import module from "./plugin.wasm";
 import pack from "./catalog.pack";

@@ -19,10 +19,10 @@ import (
 )
 
 // TestWorkerKeys: a Worker whose auth option names a key set by URL fetches it (through
-// worker.mjs's fetch and host.mjs's KeySets, in workerd) on its first request, accepts the
-// tokens it verifies, refuses a token of a new kid without fetching again within the
-// pause, and past it fetches the set again, past the caches, and answers the request that
-// wanted it. It waits out the pause (wire.KeysRefetch, 30 s).
+// worker.mjs's fetch and KeySets, build/host/keys.mjs, in workerd) on its first request,
+// accepts the tokens it verifies, refuses a token of a new kid without fetching again
+// within the pause, and past it fetches the set again, past the caches, and answers the
+// request that wanted it. It waits out the pause (wire.KeysRefetch, 30 s).
 func TestWorkerKeys(t *testing.T) {
 	var mu sync.Mutex
 	keys := map[string]ed25519.PrivateKey{}

@@ -595,7 +595,7 @@ func TestWorkerStoreObjects(t *testing.T) {
 }
 
 // TestWorkerReplays: the Worker answers requests that repeat one but for the id from the
-// answers it kept (build/host.mjs, Replays); each answer must be what edge itself
+// answers it kept (build/host/replay.mjs, Replays); each answer must be what edge itself
 // answers, whether it was replayed or not: another id of either kind, a longer one, ids it
 // may not stand for, other files and hosts, a body at the size limit and one byte over it.
 func TestWorkerReplays(t *testing.T) {

@@ -1,7 +1,8 @@
 // Package wire is the contract between the plugin and its hosts: everything a host must do
 // the same way as every other host, written down once here and checked by the vectors in
 // testdata/, which the Go tests and the JavaScript host's tests (build/host.test.mjs) both
-// run. A host rule changes here, in a vector, and in build/host.mjs, or not at all.
+// run. A host rule changes here, in a vector, and in the JavaScript host (build/host.mjs
+// and the modules of its roles, build/host/), or not at all.
 //
 // The plugin (edge/plugin) decides every answer. A host moves bytes and owns only what a
 // host can: sockets, the body cap, the wait for an instance, deadlines, the content store
