@@ -203,7 +203,7 @@ func (c *linkCheck) markdown(path string) {
 		c.problem(path, 0, "%v", err)
 		return
 	}
-	fence := ""
+	var fence fence
 	for i, line := range strings.Split(string(b), "\n") {
 		n := i + 1
 		if fence == "" {
@@ -211,16 +211,7 @@ func (c *linkCheck) markdown(path string) {
 		} else {
 			c.text(path, n, line)
 		}
-		if f := fenceOf(line); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(f, fence):
-				fence = ""
-			}
-			continue
-		}
-		if fence != "" {
+		if fence.step(line) || fence != "" {
 			continue
 		}
 		for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
@@ -246,6 +237,24 @@ func (c *linkCheck) markdown(path string) {
 }
 
 // fenceOf returns the fence a line opens or closes (``` or ~~~, as long as written), or "".
+// A fence is the code fence a Markdown document is inside of, as its lines are read in
+// order ("" outside any).
+type fence string
+
+// step reads the next line and reports whether it opens or closes a fence.
+func (f *fence) step(line string) bool {
+	g := fenceOf(line)
+	switch {
+	case g == "":
+		return false
+	case *f == "":
+		*f = fence(g)
+	case strings.HasPrefix(g, string(*f)):
+		*f = ""
+	}
+	return true
+}
+
 func fenceOf(line string) string {
 	s := strings.TrimLeft(line, " ")
 	for _, f := range []string{"```", "~~~"} {
@@ -414,19 +423,10 @@ func (c *linkCheck) anchor(path string, n int, run, full, anchor string) {
 func headingSlugs(b []byte) []string {
 	var out []string
 	seen := map[string]int{}
-	fence := ""
+	var fence fence
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		l := string(line)
-		if f := fenceOf(l); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(f, fence):
-				fence = ""
-			}
-			continue
-		}
-		if fence != "" {
+		if fence.step(l) || fence != "" {
 			continue
 		}
 		text, ok := headingText(l)

@@ -466,30 +466,45 @@ func TestPrivateAccessAndSecret(t *testing.T) {
 
 	assertion := func(change map[string]any) string {
 		now := time.Now().Unix()
-		c := map[string]any{"iss": team, "aud": []string{aud}, "sub": "u-1", "email": "ana@acme.example", "iat": now, "exp": now + 600, "scope": "skills:read"}
-		for k, v := range change {
-			c[k] = v
-		}
-		b, _ := json.Marshal(c)
-		return signJWT(`{"alg":"ES256","kid":"t1","typ":"JWT"}`, string(b), nil)
+		return accessAssertion(map[string]any{"iss": team, "aud": []string{aud}, "sub": "u-1", "email": "ana@acme.example", "iat": now, "exp": now + 600, "scope": "skills:read"}, change)
 	}
+	listedBy(t, []privateServer{{"serve", local}, {"workerd", worker}}, []listedCase{
+		{"no credential", nil, 401, ""},
+		{"an Access assertion", []string{"Cf-Access-Jwt-Assertion", assertion(nil)}, 200, "skill://public/SKILL.md"},
+		{"an Access assertion with finance", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"scope": "skills:read skills:finance"})}, 200,
+			"skill://finance/ledger/SKILL.md skill://public/SKILL.md"},
+		{"an assertion for another application", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"aud": []string{"another"}})}, 401, ""},
+		{"an assertion from another team", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"iss": "https://evil.cloudflareaccess.com"})}, 401, ""},
+		{"the static key", []string{"Authorization", "Bearer " + key}, 200, "skill://finance/ledger/SKILL.md skill://public/SKILL.md"},
+	})
+}
+
+// accessAssertion is an Access assertion of claims with change applied, signed by the test
+// team's key t1.
+func accessAssertion(claims, change map[string]any) string {
+	for k, v := range change {
+		claims[k] = v
+	}
+	b, _ := json.Marshal(claims)
+	return signJWT(`{"alg":"ES256","kid":"t1","typ":"JWT"}`, string(b), nil)
+}
+
+// listedCase is a skills/list with the header fields given, and what it must be answered:
+// the status, and the skill URIs listed (space-separated).
+type listedCase struct {
+	name   string
+	fields []string
+	status int
+	skills string
+}
+
+// listedBy asks each server every case's skills/list and checks its answer.
+func listedBy(t *testing.T, servers []privateServer, cases []listedCase) {
+	t.Helper()
 	list := privateProbe{"skills/list", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`}
-	for _, srv := range []privateServer{{"serve", local}, {"workerd", worker}} {
+	for _, srv := range servers {
 		t.Run(srv.name, func(t *testing.T) {
-			for _, c := range []struct {
-				name   string
-				fields []string
-				status int
-				skills string // the skill URIs listed, space-separated
-			}{
-				{"no credential", nil, 401, ""},
-				{"an Access assertion", []string{"Cf-Access-Jwt-Assertion", assertion(nil)}, 200, "skill://public/SKILL.md"},
-				{"an Access assertion with finance", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"scope": "skills:read skills:finance"})}, 200,
-					"skill://finance/ledger/SKILL.md skill://public/SKILL.md"},
-				{"an assertion for another application", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"aud": []string{"another"}})}, 401, ""},
-				{"an assertion from another team", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"iss": "https://evil.cloudflareaccess.com"})}, 401, ""},
-				{"the static key", []string{"Authorization", "Bearer " + key}, 200, "skill://finance/ledger/SKILL.md skill://public/SKILL.md"},
-			} {
+			for _, c := range cases {
 				st, _, body := list.ask(t, srv.base, c.fields...)
 				var got []string
 				for _, s := range gjson.Get(body, "result.skills.#.uri").Array() {
@@ -501,7 +516,6 @@ func TestPrivateAccessAndSecret(t *testing.T) {
 			}
 		})
 	}
-
 }
 
 // TestPrivateRefusedAuth: a Worker whose SKILLEDGE_AUTH secret is refused, by the plugin
@@ -634,38 +648,14 @@ func TestPrivateAccessREADME(t *testing.T) {
 	// for a user who signed in through the team's identity provider.
 	assertion := func(change map[string]any) string {
 		now := time.Now().Unix()
-		c := map[string]any{"aud": []string{aud}, "email": "ana@acme.example", "exp": now + 600, "iat": now, "nbf": now,
-			"iss": team, "type": "app", "identity_nonce": "6ei69kawdKzMIAPF", "sub": "7335d417-61da-459d-899c-0a01c76a2f94", "country": "US"}
-		for k, v := range change {
-			c[k] = v
-		}
-		b, _ := json.Marshal(c)
-		return signJWT(`{"alg":"ES256","kid":"t1","typ":"JWT"}`, string(b), nil)
+		return accessAssertion(map[string]any{"aud": []string{aud}, "email": "ana@acme.example", "exp": now + 600, "iat": now, "nbf": now,
+			"iss": team, "type": "app", "identity_nonce": "6ei69kawdKzMIAPF", "sub": "7335d417-61da-459d-899c-0a01c76a2f94", "country": "US"}, change)
 	}
-	list := privateProbe{"skills/list", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`}
-	for _, srv := range []privateServer{{"serve", local}, {"workerd", worker}} {
-		t.Run(srv.name, func(t *testing.T) {
-			for _, c := range []struct {
-				name   string
-				fields []string
-				status int
-				skills string // the skill URIs listed, space-separated
-			}{
-				{"no credential", nil, 401, ""},
-				{"an Access assertion", []string{"Cf-Access-Jwt-Assertion", assertion(nil)}, 200, "skill://public/SKILL.md"},
-				{"an assertion for another application", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"aud": []string{"another"}})}, 401, ""},
-				{"an assertion from another team", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"iss": "https://evil.cloudflareaccess.com"})}, 401, ""},
-				{"an expired assertion", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"exp": time.Now().Unix() - 3600})}, 401, ""},
-			} {
-				st, _, body := list.ask(t, srv.base, c.fields...)
-				var got []string
-				for _, s := range gjson.Get(body, "result.skills.#.uri").Array() {
-					got = append(got, s.Str)
-				}
-				if st != c.status || strings.Join(got, " ") != c.skills {
-					t.Errorf("%s: %d %q, want %d %q: %s", c.name, st, got, c.status, c.skills, body)
-				}
-			}
-		})
-	}
+	listedBy(t, []privateServer{{"serve", local}, {"workerd", worker}}, []listedCase{
+		{"no credential", nil, 401, ""},
+		{"an Access assertion", []string{"Cf-Access-Jwt-Assertion", assertion(nil)}, 200, "skill://public/SKILL.md"},
+		{"an assertion for another application", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"aud": []string{"another"}})}, 401, ""},
+		{"an assertion from another team", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"iss": "https://evil.cloudflareaccess.com"})}, 401, ""},
+		{"an expired assertion", []string{"Cf-Access-Jwt-Assertion", assertion(map[string]any{"exp": time.Now().Unix() - 3600})}, 401, ""},
+	})
 }
