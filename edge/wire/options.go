@@ -56,7 +56,7 @@ type Options struct {
 // DefaultPageSize is Options.PageSize when unset. A stock client stops after a number of
 // pages (64 for the TypeScript SDK's list calls by default): 2000 lets it list the 100,000
 // files a Worker's assets can hold in 50 pages, and keeps a page of resources/list under
-// about a megabyte (RATIONALE: "Why pages of 2000?").
+// about a megabyte (RATIONALE: "Why pages of 2000, bounded at 4 MiB?").
 const DefaultPageSize = 2000
 
 // Version is the skilledge release reported in serverInfo by default.
