@@ -1,0 +1,131 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// ErrNotRepo is returned by Git for a folder that is in no git work tree, or when there is
+// no git command to ask.
+var ErrNotRepo = errors.New("history: not in a git work tree")
+
+// gitRepo is a Source that runs the git command in the work tree holding a skills folder.
+type gitRepo struct {
+	top    string // the work tree's root
+	prefix string // the folder's path in it, with a trailing slash ("" for the root)
+}
+
+// Git returns the Source of the skills folder dir: the history of the work tree that holds
+// it, as the git command reads it (committed history only: what is not committed is not
+// published). It wraps ErrNotRepo when dir is in no work tree.
+func Git(ctx context.Context, dir string) (Source, error) {
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel", "--show-prefix")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotRepo, dir, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) == 1 {
+		lines = append(lines, "") // the root of the work tree: an empty prefix line
+	}
+	return &gitRepo{top: lines[0], prefix: lines[1]}, nil
+}
+
+func (g *gitRepo) pathspec() string {
+	if g.prefix == "" {
+		return "."
+	}
+	return g.prefix
+}
+
+// Log implements Source: the commits of HEAD's history that touched the folder, newest
+// first; none in a repository without commits.
+func (g *gitRepo) Log(ctx context.Context) ([]Commit, error) {
+	if _, err := git(ctx, g.top, "rev-parse", "--verify", "--quiet", "HEAD"); err != nil {
+		return nil, nil // no commit yet
+	}
+	out, err := git(ctx, g.top, "log", "--format=%H%x1f%cI%x1f%s%x1e", "HEAD", "--", g.pathspec())
+	if err != nil {
+		return nil, err
+	}
+	var commits []Commit
+	for _, rec := range strings.Split(string(out), "\x1e") {
+		rec = strings.TrimLeft(rec, "\n")
+		if rec == "" {
+			continue
+		}
+		f := strings.SplitN(rec, "\x1f", 3)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("history: git log printed %q", rec)
+		}
+		date, err := time.Parse(time.RFC3339, f[1])
+		if err != nil {
+			return nil, fmt.Errorf("history: commit %s: date %q: %v", f[0], f[1], err)
+		}
+		commits = append(commits, Commit{Hash: f[0], Date: date, Subject: f[2]})
+	}
+	return commits, nil
+}
+
+// Files implements Source: the blobs of the folder's tree at commit (submodules are no
+// files: they are left out).
+func (g *gitRepo) Files(ctx context.Context, commit string) ([]File, error) {
+	out, err := git(ctx, g.top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", g.pathspec())
+	if err != nil {
+		return nil, err
+	}
+	var files []File
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		meta, name, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 {
+			return nil, fmt.Errorf("history: git ls-tree printed %q", rec)
+		}
+		if f[1] != "blob" {
+			continue
+		}
+		p, ok := strings.CutPrefix(string(name), g.prefix)
+		if !ok {
+			continue
+		}
+		files = append(files, File{Path: p, Blob: f[2], Link: f[0] == "120000"})
+	}
+	return files, nil
+}
+
+// Read implements Source.
+func (g *gitRepo) Read(ctx context.Context, blob string) ([]byte, error) {
+	return git(ctx, g.top, "cat-file", "blob", blob)
+}
+
+// Shallow implements Source.
+func (g *gitRepo) Shallow(ctx context.Context) (bool, error) {
+	out, err := git(ctx, g.top, "rev-parse", "--is-shallow-repository")
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(string(out)) == "true", nil
+}
+
+// git runs the git command in dir and returns what it printed; an error carries what it
+// said on stderr.
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.quotePath=false"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return nil, fmt.Errorf("history: git %s: %s", args[0], msg)
+		}
+		return nil, fmt.Errorf("history: git %s: %v", args[0], err)
+	}
+	return out, nil
+}

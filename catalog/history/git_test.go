@@ -1,0 +1,166 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// repo is a git work tree in a temporary folder, with its skills in skills/.
+type repo struct {
+	t   *testing.T
+	dir string
+	n   int
+}
+
+func newRepo(t *testing.T) *repo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git command on this machine")
+	}
+	r := &repo{t: t, dir: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	return r
+}
+
+func (r *repo) git(args ...string) string {
+	r.t.Helper()
+	return r.gitEnv(nil, args...)
+}
+
+func (r *repo) gitEnv(env []string, args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", r.dir}, args...)...)
+	cmd.Env = append(append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// commit writes files (path -> content; "" removes it) and commits them, dated a day
+// after the previous commit.
+func (r *repo) commit(subject string, files map[string]string) {
+	r.t.Helper()
+	for p, data := range files {
+		full := filepath.Join(r.dir, filepath.FromSlash(p))
+		if data == "" {
+			os.Remove(full)
+			continue
+		}
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if target, ok := strings.CutPrefix(data, "->"); ok {
+			os.Symlink(target, full)
+			continue
+		}
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	r.n++
+	r.git("add", "-A")
+	date := fmt.Sprintf("2026-11-%02dT12:00:00Z", r.n)
+	r.gitEnv([]string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, "commit", "-q", "-m", subject+"\n\nthe body is not the subject")
+}
+
+// TestGit: the git command's history of a folder inside a work tree, read through Git:
+// only the folder's commits, its files relative to it, links marked, a move followed.
+func TestGit(t *testing.T) {
+	r := newRepo(t)
+	r.commit("outside", map[string]string{"README.md": "repo"})
+	r.commit("add a", map[string]string{"skills/a/SKILL.md": skill("1.0.0", "one"), "skills/a/ref.md": "r"})
+	r.commit("link", map[string]string{"skills/a/link.md": "->ref.md"})
+	r.commit("outside again", map[string]string{"README.md": "repo 2"})
+	r.commit("bump", map[string]string{"skills/a/SKILL.md": skill("1.1.0", "two")})
+	r.git("mv", "skills/a", "skills/b")
+	r.commit("rename a to b", nil)
+	os.WriteFile(filepath.Join(r.dir, "skills/b/ref.md"), []byte("uncommitted"), 0o644)
+
+	src, err := Git(context.Background(), filepath.Join(r.dir, "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Read(context.Background(), src, Options{VersionOf: versionOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Commits != 4 || h.Shallow {
+		t.Fatalf("%d commits, shallow %t; want 4, false", h.Commits, h.Shallow)
+	}
+	skills, changes := summary(h)
+	wantSkills := []string{"b: 1.1.0 1.0.0+" + h.Skills[0].Versions[1].Content[:8] + " 1.0.0 (dropped 0)"}
+	if !slices.Equal(skills, wantSkills) {
+		t.Fatalf("skills %q, want %q", skills, wantSkills)
+	}
+	subjects := []string{}
+	for _, c := range changes {
+		subjects = append(subjects, c[:strings.Index(c, " ")])
+	}
+	if !slices.Equal(subjects, []string{"rename", "bump", "link", "add"}) {
+		t.Fatalf("changes:\n%s", strings.Join(changes, "\n"))
+	}
+	if h.Changes[0].Moved != "a" || h.Changes[0].Commit.Subject != "rename a to b" || h.Changes[0].Commit.Date.Day() != 6 {
+		t.Fatalf("the rename: %+v", h.Changes[0])
+	}
+	files := h.Skills[0].Versions[0].Files
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Path)
+		if f.Path == "link.md" && !f.Link {
+			t.Errorf("link.md is not marked a link")
+		}
+	}
+	if !slices.Equal(names, []string{"SKILL.md", "link.md", "ref.md"}) {
+		t.Fatalf("files %q", names)
+	}
+	if len(h.Problems) != 1 || !strings.Contains(h.Problems[0].String(), `a/SKILL.md: version 1.0.0 changed in `) {
+		t.Fatalf("problems %q: the link was added without a bump", h.Problems)
+	}
+
+	// A shallow clone: history is cut, and says so.
+	shallow := t.TempDir()
+	out, err := exec.Command("git", "clone", "-q", "--depth", "1", "file://"+r.dir, shallow).CombinedOutput()
+	if err != nil {
+		t.Fatalf("clone: %v\n%s", err, out)
+	}
+	src, err = Git(context.Background(), filepath.Join(shallow, "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err = Read(context.Background(), src, Options{VersionOf: versionOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Shallow || h.Commits != 1 || len(h.Skills) != 1 || len(h.Skills[0].Versions) != 1 {
+		t.Fatalf("shallow clone: shallow %t, %d commits, skills %+v", h.Shallow, h.Commits, h.Skills)
+	}
+}
+
+// TestGitNotRepo: a folder in no work tree is ErrNotRepo; a repository without commits
+// has no history.
+func TestGitNotRepo(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git command on this machine")
+	}
+	if _, err := Git(context.Background(), t.TempDir()); !errors.Is(err, ErrNotRepo) {
+		t.Fatalf("a folder in no work tree: %v", err)
+	}
+	r := newRepo(t)
+	os.MkdirAll(filepath.Join(r.dir, "skills"), 0o755)
+	src, err := Git(context.Background(), filepath.Join(r.dir, "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Read(context.Background(), src, Options{})
+	if err != nil || h.Commits != 0 || len(h.Skills) != 0 {
+		t.Fatalf("no commits: %+v, %v", h, err)
+	}
+}

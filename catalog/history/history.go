@@ -1,0 +1,416 @@
+// Package history reads the published history of a skills folder kept in git: for each
+// skill, the distinct versions its commits published, newest first, and the changes
+// between them. It reads git through Source (Git runs the git command; tests give their
+// own), so that it needs no Go dependency and can be fed any history.
+//
+// A version is a skill's content as a commit left it: every file under the skill's
+// directory, nested skills' included. A skill's version is named by the `version` of its
+// SKILL.md frontmatter (Options.VersionOf reads it) or, without one, by the commit date and
+// a short digest of its content ("2026-11-20.3f2a9c1e"). A name, once published, always
+// names the same bytes: content that changed while its SKILL.md kept the same `version`
+// (a bump forgotten) is published as that version with a short digest of its own appended
+// ("1.2.0+3f2a9c1e"), and a Problem says so, naming both commits. Content that goes back to
+// an earlier version's is that version again, not a new one.
+//
+// A skill is known by its path. A path that disappears in a commit in which a path appears
+// with the same content is a move: the skill's history goes with it, under the new path.
+// A skill whose path is gone at the newest commit is removed: it has no versions to serve,
+// and its removal is a Change.
+package history
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// SkillMD is the file that makes a directory a skill (catalog.SkillMD).
+const SkillMD = "SKILL.md"
+
+// DefaultKeep is the number of versions kept per skill when the policy names none.
+const DefaultKeep = 10
+
+// MaxKeep bounds Options.Keep.
+const MaxKeep = 100
+
+// A Commit is one commit that touched the skills folder.
+type Commit struct {
+	Hash    string    // the full object name
+	Date    time.Time // the committer date
+	Subject string    // the first line of its message
+}
+
+// Short is the commit's abbreviated name, as a person quotes it.
+func (c Commit) Short() string {
+	if len(c.Hash) > 12 {
+		return c.Hash[:12]
+	}
+	return c.Hash
+}
+
+// A File is one file of the skills folder at a commit.
+type File struct {
+	Path string // relative to the skills folder, slash-separated
+	Blob string // the git object name of its content
+	Link bool   // a symbolic link (its content is the link's target)
+}
+
+// A Source is the git history of a skills folder.
+type Source interface {
+	// Log lists the commits that touched the folder, newest first.
+	Log(ctx context.Context) ([]Commit, error)
+	// Files lists every file of the folder at commit, in any order.
+	Files(ctx context.Context, commit string) ([]File, error)
+	// Read returns the content of a blob that Files named.
+	Read(ctx context.Context, blob string) ([]byte, error)
+	// Shallow reports whether the history is cut short (a shallow clone), so that Log
+	// ends before the folder's first commit.
+	Shallow(ctx context.Context) (bool, error)
+}
+
+// Options say how much history to keep and how to read a version.
+type Options struct {
+	// Keep is the number of distinct versions kept per skill, the newest included
+	// (DefaultKeep when 0).
+	Keep int
+	// VersionOf returns the `version` of a SKILL.md's frontmatter, "" when it has none
+	// or cannot be read. Nil reads none: every version is named by its date and digest.
+	VersionOf func(skillMD []byte) string
+}
+
+// A Version is one published version of a skill.
+type Version struct {
+	Name    string // the version: the frontmatter's, or derived (see the package doc)
+	Commit  Commit // the commit that first published this content
+	Files   []File // its files, Path relative to the skill's directory, sorted by Path
+	Content string // the hex SHA-256 of its file list (paths and blobs): equal content, equal Content
+}
+
+// A Skill is the history of one skill at the newest commit.
+type Skill struct {
+	Path     string    // the skill's path in the folder at the newest commit
+	Versions []Version // newest first, at most Options.Keep
+	// Dropped is the number of older versions published and not kept.
+	Dropped int
+}
+
+// A Change is what one commit did to one skill.
+type Change struct {
+	Commit Commit
+	Path   string   // the skill's path after the commit (before it, for a removal)
+	From   *Version // nil for a skill the commit added
+	To     *Version // nil for a skill the commit removed
+	// Added, Changed and Removed are the files, relative to the skill's directory.
+	Added, Changed, Removed []string
+	// Moved is the skill's path before the commit, when the commit moved it.
+	Moved string
+}
+
+// A Problem is something a person should know about the history: a version published
+// twice with different content. Path is the skill's SKILL.md, relative to the folder.
+type Problem struct {
+	Path    string
+	Message string
+}
+
+func (p Problem) String() string { return p.Path + ": " + p.Message }
+
+// A History is what Read found.
+type History struct {
+	Skills  []Skill  // the skills at the newest commit, by Path
+	Changes []Change // newest first; within a commit, by Path
+	// Commits is the number of commits read; Shallow says the history was cut short
+	// (a shallow clone), so older versions may be missing.
+	Commits int
+	Shallow bool
+	// Problems are in the order of the commits that caused them, oldest first.
+	Problems []Problem
+}
+
+// Skill returns the history of the skill at p, or nil.
+func (h *History) Skill(p string) *Skill {
+	i, ok := slices.BinarySearchFunc(h.Skills, p, func(s Skill, p string) int { return strings.Compare(s.Path, p) })
+	if !ok {
+		return nil
+	}
+	return &h.Skills[i]
+}
+
+// Read reads the history of src. It fails only when src does; what it finds odd in the
+// history is a Problem.
+func Read(ctx context.Context, src Source, opt Options) (*History, error) {
+	if opt.Keep <= 0 {
+		opt.Keep = DefaultKeep
+	}
+	opt.Keep = min(opt.Keep, MaxKeep)
+	commits, err := src.Log(ctx)
+	if err != nil {
+		return nil, err
+	}
+	shallow, err := src.Shallow(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{src: src, opt: opt, skills: map[string]*trail{}, h: &History{Commits: len(commits), Shallow: shallow}}
+	for i := len(commits) - 1; i >= 0; i-- {
+		if err := r.commit(ctx, commits[i]); err != nil {
+			return nil, err
+		}
+	}
+	r.finish()
+	return r.h, nil
+}
+
+// trail is the history of one skill so far, while Read walks the commits oldest first.
+type trail struct {
+	versions []*Version          // every version published, oldest first
+	names    map[string]*Version // by name: what each name first published
+	cur      *Version            // the content at the last commit read
+}
+
+type reader struct {
+	src     Source
+	opt     Options
+	skills  map[string]*trail // by path, the skills present at the last commit read
+	changes [][]Change        // each commit's, oldest first
+	h       *History
+}
+
+// commit reads one commit, oldest first, and records what it did to each skill.
+func (r *reader) commit(ctx context.Context, c Commit) error {
+	files, err := r.src.Files(ctx, c.Hash)
+	if err != nil {
+		return err
+	}
+	now := skillFiles(files)
+	var changes []Change
+	// Paths gone in this commit, by their last content: a path that appears with that
+	// content is the same skill, moved.
+	gone := map[string]string{} // content -> path
+	for p, t := range r.skills {
+		if _, ok := now[p]; !ok {
+			gone[t.cur.Content] = p
+		}
+	}
+	next := make(map[string]*trail, len(now))
+	for _, p := range sortedKeys(now) {
+		fs := now[p]
+		content := contentOf(fs)
+		t, moved := r.skills[p], ""
+		if t == nil {
+			if from, ok := gone[content]; ok {
+				t, moved = r.skills[from], from
+				delete(gone, content)
+			} else {
+				t = &trail{names: map[string]*Version{}}
+			}
+		}
+		next[p] = t
+		if t.cur != nil && t.cur.Content == content {
+			if moved != "" {
+				changes = append(changes, Change{Commit: c, Path: p, From: t.cur, To: t.cur, Moved: moved})
+			}
+			continue
+		}
+		v, err := r.version(ctx, p, t, c, fs, content)
+		if err != nil {
+			return err
+		}
+		ch := Change{Commit: c, Path: p, From: t.cur, To: v, Moved: moved}
+		ch.Added, ch.Changed, ch.Removed = diffFiles(t.cur, v)
+		changes = append(changes, ch)
+		t.cur = v
+	}
+	for _, content := range sortedKeys(gone) {
+		from := gone[content]
+		t := r.skills[from]
+		changes = append(changes, Change{Commit: c, Path: from, From: t.cur, Removed: names(t.cur.Files)})
+	}
+	slices.SortFunc(changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
+	r.changes = append(r.changes, changes)
+	r.skills = next
+	return nil
+}
+
+// version returns the version of skill p whose files at c are fs (content, their digest):
+// an earlier version of the same content, or a new one, named.
+func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs []File, content string) (*Version, error) {
+	for _, v := range t.versions {
+		if v.Content == content {
+			return v, nil // back to an earlier version
+		}
+	}
+	name := ""
+	if r.opt.VersionOf != nil {
+		for _, f := range fs {
+			if f.Path == SkillMD && !f.Link {
+				b, err := r.src.Read(ctx, f.Blob)
+				if err != nil {
+					return nil, err
+				}
+				name = r.opt.VersionOf(b)
+			}
+		}
+	}
+	short := content[:8]
+	switch {
+	case name == "":
+		name = c.Date.UTC().Format("2006-01-02") + "." + short
+	case !ValidName(name):
+		r.problem(p, fmt.Sprintf("version %q (in %s) cannot be part of a URI path segment (letters, digits, \".\", \"-\", \"+\" and \"_\", at most 64): published as %s",
+			name, c.Short(), c.Date.UTC().Format("2006-01-02")+"."+short))
+		name = c.Date.UTC().Format("2006-01-02") + "." + short
+	}
+	if first, ok := t.names[name]; ok {
+		bumped := name + "+" + short
+		if strings.Contains(name, "+") {
+			bumped = name + "." + short // semver has one "+": extend the build metadata
+		}
+		r.problem(p, fmt.Sprintf("version %s changed in %s (%q) without a new version: %s published it in %s (%q); the new content is published as %s",
+			name, c.Short(), c.Subject, name, first.Commit.Short(), first.Commit.Subject, bumped))
+		name = bumped
+	}
+	v := &Version{Name: name, Commit: c, Files: fs, Content: content}
+	t.versions = append(t.versions, v)
+	t.names[name] = v
+	return v, nil
+}
+
+func (r *reader) problem(skill, msg string) {
+	r.h.Problems = append(r.h.Problems, Problem{Path: path.Join(skill, SkillMD), Message: msg})
+}
+
+// finish lists the skills present at the newest commit with their last Keep versions,
+// newest first (by when each was last published: a version returned to is the newest),
+// and puts the changes newest first.
+func (r *reader) finish() {
+	for i := len(r.changes) - 1; i >= 0; i-- {
+		r.h.Changes = append(r.h.Changes, r.changes[i]...)
+	}
+	for _, p := range sortedKeys(r.skills) {
+		t := r.skills[p]
+		var vs []Version
+		// The newest first: the current content, then the others by their last
+		// publication, which is the order of the changes that made them current.
+		seen := map[string]bool{}
+		for _, ch := range r.h.Changes {
+			if len(vs) == r.opt.Keep {
+				break
+			}
+			if ch.To == nil || !trailHas(t, ch.To) || seen[ch.To.Content] {
+				continue
+			}
+			seen[ch.To.Content] = true
+			vs = append(vs, *ch.To)
+		}
+		dropped := 0
+		for _, v := range t.versions {
+			if !seen[v.Content] {
+				dropped++
+			}
+		}
+		r.h.Skills = append(r.h.Skills, Skill{Path: p, Versions: vs, Dropped: dropped})
+	}
+}
+
+// trailHas reports whether v is one of t's versions (the same element, not only the same
+// content: two skills may once have held the same bytes).
+func trailHas(t *trail, v *Version) bool {
+	return slices.Contains(t.versions, v)
+}
+
+// ValidName reports whether a version name can stand in a URI path segment as it is:
+// 1 to 64 of ASCII letters, digits and ".-+_", not "." or "..".
+func ValidName(s string) bool {
+	if s == "" || len(s) > 64 || s == "." || s == ".." {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(".-+_", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// skillFiles groups the folder's files by the skill they belong to: the directories that
+// hold a SKILL.md, each with every file under it (a nested skill's files are its holder's
+// too), paths relative to the skill's directory, sorted.
+func skillFiles(files []File) map[string][]File {
+	out := map[string][]File{}
+	for _, f := range files {
+		if d := path.Dir(f.Path); path.Base(f.Path) == SkillMD && d != "." {
+			out[d] = nil // a SKILL.md at the folder's root makes no skill
+		}
+	}
+	for _, f := range files {
+		for d := path.Dir(f.Path); d != "." && d != "/"; d = path.Dir(d) {
+			if _, ok := out[d]; ok {
+				out[d] = append(out[d], File{Path: strings.TrimPrefix(f.Path, d+"/"), Blob: f.Blob, Link: f.Link})
+			}
+		}
+	}
+	for _, fs := range out {
+		slices.SortFunc(fs, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	}
+	return out
+}
+
+// contentOf is the hex SHA-256 of a sorted file list: each file's path, kind and blob.
+func contentOf(fs []File) string {
+	h := sha256.New()
+	for _, f := range fs {
+		kind := "f"
+		if f.Link {
+			kind = "l"
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00%s\n", f.Path, kind, f.Blob)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// diffFiles lists the files to has that from lacks, those both have with another content,
+// and those from has that to lacks.
+func diffFiles(from, to *Version) (added, changed, removed []string) {
+	old := map[string]File{}
+	if from != nil {
+		for _, f := range from.Files {
+			old[f.Path] = f
+		}
+	}
+	for _, f := range to.Files {
+		o, ok := old[f.Path]
+		switch {
+		case !ok:
+			added = append(added, f.Path)
+		case o != f:
+			changed = append(changed, f.Path)
+		}
+		delete(old, f.Path)
+	}
+	removed = sortedKeys(old)
+	return added, changed, removed
+}
+
+func names(fs []File) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Path
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
