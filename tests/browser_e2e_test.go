@@ -102,8 +102,15 @@ func checkPage(t *testing.T, base string, r *pageReport) {
 	if r.BodyMaxWidth != "1024px" {
 		t.Errorf("the stylesheet did not apply: body max-width %q", r.BodyMaxWidth)
 	}
-	if r.MCPURL != base+"/mcp" || !strings.Contains(r.Configs["config-http"], `"url": "`+base+`/mcp"`) ||
-		r.Configs["config-cli"] != "claude mcp add --transport http skills "+base+"/mcp" || !strings.Contains(r.Configs["config-stdio"], `"command": "skilledge"`) {
+	// Each configuration as the browser shows it, with this deployment's URL (their formats:
+	// TestConnectFormats).
+	configsOK := r.MCPURL == base+"/mcp" && len(r.Configs) == len(connectClients) &&
+		r.Configs["config-claude-code"] == "claude mcp add --transport http skills "+base+"/mcp" &&
+		strings.Contains(r.Configs["config-claude-desktop"], `"args": ["stdio", "/absolute/path/to/skills"]`)
+	for _, id := range []string{"config-claude-code-json", "config-cursor", "config-vscode"} {
+		configsOK = configsOK && strings.Contains(r.Configs[id], `"url": "`+base+`/mcp"`)
+	}
+	if !configsOK {
 		t.Errorf("connect section: URL %q, configurations %v", r.MCPURL, r.Configs)
 	}
 

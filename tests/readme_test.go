@@ -123,12 +123,12 @@ func checkCurl(t *testing.T, curlCmd, want string) {
 	}
 }
 
-var fence = regexp.MustCompile("(?s)```[a-z]*\n(.*?)\n```")
+var fencedBlock = regexp.MustCompile("(?s)```[a-z]*\n(.*?)\n```")
 
 // codeBlocks returns the contents of the fenced code blocks of a markdown text, in order.
 func codeBlocks(md string) []string {
 	var out []string
-	for _, m := range fence.FindAllStringSubmatch(md, -1) {
+	for _, m := range fencedBlock.FindAllStringSubmatch(md, -1) {
 		out = append(out, strings.TrimSpace(m[1]))
 	}
 	return out

@@ -79,11 +79,7 @@ func pageTemplate(c *Catalog) []byte {
 	u, j := marker(catalog.PageURLHTML), marker(catalog.PageURLJSON)
 	b.WriteString("<section id=\"connect\">\n<h2>Connect</h2>\n")
 	b.WriteString("<p>MCP endpoint (Streamable HTTP, protocol revisions 2024-11-05 to 2026-07-28):</p>\n<p><code class=\"url\" id=\"mcp-url\">" + u + "</code></p>\n")
-	b.WriteString("<h3>Claude Code</h3>\n<pre id=\"config-cli\"><code>claude mcp add --transport http skills " + u + "</code></pre>\n")
-	b.WriteString("<h3>Desktop clients: a remote server</h3>\n<p>In the client's <code>mcpServers</code> configuration:</p>\n")
-	b.WriteString("<pre id=\"config-http\"><code>{\n  &#34;mcpServers&#34;: {\n    &#34;skills&#34;: {\n      &#34;type&#34;: &#34;http&#34;,\n      &#34;url&#34;: " + j + "\n    }\n  }\n}</code></pre>\n")
-	b.WriteString("<h3>Desktop clients: a local copy over stdio</h3>\n<p>With the skills folder (or the output of <code>skilledge build</code>) on the same machine:</p>\n")
-	b.WriteString("<pre id=\"config-stdio\"><code>{\n  &#34;mcpServers&#34;: {\n    &#34;skills&#34;: {\n      &#34;command&#34;: &#34;skilledge&#34;,\n      &#34;args&#34;: [&#34;stdio&#34;, &#34;/path/to/skills&#34;]\n    }\n  }\n}</code></pre>\n")
+	b.WriteString(connectClients(u, j))
 	b.WriteString("<h3>Hosts without the skills extension</h3>\n<p>Clients that know MCP tools or prompts but not skills can use the same catalog when the server offers them: " +
 		"<code>skilledge serve --tools --prompts</code> or <code>skilledge stdio --tools --prompts</code>, and on Cloudflare Workers " +
 		"<code>tools = true</code> and <code>prompts = true</code> in <code>[vars.SKILLEDGE_OPTIONS]</code>. The tools are <code>" + catalog.ToolListSkills + "</code>, <code>" +
@@ -95,6 +91,34 @@ func pageTemplate(c *Catalog) []byte {
 	b.WriteString("<section id=\"skills\">\n<h2>Skills</h2>\n" + marker(catalog.PageSkillsMarker) + "</section>\n")
 	b.WriteString("<footer>\n<p class=\"muted\">Built by skilledge. Every file above can be checked against its SHA-256; MCP clients get the same digests from <code>skills/list</code>.</p>\n</footer>\n</body>\n</html>\n")
 	return []byte(b.String())
+}
+
+// The configurations the page shows, one per client, each in the format that client
+// documents (tests/connect_test.go holds each to it, and the README's "Connect a host" to
+// the page). connectURL stands where the MCP URL goes: a shell word in the command, a JSON
+// string in the files.
+const (
+	connectURL        = "{{url}}"
+	connectClaudeCode = "claude mcp add --transport http skills " + connectURL
+	connectMCPJSON    = "{\n  \"mcpServers\": {\n    \"skills\": {\n      \"type\": \"http\",\n      \"url\": " + connectURL + "\n    }\n  }\n}"
+	connectCursor     = "{\n  \"mcpServers\": {\n    \"skills\": {\n      \"url\": " + connectURL + "\n    }\n  }\n}"
+	connectVSCode     = "{\n  \"servers\": {\n    \"skills\": {\n      \"type\": \"http\",\n      \"url\": " + connectURL + "\n    }\n  }\n}"
+	connectStdio      = "{\n  \"mcpServers\": {\n    \"skills\": {\n      \"command\": \"/absolute/path/to/skilledge\",\n      \"args\": [\"stdio\", \"/absolute/path/to/skills\"]\n    }\n  }\n}"
+)
+
+// connectClients renders the page's configuration of each client, named beside it with
+// the file it goes in; u and j are the markers of the MCP URL as HTML text and as a JSON
+// string.
+func connectClients(u, j string) string {
+	pre := func(id, text, url string) string {
+		return "<pre id=\"" + id + "\"><code>" + strings.ReplaceAll(html.EscapeString(text), connectURL, url) + "</code></pre>\n"
+	}
+	return "<h3>Claude Code</h3>\n<p>From a shell:</p>\n" + pre("config-claude-code", connectClaudeCode, u) +
+		"<p>Or in <code>.mcp.json</code> at a project's root, which Claude Code reads for everyone working in it:</p>\n" + pre("config-claude-code-json", connectMCPJSON, j) +
+		"<h3>Cursor</h3>\n<p>In <code>~/.cursor/mcp.json</code>, or <code>.cursor/mcp.json</code> in a project:</p>\n" + pre("config-cursor", connectCursor, j) +
+		"<h3>VS Code</h3>\n<p>In <code>.vscode/mcp.json</code> in a workspace, in VS Code's own format (<code>servers</code>, not <code>mcpServers</code>):</p>\n" + pre("config-vscode", connectVSCode, j) +
+		"<h3>Claude Desktop: a local copy over stdio</h3>\n<p>With the skills folder (or the output of <code>skilledge build</code>) on the same machine, in " +
+		"<code>claude_desktop_config.json</code>, with absolute paths: the app starts the command itself, not from your shell:</p>\n" + pre("config-claude-desktop", connectStdio, "")
 }
 
 // pageSkills renders the page's list of skills: each skill's name, description, path,

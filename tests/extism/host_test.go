@@ -1,6 +1,6 @@
 // Package extism hosts plugin.wasm in the official Extism Go SDK, as any embedder would:
 // with only the files `skilledge build` writes (plugin.wasm, catalog.pack and the content
-// store in assets/sha256/) and the contract in the README's "Embed in an Extism host". It
+// store in assets/sha256/) and the contract in DEPLOY.md's "An Extism host". It
 // is its own module so that the SDK (and the wazero version it pins) stays out of the main
 // module; it imports nothing of skilledge.
 package extism
@@ -75,7 +75,7 @@ func built(t *testing.T) build {
 }
 
 // newPlugin creates the plugin with WASI (it is a WASI reactor), loads the index and puts
-// every object of the content store, as the README says.
+// every object of the content store, as DEPLOY.md says.
 func newPlugin(t *testing.T, b build) *extism.Plugin {
 	t.Helper()
 	p := bare(t, b)
@@ -91,7 +91,7 @@ func newPlugin(t *testing.T, b build) *extism.Plugin {
 func bare(t *testing.T, b build) *extism.Plugin { return configured(t, b, "") }
 
 // configured creates the plugin, calls configure with options unless they are "", and
-// loads the index, with no store object put: the README's steps 1 to 3.
+// loads the index, with no store object put: DEPLOY.md's steps 1 to 3.
 func configured(t *testing.T, b build, options string) *extism.Plugin {
 	t.Helper()
 	ctx := context.Background()
@@ -316,9 +316,9 @@ func TestGoSDKErrors(t *testing.T) {
 	}
 }
 
-// TestGoSDKHostNames: the README's embedding steps as written. Without configure the
+// TestGoSDKHostNames: DEPLOY.md's embedding steps as written. Without configure the
 // plugin answers only loopback Host names (and says which option to set); after configure
-// with the README's example options it answers a public name.
+// with DEPLOY.md's example options it answers a public name.
 func TestGoSDKHostNames(t *testing.T) {
 	b := built(t)
 	public := "POST /mcp\nHost: skills.example.com\nContent-Type: application/json\nMCP-Protocol-Version: 2025-11-25\n\n" +
@@ -333,13 +333,13 @@ func TestGoSDKHostNames(t *testing.T) {
 		t.Fatalf("without configure, a loopback Host: %d %s", status, body)
 	}
 
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	deploy, err := os.ReadFile(filepath.Join("..", "..", "DEPLOY.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const example = `{"allowOrigins":["*"],"allowHosts":["*"]}`
-	if !strings.Contains(string(readme), "`"+example+"`") {
-		t.Fatalf("the README's embedding steps no longer show the options %s", example)
+	if !strings.Contains(string(deploy), "`"+example+"`") {
+		t.Fatalf("DEPLOY.md's embedding steps no longer show the options %s", example)
 	}
 	p = configured(t, b, example)
 	for _, obj := range b.objects {
