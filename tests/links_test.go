@@ -25,7 +25,8 @@ import (
 //     line comments ("//") of every *.mjs file, outside .git, node_modules, testdata
 //     (fixtures: skills and protocol cases, whose paths are data), skills (a folder
 //     holding a SKILL.md: content the server serves, such as catalog/examples/skills) and
-//     what a build leaves at the root (dist, tmp, .wrangler).
+//     what a build leaves at the root (dist, tmp, .wrangler); and the comments of the
+//     protocol cases (tests/testdata/cases/*.txtar, the lines before the first file).
 //   - Markdown links: [text](target) outside fenced code blocks, when target has no
 //     scheme (no "https:", "mailto:"), resolved against the Markdown file's folder;
 //     "#anchor" alone names a heading of the same file.
@@ -87,6 +88,10 @@ func TestLinks(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	cases, _ := filepath.Glob(filepath.Join(root, "tests", "testdata", "cases", "*.txtar"))
+	for _, path := range cases {
+		c.txtarComment(path)
 	}
 	if c.files < 50 || c.refs < 500 {
 		t.Fatalf("read %d files and checked %d references: is %s the repository?", c.files, c.refs, root)
@@ -302,6 +307,23 @@ func (c *linkCheck) mjsComments(path string) {
 	}
 	if err := sc.Err(); err != nil {
 		c.problem(path, 0, "%v", err)
+	}
+}
+
+// txtarComment checks the comment of the protocol case at path: its lines before the
+// first file ("-- name --"), which say in words what the case is about.
+func (c *linkCheck) txtarComment(path string) {
+	c.files++
+	b, err := os.ReadFile(path)
+	if err != nil {
+		c.problem(path, 0, "%v", err)
+		return
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "-- ") && strings.HasSuffix(line, " --") {
+			return
+		}
+		c.text(path, i+1, line)
 	}
 }
 
