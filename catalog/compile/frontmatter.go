@@ -92,3 +92,22 @@ func cutLine(data []byte, pos int) (line []byte, next int, newline bool) {
 func isDelimiter(line []byte) bool {
 	return string(bytes.TrimRight(line, " \t\r")) == "---"
 }
+
+// FrontmatterVersion returns the `version` of a SKILL.md's frontmatter when it is a
+// string, as the skill entry serves it (encode.go); "" when the file has no frontmatter
+// that reads, or no such field. It names a skill's versions in its history
+// (catalog/history.Options.VersionOf).
+func FrontmatterVersion(skillMD []byte) string {
+	sp, err := splitFrontmatter(skillMD)
+	if err != nil {
+		return ""
+	}
+	top, problems := parseFrontmatter(skillMD[sp.yamlStart:sp.yamlEnd], yamlLineOffset)
+	if top == nil || len(problems) > 0 {
+		return ""
+	}
+	if k, ok := top.Lookup("version"); ok && k.Val.Kind == yamljson.String {
+		return k.Val.Text
+	}
+	return ""
+}
