@@ -138,7 +138,6 @@ var notInRepo = map[string]string{
 	"catalog/compile/names.go LPT1.md":     "a name Windows reserves, as an example",
 
 	// Where a skills repository keeps the workflow it copies (build/skills-repo/skills.yml).
-	"README.md .github/workflows/skills.yml":                   "a skills repository's path",
 	"build/skills-repo/README.md .github/workflows/skills.yml": "a skills repository's path",
 }
 
