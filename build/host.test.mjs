@@ -358,15 +358,22 @@ function fakePlugin() {
 	return { state, createPlugin: async () => ({ getInstance: async () => ({ exports }) }) };
 }
 
+// keysHost is a Host of the fake plugin whose auth option names is's key set, on a clock
+// the test moves (clock.now, in milliseconds).
+function keysHost(is) {
+	const plugin = fakePlugin();
+	const host = new Host({ createPlugin: plugin.createPlugin, module: null, pack: new Uint8Array(0),
+		options: { auth: { jwt: { jwksUri: is.url } } }, fetch: is.fetch });
+	const clock = { now: 1_900_000_000_000 };
+	host.keys.now = () => clock.now;
+	return { host, plugin, clock };
+}
+
 test("key sets through the host: fetched at start, given to the plugin, fetched again for a new kid at most once a pause", async (t) => {
 	const errors = t.mock.method(console, "error", () => {});
 	t.mock.method(console, "log", () => {});
 	const is = issuer("https://as.example/jwks");
-	const plugin = fakePlugin();
-	const host = new Host({ createPlugin: plugin.createPlugin, module: null, pack: new Uint8Array(0),
-		options: { auth: { jwt: { jwksUri: is.url } } }, fetch: is.fetch });
-	let now = 1_900_000_000_000;
-	host.keys.now = () => now;
+	const { host, plugin, clock } = keysHost(is);
 	const kept = [];
 	const ctx = { waitUntil: (p) => kept.push(p) };
 	const status = async (kid) => (await host.fetch(new Request("https://skills.example/mcp", { headers: { authorization: `Bearer ${kid}` } }), store({}), ctx)).status;
@@ -376,7 +383,7 @@ test("key sets through the host: fetched at start, given to the plugin, fetched 
 	assert.equal(await status("nonsense"), 401);
 	assert.equal(is.fetches, 1, "a kid the set lacks, within the pause");
 	is.keys.push("k2");
-	now += limits.KeysRefetch * 1000;
+	clock.now += limits.KeysRefetch * 1000;
 	const calls = plugin.state.calls;
 	assert.equal(await status("k2"), 200, "a rotation");
 	assert.equal(is.fetches, 2, "one fetch");
@@ -385,12 +392,12 @@ test("key sets through the host: fetched at start, given to the plugin, fetched 
 	assert.equal(await status("made-up"), 401);
 	assert.equal(await status("made-up-too"), 401);
 	assert.equal(is.fetches, 2, "made-up kids within the pause");
-	now += limits.KeysRefetch * 1000;
+	clock.now += limits.KeysRefetch * 1000;
 	assert.equal(await status("made-up"), 401);
 	assert.equal(is.fetches, 3, "made-up kids past the pause: one fetch, the same set, no second question");
 
 	// Stale: fetched again in the background, the request answered meanwhile.
-	now += limits.KeysDefaultAge * 1000;
+	clock.now += limits.KeysDefaultAge * 1000;
 	assert.equal(await status("k2"), 200);
 	assert.equal(kept.length, 1, "the refresh kept alive with ctx.waitUntil");
 	await Promise.all(kept);
@@ -398,19 +405,19 @@ test("key sets through the host: fetched at start, given to the plugin, fetched 
 
 	// The issuer down: the set in hand stays; a new kid is refused, and the log says why.
 	is.down = true;
-	now += limits.KeysRefetch * 1000;
+	clock.now += limits.KeysRefetch * 1000;
 	assert.equal(await status("k3"), 401);
 	assert.equal(await status("k2"), 200);
 	assert.match(errors.mock.calls.at(-1).arguments[0], /HTTP 503 Service Unavailable; the set in hand stays in use until/);
 
 	// A set no fetch refreshed for a day after it went stale is given up.
-	now += (limits.KeysDefaultAge + limits.KeysMaxAge) * 1000;
+	clock.now += (limits.KeysDefaultAge + limits.KeysMaxAge) * 1000;
 	assert.equal(await status("k2"), 200, "answered while the refresh runs");
 	await Promise.all(kept);
 	assert.match(errors.mock.calls.at(-1).arguments[0], /given up/);
 	assert.equal(await status("k2"), 401);
 	is.down = false;
-	now += limits.KeysRefetch * 1000;
+	clock.now += limits.KeysRefetch * 1000;
 	assert.equal(await status("k2"), 200, "fetched again when it came back");
 });
 
@@ -420,14 +427,10 @@ test("key sets through the host: when refusals have the set fetched (vectors)", 
 	for (const story of vectors("keys.json").refusals) {
 		await t.test(story.name, async () => {
 			const is = issuer("https://as.example/jwks");
-			const plugin = fakePlugin();
-			const host = new Host({ createPlugin: plugin.createPlugin, module: null, pack: new Uint8Array(0),
-				options: { auth: { jwt: { jwksUri: is.url } } }, fetch: is.fetch });
-			let now = 1_900_000_000_000;
-			host.keys.now = () => now;
+			const { host, clock } = keysHost(is);
 			for (const [i, st] of story.steps.entries()) {
 				if (st.advance) {
-					now += st.advance * 1000;
+					clock.now += st.advance * 1000;
 					continue;
 				}
 				const headers = st.token ? { authorization: `Bearer ${st.token}` } : {};
@@ -444,10 +447,7 @@ test("key sets through the host: a failed fetch is tried again on its own, 1 s a
 	const logs = t.mock.method(console, "log", () => {});
 	const is = issuer("https://as.example/jwks");
 	is.down = true;
-	const host = new Host({ createPlugin: fakePlugin().createPlugin, module: null, pack: new Uint8Array(0),
-		options: { auth: { jwt: { jwksUri: is.url } } }, fetch: is.fetch });
-	let now = 1_900_000_000_000;
-	host.keys.now = () => now;
+	const { host, clock } = keysHost(is);
 	const status = async (kid) => (await host.fetch(new Request("https://skills.example/mcp", { headers: { authorization: `Bearer ${kid}` } }), store({}))).status;
 	assert.equal(await status("k1"), 401, "the issuer down at start");
 	assert.equal(is.fetches, 1);
@@ -458,20 +458,20 @@ test("key sets through the host: a failed fetch is tried again on its own, 1 s a
 		await new Promise((resolve) => setImmediate(resolve));
 	};
 	for (const [wait, fetches] of [[999, 1], [1, 2], [1999, 2], [1, 3], [3999, 3], [1, 4]]) {
-		now += wait;
+		clock.now += wait;
 		t.mock.timers.tick(wait);
 		await settle();
 		assert.equal(is.fetches, fetches, `${wait} ms later`);
 	}
 	is.down = false;
-	now += 8000;
+	clock.now += 8000;
 	t.mock.timers.tick(8000);
 	await settle();
 	assert.equal(is.fetches, 5, "the fifth try, 8 s after the fourth");
 	assert.match(logs.mock.calls.at(-1).arguments[0], /the key set at https:\/\/as.example\/jwks: fetched \(\d+ bytes, fresh for 600 s\), after 4 failed fetches/);
 	assert.equal(await status("k1"), 200, "the set came with no request asking");
 	assert.equal(is.fetches, 5);
-	now += 60_000;
+	clock.now += 60_000;
 	t.mock.timers.tick(60_000);
 	await settle();
 	assert.equal(is.fetches, 5, "no more tries once a set came");
