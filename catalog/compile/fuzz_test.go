@@ -81,7 +81,7 @@ func FuzzFrontmatterJSON(f *testing.F) {
 		if top == nil || top.Kind != yamljson.Map {
 			t.Fatalf("no mapping and no error for %q", src)
 		}
-		validateFields(top, "x", func(_ Severity, line int, msg string) {
+		validateFields(top, "x", false, func(_ Severity, line int, msg string) {
 			if line < 1 || line > lines+yamlLineOffset+1 || msg == "" {
 				t.Fatalf("finding at line %d (%q) for %q (%d lines)", line, msg, src, lines)
 			}

@@ -34,6 +34,11 @@ type Options struct {
 	// AllowOversize serves skills over 512 files or 16 MiB (reported as warnings) instead
 	// of refusing them.
 	AllowOversize bool
+	// Strict reports the limits of the Agent Skills format that nothing served depends on
+	// (a description over 1024 characters, a compatibility outside 1 to 500) as errors, as
+	// the format words them; without it they are warnings, and the skill is served as
+	// written (PROTOCOL.md#skill-format).
+	Strict bool
 }
 
 // LoadDir loads the skills folder dir, opened with os.OpenRoot so that nothing, symbolic
@@ -744,7 +749,7 @@ func (l *loader) loadSkill(s string) (*Skill, int) {
 	if top == nil || top.Kind != yamljson.Map {
 		return nil, 0
 	}
-	name, desc := validateFields(top, segs[len(segs)-1], func(sev Severity, line int, msg string) {
+	name, desc := validateFields(top, segs[len(segs)-1], l.opt.Strict, func(sev Severity, line int, msg string) {
 		l.report(sev, md, line, s, msg, s)
 	})
 	nameLine := 0

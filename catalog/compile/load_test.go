@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"unicode/utf8"
 )
 
 // md is a SKILL.md with the given frontmatter lines.
@@ -95,7 +96,8 @@ func TestValidation(t *testing.T) {
 			want: []string{`skills/x/SKILL.md:3: description: must be a string, not a list`}},
 		{name: "1024 character description", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: " + long(1024, "é") + "\n")}, valid: []string{"x"}},
 		{name: "1025 character description", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: " + long(1025, "é") + "\n")},
-			want: []string{`skills/x/SKILL.md:3: description: must be at most 1024 characters (it has 1025)`}},
+			want:  []string{`skills/x/SKILL.md:3: warning: description: has 1025 characters, over the Agent Skills limit of 1024; served as written (the discovery indexes carry its first 1024), but clients that hold to the limit may skip the skill`},
+			valid: []string{"x"}},
 		{name: "optional fields", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nlicense: MIT\ncompatibility: " + long(500, "ü") + "\nallowed-tools: Bash(git:*) Read\nmetadata:\n  a: b\n  io.example/c: \"1\"\ntitle: X\nversion: 1.0.0\ntags: [a, b]\n")},
 			valid: []string{"x"}},
 		{name: "bad compatibility", fsys: fstest.MapFS{
@@ -103,9 +105,10 @@ func TestValidation(t *testing.T) {
 			"b/SKILL.md": md("name: b\ndescription: d\ncompatibility: " + long(501, "c") + "\n"),
 			"c/SKILL.md": md("name: c\ndescription: d\ncompatibility: 3.9\n")},
 			want: []string{
-				`skills/a/SKILL.md:4: compatibility: must not be empty`,
-				`skills/b/SKILL.md:4: compatibility: must be at most 500 characters (it has 501)`,
-				`skills/c/SKILL.md:4: compatibility: must be a string, not a number (put it in quotes: "3.9")`}},
+				`skills/a/SKILL.md:4: warning: compatibility: is empty, and the Agent Skills format wants 1 to 500 characters or no field; served as written`,
+				`skills/b/SKILL.md:4: warning: compatibility: has 501 characters, over the Agent Skills limit of 500; served as written, but clients that hold to the limit may skip the skill`,
+				`skills/c/SKILL.md:4: compatibility: must be a string, not a number (put it in quotes: "3.9")`},
+			valid: []string{"a", "b"}},
 		{name: "bad metadata", fsys: fstest.MapFS{
 			"a/SKILL.md": md("name: a\ndescription: d\nmetadata: [x]\n"),
 			"b/SKILL.md": md("name: b\ndescription: d\nmetadata:\n  version: 1.0\n  ok: yes\n  flag: true\n  nested: {x: y}\n  io.modelcontextprotocol/skills: x\n  1: one\n")},
@@ -303,6 +306,47 @@ func TestValidation(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cat, ps, err := Load(c.fsys, "skills", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			equalStrings(t, "problems", strs(ps), c.want)
+			equalStrings(t, "skills", paths(cat), c.valid)
+		})
+	}
+}
+
+// TestStrictLimits: the Agent Skills limits that no client or surface depends on (the
+// description's 1024 characters, compatibility's 1 to 500) are warnings, and the skill is
+// served as written, as a skills repository shaped like anthropics/skills (one skill's
+// description over the limit) needs; Options.Strict makes them the errors the
+// specification words them as. What the protocol depends on (the name, its directory, a
+// frontmatter to read) is an error either way.
+func TestStrictLimits(t *testing.T) {
+	desc := strings.Repeat("Reference for the Claude API. ", 36)[:1068]
+	fsys := fstest.MapFS{
+		"skills/claude-api/SKILL.md": md("name: claude-api\ndescription: |-\n  " + desc + "\n"),
+		"skills/pdf/SKILL.md":        ok("pdf"),
+		"skills/docx/SKILL.md":       md("name: docx\ndescription: d\ncompatibility: " + strings.Repeat("c", 501) + "\n"),
+		"template/SKILL.md":          md("name: template-skill\ndescription: d\n"),
+	}
+	nameError := `repo/template/SKILL.md:2: name "template-skill": must equal the skill's directory name "template"`
+	for _, c := range []struct {
+		name   string
+		strict bool
+		want   []string
+		valid  []string
+	}{
+		{"served as written", false, []string{
+			`repo/skills/claude-api/SKILL.md:3: warning: description: has 1068 characters, over the Agent Skills limit of 1024; served as written (the discovery indexes carry its first 1024), but clients that hold to the limit may skip the skill`,
+			`repo/skills/docx/SKILL.md:4: warning: compatibility: has 501 characters, over the Agent Skills limit of 500; served as written, but clients that hold to the limit may skip the skill`,
+			nameError}, []string{"skills/claude-api", "skills/docx", "skills/pdf"}},
+		{"strict", true, []string{
+			`repo/skills/claude-api/SKILL.md:3: description: must be at most 1024 characters (it has 1068)`,
+			`repo/skills/docx/SKILL.md:4: compatibility: must be at most 500 characters (it has 501)`,
+			nameError}, []string{"skills/pdf"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cat, ps, err := Load(fsys, "repo", Options{Strict: c.strict})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -750,5 +794,26 @@ func TestLinksNeedReadLink(t *testing.T) {
 	equalStrings(t, "skills", paths(cat), []string{"finance/ledger", "pub"})
 	if len(cat.Skills) == 2 && len(cat.Skills[1].Files) != 1 {
 		t.Errorf("pub serves %d files", len(cat.Skills[1].Files))
+	}
+}
+
+// TestIndexDescription: the discovery indexes carry a description whole up to the limit of
+// 1024 characters, and a longer one cut to 1024 with "…" last, on a character boundary.
+func TestIndexDescription(t *testing.T) {
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"short", "Does things.", "Does things."},
+		{"1024 characters", strings.Repeat("é", 1024), strings.Repeat("é", 1024)},
+		{"1025 characters", strings.Repeat("é", 1025), strings.Repeat("é", 1023) + "…"},
+		{"1068 characters", strings.Repeat("ab", 534), strings.Repeat("ab", 511) + "a…"},
+	} {
+		got := indexDescription(c.in)
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+		if n := utf8.RuneCountInString(got); n > 1024 {
+			t.Errorf("%s: %d characters", c.name, n)
+		}
 	}
 }

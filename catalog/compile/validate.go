@@ -25,8 +25,10 @@ var passedFields = map[string]string{"title": "string", "version": "string", "ta
 type fieldReport func(sev Severity, line int, msg string)
 
 // validateFields checks the frontmatter mapping top of the skill in directory dirName and
-// returns its name and description (valid or not, "" when not strings).
-func validateFields(top *yamljson.Value, dirName string, report fieldReport) (name, desc string) {
+// returns its name and description (valid or not, "" when not strings). A length limit of
+// the Agent Skills format that nothing served depends on (overLimit) is a warning, or an
+// error when strict.
+func validateFields(top *yamljson.Value, dirName string, strict bool, report fieldReport) (name, desc string) {
 	if k, ok := required(top, "name", report); ok {
 		name = k.Val.Text
 		validateName(k.Line, name, dirName, report)
@@ -37,7 +39,7 @@ func validateFields(top *yamljson.Value, dirName string, report fieldReport) (na
 		case strings.TrimSpace(desc) == "":
 			report(Error, k.Line, "description: must not be blank")
 		case n > maxDescriptionLen:
-			report(Error, k.Line, fmt.Sprintf("description: must be at most %d characters (it has %d)", maxDescriptionLen, n))
+			overLimit(k, n, maxDescriptionLen, strict, report)
 		}
 	}
 	for _, k := range top.Keys {
@@ -48,10 +50,12 @@ func validateFields(top *yamljson.Value, dirName string, report fieldReport) (na
 		case "compatibility":
 			if isString(k, report) {
 				switch n := utf8.RuneCountInString(k.Val.Text); {
-				case n == 0:
+				case n == 0 && strict:
 					report(Error, k.Line, "compatibility: must not be empty")
+				case n == 0:
+					report(Warning, k.Line, fmt.Sprintf("compatibility: is empty, and the Agent Skills format wants 1 to %d characters or no field; served as written", maxCompatibilityLen))
 				case n > maxCompatibilityLen:
-					report(Error, k.Line, fmt.Sprintf("compatibility: must be at most %d characters (it has %d)", maxCompatibilityLen, n))
+					overLimit(k, n, maxCompatibilityLen, strict, report)
 				}
 			}
 		case "metadata":
@@ -71,6 +75,24 @@ func validateFields(top *yamljson.Value, dirName string, report fieldReport) (na
 		}
 	}
 	return name, desc
+}
+
+// overLimit reports the string field k, of n characters, over the Agent Skills format's
+// limit: an error when strict, else a warning, and the skill is served as written.
+// Nothing served depends on these lengths (no URI, name or index holds the value, and the
+// entry's frontmatter is bounded as a whole), and the major clients differ on them (some
+// skip such a skill, some take it): refusing the whole folder for one of them would hide
+// every skill from every client. See PROTOCOL.md#skill-format.
+func overLimit(k yamljson.Key, n, limit int, strict bool, report fieldReport) {
+	if strict {
+		report(Error, k.Line, fmt.Sprintf("%s: must be at most %d characters (it has %d)", k.Name, limit, n))
+		return
+	}
+	also := ""
+	if k.Name == "description" {
+		also = fmt.Sprintf(" (the discovery indexes carry its first %d)", limit)
+	}
+	report(Warning, k.Line, fmt.Sprintf("%s: has %d characters, over the Agent Skills limit of %d; served as written%s, but clients that hold to the limit may skip the skill", k.Name, n, limit, also))
 }
 
 func isPassedType(v *yamljson.Value, want string) bool {
