@@ -19,6 +19,7 @@ import (
 // catalogFlags are the flags of every command that builds a pack.
 type catalogFlags struct {
 	skipInvalid, allowOversize bool
+	strict                     bool // validate --strict: the Agent Skills limits are errors
 	trustRoot                  string
 }
 
@@ -39,13 +40,14 @@ type loaded struct {
 	problems []compile.Problem // without the "skipped" warnings unless SkipInvalid was asked
 	checked  int               // skills found, valid or not
 	errors   int
-	warnings int
+	warnings int // not counting the "skipped" warnings, which repeat errors
+	skipped  int // skills left out, with --skip-invalid
 }
 
 // loadCatalog loads dir, or the built-in examples when dir is "".
 func loadCatalog(dir string, f catalogFlags) (*loaded, error) {
 	// Always ask for the Skipped warnings: they are how invalid skills are counted.
-	opt := compile.Options{SkipInvalid: true, AllowOversize: f.allowOversize}
+	opt := compile.Options{SkipInvalid: true, AllowOversize: f.allowOversize, Strict: f.strict}
 	var (
 		c        *compile.Catalog
 		problems []compile.Problem
@@ -63,9 +65,12 @@ func loadCatalog(dir string, f catalogFlags) (*loaded, error) {
 	for _, p := range problems {
 		if p.Skipped {
 			l.checked++
-			if !f.skipInvalid {
-				continue
+			if f.skipInvalid {
+				// Said, and counted as a skill skipped: its errors are counted already.
+				l.skipped++
+				l.problems = append(l.problems, p)
 			}
+			continue
 		}
 		if p.Severity == compile.Error {
 			l.errors++
@@ -87,7 +92,11 @@ func (l *loaded) print(w io.Writer, line func(compile.Problem) string) {
 	for _, p := range l.problems {
 		fmt.Fprintln(w, line(p))
 	}
-	fmt.Fprintf(w, "%s checked: %s, %s\n", plural(l.checked, "skill"), plural(l.errors, "error"), plural(l.warnings, "warning"))
+	fmt.Fprintf(w, "%s checked: %s, %s", plural(l.checked, "skill"), plural(l.errors, "error"), plural(l.warnings, "warning"))
+	if l.skipped > 0 {
+		fmt.Fprintf(w, "; %s skipped", plural(l.skipped, "skill"))
+	}
+	fmt.Fprintln(w)
 }
 
 func plural(n int, what string) string {
