@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -109,7 +110,69 @@ func verifyReports(t *testing.T, stdout string) []gjson.Result {
 // under io.modelcontextprotocol/, which the build only warns about and serves verbatim.
 // The Inspector re-parses the served SKILL.md and must find the frontmatter it was given.
 func TestInspectorReservedMetadata(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "cases", "reserved_metadata.txtar"))
+	const uri = "skill://tagged/SKILL.md"
+	for name, url := range caseServers(t, "reserved_metadata.txtar") {
+		for _, era := range []string{"legacy", "modern"} {
+			t.Run(name+"/"+era, func(t *testing.T) {
+				inspectList(t, url, era, 1)
+				code, stdout, stderr := inspectorCLI(t, url, era, "--method", "skills/get", "--uri", uri, "--verify", "--require-digests")
+				if code != 0 {
+					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+				}
+				r := verifyReports(t, stdout)
+				if len(r) != 1 {
+					t.Fatalf("reports:\n%s", stdout)
+				}
+				code, stdout, stderr = inspectorCLI(t, url, era, "--method", "skills/get", "--uri", uri, "--format", "json")
+				if code != 0 || gjson.Get(stdout, `result.skill.frontmatter.metadata.io\.modelcontextprotocol/x`).Str != "y" {
+					t.Fatalf("the reserved key is not served verbatim (exit %d):\n%s\n%s", code, stdout, stderr)
+				}
+			})
+		}
+	}
+}
+
+// TestInspectorLongDescription: the long_description case's skill, whose description of
+// 1068 characters is over the Agent Skills limit of 1024, which the build only warns about,
+// is served as written on both servers, in both eras: the Inspector reads its description
+// whole, in the entry and in its frontmatter, and its verifier finds every file's bytes as
+// their digests say. The verifier holds to the limit: the skill fails its conformance
+// check on that one point (malformed-description) and no other, which is what a client
+// that holds to the limit sees of such a skill.
+func TestInspectorLongDescription(t *testing.T) {
+	const uri = "skill://claude-api/SKILL.md"
+	for name, url := range caseServers(t, "long_description.txtar") {
+		for _, era := range []string{"legacy", "modern"} {
+			t.Run(name+"/"+era, func(t *testing.T) {
+				code, stdout, stderr := inspectorCLI(t, url, era, "--method", "skills/get", "--uri", uri, "--format", "json")
+				d := gjson.Get(stdout, "result.skill.frontmatter.description").Str
+				if code != 0 || utf8.RuneCountInString(d) != 1068 || gjson.Get(stdout, "result.skill.description").Str != d {
+					t.Fatalf("the description is not served as written (exit %d):\n%s\n%s", code, stdout, stderr)
+				}
+				_, stdout, stderr = inspectorCLI(t, url, era, "--method", "skills/get", "--uri", uri, "--verify", "--require-digests")
+				r := gjson.Parse(strings.TrimSpace(stdout))
+				var codes []string
+				for _, c := range r.Get("conformance").Array() {
+					codes = append(codes, c.Get("code").Str)
+				}
+				files := r.Get("files").Array()
+				for _, f := range files {
+					if f.Get("status").Str != "verified" {
+						t.Errorf("file %s: %s", f.Get("uri").Str, f.Raw)
+					}
+				}
+				if r.Get("uri").Str != uri || len(files) != 2 || strings.Join(codes, " ") != "malformed-description" {
+					t.Fatalf("the verifier's report, want every file verified and only malformed-description:\n%s\n%s", stdout, stderr)
+				}
+			})
+		}
+	}
+}
+
+// caseServers serves the folder of the case file with `skilledge serve` and in workerd,
+// and returns their MCP endpoints by name.
+func caseServers(t *testing.T, file string) map[string]string {
+	data, err := os.ReadFile(filepath.Join("testdata", "cases", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,27 +183,8 @@ func TestInspectorReservedMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	servers := map[string]string{
+	return map[string]string{
 		"serve":   serve(t, dir),
 		"workerd": workerdFor(t, caseDeployment(t, skills), "{}")[0] + "/mcp",
-	}
-	for name, url := range servers {
-		for _, era := range []string{"legacy", "modern"} {
-			t.Run(name+"/"+era, func(t *testing.T) {
-				inspectList(t, url, era, 1)
-				code, stdout, stderr := inspectorCLI(t, url, era, "--method", "skills/get", "--uri", "skill://tagged/SKILL.md", "--verify", "--require-digests")
-				if code != 0 {
-					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-				}
-				r := verifyReports(t, stdout)
-				if len(r) != 1 {
-					t.Fatalf("reports:\n%s", stdout)
-				}
-				code, stdout, stderr = inspectorCLI(t, url, era, "--method", "skills/get", "--uri", "skill://tagged/SKILL.md", "--format", "json")
-				if code != 0 || gjson.Get(stdout, `result.skill.frontmatter.metadata.io\.modelcontextprotocol/x`).Str != "y" {
-					t.Fatalf("the reserved key is not served verbatim (exit %d):\n%s\n%s", code, stdout, stderr)
-				}
-			})
-		}
 	}
 }
