@@ -15,15 +15,17 @@ import (
 )
 
 // Authorization (MCP 2026-07-28 basic/authorization; PROTOCOL.md#authorization): with the
-// auth option, the server is an OAuth 2.1 resource server. Every request over HTTP but the RFC 9728
-// metadata and CORS preflights must carry a credential (edge/auth) granting the catalog's
-// default scopes: without one, or with one that does not hold, 401 with a Bearer
-// challenge naming the metadata (and invalid_token when one was sent); with one lacking
-// the scopes, 403 insufficient_scope. Every answer to such a request depends on the caller
-// and says so: Cache-Control private, Vary on the credential fields, cacheScope "private",
-// and a replay hint that expires with the credential (none once it has), so that a host
-// gives the answer again only for the same credential (which the request frame holds) and
-// never after it stops holding (edge/wire: replays). And none is kept longer than the
+// auth option, the server is an OAuth 2.1 resource server (with jwt; an option of static
+// keys or Access assertions only is not, and says so: see authz). Every request over HTTP
+// but the RFC 9728 metadata and CORS preflights must carry a credential (edge/auth)
+// granting the catalog's default scopes: without one, or with one that does not hold, 401
+// with a Bearer challenge naming the metadata (or the realm) and invalid_token when one
+// was sent; with one lacking the scopes, 403 insufficient_scope. Every answer to such a
+// request depends on the caller and says so: Cache-Control private, Vary on the
+// credential fields, cacheScope "private", and a replay hint that expires with the
+// credential (none once it has), so that a host gives the answer again only for the same
+// credential (which the request frame holds) and never after it stops holding (edge/wire:
+// replays). And none is kept longer than the
 // credential holds: a max-age is at most its remaining lifetime, in whole seconds rounded
 // down (0 under a second); a ttlMs at most that less replayHeld, and the replay hint
 // expires that ttlMs before the credential does, so that an answer given again is not
@@ -80,11 +82,22 @@ func (s *Server) SetKeys(url string, doc []byte) error {
 
 // authz is a server's authorization: its configuration, the scopes every caller needs,
 // and the challenge parts.
+//
+// It is an OAuth resource server only when the option has jwt (or names authorization
+// servers): then the challenge names its RFC 9728 metadata, which it serves. An option of
+// static keys, or Cloudflare Access assertions, has no authorization server for a client
+// to find, and a metadata document listing none would send OAuth clients into a sign-in
+// that cannot succeed: its challenge names instead the realm of the credentials it takes,
+// and the metadata's path is answered like any other.
 type authz struct {
 	cfg      *auth.Config
 	needed   []byte // space-separated
+	oauth    bool   // an OAuth resource server: the metadata is served and named
 	metadata string // the absolute URL of the RFC 9728 document for the endpoint
 	prm      []byte // that document
+	realm    string // without OAuth, the challenge's realm: the credentials taken
+	needs    string // what a 401 says the server needs: every kind of credential it takes
+	noun     string // what a 403 calls the credential
 	vary     string
 	now      func() time.Time
 }
@@ -101,6 +114,21 @@ func newAuthz(p *catalog.Pack, opt wire.Options) *authz {
 	a := &authz{cfg: cfg, needed: p.DefaultScopes(), now: time.Now, vary: "Authorization"}
 	if cfg.Access != nil {
 		a.vary += ", " + cfg.AccessHeader
+	}
+	a.oauth = cfg.JWT != nil || len(cfg.AuthorizationServers) > 0
+	var needs, realms, nouns []string
+	if cfg.JWT != nil {
+		needs, nouns = append(needs, "an OAuth access token"), append(nouns, "access token")
+	}
+	if cfg.Access != nil {
+		needs, realms, nouns = append(needs, "a Cloudflare Access assertion"), append(realms, "Cloudflare Access"), append(nouns, "Access assertion")
+	}
+	if len(cfg.Tokens) > 0 {
+		needs, realms, nouns = append(needs, "a static API key (Authorization: Bearer "+auth.StaticPrefix+"…)"), append(realms, "static API keys"), append(nouns, "API key")
+	}
+	a.needs, a.realm, a.noun = strings.Join(needs, " or "), strings.Join(realms, " or "), "credential"
+	if len(nouns) == 1 {
+		a.noun = nouns[0]
 	}
 	u, _ := url.Parse(cfg.Resource) // ParseConfig checked it
 	a.metadata = u.Scheme + "://" + u.Host + prmPath + strings.TrimSuffix(u.EscapedPath(), "/")
@@ -150,7 +178,7 @@ func (s *Server) gate(r *wire.Request, hd *headers, path string) (*wire.Response
 	if a == nil {
 		return nil, caller{}
 	}
-	if path == prmPath || path == prmPath+s.opt.Endpoint {
+	if a.oauth && (path == prmPath || path == prmPath+s.opt.Endpoint) {
 		return s.protectedResource(r), caller{}
 	}
 	if r.Method == "OPTIONS" {
@@ -195,18 +223,23 @@ func replayUntil(expires, now time.Time, fresh int64) (int64, bool) {
 }
 
 // challenge is the 401 or 403 of RFC 6750 §3, with a JSON-RPC error body saying the same.
-// It names the metadata and the scopes every caller needs, which are public, and never
-// why a credential failed: every failure looks alike to the caller.
+// It names the metadata (or, without OAuth, the realm of the credentials taken), the
+// kinds of credential the server takes and the scopes every caller needs, which are
+// public, and never why a credential failed: every failure looks alike to the caller.
 func (a *authz) challenge(status int, presented bool) *wire.Response {
-	v := `Bearer resource_metadata="` + a.metadata + `"`
+	v := `Bearer realm="` + a.realm + `"`
+	msg := "Unauthorized: this server needs " + a.needs
+	if a.oauth {
+		v = `Bearer resource_metadata="` + a.metadata + `"`
+		msg += " (see WWW-Authenticate and " + a.metadata + ")"
+	}
 	if len(a.needed) > 0 {
 		v += `, scope="` + string(a.needed) + `"`
 	}
-	msg := "Unauthorized: this server needs an OAuth access token (see WWW-Authenticate and " + a.metadata + ")"
 	switch {
 	case status == 403:
 		v += `, error="insufficient_scope"`
-		msg = "Forbidden: the access token does not grant the scopes this server needs: " + string(a.needed)
+		msg = "Forbidden: the " + a.noun + " does not grant the scopes this server needs: " + string(a.needed)
 	case presented:
 		v += `, error="invalid_token"`
 	}

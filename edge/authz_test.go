@@ -451,3 +451,70 @@ func TestAccessHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestGateStaticKeysOnly: an auth option that takes only static keys is no OAuth resource
+// server, and says so: its challenge names no metadata (there is no authorization server
+// to find through it) but the realm of static API keys, its refusals say that a static
+// key is needed and how it is sent, and no RFC 9728 document is served (its path is
+// answered like any other, to a caller with a key). With an Access section, the same, for
+// what it takes; with jwt, the challenge and the metadata stay OAuth's.
+func TestGateStaticKeysOnly(t *testing.T) {
+	entry, key := auth.NewStaticKey("ci", []string{"skills:read"})
+	other, otherKey := auth.NewStaticKey("other", []string{"other"})
+	files := map[string]string{"a/SKILL.md": skillMD("a"), "skilledge.yaml": "access:\n  default: [skills:read]\n"}
+	server := func(option string) *Server {
+		opts := wire.Options{AllowHosts: []string{"*"}, Auth: []byte(option)}
+		if err := Check(opts); err != nil {
+			t.Fatal(err)
+		}
+		return New(packOf(t, files), opts)
+	}
+	tokens := `"tokens":[{"name":"ci","sha256":"` + entry.Hex() + `","scopes":["skills:read"]},{"name":"other","sha256":"` + other.Hex() + `","scopes":["other"]}]`
+	keys := server(`{"resource":"` + authResource + `",` + tokens + `}`)
+	withAccess := server(`{"resource":"` + authResource + `","access":{"teamDomain":"https://acme.cloudflareaccess.com","aud":"x","scopes":["skills:read"]},` + tokens + `}`)
+	list := request(1, "skills/list", "")
+	post := []string{"Host", "skills.example", "Content-Type", "application/json", "Mcp-Protocol-Version", "2025-11-25"}
+	for _, c := range []struct {
+		name           string
+		s              *Server
+		method, target string
+		fields         []string
+		status         int
+		challenge      string // WWW-Authenticate
+		message        string // in the body
+	}{
+		{"no credential", keys, "POST", "/mcp", post, 401, `Bearer realm="static API keys", scope="skills:read"`,
+			`Unauthorized: this server needs a static API key (Authorization: Bearer ske_…)`},
+		{"a key it does not know", keys, "POST", "/mcp", append(post, "Authorization", "Bearer ske_"+strings.Repeat("A", 43)), 401,
+			`Bearer realm="static API keys", scope="skills:read", error="invalid_token"`, `needs a static API key (Authorization: Bearer ske_…)`},
+		{"a JWT", keys, "POST", "/mcp", append(post, "Authorization", "Bearer eyJhbGciOiJFUzI1NiJ9.e30.AAAA"), 401,
+			`Bearer realm="static API keys", scope="skills:read", error="invalid_token"`, `needs a static API key`},
+		{"a key without the scopes", keys, "POST", "/mcp", append(post, "Authorization", "Bearer "+otherKey), 403,
+			`Bearer realm="static API keys", scope="skills:read", error="insufficient_scope"`, `Forbidden: the API key does not grant the scopes this server needs: skills:read`},
+		{"a key", keys, "POST", "/mcp", append(post, "Authorization", "Bearer "+key), 200, "", `"skill://a/SKILL.md"`},
+		{"the metadata, without a key", keys, "GET", "/.well-known/oauth-protected-resource/mcp", []string{"Host", "skills.example"}, 401,
+			`Bearer realm="static API keys", scope="skills:read"`, `needs a static API key`},
+		{"the metadata, with a key", keys, "GET", "/.well-known/oauth-protected-resource/mcp", []string{"Host", "skills.example", "Authorization", "Bearer " + key}, 404, "", ""},
+		{"Access and keys", withAccess, "POST", "/mcp", post, 401, `Bearer realm="Cloudflare Access or static API keys", scope="skills:read"`,
+			`Unauthorized: this server needs a Cloudflare Access assertion or a static API key (Authorization: Bearer ske_…)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := ""
+			if c.method == "POST" {
+				body = list
+			}
+			out, _ := c.s.AppendHTTP(nil, &wire.Request{Method: c.method, Target: c.target, Header: header(c.fields...), Body: []byte(body)})
+			resp, err := wire.ParseResponse(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := resp.Header.Get("WWW-Authenticate")
+			if resp.Status != c.status || got != c.challenge || !strings.Contains(string(resp.Body), c.message) {
+				t.Fatalf("%d, WWW-Authenticate %q: %s\nwant %d, %q and a body with %q", resp.Status, got, resp.Body, c.status, c.challenge, c.message)
+			}
+			if strings.Contains(string(resp.Body), "OAuth") || strings.Contains(string(resp.Body), "authorization_servers") {
+				t.Fatalf("a deployment without OAuth speaks of it: %s", resp.Body)
+			}
+		})
+	}
+}

@@ -253,7 +253,7 @@ func TestProtectedResourceScopes(t *testing.T) {
 		t.Errorf("scopes_supported %s", got)
 	}
 	opts := a.s.opt
-	opts.Auth = []byte(`{"resource":"` + authResource + `","scopesSupported":["skills:read","skills:finance"],"tokens":[{"name":"ci","sha256":"abababababababababababababababababababababababababababababababab","scopes":[]}]}`)
+	opts.Auth = []byte(`{"resource":"` + authResource + `","authorizationServers":["` + authIssuer + `"],"scopesSupported":["skills:read","skills:finance"],"tokens":[{"name":"ci","sha256":"abababababababababababababababababababababababababababababababab","scopes":[]}]}`)
 	if err := Check(opts); err != nil {
 		t.Fatal(err)
 	}

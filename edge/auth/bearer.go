@@ -47,8 +47,9 @@ func token68(s string) bool {
 	return true
 }
 
-// staticPrefix begins every static key NewStaticKey makes.
-const staticPrefix = "ske_"
+// StaticPrefix begins every static key NewStaticKey makes. A bearer token without it is
+// taken for a JWT (Config.Authenticate).
+const StaticPrefix = "ske_"
 
 // StaticKey is a static API key's entry in the configuration: the SHA-256 of the key,
 // never the key, with the name it is known by and the scopes it grants.
@@ -63,7 +64,7 @@ type StaticKey struct {
 func NewStaticKey(name string, scopes []string) (StaticKey, string) {
 	var b [32]byte
 	rand.Read(b[:])
-	k := staticPrefix + base64.RawURLEncoding.EncodeToString(b[:])
+	k := StaticPrefix + base64.RawURLEncoding.EncodeToString(b[:])
 	return StaticKey{Name: name, SHA256: sha256.Sum256([]byte(k)), Scopes: normalScopes(scopes)}, k
 }
 

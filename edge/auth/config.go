@@ -445,7 +445,7 @@ func (c *Config) Authenticate(authorization, assertion string, now time.Time) (g
 	if err != nil {
 		return Grant{}, true, err
 	}
-	if len(c.Tokens) > 0 && strings.HasPrefix(token, staticPrefix) {
+	if len(c.Tokens) > 0 && strings.HasPrefix(token, StaticPrefix) {
 		g, err = CheckStatic(c.Tokens, token)
 		return g, true, err
 	}

@@ -373,7 +373,7 @@ func TestPoolPrivateCatalog(t *testing.T) {
 	resp = list()
 	require.Equal(t, 401, resp.Status)
 	challenge, _ := resp.Header.Get("WWW-Authenticate")
-	require.Equal(t, `Bearer resource_metadata="https://s.example/.well-known/oauth-protected-resource/mcp", scope="skills:read"`, challenge)
+	require.Equal(t, `Bearer realm="static API keys", scope="skills:read"`, challenge) // static keys only: no OAuth metadata to name
 	require.Equal(t, false, strings.Contains(string(resp.Body), `"a"`), "a refusal names no skill")
 	resp = list("Authorization", "Bearer "+readerKey)
 	require.Equal(t, true, resp.Status == 200 && strings.Contains(string(resp.Body), "skill://a/") && !strings.Contains(string(resp.Body), "skill://b/"), string(resp.Body))
