@@ -53,9 +53,7 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 		return code
 	}
 	if *out == "" {
-		fmt.Fprint(stderr, "skilledge build: -o OUT is required\n\n")
-		c.printUsage(stderr)
-		return 2
+		return c.usageError(stderr, "-o OUT is required")
 	}
 	dir := dirArg(pos)
 	if isBuilt(dir) {

@@ -37,7 +37,7 @@ func (c *command) printUsage(w io.Writer) {
 // parse parses args, in which flags and positional arguments may be interleaved ("--"
 // ends the flags), and checks the number of positional arguments. It returns them, or
 // the exit status to return: 0 after printing help to stdout, 2 after printing the error
-// and usage to stderr.
+// to stderr (usageError).
 func (c *command) parse(args []string, minArgs, maxArgs int, stdout, stderr io.Writer) ([]string, int, bool) {
 	var pos []string
 	for {
@@ -47,9 +47,7 @@ func (c *command) parse(args []string, minArgs, maxArgs int, stdout, stderr io.W
 			return nil, 0, false
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "skilledge %s: %v\n\n", c.name, err)
-			c.printUsage(stderr)
-			return nil, 2, false
+			return nil, c.usageError(stderr, err.Error()), false
 		}
 		rest := c.fs.Args()
 		if len(rest) == 0 {
@@ -67,11 +65,17 @@ func (c *command) parse(args []string, minArgs, maxArgs int, stdout, stderr io.W
 		if len(pos) < minArgs {
 			what = "missing argument"
 		}
-		fmt.Fprintf(stderr, "skilledge %s: %s\n\n", c.name, what)
-		c.printUsage(stderr)
-		return nil, 2, false
+		return nil, c.usageError(stderr, what), false
 	}
 	return pos, 0, true
+}
+
+// usageError prints what is wrong with the command line, and where the help is, on one
+// line: the help itself, which --help prints, would bury it. It returns the exit status
+// of bad usage, 2.
+func (c *command) usageError(stderr io.Writer, what string) int {
+	fmt.Fprintf(stderr, "skilledge %s: %s (see skilledge %s --help)\n", c.name, what, c.name)
+	return 2
 }
 
 // stringList is a repeatable string flag.

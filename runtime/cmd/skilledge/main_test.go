@@ -106,6 +106,29 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// TestUsageErrorOneLine: a bad flag or argument gets one line saying what is wrong and
+// where the help is, not the whole help (which --help prints).
+func TestUsageErrorOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--bogus"}, "skilledge serve: flag provided but not defined: -bogus (see skilledge serve --help)\n"},
+		{[]string{"stdio", "--page-size", "x"}, `skilledge stdio: invalid value "x" for flag -page-size: parse error (see skilledge stdio --help)` + "\n"},
+		{[]string{"serve", "a", "b"}, "skilledge serve: too many arguments (see skilledge serve --help)\n"},
+		{[]string{"validate"}, "skilledge validate: missing argument (see skilledge validate --help)\n"},
+		{[]string{"validate", "--format", "xml", "dir"}, `skilledge validate: --format "xml": want text or github (see skilledge validate --help)` + "\n"},
+		{[]string{"build", "dir"}, "skilledge build: -o OUT is required (see skilledge build --help)\n"},
+		{[]string{"verify", "--nope", "https://x.example"}, "skilledge verify: flag provided but not defined: -nope (see skilledge verify --help)\n"},
+		{[]string{"key", "extra"}, "skilledge key: too many arguments (see skilledge key --help)\n"},
+	} {
+		code, stdout, stderr := call(t, "", c.args...)
+		if code != 2 || stdout != "" || stderr != c.want {
+			t.Errorf("%v: exit %d\nstdout: %s\nstderr: %s\nwant: %s", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}
+
 func TestLoopbackAddr(t *testing.T) {
 	for addr, want := range map[string]bool{
 		"127.0.0.1:8787": true, "localhost:1": true, "[::1]:80": true, "127.0.0.2:0": true,
@@ -611,7 +634,7 @@ func TestValidateGitHub(t *testing.T) {
 		{[]string{"validate", "--format=text", dir}, 1, dir + "/nodesc/SKILL.md:1: missing required field \"description\"\n" +
 			dir + "/wrong-name/SKILL.md:2: name \"other\": must equal the skill's directory name \"wrong-name\"\n" +
 			"3 skills checked: 2 errors, 0 warnings\n", ""},
-		{[]string{"validate", "--format=json", dir}, 2, "", "skilledge validate: --format \"json\": want text or github\n\nUsage: skilledge validate DIR"},
+		{[]string{"validate", "--format=json", dir}, 2, "", "skilledge validate: --format \"json\": want text or github (see skilledge validate --help)\n"},
 	} {
 		code, stdout, stderr := call(t, "", tt.args...)
 		if code != tt.code || stdout != tt.out || !strings.HasPrefix(stderr, tt.errOut) {
@@ -625,3 +648,4 @@ func TestValidateGitHub(t *testing.T) {
 		t.Errorf("relative DIR: exit %d\n%s\nwant prefix %s", code, stdout, want)
 	}
 }
+

@@ -41,9 +41,7 @@ repository's root.`)
 	case "github":
 		line = githubCommand
 	default:
-		fmt.Fprintf(stderr, "skilledge validate: --format %q: want text or github\n\n", *format)
-		c.printUsage(stderr)
-		return 2
+		return c.usageError(stderr, fmt.Sprintf("--format %q: want text or github", *format))
 	}
 	l, err := loadCatalog(pos[0], f)
 	if err != nil {
