@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -649,3 +650,19 @@ func TestValidateGitHub(t *testing.T) {
 	}
 }
 
+// TestServeBindsFirst: serve takes its address before it checks and builds the folder, so
+// that a busy port is said at once, not after a build (which for a large folder takes
+// long) and not behind the folder's problems.
+func TestServeBindsFirst(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := skillsDir(t) // invalid skills: serve would refuse them, were it to check them
+	code, stdout, stderr := call(t, "", "serve", dir, "--addr", busy.Addr().String())
+	expect(t, code, stdout, stderr, 1, "", "skilledge serve: listen tcp "+busy.Addr().String()+": bind: address already in use\n")
+	if strings.Contains(stderr, "checked") || strings.Contains(stderr, "SKILL.md") {
+		t.Fatalf("serve checked the folder before it bound its address:\n%s", stderr)
+	}
+}

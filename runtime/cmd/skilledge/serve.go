@@ -201,6 +201,14 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	if !f.checkWatch("serve", dirArg(pos), stderr) {
 		return 2
 	}
+	// The address first: a busy port is said at once, not after the build. Connections
+	// wait in the listen queue until the server is ready.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
+		return 1
+	}
+	defer ln.Close() // closed by Serve when served; here for the returns before that
 	// The plugin is found and compiled while the catalog is opened (pluginStart).
 	stderr = &lockedWriter{w: stderr}
 	early := startPlugin(ctx, f.plugin, f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), 0), stderr)
@@ -230,11 +238,6 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	defer srv.Close(context.Background())
 	defer f.startWatching(ctx, "serve", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
-		return 1
-	}
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
