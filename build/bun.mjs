@@ -19,9 +19,14 @@ const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")).href);
 const [module, pack] = await Promise.all([Bun.file(here("plugin.wasm")).arrayBuffer().then((b) => WebAssembly.compile(b)), Bun.file(here("catalog.pack")).arrayBuffer()]);
 
-// host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH)
-// or a bad build stop the process here, saying what is wrong.
-const host = await startHost(() => ({ createPlugin, module, pack, options: optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH), fetch }), process.exit);
+// host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH),
+// a private catalog without SKILLEDGE_AUTH, or a bad build stop the process here, saying
+// what is wrong.
+const host = await startHost(
+	() => ({ createPlugin, module, pack, options: optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH), fetch }),
+	process.exit,
+	here("catalog.pack").pathname,
+);
 
 // store reads the content store's objects from OUT/assets/sha256/: a Bun.file, which Bun
 // sends with its length (a missing one is a 404).

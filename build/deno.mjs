@@ -18,9 +18,14 @@ const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")).href);
 const [module, pack] = await Promise.all([Deno.readFile(here("plugin.wasm")).then((b) => WebAssembly.compile(b)), Deno.readFile(here("catalog.pack"))]);
 
-// host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH)
-// or a bad build stop the process here, saying what is wrong.
-const host = await startHost(() => ({ createPlugin, module, pack, options: optionsFrom(Deno.env.get("SKILLEDGE_OPTIONS"), Deno.env.get("SKILLEDGE_AUTH")), fetch }), Deno.exit);
+// host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH),
+// a private catalog without SKILLEDGE_AUTH, or a bad build stop the process here, saying
+// what is wrong.
+const host = await startHost(
+	() => ({ createPlugin, module, pack, options: optionsFrom(Deno.env.get("SKILLEDGE_OPTIONS"), Deno.env.get("SKILLEDGE_AUTH")), fetch }),
+	Deno.exit,
+	here("catalog.pack").pathname,
+);
 
 // store reads the content store's objects from OUT/assets/sha256/, each streamed from
 // its file with its length (a missing one is a 404).

@@ -169,6 +169,18 @@ func TestEntries(t *testing.T) {
 	}
 }
 
+// TestHostPrivateMagic: the host tells a private catalog by the magic the build opens its
+// index with, to refuse to start one without an auth option as serve does.
+func TestHostPrivateMagic(t *testing.T) {
+	m := regexp.MustCompile(`(?m)^export const privateMagic = ("[^"]*");$`).FindSubmatch(Host)
+	if m == nil {
+		t.Fatal(`host.mjs has no line export const privateMagic = "…";`)
+	}
+	if got, err := strconv.Unquote(string(m[1])); err != nil || got != catalog.MagicPrivate {
+		t.Fatalf("host.mjs privateMagic = %s (%v), want %q", m[1], err, catalog.MagicPrivate)
+	}
+}
+
 // TestHostStoreDir: the host fetches objects where build writes them in the assets.
 func TestHostStoreDir(t *testing.T) {
 	m := regexp.MustCompile(`(?m)^export const storeDir = "([^"]*)";$`).FindSubmatch(Host)

@@ -3,8 +3,8 @@
 // The JavaScript host of plugin.wasm, for any runtime with WebAssembly and the web APIs
 // (workerd, Deno, Bun, Node): a pipe between a Request and the plugin. This module is the
 // API of the entry modules (Host, startHost, optionsFrom, startFailure, storeDir, limits,
-// readsWhole, and OptionsRefused, what optionsFrom and a Host throw for options they
-// cannot use); each of the host's roles is a module of its own in host/, which imports
+// readsWhole, isPrivate, and OptionsRefused, what optionsFrom and a Host throw for options
+// they cannot use); each of the host's roles is a module of its own in host/, which imports
 // nothing but its neighbours there. So the host imports nothing of a platform: an entry
 // module (worker.mjs for Cloudflare Workers) hands it what only the platform has: the
 // Extism SDK's createPlugin, the compiled module, the index, the options, and a content
@@ -508,17 +508,44 @@ export class Host {
 	}
 }
 
+// privateMagic opens the index of a private catalog, one whose skills folder has an
+// access policy (catalog.MagicPrivate). The plugin answers such a catalog over HTTP only
+// with an auth option, and without one answers every request 503.
+export const privateMagic = "SKLPACK\x82";
+
+// isPrivate reports whether pack, the bytes of catalog.pack, is a private catalog's index.
+/**
+ * @param {ArrayBuffer | Uint8Array} pack
+ * @returns {boolean}
+ */
+export function isPrivate(pack) {
+	const b = pack instanceof Uint8Array ? pack : new Uint8Array(pack);
+	if (b.length < privateMagic.length) return false;
+	for (let i = 0; i < privateMagic.length; i++) if (b[i] !== privateMagic.charCodeAt(i)) return false;
+	return true;
+}
+
 // startHost makes the Host of init() (a function, so that what it throws, bad options
 // among them, is caught too) and its instance (ready), or says on the console what is
-// wrong and calls exit(1): an entry that is a process serves only once it can answer.
+// wrong and calls exit(1): an entry that is a process serves only once it can answer. A
+// private catalog without an auth option is refused so, with what `skilledge serve` says
+// of one without --auth: it would answer nobody. where names the catalog in that message
+// (the entry's catalog.pack).
 /**
  * @param {() => HostInit} init
  * @param {(code: number) => never} exit
+ * @param {string} [where]
  * @returns {Promise<Host>}
  */
-export async function startHost(init, exit) {
+export async function startHost(init, exit, where = "the catalog") {
 	try {
 		const host = new Host(init());
+		if (host.options.auth === undefined && isPrivate(host.pack)) {
+			throw new Error(
+				`${where} has an access policy (skilledge.yaml): serve it with SKILLEDGE_AUTH, which says who is asking (README, "Private catalogs");\n` +
+					"  without it nobody could be told apart over HTTP. skilledge stdio serves it to a local process without one.",
+			);
+		}
 		await host.ready();
 		return host;
 	} catch (err) {

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { Host } from "./host.mjs";
+import { Host, startHost } from "./host.mjs";
 import { failure, failureReply } from "./host/failure.mjs";
 import { FrameError, FrameParser, requestHead } from "./host/frame.mjs";
 import { KeySets, KeysState, keysAccept, keysAge, keysFrame, keysRedirect } from "./host/keys.mjs";
@@ -539,4 +539,29 @@ test("ready: a refused auth option throws the whole reason, for an entry that is
 	const host = new Host({ createPlugin: fakePlugin().createPlugin, module: null, pack: new Uint8Array(0),
 		options: { auth: { jwt: { jwksUri: "http://idp.internal/jwks?api_key=HIDDEN-7f3a9c" } } } });
 	await assert.rejects(host.ready(), /jwksUri "http:\/\/idp.internal\/jwks\?api_key=HIDDEN-7f3a9c" must be https/);
+});
+
+test("startHost: a private catalog without an auth option is refused, as serve refuses one without --auth", async (t) => {
+	const errors = t.mock.method(console, "error", () => {});
+	const magic = (m) => Uint8Array.from(m + "rest of the index", (c) => c.charCodeAt(0)); // one byte a character, as the index is written
+	/** @type {(pack: Uint8Array, options: object) => Promise<{ code: number | undefined, logged: string }>} */
+	const start = async (pack, options) => {
+		let code;
+		errors.mock.resetCalls();
+		await startHost(() => ({ createPlugin: fakePlugin().createPlugin, module: null, pack, options }), /** @type {any} */ ((c) => (code = c)), "dist/catalog.pack");
+		return { code, logged: errors.mock.calls.map((c) => c.arguments.join(" ")).join("\n") };
+	};
+	const refused = await start(magic("SKLPACK\x82"), {});
+	assert.equal(refused.code, 1);
+	assert.equal(
+		refused.logged,
+		'skilledge: dist/catalog.pack has an access policy (skilledge.yaml): serve it with SKILLEDGE_AUTH, which says who is asking (README, "Private catalogs");\n' +
+			"  without it nobody could be told apart over HTTP. skilledge stdio serves it to a local process without one.",
+	);
+	// With an auth option, or a public catalog, it starts.
+	for (const [pack, options] of [[magic("SKLPACK\x82"), { auth: { resource: "https://skills.example/mcp" } }], [magic("SKLPACK\x02"), {}]]) {
+		const { code, logged } = await start(pack, options);
+		assert.equal(code, undefined, logged);
+		assert.equal(logged, "");
+	}
 });

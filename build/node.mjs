@@ -38,9 +38,14 @@ class Answer {
 	}
 }
 
-// host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH)
-// or a bad build stop the process here, saying what is wrong.
-const host = await startHost(() => ({ createPlugin, module, pack, options: optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH), fetch, Response: Answer }), process.exit);
+// host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH),
+// a private catalog without SKILLEDGE_AUTH, or a bad build stop the process here, saying
+// what is wrong.
+const host = await startHost(
+	() => ({ createPlugin, module, pack, options: optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH), fetch, Response: Answer }),
+	process.exit,
+	here("catalog.pack").pathname,
+);
 
 // lengths holds the length of each stream the store gives (a file's, or one it makes for
 // a spliced answer), sent as the Content-Length, as the Workers runtime does.

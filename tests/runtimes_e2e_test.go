@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -238,3 +239,35 @@ func TestRuntimesBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimesPrivateWithoutAuth: an entry serving a private catalog (one with an access
+// policy) without SKILLEDGE_AUTH stops at once, saying so as `skilledge serve` does without
+// --auth, rather than start, say it is serving, and answer every request 503.
+func TestRuntimesPrivateWithoutAuth(t *testing.T) {
+	dir := withSDK(t, privateDeployment(t))
+	for _, rt := range jsRuntimes {
+		t.Run(rt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			command, listen := loopbackCommand(t, rt)
+			cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+command)
+			cmd.Dir = dir
+			cmd.Env = append(append(os.Environ(), toolEnv...), listen...)
+			// An entry that serves does not stop: at the deadline its whole process group
+			// goes (npx runs the runtime as a child, which holds the output open).
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+			cmd.WaitDelay = 5 * time.Second
+			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil || err == nil {
+				t.Fatalf("the entry did not stop (%v):\n%s", err, out)
+			}
+			const want = `has an access policy (skilledge.yaml): serve it with SKILLEDGE_AUTH, which says who is asking (README, "Private catalogs");` + "\n" +
+				"  without it nobody could be told apart over HTTP. skilledge stdio serves it to a local process without one.\n"
+			if !strings.Contains(string(out), "skilledge: ") || !strings.Contains(string(out), want) || strings.Contains(string(out), "serving") {
+				t.Fatalf("it said\n%s\nwant it to say %q, and not that it is serving", out, want)
+			}
+		})
+	}
+}
+
