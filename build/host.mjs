@@ -220,8 +220,10 @@ export class Host {
 	/** @returns {Promise<Instance>} */
 	async start() {
 		// enableWasiOutput: the plugin writes to stderr only when it crashes; let that reach the logs.
-		const p = await this.createPlugin({ wasm: [{ module: this.module }] }, { useWasi: true, enableWasiOutput: true });
-		const x = (await p.getInstance()).exports;
+		const x = await withoutWasiDebug(async () => {
+			const p = await this.createPlugin({ wasm: [{ module: this.module }] }, { useWasi: true, enableWasiOutput: true });
+			return (await p.getInstance()).exports;
+		});
 		// Options and index go in through the raw exports too: one copy each, where the Extism
 		// exports read their input 8 bytes per call into JavaScript (the index of a large
 		// catalog is hundreds of KB: milliseconds of the first request).
@@ -505,6 +507,33 @@ export class Host {
 	storeFailed(err) {
 		console.error("skilledge: reading the content store:", err);
 		return failureResponse("store", undefined, this.Response);
+	}
+}
+
+// withoutWasiDebug runs make, which makes a plugin instance with the Extism SDK, with
+// console.log filtered of the debug lines of the SDK's WASI shim. The shim
+// (@bjorn3/browser_wasi_shim, in the SDK's browser build) turns its debug log on when made
+// without a debug option, which the SDK does not give, and binds console.log, as it is
+// then, to print them: "wasi: 0 0", twice, as the plugin starts. So console.log is, while
+// make runs, a function that drops exactly the shim's debug calls (console.log("%c%s",
+// "color: #265BA0", "wasi:", …)) and passes every other on; the shim keeps that function
+// for the instance's life, and console.log is what it was again once make is done.
+/**
+ * @template T
+ * @param {() => Promise<T>} make
+ * @returns {Promise<T>}
+ */
+async function withoutWasiDebug(make) {
+	const log = console.log;
+	/** @param {...any} args */
+	console.log = function (...args) {
+		if (args[0] === "%c%s" && args[1] === "color: #265BA0" && args[2] === "wasi:") return;
+		return log.apply(this, args);
+	};
+	try {
+		return await make();
+	} finally {
+		console.log = log;
 	}
 }
 

@@ -565,3 +565,23 @@ test("startHost: a private catalog without an auth option is refused, as serve r
 		assert.equal(logged, "");
 	}
 });
+
+test("the WASI shim's debug lines (wasi: 0 0) are not printed; everything else logged is", async (t) => {
+	const printed = [];
+	t.mock.method(console, "log", (...args) => printed.push(args.join(" ")));
+	const fake = fakePlugin();
+	/** @type {(...args: any[]) => void} */
+	let debug = () => {};
+	const createPlugin = async (manifest, options) => {
+		// As the shim, made without a debug option: console.log bound as it is now.
+		debug = console.log.bind(console, "%c%s", "color: #265BA0", "wasi:");
+		const p = await fake.createPlugin(manifest, options);
+		return { getInstance: async () => (debug(0, 0), debug(0, 0), console.log("the plugin's own line"), p.getInstance()) };
+	};
+	const before = console.log;
+	const host = new Host({ createPlugin, module: null, pack: new Uint8Array(0) });
+	await host.ready();
+	debug("fd_write", 2); // later, from the instance it made
+	assert.equal(console.log, before, "console.log is what it was");
+	assert.deepEqual(printed, ["the plugin's own line"]);
+});

@@ -4,6 +4,7 @@ package tests
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,3 +272,38 @@ func TestRuntimesPrivateWithoutAuth(t *testing.T) {
 	}
 }
 
+// TestQuietStart: the JavaScript entries and the Worker print, at start and on a first
+// request, only what they mean to (the address they serve): no debug line of the Extism
+// SDK's WASI shim ("wasi: 0 0"), which it prints when made without its debug option.
+func TestQuietStart(t *testing.T) {
+	dir := withSDK(t, deployed(t))
+	ping := func(t *testing.T, base string) {
+		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("ping: %d", resp.StatusCode)
+		}
+	}
+	for _, rt := range jsRuntimes {
+		t.Run(rt.name, func(t *testing.T) {
+			command, listen := loopbackCommand(t, rt)
+			logs := startCommand(t, dir, command, "http://127.0.0.1:", 2*time.Minute, listen...)
+			ping(t, listening.FindString(logs.String()))
+			if strings.Contains(logs.String(), "wasi:") {
+				t.Fatalf("the entry printed the WASI shim's debug lines:\n%s", logs.String())
+			}
+		})
+	}
+	t.Run("workerd", func(t *testing.T) {
+		p := workerdProcessWith(t, deployed(t), nil, "{}")
+		ping(t, p.urls[0])
+		if strings.Contains(p.logs.String(), "wasi:") {
+			t.Fatalf("the Worker printed the WASI shim's debug lines:\n%s", p.logs.String())
+		}
+	})
+}
