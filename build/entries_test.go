@@ -172,9 +172,9 @@ func TestEntries(t *testing.T) {
 // TestHostPrivateMagic: the host tells a private catalog by the magic the build opens its
 // index with, to refuse to start one without an auth option as serve does.
 func TestHostPrivateMagic(t *testing.T) {
-	m := regexp.MustCompile(`(?m)^export const privateMagic = ("[^"]*");$`).FindSubmatch(Host)
+	m := regexp.MustCompile(`(?m)^const privateMagic = ("[^"]*");$`).FindSubmatch(Host)
 	if m == nil {
-		t.Fatal(`host.mjs has no line export const privateMagic = "…";`)
+		t.Fatal(`host.mjs has no line const privateMagic = "…";`)
 	}
 	if got, err := strconv.Unquote(string(m[1])); err != nil || got != catalog.MagicPrivate {
 		t.Fatalf("host.mjs privateMagic = %s (%v), want %q", m[1], err, catalog.MagicPrivate)

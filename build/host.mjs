@@ -3,8 +3,8 @@
 // The JavaScript host of plugin.wasm, for any runtime with WebAssembly and the web APIs
 // (workerd, Deno, Bun, Node): a pipe between a Request and the plugin. This module is the
 // API of the entry modules (Host, startHost, optionsFrom, startFailure, storeDir, limits,
-// readsWhole, isPrivate, and OptionsRefused, what optionsFrom and a Host throw for options
-// they cannot use); each of the host's roles is a module of its own in host/, which imports
+// readsWhole, and OptionsRefused, what optionsFrom and a Host throw for options they
+// cannot use); each of the host's roles is a module of its own in host/, which imports
 // nothing but its neighbours there. So the host imports nothing of a platform: an entry
 // module (worker.mjs for Cloudflare Workers) hands it what only the platform has: the
 // Extism SDK's createPlugin, the compiled module, the index, the options, and a content
@@ -540,14 +540,14 @@ async function withoutWasiDebug(make) {
 // privateMagic opens the index of a private catalog, one whose skills folder has an
 // access policy (catalog.MagicPrivate). The plugin answers such a catalog over HTTP only
 // with an auth option, and without one answers every request 503.
-export const privateMagic = "SKLPACK\x82";
+const privateMagic = "SKLPACK\x82";
 
 // isPrivate reports whether pack, the bytes of catalog.pack, is a private catalog's index.
 /**
  * @param {ArrayBuffer | Uint8Array} pack
  * @returns {boolean}
  */
-export function isPrivate(pack) {
+function isPrivate(pack) {
 	const b = pack instanceof Uint8Array ? pack : new Uint8Array(pack);
 	if (b.length < privateMagic.length) return false;
 	for (let i = 0; i < privateMagic.length; i++) if (b[i] !== privateMagic.charCodeAt(i)) return false;
