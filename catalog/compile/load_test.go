@@ -96,7 +96,7 @@ func TestValidation(t *testing.T) {
 			want: []string{`skills/x/SKILL.md:3: description: must be a string, not a list`}},
 		{name: "1024 character description", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: " + long(1024, "é") + "\n")}, valid: []string{"x"}},
 		{name: "1025 character description", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: " + long(1025, "é") + "\n")},
-			want:  []string{`skills/x/SKILL.md:3: warning: description: has 1025 characters, over the Agent Skills limit of 1024; served as written (the discovery indexes carry its first 1024), but clients that hold to the limit may skip the skill`},
+			want:  []string{`skills/x/SKILL.md:3: warning: description: has 1025 characters, over the Agent Skills limit of 1024; served as written (the discovery indexes carry it cut to 1024), but clients that hold to the limit may skip the skill`},
 			valid: []string{"x"}},
 		{name: "optional fields", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nlicense: MIT\ncompatibility: " + long(500, "ü") + "\nallowed-tools: Bash(git:*) Read\nmetadata:\n  a: b\n  io.example/c: \"1\"\ntitle: X\nversion: 1.0.0\ntags: [a, b]\n")},
 			valid: []string{"x"}},
@@ -337,7 +337,7 @@ func TestStrictLimits(t *testing.T) {
 		valid  []string
 	}{
 		{"served as written", false, []string{
-			`repo/skills/claude-api/SKILL.md:3: warning: description: has 1068 characters, over the Agent Skills limit of 1024; served as written (the discovery indexes carry its first 1024), but clients that hold to the limit may skip the skill`,
+			`repo/skills/claude-api/SKILL.md:3: warning: description: has 1068 characters, over the Agent Skills limit of 1024; served as written (the discovery indexes carry it cut to 1024), but clients that hold to the limit may skip the skill`,
 			`repo/skills/docx/SKILL.md:4: warning: compatibility: has 501 characters, over the Agent Skills limit of 500; served as written, but clients that hold to the limit may skip the skill`,
 			nameError}, []string{"skills/claude-api", "skills/docx", "skills/pdf"}},
 		{"strict", true, []string{

@@ -90,7 +90,7 @@ func overLimit(k yamljson.Key, n, limit int, strict bool, report fieldReport) {
 	}
 	also := ""
 	if k.Name == "description" {
-		also = fmt.Sprintf(" (the discovery indexes carry its first %d)", limit)
+		also = fmt.Sprintf(" (the discovery indexes carry it cut to %d)", limit)
 	}
 	report(Warning, k.Line, fmt.Sprintf("%s: has %d characters, over the Agent Skills limit of %d; served as written%s, but clients that hold to the limit may skip the skill", k.Name, n, limit, also))
 }

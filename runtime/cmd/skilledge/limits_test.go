@@ -31,7 +31,7 @@ func longDescriptionDir(t *testing.T) string {
 	return dir
 }
 
-const longDescriptionWarning = "/claude-api/SKILL.md:3: warning: description: has 1068 characters, over the Agent Skills limit of 1024; served as written (the discovery indexes carry its first 1024), but clients that hold to the limit may skip the skill\n"
+const longDescriptionWarning = "/claude-api/SKILL.md:3: warning: description: has 1068 characters, over the Agent Skills limit of 1024; served as written (the discovery indexes carry it cut to 1024), but clients that hold to the limit may skip the skill\n"
 
 // TestLongDescription: a description over the Agent Skills limit is a warning that names
 // the file and line, and the skill is served as written, by validate (exit 0), stdio and
