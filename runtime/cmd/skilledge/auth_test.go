@@ -147,19 +147,8 @@ func TestServeAuth(t *testing.T) {
 		t.Fatalf("the key set was not fetched at start: %s", stderr.String())
 	}
 	list := func(credential string) int {
-		req, _ := http.NewRequest("POST", mcp, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if credential != "" {
-			req.Header.Set("Authorization", "Bearer "+credential)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
+		status, _ := postMCP(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`, credential)
+		return status
 	}
 	for _, c := range []struct {
 		name, credential string

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -71,17 +70,9 @@ func TestLongDescription(t *testing.T) {
 	if m == nil {
 		t.Fatalf("banner %q; stderr: %s", banner, errOut.String())
 	}
-	req, _ := http.NewRequest("POST", m[1], strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"uri":"skill://claude-api/SKILL.md"}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"uri":"skill://claude-api/SKILL.md"`) {
-		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	status, body := postMCP(t, m[1], `{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"uri":"skill://claude-api/SKILL.md"}}`, "")
+	if status != 200 || !strings.Contains(body, `"uri":"skill://claude-api/SKILL.md"`) {
+		t.Fatalf("status %d: %s", status, body)
 	}
 	if !strings.Contains(errOut.String(), dir+longDescriptionWarning) {
 		t.Fatalf("serve did not report the warning: %s", errOut.String())

@@ -241,17 +241,8 @@ func TestServe(t *testing.T) {
 	if want := "skilledge: the catalog page is at " + strings.TrimSuffix(m[1], "mcp") + "\n"; page != want {
 		t.Fatalf("second banner line %q, want %q", page, want)
 	}
-	req, _ := http.NewRequest("POST", m[1], strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"id":1`) {
-		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	if status, body := postMCP(t, m[1], `{"jsonrpc":"2.0","id":1,"method":"ping"}`, ""); status != 200 || !strings.Contains(body, `"id":1`) {
+		t.Fatalf("status %d: %s", status, body)
 	}
 	stopped(t, cancel, exit, &stderr)
 }
@@ -665,4 +656,23 @@ func TestServeBindsFirst(t *testing.T) {
 	if strings.Contains(stderr, "checked") || strings.Contains(stderr, "SKILL.md") {
 		t.Fatalf("serve checked the folder before it bound its address:\n%s", stderr)
 	}
+}
+
+// postMCP posts the JSON-RPC message body to the MCP endpoint url, with the Authorization
+// field Bearer credential unless it is "", and returns the answer's status and body.
+func postMCP(t *testing.T, url, body, credential string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if credential != "" {
+		req.Header.Set("Authorization", "Bearer "+credential)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
