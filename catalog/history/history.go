@@ -38,6 +38,10 @@ const DefaultKeep = 10
 // MaxKeep bounds Options.Keep.
 const MaxKeep = 100
 
+// DefaultMaxCommits is the number of commits read when Options.MaxCommits is 0: each costs
+// a listing of the folder's tree, so a history of many thousands is read only so far back.
+const DefaultMaxCommits = 5000
+
 // A Commit is one commit that touched the skills folder.
 type Commit struct {
 	Hash    string    // the full object name
@@ -81,6 +85,9 @@ type Options struct {
 	// VersionOf returns the `version` of a SKILL.md's frontmatter, "" when it has none
 	// or cannot be read. Nil reads none: every version is named by its date and digest.
 	VersionOf func(skillMD []byte) string
+	// MaxCommits is the most commits read, the newest (DefaultMaxCommits when 0); a
+	// longer history is read as a shallow one is, and History.Cut says so.
+	MaxCommits int
 }
 
 // A Version is one published version of a skill.
@@ -125,9 +132,11 @@ type History struct {
 	Skills  []Skill  // the skills at the newest commit, by Path
 	Changes []Change // newest first; within a commit, by Path
 	// Commits is the number of commits read; Shallow says the history was cut short
-	// (a shallow clone), so older versions may be missing.
+	// (a shallow clone), and Cut that it was longer than Options.MaxCommits, so older
+	// versions may be missing.
 	Commits int
 	Shallow bool
+	Cut     bool
 	// Problems are in the order of the commits that caused them, oldest first.
 	Problems []Problem
 }
@@ -147,6 +156,9 @@ func Read(ctx context.Context, src Source, opt Options) (*History, error) {
 	if opt.Keep <= 0 {
 		opt.Keep = DefaultKeep
 	}
+	if opt.MaxCommits <= 0 {
+		opt.MaxCommits = DefaultMaxCommits
+	}
 	opt.Keep = min(opt.Keep, MaxKeep)
 	commits, err := src.Log(ctx)
 	if err != nil {
@@ -156,7 +168,11 @@ func Read(ctx context.Context, src Source, opt Options) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{src: src, opt: opt, skills: map[string]*trail{}, h: &History{Commits: len(commits), Shallow: shallow}}
+	cut := len(commits) > opt.MaxCommits
+	if cut {
+		commits = commits[:opt.MaxCommits]
+	}
+	r := &reader{src: src, opt: opt, skills: map[string]*trail{}, h: &History{Commits: len(commits), Shallow: shallow, Cut: cut}}
 	for i := len(commits) - 1; i >= 0; i-- {
 		if err := r.commit(ctx, commits[i]); err != nil {
 			return nil, err

@@ -321,3 +321,24 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxCommits: a history longer than MaxCommits is read from its newest commits, and
+// says it was cut.
+func TestMaxCommits(t *testing.T) {
+	src := story(
+		step{"v1", map[string]string{"a/SKILL.md": skill("1", "")}},
+		step{"v2", map[string]string{"a/SKILL.md": skill("2", "")}},
+		step{"v3", map[string]string{"a/SKILL.md": skill("3", "")}},
+	)
+	h, err := Read(context.Background(), src, Options{VersionOf: versionOf, MaxCommits: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills, _ := summary(h)
+	if !h.Cut || h.Commits != 2 || !slices.Equal(skills, []string{"a: 3 2 (dropped 0)"}) {
+		t.Fatalf("cut %t, %d commits, %q", h.Cut, h.Commits, skills)
+	}
+	if h, _ := Read(context.Background(), src, Options{VersionOf: versionOf}); h.Cut || h.Commits != 3 {
+		t.Fatalf("the default: cut %t, %d commits", h.Cut, h.Commits)
+	}
+}
