@@ -368,6 +368,12 @@ func (l *loader) readFile(e entry, encl []string) {
 		case !inside:
 			l.linkOut(p, t, encl)
 			return
+		case errors.Is(err, errLinkBackslash):
+			l.report(Error, p, 0, skill, "symbolic link not served: "+err.Error()+"; link with \"/\"", encl...)
+			return
+		case err == nil && clutterIn(t):
+			l.report(Error, p, 0, skill, fmt.Sprintf("symbolic link to %s, which is version-control or system clutter the build never serves (a link is served to whoever may see its skill)", l.display(t)), encl...)
+			return
 		case errors.Is(err, fs.ErrNotExist):
 			warn("broken symbolic link; not served")
 			return
@@ -438,6 +444,19 @@ func mimeType(p string, text bool) string {
 		return catalog.SkillMDType
 	}
 	return mediatype.Of(p, text)
+}
+
+// clutterIn reports whether the path p of the folder lies in a directory, or is a file,
+// that Load skips as clutter (.git, .DS_Store …): such a file is never served, through a
+// link either.
+func clutterIn(p string) bool {
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if Ignored(seg, i < len(segs)-1) {
+			return true
+		}
+	}
+	return false
 }
 
 // within reports whether the path p of the folder is the directory dir or lies under it.
@@ -624,6 +643,10 @@ const maxLinkHops = 40
 
 var errLinkLoop = errors.New("too many levels of symbolic links")
 
+// errLinkBackslash is resolveLink's error for a link whose target holds a backslash: a
+// separator on Windows, where the build would follow it past the checks made here.
+var errLinkBackslash = errors.New(`its target holds a backslash ("\"), which Windows reads as a path separator`)
+
 // resolveLink resolves the symbolic link p component by component, as the kernel would,
 // without leaving the file system: it returns the path of the final target (which
 // contains no links), or inside == false as soon as a link or ".." would lead out, with
@@ -665,6 +688,9 @@ func resolveLink(fsys fs.ReadLinkFS, p string) (target string, inside bool, err 
 		t, err := fsys.ReadLink(next)
 		if err != nil {
 			return "", true, err
+		}
+		if strings.ContainsRune(t, '\\') {
+			return "", true, errLinkBackslash
 		}
 		if path.IsAbs(t) || filepath.IsAbs(t) || filepath.VolumeName(t) != "" {
 			return path.Join(append([]string{t}, rest...)...), false, nil

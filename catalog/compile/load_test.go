@@ -742,6 +742,17 @@ func TestLinksStayInTheirSkill(t *testing.T) {
 		{name: "out of a nested skill into the one holding it", files: fstest.MapFS{"pub/inner/SKILL.md": ok("inner"), "pub/inner/own.txt": link("../notes/own.txt")},
 			want:  []string{leak("pub/inner/own.txt", "skills/pub/notes/own.txt", "a file of skill pub", "pub/inner")},
 			valid: []string{"finance/ledger"}},
+		{name: "a target with a backslash, a separator on Windows", files: fstest.MapFS{"pub/x.txt": link(`..\finance\ledger\secret.txt`), "pub/y.txt": link(`notes\own.txt`)},
+			want: []string{
+				`skills/pub/x.txt: symbolic link not served: its target holds a backslash ("\"), which Windows reads as a path separator; link with "/"`,
+				`skills/pub/y.txt: symbolic link not served: its target holds a backslash ("\"), which Windows reads as a path separator; link with "/"`},
+			valid: []string{"finance/ledger"}},
+		{name: "into clutter the build never serves", files: fstest.MapFS{"pub/.git/config": {Data: []byte("[remote] url = https://user:TOKEN@example.com/x")}, "pub/notes.txt": link(".git/config"),
+			"pub/ds.txt": link("notes/.DS_Store"), "pub/notes/.DS_Store": {Data: []byte("x")}},
+			want: []string{
+				`skills/pub/ds.txt: symbolic link to skills/pub/notes/.DS_Store, which is version-control or system clutter the build never serves (a link is served to whoever may see its skill)`,
+				`skills/pub/notes.txt: symbolic link to skills/pub/.git/config, which is version-control or system clutter the build never serves (a link is served to whoever may see its skill)`},
+			valid: []string{"finance/ledger"}},
 		{name: "dangling and looping links stay warnings", files: fstest.MapFS{"pub/gone.txt": link("../finance/ledger/missing.txt"), "pub/loop": link("loop")},
 			want: []string{
 				`skills/pub/gone.txt: warning: broken symbolic link; not served`,
