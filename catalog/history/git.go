@@ -48,25 +48,26 @@ func (g *gitRepo) Log(ctx context.Context) ([]Commit, error) {
 	if _, err := git(ctx, g.top, "rev-parse", "--verify", "--quiet", "HEAD"); err != nil {
 		return nil, nil // no commit yet
 	}
-	out, err := git(ctx, g.top, "log", "--format=%H%x1f%cI%x1f%s%x1e", "HEAD", "--", g.pathspec())
+	// --first-parent: what was published is what the branch received, merges included,
+	// not each commit of a branch merged into it (which git log would list by date).
+	out, err := git(ctx, g.top, "log", "-z", "--first-parent", "--format=%H%x00%cI%x00%s", "HEAD", "--", g.pathspec())
 	if err != nil {
 		return nil, err
 	}
 	var commits []Commit
-	for _, rec := range strings.Split(string(out), "\x1e") {
-		rec = strings.TrimLeft(rec, "\n")
-		if rec == "" {
-			continue
-		}
-		f := strings.SplitN(rec, "\x1f", 3)
-		if len(f) != 3 {
-			return nil, fmt.Errorf("history: git log printed %q", rec)
-		}
+	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if len(f) == 1 && f[0] == "" {
+		return nil, nil
+	}
+	if len(f)%3 != 0 {
+		return nil, fmt.Errorf("history: git log printed %d fields, not commits of three", len(f))
+	}
+	for ; len(f) > 0; f = f[3:] {
 		date, err := time.Parse(time.RFC3339, f[1])
 		if err != nil {
 			return nil, fmt.Errorf("history: commit %s: date %q: %v", f[0], f[1], err)
 		}
-		commits = append(commits, Commit{Hash: f[0], Date: date, Subject: f[2]})
+		commits = append(commits, Commit{Hash: strings.TrimLeft(f[0], "\n"), Date: date, Subject: f[2]})
 	}
 	return commits, nil
 }
@@ -74,7 +75,7 @@ func (g *gitRepo) Log(ctx context.Context) ([]Commit, error) {
 // Files implements Source: the blobs of the folder's tree at commit (submodules are no
 // files: they are left out).
 func (g *gitRepo) Files(ctx context.Context, commit string) ([]File, error) {
-	out, err := git(ctx, g.top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", g.pathspec())
+	out, err := git(ctx, g.top, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--", g.pathspec())
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func (g *gitRepo) Files(ctx context.Context, commit string) ([]File, error) {
 
 // Read implements Source.
 func (g *gitRepo) Read(ctx context.Context, blob string) ([]byte, error) {
-	return git(ctx, g.top, "cat-file", "blob", blob)
+	return git(ctx, g.top, "cat-file", "blob", "--end-of-options", blob)
 }
 
 // Shallow implements Source.
@@ -117,7 +118,8 @@ func (g *gitRepo) Shallow(ctx context.Context) (bool, error) {
 // git runs the git command in dir and returns what it printed; an error carries what it
 // said on stderr.
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.quotePath=false"}, args...)...)
+	// --literal-pathspecs: a folder named ":(exclude)x" is that folder, not pathspec magic.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "--literal-pathspecs", "-c", "core.quotePath=false"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

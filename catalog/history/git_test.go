@@ -164,3 +164,38 @@ func TestGitNotRepo(t *testing.T) {
 		t.Fatalf("no commits: %+v, %v", h, err)
 	}
 }
+
+// TestGitMerges: what a branch published is what it received: a version made on a branch
+// merged later is published by the merge, in the branch's order, not by its own commit's
+// date; and a subject with the characters git's own formats separate fields with is read
+// as it is.
+func TestGitMerges(t *testing.T) {
+	r := newRepo(t)
+	r.commit("add a\x1e\x1f odd", map[string]string{"skills/a/SKILL.md": skill("1.0.0", "one")})
+	r.git("checkout", "-q", "-b", "feature")
+	r.commit("a 2.0.0 on a branch", map[string]string{"skills/a/SKILL.md": skill("2.0.0", "two")})
+	r.git("checkout", "-q", "main")
+	r.commit("b on main, later", map[string]string{"skills/b/SKILL.md": skill("1.1.0", "b")})
+	r.gitEnv([]string{"GIT_AUTHOR_DATE=2026-11-20T12:00:00Z", "GIT_COMMITTER_DATE=2026-11-20T12:00:00Z"},
+		"merge", "-q", "--no-ff", "-m", "Merge the feature", "feature")
+
+	src, err := Git(context.Background(), filepath.Join(r.dir, "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Read(context.Background(), src, Options{VersionOf: versionOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills, changes := summary(h)
+	if !slices.Equal(skills, []string{"a: 2.0.0 1.0.0 (dropped 0)", "b: 1.1.0 (dropped 0)"}) {
+		t.Fatalf("skills %q\nchanges:\n%s", skills, strings.Join(changes, "\n"))
+	}
+	a := h.Skill("a").Versions
+	if a[0].Commit.Subject != "Merge the feature" || a[1].Commit.Subject != "add a\x1e\x1f odd" {
+		t.Fatalf("published by %q and %q", a[0].Commit.Subject, a[1].Commit.Subject)
+	}
+	if h.Commits != 3 {
+		t.Fatalf("%d commits read, want 3 (the branch's own commit is not main's)", h.Commits)
+	}
+}

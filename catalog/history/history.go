@@ -15,7 +15,11 @@
 // A skill is known by its path. A path that disappears in a commit in which a path appears
 // with the same content is a move: the skill's history goes with it, under the new path.
 // A skill whose path is gone at the newest commit is removed: it has no versions to serve,
-// and its removal is a Change.
+// and its removal is a Change; one added again at its path goes on with its history. A
+// version name is never used at one path for two contents, whichever skill held the path.
+//
+// The history is the branch's: its first-parent commits, so that a version made on a
+// branch merged later is published by the merge (Git).
 package history
 
 import (
@@ -172,7 +176,7 @@ func Read(ctx context.Context, src Source, opt Options) (*History, error) {
 	if cut {
 		commits = commits[:opt.MaxCommits]
 	}
-	r := &reader{src: src, opt: opt, skills: map[string]*trail{}, h: &History{Commits: len(commits), Shallow: shallow, Cut: cut}}
+	r := &reader{src: src, opt: opt, skills: map[string]*trail{}, names: map[string]map[string]*Version{}, removed: map[string]*trail{}, h: &History{Commits: len(commits), Shallow: shallow, Cut: cut}}
 	for i := len(commits) - 1; i >= 0; i-- {
 		if err := r.commit(ctx, commits[i]); err != nil {
 			return nil, err
@@ -184,9 +188,8 @@ func Read(ctx context.Context, src Source, opt Options) (*History, error) {
 
 // trail is the history of one skill so far, while Read walks the commits oldest first.
 type trail struct {
-	versions []*Version          // every version published, oldest first
-	names    map[string]*Version // by name: what each name first published
-	cur      *Version            // the content at the last commit read
+	versions []*Version // every version published, oldest first
+	cur      *Version   // the content at the last commit read
 }
 
 type reader struct {
@@ -194,6 +197,13 @@ type reader struct {
 	opt     Options
 	skills  map[string]*trail // by path, the skills present at the last commit read
 	changes [][]Change        // each commit's, oldest first
+	// names are, by path, what each version name published there first named: kept
+	// when the skill is removed, so that one added again at the path cannot publish
+	// other bytes under a name already used, and carried along when a skill moves.
+	names map[string]map[string]*Version
+	// removed are the trails of skills removed, by their last path: a skill added again
+	// there goes on with its history.
+	removed map[string]*trail
 	h       *History
 }
 
@@ -206,11 +216,13 @@ func (r *reader) commit(ctx context.Context, c Commit) error {
 	now := skillFiles(files)
 	var changes []Change
 	// Paths gone in this commit, by their last content: a path that appears with that
-	// content is the same skill, moved.
-	gone := map[string]string{} // content -> path
-	for p, t := range r.skills {
+	// content is the same skill, moved. Paths of one content pair up in sorted order, so
+	// that two identical skills moved together are followed the same way every time.
+	gone := map[string][]string{} // content -> paths, sorted
+	for _, p := range sortedKeys(r.skills) {
 		if _, ok := now[p]; !ok {
-			gone[t.cur.Content] = p
+			c := r.skills[p].cur.Content
+			gone[c] = append(gone[c], p)
 		}
 	}
 	next := make(map[string]*trail, len(now))
@@ -219,11 +231,15 @@ func (r *reader) commit(ctx context.Context, c Commit) error {
 		content := contentOf(fs)
 		t, moved := r.skills[p], ""
 		if t == nil {
-			if from, ok := gone[content]; ok {
-				t, moved = r.skills[from], from
-				delete(gone, content)
+			if from := gone[content]; len(from) > 0 {
+				t, moved = r.skills[from[0]], from[0]
+				gone[content] = from[1:]
+				r.carryNames(moved, p)
+			} else if t = r.removed[p]; t != nil {
+				delete(r.removed, p) // added again: the same skill, its history goes on
+				t.cur = nil
 			} else {
-				t = &trail{names: map[string]*Version{}}
+				t = &trail{}
 			}
 		}
 		next[p] = t
@@ -243,9 +259,11 @@ func (r *reader) commit(ctx context.Context, c Commit) error {
 		t.cur = v
 	}
 	for _, content := range sortedKeys(gone) {
-		from := gone[content]
-		t := r.skills[from]
-		changes = append(changes, Change{Commit: c, Path: from, From: t.cur, Removed: names(t.cur.Files)})
+		for _, from := range gone[content] {
+			t := r.skills[from]
+			changes = append(changes, Change{Commit: c, Path: from, From: t.cur, Removed: names(t.cur.Files)})
+			r.removed[from] = t
+		}
 	}
 	slices.SortFunc(changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
 	r.changes = append(r.changes, changes)
@@ -273,19 +291,31 @@ func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs [
 			}
 		}
 	}
+	used := r.names[p]
+	if used == nil {
+		used = map[string]*Version{}
+		r.names[p] = used
+	}
 	short := content[:8]
+	dated := c.Date.UTC().Format("2006-01-02") + "." + short
 	switch {
 	case name == "":
-		name = c.Date.UTC().Format("2006-01-02") + "." + short
+		name = dated
 	case !ValidName(name):
 		r.problem(p, fmt.Sprintf("version %q (in %s) cannot be part of a URI path segment (letters, digits, \".\", \"-\", \"+\" and \"_\", at most 64): published as %s",
-			name, c.Short(), c.Date.UTC().Format("2006-01-02")+"."+short))
-		name = c.Date.UTC().Format("2006-01-02") + "." + short
+			name, c.Short(), dated))
+		name = dated
 	}
-	if first, ok := t.names[name]; ok {
+	if first, ok := used[name]; ok {
 		bumped := name + "+" + short
 		if strings.Contains(name, "+") {
 			bumped = name + "." + short // semver has one "+": extend the build metadata
+		}
+		if !ValidName(bumped) {
+			bumped = dated
+		}
+		for n := 2; used[bumped] != nil; n++ {
+			bumped = fmt.Sprintf("%s.%d", dated, n) // the same content date and digest, published again
 		}
 		r.problem(p, fmt.Sprintf("version %s changed in %s (%q) without a new version: %s published it in %s (%q); the new content is published as %s",
 			name, c.Short(), c.Subject, name, first.Commit.Short(), first.Commit.Subject, bumped))
@@ -293,8 +323,20 @@ func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs [
 	}
 	v := &Version{Name: name, Commit: c, Files: fs, Content: content}
 	t.versions = append(t.versions, v)
-	t.names[name] = v
+	used[name] = v
 	return v, nil
+}
+
+// carryNames gives the path to, where a skill moved, the version names used at from.
+func (r *reader) carryNames(from, to string) {
+	if r.names[to] == nil {
+		r.names[to] = map[string]*Version{}
+	}
+	for n, v := range r.names[from] {
+		if _, ok := r.names[to][n]; !ok {
+			r.names[to][n] = v
+		}
+	}
 }
 
 func (r *reader) problem(skill, msg string) {

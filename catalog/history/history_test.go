@@ -244,6 +244,44 @@ func TestRead(t *testing.T) {
 			problems: []string{`a/SKILL.md: version "1.0 beta/2" (in 000000000000) cannot be part of a URI path segment (letters, digits, ".", "-", "+" and "_", at most 64): published as 2026-11-01.XXXXXXXX`},
 		},
 		{
+			name: "a skill removed and added again cannot publish other bytes under a name it used",
+			src: story(
+				step{"add", map[string]string{"a/SKILL.md": skill("1.0.0", "one")}},
+				step{"remove", map[string]string{"a/SKILL.md": ""}},
+				step{"add again", map[string]string{"a/SKILL.md": skill("1.0.0", "two")}},
+			),
+			skills: []string{"a: 1.0.0+XXXXXXXX 1.0.0 (dropped 0)"},
+			changes: []string{
+				"add again a ->1.0.0+XXXXXXXX +[SKILL.md] ~[] -[]",
+				"remove a 1.0.0>- +[] ~[] -[SKILL.md]",
+				"add a ->1.0.0 +[SKILL.md] ~[] -[]",
+			},
+			problems: []string{
+				`a/SKILL.md: version 1.0.0 changed in 000000000000 ("add again") without a new version: 1.0.0 published it in 000000000000 ("add"); the new content is published as 1.0.0+XXXXXXXX`,
+			},
+		},
+		{
+			name: "two identical skills moved together are paired in path order, and removed together both said",
+			src: story(
+				step{"add", map[string]string{"a/SKILL.md": skill("1", "same"), "b/SKILL.md": skill("2", "same"), "c/SKILL.md": skill("3", "same"), "d/SKILL.md": skill("3", "same")}},
+				step{"bump b", map[string]string{"b/SKILL.md": skill("1", "same")}},
+				step{"move a and b", map[string]string{"a/SKILL.md": "", "b/SKILL.md": "", "x/SKILL.md": skill("1", "same"), "y/SKILL.md": skill("1", "same")}},
+				step{"remove c and d", map[string]string{"c/SKILL.md": "", "d/SKILL.md": ""}},
+			),
+			skills: []string{"x: 1 (dropped 0)", "y: 1 2 (dropped 0)"},
+			changes: []string{
+				"remove c and d c 3>- +[] ~[] -[SKILL.md]",
+				"remove c and d d 3>- +[] ~[] -[SKILL.md]",
+				"move a and b x 1>1 +[] ~[] -[] moved from a",
+				"move a and b y 1>1 +[] ~[] -[] moved from b",
+				"bump b b 2>1 +[] ~[SKILL.md] -[]",
+				"add a ->1 +[SKILL.md] ~[] -[]",
+				"add b ->2 +[SKILL.md] ~[] -[]",
+				"add c ->3 +[SKILL.md] ~[] -[]",
+				"add d ->3 +[SKILL.md] ~[] -[]",
+			},
+		},
+		{
 			name: "files under no skill are no version",
 			src: story(
 				step{"add", map[string]string{"a/SKILL.md": skill("1", ""), "README.md": "hi", "SKILL.md": skill("9", "root")}},
