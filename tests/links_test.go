@@ -411,7 +411,9 @@ func (c *linkCheck) exists(full, file string) bool {
 		return true
 	}
 	dir, last := filepath.Split(full)
-	if pkg, ident, ok := strings.Cut(last, "."); ok && ident != "" && unicode.IsLetter(rune(ident[0])) {
+	// A Go identifier after a package's folder: exported, so an upper-case letter (a file
+	// name such as "wire.go" after a package's folder is not taken for one).
+	if pkg, ident, ok := strings.Cut(last, "."); ok && ident != "" && unicode.IsUpper(rune(ident[0])) {
 		if fi, err := os.Stat(filepath.Join(dir, pkg)); err == nil && fi.IsDir() {
 			return true // edge/wire.Options
 		}
