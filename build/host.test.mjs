@@ -476,6 +476,12 @@ test("key sets through the host: a failed fetch is tried again on its own, 1 s a
 	await settle();
 	assert.equal(is.fetches, 5, "no more tries once a set came");
 	host.keys.close();
+	// A fetch that fails after close sets no timer.
+	is.down = true;
+	clock.now += 60_000;
+	await host.keys.want(is.url);
+	assert.equal(is.fetches, 6);
+	assert.equal(host.keys.entry(is.url).retry, undefined, "no retry armed after close");
 });
 
 test("key sets through the host: without keys, tokens are refused", async (t) => {

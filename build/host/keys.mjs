@@ -205,6 +205,7 @@ export class KeySets {
 		this.now = now;
 		/** @type {Map<string, KeySet>} */
 		this.sets = new Map(); // url -> {state, doc, version, fetching, refused, retry}
+		this.closed = false; // close() was called: no fetch is started on a timer any more
 	}
 
 	// entry is what is kept of url, made on first use.
@@ -339,7 +340,7 @@ export class KeySets {
 	 */
 	retryLater(e, url) {
 		const now = this.now();
-		if (e.state.held && now < e.state.fresh) return; // a token's fetch: the next such token asks again
+		if (this.closed || (e.state.held && now < e.state.fresh)) return; // closed, or a token's fetch: the next such token asks again
 		clearTimeout(e.retry);
 		e.retry = setTimeout(() => {
 			e.retry = undefined;
@@ -351,6 +352,7 @@ export class KeySets {
 
 	// close stops the fetches made on their own after a failure.
 	close() {
+		this.closed = true;
 		for (const e of this.sets.values()) clearTimeout(e.retry);
 	}
 

@@ -53,7 +53,7 @@ type keySet struct {
 	refreshing atomic.Bool   // a background fetch is under way
 	refused    atomic.Uint64 // the last version whose refusal was logged
 	// retry is the timer of the next fetch after a failed one, while the set is due; nil
-	// when none is set. Guarded by mu.
+	// when none is set. Guarded by KeySets.closeMu.
 	retry *time.Timer
 }
 
@@ -148,8 +148,9 @@ func (k *KeySets) Refused(url string, version uint64, err error) {
 	}
 }
 
-// Close stops the fetches KeySets makes on its own after a failed one; those that requests
-// start go on. A server that closes its pools for good calls it.
+// Close stops the fetches KeySets makes on its own after a failed one, for good (a fetch
+// under way that fails sets no new timer); those that requests start go on. A process
+// that ends need not call it; a test that ends while its issuer is down does.
 func (k *KeySets) Close() {
 	k.closeMu.Lock()
 	defer k.closeMu.Unlock()
