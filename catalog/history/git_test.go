@@ -84,14 +84,7 @@ func TestGit(t *testing.T) {
 	r.commit("rename a to b", nil)
 	os.WriteFile(filepath.Join(r.dir, "skills/b/ref.md"), []byte("uncommitted"), 0o644)
 
-	src, err := Git(context.Background(), filepath.Join(r.dir, "skills"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := Read(context.Background(), src, Options{VersionOf: versionOf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := readGit(t, filepath.Join(r.dir, "skills"))
 	if h.Commits != 4 || h.Shallow {
 		t.Fatalf("%d commits, shallow %t; want 4, false", h.Commits, h.Shallow)
 	}
@@ -131,17 +124,24 @@ func TestGit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("clone: %v\n%s", err, out)
 	}
-	src, err = Git(context.Background(), filepath.Join(shallow, "skills"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err = Read(context.Background(), src, Options{VersionOf: versionOf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h = readGit(t, filepath.Join(shallow, "skills"))
 	if !h.Shallow || h.Commits != 1 || len(h.Skills) != 1 || len(h.Skills[0].Versions) != 1 {
 		t.Fatalf("shallow clone: shallow %t, %d commits, skills %+v", h.Shallow, h.Commits, h.Skills)
 	}
+}
+
+// readGit reads the history of the skills folder dir through Git.
+func readGit(t *testing.T, dir string) *History {
+	t.Helper()
+	src, err := Git(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Read(context.Background(), src, Options{VersionOf: versionOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 // TestGitNotRepo: a folder in no work tree is ErrNotRepo; a repository without commits
@@ -179,14 +179,7 @@ func TestGitMerges(t *testing.T) {
 	r.gitEnv([]string{"GIT_AUTHOR_DATE=2026-11-20T12:00:00Z", "GIT_COMMITTER_DATE=2026-11-20T12:00:00Z"},
 		"merge", "-q", "--no-ff", "-m", "Merge the feature", "feature")
 
-	src, err := Git(context.Background(), filepath.Join(r.dir, "skills"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := Read(context.Background(), src, Options{VersionOf: versionOf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := readGit(t, filepath.Join(r.dir, "skills"))
 	skills, changes := summary(h)
 	if !slices.Equal(skills, []string{"a: 2.0.0 1.0.0 (dropped 0)", "b: 1.1.0 (dropped 0)"}) {
 		t.Fatalf("skills %q\nchanges:\n%s", skills, strings.Join(changes, "\n"))
