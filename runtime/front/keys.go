@@ -186,6 +186,8 @@ func (k *KeySets) retryLater(s *keySet) {
 		defer s.mu.Unlock()
 		if s.state.Due(k.now()) {
 			k.fetch(context.Background(), s, false)
+		} else {
+			k.retryLater(s) // a request's fetch came first: wait for the pause it set, if still due
 		}
 	})
 }
