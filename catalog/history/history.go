@@ -221,8 +221,8 @@ func (r *reader) commit(ctx context.Context, c Commit) error {
 	gone := map[string][]string{} // content -> paths, sorted
 	for _, p := range sortedKeys(r.skills) {
 		if _, ok := now[p]; !ok {
-			c := r.skills[p].cur.Content
-			gone[c] = append(gone[c], p)
+			last := r.skills[p].cur.Content
+			gone[last] = append(gone[last], p)
 		}
 	}
 	next := make(map[string]*trail, len(now))
