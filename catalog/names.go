@@ -58,3 +58,23 @@ const (
 // SitemapPath is where the server answers the sitemap (of the SKILL.md files under
 // SkillsPrefix), which the catalog page (SitePage) links to.
 const SitemapPath = "/sitemap.xml"
+
+// Versions (PROTOCOL.md#versions). An older kept version of the skill at PATH, named NAME
+// in that version, is served as a skill of its own at VersionPath(PATH, VERSION, NAME):
+// PATH/@VERSION/NAME, so that the last segment is still the skill's name (SEP-2640) and no
+// folder of a catalog that keeps history may have a segment starting with VersionMark.
+// A latest skill lists its kept versions in _meta under MetaVersions; the change feed is
+// served at ChangesJSON and ChangesAtom, and as the resource ChangesURI.
+const (
+	VersionMark  = "@"
+	MetaVersions = "io.github.skilledge/versions"
+	ChangesJSON  = "/changes.json"
+	ChangesAtom  = "/changes.atom"
+	ChangesURI   = Scheme + "changes.json"
+)
+
+// VersionPath is the path the version named version of the skill at path is served at,
+// its last segment name (the skill's name in that version).
+func VersionPath(path, version, name string) string {
+	return path + "/" + VersionMark + version + "/" + name
+}

@@ -27,6 +27,10 @@ type Catalog struct {
 	// Access is the folder's access policy (PolicyFile), nil for a public catalog. Each
 	// skill's Scopes and Unlisted are what it says of that skill.
 	Access *Access
+	// Keep is the policy's versions.keep, 0 when the folder asks for no history. Package
+	// catalog/history reads it and fills History; nil serves the latest skills only.
+	Keep    int
+	History *History
 }
 
 // Skill is one directory holding a SKILL.md.
@@ -50,6 +54,11 @@ type Skill struct {
 	// SKILL.md first and then sorted by Path byte-wise. A nested skill's files are the same
 	// *File values as in the nested Skill.
 	Files []*File
+	// Version is the skill's version when the catalog keeps history: the one it was
+	// published as (or, not yet committed, will be). Kept lists, for a latest skill, its
+	// kept versions newest first, its own first; it is nil for an older version.
+	Version string
+	Kept    []Kept
 }
 
 // File is one served file.

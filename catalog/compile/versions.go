@@ -1,0 +1,119 @@
+package compile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// Versions (PROTOCOL.md#versions). A folder whose policy file asks for history
+// (versions: {keep: N}) is compiled with its skills' older published versions beside the
+// latest: package catalog/history reads them from git and fills Catalog.History, and
+// Encode serves each older version as a skill of its own at its version path
+// (catalog.VersionPath), left out of every listing, in an index of its own
+// (catalog.TableHistory) that answers only the lookups the latest skills miss. The latest
+// skills keep their URIs and bytes; what they gain is the list of their versions in _meta
+// (catalog.MetaVersions) and the change feed.
+
+// History is what a folder's git history adds to its catalog.
+type History struct {
+	// Keep is the policy's versions.keep: the versions kept per skill, the latest
+	// included.
+	Keep int
+	// Versions are the older kept versions, each a skill at its version path, sorted by
+	// Path. A skill nested in a version is a skill here too, as in the folder.
+	Versions []*Skill
+	// Changes are the latest changes, newest first, at most MaxChanges.
+	Changes []*Change
+	// Commits is the number of commits read; Shallow and Cut say the history was cut
+	// short (a shallow clone, or more than the commits read).
+	Commits        int
+	Shallow, Cut   bool
+	Objects, Bytes int // the content-store objects and bytes the versions add (Encode)
+}
+
+// MaxChanges bounds the change feed: the newest changes, per caller.
+const MaxChanges = 100
+
+// Change is what one commit did to one skill: the change feed's entry.
+type Change struct {
+	// Path and Name are the skill's after the commit (before it, for a removal).
+	Path, Name string
+	// Moved is the skill's path before the commit, when the commit moved it.
+	Moved string
+	// From is nil for a skill the commit added, To for one it removed.
+	From, To *ChangeVersion
+	Date     time.Time
+	// Commit is the commit's full name, Subject the first line of its message.
+	Commit, Subject string
+	// Added, Changed and Removed are files, relative to the skill's directory.
+	Added, Changed, Removed []string
+	// Scopes and Unlisted are what the access policy says of Path (Access.Scopes), and
+	// MovedScopes and MovedUnlisted of Moved: a caller sees the change only if it may see
+	// the skill at Path, and its old path only if it may see that too.
+	Scopes, MovedScopes     []string
+	Unlisted, MovedUnlisted bool
+}
+
+// ChangeVersion names one side of a change.
+type ChangeVersion struct {
+	Version string
+	Digest  string // the version's manifest digest (ManifestDigest)
+}
+
+// ManifestDigest is a skill's content digest, the same wherever the skill is served
+// (latest or at its version path): "sha256:" and the hex SHA-256 of its files as lines in
+// the format of sha256sum, "HEX  PATH\n", PATH relative to the skill's directory, in the
+// order of the skill's resources (SKILL.md first, then by path). A client that holds the
+// files can recompute it.
+func ManifestDigest(s *Skill) string {
+	h := sha256.New()
+	for _, f := range s.Files {
+		h.Write([]byte(hex.EncodeToString(f.Digest[:])))
+		h.Write([]byte("  "))
+		h.Write([]byte(strings.TrimPrefix(f.Path, s.Path+"/")))
+		h.Write([]byte("\n"))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Kept is one entry of a latest skill's list of versions (catalog.MetaVersions).
+type Kept struct {
+	Version string
+	// Skill is the version as served: the latest skill itself, or an older version at
+	// its version path.
+	Skill *Skill
+	// Published is when the version was first committed; zero for a latest skill whose
+	// content is not committed.
+	Published time.Time
+}
+
+// versionsMeta renders the _meta object member of a latest skill's kept versions:
+// `"io.github.skilledge/versions":[{"version","uri","digest","published"?}…]`, or nil
+// when the skill has none.
+func versionsMeta(s *Skill) []byte {
+	if len(s.Kept) == 0 {
+		return nil
+	}
+	b := []byte(`"` + catalog.MetaVersions + `":[`)
+	for i, k := range s.Kept {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"version":`...)
+		b = append(b, jsonString(k.Version)...)
+		b = append(b, `,"uri":`...)
+		b = append(b, jsonString(skillURI(k.Skill))...)
+		b = append(b, `,"digest":`...)
+		b = append(b, jsonString(ManifestDigest(k.Skill))...)
+		if !k.Published.IsZero() {
+			b = append(b, `,"published":`...)
+			b = append(b, jsonString(k.Published.UTC().Format(time.RFC3339))...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
