@@ -84,7 +84,7 @@ func (a *Access) Scopes(p string) (scopes []string, listed bool) {
 // because its skill has an error elsewhere). Problems go to l's report, as errors of the
 // whole catalog: a policy that cannot be enforced as written is never served in part.
 func (l *loader) loadAccess() *Access {
-	b, err := readPolicy(l.fsys)
+	a, problems, err := l.readPolicy()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -92,7 +92,6 @@ func (l *loader) loadAccess() *Access {
 		l.report(Error, PolicyFile, 0, "", "cannot read the policy file: "+errText(err))
 		return &Access{Broken: true}
 	}
-	a, problems := parseAccess(b)
 	for _, p := range problems {
 		l.report(Error, PolicyFile, p.line, "", p.msg)
 	}
@@ -111,6 +110,19 @@ func (l *loader) loadAccess() *Access {
 	l.checkNesting(a)
 	a.Broken = len(l.problems) > before
 	return a
+}
+
+// readPolicy reads and parses the policy file once: its access section and its
+// versions.keep (l.keep), and its problems.
+func (l *loader) readPolicy() (*Access, []policyProblem, error) {
+	if !l.policyRead {
+		l.policyRead = true
+		var b []byte
+		if b, l.policyErr = readPolicy(l.fsys); l.policyErr == nil {
+			l.policy, l.keep, l.policyProblems = parsePolicy(b)
+		}
+	}
+	return l.policy, l.policyProblems, l.policyErr
 }
 
 // checkNesting refuses a policy that a nested skill would betray: a skill's files include
@@ -179,34 +191,46 @@ type policyProblem struct {
 // none (the catalog is public), nil and problems when it is not what this package reads.
 // Every problem is reported, not just the first.
 func parseAccess(b []byte) (*Access, []policyProblem) {
+	a, _, problems := parsePolicy(b)
+	return a, problems
+}
+
+// parsePolicy reads a policy file: its access section as parseAccess does, and the versions
+// kept per skill (versions: {keep: N}), 0 when it has no versions section.
+func parsePolicy(b []byte) (_ *Access, keep int, _ []policyProblem) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, []policyProblem{yamlProblem(err)}
+		return nil, 0, []policyProblem{yamlProblem(err)}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, nil // an empty file
+		return nil, 0, nil // an empty file
 	}
 	p := &policyParser{}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, []policyProblem{{root.Line, "the policy file must be a mapping (access: …)"}}
+		return nil, 0, []policyProblem{{root.Line, "the policy file must be a mapping (access: …, versions: …)"}}
 	}
 	var access *yaml.Node
 	p.mapping(root, "the policy file", func(key string, k, v *yaml.Node) {
 		switch key {
 		case "access":
 			access = v
+		case "versions":
+			keep = p.versions(v)
 		default:
-			p.add(k.Line, fmt.Sprintf("unknown key %q: the policy file has only an access section", key))
+			p.add(k.Line, fmt.Sprintf("unknown key %q: the policy file has an access section and a versions section", key))
 		}
 	})
 	if access == nil {
-		return nil, p.problems
+		if len(p.problems) > 0 {
+			keep = 0
+		}
+		return nil, keep, p.problems
 	}
 	a := &Access{Default: []string{}}
 	if access.Kind != yaml.MappingNode {
 		p.add(access.Line, "access must be a mapping with default and rules")
-		return nil, p.problems
+		return nil, 0, p.problems
 	}
 	p.mapping(access, "access", func(key string, k, v *yaml.Node) {
 		switch key {
@@ -234,9 +258,34 @@ func parseAccess(b []byte) (*Access, []policyProblem) {
 		seen[r.Path] = r.Line
 	}
 	if len(p.problems) > 0 {
-		return nil, p.problems
+		return nil, 0, p.problems
 	}
-	return a, nil
+	return a, keep, nil
+}
+
+// versions reads the versions section: {keep: N}, 1 ≤ N ≤ MaxKeep.
+func (p *policyParser) versions(n *yaml.Node) int {
+	if n.Kind != yaml.MappingNode {
+		p.add(n.Line, "versions must be a mapping (versions: {keep: 10})")
+		return 0
+	}
+	keep := 0
+	p.mapping(n, "versions", func(key string, k, v *yaml.Node) {
+		if key != "keep" {
+			p.add(k.Line, fmt.Sprintf("unknown key %q in versions: it has keep", key))
+			return
+		}
+		i, err := strconv.Atoi(v.Value)
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil || i < 1 || i > MaxKeep {
+			p.add(v.Line, fmt.Sprintf("versions.keep must be a whole number from 1 to %d (the versions kept per skill, the latest included)", MaxKeep))
+			return
+		}
+		keep = i
+	})
+	if keep == 0 && len(p.problems) == 0 {
+		p.add(n.Line, "versions needs keep: the number of versions kept per skill, the latest included")
+	}
+	return keep
 }
 
 type policyParser struct{ problems []policyProblem }

@@ -126,6 +126,13 @@ type loader struct {
 	problems []Problem
 	errs     map[string][]string // skill path -> messages of the errors affecting it
 	reported map[string]bool     // bad names already reported
+
+	// The policy file, read once (readPolicy).
+	policyRead     bool
+	policy         *Access
+	keep           int
+	policyProblems []policyProblem
+	policyErr      error
 }
 
 type entry struct {
@@ -264,6 +271,9 @@ func (l *loader) build() *Catalog {
 	}
 	sort.Strings(l.paths)
 	l.checkPortability()
+	if _, _, err := l.readPolicy(); err == nil && l.keep > 0 {
+		l.checkVersionMarks()
+	}
 
 	type loaded struct {
 		*Skill
@@ -283,7 +293,7 @@ func (l *loader) build() *Catalog {
 	for _, sk := range ok {
 		byName[sk.Name] = append(byName[sk.Name], sk.Path)
 	}
-	c := &Catalog{Access: l.loadAccess()}
+	c := &Catalog{Access: l.loadAccess(), Keep: l.keep}
 	for _, sk := range ok {
 		if c.Access != nil && !c.Access.Broken {
 			var listed bool

@@ -3,6 +3,7 @@ package compile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"time"
 
@@ -34,6 +35,9 @@ type History struct {
 	Shallow, Cut   bool
 	Objects, Bytes int // the content-store objects and bytes the versions add (Encode)
 }
+
+// MaxKeep bounds the policy's versions.keep.
+const MaxKeep = 100
 
 // MaxChanges bounds the change feed: the newest changes, per caller.
 const MaxChanges = 100
@@ -116,4 +120,37 @@ func versionsMeta(s *Skill) []byte {
 		b = append(b, '}')
 	}
 	return append(b, ']')
+}
+
+// checkVersionMarks refuses, in a folder that keeps history, every served path with a
+// segment starting with catalog.VersionMark: such a segment names a version
+// (catalog.VersionPath), so a folder or file named so would collide with one.
+func (l *loader) checkVersionMarks() {
+	for _, p := range l.paths {
+		encl := l.enclosing(p)
+		for dir, seg := range pathSegments(p) {
+			if strings.HasPrefix(seg, catalog.VersionMark) && !l.reported[dir] {
+				l.reported[dir] = true
+				l.report(Error, dir, 0, innermost(encl), fmt.Sprintf(
+					"%q starts with %q, which names a skill's versions in a catalog that keeps history (versions: in %s): rename it",
+					seg, catalog.VersionMark, PolicyFile), encl...)
+			}
+		}
+	}
+}
+
+// pathSegments yields each segment of the slash-separated path p with the path up to and
+// including it.
+func pathSegments(p string) func(yield func(prefix, seg string) bool) {
+	return func(yield func(prefix, seg string) bool) {
+		start := 0
+		for i := 0; i <= len(p); i++ {
+			if i == len(p) || p[i] == '/' {
+				if !yield(p[:i], p[start:i]) {
+					return
+				}
+				start = i + 1
+			}
+		}
+	}
 }

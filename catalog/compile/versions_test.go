@@ -1,0 +1,75 @@
+package compile
+
+import (
+	"testing"
+	"testing/fstest"
+)
+
+// TestVersionsPolicy: the policy file's versions section, read into Catalog.Keep, and
+// every way it is refused, with the file and line.
+func TestVersionsPolicy(t *testing.T) {
+	for _, c := range []struct {
+		name, policy string
+		keep         int
+		want         []string
+	}{
+		{name: "none", policy: "", keep: 0},
+		{name: "keep", policy: "versions:\n  keep: 10\n", keep: 10},
+		{name: "keep beside access", policy: "access:\n  default: [a]\nversions: {keep: 3}\n", keep: 3},
+		{name: "keep one: the latest only", policy: "versions:\n  keep: 1\n", keep: 1},
+		{name: "zero", policy: "versions:\n  keep: 0\n", want: []string{"skills/skilledge.yaml:2: versions.keep must be a whole number from 1 to 100 (the versions kept per skill, the latest included)"}},
+		{name: "too many", policy: "versions:\n  keep: 101\n", want: []string{"skills/skilledge.yaml:2: versions.keep must be a whole number from 1 to 100 (the versions kept per skill, the latest included)"}},
+		{name: "a string", policy: "versions:\n  keep: \"10\"\n", want: []string{"skills/skilledge.yaml:2: versions.keep must be a whole number from 1 to 100 (the versions kept per skill, the latest included)"}},
+		{name: "not a mapping", policy: "versions: 10\n", want: []string{"skills/skilledge.yaml:1: versions must be a mapping (versions: {keep: 10})"}},
+		{name: "no keep", policy: "versions: {}\n", want: []string{"skills/skilledge.yaml:1: versions needs keep: the number of versions kept per skill, the latest included"}},
+		{name: "unknown key", policy: "versions:\n  kept: 3\n", want: []string{`skills/skilledge.yaml:2: unknown key "kept" in versions: it has keep`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cat, problems, err := Load(accessFolder(c.policy), "skills", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			equalStrings(t, "problems", strs(problems), c.want)
+			if len(c.want) == 0 && cat.Keep != c.keep {
+				t.Errorf("Keep = %d, want %d", cat.Keep, c.keep)
+			}
+		})
+	}
+}
+
+// TestVersionMarksReserved: in a catalog that keeps history a segment starting with "@"
+// names versions, so a folder or file named so is an error of its skill; without history
+// it is an ordinary name.
+func TestVersionMarksReserved(t *testing.T) {
+	folder := func(policy string) fstest.MapFS {
+		return fstest.MapFS{
+			"a/SKILL.md":          ok("a"),
+			"a/@old/notes.md":     {Data: []byte("x")},
+			"x/@team/b/SKILL.md":  ok("b"),
+			"c/SKILL.md":          ok("c"),
+			"c/refs/@v1.md":       {Data: []byte("x")},
+			"d/SKILL.md":          ok("d"),
+			"d/refs/mail@home.md": {Data: []byte("x")},
+			PolicyFile:            {Data: []byte(policy)},
+		}
+	}
+	_, problems, err := Load(folder(""), "skills", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalStrings(t, "problems without history", strs(problems), nil)
+	cat, problems, err := Load(folder("versions: {keep: 5}\n"), "skills", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := func(p, seg string) string {
+		return "skills/" + p + `: "` + seg + `" starts with "@", which names a skill's versions in a catalog that keeps history (versions: in skilledge.yaml): rename it`
+	}
+	equalStrings(t, "problems with history", strs(problems), []string{
+		mark("a/@old", "@old"), mark("x/@team", "@team"), mark("c/refs/@v1.md", "@v1.md")})
+	var served []string
+	for _, s := range cat.Skills {
+		served = append(served, s.Path)
+	}
+	equalStrings(t, "skills served", served, []string{"d"})
+}
