@@ -66,7 +66,7 @@ func TestVersionMarksReserved(t *testing.T) {
 		return "skills/" + p + `: "` + seg + `" starts with "@", which names a skill's versions in a catalog that keeps history (versions: in skilledge.yaml): rename it`
 	}
 	equalStrings(t, "problems with history", strs(problems), []string{
-		mark("a/@old", "@old"), mark("x/@team", "@team"), mark("c/refs/@v1.md", "@v1.md")})
+		mark("a/@old", "@old"), mark("c/refs/@v1.md", "@v1.md"), mark("x/@team", "@team")})
 	var served []string
 	for _, s := range cat.Skills {
 		served = append(served, s.Path)
