@@ -97,7 +97,12 @@ const (
 	SkillListed       // the resources/list descriptor of the skill's SKILL.md (scoped resources/list)
 	SkillRequired     // the names of the skill's required SEP-2076 arguments, each followed by "\n"
 	SkillFiles        // uint32 list: the TableResources rows of the skill's files, sorted by ResURI
-	SkillFields       // the number of fields
+	// SkillVersions is empty, or the member `"<MetaVersions>":[…]` that the _meta of the
+	// skill's skills/get results carries (versions.go); SkillVersionURIs the same
+	// versions as lines "VERSION SP URI LF", newest first, for skills/get {name, version}.
+	SkillVersions
+	SkillVersionURIs
+	SkillFields // the number of fields
 )
 
 // Fields of TableResources. The first IndexListed rows are listed by resources/list (every
@@ -113,7 +118,10 @@ const (
 	ResDigest    // "sha256:<64 lowercase hex>" of the raw bytes
 	ResSize      // the raw byte count, decimal ASCII
 	ResObject    // ref: the raw bytes (its name is the hex of ResDigest)
-	ResFields    // the number of fields
+	// ResReadMeta is empty, or `,"_meta":{…}` that follows the contents array of the
+	// resource's resources/read result: a SKILL.md's kept versions (versions.go).
+	ResReadMeta
+	ResFields // the number of fields
 )
 
 // Fields of TableDirs.

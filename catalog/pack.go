@@ -20,14 +20,17 @@ type Pack struct {
 	// sets and views are a private catalog's views (views.go).
 	sets  [][]byte
 	views []View
+	// history is the index of the older versions of the skills (versions.go), nil
+	// without history.
+	history *Pack
 	// digest, when set, is the Digest of a view that reads a private index's own tables
 	// (Self), in place of the private index's.
 	digest string
 }
 
-// tableKinds bounds the table kinds this reader knows (TableMeta … TableSite); tables
+// tableKinds bounds the table kinds this reader knows (TableMeta … TableHistory); tables
 // of other kinds, from newer writers, are checked and skipped.
-const tableKinds = 16
+const tableKinds = 17
 
 type table struct {
 	rows, fields uint32
@@ -97,6 +100,9 @@ func Open(b []byte) (*Pack, error) {
 		return nil, err
 	}
 	if err := p.checkRefs(); err != nil {
+		return nil, err
+	}
+	if err := p.openHistory(); err != nil {
 		return nil, err
 	}
 	if p.private {

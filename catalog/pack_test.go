@@ -18,13 +18,13 @@ func testWriter() *Writer {
 	w := &Writer{}
 	res := func(uri string) [][]byte {
 		return [][]byte{[]byte(uri), []byte(`{"uri":"` + uri + `"}`), []byte(`{"uri":"` + uri + `","text":`), testRef,
-			[]byte("text/markdown"), []byte("sha256:" + strings.Repeat("ab", 32)), []byte("12"), testRef}
+			[]byte("text/markdown"), []byte("sha256:" + strings.Repeat("ab", 32)), []byte("12"), testRef, nil}
 	}
 	w.Table(TableResources, ResFields, [][][]byte{res("skill://b/SKILL.md"), res("skill://a/SKILL.md"), res("skill://a/x/y.md")})
 	skill := func(path string, required string, files ...uint32) [][]byte {
 		return [][]byte{[]byte(path), []byte(path), []byte("skill://" + path + "/SKILL.md"), []byte(`{}`), []byte(`{}`), []byte(`""`),
 			[]byte(`"description":"","instructions":`), []byte("3 " + strings.Repeat("cd", 32)), []byte(`,"files":[]`), nil,
-			[]byte(`{"uri":"skill://` + path + `/SKILL.md"}`), []byte(required), U32s(files)}
+			[]byte(`{"uri":"skill://` + path + `/SKILL.md"}`), []byte(required), U32s(files), nil, nil}
 	}
 	w.Table(TableSkills, SkillFields, [][][]byte{skill("b", "", 0), skill("a", "x\n", 1, 2)})
 	w.Table(TableDirs, DirFields, [][][]byte{

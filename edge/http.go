@@ -156,6 +156,8 @@ func (s *Server) answerHTTP(r *wire.Request, hd *headers, path string, rb *reply
 		if resp.Status == 404 && s.unlisted != nil {
 			resp = s.unlisted.wellKnown(r, hd, path)
 		}
+	case path == catalog.ChangesJSON || path == catalog.ChangesAtom:
+		resp = s.changes(r, hd, path)
 	case path != s.opt.Endpoint:
 		resp = s.notFound()
 	case r.Method == "POST":

@@ -36,6 +36,7 @@ type call struct {
 // Every Result aliases the message.
 type params struct {
 	uri, cursor, name, protocolVersion gjson.Result
+	version                            gjson.Result // skills/get {name, version}
 	arguments                          gjson.Result // tools/call, prompts/get, skills/get {name, arguments}
 	ref, argument, context             gjson.Result // completion/complete
 	meta                               gjson.Result // _meta
@@ -62,6 +63,8 @@ func (c *call) read(msg *jsonrpc.Message, refs *[]wire.Ref) {
 			dst = &p.name
 		case "protocolVersion":
 			dst = &p.protocolVersion
+		case "version":
+			dst = &p.version
 		case "arguments":
 			dst = &p.arguments
 		case "ref":
@@ -116,6 +119,9 @@ type method struct {
 	// fallback methods exist only when the options offer them: fallbackTools or
 	// fallbackPrompts (wire.Options.Tools, wire.Options.Prompts).
 	fallback int
+	// byURI methods look a skill or resource up by params.uri: what the latest skills
+	// miss, the older versions may have (versions.go).
+	byURI bool
 }
 
 // Fallbacks a method may need (method.fallback).
@@ -148,15 +154,15 @@ func lookup(name string) (method, bool) {
 	case "resources/list":
 		return method{handle: (*Server).resourcesList, cacheable: true}, true
 	case "resources/read":
-		return method{handle: (*Server).resourcesRead, cacheable: true}, true
+		return method{handle: (*Server).resourcesRead, cacheable: true, byURI: true}, true
 	case "resources/templates/list":
 		return method{handle: (*Server).templatesList, cacheable: true}, true
 	case "resources/directory/read":
-		return method{handle: (*Server).directoryRead, cacheable: true}, true
+		return method{handle: (*Server).directoryRead, cacheable: true, byURI: true}, true
 	case "skills/list":
 		return method{handle: (*Server).skillsList, cacheable: true}, true
 	case "skills/get":
-		return method{handle: (*Server).skillsGet, cacheable: true}, true
+		return method{handle: (*Server).skillsGet, cacheable: true, byURI: true}, true
 	case "tools/list":
 		return method{handle: (*Server).toolsList, cacheable: true, fallback: fallbackTools}, true
 	case "tools/call":
@@ -238,6 +244,9 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 	out, err := m.handle(s, c, dst)
 	if c.missed && s.unlisted != nil {
 		out, err = s.unlisted.retry(m, c, dst, out, err, marked)
+	}
+	if c.missed && s.history != nil && m.byURI && c.p.uri.Exists() {
+		out, err = s.history.retry(m, c, dst, out, err, marked)
 	}
 	if err != nil {
 		// Handlers return nil with an error: the error replaces what was started on dst,

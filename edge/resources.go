@@ -60,7 +60,8 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	b = append(b, head...)
 	b = c.splice(b, s.pack.Resource(i, catalog.ResReadValue))
-	return append(b, "}]"...), nil
+	b = append(b, "}]"...)
+	return append(b, s.pack.Resource(i, catalog.ResReadMeta)...), nil
 }
 
 // scopedList answers resources/list {uri} (PROTOCOL.md#scoped-listing, the pre-submission

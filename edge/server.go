@@ -26,6 +26,9 @@ type Server struct {
 	// server, answers the lookups its listed skills miss.
 	views    []*Server
 	unlisted *Server
+	// history answers the lookups by URI that the latest skills miss from the index of
+	// the older versions (catalog.Pack.History), nil without history.
+	history *Server
 	// assertion is the field an Access assertion comes in (assertionField).
 	assertion string
 	// cursorDigest is what cursors carry of the catalog (digestPrefix).
@@ -62,6 +65,9 @@ func newServer(p *catalog.Pack, opt wire.Options, a *authz) *Server {
 	if p.Private() {
 		s.newViews(opt) // the views say their own instructions; this server answers nothing
 		return s
+	}
+	if h := p.History(); h != nil {
+		s.history = newServer(h, opt, a)
 	}
 	if s.opt.Instructions == "" {
 		s.opt.Instructions = defaultInstructions(p)

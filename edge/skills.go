@@ -41,7 +41,8 @@ func (s *Server) skillsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 			WithData(uriData(raw))
 	}
 	b = append(b, `"skill":`...)
-	return append(b, s.pack.Skill(i, catalog.SkillEntry)...), nil
+	b = append(b, s.pack.Skill(i, catalog.SkillEntry)...)
+	return appendVersionsMeta(b, s.pack.Skill(i, catalog.SkillVersions)), nil
 }
 
 // skillsGetByName answers the SEP-2076 skills/get {name, arguments?}:
@@ -62,12 +63,17 @@ func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		c.missed = true
 		return nil, invalidParams("Skill not found: " + strconv.Quote(clip(name.Str))).WithData(nameData(name.Str))
 	case 1:
-		if err := missingArguments(s.pack.Skill(found[0], catalog.SkillRequired), c.p.arguments, name); err != nil {
+		p, i, err := s.version(found[0], name.Str, c.p.version)
+		if err != nil {
 			return nil, err
 		}
-		b = append(b, s.pack.Skill(found[0], catalog.SkillByNameHead)...)
-		b = c.splice(b, s.pack.Skill(found[0], catalog.SkillInstructions))
-		return append(b, s.pack.Skill(found[0], catalog.SkillByNameTail)...), nil
+		if err := missingArguments(p.Skill(i, catalog.SkillRequired), c.p.arguments, name); err != nil {
+			return nil, err
+		}
+		b = append(b, p.Skill(i, catalog.SkillByNameHead)...)
+		b = c.splice(b, p.Skill(i, catalog.SkillInstructions))
+		b = append(b, p.Skill(i, catalog.SkillByNameTail)...)
+		return appendVersionsMeta(b, s.pack.Skill(found[0], catalog.SkillVersions)), nil
 	default:
 		msg := "Skill name " + strconv.Quote(clip(name.Str)) + " is ambiguous: " + strconv.Itoa(len(found)) +
 			" skills have it; use skills/get {uri} with one of"

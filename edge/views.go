@@ -26,6 +26,7 @@ func (s *Server) newViews(opt wire.Options) {
 		if v.All != nil {
 			vs.unlisted = newServer(v.All, opt, s.auth)
 			vs.unlisted.cursorDigest = vs.cursorDigest // its own covers the unlisted skills
+			vs.unlisted.history = vs.history           // a version of an unlisted skill, by name
 		}
 		s.views = append(s.views, vs)
 	}

@@ -53,15 +53,20 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Resp
 		return s.notFound()
 	}
 	skill := found[0]
-	res := -1
-	if ext != "" {
+	pack, res := s.pack, -1
+	switch {
+	case ext != "":
 		if tgz, zip, ok := s.pack.Archives(skill); ok {
 			res = tgz
 			if ext == catalog.ArchiveZip {
 				res = zip
 			}
 		}
-	} else {
+	case strings.HasPrefix(file, catalog.VersionMark):
+		if h, i, ok := s.wellKnownVersion(skill, file, archives); ok {
+			pack, res = h, i
+		}
+	default:
 		root := strings.TrimSuffix(string(s.pack.Skill(skill, catalog.SkillURI)), catalog.SkillMD)
 		if uri, err := catalog.ParseURI(root + file); err == nil {
 			if i, ok := s.pack.ResourceByURI(uri); ok {
@@ -72,11 +77,11 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Resp
 	if res < 0 {
 		return s.notFound()
 	}
-	ct := string(s.pack.Resource(res, catalog.ResMIME))
-	if text := catalog.IsTextHead(s.pack.Resource(res, catalog.ResReadHead)); text && strings.HasPrefix(ct, "text/") {
+	ct := string(pack.Resource(res, catalog.ResMIME))
+	if text := catalog.IsTextHead(pack.Resource(res, catalog.ResReadHead)); text && strings.HasPrefix(ct, "text/") {
 		ct += "; charset=utf-8"
 	}
-	return artifact(hd, ct, string(s.pack.Resource(res, catalog.ResDigest)), s.pack.Resource(res, catalog.ResObject), s.cacheControl())
+	return artifact(hd, ct, string(pack.Resource(res, catalog.ResDigest)), pack.Resource(res, catalog.ResObject), s.cacheControl())
 }
 
 // artifact answers with the store object that the reference field obj names, a strong

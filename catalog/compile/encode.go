@@ -90,6 +90,9 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		row[catalog.ResDigest] = []byte(digestString(f))
 		row[catalog.ResSize] = strconv.AppendInt(nil, f.Size, 10)
 		row[catalog.ResObject] = raw.Cell()
+		if s := e.owner[f]; f == s.Files[0] && len(s.Kept) > 0 {
+			row[catalog.ResReadMeta] = append(append([]byte(`,"_meta":{`), versionsMeta(s)...), '}')
+		}
 		resRows = append(resRows, row)
 	}
 	arch := map[*Skill][]*blob{}
@@ -110,6 +113,10 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 			archiveRows[s] = append(archiveRows[s], uint32(len(resRows)))
 			resRows = append(resRows, en.blobRow(a, s.Name+a.uri[strings.LastIndexByte(a.uri, '.'):], ""))
 		}
+	}
+	feed := en.feed(c)
+	if feed != nil {
+		resRows = append(resRows, en.blobRow(feed.resource, "changes.json", "The change feed: the latest changes to the skills, newest first."))
 	}
 	w.Table(catalog.TableResources, catalog.ResFields, resRows)
 
@@ -133,15 +140,21 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		row[catalog.SkillListed] = resRows[e.fileIndex[skillURI(s)]][catalog.ResList]
 		row[catalog.SkillRequired] = requiredArguments(s)
 		row[catalog.SkillFiles] = catalog.U32s(sortedFiles(s, e.fileIndex))
+		row[catalog.SkillVersions] = versionsMeta(s)
+		row[catalog.SkillVersionURIs] = versionURIs(s)
 		skillRows[i] = row
 	}
 	w.Table(catalog.TableSkills, catalog.SkillFields, skillRows)
 
 	var httpRows [][][]byte
-	for _, doc := range []*blob{
+	docs := []*blob{
 		en.doc(catalog.AgentSkillsIndex, "application/json", agentSkillsIndex(c, arch)),
 		en.doc(catalog.SkillsIndex, "application/json", skillsIndex(c)),
-	} {
+	}
+	if feed != nil {
+		docs = append(docs, feed.json, feed.atom)
+	}
+	for _, doc := range docs {
 		httpRows = append(httpRows, [][]byte{
 			catalog.HTTPPath:        []byte(doc.uri),
 			catalog.HTTPContentType: []byte(doc.mime),
@@ -201,6 +214,11 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		catalog.IndexSkillsByPath: catalog.U32s(skillsByPath),
 	}})
 
+	if c.History != nil && len(c.History.Versions) > 0 {
+		w.Table(catalog.TableHistory, catalog.HistoryFields, [][][]byte{{
+			catalog.HistoryIndex: en.index(&Catalog{Skills: c.History.Versions, TrustRoot: c.TrustRoot}, nil),
+		}})
+	}
 	if c.Access != nil {
 		encodeAccess(&w, c)
 		en.views(&w, c)
@@ -316,7 +334,11 @@ func (e *encoding) descriptor(f *File) []byte {
 	b = append(b, `,"size":`...)
 	b = strconv.AppendInt(b, f.Size, 10)
 	if isSkillMD {
-		b = append(b, `,"annotations":{"audience":["assistant"],"priority":0.8}}`...)
+		b = append(b, `,"annotations":{"audience":["assistant"],"priority":0.8}`...)
+		if m := versionsMeta(s); m != nil {
+			b = append(append(append(b, `,"_meta":{`...), m...), '}')
+		}
+		b = append(b, '}')
 	} else {
 		b = append(b, `,"annotations":{"audience":["assistant"],"priority":0.3}}`...)
 	}

@@ -97,7 +97,15 @@ func isDelimiter(line []byte) bool {
 // string, as the skill entry serves it (encode.go); "" when the file has no frontmatter
 // that reads, or no such field. It names a skill's versions in its history
 // (catalog/history.Options.VersionOf).
-func FrontmatterVersion(skillMD []byte) string {
+func FrontmatterVersion(skillMD []byte) string { return frontmatterString(skillMD, "version") }
+
+// FrontmatterName returns the `name` of a SKILL.md's frontmatter when it is a string, ""
+// otherwise: the last segment of a version's path (catalog.VersionPath).
+func FrontmatterName(skillMD []byte) string { return frontmatterString(skillMD, "name") }
+
+// frontmatterString returns the top-level field key of a SKILL.md's frontmatter when it is
+// a string, "" when the file has no frontmatter that reads, or no such string field.
+func frontmatterString(skillMD []byte, key string) string {
 	sp, err := splitFrontmatter(skillMD)
 	if err != nil {
 		return ""
@@ -106,7 +114,7 @@ func FrontmatterVersion(skillMD []byte) string {
 	if top == nil || len(problems) > 0 {
 		return ""
 	}
-	if k, ok := top.Lookup("version"); ok && k.Val.Kind == yamljson.String {
+	if k, ok := top.Lookup(key); ok && k.Val.Kind == yamljson.String {
 		return k.Val.Text
 	}
 	return ""

@@ -174,6 +174,14 @@ func (c *Catalog) Fingerprint() [32]byte {
 			}
 		}
 	}
+	if c.History != nil {
+		c.History.fingerprint(h)
+		for _, s := range c.Skills {
+			for _, k := range s.Kept {
+				fmt.Fprintf(h, "kept %q %q %q %d\n", s.Path, k.Version, k.Skill.Path, k.Published.Unix())
+			}
+		}
+	}
 	var sum [32]byte
 	h.Sum(sum[:0])
 	return sum

@@ -4,10 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/internal/mediatype"
 )
 
 // Versions (PROTOCOL.md#versions). A folder whose policy file asks for history
@@ -34,6 +36,12 @@ type History struct {
 	Commits        int
 	Shallow, Cut   bool
 	Objects, Bytes int // the content-store objects and bytes the versions add (Encode)
+
+	// private and visible are set for the catalog of one caller's view (views.go): the
+	// feed leaves out what the view may not see, and, under an access policy, commit
+	// names and subjects. Without them every listed skill's changes are shown.
+	private bool
+	visible func(scopes []string, unlisted bool) bool
 }
 
 // MaxKeep bounds the policy's versions.keep.
@@ -53,8 +61,9 @@ type Change struct {
 	Date     time.Time
 	// Commit is the commit's full name, Subject the first line of its message.
 	Commit, Subject string
-	// Added, Changed and Removed are files, relative to the skill's directory.
-	Added, Changed, Removed []string
+	// Added, Changed and Removed are files, relative to the skill's directory; Files
+	// are every file of To (for a caller who sees the skill arrive rather than move).
+	Added, Changed, Removed, Files []string
 	// Scopes and Unlisted are what the access policy says of Path (Access.Scopes), and
 	// MovedScopes and MovedUnlisted of Moved: a caller sees the change only if it may see
 	// the skill at Path, and its old path only if it may see that too.
@@ -152,5 +161,78 @@ func pathSegments(p string) func(yield func(prefix, seg string) bool) {
 				start = i + 1
 			}
 		}
+	}
+}
+
+// NewFile returns the file at path (relative to the catalog root) with bytes data, typed
+// and digested as Load does.
+func NewFile(path string, data []byte) *File {
+	text := mediatype.IsText(data)
+	return &File{Path: path, Data: data, Size: int64(len(data)), MIME: mimeType(path, text), Text: text, Digest: sha256.Sum256(data)}
+}
+
+// versionURIs renders SkillVersionURIs: "VERSION SP URI LF" per kept version.
+func versionURIs(s *Skill) []byte {
+	var b []byte
+	for _, k := range s.Kept {
+		b = append(append(append(append(b, k.Version...), ' '), skillURI(k.Skill)...), '\n')
+	}
+	return b
+}
+
+// feedDocs are the change feed's documents: the resource ChangesURI, and ChangesJSON and
+// ChangesAtom over HTTP.
+type feedDocs struct{ resource, json, atom *blob }
+
+// feed renders c's change feed, or nil when c keeps no history: the newest MaxChanges
+// changes the catalog's caller may see (History.visible; every change to a listed skill
+// when it is not one caller's view). A change whose old path the caller may not see is
+// shown as the skill's arrival, not as a move.
+func (en *encoder) feed(c *Catalog) *feedDocs {
+	h := c.History
+	if h == nil {
+		return nil
+	}
+	private := h.private || c.Access != nil
+	visible := h.visible
+	if visible == nil {
+		visible = func(_ []string, unlisted bool) bool { return !unlisted }
+	}
+	var shown []*Change
+	for _, ch := range h.Changes {
+		if len(shown) == MaxChanges {
+			break
+		}
+		if !visible(ch.Scopes, ch.Unlisted) {
+			continue
+		}
+		if ch.Moved != "" && !visible(ch.MovedScopes, ch.MovedUnlisted) {
+			arrived := *ch
+			arrived.Moved, arrived.MovedScopes, arrived.From = "", nil, nil
+			arrived.Added, arrived.Changed, arrived.Removed = ch.Files, nil, nil
+			ch = &arrived
+		}
+		shown = append(shown, ch)
+	}
+	j := changesJSON(shown, private)
+	return &feedDocs{
+		resource: en.doc(catalog.ChangesURI, "application/json", j),
+		json:     en.doc(catalog.ChangesJSON, "application/json", j),
+		atom:     en.doc(catalog.ChangesAtom, "application/atom+xml", changesAtom(shown, private, c.TrustRoot)),
+	}
+}
+
+// fingerprint writes into w everything of h that Encode renders (Catalog.Fingerprint).
+func (h *History) fingerprint(w io.Writer) {
+	fmt.Fprintf(w, "history %d %d %t %t\n", h.Keep, h.Commits, h.Shallow, h.Cut)
+	for _, s := range h.Versions {
+		fmt.Fprintf(w, "version %q %q\n", s.Path, s.Version)
+		for _, f := range s.Files {
+			fmt.Fprintf(w, "file %q %x\n", f.Path, f.Digest)
+		}
+	}
+	for _, ch := range h.Changes {
+		fmt.Fprintf(w, "change %q %q %q %q %q %d %q %q %q %q %q\n", ch.Path, ch.Name, ch.Moved, ch.From, ch.To, ch.Date.Unix(),
+			ch.Commit, ch.Subject, ch.Added, ch.Changed, ch.Removed)
 	}
 }

@@ -64,11 +64,11 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	// The whole catalog, as a view, is the index's own tables (catalog.Self), with the
 	// digest its own index would have: a caller's cursors carry it, and it must be one the
 	// caller could compute from what it sees, not one that also covers the policy.
-	index := func(skills []*Skill) []byte {
+	index := func(skills []*Skill, h *History) []byte {
 		if len(skills) == len(c.Skills) {
 			return []byte(catalog.Self + entriesDigest(skills))
 		}
-		return en.index(&Catalog{Skills: skills, TrustRoot: c.TrustRoot}, nil)
+		return en.index(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, History: h}, nil)
 	}
 	for _, m := range catalog.ClosedMasks(c.Access.Default, sets, catalog.MaxViews) {
 		var listed, all []*Skill
@@ -82,9 +82,9 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 			}
 		}
 		row := [][]byte{catalog.ViewMask: binary.LittleEndian.AppendUint32(nil, m)}
-		row = append(row, index(listed), nil)
+		row = append(row, index(listed, viewHistory(c, m, sets, setOf)), nil)
 		if len(all) > len(listed) {
-			row[catalog.ViewAll] = index(all)
+			row[catalog.ViewAll] = index(all, nil)
 		}
 		rows = append(rows, row)
 	}
@@ -100,4 +100,43 @@ func entriesDigest(skills []*Skill) string {
 		h.Write([]byte{'\n'})
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// viewHistory is the history the view of mask m shows, nil when c keeps none: the older
+// versions of the skills the view shows, listed or not, and the changes it may see (a
+// change's scope list is seen when the scopes every caller of the view holds, the
+// default ones and those of the mask's lists, include it).
+func viewHistory(c *Catalog, m uint32, sets [][]string, setOf map[string]int) *History {
+	if c.History == nil {
+		return nil
+	}
+	held := map[string]bool{}
+	for _, sc := range c.Access.Default {
+		held[sc] = true
+	}
+	for j, set := range sets {
+		if m&(1<<j) != 0 {
+			for _, sc := range set {
+				held[sc] = true
+			}
+		}
+	}
+	h := &History{Keep: c.History.Keep, Changes: c.History.Changes, private: true,
+		visible: func(scopes []string, unlisted bool) bool {
+			if unlisted {
+				return false
+			}
+			for _, sc := range scopes {
+				if !held[sc] {
+					return false
+				}
+			}
+			return true
+		}}
+	for _, v := range c.History.Versions {
+		if m&(1<<setOf[strings.Join(v.Scopes, " ")]) != 0 {
+			h.Versions = append(h.Versions, v)
+		}
+	}
+	return h
 }

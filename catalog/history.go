@@ -1,0 +1,88 @@
+package catalog
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// Versions (PROTOCOL.md#versions). A catalog that keeps history serves each older kept
+// version of a skill as a skill of its own at its version path (VersionPath), from an
+// index of its own: a public-format index of the older versions alone, in TableHistory
+// (a private catalog's view has one in its own index, with the versions of the skills it
+// shows). A server answers from it only the lookups by
+// URI that the latest skills miss, so listings, counts and cursors are those of the latest
+// skills; a latest skill's row names its versions (SkillVersions, SkillVersionURIs).
+
+// TableHistory has one row (HistoryIndex) when the catalog keeps history.
+const TableHistory uint32 = 16
+
+// Fields of TableHistory.
+const (
+	HistoryIndex  = iota // the index of the older versions: a public-format pack
+	HistoryFields        // the number of fields
+)
+
+// openHistory opens the index of TableHistory, if p has one.
+func (p *Pack) openHistory() error {
+	t := p.tables[TableHistory]
+	if t.rows == 0 {
+		return nil
+	}
+	if t.rows != 1 || t.fields < HistoryFields {
+		return fmt.Errorf("%w: the history table is short or long", ErrCorrupt)
+	}
+	h, err := openPublic(p.cell(TableHistory, 0, HistoryIndex), "the history")
+	if err != nil {
+		return err
+	}
+	p.history = h
+	return nil
+}
+
+// openPublic opens b, which must be a public-format index (what names it in errors).
+func openPublic(b []byte, what string) (*Pack, error) {
+	if len(b) >= 8 && string(b[:8]) == MagicPrivate {
+		return nil, fmt.Errorf("%w: %s is a private index", ErrCorrupt, what)
+	}
+	q, err := Open(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if q.history != nil {
+		return nil, fmt.Errorf("%w: %s has a history of its own", ErrCorrupt, what)
+	}
+	return q, nil
+}
+
+// History returns the index of the older versions of p's skills, nil when p keeps no
+// history. For a private catalog it is the full view's.
+func (p *Pack) History() *Pack { return p.history }
+
+// SkillVersionURI returns the URI of the SKILL.md of version of skill i, from its
+// SkillVersionURIs, and false when the skill has no such version kept.
+func (p *Pack) SkillVersionURI(i int, version string) (string, bool) {
+	lines := p.Skill(i, SkillVersionURIs)
+	for len(lines) > 0 {
+		line := lines
+		if k := bytes.IndexByte(lines, '\n'); k >= 0 {
+			line, lines = lines[:k], lines[k+1:]
+		} else {
+			lines = nil
+		}
+		if v, uri, ok := bytes.Cut(line, []byte{' '}); ok && string(v) == version {
+			return string(uri), true
+		}
+	}
+	return "", false
+}
+
+// SkillVersionNames returns the names of skill i's kept versions, newest first.
+func (p *Pack) SkillVersionNames(i int) []string {
+	var out []string
+	for _, line := range bytes.Split(p.Skill(i, SkillVersionURIs), []byte{'\n'}) {
+		if v, _, ok := bytes.Cut(line, []byte{' '}); ok {
+			out = append(out, string(v))
+		}
+	}
+	return out
+}

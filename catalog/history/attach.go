@@ -1,0 +1,331 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"testing/fstest"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/compile"
+)
+
+// Attach reads the history of the skills folder that c was loaded from (compile.Load, with
+// c.Keep > 0) from src and gives c what it keeps: c.History (the older kept versions, each
+// loaded as a skill at its version path, and the changes), and each latest skill's
+// Version and Kept. label names the folder in problems, as Load's label does.
+//
+// The latest skills are the folder as it is, committed or not. A latest skill whose files
+// are those of a version its history published is that version; one whose files are not
+// committed yet is named as the next commit would name it (its frontmatter version, or
+// "uncommitted." and a short digest), without a publication date. Each older version is
+// loaded by the rules Load applies to the folder: one that does not load (a SKILL.md that
+// the rules of today refuse, a link out of its skill) is not kept, with a warning. A
+// version published twice with different content is a warning, an error under strict.
+func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, strict bool) ([]compile.Problem, error) {
+	h, err := Read(ctx, src, Options{Keep: c.Keep, VersionOf: compile.FrontmatterVersion})
+	if err != nil {
+		return nil, err
+	}
+	a := &attacher{ctx: ctx, src: src, label: label, blobs: map[string][]byte{}, digests: map[string]string{}}
+	var problems []compile.Problem
+	sev := compile.Warning
+	if strict {
+		sev = compile.Error
+	}
+	for _, p := range h.Problems {
+		problems = append(problems, compile.Problem{Path: path.Join(label, p.Path), Severity: sev, Skill: path.Dir(p.Path), Msg: p.Message})
+	}
+
+	// The older versions of every latest skill, into one folder at their version paths,
+	// loaded at once.
+	folder := fstest.MapFS{}
+	type older struct {
+		latest *compile.Skill
+		v      Version
+		at     string // the version path
+	}
+	var olders []older
+	for _, s := range c.Skills {
+		hs := h.Skill(s.Path)
+		var vs []Version
+		if hs != nil {
+			vs = hs.Versions
+		}
+		mine := compile.ManifestDigest(s)
+		var self *Version
+		for i := range vs {
+			d, err := a.digest(vs[i])
+			if err != nil {
+				return nil, err
+			}
+			if d == mine {
+				self = &vs[i]
+				break
+			}
+		}
+		s.Kept = []compile.Kept{{Skill: s}}
+		if self != nil {
+			s.Version, s.Kept[0].Version, s.Kept[0].Published = self.Name, self.Name, self.Commit.Date
+		} else {
+			s.Version = uncommittedName(s, mine, vs)
+			s.Kept[0].Version = s.Version
+		}
+		kept := 1 // the latest
+		for _, v := range vs {
+			if self != nil && v.Content == self.Content {
+				continue
+			}
+			if kept >= c.Keep {
+				break
+			}
+			md, err := a.read(v, catalog.SkillMD)
+			if err != nil {
+				return nil, err
+			}
+			name := compile.FrontmatterName(md)
+			if name == "" || catalog.NameProblem(name) != "" {
+				problems = append(problems, compile.Problem{Path: path.Join(label, s.Path, catalog.SkillMD), Severity: compile.Warning, Skill: s.Path,
+					Msg: fmt.Sprintf("version %s (%s) is not kept: its SKILL.md has no valid name", v.Name, v.Commit.Short())})
+				continue
+			}
+			at := catalog.VersionPath(s.Path, v.Name, name)
+			if err := a.place(folder, at, v); err != nil {
+				return nil, err
+			}
+			olders = append(olders, older{s, v, at})
+			kept++
+		}
+	}
+	loaded, lp, err := compile.Load(folder, label, compile.Options{SkipInvalid: true, AllowOversize: true})
+	if err != nil {
+		return nil, err
+	}
+	byPath := map[string]*compile.Skill{}
+	for _, s := range loaded.Skills {
+		byPath[s.Path] = s
+	}
+	// A version that did not load is not kept: say why, once, in the words of its
+	// latest skill.
+	for _, o := range olders {
+		if byPath[o.at] == nil {
+			why := ""
+			for _, p := range lp {
+				if p.Skill == o.at && p.Severity == compile.Error {
+					why = ": " + p.Msg
+					break
+				}
+			}
+			problems = append(problems, compile.Problem{Path: path.Join(label, o.latest.Path, catalog.SkillMD), Severity: compile.Warning, Skill: o.latest.Path,
+				Msg: fmt.Sprintf("version %s (%s) is not kept: it does not load by today's rules%s", o.v.Name, o.v.Commit.Short(), why)})
+		}
+	}
+	hist := &compile.History{Keep: c.Keep, Commits: h.Commits, Shallow: h.Shallow, Cut: h.Cut}
+	for _, o := range olders {
+		vs := byPath[o.at]
+		if vs == nil {
+			continue
+		}
+		o.latest.Kept = append(o.latest.Kept, compile.Kept{Version: o.v.Name, Skill: vs, Published: o.v.Commit.Date})
+	}
+	// Every loaded skill at or under a version path (a version's nested skills too) is
+	// served with the access of the latest skill it is a version of.
+	latestOf := map[string]*compile.Skill{}
+	for _, o := range olders {
+		latestOf[o.at] = o.latest
+	}
+	for _, s := range loaded.Skills {
+		at := s.Path
+		for latestOf[at] == nil && strings.Contains(at, "/") {
+			at = at[:strings.LastIndexByte(at, '/')]
+		}
+		l := latestOf[at]
+		if l == nil {
+			continue // cannot be: every skill of the folder is under a version path
+		}
+		s.Scopes, s.Unlisted = l.Scopes, l.Unlisted
+		s.Version = versionIn(s.Path)
+		hist.Versions = append(hist.Versions, s)
+	}
+	slices.SortFunc(hist.Versions, func(x, y *compile.Skill) int { return strings.Compare(x.Path, y.Path) })
+
+	for _, ch := range h.Changes {
+		cc := &compile.Change{Path: ch.Path, Moved: ch.Moved, Date: ch.Commit.Date, Commit: ch.Commit.Hash, Subject: ch.Commit.Subject,
+			Added: ch.Added, Changed: ch.Changed, Removed: ch.Removed}
+		if ch.To != nil {
+			cc.Files = names(ch.To.Files)
+		}
+		for _, side := range []struct {
+			v   *Version
+			out **compile.ChangeVersion
+		}{{ch.From, &cc.From}, {ch.To, &cc.To}} {
+			if side.v == nil {
+				continue
+			}
+			d, err := a.digest(*side.v)
+			if err != nil {
+				return nil, err
+			}
+			*side.out = &compile.ChangeVersion{Version: side.v.Name, Digest: d}
+		}
+		last := ch.To
+		if last == nil {
+			last = ch.From
+		}
+		md, err := a.read(*last, catalog.SkillMD)
+		if err != nil {
+			return nil, err
+		}
+		if cc.Name = compile.FrontmatterName(md); cc.Name == "" {
+			cc.Name = path.Base(ch.Path)
+		}
+		if c.Access != nil {
+			var listed bool
+			cc.Scopes, listed = c.Access.Scopes(cc.Path)
+			cc.Unlisted = !listed
+			if cc.Moved != "" {
+				cc.MovedScopes, listed = c.Access.Scopes(cc.Moved)
+				cc.MovedUnlisted = !listed
+			}
+		}
+		hist.Changes = append(hist.Changes, cc)
+	}
+	c.History = hist
+	return problems, nil
+}
+
+// versionIn returns the version a path under a version path names: the segment after the
+// first one starting with catalog.VersionMark.
+func versionIn(p string) string {
+	for _, seg := range strings.Split(p, "/") {
+		if v, ok := strings.CutPrefix(seg, catalog.VersionMark); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// uncommittedName names a latest skill whose files no version of vs has: as its history
+// would name it once committed, its frontmatter version unless a version of other content
+// has it, with the digest's first eight hex digits appended then; "uncommitted." and those
+// digits without a frontmatter version (the date a commit would add is not known yet).
+func uncommittedName(s *compile.Skill, digest string, vs []Version) string {
+	short := strings.TrimPrefix(digest, "sha256:")[:8]
+	v := compile.FrontmatterVersion(s.Files[0].Data)
+	if v == "" || !ValidName(v) {
+		return "uncommitted." + short
+	}
+	for _, o := range vs {
+		if o.Name == v {
+			return v + "+" + short
+		}
+	}
+	return v
+}
+
+// attacher reads blobs once and digests versions once.
+type attacher struct {
+	ctx     context.Context
+	src     Source
+	label   string
+	blobs   map[string][]byte
+	digests map[string]string // Version.Content -> manifest digest
+}
+
+func (a *attacher) blob(id string) ([]byte, error) {
+	if b, ok := a.blobs[id]; ok {
+		return b, nil
+	}
+	b, err := a.src.Read(a.ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	a.blobs[id] = b
+	return b, nil
+}
+
+// read returns the content of the file rel of version v (nil if it has none).
+func (a *attacher) read(v Version, rel string) ([]byte, error) {
+	for _, f := range v.Files {
+		if f.Path == rel {
+			return a.blob(f.Blob)
+		}
+	}
+	return nil, nil
+}
+
+// place writes v's files into folder under the directory at.
+func (a *attacher) place(folder fstest.MapFS, at string, v Version) error {
+	for _, f := range v.Files {
+		b, err := a.blob(f.Blob)
+		if err != nil {
+			return err
+		}
+		mf := &fstest.MapFile{Data: b, Mode: 0o644}
+		if f.Link {
+			mf.Mode = fs.ModeSymlink | 0o777
+		}
+		folder[at+"/"+f.Path] = mf
+	}
+	return nil
+}
+
+// digest returns v's manifest digest (compile.ManifestDigest) as the version is served:
+// v loaded alone by Load's rules, so that what Load leaves out (clutter, links it does not
+// follow) is left out of the digest too. A version that does not load is digested as its
+// files are.
+func (a *attacher) digest(v Version) (string, error) {
+	if d, ok := a.digests[v.Content]; ok {
+		return d, nil
+	}
+	md, err := a.read(v, catalog.SkillMD)
+	if err != nil {
+		return "", err
+	}
+	name := compile.FrontmatterName(md)
+	if name == "" || catalog.NameProblem(name) != "" {
+		name = "x"
+	}
+	folder := fstest.MapFS{}
+	if err := a.place(folder, name, v); err != nil {
+		return "", err
+	}
+	cat, _, err := compile.Load(folder, a.label, compile.Options{SkipInvalid: true, AllowOversize: true})
+	if err != nil {
+		return "", err
+	}
+	var d string
+	for _, s := range cat.Skills {
+		if s.Path == name {
+			d = compile.ManifestDigest(s)
+		}
+	}
+	if d == "" {
+		d = compile.ManifestDigest(rawSkill(a, v, name))
+	}
+	a.digests[v.Content] = d
+	return d, nil
+}
+
+// rawSkill is v as a skill of its files as they are, for the digest of a version that
+// does not load.
+func rawSkill(a *attacher, v Version, name string) *compile.Skill {
+	s := &compile.Skill{Path: name}
+	var md *compile.File
+	for _, f := range v.Files {
+		b := a.blobs[f.Blob]
+		file := compile.NewFile(name+"/"+f.Path, b)
+		if f.Path == catalog.SkillMD {
+			md = file
+			continue
+		}
+		s.Files = append(s.Files, file)
+	}
+	if md != nil {
+		s.Files = append([]*compile.File{md}, s.Files...)
+	}
+	return s
+}
