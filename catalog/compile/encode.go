@@ -215,9 +215,11 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	}})
 
 	if c.History != nil && len(c.History.Versions) > 0 {
+		objects, size := en.st.Len(), en.st.Size()
 		w.Table(catalog.TableHistory, catalog.HistoryFields, [][][]byte{{
 			catalog.HistoryIndex: en.index(&Catalog{Skills: c.History.Versions, TrustRoot: c.TrustRoot}, nil),
 		}})
+		c.History.Objects, c.History.Bytes = en.st.Len()-objects, int(en.st.Size()-size)
 	}
 	if c.Access != nil {
 		encodeAccess(&w, c)

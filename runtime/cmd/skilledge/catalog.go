@@ -61,6 +61,13 @@ func loadCatalog(dir string, f catalogFlags) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Keep > 0 && dir != "" {
+		hp, err := attachHistory(c, dir, f.strict)
+		if err != nil {
+			return nil, err
+		}
+		problems = append(problems, hp...)
+	}
 	l := &loaded{catalog: c, checked: len(c.Skills)}
 	for _, p := range problems {
 		if p.Skipped {

@@ -28,7 +28,7 @@ pull request; PATH is DIR joined with the file's path in it, so give DIR relativ
 repository's root.`)
 	var f catalogFlags
 	c.fs.BoolVar(&f.allowOversize, "allow-oversize", false, "report skills over 512 files or 16 MiB as warnings instead of errors")
-	c.fs.BoolVar(&f.strict, "strict", false, "report the Agent Skills limits that are warnings by default (description, compatibility) as errors")
+	c.fs.BoolVar(&f.strict, "strict", false, "report the Agent Skills limits that are warnings by default (description, compatibility), and a version\npublished twice with different content (versions: in skilledge.yaml), as errors")
 	format := c.fs.String("format", "text", "print problems as `FORMAT`: text (path:line: message) or github (GitHub Actions workflow commands)")
 	pos, code, ok := c.parse(args, 1, 1, stdout, stderr)
 	if !ok {

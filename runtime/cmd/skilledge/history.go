@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/history"
+)
+
+// attachHistory reads the git history of the skills folder dir for c, whose policy file
+// asks for versions (compile.Catalog.Keep), and gives c what it keeps
+// (history.Attach). A folder in no git work tree, or a machine without git, is served
+// without history, with a warning saying so.
+func attachHistory(c *compile.Catalog, dir string, strict bool) ([]compile.Problem, error) {
+	ctx := context.Background()
+	src, err := history.Git(ctx, dir)
+	if errors.Is(err, history.ErrNotRepo) {
+		return []compile.Problem{{Path: filepath.ToSlash(filepath.Join(dir, compile.PolicyFile)), Severity: compile.Warning,
+			Msg: "versions: the folder is in no git work tree (or git is not installed), so it has no history to keep: the latest skills are served alone"}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	problems, err := history.Attach(ctx, c, src, dir, strict)
+	if err != nil {
+		return nil, fmt.Errorf("reading the history of %s: %w", dir, err)
+	}
+	return problems, nil
+}
+
+// historyLine says what a catalog's history added, after it was encoded: versions, the
+// commits they came from, objects and bytes; and, for a history cut short, how many
+// commits could be seen and why. "" without history.
+func historyLine(w io.Writer, c *compile.Catalog) {
+	h := c.History
+	if h == nil {
+		return
+	}
+	skills := 0
+	for _, s := range c.Skills {
+		if len(s.Kept) > 1 {
+			skills++
+		}
+	}
+	fmt.Fprintf(w, "skilledge: history: %s of %s kept (at most %d a skill) from %s; +%s, +%s\n",
+		plural(len(h.Versions), "older version"), plural(skills, "skill"), h.Keep, plural(h.Commits, "commit"),
+		plural(h.Objects, "object"), size(h.Bytes))
+	switch {
+	case h.Shallow:
+		fmt.Fprintf(w, "skilledge: history: the clone is shallow, so only the last %s could be read: fetch the whole history (git fetch --unshallow, or fetch-depth: 0 in a workflow) to keep older versions\n", plural(h.Commits, "commit"))
+	case h.Cut:
+		fmt.Fprintf(w, "skilledge: history: read the newest %s only; older versions are not kept\n", plural(h.Commits, "commit"))
+	}
+}
