@@ -2,6 +2,7 @@ package edge
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -63,13 +64,14 @@ func (s *Server) complete(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	switch {
 	case name.Str == "skillPath":
-		lo, hi := s.pack.SkillPathsWithPrefix(value.Str)
+		p := s.completing(value.Str)
+		lo, hi := p.SkillPathsWithPrefix(value.Str)
 		b = append(b, `"completion":{"values":[`...)
 		for k := lo; k < min(hi, lo+maxCompletions); k++ {
 			if k > lo {
 				b = append(b, ',')
 			}
-			b = jsonrpc.AppendString(b, unsafeString(s.pack.SkillPath(s.pack.SkillByPathRank(k))))
+			b = jsonrpc.AppendString(b, unsafeString(p.SkillPath(p.SkillByPathRank(k))))
 		}
 		return appendCompletionEnd(b, hi-lo), nil
 	case name.Str == "filePath" && uri.Str == fileTemplate:
@@ -103,17 +105,18 @@ func (s *Server) completeFilePath(c *call, b []byte, value string) ([]byte, *jso
 	if err != nil {
 		return appendCompletionEnd(b, 0), nil
 	}
-	i, ok := s.pack.SkillByPath(uri[len(catalog.Scheme):])
+	p := s.completing(sp.Str)
+	i, ok := p.SkillByPath(uri[len(catalog.Scheme):])
 	if !ok {
 		return appendCompletionEnd(b, 0), nil
 	}
 	dir := len(uri) + 1 // the file path starts after "skill://<skill path>/"
-	lo, hi := s.pack.SkillFilesWithPrefix(i, uri+"/"+value)
+	lo, hi := p.SkillFilesWithPrefix(i, uri+"/"+value)
 	for k := lo; k < min(hi, lo+maxCompletions); k++ {
 		if k > lo {
 			b = append(b, ',')
 		}
-		b = jsonrpc.AppendString(b, unsafeString(s.pack.Resource(s.pack.SkillFileAt(i, k), catalog.ResURI)[dir:]))
+		b = jsonrpc.AppendString(b, unsafeString(p.Resource(p.SkillFileAt(i, k), catalog.ResURI)[dir:]))
 	}
 	return appendCompletionEnd(b, hi-lo), nil
 }
@@ -140,4 +143,21 @@ func member(obj gjson.Result, key string) gjson.Result {
 		}
 	}
 	return gjson.Result{}
+}
+
+// completing returns the index whose skill paths complete the skill path value: the older
+// versions' when value goes on from a listed skill's path into its versions
+// ("acme/x/@", catalog.VersionPath), the latest skills' otherwise. Versions of a skill
+// left out of listings are completed no more than it is.
+func (s *Server) completing(value string) *catalog.Pack {
+	i := strings.Index(value, "/"+catalog.VersionMark)
+	if i < 0 || s.history == nil {
+		return s.pack
+	}
+	if uri, err := catalog.ParseURI(catalog.Scheme + value[:i]); err == nil {
+		if _, ok := s.pack.SkillByPath(uri[len(catalog.Scheme):]); ok {
+			return s.history.pack
+		}
+	}
+	return s.pack
 }
