@@ -14,6 +14,8 @@
 //
 // A skill is known by its path. A path that disappears in a commit in which a path appears
 // with the same content is a move: the skill's history goes with it, under the new path.
+// So is one that appears with the same content but for its name (its last segment and the
+// `name` line of its SKILL.md): a rename.
 // A skill whose path is gone at the newest commit is removed: it has no versions to serve,
 // and its removal is a Change; one added again at its path goes on with its history. A
 // version name is never used at one path for two contents, whichever skill held the path.
@@ -225,15 +227,48 @@ func (r *reader) commit(ctx context.Context, c Commit) error {
 			gone[last] = append(gone[last], p)
 		}
 	}
+	// A skill renamed changes its folder and the name in its SKILL.md, nothing else: a path
+	// gone and a new one whose contents are equal but for that name are the same skill.
+	renamed := map[string][]string{} // renameKey -> gone paths, sorted
+	if len(gone) > 0 {
+		for _, p := range sortedKeys(r.skills) {
+			if _, ok := now[p]; !ok {
+				k, err := r.renameKey(ctx, p, r.skills[p].cur.Files)
+				if err != nil {
+					return err
+				}
+				renamed[k] = append(renamed[k], p)
+			}
+		}
+	}
+	take := func(from string) { // from is no longer gone
+		last := r.skills[from].cur.Content
+		gone[last] = slices.DeleteFunc(gone[last], func(p string) bool { return p == from })
+	}
 	next := make(map[string]*trail, len(now))
 	for _, p := range sortedKeys(now) {
 		fs := now[p]
 		content := contentOf(fs)
 		t, moved := r.skills[p], ""
+		if t == nil && len(gone[content]) == 0 && len(renamed) > 0 {
+			k, err := r.renameKey(ctx, p, fs)
+			if err != nil {
+				return err
+			}
+			if from := renamed[k]; len(from) > 0 {
+				renamed[k] = from[1:]
+				t, moved = r.skills[from[0]], from[0]
+				take(moved)
+				r.carryNames(moved, p)
+			}
+		}
 		if t == nil {
 			if from := gone[content]; len(from) > 0 {
 				t, moved = r.skills[from[0]], from[0]
 				gone[content] = from[1:]
+				for k, ps := range renamed {
+					renamed[k] = slices.DeleteFunc(ps, func(p string) bool { return p == moved })
+				}
 				r.carryNames(moved, p)
 			} else if t = r.removed[p]; t != nil {
 				delete(r.removed, p) // added again: the same skill, its history goes on
@@ -325,6 +360,33 @@ func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs [
 	t.versions = append(t.versions, v)
 	used[name] = v
 	return v, nil
+}
+
+// renameKey identifies the content of the skill at p, whose files are fs, but for its name:
+// the last segment of p and the `name` line of its SKILL.md's frontmatter are left out.
+func (r *reader) renameKey(ctx context.Context, p string, fs []File) (string, error) {
+	name := path.Base(p)
+	out := make([]File, 0, len(fs))
+	for _, f := range fs {
+		if f.Path == SkillMD && !f.Link {
+			b, err := r.src.Read(ctx, f.Blob)
+			if err != nil {
+				return "", err
+			}
+			var kept []string
+			for _, line := range strings.SplitAfter(string(b), "\n") {
+				v, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "name:")
+				if ok && strings.Trim(strings.TrimSpace(v), `"'`) == name {
+					continue
+				}
+				kept = append(kept, line)
+			}
+			sum := sha256.Sum256([]byte(strings.Join(kept, "")))
+			f.Blob = "renamed:" + hex.EncodeToString(sum[:])
+		}
+		out = append(out, f)
+	}
+	return contentOf(out), nil
 }
 
 // carryNames gives the path to, where a skill moved, the version names used at from.
