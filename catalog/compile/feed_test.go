@@ -76,7 +76,7 @@ func TestChangesJSON(t *testing.T) {
 			// It parses back as the shape documented, and nothing else.
 			var doc struct {
 				Changes []struct {
-					Skill struct{ Path, Name string }
+					Skill     struct{ Path, Name string }
 					MovedFrom *string
 					From, To  *struct{ Version, Digest string }
 					Date      string
