@@ -1,12 +1,14 @@
 package compile
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"html"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/skilledge/skilledge/catalog"
 )
@@ -122,7 +124,8 @@ func connectClients(u, j string) string {
 }
 
 // pageSkills renders the page's list of skills: each skill's name, description, path,
-// links over well-known HTTP when it has them, and its files with size and digest.
+// links over well-known HTTP when it has them, its files with size and digest, and its
+// history when it keeps more than one version (pageHistory).
 func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 	published := map[*Skill]bool{}
 	for _, s := range httpSkills(c) {
@@ -166,9 +169,85 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 			b.WriteString("<tr><td class=\"file\">" + name + "</td><td class=\"size\">" + strconv.FormatInt(f.Size, 10) +
 				"</td><td class=\"digest\"><code>" + hex.EncodeToString(f.Digest[:]) + "</code></td></tr>\n")
 		}
-		b.WriteString("</tbody>\n</table>\n</details>\n</article>\n")
+		b.WriteString("</tbody>\n</table>\n</details>\n")
+		if len(s.Kept) > 1 {
+			b.WriteString(pageHistory(s))
+		}
+		b.WriteString("</article>\n")
 	}
 	return []byte(b.String())
+}
+
+// pageHistory renders a skill's kept versions, newest first, in a closed <details>: each
+// version's name, when it was published ("not committed" for content not yet committed),
+// URI and manifest digest, and under each but the oldest how its SKILL.md changed from
+// the version before it (pageDiff).
+func pageHistory(s *Skill) string {
+	e := htmlText
+	var b strings.Builder
+	b.WriteString("<details class=\"history\">\n<summary>History (" + plural(len(s.Kept), "version") + ")</summary>\n<ol class=\"versions\">\n")
+	for i, k := range s.Kept {
+		published := "<span class=\"published muted\">not committed</span>"
+		if !k.Published.IsZero() {
+			t := k.Published.UTC()
+			published = "<span class=\"published\">published <time datetime=\"" + t.Format(time.RFC3339) + "\">" + t.Format(time.DateOnly) + "</time></span>"
+		}
+		b.WriteString("<li class=\"version\"><strong class=\"version-name\">" + e(k.Version) + "</strong> · " + published +
+			" · <code class=\"uri\">" + e(skillURI(k.Skill)) + "</code> · <code class=\"digest\">" + e(ManifestDigest(k.Skill)) + "</code>\n")
+		if i+1 < len(s.Kept) {
+			b.WriteString(pageDiff(s.Kept[i+1], k))
+		}
+		b.WriteString("</li>\n")
+	}
+	b.WriteString("</ol>\n</details>\n")
+	return b.String()
+}
+
+// pageDiff renders how SKILL.md changed from one version to the next: a unified diff with
+// three lines of context in a <pre>, removed lines in <del> marked "-", added lines in
+// <ins> marked "+", each run of unchanged lines left out as "…" (the browser's own styles
+// of del and ins tell them apart, so the page's stylesheet, hashed into its policy, stays
+// as it is); or a sentence when SKILL.md did not change or is too large to compare
+// (lineDiff). A carriage return ending a removed or added line shows as ␍, so that a
+// change of line ends is visible; a last line without a newline is followed by
+// "\ No newline at end of file", as diff writes it.
+func pageDiff(older, newer Kept) string {
+	a, b := older.Skill.Files[0].Data, newer.Skill.Files[0].Data
+	since := "<p class=\"diff-title muted\">" + catalog.SkillMD + " since " + htmlText(older.Version)
+	if bytes.Equal(a, b) {
+		return since + ": unchanged.</p>\n"
+	}
+	lines, ok := lineDiff(a, b)
+	if !ok {
+		return since + ": changed (" + plural(len(splitLines(string(a))), "line") + " → " +
+			plural(len(splitLines(string(b))), "line") + "); too large to show a diff.</p>\n"
+	}
+	var out strings.Builder
+	out.WriteString(since + ":</p>\n<pre class=\"diff\"><code>")
+	for _, l := range unified(lines, 3) {
+		text, eol := strings.CutSuffix(l.Text, "\n")
+		text, cr := strings.CutSuffix(text, "\r")
+		text = htmlText(strings.ReplaceAll(text, "\r", "␍"))
+		if cr && l.Op != diffSame {
+			text += "␍"
+		}
+		switch l.Op {
+		case diffSkip:
+			out.WriteString("…")
+		case diffDel:
+			out.WriteString("<del>-" + text + "</del>")
+		case diffAdd:
+			out.WriteString("<ins>+" + text + "</ins>")
+		default:
+			out.WriteString(" " + text)
+		}
+		out.WriteString("\n")
+		if !eol && l.Op != diffSkip {
+			out.WriteString("\\ No newline at end of file\n")
+		}
+	}
+	out.WriteString("</code></pre>\n")
+	return out.String()
 }
 
 // htmlText escapes s for HTML text or an attribute value, and replaces the C0 control
