@@ -126,6 +126,7 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		entry := skillEntry(s)
 		digestIn.Write(entry)
 		digestIn.WriteByte('\n')
+		digestIn.Write(versionsDigestLine(s))
 		row := make([][]byte, catalog.SkillFields)
 		row[catalog.SkillPath] = []byte(s.Path)
 		row[catalog.SkillName] = []byte(s.Name)

@@ -236,3 +236,15 @@ func (h *History) fingerprint(w io.Writer) {
 			ch.Commit, ch.Subject, ch.Added, ch.Changed, ch.Removed)
 	}
 }
+
+// versionsDigestLine is what a skill's versions add to the catalog digest
+// (catalog.MetaDigest): its versions' _meta and a newline, nothing without history, so
+// that a new version, or a version newly committed, is a new catalog (serve --watch swaps
+// it in), and a catalog without history keeps its digest.
+func versionsDigestLine(s *Skill) []byte {
+	m := versionsMeta(s)
+	if m == nil {
+		return nil
+	}
+	return append(m, '\n')
+}

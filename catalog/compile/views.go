@@ -92,12 +92,14 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 }
 
 // entriesDigest is the catalog digest (catalog.MetaDigest) of a public index of skills:
-// the SHA-256 of their skills/list entries, each followed by a newline.
+// the SHA-256 of their skills/list entries, each followed by a newline (and, in a catalog
+// that keeps history, by its versions: versionsDigestLine).
 func entriesDigest(skills []*Skill) string {
 	h := sha256.New()
 	for _, s := range skills {
 		h.Write(skillEntry(s))
 		h.Write([]byte{'\n'})
+		h.Write(versionsDigestLine(s))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

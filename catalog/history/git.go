@@ -131,3 +131,18 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// GitDirs returns the git directory of the work tree holding dir and the directory its
+// refs are kept in (they differ in a linked work tree), as absolute paths; ErrNotRepo
+// when dir is in no work tree. A watcher looks at their files to see a commit land.
+func GitDirs(ctx context.Context, dir string) (gitDir, commonDir string, err error) {
+	out, err := git(ctx, dir, "rev-parse", "--absolute-git-dir", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %s: %v", ErrNotRepo, dir, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 2 {
+		return "", "", fmt.Errorf("%w: %s: git rev-parse said %q", ErrNotRepo, dir, out)
+	}
+	return lines[0], lines[1], nil
+}

@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
+	"sync"
 	"time"
 
 	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/history"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/front"
 	"github.com/skilledge/skilledge/runtime/store"
@@ -46,7 +50,8 @@ type watcher struct {
 }
 
 // run watches until ctx ends. Each change of the folder's files (their names, types,
-// sizes, modification and, where the system has them, change times) is checked and built
+// sizes, modification and, where the system has them, change times), and, when it keeps
+// versions, each commit (gitSnapshot), is checked and built
 // as on start: problems are reported as validate does, a folder with invalid skills
 // keeps the previous catalog in service, a catalog equal to the one served changes
 // nothing, and any other is swapped in atomically, after which every stdio connection gets
@@ -173,7 +178,53 @@ func snapshot(dir string) [32]byte {
 	if err != nil {
 		fmt.Fprintf(h, "walk %v\n", err)
 	}
+	gitSnapshot(h, dir)
 	var sum [32]byte
 	h.Sum(sum[:0])
 	return sum
 }
+
+// gitDirs caches, by skills folder, where its git history is kept (history.GitDirs), so
+// that a snapshot runs no git command after the first.
+var gitDirs sync.Map // dir -> [2]string, empty when it is in no work tree
+
+// gitSnapshot writes into h, for a skills folder whose policy keeps versions, the state of
+// the refs of the git repository holding it: HEAD, its log, and the branches, so that a
+// commit, which publishes versions without changing any file of the folder, is a change
+// too. It reads no contents but HEAD's, and nothing for a folder that keeps no history.
+func gitSnapshot(h io.Writer, dir string) {
+	policy, err := os.ReadFile(filepath.Join(dir, compile.PolicyFile))
+	if err != nil || !versionsLine.Match(policy) {
+		return
+	}
+	v, ok := gitDirs.Load(dir)
+	if !ok {
+		g, c, err := history.GitDirs(context.Background(), dir)
+		if err != nil {
+			g, c = "", ""
+		}
+		v, _ = gitDirs.LoadOrStore(dir, [2]string{g, c})
+	}
+	dirs := v.([2]string)
+	if dirs[0] == "" {
+		return
+	}
+	head, _ := os.ReadFile(filepath.Join(dirs[0], "HEAD"))
+	fmt.Fprintf(h, "git HEAD %q\n", head)
+	for _, p := range []string{filepath.Join(dirs[0], "logs", "HEAD"), filepath.Join(dirs[1], "packed-refs")} {
+		if info, err := os.Stat(p); err == nil {
+			fmt.Fprintf(h, "git %q %d %d\n", p, info.Size(), info.ModTime().UnixNano())
+		}
+	}
+	filepath.WalkDir(filepath.Join(dirs[1], "refs", "heads"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				fmt.Fprintf(h, "git %q %d %d\n", p, info.Size(), info.ModTime().UnixNano())
+			}
+		}
+		return nil
+	})
+}
+
+// versionsLine finds a versions section in a policy file.
+var versionsLine = regexp.MustCompile(`(?m)^versions:`)

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"github.com/skilledge/skilledge/catalog/compile"
+
 	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -263,5 +266,43 @@ func TestWatchSeesStartupEdits(t *testing.T) {
 		} else if time.Now().After(deadline) {
 			t.Fatalf("an edit under the linked folder is not served: %q\n%s", d, stderr.String())
 		}
+	}
+}
+
+// TestSnapshotSeesCommits: in a folder whose policy keeps versions, a commit, which
+// changes no file of the folder, changes the snapshot (it publishes versions); without the
+// versions section it does not.
+func TestSnapshotSeesCommits(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git command")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	writeFile(t, filepath.Join(dir, "a", "SKILL.md"), "one")
+	writeFile(t, filepath.Join(dir, compile.PolicyFile), "access:\n  default: []\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "one")
+	before := snapshot(dir)
+	git("commit", "-q", "--allow-empty", "-m", "empty")
+	if snapshot(dir) != before {
+		t.Error("without versions, a commit changed the snapshot")
+	}
+	writeFile(t, filepath.Join(dir, compile.PolicyFile), "versions:\n  keep: 3\n")
+	before = snapshot(dir)
+	if snapshot(dir) != before {
+		t.Fatal("a snapshot of an unchanged repository differs")
+	}
+	git("commit", "-q", "--allow-empty", "-m", "publish")
+	if snapshot(dir) == before {
+		t.Error("with versions, a commit left the snapshot as it was")
 	}
 }
