@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/skilledge/skilledge/catalog/compile"
-
 	"bufio"
 	"bytes"
 	"context"
@@ -17,6 +15,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog/compile"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
