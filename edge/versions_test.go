@@ -53,7 +53,7 @@ func (m *storySource) Files(_ context.Context, commit string) ([]history.File, e
 }
 
 func (m *storySource) Read(_ context.Context, blob string) ([]byte, error) { return m.blobs[blob], nil }
-func (m *storySource) Shallow(context.Context) (bool, error)              { return false, nil }
+func (m *storySource) Shallow(context.Context) (bool, error)               { return false, nil }
 
 // versionedMD is a SKILL.md named name at version ("" for none) with body.
 func versionedMD(name, version, body string) string {
