@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
 )
 
@@ -206,4 +208,132 @@ func globMatch(pattern, s string) bool {
 		s = s[i+len(p):]
 	}
 	return s == ""
+}
+
+// privateStory is a private catalog's history: a public skill, a finance skill only
+// finance callers see, and an unlisted draft; finance and the draft change in commits of
+// their own and in one with the public skill. Without hidden, the finance skill is never
+// in the folder.
+func privateStory(hidden bool) *memory {
+	policy := "access:\n  default: [skills:read]\n  rules:\n    - path: drafts/\n      listed: false\n"
+	if hidden {
+		policy += "    - path: finance/\n      scopes: [skills:finance]\n"
+	}
+	steps := []step{
+		{"start", map[string]string{"skilledge.yaml": policy + "versions:\n  keep: 4\n",
+			"public/x/SKILL.md": named("x", "1.0.0", "x1"), "drafts/z/SKILL.md": named("z", "", "z1"), "finance/y/SKILL.md": named("y", "1.0.0", "y1")}},
+		{"x 1.1.0, and y 1.1.0 for the secret merger", map[string]string{"public/x/SKILL.md": named("x", "1.1.0", "x2"), "finance/y/SKILL.md": named("y", "1.1.0", "y2")}},
+		{"y alone", map[string]string{"finance/y/SKILL.md": named("y", "1.2.0", "y3")}},
+		{"z", map[string]string{"drafts/z/SKILL.md": named("z", "", "z2")}},
+		{"x 1.2.0", map[string]string{"public/x/SKILL.md": named("x", "1.2.0", "x3")}},
+	}
+	m := story(steps...)
+	if !hidden {
+		for _, c := range m.commits {
+			for p := range c {
+				if strings.HasPrefix(p, "finance/") {
+					delete(c, p)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// encodeStory loads the newest commit of m as the work tree, attaches m's history and
+// encodes it.
+func encodeStory(t *testing.T, m *memory) *catalog.Pack {
+	p, _ := encodeStoryStore(t, m)
+	return p
+}
+
+// encodeStoryStore is encodeStory with the content store.
+func encodeStoryStore(t *testing.T, m *memory) (*catalog.Pack, *compile.Store) {
+	t.Helper()
+	folder := fstest.MapFS{}
+	for p, d := range m.commits[len(m.commits)-1] {
+		folder[p] = &fstest.MapFile{Data: []byte(d)}
+	}
+	c, problems, err := compile.Load(folder, "skills", compile.Options{})
+	if err != nil || compile.HasErrors(problems) {
+		t.Fatalf("load: %v %v", err, problems)
+	}
+	if _, err := Attach(context.Background(), c, m, "skills", false); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := compile.Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.Open(enc.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, enc.Store
+}
+
+// TestAttachPrivate: in a private catalog a caller's view holds the versions and changes of
+// the skills it may see and nothing of the others: its index, versions and feed are the
+// bytes a folder without the hidden skill would give. The feed lists no unlisted skill,
+// and no commit or subject (which may name a hidden skill).
+func TestAttachPrivate(t *testing.T) {
+	with, st := encodeStoryStore(t, privateStory(true))
+	without := encodeStory(t, privateStory(false))
+	reader, ok := with.ViewFor([]byte("skills:read"))
+	if !ok {
+		t.Fatal("no view for skills:read")
+	}
+	alone, ok := without.ViewFor([]byte("skills:read"))
+	if !ok {
+		t.Fatal("no view for skills:read without the finance skill")
+	}
+	if string(reader.Listed.Bytes()) != string(alone.Listed.Bytes()) {
+		t.Error("the reader's view differs from the catalog without the finance skill")
+	}
+	if reader.History == nil || string(reader.History.Bytes()) != string(alone.History.Bytes()) {
+		t.Error("the reader's versions differ from the catalog without the finance skill")
+	}
+	feed, _ := reader.Listed.HTTPDoc(catalog.ChangesJSON, catalog.HTTPDigest)
+	feed0, _ := alone.Listed.HTTPDoc(catalog.ChangesJSON, catalog.HTTPDigest)
+	if string(feed) != string(feed0) {
+		t.Error("the reader's feed differs from the catalog without the finance skill")
+	}
+	var versions []string
+	for i := range reader.History.NumSkills() {
+		versions = append(versions, string(reader.History.SkillPath(i)))
+	}
+	if want := []string{"drafts/z/@2026-11-01.*/z", "public/x/@1.0.0/x", "public/x/@1.1.0/x"}; len(versions) != len(want) ||
+		!globMatch(want[0], versions[0]) || versions[1] != want[1] || versions[2] != want[2] {
+		t.Errorf("the reader's versions: %q", versions)
+	}
+	full := with.Views()[len(with.Views())-1]
+	var all []string
+	for i := range full.History.NumSkills() {
+		all = append(all, string(full.History.SkillPath(i)))
+	}
+	if !slices.Contains(all, "finance/y/@1.1.0/y") {
+		t.Errorf("the full view's versions: %q", all)
+	}
+	// What the feeds say: the reader's x alone, the full view's y too; never z, a commit
+	// or a subject.
+	doc := func(v catalog.View) string {
+		d, _ := v.Listed.HTTPDoc(catalog.ChangesJSON, catalog.HTTPDigest)
+		b, err := st.Object(strings.TrimPrefix(string(d), "sha256:"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	r, f := doc(reader), doc(full)
+	if strings.Count(r, `"path":"public/x"`) != 3 || strings.Contains(r, "finance") || strings.Contains(r, `"y"`) {
+		t.Errorf("the reader's feed: %s", r)
+	}
+	if strings.Count(f, `"path":"finance/y"`) != 3 {
+		t.Errorf("the full view's feed: %s", f)
+	}
+	for _, feed := range []string{r, f} {
+		if strings.Contains(feed, "drafts/z") || strings.Contains(feed, "secret") || strings.Contains(feed, `"commit"`) || strings.Contains(feed, `"subject"`) {
+			t.Errorf("a feed with an unlisted skill, a commit or a subject: %s", feed)
+		}
+	}
 }
