@@ -73,3 +73,21 @@ func TestVersionMarksReserved(t *testing.T) {
 	}
 	equalStrings(t, "skills served", served, []string{"d"})
 }
+
+// FuzzParsePolicy: any policy file is read without a panic, and either with problems
+// (then nothing of it is used) or into an access section and a keep within bounds.
+func FuzzParsePolicy(f *testing.F) {
+	for _, s := range []string{"", "versions:\n  keep: 10\n", "access:\n  default: [a]\nversions: {keep: 3}\n", "versions: {keep: 0x10}\n",
+		"versions:\n  keep: !!int 5\n", "versions: &v {keep: 2}\n", "versions:\n  keep: 1e2\n", "versions:\n  keep:\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, keep, problems := parsePolicy([]byte(s))
+		if len(problems) > 0 && (a != nil || keep != 0) {
+			t.Fatalf("%q: problems %v and still access %v, keep %d", s, problems, a, keep)
+		}
+		if keep < 0 || keep > MaxKeep {
+			t.Fatalf("%q: keep %d", s, keep)
+		}
+	})
+}
