@@ -249,3 +249,29 @@ func TestVersionsFeedRoutes(t *testing.T) {
 		t.Errorf("without history: %s", got)
 	}
 }
+
+// TestVersionsOddPaths: a version of a skill whose path needs escaping, and of a skill
+// nested in another, is read at its URI as written or escaped, and the nested skill's
+// files are in its holder's versions as in the holder.
+func TestVersionsOddPaths(t *testing.T) {
+	with, _ := versionedServers(t,
+		map[string]string{"équipe/x/SKILL.md": versionedMD("x", "1.0.0", "one"), "outer/SKILL.md": versionedMD("outer", "1.0.0", "o1"), "outer/inner/SKILL.md": versionedMD("inner", "1.0.0", "i1")},
+		map[string]string{"équipe/x/SKILL.md": versionedMD("x", "2.0.0", "two"), "outer/SKILL.md": versionedMD("outer", "2.0.0", "o2"), "outer/inner/SKILL.md": versionedMD("inner", "2.0.0", "i2")},
+	)
+	for _, tc := range []struct{ uri, want string }{
+		{"skill://%C3%A9quipe/x/@1.0.0/x/SKILL.md", "one"},
+		{"skill://équipe/x/@1.0.0/x/SKILL.md", "one"},
+		{"skill://outer/@1.0.0/outer/inner/SKILL.md", "i1"},
+		{"skill://outer/inner/@1.0.0/inner/SKILL.md", "i1"},
+	} {
+		got := handle(t, with, V20251125, request(1, "resources/read", `{"uri":"`+tc.uri+`"}`))
+		if !strings.Contains(string(got), `---\n`+tc.want+`\n"`) || !strings.Contains(string(got), `"uri":"`+tc.uri+`"`) {
+			t.Errorf("%s: %s", tc.uri, got)
+		}
+	}
+	// The holder's version lists the nested skill's files, as the holder does.
+	got := handle(t, with, V20251125, request(1, "skills/get", `{"uri":"skill://outer/@1.0.0/outer/SKILL.md"}`))
+	if !strings.Contains(string(got), `"uri":"skill://outer/@1.0.0/outer/inner/SKILL.md","digest"`) {
+		t.Errorf("outer 1.0.0: %s", got)
+	}
+}
