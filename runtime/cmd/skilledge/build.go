@@ -155,7 +155,7 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	for i, e := range entries {
 		fmt.Fprintf(stdout, "%s  %d bytes  %s\n", entryFiles[i].path, len(e.Data), e.What)
 	}
-	historyLine(stdout, l.catalog)
+	historyLine(stdout, l.catalog, true)
 	reportBundle(stdout, stderr, index, wasmFile, slices.Concat([]artifact{worker, host}, moduleFiles), p)
 	reportAssetCount(stdout, stderr, enc.Store.Len(), enc.Store.Size())
 	return 0

@@ -32,10 +32,10 @@ func attachHistory(c *compile.Catalog, dir string, strict bool) ([]compile.Probl
 	return problems, nil
 }
 
-// historyLine says what a catalog's history added, after it was encoded: versions, the
-// commits they came from, objects and bytes; and, for a history cut short, how many
-// commits could be seen and why. "" without history.
-func historyLine(w io.Writer, c *compile.Catalog) {
+// historyLine says what a catalog's history added: versions and the commits they came
+// from, and, once it is encoded, objects and bytes; and, for a history cut short, how many
+// commits could be seen and why. Nothing without history.
+func historyLine(w io.Writer, c *compile.Catalog, encoded bool) {
 	h := c.History
 	if h == nil {
 		return
@@ -46,12 +46,15 @@ func historyLine(w io.Writer, c *compile.Catalog) {
 			skills++
 		}
 	}
-	fmt.Fprintf(w, "skilledge: history: %s of %s kept (at most %d a skill) from %s; +%s, +%s\n",
-		plural(len(h.Versions), "older version"), plural(skills, "skill"), h.Keep, plural(h.Commits, "commit"),
-		plural(h.Objects, "object"), size(h.Bytes))
+	fmt.Fprintf(w, "skilledge: history: %s of %s kept (at most %d a skill) from %s",
+		plural(len(h.Versions), "older version"), plural(skills, "skill"), h.Keep, plural(h.Commits, "commit"))
+	if encoded {
+		fmt.Fprintf(w, "; +%s, +%s", plural(h.Objects, "object"), size(h.Bytes))
+	}
+	fmt.Fprintln(w)
 	switch {
 	case h.Shallow:
-		fmt.Fprintf(w, "skilledge: history: the clone is shallow, so only the last %s could be read: fetch the whole history (git fetch --unshallow, or fetch-depth: 0 in a workflow) to keep older versions\n", plural(h.Commits, "commit"))
+		fmt.Fprintf(w, "skilledge: history: the clone is shallow (%s of its history could be read): fetch the whole history (git fetch --unshallow, or fetch-depth: 0 in a workflow) to keep older versions\n", plural(h.Commits, "commit"))
 	case h.Cut:
 		fmt.Fprintf(w, "skilledge: history: read the newest %s only; older versions are not kept\n", plural(h.Commits, "commit"))
 	}

@@ -61,6 +61,7 @@ func openSource(name, dir string, f catalogFlags, stderr io.Writer) (_ *source, 
 	if !ok {
 		return nil, false
 	}
+	historyLine(stderr, l.catalog, false)
 	label := dir
 	if dir == "" {
 		label = "the built-in examples"

@@ -49,6 +49,7 @@ repository's root.`)
 		return 1
 	}
 	l.print(stdout, line)
+	historyLine(stdout, l.catalog, false)
 	if l.errors > 0 {
 		return 1
 	}

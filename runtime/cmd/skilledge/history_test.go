@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitIn runs git in dir with a fixed identity and no user configuration.
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func versionedMD(version, body string) string {
+	return "---\nname: a\ndescription: A.\nversion: " + version + "\n---\n" + body + "\n"
+}
+
+// TestValidateHistory: validate says what the history keeps; a forgotten bump is a
+// warning, an error with --strict; a shallow clone says how much it could read and how to
+// get the rest; a folder in no work tree is served without history, with a warning.
+func TestValidateHistory(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git command")
+	}
+	repo := t.TempDir()
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	writeFile(t, filepath.Join(repo, "skills", "skilledge.yaml"), "versions:\n  keep: 10\n")
+	for i, md := range []string{versionedMD("1.0.0", "one"), versionedMD("1.1.0", "two"), versionedMD("1.1.0", "two, edited")} {
+		writeFile(t, filepath.Join(repo, "skills", "a", "SKILL.md"), md)
+		gitIn(t, repo, "add", "-A")
+		gitIn(t, repo, "commit", "-q", "-m", "commit "+string(rune('1'+i)))
+	}
+	skills := filepath.Join(repo, "skills")
+	code, stdout, stderr := call(t, "", "validate", skills)
+	expect(t, code, stdout, stderr, 0, "skilledge: history: 2 older versions of 1 skill kept (at most 10 a skill) from 3 commits", "")
+	if !strings.Contains(stdout, `warning: version 1.1.0 changed in`) || !strings.Contains(stdout, `the new content is published as 1.1.0+`) {
+		t.Errorf("the forgotten bump: %s", stdout)
+	}
+	code, stdout, stderr = call(t, "", "validate", "--strict", skills)
+	expect(t, code, stdout, stderr, 1, "1 skill checked: 1 error, 0 warnings", "")
+
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	gitIn(t, repo, "clone", "-q", "--depth", "1", "file://"+repo, shallow)
+	code, stdout, stderr = call(t, "", "validate", filepath.Join(shallow, "skills"))
+	expect(t, code, stdout, stderr, 0, "the clone is shallow (1 commit of its history could be read): fetch the whole history", "")
+
+	plain := t.TempDir()
+	writeFile(t, filepath.Join(plain, "skilledge.yaml"), "versions:\n  keep: 10\n")
+	writeFile(t, filepath.Join(plain, "a", "SKILL.md"), versionedMD("1.0.0", "one"))
+	code, stdout, stderr = call(t, "", "validate", plain)
+	expect(t, code, stdout, stderr, 0, "warning: versions: the folder is in no git work tree (or git is not installed), so it has no history to keep", "")
+}
