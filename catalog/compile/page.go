@@ -8,7 +8,6 @@ import (
 	"html"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/skilledge/skilledge/catalog"
 )
@@ -189,8 +188,8 @@ func pageHistory(s *Skill) string {
 	for i, k := range s.Kept {
 		published := "<span class=\"published muted\">not committed</span>"
 		if !k.Published.IsZero() {
-			t := k.Published.UTC()
-			published = "<span class=\"published\">published <time datetime=\"" + t.Format(time.RFC3339) + "\">" + t.Format(time.DateOnly) + "</time></span>"
+			t := feedTime(k.Published)
+			published = "<span class=\"published\">published <time datetime=\"" + t + "\">" + t[:strings.IndexByte(t, 'T')] + "</time></span>"
 		}
 		b.WriteString("<li class=\"version\"><strong class=\"version-name\">" + e(k.Version) + "</strong> · " + published +
 			" · <code class=\"uri\">" + e(skillURI(k.Skill)) + "</code> · <code class=\"digest\">" + e(ManifestDigest(k.Skill)) + "</code>\n")

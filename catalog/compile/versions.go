@@ -124,7 +124,7 @@ func versionsMeta(s *Skill) []byte {
 		b = append(b, jsonString(ManifestDigest(k.Skill))...)
 		if !k.Published.IsZero() {
 			b = append(b, `,"published":`...)
-			b = append(b, jsonString(k.Published.UTC().Format(time.RFC3339))...)
+			b = append(b, jsonString(feedTime(k.Published))...)
 		}
 		b = append(b, '}')
 	}
