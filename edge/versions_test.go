@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -66,7 +67,7 @@ func versionedMD(name, version, body string) string {
 
 // versionedServers builds a catalog from commits (each the whole folder, the last the work
 // tree) with its history, and the same work tree without it.
-func versionedServers(t *testing.T, commits ...map[string]string) (with, without *Server) {
+func versionedServers(t testing.TB, commits ...map[string]string) (with, without *Server) {
 	t.Helper()
 	last := commits[len(commits)-1]
 	load := func(policy string) *compile.Catalog {
@@ -97,7 +98,7 @@ func versionedServers(t *testing.T, commits ...map[string]string) (with, without
 }
 
 // versionsStory: runbook 1.0.0 → 1.1.0 (with a file), notes without a version edited once.
-func versionsStory(t *testing.T) (with, without *Server) {
+func versionsStory(t testing.TB) (with, without *Server) {
 	return versionedServers(t,
 		map[string]string{"ops/runbook/SKILL.md": versionedMD("runbook", "1.0.0", "one"), "notes/SKILL.md": versionedMD("notes", "", "n1")},
 		map[string]string{"ops/runbook/SKILL.md": versionedMD("runbook", "1.1.0", "two"), "ops/runbook/refs/a.md": "a", "notes/SKILL.md": versionedMD("notes", "", "n2")},
@@ -274,4 +275,33 @@ func TestVersionsOddPaths(t *testing.T) {
 	if !strings.Contains(string(got), `"uri":"skill://outer/@1.0.0/outer/inner/SKILL.md","digest"`) {
 		t.Errorf("outer 1.0.0: %s", got)
 	}
+}
+
+// FuzzVersionsPaths: any path under a skill's well-known prefix, and any URI read, on a
+// catalog with history: no panic, a 200 only with the object of a resource the index
+// has, and an error for anything else, never an empty answer.
+func FuzzVersionsPaths(f *testing.F) {
+	with, _ := versionsStory(f)
+	for _, s := range []string{"@1.0.0/runbook/SKILL.md", "@1.0.0/runbook.tar.gz", "@1.0.0/runbook.zip", "@1.0.0/runbook/", "@/x", "@1.0.0/runbook/%2e%2e/x", "@1.0.0//runbook/SKILL.md"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rest string) {
+		for _, prefix := range []string{"/.well-known/agent-skills/runbook/", "/.well-known/skills/runbook/"} {
+			resp := with.ServeHTTP(&wire.Request{Method: "GET", Target: prefix + rest, Header: header("Host", "localhost")})
+			switch resp.Status {
+			case 200:
+				if len(resp.Refs) != 1 {
+					t.Fatalf("GET %s: 200 with %d objects", prefix+rest, len(resp.Refs))
+				}
+			case 400, 404:
+			default:
+				t.Fatalf("GET %s: %d", prefix+rest, resp.Status)
+			}
+		}
+		uri := "skill://ops/runbook/" + rest
+		got := handle(t, with, V20251125, request(1, "resources/read", `{"uri":`+strconv.Quote(uri)+`}`))
+		if !gjson.ValidBytes(got) || !gjson.GetBytes(got, "result.contents.0").Exists() && !gjson.GetBytes(got, "error.code").Exists() {
+			t.Fatalf("resources/read %q: %s", uri, got)
+		}
+	})
 }
