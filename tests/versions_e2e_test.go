@@ -1,0 +1,905 @@
+//go:build e2e
+
+package tests
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Skill versions (PROTOCOL.md's Versions): a skills folder in a git work tree whose
+// skilledge.yaml says versions: {keep: N} serves every kept version of each skill beside
+// the latest, at its version path. These tests make such a repository with the git
+// command, build it as the README deploys it, and read every version back through MCP in
+// both eras and through well-known discovery, on `skilledge serve`, on the Worker in
+// workerd and on the Node entry.
+
+// repoCommit is one commit of a test repository: the moves (git mv, from → to), then the
+// files written (path → content), then the paths removed (git rm -r).
+type repoCommit struct {
+	subject string
+	move    [][2]string
+	write   map[string]string
+	remove  []string
+}
+
+// gitRepo makes a git repository in dir (which must exist) of commits, in order, the
+// n-th dated 2026-01-0n 10:00 UTC as author and committer, by a fixed person; git runs
+// with no global or system configuration.
+func gitRepo(dir string, commits []repoCommit) error {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Ana", "GIT_AUTHOR_EMAIL=ana@acme.example", "GIT_COMMITTER_NAME=Ana", "GIT_COMMITTER_EMAIL=ana@acme.example")
+	run := func(date string, args ...string) error {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(slices.Clone(env), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	if err := run("", "init", "-q", "-b", "main"); err != nil {
+		return err
+	}
+	for i, c := range commits {
+		date := fmt.Sprintf("2026-01-%02dT10:00:00Z", i+1)
+		for _, m := range c.move {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, filepath.FromSlash(m[1]))), 0o755); err != nil {
+				return err
+			}
+			if err := run(date, "mv", m[0], m[1]); err != nil {
+				return err
+			}
+		}
+		if err := writeFiles(dir, c.write); err != nil {
+			return err
+		}
+		for _, p := range c.remove {
+			if err := run(date, "rm", "-rq", p); err != nil {
+				return err
+			}
+		}
+		if err := run(date, "add", "-A"); err != nil {
+			return err
+		}
+		if err := run(date, "commit", "-q", "-m", c.subject); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// versionsCommits is the history of the versions test repository, whose skills folder is
+// skills/: skills added with a frontmatter version (alpha, delta, epsilon) and without one
+// (beta, gamma); a file edited (beta); a version bumped (alpha 1.1.0), then a bump
+// forgotten (alpha's ref.md changed under 1.1.0), then bumped again (1.2.0); a skill
+// added (epsilon); one removed (delta); one renamed, folder and name (gamma to zeta);
+// one moved under another folder (beta to tools/beta).
+var versionsCommits = []repoCommit{
+	{subject: "add alpha, beta, gamma and delta", write: map[string]string{
+		"README.md":                    "# Acme's skills\n",
+		"skills/skilledge.yaml":        "versions:\n  keep: 10\n",
+		"skills/alpha/SKILL.md":        "---\nname: alpha\ndescription: Alpha does the first thing.\nversion: 1.0.0\n---\n\n# Alpha\n",
+		"skills/alpha/ref.md":          "ref one\n",
+		"skills/alpha/scripts/run.sh":  "#!/bin/sh\necho run\n",
+		"skills/alpha/assets/logo.bin": string(binaryBytes()),
+		"skills/beta/SKILL.md":         "---\nname: beta\ndescription: Beta keeps notes.\n---\n\n# Beta\n",
+		"skills/beta/notes.txt":        "notes one\n",
+		"skills/beta/my notes é.md":    "a name with a space and an accent\n",
+		"skills/gamma/SKILL.md":        "---\nname: gamma\ndescription: Gamma, soon zeta.\n---\n\n# Gamma\n",
+		"skills/delta/SKILL.md":        "---\nname: delta\ndescription: Delta goes away.\nversion: 0.1.0\n---\n\n# Delta\n",
+		"skills/delta/gone.md":         "delta's file\n",
+	}},
+	{subject: "beta: edit the notes", write: map[string]string{"skills/beta/notes.txt": "notes two\n"}},
+	{subject: "alpha: 1.1.0", write: map[string]string{
+		"skills/alpha/SKILL.md": "---\nname: alpha\ndescription: Alpha does the first thing.\nversion: 1.1.0\n---\n\n# Alpha\n",
+		"skills/alpha/ref.md":   "ref two\n",
+	}},
+	{subject: "add epsilon", write: map[string]string{
+		"skills/epsilon/SKILL.md": "---\nname: epsilon\ndescription: Epsilon came later.\nversion: 2.0.0\n---\n\n# Epsilon\n",
+	}},
+	{subject: "alpha: edit ref.md, version not bumped", write: map[string]string{"skills/alpha/ref.md": "ref three\n"}},
+	{subject: "remove delta", remove: []string{"skills/delta"}},
+	{subject: "rename gamma to zeta", move: [][2]string{{"skills/gamma", "skills/zeta"}},
+		write: map[string]string{"skills/zeta/SKILL.md": "---\nname: zeta\ndescription: Gamma, now zeta.\n---\n\n# Zeta\n"}},
+	{subject: "move beta under tools", move: [][2]string{{"skills/beta", "skills/tools/beta"}}},
+	{subject: "alpha: 1.2.0", write: map[string]string{
+		"skills/alpha/SKILL.md": "---\nname: alpha\ndescription: Alpha does the first thing.\nversion: 1.2.0\n---\n\n# Alpha\n\nNow with a body.\n",
+	}},
+}
+
+// binaryBytes is a file that is not text: every byte value.
+func binaryBytes() []byte {
+	b := make([]byte, 256)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}
+
+// wantVersion is a kept version the versions repository must be served with: its name (a
+// regular expression) and the day it was published.
+type wantVersion struct{ name, published string }
+
+// versionsWant is every latest skill of the versions repository (its SKILL.md URI) with
+// its kept versions, newest (the latest) first. Delta, removed, has none; zeta, renamed
+// with a new name, is a new skill (its content is not gamma's); beta's history moved
+// with it.
+var versionsWant = map[string][]wantVersion{
+	"skill://alpha/SKILL.md":      {{`1\.2\.0`, "2026-01-09"}, {`1\.1\.0\+[0-9a-f]{8}`, "2026-01-05"}, {`1\.1\.0`, "2026-01-03"}, {`1\.0\.0`, "2026-01-01"}},
+	"skill://epsilon/SKILL.md":    {{`2\.0\.0`, "2026-01-04"}},
+	"skill://tools/beta/SKILL.md": {{`2026-01-02\.[0-9a-f]{8}`, "2026-01-02"}, {`2026-01-01\.[0-9a-f]{8}`, "2026-01-01"}},
+	"skill://zeta/SKILL.md":       {{`2026-01-07\.[0-9a-f]{8}`, "2026-01-07"}},
+}
+
+// versionsGone are URIs the versions repository served once and serves no more: a
+// removed skill, its versions, a renamed skill's old path, a moved skill's old path and a
+// version at it.
+var versionsGone = []string{"skill://delta/SKILL.md", "skill://delta/gone.md", "skill://delta/@0.1.0/delta/SKILL.md",
+	"skill://gamma/SKILL.md", "skill://beta/SKILL.md", "skill://beta/notes.txt"}
+
+// versionsSetup is the versions repository and its deployment, made once.
+var versionsSetup = sync.OnceValues(func() (*versionsFixture, error) {
+	dir, err := scratchDir("skilledge-versions-")
+	if err != nil {
+		return nil, err
+	}
+	if err := gitRepo(dir, versionsCommits); err != nil {
+		return nil, err
+	}
+	skills := filepath.Join(dir, "skills")
+	d, err := deployFolder(skills)
+	if err != nil {
+		return nil, err
+	}
+	return &versionsFixture{repo: dir, skills: skills, d: d}, nil
+})
+
+// versionsFixture is a git repository of skills and its deployment (the README's build of
+// its skills folder, and wrangler's bundle).
+type versionsFixture struct {
+	repo, skills string
+	d            *deployment
+}
+
+// out is the folder `skilledge build` wrote for the deployment.
+func (f *versionsFixture) out() string { return filepath.Dir(f.d.assets) }
+
+func versionsFixtureOf(t *testing.T) *versionsFixture {
+	t.Helper()
+	f, err := versionsSetup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// withoutVersions copies the skills folder src to a new folder outside any git work tree,
+// its policy file without the versions section, and returns the copy.
+func withoutVersions(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "skills")
+	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if e.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if rel == "skilledge.yaml" {
+			b = dropSection(b, "versions")
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// dropSection removes the top-level key of a YAML document, and the indented lines under
+// it.
+func dropSection(yaml []byte, key string) []byte {
+	var out []string
+	in := false
+	for _, line := range strings.SplitAfter(string(yaml), "\n") {
+		switch {
+		case strings.HasPrefix(line, key+":"):
+			in = true
+		case in && (strings.HasPrefix(line, " ") || strings.TrimSpace(line) == ""):
+		default:
+			in = false
+			out = append(out, line)
+		}
+	}
+	return []byte(strings.Join(out, ""))
+}
+
+// mcpSession speaks one MCP era to an endpoint. "legacy" initializes with 2025-06-18 and
+// sends that version's MCP-Protocol-Version with every later request; "modern" sends every
+// request on its own in 2026-07-28: the version in params._meta, and the routing headers.
+type mcpSession struct {
+	url, era string
+	fields   []string // more header fields, name and value
+}
+
+// newSession starts a session with the endpoint url in era.
+func newSession(t *testing.T, url, era string, fields ...string) *mcpSession {
+	t.Helper()
+	s := &mcpSession{url: url, era: era, fields: fields}
+	if era == "legacy" {
+		init := s.send(t, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+			"clientInfo": map[string]any{"name": "versions-test", "version": "1"}})
+		if v := init.Get("result.protocolVersion").Str; v != "2025-06-18" {
+			t.Fatalf("initialize: %s", init.Raw)
+		}
+		s.send(t, "notifications/initialized", nil)
+	}
+	return s
+}
+
+// send posts method with params (nil for none) and returns the answer (null for a
+// notification's).
+func (s *mcpSession) send(t *testing.T, method string, params map[string]any) gjson.Result {
+	t.Helper()
+	msg := map[string]any{"jsonrpc": "2.0", "method": method}
+	if !strings.HasPrefix(method, "notifications/") {
+		msg["id"] = 1
+	}
+	p := map[string]any{}
+	for k, v := range params {
+		p[k] = v
+	}
+	if s.era == "modern" {
+		p["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
+	}
+	if len(p) > 0 || params != nil {
+		msg["params"] = p
+	}
+	body, _ := json.Marshal(msg)
+	req, err := http.NewRequest("POST", s.url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	switch s.era {
+	case "legacy":
+		if method != "initialize" {
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		}
+	case "modern":
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", method)
+		if uri, ok := params["uri"].(string); ok && method == "resources/read" {
+			req.Header.Set("Mcp-Name", uri)
+		}
+	}
+	for i := 0; i+1 < len(s.fields); i += 2 {
+		req.Header.Set(s.fields[i], s.fields[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", s.era, method, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg["id"] == nil {
+		if resp.StatusCode != 202 {
+			t.Fatalf("%s %s: %d %s", s.era, method, resp.StatusCode, b)
+		}
+		return gjson.Result{}
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" || !json.Valid(b) {
+		t.Fatalf("%s %s %s: %d %q %s", s.era, method, body, resp.StatusCode, ct, b)
+	}
+	r := gjson.ParseBytes(b)
+	if want := 200; s.era == "modern" && r.Get("error").Exists() {
+		want = 400
+		if resp.StatusCode != want {
+			t.Errorf("%s %s: status %d for %s", s.era, method, resp.StatusCode, b)
+		}
+	} else if resp.StatusCode != want {
+		t.Errorf("%s %s: status %d for %s", s.era, method, resp.StatusCode, b)
+	}
+	return r
+}
+
+// call is send of a request that must be answered with a result.
+func (s *mcpSession) call(t *testing.T, method string, params map[string]any) gjson.Result {
+	t.Helper()
+	r := s.send(t, method, params)
+	if !r.Get("result").IsObject() {
+		t.Fatalf("%s %s %v: %s", s.era, method, params, r.Raw)
+	}
+	return r.Get("result")
+}
+
+// read returns the bytes of the resource uri (the one content's text or blob).
+func (s *mcpSession) read(t *testing.T, uri string) []byte {
+	t.Helper()
+	c := s.call(t, "resources/read", map[string]any{"uri": uri}).Get("contents")
+	if n := len(c.Array()); n != 1 || c.Get("0.uri").Str != uri {
+		t.Fatalf("%s resources/read %s: %s", s.era, uri, c.Raw)
+	}
+	if blob := c.Get("0.blob"); blob.Exists() {
+		b, err := base64.StdEncoding.DecodeString(blob.Str)
+		if err != nil {
+			t.Fatalf("%s resources/read %s: %v", s.era, uri, err)
+		}
+		return b
+	}
+	return []byte(c.Get("0.text").Str)
+}
+
+// keptVersion is one entry of a skill's _meta versions.
+type keptVersion struct {
+	Version, URI, Digest, Published string
+}
+
+// metaVersions is the _meta member of kept versions.
+const metaVersions = `io\.github\.skilledge/versions`
+
+// keptOf parses a _meta versions list.
+func keptOf(t *testing.T, raw gjson.Result) []keptVersion {
+	t.Helper()
+	var out []keptVersion
+	for _, v := range raw.Array() {
+		out = append(out, keptVersion{v.Get("version").Str, v.Get("uri").Str, v.Get("digest").Str, v.Get("published").Str})
+	}
+	if len(out) == 0 {
+		t.Fatalf("no kept versions: %q", raw.Raw)
+	}
+	return out
+}
+
+// servedFile is a file of a skill as skills/get lists it, with its bytes as
+// resources/read gives them.
+type servedFile struct {
+	rel, uri, digest string
+	size             int64
+	data             []byte
+}
+
+// manifestDigest is the manifest digest of files (compile.ManifestDigest), recomputed as a
+// client would: "HEX  PATH\n" for each file, SKILL.md first, then by path.
+func manifestDigest(files []servedFile) string {
+	sorted := slices.Clone(files)
+	slices.SortFunc(sorted, func(a, b servedFile) int {
+		switch {
+		case a.rel == b.rel:
+			return 0
+		case a.rel == "SKILL.md":
+			return -1
+		case b.rel == "SKILL.md":
+			return 1
+		}
+		return strings.Compare(a.rel, b.rel)
+	})
+	var b strings.Builder
+	for _, f := range sorted {
+		fmt.Fprintf(&b, "%s  %s\n", hexSHA256(f.data), f.rel)
+	}
+	return "sha256:" + hexSHA256([]byte(b.String()))
+}
+
+// versionFiles reads every file of the skill whose SKILL.md is uri, through skills/get
+// {uri} and resources/read, checking each against its digest and size.
+func versionFiles(t *testing.T, s *mcpSession, uri string) []servedFile {
+	t.Helper()
+	skill := s.call(t, "skills/get", map[string]any{"uri": uri}).Get("skill")
+	if skill.Get("uri").Str != uri {
+		t.Fatalf("%s skills/get %s: %s", s.era, uri, skill.Raw)
+	}
+	root := strings.TrimSuffix(uri, "SKILL.md")
+	var files []servedFile
+	for _, r := range skill.Get("resources").Array() {
+		ruri := r.Get("uri").Str
+		rel, err := url.PathUnescape(strings.TrimPrefix(ruri, root))
+		if err != nil || !strings.HasPrefix(ruri, root) {
+			t.Fatalf("%s skills/get %s: a resource %s not under the skill (%v)", s.era, uri, ruri, err)
+		}
+		f := servedFile{rel: rel, uri: ruri, digest: r.Get("digest").Str, size: r.Get("size").Int(), data: s.read(t, ruri)}
+		if digestOf(f.data) != f.digest || int64(len(f.data)) != f.size {
+			t.Errorf("%s %s: %d bytes hashing to %s; skills/get says %d bytes, %s", s.era, ruri, len(f.data), digestOf(f.data), f.size, f.digest)
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 || files[0].rel != "SKILL.md" {
+		t.Fatalf("%s skills/get %s lists no SKILL.md first: %s", s.era, uri, skill.Raw)
+	}
+	return files
+}
+
+// directoryFiles lists the files under the directory uri through
+// resources/directory/read, subdirectories included.
+func directoryFiles(t *testing.T, s *mcpSession, uri string) []string {
+	t.Helper()
+	var out []string
+	for _, r := range s.call(t, "resources/directory/read", map[string]any{"uri": uri}).Get("resources").Array() {
+		if r.Get("mimeType").Str == "inode/directory" {
+			out = append(out, directoryFiles(t, s, r.Get("uri").Str)...)
+		} else {
+			out = append(out, r.Get("uri").Str)
+		}
+	}
+	return out
+}
+
+// httpGet gets base+path and returns the status, the Content-Type and the body.
+func httpGet(t *testing.T, base, path string, fields ...string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("GET", base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(fields); i += 2 {
+		req.Header.Set(fields[i], fields[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, b
+}
+
+// versionHosts starts the versions deployment on `skilledge serve` (its build output),
+// the Worker in workerd and the Node entry, and returns their base URLs by name.
+func versionHosts(t *testing.T, f *versionsFixture) []privateServer {
+	t.Helper()
+	var node jsRuntime
+	for _, rt := range jsRuntimes {
+		if rt.name == "node" {
+			node = rt
+		}
+	}
+	return []privateServer{
+		{"serve", strings.TrimSuffix(serve(t, f.out()), "/mcp")},
+		{"workerd", workerdFor(t, f.d, "{}")[0]},
+		{"node", startRuntime(t, node, withSDK(t, f.d), "")},
+	}
+}
+
+// TestVersionsServed: the versions repository, built as the README deploys (the build
+// says what its history added), is served on `skilledge serve` (the build's output), on
+// the Worker in workerd and on the Node entry so that, in both MCP eras: the listings hold
+// the latest skills only; each latest skill names its kept versions, newest first, the
+// same list on its resources/list entry, its directory listing, resources/read of its
+// SKILL.md, skills/get {uri} and skills/get {name, version}; every file of every version
+// (skills/get {uri}, resources/read) has the bytes of its digest, the version's files are
+// those of its directory listing, and its manifest digest recomputed from them is the one
+// _meta names; skills/get {name, version} gives that version, and an unknown version is
+// -32602 with data {name, version}. Over HTTP, every file of every older version is
+// served at its well-known version paths, and its archives hold its files. What was
+// removed, renamed or moved is not served at its old paths. The change feed is served.
+func TestVersionsServed(t *testing.T) {
+	f := versionsFixtureOf(t)
+	if !strings.Contains(f.d.output, "skilledge: history: 4 older versions of 2 skills kept (at most 10 a skill) from 9 commits") {
+		t.Fatalf("the build does not say the history it kept:\n%s", f.d.output)
+	}
+	for _, h := range versionHosts(t, f) {
+		t.Run(h.name, func(t *testing.T) {
+			start := time.Now()
+			for _, era := range []string{"legacy", "modern"} {
+				t.Run(era, func(t *testing.T) { checkVersionsMCP(t, newSession(t, h.base+"/mcp", era)) })
+			}
+			t.Run("well-known", func(t *testing.T) { checkVersionsWellKnown(t, h.base, newSession(t, h.base+"/mcp", "legacy")) })
+			t.Run("changes", func(t *testing.T) {
+				for _, c := range []struct{ path, ct string }{{"/changes.json", "application/json"}, {"/changes.atom", "application/atom+xml; charset=utf-8"}} {
+					st, hdr, body := httpGet(t, h.base, c.path)
+					if st != 200 || hdr.Get("Content-Type") != c.ct || len(body) == 0 || hdr.Get("ETag") == "" {
+						t.Errorf("GET %s: %d %q %s", c.path, st, hdr.Get("Content-Type"), body)
+					}
+					if st, _, body := httpGet(t, h.base, c.path, "If-None-Match", hdr.Get("ETag")); st != 304 || len(body) != 0 {
+						t.Errorf("GET %s with its ETag: %d %s", c.path, st, body)
+					}
+				}
+				_, _, feed := httpGet(t, h.base, "/changes.json")
+				if got := newSession(t, h.base+"/mcp", "legacy").read(t, "skill://changes.json"); !bytes.Equal(got, feed) {
+					t.Errorf("skill://changes.json is not /changes.json:\n%s\n%s", got, feed)
+				}
+			})
+			t.Logf("%s: %v", h.name, time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
+
+// checkVersionsMCP checks the versions repository's catalog through s (TestVersionsServed).
+func checkVersionsMCP(t *testing.T, s *mcpSession) {
+	list := s.call(t, "resources/list", nil)
+	if list.Get("nextCursor").Exists() {
+		t.Fatalf("resources/list is paged: %s", list.Raw)
+	}
+	kept := map[string]gjson.Result{} // latest SKILL.md URI -> _meta versions
+	for _, r := range list.Get("resources").Array() {
+		uri := r.Get("uri").Str
+		if strings.Contains(uri, "/@") {
+			t.Errorf("resources/list lists a version: %s", r.Raw)
+		}
+		if v := r.Get("_meta." + metaVersions); v.Exists() {
+			kept[uri] = v
+		}
+	}
+	if got := slices.Sorted(maps.Keys(kept)); !slices.Equal(got, slices.Sorted(maps.Keys(versionsWant))) {
+		t.Fatalf("resources/list gives versions for %q, want %q", got, slices.Sorted(maps.Keys(versionsWant)))
+	}
+	skills := s.call(t, "skills/list", nil)
+	names := map[string]string{} // latest SKILL.md URI -> name
+	for _, sk := range skills.Get("skills").Array() {
+		names[sk.Get("uri").Str] = sk.Get("name").Str
+	}
+	if strings.Contains(skills.Raw, "/@") || len(names) != len(versionsWant) {
+		t.Errorf("skills/list, want the %d latest skills only: %s", len(versionsWant), skills.Raw)
+	}
+
+	for _, latest := range slices.Sorted(maps.Keys(versionsWant)) {
+		want, raw := versionsWant[latest], kept[latest]
+		vs := keptOf(t, raw)
+		name := names[latest]
+		if name == "" {
+			t.Fatalf("skills/list has no %s", latest)
+		}
+		root := strings.TrimSuffix(latest, "SKILL.md")
+		if len(vs) != len(want) {
+			t.Errorf("%s: versions %+v, want %d", latest, vs, len(want))
+			continue
+		}
+		for i, v := range vs {
+			if !regexp.MustCompile(`^`+want[i].name+`$`).MatchString(v.Version) || !strings.HasPrefix(v.Published, want[i].published+"T") {
+				t.Errorf("%s: version %d is %+v, want %s published %s", latest, i, v, want[i].name, want[i].published)
+			}
+			wantURI := latest
+			if i > 0 {
+				wantURI = root + "@" + v.Version + "/" + name + "/SKILL.md"
+			}
+			if v.URI != wantURI {
+				t.Errorf("%s: version %s at %s, want %s", latest, v.Version, v.URI, wantURI)
+			}
+		}
+		// The same list wherever the latest skill is named.
+		same := func(where string, got gjson.Result) {
+			t.Helper()
+			if got.Raw != raw.Raw {
+				t.Errorf("%s: %s: versions %s, want %s", latest, where, got.Raw, raw.Raw)
+			}
+		}
+		same("skills/get {uri}", s.call(t, "skills/get", map[string]any{"uri": latest}).Get("_meta."+metaVersions))
+		same("resources/read", s.call(t, "resources/read", map[string]any{"uri": latest}).Get("_meta."+metaVersions))
+		for _, r := range s.call(t, "resources/directory/read", map[string]any{"uri": strings.TrimSuffix(root, "/")}).Get("resources").Array() {
+			if r.Get("uri").Str == latest {
+				same("resources/directory/read", r.Get("_meta."+metaVersions))
+			}
+		}
+
+		for _, v := range vs {
+			files := versionFiles(t, s, v.URI)
+			if d := manifestDigest(files); d != v.Digest {
+				t.Errorf("%s %s: the manifest digest of its files is %s, _meta says %s", latest, v.Version, d, v.Digest)
+			}
+			var uris []string
+			for _, f := range files {
+				uris = append(uris, f.uri)
+			}
+			if got := directoryFiles(t, s, strings.TrimSuffix(strings.TrimSuffix(v.URI, "SKILL.md"), "/")); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(uris))) {
+				t.Errorf("%s %s: its directory lists %q, skills/get %q", latest, v.Version, got, uris)
+			}
+			byName := s.call(t, "skills/get", map[string]any{"name": name, "version": v.Version})
+			var got []string
+			for _, f := range byName.Get("files").Array() {
+				got = append(got, f.Get("uri").Str)
+			}
+			if !slices.Equal(got, uris) {
+				t.Errorf("skills/get {%s, %s}: files %q, want %q", name, v.Version, got, uris)
+			}
+			same("skills/get {name, version: "+v.Version+"}", byName.Get("_meta."+metaVersions))
+		}
+		// An unknown version names the skill and the version asked for.
+		e := s.send(t, "skills/get", map[string]any{"name": name, "version": "9.9.9"}).Get("error")
+		if e.Get("code").Int() != -32602 || !jsonEqual(e.Get("data").Raw, `{"name":`+jsonQuote(name)+`,"version":"9.9.9"}`) {
+			t.Errorf("skills/get {%s, 9.9.9}: %s", name, e.Raw)
+		}
+	}
+	for _, uri := range versionsGone {
+		if r := s.send(t, "resources/read", map[string]any{"uri": uri}); !r.Get("error").Exists() {
+			t.Errorf("resources/read %s, gone: %s", uri, r.Raw)
+		}
+		if r := s.send(t, "skills/get", map[string]any{"uri": uri}); !r.Get("error").Exists() {
+			t.Errorf("skills/get %s, gone: %s", uri, r.Raw)
+		}
+	}
+	for _, gone := range []string{"delta", "gamma"} {
+		if r := s.send(t, "skills/get", map[string]any{"name": gone}); !r.Get("error").Exists() {
+			t.Errorf("skills/get {name: %s}, gone: %s", gone, r.Raw)
+		}
+	}
+}
+
+// checkVersionsWellKnown reads every file and archive of every kept version through
+// well-known discovery at base, against the files s reads through MCP.
+func checkVersionsWellKnown(t *testing.T, base string, s *mcpSession) {
+	_, _, index := httpGet(t, base, "/.well-known/agent-skills/index.json")
+	byName := map[string]bool{}
+	for _, sk := range gjson.ParseBytes(index).Get("skills").Array() {
+		byName[sk.Get("name").Str] = true
+	}
+	checked := 0
+	for _, r := range s.call(t, "resources/list", nil).Get("resources").Array() {
+		raw := r.Get("_meta." + metaVersions)
+		if !raw.Exists() {
+			continue
+		}
+		name := r.Get("name").Str
+		if !byName[name] {
+			t.Fatalf("the well-known index has no %s: %s", name, index)
+		}
+		for i, v := range keptOf(t, raw) {
+			files := versionFiles(t, s, v.URI)
+			// Where the version's files are: the latest at the skill's own paths, an
+			// older one under @VERSION/NAME.
+			at, archive := name+"/", name
+			if i > 0 {
+				vname := path.Base(strings.TrimSuffix(v.URI, "/SKILL.md"))
+				at, archive = name+"/@"+v.Version+"/"+vname+"/", name+"/@"+v.Version+"/"+vname
+			}
+			want := map[string]string{}
+			for _, f := range files {
+				want[f.rel] = fmt.Sprintf("%s %d", f.digest, f.size)
+				for _, p := range []string{"/.well-known/agent-skills/" + at + escapePath(f.rel), "/.well-known/skills/" + at + escapePath(f.rel)} {
+					st, _, body := httpGet(t, base, p)
+					if st != 200 || !bytes.Equal(body, f.data) {
+						t.Errorf("GET %s: %d, %d bytes hashing to %s, want %s's %d bytes", p, st, len(body), digestOf(body), f.uri, len(f.data))
+					}
+					checked++
+				}
+			}
+			for ext, mime := range map[string]string{".tar.gz": "application/gzip", ".zip": "application/zip"} {
+				p := "/.well-known/agent-skills/" + archive + ext
+				st, hdr, body := httpGet(t, base, p)
+				if st != 200 || hdr.Get("Content-Type") != mime {
+					t.Errorf("GET %s: %d %q", p, st, hdr.Get("Content-Type"))
+					continue
+				}
+				if got := unpack(t, mime, body); !maps.Equal(got, want) {
+					t.Errorf("GET %s holds %v, want %v", p, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 40 {
+		t.Fatalf("checked %d well-known files and archives", checked)
+	}
+	// A version of a name the index does not have, or a version a skill does not have.
+	for _, p := range []string{"/.well-known/agent-skills/alpha/@9.9.9/alpha/SKILL.md", "/.well-known/agent-skills/delta/@0.1.0/delta/SKILL.md",
+		"/.well-known/agent-skills/alpha/@1.0.0/alpha/", "/.well-known/agent-skills/alpha/@1.0.0/beta/SKILL.md", "/.well-known/skills/beta/@1.0.0/alpha/ref.md"} {
+		if st, _, _ := httpGet(t, base, p); st != 404 {
+			t.Errorf("GET %s: %d, want 404", p, st)
+		}
+	}
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
+}
+
+// withoutKept is a JSON answer without the kept versions in any _meta (and without a
+// _meta left empty by that), re-encoded.
+func withoutKept(t *testing.T, raw []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	var strip func(any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if m, ok := x["_meta"].(map[string]any); ok {
+				delete(m, "io.github.skilledge/versions")
+				if len(m) == 0 {
+					delete(x, "_meta")
+				}
+			}
+			for _, e := range x {
+				strip(e)
+			}
+		case []any:
+			for _, e := range x {
+				strip(e)
+			}
+		}
+	}
+	strip(v)
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestVersionsLatestUnchanged: the versions repository's build and the build of the same
+// folder at HEAD without the versions section (outside git) serve the latest skills
+// alike: the same skills/list in both eras, resources/list (URIs, sizes, order) and every
+// latest file, skill and directory listing, but for the kept versions in _meta, the same
+// skill://index.json and well-known indexes, byte for byte; only the build with history
+// serves the change feed.
+func TestVersionsLatestUnchanged(t *testing.T) {
+	f := versionsFixtureOf(t)
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := withoutVersions(t, f.skills)
+	if b, _ := os.ReadFile(filepath.Join(plain, "skilledge.yaml")); strings.Contains(string(b), "versions") {
+		t.Fatalf("the copy's policy still has versions: %s", b)
+	}
+	plainOut := filepath.Join(t.TempDir(), "out")
+	if out, err := exec.Command(bin, "build", plain, "-o", plainOut).CombinedOutput(); err != nil || strings.Contains(string(out), "history") {
+		t.Fatalf("build without versions: %v\n%s", err, out)
+	}
+	with, without := strings.TrimSuffix(serve(t, f.out()), "/mcp"), strings.TrimSuffix(serve(t, plainOut), "/mcp")
+
+	for _, era := range []string{"legacy", "modern"} {
+		a, b := newSession(t, with+"/mcp", era), newSession(t, without+"/mcp", era)
+		same := func(what string, x, y gjson.Result, strip bool) {
+			t.Helper()
+			xs, ys := x.Raw, y.Raw
+			if strip {
+				xs, ys = withoutKept(t, []byte(xs)), withoutKept(t, []byte(ys))
+			}
+			if xs != ys {
+				t.Errorf("%s %s with history:\n%s\nwithout:\n%s", era, what, xs, ys)
+			}
+		}
+		same("skills/list", a.call(t, "skills/list", nil), b.call(t, "skills/list", nil), false)
+		la, lb := a.call(t, "resources/list", nil), b.call(t, "resources/list", nil)
+		same("resources/list", la, lb, true)
+		if la.Raw == lb.Raw || !strings.Contains(la.Raw, "io.github.skilledge/versions") {
+			t.Errorf("resources/list with history names no versions: %s", la.Raw)
+		}
+		same("skill://index.json", a.call(t, "resources/read", map[string]any{"uri": "skill://index.json"}), b.call(t, "resources/read", map[string]any{"uri": "skill://index.json"}), false)
+		files := 0
+		for _, r := range lb.Get("resources").Array() {
+			uri := r.Get("uri").Str
+			same("resources/read "+uri, a.call(t, "resources/read", map[string]any{"uri": uri}), b.call(t, "resources/read", map[string]any{"uri": uri}), true)
+			if strings.HasSuffix(uri, "/SKILL.md") {
+				same("skills/get "+uri, a.call(t, "skills/get", map[string]any{"uri": uri}), b.call(t, "skills/get", map[string]any{"uri": uri}), true)
+				dir := map[string]any{"uri": strings.TrimSuffix(uri, "/SKILL.md")}
+				same("resources/directory/read "+uri, a.call(t, "resources/directory/read", dir), b.call(t, "resources/directory/read", dir), true)
+			}
+			files++
+		}
+		if files < 8 {
+			t.Fatalf("resources/list lists %d resources: %s", files, lb.Raw)
+		}
+		if r := b.send(t, "resources/read", map[string]any{"uri": "skill://changes.json"}); !r.Get("error").Exists() {
+			t.Errorf("%s: skill://changes.json without history: %s", era, r.Raw)
+		}
+		if got := a.read(t, "skill://changes.json"); !json.Valid(got) {
+			t.Errorf("%s: skill://changes.json with history: %s", era, got)
+		}
+	}
+	for _, p := range []string{"/.well-known/agent-skills/index.json", "/.well-known/skills/index.json"} {
+		sa, _, ba := httpGet(t, with, p)
+		sb, _, bb := httpGet(t, without, p)
+		if sa != 200 || sb != 200 || !bytes.Equal(ba, bb) {
+			t.Errorf("GET %s: with history %d %s\nwithout %d %s", p, sa, ba, sb, bb)
+		}
+	}
+	for _, p := range []string{"/changes.json", "/changes.atom"} {
+		if st, _, body := httpGet(t, without, p); st != 404 {
+			t.Errorf("GET %s without history: %d %s", p, st, body)
+		}
+		if st, _, _ := httpGet(t, with, p); st != 200 {
+			t.Errorf("GET %s with history: %d", p, st)
+		}
+	}
+}
+
+// TestVersionsStrict: the forgotten bump in the versions repository's history is a
+// warning for validate, and an error, the same words, for validate --strict.
+func TestVersionsStrict(t *testing.T) {
+	f := versionsFixtureOf(t)
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const said = `without a new version: 1.1.0 published it in`
+	out, err := exec.Command(bin, "validate", f.skills).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "warning: version 1.1.0 changed in") || !strings.Contains(string(out), said) {
+		t.Errorf("validate: %v\n%s", err, out)
+	}
+	out, err = exec.Command(bin, "validate", "--strict", f.skills).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || strings.Contains(string(out), "warning: version 1.1.0") ||
+		!strings.Contains(string(out), "skills/alpha/SKILL.md: version 1.1.0 changed in") || !strings.Contains(string(out), said) {
+		t.Errorf("validate --strict: %v\n%s", err, out)
+	}
+}
+
+// TestVersionsMarkRefused: a folder whose name starts with "@", which would collide with a
+// version path, is refused by validate and build in a catalog that keeps history, whether
+// it is a folder of skills (@x/x) or inside a skill where its name is that of a real
+// version (alpha/@1.0.0/alpha); the same folder without the versions section validates.
+func TestVersionsMarkRefused(t *testing.T) {
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	err = gitRepo(dir, []repoCommit{
+		{subject: "add alpha", write: map[string]string{
+			"skills/skilledge.yaml": "versions:\n  keep: 10\n",
+			"skills/alpha/SKILL.md": "---\nname: alpha\ndescription: Alpha.\nversion: 1.0.0\n---\n\n# Alpha\n",
+		}},
+		{subject: "alpha: 1.1.0", write: map[string]string{
+			"skills/alpha/SKILL.md": "---\nname: alpha\ndescription: Alpha.\nversion: 1.1.0\n---\n\n# Alpha 1.1.0\n",
+		}},
+		{subject: "folders named like versions", write: map[string]string{
+			"skills/@x/x/SKILL.md":               "---\nname: x\ndescription: Under a folder named @x.\n---\n",
+			"skills/alpha/@1.0.0/alpha/SKILL.md": "---\nname: alpha\ndescription: Not alpha 1.0.0.\n---\n",
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"validate", "skills"}, {"build", "skills", "-o", filepath.Join(t.TempDir(), "out")}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Errorf("%s: %v, want exit status 1\n%s", args[0], err, out)
+		}
+		for _, want := range []string{
+			`skills/@x: "@x" starts with "@", which names a skill's versions in a catalog that keeps history (versions: in skilledge.yaml): rename it`,
+			`skills/alpha/@1.0.0: "@1.0.0" starts with "@", which names a skill's versions in a catalog that keeps history (versions: in skilledge.yaml): rename it`,
+		} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("%s does not say %q:\n%s", args[0], want, out)
+			}
+		}
+	}
+	if out, err := exec.Command(bin, "validate", withoutVersions(t, filepath.Join(dir, "skills"))).CombinedOutput(); err != nil || strings.Contains(string(out), `starts with "@"`) {
+		t.Errorf("validate without versions: %v\n%s", err, out)
+	}
+}
