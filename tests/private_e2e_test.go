@@ -136,13 +136,19 @@ var privateSetup struct {
 
 func privateServers(t *testing.T) ([]privateServer, string) {
 	t.Helper()
-	option, key := privateAuth()
 	d := privateDeployment(t)
+	return privateServersOf(t, privateSetup.dir, d)
+}
+
+// privateServersOf is privateServers for the skills folder dir, whose deployment is d.
+func privateServersOf(t *testing.T, dir string, d *deployment) ([]privateServer, string) {
+	t.Helper()
+	option, key := privateAuth()
 	authFile := filepath.Join(t.TempDir(), "auth.json")
 	if err := os.WriteFile(authFile, []byte(option), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	local := serve(t, privateSetup.dir, "--auth", authFile, "--allow-host", "*", "--tools", "--prompts")
+	local := serve(t, dir, "--auth", authFile, "--allow-host", "*", "--tools", "--prompts")
 	w := workerdFor(t, d, `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true,"auth":`+option+`}`)
 	servers := []privateServer{{"serve", strings.TrimSuffix(local, "/mcp")}, {"workerd", w[0]}}
 	// The same build, served by each runtime's entry; Node takes the auth option from
@@ -264,16 +270,24 @@ func (p privateProbe) ask(t *testing.T, base string, fields ...string) (int, str
 // everywhere; the unlisted draft is served by name and URI and named by no listing.
 func TestPrivateLeaks(t *testing.T) {
 	servers, _ := privateServers(t)
+	var files []string
+	for _, f := range []string{"finance/ledger/SKILL.md", "finance/ledger/notes.md"} {
+		files = append(files, privateFiles[f])
+	}
+	privateLeaks(t, servers, privateProbes(t), []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
+}
+
+// privateLeaks is TestPrivateLeaks on servers of a catalog shaped as the private test
+// catalog, with probes, and the words and files of the ledger no answer to a caller
+// without skills:finance may hold (hiddenEverywhere).
+func privateLeaks(t *testing.T, servers []privateServer, probes []privateProbe, words, files []string) {
+	t.Helper()
 	reader := "Bearer " + privateToken("skills:read")
 	finance := "Bearer " + privateToken("skills:read skills:finance")
 	for _, srv := range servers {
 		t.Run(srv.name, func(t *testing.T) {
-			var files []string
-			for _, f := range []string{"finance/ledger/SKILL.md", "finance/ledger/notes.md"} {
-				files = append(files, privateFiles[f])
-			}
-			hiddenEverywhere(t, srv.base, reader, finance, privateProbes(t), []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
-			for _, p := range privateProbes(t) {
+			hiddenEverywhere(t, srv.base, reader, finance, probes, words, files)
+			for _, p := range probes {
 				// The finance caller is served it (sitemap-1.xml exists only past 50,000 skills).
 				if st, _, body := p.ask(t, srv.base, "Authorization", finance); p.path != "/sitemap-1.xml" &&
 					(st != 200 || strings.Contains(body, `"error":{`) || strings.Contains(body, `"isError":true`)) {
@@ -281,7 +295,7 @@ func TestPrivateLeaks(t *testing.T) {
 				}
 			}
 			// The unlisted draft: served by name, named by no listing.
-			for _, p := range privateProbes(t) {
+			for _, p := range probes {
 				p.path = strings.ReplaceAll(strings.ReplaceAll(p.path, "ledger/notes.md", "idea/SKILL.md"), "ledger", "idea")
 				p.body = strings.ReplaceAll(strings.ReplaceAll(p.body, "finance/ledger/notes.md", "drafts/idea/SKILL.md"), "finance/ledger", "drafts/idea")
 				p.body = strings.ReplaceAll(p.body, "ledger", "idea")
