@@ -903,3 +903,211 @@ func TestVersionsMarkRefused(t *testing.T) {
 		t.Errorf("validate without versions: %v\n%s", err, out)
 	}
 }
+
+// versionsPrivateCommits is the history of the private versions repository, whose root is
+// the skills folder: the private test catalog's skills and policy (privateFiles), the
+// policy keeping versions, with two versions of the ledger (hidden from a caller without
+// skills:finance) and of the unlisted draft, two of the public skill, and a skill
+// (forecast) that leaves finance/, where that caller could not see it, for tools/. The
+// subjects name what a caller without the scope may not learn, as a commit's may.
+var versionsPrivateCommits = []repoCommit{
+	{subject: "add public, the ledger, forecast and the draft", write: map[string]string{
+		"skilledge.yaml":            "versions:\n  keep: 10\n" + privateFiles["skilledge.yaml"],
+		"public/SKILL.md":           privateFiles["public/SKILL.md"],
+		"public/guide.md":           "# Guide, first\n",
+		"finance/ledger/SKILL.md":   "---\nname: ledger\ndescription: Closes the books QUARTERLYSECRET.\nversion: 1.0.0\n---\n\n# Ledger\n",
+		"finance/ledger/notes.md":   "notes only finance reads, first\n",
+		"finance/forecast/SKILL.md": "---\nname: forecast\ndescription: Looks ahead.\n---\n\n# Forecast\n",
+		"drafts/idea/SKILL.md":      "---\nname: idea\ndescription: Not ready.\nversion: 1.0.0\n---\n\n# Idea\n",
+		"drafts/idea/notes.md":      "draft notes\n",
+	}},
+	{subject: "ledger 1.1.0: QUARTERLYSECRET notes", write: map[string]string{
+		"finance/ledger/SKILL.md": "---\nname: ledger\ndescription: Closes the books QUARTERLYSECRET.\nversion: 1.1.0\n---\n\n# Ledger\n",
+		"finance/ledger/notes.md": privateFiles["finance/ledger/notes.md"],
+	}},
+	{subject: "public: the guide rewritten", write: map[string]string{"public/guide.md": privateFiles["public/guide.md"]}},
+	{subject: "idea 1.1.0", write: map[string]string{
+		"drafts/idea/SKILL.md": "---\nname: idea\ndescription: Not ready.\nversion: 1.1.0\n---\n\n# Idea, closer\n",
+	}},
+	{subject: "forecast leaves finance", move: [][2]string{{"finance/forecast", "tools/forecast"}}},
+}
+
+// ledgerFiles are the contents of every version of the ledger's files.
+func ledgerFiles() []string {
+	var out []string
+	for _, c := range versionsPrivateCommits {
+		for p, data := range c.write {
+			if strings.HasPrefix(p, "finance/ledger/") {
+				out = append(out, data)
+			}
+		}
+	}
+	return out
+}
+
+// versionsPrivateSetup is the private versions repository and its deployment, made once.
+var versionsPrivateSetup = sync.OnceValues(func() (*versionsFixture, error) {
+	dir, err := scratchDir("skilledge-versions-private-")
+	if err != nil {
+		return nil, err
+	}
+	if err := gitRepo(dir, versionsPrivateCommits); err != nil {
+		return nil, err
+	}
+	d, err := deployFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &versionsFixture{repo: dir, skills: dir, d: d}, nil
+})
+
+// versionProbes are requests for the ledger's older version 1.0.0 on every surface that
+// serves versions, in both eras over MCP, and the change feed's; with tools, the fallback
+// tools' requests for it instead.
+func versionProbes(tools bool) []privateProbe {
+	const v = "skill://finance/ledger/@1.0.0/ledger"
+	mcp := []struct{ name, method, params string }{
+		{"read a version's SKILL.md", "resources/read", `{"uri":"` + v + `/SKILL.md"}`},
+		{"read a version's file", "resources/read", `{"uri":"` + v + `/notes.md"}`},
+		{"read a version's archive", "resources/read", `{"uri":"` + v + `.tar.gz"}`},
+		{"get a version by uri", "skills/get", `{"uri":"` + v + `/SKILL.md"}`},
+		{"get a version by name", "skills/get", `{"name":"ledger","version":"1.0.0"}`},
+		{"read a version's directory", "resources/directory/read", `{"uri":"` + v + `"}`},
+		{"complete a version path", "completion/complete", `{"ref":{"type":"ref/resource","uri":"skill://{+skillPath}/{+filePath}"},"argument":{"name":"skillPath","value":"finance/ledger/@"}}`},
+		{"complete a version's files", "completion/complete", `{"ref":{"type":"ref/resource","uri":"skill://{+skillPath}/{+filePath}"},"argument":{"name":"filePath","value":""},"context":{"arguments":{"skillPath":"finance/ledger/@1.0.0/ledger"}}}`},
+		{"read the change feed", "resources/read", `{"uri":"skill://changes.json"}`},
+	}
+	if tools {
+		// The fallback tools do not serve versions (load_skill and read_skill_file take
+		// the latest skills' URIs only): asked only for what they answer a caller who may
+		// not see the ledger.
+		mcp = []struct{ name, method, params string }{
+			{"load_skill a version", "tools/call", `{"name":"load_skill","arguments":{"uri":"` + v + `/SKILL.md"}}`},
+			{"read_skill_file of a version", "tools/call", `{"name":"read_skill_file","arguments":{"uri":"` + v + `/notes.md"}}`},
+		}
+	}
+	const modern = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	var out []privateProbe
+	for _, m := range mcp {
+		body := `{"jsonrpc":"2.0","id":3,"method":"` + m.method + `","params":`
+		out = append(out,
+			privateProbe{"legacy " + m.name, "POST", "/mcp", body + m.params + `}`},
+			privateProbe{"modern " + m.name, "POST", "/mcp", body + strings.TrimSuffix(m.params, "}") + "," + modern + "}}"})
+	}
+	if tools {
+		return out
+	}
+	for _, p := range []string{"/changes.json", "/changes.atom",
+		"/.well-known/agent-skills/ledger/@1.0.0/ledger/SKILL.md", "/.well-known/agent-skills/ledger/@1.0.0/ledger/notes.md",
+		"/.well-known/agent-skills/ledger/@1.0.0/ledger.tar.gz", "/.well-known/agent-skills/ledger/@1.0.0/ledger.zip",
+		"/.well-known/skills/ledger/@1.0.0/ledger/SKILL.md", "/.well-known/skills/ledger/@1.0.0/ledger/notes.md"} {
+		out = append(out, privateProbe{"GET " + p, "GET", p, ""})
+	}
+	return out
+}
+
+// feedPlaceholder reports whether a change feed document is the placeholder served until
+// the feed's renderers land, which names no change.
+func feedPlaceholder(doc string) bool { return doc == `{"changes":[]}` || doc == `<feed/>` }
+
+// TestVersionsPrivateLeaks: TestPrivateLeaks on the private test catalog with history
+// (the private versions repository) on `skilledge serve --auth` of the folder, the Worker
+// in workerd and the Deno, Bun and Node entries, with probes of every surface that serves
+// versions beside the private catalog's own: a caller without skills:finance learns
+// nothing of the ledger, not its versions' URIs, files, archives or manifest digests, nor
+// its changes or its commits' subjects in the feed, and asking for a version of it is
+// asking for a skill that never existed; the finance caller is served every version; the
+// unlisted draft's versions are served by name and URI and named by no listing or feed.
+// Each caller's feed is its own: callers with the same view get the same bytes and ETag.
+func TestVersionsPrivateLeaks(t *testing.T) {
+	f, err := versionsPrivateSetup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.d.output, "skilledge: history: 3 older versions of 3 skills kept") {
+		t.Fatalf("the build does not say the history it kept:\n%s", f.d.output)
+	}
+	servers, key := privateServersOf(t, f.skills, f.d)
+	reader, finance := "Bearer "+privateToken("skills:read"), "Bearer "+privateToken("skills:read skills:finance")
+	words := []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}
+
+	// What the finance caller is served of the ledger's versions: each one's URI is a
+	// secret (it names the ledger), and so are its manifest digest and its archives'.
+	s := newSession(t, servers[0].base+"/mcp", "legacy", "Authorization", finance)
+	var ledger []keptVersion
+	for _, r := range s.call(t, "resources/list", nil).Get("resources").Array() {
+		if r.Get("uri").Str == "skill://finance/ledger/SKILL.md" {
+			ledger = keptOf(t, r.Get("_meta."+metaVersions))
+		}
+	}
+	if len(ledger) != 2 || ledger[1].URI != "skill://finance/ledger/@1.0.0/ledger/SKILL.md" {
+		t.Fatalf("the finance caller is not given the ledger's two versions: %+v", ledger)
+	}
+	for _, v := range ledger {
+		words = append(words, v.URI, strings.TrimPrefix(v.Digest, "sha256:"))
+	}
+	for _, ext := range []string{".tar.gz", ".zip"} {
+		st, _, b := httpGet(t, servers[0].base, "/.well-known/agent-skills/ledger/@1.0.0/ledger"+ext, "Authorization", finance)
+		if st != 200 {
+			t.Fatalf("the finance caller is not served the ledger's 1.0.0 %s: %d %s", ext, st, b)
+		}
+		words = append(words, hexSHA256(b))
+	}
+	// The reader is given the versions of what it sees: the public skill's two, and
+	// forecast's one, published when it was in finance/.
+	r := newSession(t, servers[0].base+"/mcp", "legacy", "Authorization", reader)
+	for _, res := range r.call(t, "resources/list", nil).Get("resources").Array() {
+		n := map[string]int{"skill://public/SKILL.md": 2, "skill://tools/forecast/SKILL.md": 1}[res.Get("uri").Str]
+		if got := len(res.Get("_meta." + metaVersions).Array()); n > 0 && got != n {
+			t.Errorf("the reader is given %d versions of %s, want %d: %s", got, res.Get("uri").Str, n, res.Raw)
+		}
+	}
+
+	probes := append(privateProbes(t), versionProbes(false)...)
+	privateLeaks(t, servers, probes, words, ledgerFiles())
+	for _, srv := range servers {
+		t.Run(srv.name+"/tools", func(t *testing.T) {
+			hiddenEverywhere(t, srv.base, reader, finance, versionProbes(true), words, ledgerFiles())
+		})
+	}
+
+	// The change feed, per caller.
+	feeds := []privateProbe{{"GET /changes.json", "GET", "/changes.json", ""}, {"GET /changes.atom", "GET", "/changes.atom", ""},
+		{"read skill://changes.json", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://changes.json"}}`}}
+	for _, srv := range servers {
+		t.Run(srv.name+"/feed", func(t *testing.T) {
+			for _, p := range feeds {
+				st, hdr, byReader := p.ask(t, srv.base, "Authorization", reader)
+				st2, hdr2, byKey := p.ask(t, srv.base, "Authorization", "Bearer "+key)
+				st3, _, byFinance := p.ask(t, srv.base, "Authorization", finance)
+				if st != 200 || st2 != 200 || st3 != 200 || strings.Contains(byReader, `"error":{`) || strings.Contains(byFinance, `"error":{`) {
+					t.Fatalf("%s: %d %d %d\n%s\n%s", p.name, st, st2, st3, byReader, byFinance)
+				}
+				// The same view (skills:read, by a token or a static key): the same document.
+				if byReader != byKey || hdr != hdr2 || (p.method == "GET" && !strings.Contains(hdr, "Etag: ")) {
+					t.Errorf("%s: a token and a static key of the same scopes are answered differently:\n%s%s\n%s%s", p.name, hdr, byReader, hdr2, byKey)
+				}
+				if st, _, body := p.ask(t, srv.base); st != 401 || strings.Contains(body, "public") {
+					t.Errorf("%s without a credential: %d %s", p.name, st, body)
+				}
+				doc := byReader
+				if p.method == "POST" {
+					doc = gjson.Get(byReader, "result.contents.0.text").Str
+				}
+				if feedPlaceholder(doc) {
+					t.Logf("%s: the feed is a placeholder (%s): what it shows each caller is not checked", p.name, doc)
+					continue
+				}
+				// Each caller's changes: the reader's skills, the finance caller's too.
+				for _, want := range []string{"public", "tools/forecast"} {
+					if !strings.Contains(byReader, want) {
+						t.Errorf("%s: the reader's feed does not name %s:\n%s", p.name, want, byReader)
+					}
+				}
+				if !strings.Contains(byFinance, "finance/ledger") || byFinance == byReader {
+					t.Errorf("%s: the finance caller's feed does not name the ledger:\n%s", p.name, byFinance)
+				}
+			}
+		})
+	}
+}
