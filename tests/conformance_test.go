@@ -59,6 +59,26 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// TestConformanceVersions runs the suite's skills scenarios, in both eras, on the versions
+// repository's deployment (a catalog with history, TestVersionsServed's) on `skilledge
+// serve`, the Worker in workerd and the Node entry: older versions beside the latest
+// change nothing a skills client checks, and no check fails.
+func TestConformanceVersions(t *testing.T) {
+	root := repoRoot(t)
+	suite := filepath.Join(root, "build", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	baseline := filepath.Join(root, "tests", "conformance", "expected-failures.yml")
+	for _, h := range versionHosts(t, versionsFixtureOf(t)) {
+		for _, run := range conformanceRuns {
+			if !strings.HasPrefix(run.scenario, "sep-2640-skills") {
+				continue
+			}
+			t.Run(h.name+"/"+run.scenario+"/"+strings.Join(run.args, "_"), func(t *testing.T) {
+				conformanceRun(t, suite, baseline, h.base+"/mcp", run.scenario, run.args)
+			})
+		}
+	}
+}
+
 // conformanceRun runs one scenario of the suite against url.
 func conformanceRun(t *testing.T, suite, baseline, url, scenario string, extra []string) {
 	out := t.TempDir()
