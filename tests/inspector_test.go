@@ -57,15 +57,7 @@ func inspect(t *testing.T, url string) {
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era+"/skills-list-verify", func(t *testing.T) { inspectList(t, url, era, len(skills)) })
 		for _, uri := range skills {
-			t.Run(era+"/skills-get-verify/"+uri, func(t *testing.T) {
-				code, stdout, stderr := cli(t, era, "--method", "skills/get", "--uri", uri, "--verify", "--require-digests")
-				if code != 0 {
-					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-				}
-				if r := verifyReports(t, stdout); len(r) != 1 || r[0].Get("uri").Str != uri {
-					t.Fatalf("unexpected reports:\n%s", stdout)
-				}
-			})
+			t.Run(era+"/skills-get-verify/"+uri, func(t *testing.T) { inspectGet(t, url, era, uri) })
 		}
 		t.Run(era+"/directory-read", func(t *testing.T) {
 			dir := strings.TrimSuffix(skills[0], "/SKILL.md")
@@ -81,6 +73,44 @@ func inspect(t *testing.T, url string) {
 				t.Fatalf("no subdirectory listed for %s:\n%s", dir, stdout)
 			}
 		})
+	}
+}
+
+// inspectGet runs the Inspector's skills/get --verify --require-digests of the skill uri
+// against url in era: every file of the skill read and checked against its digest.
+func inspectGet(t *testing.T, url, era, uri string) {
+	code, stdout, stderr := inspectorCLI(t, url, era, "--method", "skills/get", "--uri", uri, "--verify", "--require-digests")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if r := verifyReports(t, stdout); len(r) != 1 || r[0].Get("uri").Str != uri {
+		t.Fatalf("unexpected reports:\n%s", stdout)
+	}
+}
+
+// TestInspectorVersions runs the Inspector's skills verifier, in both eras, on the
+// versions repository's deployment (a catalog with history, TestVersionsServed's) on
+// `skilledge serve`, the Worker in workerd and the Node entry: skills/list --verify
+// verifies the latest skills, and skills/get --verify --require-digests every kept
+// version of each, at its version path.
+func TestInspectorVersions(t *testing.T) {
+	for _, h := range versionHosts(t, versionsFixtureOf(t)) {
+		url := h.base + "/mcp"
+		var uris []string
+		for _, r := range newSession(t, url, "legacy").call(t, "resources/list", nil).Get("resources").Array() {
+			for _, v := range r.Get("_meta." + metaVersions).Array() {
+				uris = append(uris, v.Get("uri").Str)
+			}
+		}
+		if len(uris) != 8 {
+			t.Fatalf("%s: %d kept versions, want 8: %q", h.name, len(uris), uris)
+		}
+		for _, era := range []string{"legacy", "modern"} {
+			t.Run(h.name+"/"+era+"/skills-list-verify", func(t *testing.T) { inspectList(t, url, era, len(versionsWant)) })
+			for _, uri := range uris {
+				t.Run(h.name+"/"+era+"/skills-get-verify/"+uri, func(t *testing.T) { inspectGet(t, url, era, uri) })
+			}
+		}
 	}
 }
 
