@@ -45,18 +45,10 @@ type repoCommit struct {
 // n-th dated 2026-01-0n 10:00 UTC as author and committer, by a fixed person; git runs
 // with no global or system configuration.
 func gitRepo(dir string, commits []repoCommit) error {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Ana", "GIT_AUTHOR_EMAIL=ana@acme.example", "GIT_COMMITTER_NAME=Ana", "GIT_COMMITTER_EMAIL=ana@acme.example")
 	run := func(date string, args ...string) error {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
-		cmd.Env = append(slices.Clone(env), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+		cmd.Env = append(gitEnv(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -91,6 +83,19 @@ func gitRepo(dir string, commits []repoCommit) error {
 		}
 	}
 	return nil
+}
+
+// gitEnv is the environment the tests run git in: no global or system configuration, no
+// GIT_ variable of the caller's, and a fixed person as author and committer.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Ana", "GIT_AUTHOR_EMAIL=ana@acme.example", "GIT_COMMITTER_NAME=Ana", "GIT_COMMITTER_EMAIL=ana@acme.example")
 }
 
 // versionsCommits is the history of the versions test repository, whose skills folder is
@@ -827,6 +832,15 @@ func TestVersionsLatestUnchanged(t *testing.T) {
 			t.Errorf("GET %s: with history %d %s\nwithout %d %s", p, sa, ba, sb, bb)
 		}
 	}
+	// The catalog page and the sitemap, which list the latest skills, alike but for the
+	// server's own address.
+	for _, p := range []string{"/", "/sitemap.xml"} {
+		sa, _, ba := httpGet(t, with, p, "Accept", "text/html")
+		sb, _, bb := httpGet(t, without, p, "Accept", "text/html")
+		if sa != 200 || sb != 200 || strings.ReplaceAll(string(ba), with, without) != string(bb) || strings.Contains(string(ba), "/@") {
+			t.Errorf("GET %s: with history %d %s\nwithout %d %s", p, sa, ba, sb, bb)
+		}
+	}
 	for _, p := range []string{"/changes.json", "/changes.atom"} {
 		if st, _, body := httpGet(t, without, p); st != 404 {
 			t.Errorf("GET %s without history: %d %s", p, st, body)
@@ -834,6 +848,38 @@ func TestVersionsLatestUnchanged(t *testing.T) {
 		if st, _, _ := httpGet(t, with, p); st != 200 {
 			t.Errorf("GET %s with history: %d", p, st)
 		}
+	}
+}
+
+// TestVersionsReproducible: a clone of the versions repository builds the catalog.pack
+// the README's build of the repository wrote, byte for byte: what history adds depends on
+// the commits alone.
+func TestVersionsReproducible(t *testing.T) {
+	f := versionsFixtureOf(t)
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	cmd := exec.Command("git", "clone", "-q", f.repo, clone)
+	cmd.Env = gitEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if b, err := exec.Command(bin, "build", filepath.Join(clone, "skills"), "-o", out).CombinedOutput(); err != nil || !strings.Contains(string(b), "skilledge: history: 4 older versions") {
+		t.Fatalf("build of the clone: %v\n%s", err, b)
+	}
+	a, err := os.ReadFile(filepath.Join(f.out(), "catalog.pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "catalog.pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("the clone's catalog.pack (%d bytes, %s) is not the repository's (%d bytes, %s)", len(b), digestOf(b), len(a), digestOf(a))
 	}
 }
 
