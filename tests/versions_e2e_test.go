@@ -687,9 +687,12 @@ func checkVersionsWellKnown(t *testing.T, base string, s *mcpSession) {
 			for _, f := range files {
 				want[f.rel] = fmt.Sprintf("%s %d", f.digest, f.size)
 				for _, p := range []string{"/.well-known/agent-skills/" + at + escapePath(f.rel), "/.well-known/skills/" + at + escapePath(f.rel)} {
-					st, _, body := httpGet(t, base, p)
+					st, hdr, body := httpGet(t, base, p)
 					if st != 200 || !bytes.Equal(body, f.data) {
 						t.Errorf("GET %s: %d, %d bytes hashing to %s, want %s's %d bytes", p, st, len(body), digestOf(body), f.uri, len(f.data))
+					}
+					if etag := `"sha256-` + strings.TrimPrefix(f.digest, "sha256:") + `"`; hdr.Get("ETag") != etag {
+						t.Errorf("GET %s: ETag %s, want %s", p, hdr.Get("ETag"), etag)
 					}
 					checked++
 				}
