@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"maps"
@@ -102,7 +103,8 @@ func gitEnv() []string {
 // skills/: skills added with a frontmatter version (alpha, delta, epsilon) and without one
 // (beta, gamma); a file edited (beta); a version bumped (alpha 1.1.0), then a bump
 // forgotten (alpha's ref.md changed under 1.1.0), then bumped again (1.2.0); a skill
-// added (epsilon); one removed (delta); one renamed, folder and name (gamma to zeta);
+// added (epsilon); one removed (delta); one renamed, folder and name, nothing else
+// changed (gamma to zeta);
 // one moved under another folder (beta to tools/beta).
 var versionsCommits = []repoCommit{
 	{subject: "add alpha, beta, gamma and delta", write: map[string]string{
@@ -130,7 +132,7 @@ var versionsCommits = []repoCommit{
 	{subject: "alpha: edit ref.md, version not bumped", write: map[string]string{"skills/alpha/ref.md": "ref three\n"}},
 	{subject: "remove delta", remove: []string{"skills/delta"}},
 	{subject: "rename gamma to zeta", move: [][2]string{{"skills/gamma", "skills/zeta"}},
-		write: map[string]string{"skills/zeta/SKILL.md": "---\nname: zeta\ndescription: Gamma, now zeta.\n---\n\n# Zeta\n"}},
+		write: map[string]string{"skills/zeta/SKILL.md": "---\nname: zeta\ndescription: Gamma, soon zeta.\n---\n\n# Gamma\n"}},
 	{subject: "move beta under tools", move: [][2]string{{"skills/beta", "skills/tools/beta"}}},
 	{subject: "alpha: 1.2.0", write: map[string]string{
 		"skills/alpha/SKILL.md": "---\nname: alpha\ndescription: Alpha does the first thing.\nversion: 1.2.0\n---\n\n# Alpha\n\nNow with a body.\n",
@@ -147,18 +149,18 @@ func binaryBytes() []byte {
 }
 
 // wantVersion is a kept version the versions repository must be served with: its name (a
-// regular expression) and the day it was published.
-type wantVersion struct{ name, published string }
+// regular expression), the day it was published, and the skill's name in that version
+// when it is not the latest's.
+type wantVersion struct{ name, published, skill string }
 
 // versionsWant is every latest skill of the versions repository (its SKILL.md URI) with
-// its kept versions, newest (the latest) first. Delta, removed, has none; zeta, renamed
-// with a new name, is a new skill (its content is not gamma's); beta's history moved
-// with it.
+// its kept versions, newest (the latest) first. Delta, removed, has none; zeta's history
+// is gamma's, renamed (its content but for the name is gamma's), and beta's moved with it.
 var versionsWant = map[string][]wantVersion{
-	"skill://alpha/SKILL.md":      {{`1\.2\.0`, "2026-01-09"}, {`1\.1\.0\+[0-9a-f]{8}`, "2026-01-05"}, {`1\.1\.0`, "2026-01-03"}, {`1\.0\.0`, "2026-01-01"}},
-	"skill://epsilon/SKILL.md":    {{`2\.0\.0`, "2026-01-04"}},
-	"skill://tools/beta/SKILL.md": {{`2026-01-02\.[0-9a-f]{8}`, "2026-01-02"}, {`2026-01-01\.[0-9a-f]{8}`, "2026-01-01"}},
-	"skill://zeta/SKILL.md":       {{`2026-01-07\.[0-9a-f]{8}`, "2026-01-07"}},
+	"skill://alpha/SKILL.md":      {{`1\.2\.0`, "2026-01-09", ""}, {`1\.1\.0\+[0-9a-f]{8}`, "2026-01-05", ""}, {`1\.1\.0`, "2026-01-03", ""}, {`1\.0\.0`, "2026-01-01", ""}},
+	"skill://epsilon/SKILL.md":    {{`2\.0\.0`, "2026-01-04", ""}},
+	"skill://tools/beta/SKILL.md": {{`2026-01-02\.[0-9a-f]{8}`, "2026-01-02", ""}, {`2026-01-01\.[0-9a-f]{8}`, "2026-01-01", ""}},
+	"skill://zeta/SKILL.md":       {{`2026-01-07\.[0-9a-f]{8}`, "2026-01-07", ""}, {`2026-01-01\.[0-9a-f]{8}`, "2026-01-01", "gamma"}},
 }
 
 // versionsGone are URIs the versions repository served once and serves no more: a
@@ -513,10 +515,12 @@ func versionHosts(t *testing.T, f *versionsFixture) []privateServer {
 // _meta names; skills/get {name, version} gives that version, and an unknown version is
 // -32602 with data {name, version}. Over HTTP, every file of every older version is
 // served at its well-known version paths, and its archives hold its files. What was
-// removed, renamed or moved is not served at its old paths. The change feed is served.
+// removed, renamed or moved is not served at its old paths. The change feed is served as
+// JSON, as Atom and as skill://changes.json, and says what the history did
+// (checkVersionsFeed).
 func TestVersionsServed(t *testing.T) {
 	f := versionsFixtureOf(t)
-	if !strings.Contains(f.d.output, "skilledge: history: 4 older versions of 2 skills kept (at most 10 a skill) from 9 commits") {
+	if !strings.Contains(f.d.output, "skilledge: history: 5 older versions of 3 skills kept (at most 10 a skill) from 9 commits") {
 		t.Fatalf("the build does not say the history it kept:\n%s", f.d.output)
 	}
 	for _, h := range versionHosts(t, f) {
@@ -537,12 +541,92 @@ func TestVersionsServed(t *testing.T) {
 					}
 				}
 				_, _, feed := httpGet(t, h.base, "/changes.json")
-				if got := newSession(t, h.base+"/mcp", "legacy").read(t, "skill://changes.json"); !bytes.Equal(got, feed) {
+				_, _, atom := httpGet(t, h.base, "/changes.atom")
+				s := newSession(t, h.base+"/mcp", "legacy")
+				if got := s.read(t, "skill://changes.json"); !bytes.Equal(got, feed) {
 					t.Errorf("skill://changes.json is not /changes.json:\n%s\n%s", got, feed)
 				}
+				checkVersionsFeed(t, feed, atom, s)
 			})
 			t.Logf("%s: %v", h.name, time.Since(start).Round(time.Millisecond))
 		})
+	}
+}
+
+// checkVersionsFeed checks the versions repository's change feed, as JSON and as Atom,
+// against the history it was built from and the kept versions s is given: newest first,
+// one change per skill a commit touched, each with its commit's subject and full name;
+// the additions, the removal, the move and the rename as such; every kept version as the
+// version a change published, with the digest _meta gives it; and the Atom feed with an
+// entry, of the same date, per change.
+func checkVersionsFeed(t *testing.T, feed, atom []byte, s *mcpSession) {
+	t.Helper()
+	kept := map[string]string{} // version -> the manifest digest _meta gives it
+	for _, r := range s.call(t, "resources/list", nil).Get("resources").Array() {
+		for _, v := range r.Get("_meta." + metaVersions).Array() {
+			kept[v.Get("version").Str] = v.Get("digest").Str
+		}
+	}
+	subjects := map[string]bool{}
+	for _, c := range versionsCommits {
+		subjects[c.subject] = true
+	}
+	published := map[string]bool{}
+	var kinds []string
+	changes := gjson.GetBytes(feed, "changes").Array()
+	for i, c := range changes {
+		if i > 0 && c.Get("date").Str > changes[i-1].Get("date").Str {
+			t.Errorf("the feed is not newest first: %s after %s", c.Raw, changes[i-1].Raw)
+		}
+		if !subjects[c.Get("subject").Str] || !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(c.Get("commit").Str) {
+			t.Errorf("a change without its commit or subject: %s", c.Raw)
+		}
+		for _, side := range []string{"from", "to"} {
+			v := c.Get(side)
+			if d, ok := kept[v.Get("version").Str]; v.Exists() && ok && d != v.Get("digest").Str {
+				t.Errorf("the feed gives %s the digest %s, _meta %s: %s", v.Get("version").Str, v.Get("digest").Str, d, c.Raw)
+			}
+		}
+		if to := c.Get("to"); to.Exists() {
+			published[to.Get("version").Str+" "+to.Get("digest").Str] = true
+		}
+		p := c.Get("skill.path").Str
+		switch {
+		case !c.Get("from").Exists():
+			kinds = append(kinds, "added "+p)
+		case !c.Get("to").Exists():
+			kinds = append(kinds, "removed "+p)
+		case c.Get("movedFrom").Exists():
+			kinds = append(kinds, "moved "+c.Get("movedFrom").Str+" to "+p)
+		default:
+			kinds = append(kinds, "changed "+p)
+		}
+	}
+	want := []string{"added alpha", "added beta", "added delta", "added gamma", "changed beta", "changed alpha", "added epsilon",
+		"changed alpha", "removed delta", "moved gamma to zeta", "moved beta to tools/beta", "changed alpha"}
+	if slices.Sort(kinds); !slices.Equal(kinds, slices.Sorted(slices.Values(want))) {
+		t.Errorf("the feed's changes are %q, want %q:\n%s", kinds, want, feed)
+	}
+	for v, d := range kept {
+		if !published[v+" "+d] {
+			t.Errorf("no change of the feed published the kept version %s (%s):\n%s", v, d, feed)
+		}
+	}
+	var doc struct {
+		Entries []struct {
+			ID      string `xml:"id"`
+			Updated string `xml:"updated"`
+		} `xml:"entry"`
+	}
+	if err := xml.Unmarshal(atom, &doc); err != nil || len(doc.Entries) != len(changes) {
+		t.Fatalf("the Atom feed (%v) has %d entries, the JSON feed %d changes:\n%s", err, len(doc.Entries), len(changes), atom)
+	}
+	ids := map[string]bool{}
+	for i, e := range doc.Entries {
+		if ids[e.ID] || !strings.HasPrefix(e.ID, "urn:uuid:") || e.Updated != changes[i].Get("date").Str {
+			t.Errorf("Atom entry %d: %+v, for %s", i, e, changes[i].Raw)
+		}
+		ids[e.ID] = true
 	}
 }
 
@@ -592,7 +676,11 @@ func checkVersionsMCP(t *testing.T, s *mcpSession) {
 			}
 			wantURI := latest
 			if i > 0 {
-				wantURI = root + "@" + v.Version + "/" + name + "/SKILL.md"
+				in := name
+				if want[i].skill != "" {
+					in = want[i].skill
+				}
+				wantURI = root + "@" + v.Version + "/" + in + "/SKILL.md"
 			}
 			if v.URI != wantURI {
 				t.Errorf("%s: version %s at %s, want %s", latest, v.Version, v.URI, wantURI)
@@ -770,8 +858,9 @@ func withoutKept(t *testing.T, raw []byte) string {
 // folder at HEAD without the versions section (outside git) serve the latest skills
 // alike: the same skills/list in both eras, resources/list (URIs, sizes, order) and every
 // latest file, skill and directory listing, but for the kept versions in _meta, the same
-// skill://index.json and well-known indexes, byte for byte; only the build with history
-// serves the change feed.
+// skill://index.json and well-known indexes, byte for byte, and the same sitemap; the
+// catalog page with history names the older versions; only the build with history serves
+// the change feed.
 func TestVersionsLatestUnchanged(t *testing.T) {
 	f := versionsFixtureOf(t)
 	bin, err := cliBinary()
@@ -835,13 +924,23 @@ func TestVersionsLatestUnchanged(t *testing.T) {
 			t.Errorf("GET %s: with history %d %s\nwithout %d %s", p, sa, ba, sb, bb)
 		}
 	}
-	// The catalog page and the sitemap, which list the latest skills, alike but for the
-	// server's own address.
-	for _, p := range []string{"/", "/sitemap.xml"} {
-		sa, _, ba := httpGet(t, with, p, "Accept", "text/html")
-		sb, _, bb := httpGet(t, without, p, "Accept", "text/html")
-		if sa != 200 || sb != 200 || strings.ReplaceAll(string(ba), with, without) != string(bb) || strings.Contains(string(ba), "/@") {
-			t.Errorf("GET %s: with history %d %s\nwithout %d %s", p, sa, ba, sb, bb)
+	// The sitemap, which lists the latest skills, alike but for the server's own address;
+	// the catalog page names every older version, with its digest, where the page without
+	// history names none.
+	sa, _, ba := httpGet(t, with, "/sitemap.xml")
+	sb, _, bb := httpGet(t, without, "/sitemap.xml")
+	if sa != 200 || sb != 200 || strings.ReplaceAll(string(ba), with, without) != string(bb) {
+		t.Errorf("GET /sitemap.xml: with history %d %s\nwithout %d %s", sa, ba, sb, bb)
+	}
+	_, _, page := httpGet(t, with, "/", "Accept", "text/html")
+	if _, _, plainPage := httpGet(t, without, "/", "Accept", "text/html"); strings.Contains(string(plainPage), "skill://alpha/@") {
+		t.Errorf("the page without history names a version:\n%s", plainPage)
+	}
+	for _, r := range newSession(t, with+"/mcp", "legacy").call(t, "resources/list", nil).Get("resources").Array() {
+		for i, v := range r.Get("_meta." + metaVersions).Array() {
+			if i > 0 && (!strings.Contains(string(page), v.Get("uri").Str) || !strings.Contains(string(page), v.Get("digest").Str)) {
+				t.Errorf("the page does not name %s, %s:\n%s", v.Get("uri").Str, v.Get("digest").Str, page)
+			}
 		}
 	}
 	for _, p := range []string{"/changes.json", "/changes.atom"} {
@@ -870,7 +969,7 @@ func TestVersionsReproducible(t *testing.T) {
 		t.Fatalf("git clone: %v\n%s", err, out)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if b, err := exec.Command(bin, "build", filepath.Join(clone, "skills"), "-o", out).CombinedOutput(); err != nil || !strings.Contains(string(b), "skilledge: history: 4 older versions") {
+	if b, err := exec.Command(bin, "build", filepath.Join(clone, "skills"), "-o", out).CombinedOutput(); err != nil || !strings.Contains(string(b), "skilledge: history: 5 older versions") {
 		t.Fatalf("build of the clone: %v\n%s", err, b)
 	}
 	a, err := os.ReadFile(filepath.Join(f.out(), "catalog.pack"))
@@ -1055,10 +1154,6 @@ func versionProbes(tools bool) []privateProbe {
 	return out
 }
 
-// feedPlaceholder reports whether a change feed document is the placeholder served until
-// the feed's renderers land, which names no change.
-func feedPlaceholder(doc string) bool { return doc == `{"changes":[]}` || doc == `<feed/>` }
-
 // TestVersionsPrivateLeaks: TestPrivateLeaks on the private test catalog with history
 // (the private versions repository) on `skilledge serve --auth` of the folder, the Worker
 // in workerd and the Deno, Bun and Node entries, with probes of every surface that serves
@@ -1067,7 +1162,9 @@ func feedPlaceholder(doc string) bool { return doc == `{"changes":[]}` || doc ==
 // its changes or its commits' subjects in the feed, and asking for a version of it is
 // asking for a skill that never existed; the finance caller is served every version; the
 // unlisted draft's versions are served by name and URI and named by no listing or feed.
-// Each caller's feed is its own: callers with the same view get the same bytes and ETag.
+// Each caller's feed is its own: callers with the same view get the same bytes and ETag;
+// the reader's has its skills' changes, forecast's move out of finance/ as its arrival,
+// the finance caller's the ledger's and the move; neither has a commit or a subject.
 func TestVersionsPrivateLeaks(t *testing.T) {
 	f, err := versionsPrivateSetup()
 	if err != nil {
@@ -1139,22 +1236,45 @@ func TestVersionsPrivateLeaks(t *testing.T) {
 				if st, _, body := p.ask(t, srv.base); st != 401 || strings.Contains(body, "public") {
 					t.Errorf("%s without a credential: %d %s", p.name, st, body)
 				}
-				doc := byReader
-				if p.method == "POST" {
-					doc = gjson.Get(byReader, "result.contents.0.text").Str
-				}
-				if feedPlaceholder(doc) {
-					t.Logf("%s: the feed is a placeholder (%s): what it shows each caller is not checked", p.name, doc)
+				// Each caller's changes: the reader's skills' (forecast's move out of finance/
+				// as its arrival), the finance caller's with the ledger's and forecast's
+				// move; never the draft's, nor, in a private catalog, a commit or subject.
+				if p.path == "/changes.atom" {
+					for _, doc := range []string{byReader, byFinance} {
+						if strings.Contains(doc, "Commit:") || strings.Contains(doc, "Subject:") || !strings.Contains(doc, "tools/forecast") {
+							t.Errorf("%s: %s", p.name, doc)
+						}
+					}
+					if !strings.Contains(byFinance, "finance/ledger") {
+						t.Errorf("%s: the finance caller's feed does not name the ledger:\n%s", p.name, byFinance)
+					}
 					continue
 				}
-				// Each caller's changes: the reader's skills, the finance caller's too.
-				for _, want := range []string{"public", "tools/forecast"} {
-					if !strings.Contains(byReader, want) {
-						t.Errorf("%s: the reader's feed does not name %s:\n%s", p.name, want, byReader)
+				for _, c := range []struct {
+					doc, want string
+				}{{byReader, "added public, added tools/forecast, changed public"},
+					{byFinance, "added finance/forecast, added finance/ledger, added public, changed finance/ledger, changed public, moved finance/forecast to tools/forecast"}} {
+					doc := c.doc
+					if p.method == "POST" {
+						doc = gjson.Get(doc, "result.contents.0.text").Str
 					}
-				}
-				if !strings.Contains(byFinance, "finance/ledger") || byFinance == byReader {
-					t.Errorf("%s: the finance caller's feed does not name the ledger:\n%s", p.name, byFinance)
+					var got []string
+					for _, ch := range gjson.Get(doc, "changes").Array() {
+						kind := "changed "
+						switch {
+						case !ch.Get("from").Exists():
+							kind = "added "
+						case ch.Get("movedFrom").Exists():
+							kind = "moved " + ch.Get("movedFrom").Str + " to "
+						}
+						got = append(got, kind+ch.Get("skill.path").Str)
+						if ch.Get("commit").Exists() || ch.Get("subject").Exists() {
+							t.Errorf("%s: a private feed with a commit or subject: %s", p.name, ch.Raw)
+						}
+					}
+					if slices.Sort(got); strings.Join(got, ", ") != c.want {
+						t.Errorf("%s: the feed's changes are %q, want %s:\n%s", p.name, got, c.want, doc)
+					}
 				}
 			}
 		})
