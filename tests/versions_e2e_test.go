@@ -104,8 +104,7 @@ func gitEnv() []string {
 // (beta, gamma); a file edited (beta); a version bumped (alpha 1.1.0), then a bump
 // forgotten (alpha's ref.md changed under 1.1.0), then bumped again (1.2.0); a skill
 // added (epsilon); one removed (delta); one renamed, folder and name, nothing else
-// changed (gamma to zeta);
-// one moved under another folder (beta to tools/beta).
+// changed (gamma to zeta); one moved under another folder (beta, into the folder tools).
 var versionsCommits = []repoCommit{
 	{subject: "add alpha, beta, gamma and delta", write: map[string]string{
 		"README.md":                    "# Acme's skills\n",
