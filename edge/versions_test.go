@@ -149,11 +149,12 @@ func TestVersionsReads(t *testing.T) {
 		{"skills/get an older version by URI", request(1, "skills/get", `{"uri":"`+old+`"}`), `"skill":{"uri":"` + old + `"`},
 		{"skills/get by name and version", request(1, "skills/get", `{"name":"runbook","version":"1.0.0"}`), `"instructions":"one\n"`},
 		{"skills/get by name and the latest's version", request(1, "skills/get", `{"name":"runbook","version":"1.1.0"}`), `"instructions":"two\n"`},
+		{"the latest at its version path too", request(1, "resources/read", `{"uri":"skill://ops/runbook/@1.1.0/runbook/refs/a.md"}`), `"text":"a"`},
 		{"skills/get an unknown version", request(1, "skills/get", `{"name":"runbook","version":"9.9.9"}`),
 			`"message":"Skill \"runbook\" has no version \"9.9.9\"; its kept versions, newest first: 1.1.0, 1.0.0","data":{"name":"runbook","version":"9.9.9"}`},
 		{"version must be a string", request(1, "skills/get", `{"name":"runbook","version":1}`), `"message":"params.version must be a string"`},
-		{"the latest carries its versions", request(1, "skills/get", `{"uri":"skill://ops/runbook/SKILL.md"}`), `"_meta":{"` + catalog.MetaVersions + `":[{"version":"1.1.0","uri":"skill://ops/runbook/SKILL.md"`},
-		{"completion goes on into versions", completeReq(skillTemplate, "skillPath", "ops/runbook/@", ""), `"values":["ops/runbook/@1.0.0/runbook"],"total":1`},
+		{"the latest carries its versions", request(1, "skills/get", `{"uri":"skill://ops/runbook/SKILL.md"}`), `"_meta":{"` + catalog.MetaVersions + `":[{"version":"1.1.0","uri":"skill://ops/runbook/@1.1.0/runbook/SKILL.md"`},
+		{"completion goes on into versions", completeReq(skillTemplate, "skillPath", "ops/runbook/@", ""), `"values":["ops/runbook/@1.0.0/runbook","ops/runbook/@1.1.0/runbook"],"total":2`},
 		{"completion of a version's files", completeReq(fileTemplate, "filePath", "", `{"skillPath":"notes/@2026-11-01.`+""+`"}`), `"values":[],"total":0`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -248,3 +248,31 @@ func versionsDigestLine(s *Skill) []byte {
 	}
 	return append(m, '\n')
 }
+
+// Relocate returns copies of skills (a skill and the skills nested in it) moved from the
+// path from to the path to: each path under from is under to instead, with the same
+// bytes, types and digests. A file of a nested skill is one *File in the copies, as in the
+// originals. It serves the latest version of a skill at its version path too, so that a
+// pin to today's version outlives the next one.
+func Relocate(skills []*Skill, from, to string) []*Skill {
+	moved := map[*File]*File{}
+	move := func(p string) string { return to + strings.TrimPrefix(p, from) }
+	out := make([]*Skill, len(skills))
+	for i, s := range skills {
+		c := *s
+		c.Path, c.Kept = move(s.Path), nil
+		c.Files = make([]*File, len(s.Files))
+		for k, f := range s.Files {
+			m, ok := moved[f]
+			if !ok {
+				cf := *f
+				cf.Path = move(f.Path)
+				m = &cf
+				moved[f] = m
+			}
+			c.Files[k] = m
+		}
+		out[i] = &c
+	}
+	return out
+}

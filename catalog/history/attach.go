@@ -20,8 +20,9 @@ import (
 //
 // The latest skills are the folder as it is, committed or not. A latest skill whose files
 // are those of a version its history published is that version; one whose files are not
-// committed yet is named as the next commit would name it (its frontmatter version, or
-// "uncommitted." and a short digest), without a publication date. Each older version is
+// committed yet is named by its frontmatter version when no version has it, else as not
+// committed (uncommittedName), without a publication date. The latest is served at its
+// version path too, so that a pin to it outlives the next version. Each older version is
 // loaded by the rules Load applies to the folder: one that does not load (a SKILL.md that
 // the rules of today refuse, a link out of its skill) is not kept, with a warning. A
 // version published twice with different content is a warning, an error under strict.
@@ -49,6 +50,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		at     string // the version path
 	}
 	var olders []older
+	var latest []*compile.Skill
 	for _, s := range c.Skills {
 		hs := h.Skill(s.Path)
 		var vs []Version
@@ -67,13 +69,14 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 				break
 			}
 		}
-		s.Kept = []compile.Kept{{Skill: s}}
+		s.Kept = []compile.Kept{{}}
 		if self != nil {
 			s.Version, s.Kept[0].Version, s.Kept[0].Published = self.Name, self.Name, self.Commit.Date
 		} else {
 			s.Version = uncommittedName(s, mine, vs)
 			s.Kept[0].Version = s.Version
 		}
+		latest = append(latest, s)
 		kept := 1 // the latest
 		for _, v := range vs {
 			if self != nil && v.Content == self.Content {
@@ -150,6 +153,22 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		s.Version = versionIn(s.Path)
 		hist.Versions = append(hist.Versions, s)
 	}
+	// The latest version is served at its version path too (with the skills nested in
+	// it), so that a pin to it outlives the next version.
+	for _, s := range latest {
+		var tree []*compile.Skill
+		for _, n := range c.Skills {
+			if n == s || strings.HasPrefix(n.Path, s.Path+"/") {
+				tree = append(tree, n)
+			}
+		}
+		moved := compile.Relocate(tree, s.Path, catalog.VersionPath(s.Path, s.Version, s.Name))
+		for _, m := range moved {
+			m.Scopes, m.Unlisted, m.Version = s.Scopes, s.Unlisted, s.Version
+		}
+		s.Kept[0].Skill = moved[0]
+		hist.Versions = append(hist.Versions, moved...)
+	}
 	slices.SortFunc(hist.Versions, func(x, y *compile.Skill) int { return strings.Compare(x.Path, y.Path) })
 
 	for _, ch := range h.Changes {
@@ -208,18 +227,23 @@ func versionIn(p string) string {
 	return ""
 }
 
-// uncommittedName names a latest skill whose files no version of vs has: as its history
-// would name it once committed, its frontmatter version unless a version of other content
-// has it, with the digest's first eight hex digits appended then; "uncommitted." and those
-// digits without a frontmatter version (the date a commit would add is not known yet).
+// uncommittedName names a latest skill whose files no version of vs has: its frontmatter
+// version when no version has it (the name a commit will give it), else a name that says
+// the content is not committed: "uncommitted." and the first eight hex digits of its
+// manifest digest, after the frontmatter version and a "+" when it has one
+// ("1.2.0+uncommitted.3f2a9c1e"). A commit names such content otherwise (by its date, or
+// the digest of its git objects), so no name of this kind is ever published.
 func uncommittedName(s *compile.Skill, digest string, vs []Version) string {
-	short := strings.TrimPrefix(digest, "sha256:")[:8]
+	short := "uncommitted." + strings.TrimPrefix(digest, "sha256:")[:8]
 	v := compile.FrontmatterVersion(s.Files[0].Data)
 	if v == "" || !ValidName(v) {
-		return "uncommitted." + short
+		return short
 	}
 	for _, o := range vs {
 		if o.Name == v {
+			if strings.Contains(v, "+") {
+				return v + "." + short
+			}
 			return v + "+" + short
 		}
 	}

@@ -48,17 +48,13 @@ func attach(t *testing.T, r *repo, strict bool) (*compile.Catalog, []string) {
 }
 
 // kept is a catalog's versions in a line per latest skill: its path, then each kept
-// version as name=URI path (the latest's own "." when it is served at its own path).
+// version as name=its version path (the latest's too: it is served there as well).
 func kept(c *compile.Catalog) []string {
 	var out []string
 	for _, s := range c.Skills {
 		line := s.Path + ":"
 		for _, k := range s.Kept {
-			at := k.Skill.Path
-			if k.Skill == s {
-				at = "."
-			}
-			line += " " + k.Version + "=" + at
+			line += " " + k.Version + "=" + k.Skill.Path
 			if k.Published.IsZero() {
 				line += "(uncommitted)"
 			}
@@ -106,11 +102,11 @@ func TestAttach(t *testing.T) {
 	}
 	got := kept(c)
 	want := []string{
-		"fresh: 2026-11-03.*=.",
-		"new-name: 0.1.0+*=. 0.1.0=new-name/@0.1.0/old-name",
-		"notes: uncommitted.*=.(uncommitted) 2026-11-06.*=notes/@2026-11-06.*/notes 2026-11-01.*=notes/@2026-11-01.*/notes",
-		"runbook: 1.2.0=. 1.1.0+*=runbook/@1.1.0+*/runbook 1.1.0=runbook/@1.1.0/runbook",
-		"team/mover: 2.0.0=.",
+		"fresh: 2026-11-03.*=fresh/@2026-11-03.*/fresh",
+		"new-name: 0.1.0+*=new-name/@0.1.0+*/new-name 0.1.0=new-name/@0.1.0/old-name",
+		"notes: uncommitted.*=notes/@uncommitted.*/notes(uncommitted) 2026-11-06.*=notes/@2026-11-06.*/notes 2026-11-01.*=notes/@2026-11-01.*/notes",
+		"runbook: 1.2.0=runbook/@1.2.0/runbook 1.1.0+*=runbook/@1.1.0+*/runbook 1.1.0=runbook/@1.1.0/runbook",
+		"team/mover: 2.0.0=team/mover/@2.0.0/mover",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("kept:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -302,9 +298,14 @@ func TestAttachPrivate(t *testing.T) {
 	for i := range reader.History.NumSkills() {
 		versions = append(versions, string(reader.History.SkillPath(i)))
 	}
-	if want := []string{"drafts/z/@2026-11-01.*/z", "public/x/@1.0.0/x", "public/x/@1.1.0/x"}; len(versions) != len(want) ||
-		!globMatch(want[0], versions[0]) || versions[1] != want[1] || versions[2] != want[2] {
-		t.Errorf("the reader's versions: %q", versions)
+	want := []string{"drafts/z/@2026-11-01.*/z", "drafts/z/@2026-11-04.*/z", "public/x/@1.0.0/x", "public/x/@1.1.0/x", "public/x/@1.2.0/x"}
+	if len(versions) != len(want) {
+		t.Fatalf("the reader's versions: %q", versions)
+	}
+	for i := range want {
+		if !globMatch(want[i], versions[i]) {
+			t.Errorf("the reader's versions: %q, want %q", versions, want)
+		}
 	}
 	full := with.Views()[len(with.Views())-1]
 	var all []string
