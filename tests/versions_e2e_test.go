@@ -673,14 +673,12 @@ func checkVersionsMCP(t *testing.T, s *mcpSession) {
 			if !regexp.MustCompile(`^`+want[i].name+`$`).MatchString(v.Version) || !strings.HasPrefix(v.Published, want[i].published+"T") {
 				t.Errorf("%s: version %d is %+v, want %s published %s", latest, i, v, want[i].name, want[i].published)
 			}
-			wantURI := latest
-			if i > 0 {
-				in := name
-				if want[i].skill != "" {
-					in = want[i].skill
-				}
-				wantURI = root + "@" + v.Version + "/" + in + "/SKILL.md"
+			// Every version at its own path, the latest's too (it is served there as well).
+			in := name
+			if i > 0 && want[i].skill != "" {
+				in = want[i].skill
 			}
+			wantURI := root + "@" + v.Version + "/" + in + "/SKILL.md"
 			if v.URI != wantURI {
 				t.Errorf("%s: version %s at %s, want %s", latest, v.Version, v.URI, wantURI)
 			}

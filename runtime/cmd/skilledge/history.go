@@ -40,14 +40,15 @@ func historyLine(w io.Writer, c *compile.Catalog, encoded bool) {
 	if h == nil {
 		return
 	}
-	skills := 0
+	skills, older := 0, 0
 	for _, s := range c.Skills {
 		if len(s.Kept) > 1 {
 			skills++
+			older += len(s.Kept) - 1
 		}
 	}
 	fmt.Fprintf(w, "skilledge: history: %s of %s kept (at most %d a skill) from %s",
-		plural(len(h.Versions), "older version"), plural(skills, "skill"), h.Keep, plural(h.Commits, "commit"))
+		plural(older, "older version"), plural(skills, "skill"), h.Keep, plural(h.Commits, "commit"))
 	if encoded {
 		fmt.Fprintf(w, "; +%s, +%s", plural(h.Objects, "object"), size(h.Bytes))
 	}
