@@ -2,6 +2,7 @@ package edge
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -241,12 +242,19 @@ func (s *Server) answer(dst []byte, c *call) (out []byte, code int64) {
 	dst = jsonrpc.AppendResultStart(dst, c.msg.ID)
 	dst = append(dst, '{')
 	start := len(dst)
-	out, err := m.handle(s, c, dst)
-	if c.missed && s.unlisted != nil {
-		out, err = s.unlisted.retry(m, c, dst, out, err, marked)
-	}
-	if c.missed && s.history != nil && m.byURI && c.p.uri.Exists() {
-		out, err = s.history.retry(m, c, dst, out, err, marked)
+	var err *jsonrpc.Error
+	if h := s.history; h != nil && m.byURI && c.p.uri.Type == gjson.String && strings.Contains(c.p.uri.Str, "/"+catalog.VersionMark) {
+		// A version path is never a latest skill's (catalog.VersionMark is reserved in a
+		// catalog that keeps history): ask the older versions at once.
+		out, err = m.handle(h, c, dst)
+	} else {
+		out, err = m.handle(s, c, dst)
+		if c.missed && s.unlisted != nil {
+			out, err = s.unlisted.retry(m, c, dst, out, err, marked)
+		}
+		if c.missed && s.history != nil && m.byURI && c.p.uri.Exists() {
+			out, err = s.history.retry(m, c, dst, out, err, marked)
+		}
 	}
 	if err != nil {
 		// Handlers return nil with an error: the error replaces what was started on dst,
