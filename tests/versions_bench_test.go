@@ -711,7 +711,8 @@ func TestVersionsReport(t *testing.T) {
 	fmt.Fprintf(&b, "skills ship edited in all three (commit %d), a font replaced (%d), a skill added (%d), one removed (%d) and one\n",
 		gen.schemaAt, gen.fontAt, gen.addedAt, gen.removedAt)
 	fmt.Fprintf(&b, "renamed (%d: its folder and its name in one commit). **with history** builds it with `versions: {keep: %d}`;\n", gen.renamedAt, versionsKeep)
-	b.WriteString("**without** is the same final tree with no versions section. The build said of the history: \"" + with.history + "\".\n\n")
+	b.WriteString("**without** is the same final tree with no versions section. The build said of the history:\n")
+	b.WriteString("\"" + with.history + "\".\n\n")
 
 	b.WriteString("| | without history | with history | with ÷ without |\n|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| `skilledge build`, median (min–max) of %d | %s (%s–%s) | %s (%s–%s) | %.2f× |\n", versionsBuilds,
@@ -770,6 +771,7 @@ func TestVersionsReport(t *testing.T) {
 	if worst < 0.9 {
 		held = "did not hold in every row"
 	}
-	fmt.Fprintf(&b, "The lowest pinned ÷ latest is %.2f×: the bar of 0.9× %s. Load average at the end: %s.\n", worst, held, loadAverage())
+	fmt.Fprintf(&b, "The lowest pinned ÷ latest is %.2f×: the bar of 0.9× %s. Load average at the end (this\n", worst, held)
+	fmt.Fprintf(&b, "program's clients and servers among it): %s.\n", loadAverage())
 	writeReport(t, "versions", b.String())
 }
