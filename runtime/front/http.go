@@ -23,13 +23,13 @@ import (
 // free instance (bounded by the pool's Timeout: 503 after it), instance failures, and a
 // store missing a named object (both 500 with a JSON-RPC -32603 body).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	st := states.Get().(*httpState)
+	defer st.put()
 	var rec *Record
 	if s.observer != nil {
 		rec = &Record{Request: r, Start: time.Now()}
-		defer s.observe(rec)
+		defer s.observe(rec) // before st.put: rec.Body is st's
 	}
-	st := states.Get().(*httpState)
-	defer st.put()
 	cur := s.cur.Load()
 	frame, err := appendRequestFrame(st.in[:0], r, cur.maxBody, cur.framing)
 	st.in = frame[:0]
@@ -77,7 +77,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	st.out = resp[:0]
 	if rec != nil {
-		rec.BodyBytes = int64(len(frame) - bytesIndexBody(frame))
+		rec.Body = frame[bytesIndexBody(frame):]
+		rec.BodyBytes = int64(len(rec.Body))
 	}
 	if err != nil {
 		if r.Context().Err() != nil {

@@ -29,6 +29,9 @@ type Record struct {
 	// body cap and one byte).
 	Status           int
 	Bytes, BodyBytes int64
+	// Body is the request body as read, valid only until Observe returns (nil when it
+	// could not be read).
+	Body []byte
 	// Replayed says the front gave a kept answer again, without calling the plugin.
 	Replayed bool
 	// Failure names the host's own answer (wire.Failure's Name: "busy", "instance", …)

@@ -70,7 +70,7 @@ func TestVectorFacts(t *testing.T) {
 			require.Equal(t, 1, len(got))
 			f := got[0].Facts
 			require.Equal(t, *v.Parsed, wiretest.ParsedFacts{Route: f.Route, Method: f.Method, Version: f.Version, Read: f.Read, Skill: f.Skill,
-				SkillName: f.SkillName(), Code: f.Code, Caller: f.Caller, Client: f.Client})
+				SkillName: f.SkillName(), URI: f.URI, Code: f.Code, Caller: f.Caller, Client: f.Client})
 		})
 	}
 }
@@ -91,7 +91,7 @@ func TestObserverReplays(t *testing.T) {
 	}
 	got := seen.take()
 	require.Equal(t, 3, len(got))
-	want := wire.Facts{Route: "mcp", Method: "resources/read", Version: "2025-03-26", Read: "activation", Skill: "git-workflow"}
+	want := wire.Facts{Route: "mcp", Method: "resources/read", Version: "2025-03-26", Read: "activation", Skill: "git-workflow", URI: "skill://git-workflow/SKILL.md"}
 	for i, r := range got {
 		require.Equal(t, want, r.Facts)
 		require.Equal(t, 200, r.Status)

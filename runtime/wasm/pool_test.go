@@ -57,7 +57,7 @@ func TestPoolHTTPAnswer(t *testing.T) {
 	require.Equal(t, want.Body, resp.Body)
 	require.Equal(t, want.Refs, resp.Refs)
 	require.Equal(t, true, hint.IDLen > 0, "a read may be replayed")
-	require.Equal(t, wire.Facts{Route: "mcp", Method: "resources/read", Version: "2025-03-26", Read: "activation", Skill: "git-workflow"}, facts)
+	require.Equal(t, wire.Facts{Route: "mcp", Method: "resources/read", Version: "2025-03-26", Read: "activation", Skill: "git-workflow", URI: "skill://git-workflow/SKILL.md"}, facts)
 
 	again, _, hint, facts, err := pool.HTTPAnswer(ctx, req, nil, nil, nil, 0)
 	require.NoError(t, err)
