@@ -51,6 +51,7 @@ func (f *Facts) Wire() wire.Facts {
 		w.Skill = unsafeString(f.pack.SkillPath(f.skill))
 	case f.uri != "":
 		w.Read, w.Skill = classify(f.pack, f.uri, f.dir)
+		w.URI = f.uri
 	}
 	if w.Read == "?" {
 		w.Read = ""

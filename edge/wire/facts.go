@@ -59,6 +59,9 @@ type Facts struct {
 	// Skill is the path of the skill concerned ("acme/billing/refunds", as in its URIs),
 	// when the answer found one; SkillName is its name.
 	Skill string
+	// URI is the canonical URI of the resource (or directory) read, when one was: a file
+	// of a skill the caller may see, or the catalog's index.
+	URI string
 	// Code is the JSON-RPC error code of the answer, 0 for a result or no JSON-RPC answer.
 	Code int64
 	// Caller is who asked, when the auth option let them in: a token's sub, or a static
@@ -97,7 +100,7 @@ const (
 const FactMax = 128
 
 // factNames are the lines of the encoding, in order.
-var factNames = [...]string{"route", "method", "version", "read", "skill", "code", "caller", "client"}
+var factNames = [...]string{"route", "method", "version", "read", "skill", "uri", "code", "caller", "client"}
 
 // ErrFacts is returned for facts that do not follow the encoding.
 var ErrFacts = errors.New("wire: malformed facts")
@@ -123,15 +126,17 @@ func AppendFacts(dst []byte, f *Facts) []byte {
 		case 4:
 			v = f.Skill
 		case 5:
+			v = f.URI
+		case 6:
 			if f.Code != 0 {
 				dst = append(dst, "code "...)
 				dst = strconv.AppendInt(dst, f.Code, 10)
 				dst = append(dst, '\n')
 			}
 			continue
-		case 6:
-			v = ClipFact(f.Caller)
 		case 7:
+			v = ClipFact(f.Caller)
+		case 8:
 			v = ClipFact(f.Client)
 		}
 		if v == "" {
@@ -216,14 +221,16 @@ func ParseFacts(b []byte) (Facts, error) {
 		case 4:
 			f.Skill = v
 		case 5:
+			f.URI = v
+		case 6:
 			code, ok := parseCode(v)
 			if !ok {
 				return Facts{}, ErrFacts
 			}
 			f.Code = code
-		case 6:
-			f.Caller = v
 		case 7:
+			f.Caller = v
+		case 8:
 			f.Client = v
 		}
 	}

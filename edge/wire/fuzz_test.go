@@ -199,7 +199,7 @@ func FuzzParseFacts(f *testing.F) {
 		if again != want {
 			t.Fatalf("%q parses to %+v, which encodes to %q, which parses to %+v", b, facts, enc, again)
 		}
-		if bytes.Count(enc, []byte("\n")) != strings.Count(string(enc), " ")-strings.Count(strings.Join([]string{facts.Route, facts.Method, facts.Version, facts.Read, facts.Skill, ClipFact(facts.Caller), ClipFact(facts.Client)}, ""), " ") {
+		if bytes.Count(enc, []byte("\n")) != strings.Count(string(enc), " ")-strings.Count(strings.Join([]string{facts.Route, facts.Method, facts.Version, facts.Read, facts.Skill, facts.URI, ClipFact(facts.Caller), ClipFact(facts.Client)}, ""), " ") {
 			t.Fatalf("%q: a line without its one separating space", enc)
 		}
 	})

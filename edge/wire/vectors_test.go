@@ -442,7 +442,7 @@ func TestFactsVectors(t *testing.T) {
 			var parsed *wiretest.ParsedFacts
 			if f, err := wire.ParseFacts(v.Facts); err == nil {
 				parsed = &wiretest.ParsedFacts{Route: f.Route, Method: f.Method, Version: f.Version, Read: f.Read, Skill: f.Skill,
-					SkillName: f.SkillName(), Code: f.Code, Caller: f.Caller, Client: f.Client}
+					SkillName: f.SkillName(), URI: f.URI, Code: f.Code, Caller: f.Caller, Client: f.Client}
 			}
 			if *update {
 				v.Parsed = parsed

@@ -28,7 +28,9 @@ func fields(r *front.Record, callers bool) []field {
 			out = append(out, field{key: k, str: v, kind: 's'})
 		}
 	}
-	num := func(k string, v float64, isInt bool) { out = append(out, field{key: k, num: v, kind: 'n', isInt: isInt}) }
+	num := func(k string, v float64, isInt bool) {
+		out = append(out, field{key: k, num: v, kind: 'n', isInt: isInt})
+	}
 	method, path := "", ""
 	if r.Request != nil {
 		method, path = r.Request.Method, r.Request.URL.Path

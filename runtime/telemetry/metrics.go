@@ -44,7 +44,7 @@ type Metrics struct {
 // memory (wasm.Pool.Instances, of the pool serving), and the key set fetches
 // (front.KeySets.Fetches); nil leaves one out.
 type Sources struct {
-	Instances func() (alive, memory int64)
+	Instances  func() (alive, memory int64)
 	KeyFetches func() (ok, failed int64)
 }
 

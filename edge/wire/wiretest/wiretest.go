@@ -274,6 +274,7 @@ type ParsedFacts struct {
 	Read      string `json:"read"`
 	Skill     string `json:"skill"`
 	SkillName string `json:"skillName"`
+	URI       string `json:"uri"`
 	Code      int64  `json:"code"`
 	Caller    string `json:"caller"`
 	Client    string `json:"client"`
