@@ -516,3 +516,251 @@ func TestOTLPSpans(t *testing.T) {
 		}
 	}
 }
+
+// aePoint is a data point as workerd forwards an Analytics Engine event: JSON, its
+// strings as arrays of bytes.
+type aePoint struct {
+	Index1                     []byte
+	Blob1, Blob2, Blob3, Blob4 []byte
+	Blob5, Blob6, Blob7, Blob9 []byte
+	Double1, Double2, Double4  float64
+}
+
+func (p *aePoint) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	bytesOf := func(k string) []byte {
+		var ints []int
+		json.Unmarshal(raw[k], &ints)
+		out := make([]byte, len(ints))
+		for i, n := range ints {
+			out[i] = byte(n)
+		}
+		return out
+	}
+	num := func(k string) float64 {
+		var f float64
+		json.Unmarshal(raw[k], &f)
+		return f
+	}
+	*p = aePoint{Index1: bytesOf("index1"), Blob1: bytesOf("blob1"), Blob2: bytesOf("blob2"), Blob3: bytesOf("blob3"), Blob4: bytesOf("blob4"),
+		Blob5: bytesOf("blob5"), Blob6: bytesOf("blob6"), Blob7: bytesOf("blob7"), Blob9: bytesOf("blob9"),
+		Double1: num("double1"), Double2: num("double2"), Double4: num("double4")}
+	return nil
+}
+
+// requestLines are the JSON request lines in a log.
+func requestLines(log string) []map[string]any {
+	var out []map[string]any
+	for _, line := range strings.Split(log, "\n") {
+		if i := strings.Index(line, `{"time"`); i >= 0 {
+			var m map[string]any
+			if json.Unmarshal([]byte(line[i:]), &m) == nil && m["msg"] == "request" {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// TestWorkerTelemetry: the Worker in workerd, with SKILLEDGE_LOG = "json" and an Analytics
+// Engine binding (workerd forwards its events to a service of the test's), logs a JSON line
+// and writes a data point for every request, replays included, naming the skill and what
+// of it was read.
+func TestWorkerTelemetry(t *testing.T) {
+	var mu sync.Mutex
+	var points []aePoint
+	ae := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		var p aePoint
+		b, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Errorf("an event that is no JSON: %q", b)
+		}
+		mu.Lock()
+		points = append(points, p)
+		mu.Unlock()
+	})
+	d := deployed(t)
+	dir := t.TempDir()
+	config, err := workerdConfig(dir, d, []string{deployedOptions(t)},
+		`(name = "SKILLEDGE_ANALYTICS", analyticsEngine = "ae")`, `(name = "SKILLEDGE_LOG", text = "json")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(config)
+	os.WriteFile(config, bytes.Replace(b, []byte("  services = [\n"),
+		[]byte("  services = [\n    (name = \"ae\", external = (address = \""+strings.TrimPrefix(ae, "http://")+"\", http = ())),\n"), 1), 0o644)
+	p, err := startWorkerd(workerdBin(t), config, 1, "--experimental")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.stop()
+		if t.Failed() {
+			t.Logf("workerd:\n%s", p.logs.String())
+		}
+	})
+	mcp := p.urls[0] + "/mcp"
+	read := mcpCall{"resources/read", `{"uri":"skill://git-workflow/SKILL.md"}`, true}
+	deadline := time.Now().Add(time.Minute)
+	for read.sendStatus(mcp, 1) != 200 { // workerd listens at once, but the Worker starts on its first request
+		if time.Now().After(deadline) {
+			t.Fatal("the Worker did not answer")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	read.send(t, mcp, 2)
+	mcpCall{"made/up", ``, false}.send(t, mcp, 3)
+	resp, err := http.Get(p.urls[0] + "/.well-known/agent-skills/csv-insights/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		n := len(points)
+		mu.Unlock()
+		if n >= 4 && len(requestLines(p.logs.String())) >= 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d data points and %d log lines, not 4 of each", n, len(requestLines(p.logs.String())))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	lines := requestLines(p.logs.String())
+	for i, want := range []map[string]any{
+		{"mcp.method.name": "resources/read", "skilledge.skill.path": "git-workflow", "skilledge.read": "activation", "http.response.status_code": 200.0},
+		{"mcp.method.name": "resources/read", "skilledge.skill.path": "git-workflow", "skilledge.replayed": true},
+		{"mcp.method.name": "_OTHER", "error.type": "-32601", "rpc.response.status_code": "-32601"},
+		{"skilledge.route": "well-known", "skilledge.skill.path": "csv-insights", "skilledge.read": "activation", "url.path": "/.well-known/agent-skills/csv-insights/SKILL.md"},
+	} {
+		for k, v := range want {
+			if lines[i][k] != v {
+				t.Errorf("log line %d has %s = %v, not %v: %v", i, k, lines[i][k], v, lines[i])
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, want := range []struct{ skill, read, method, errType string }{
+		{"git-workflow", "activation", "resources/read", ""},
+		{"git-workflow", "activation", "resources/read", ""},
+		{"", "", "_OTHER", "-32601"},
+		{"csv-insights", "activation", "", ""},
+	} {
+		got := points[i]
+		if string(got.Blob1) != want.skill || string(got.Index1) != want.skill || string(got.Blob3) != want.read || string(got.Blob4) != want.method || string(got.Blob6) != want.errType || got.Double1 != 200 {
+			t.Errorf("data point %d: %+v, want %+v", i, got, want)
+		}
+	}
+	if points[1].Double4 != 1 {
+		t.Error("the replayed answer's data point does not say so")
+	}
+}
+
+// sendStatus is send without a test: the status, or 0 when no answer came.
+func (c mcpCall) sendStatus(u string, id int) int {
+	req, _ := http.NewRequest("POST", u, strings.NewReader(c.body(id)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", c.method)
+	if c.method == "resources/read" {
+		var p struct{ URI string }
+		json.Unmarshal([]byte(c.params), &p)
+		req.Header.Set("Mcp-Name", p.URI)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// httptestServer serves h on loopback until the test ends, and returns its URL.
+func httptestServer(t *testing.T, h http.HandlerFunc) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &http.Server{Handler: h}
+	go s.Serve(ln)
+	t.Cleanup(func() { s.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// TestEntriesTelemetry: the Deno, Bun and Node entries, run by the README's commands with
+// SKILLEDGE_LOG=json and an OTLP endpoint, write a JSON line per request, replays
+// included, and send the Collector a span per request, the client's traceparent its
+// parent.
+func TestEntriesTelemetry(t *testing.T) {
+	endpoint, file := startCollector(t)
+	dir := withSDK(t, deployed(t))
+	for i, rt := range jsRuntimes {
+		t.Run(rt.name, func(t *testing.T) {
+			command, env := loopbackCommand(t, rt)
+			env = append(env, "SKILLEDGE_OPTIONS="+deployedOptions(t), "SKILLEDGE_LOG=json", "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint,
+				"OTEL_SERVICE_NAME=entry-"+rt.name)
+			logs := startCommand(t, dir, command, "http://127.0.0.1:", 2*time.Minute, env...)
+			base := listening.FindString(logs.String())
+			if base == "" {
+				t.Fatalf("no address in the output of %s:\n%s", command, logs.String())
+			}
+			traceID := fmt.Sprintf("%032x", 0xabc0+i)
+			read := mcpCall{"resources/read", `{"uri":"skill://acme/billing/refunds/SKILL.md"}`, true}
+			read.send(t, base+"/mcp", 1, "traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
+			read.send(t, base+"/mcp", 2)
+			mcpCall{"made/up", ``, false}.send(t, base+"/mcp", 3)
+			deadline := time.Now().Add(30 * time.Second)
+			var lines []map[string]any
+			for {
+				lines = requestLines(logs.String())
+				spans, _ := collected(file)
+				n := 0
+				for _, s := range spans {
+					if s.Service == "entry-"+rt.name {
+						n++
+					}
+				}
+				if len(lines) >= 3 && n >= 3 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%d log lines and %d spans, not 3 of each:\n%s", len(lines), n, logs.String())
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			for i, want := range []map[string]any{
+				{"mcp.method.name": "resources/read", "skilledge.skill.path": "acme/billing/refunds", "skilledge.skill.name": "refunds", "skilledge.read": "activation"},
+				{"mcp.method.name": "resources/read", "skilledge.skill.path": "acme/billing/refunds", "skilledge.replayed": true},
+				{"mcp.method.name": "_OTHER", "error.type": "-32601"},
+			} {
+				for k, v := range want {
+					if lines[i][k] != v {
+						t.Errorf("log line %d has %s = %v, not %v: %v", i, k, lines[i][k], v, lines[i])
+					}
+				}
+			}
+			spans, _ := collected(file)
+			found := false
+			for _, s := range spans {
+				if s.Service == "entry-"+rt.name && s.TraceID == traceID {
+					found = true
+					if s.ParentSpanID != "00f067aa0ba902b7" || s.Name != "resources/read skill://acme/billing/refunds/SKILL.md" || s.Kind != 2 ||
+						s.Attributes["jsonrpc.request.id"] != "1" || s.Attributes["mcp.protocol.version"] != "2026-07-28" {
+						t.Errorf("the traced read's span: %+v", s)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no span of the trace the client started: %+v", spans)
+			}
+		})
+	}
+}
