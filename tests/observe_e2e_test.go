@@ -183,7 +183,11 @@ func TestPrometheusScrapesServe(t *testing.T) {
 	target := strings.TrimSuffix(strings.TrimPrefix(metrics, "http://"), "/metrics")
 	dir := t.TempDir()
 	config := filepath.Join(dir, "prometheus.yml")
-	os.WriteFile(config, []byte("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: skilledge\n    static_configs:\n      - targets: ['"+target+"']\n"), 0o644)
+	_, readmeYAML, _ := readmeObserve(t) // the README's, scraping this serve, every second
+	if !strings.Contains(readmeYAML, "'127.0.0.1:9464'") {
+		t.Fatalf("the README's Prometheus configuration does not scrape 127.0.0.1:9464:\n%s", readmeYAML)
+	}
+	os.WriteFile(config, []byte("global:\n  scrape_interval: 1s\n"+strings.Replace(readmeYAML, "127.0.0.1:9464", target, 1)+"\n"), 0o644)
 	addr := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, prom, "--config.file="+config, "--storage.tsdb.path="+filepath.Join(dir, "data"),
@@ -762,5 +766,76 @@ func TestEntriesTelemetry(t *testing.T) {
 				t.Errorf("no span of the trace the client started: %+v", spans)
 			}
 		})
+	}
+}
+
+// readmeObserve returns the README's blocks of "Observe a deployment": the serve command,
+// the Prometheus configuration, and the two stats commands.
+func readmeObserve(t *testing.T) (serve, prometheusYAML string, stats []string) {
+	t.Helper()
+	for _, b := range docBlocks(t, "README.md") {
+		switch {
+		case strings.Contains(b, "serve --metrics"):
+			serve = b
+		case strings.Contains(b, "job_name: skilledge"):
+			prometheusYAML = b
+		case strings.Contains(b, "skilledge stats") && !strings.Contains(b, "\n"):
+			stats = append(stats, b)
+		}
+	}
+	if serve == "" || prometheusYAML == "" || len(stats) != 2 {
+		t.Fatalf("the README's \"Observe a deployment\" lacks the serve --metrics block, the Prometheus configuration or the two stats blocks: %q %q %q", serve, prometheusYAML, stats)
+	}
+	return serve, prometheusYAML, stats
+}
+
+// TestREADMEObserve runs the README's "Observe a deployment" commands as written, in a
+// scratch checkout: serve with --metrics and --log json, a known mix of requests, then
+// both stats commands, whose tables name the skills read and the methods asked.
+func TestREADMEObserve(t *testing.T) {
+	serveBlock, _, stats := readmeObserve(t)
+	root := repoRoot(t)
+	dir := t.TempDir()
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == ".git" || e.Name() == "dist" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startCommand(t, dir, serveBlock, "metrics at http://127.0.0.1:9464/metrics", 5*time.Minute)
+	id := 0
+	for _, m := range knownMix {
+		for range m.times {
+			id++
+			m.call.send(t, "http://127.0.0.1:8787/mcp", id)
+		}
+	}
+	for _, block := range stats {
+		var out []byte
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			cmd := exec.Command("sh", "-c", block)
+			cmd.Dir = dir
+			out, err = cmd.CombinedOutput()
+			if err == nil && strings.Contains(string(out), fmt.Sprintf("%d requests", id)) {
+				break
+			}
+			if time.Now().After(deadline) { // the log is written as requests end
+				t.Fatalf("%s: %v\n%s", block, err, out)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		squeezed := strings.Join(strings.Fields(string(out)), " ")
+		for _, want := range []string{"git-workflow 5 5", "acme/billing/refunds 5 2", "resources/read 10 2 20.0%", "skills/list 4 0 0.0%", "_OTHER 1 1 100.0%"} {
+			if !strings.Contains(squeezed, want) {
+				t.Errorf("%s does not print %q:\n%s", block, want, out)
+			}
+		}
 	}
 }
