@@ -1,4 +1,4 @@
-// The OpenTelemetry Collector the tests receive OTLP with (tests/otel_e2e_test.go builds
+// The OpenTelemetry Collector the tests receive OTLP with (tests/observe_e2e_test.go builds
 // it from this folder): its OTLP receiver, and an exporter of ours that writes what it
 // receives as OTLP JSON lines to a file. A module of its own, pinned here, so that
 // skilledge's module requires none of it.

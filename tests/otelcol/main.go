@@ -1,7 +1,7 @@
 // Command otelcol is an OpenTelemetry Collector of two components: the Collector's own
 // OTLP receiver (gRPC and HTTP, protobuf and JSON), and filejson, an exporter that writes
 // every batch of spans and metrics it is given as one line of OTLP JSON to a file. The
-// tests run it with a configuration of their own (tests/otel_e2e_test.go) and read the
+// tests run it with a configuration of their own (tests/observe_e2e_test.go) and read the
 // file.
 package main
 
