@@ -160,9 +160,9 @@ var knownMix = []struct {
 	{mcpCall{"made/up", ``, false}, 1, "", false},
 }
 
-// freePort is a loopback address no one listens on, for a program that takes a port and
+// freeAddr is a loopback address no one listens on, for a program that takes a port and
 // not a socket.
-func freePort(t *testing.T) string {
+func freeAddr(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestPrometheusScrapesServe(t *testing.T) {
 		t.Fatalf("the README's Prometheus configuration does not scrape 127.0.0.1:9464:\n%s", readmeYAML)
 	}
 	os.WriteFile(config, []byte("global:\n  scrape_interval: 1s\n"+strings.Replace(readmeYAML, "127.0.0.1:9464", target, 1)+"\n"), 0o644)
-	addr := freePort(t)
+	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, prom, "--config.file="+config, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
@@ -303,7 +303,7 @@ func startCollector(t *testing.T) (endpoint, file string) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	file = filepath.Join(dir, "otlp.jsonl")
 	config := filepath.Join(dir, "otelcol.yaml")
 	os.WriteFile(config, []byte(`receivers:

@@ -27,8 +27,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer st.put()
 	var rec *Record
 	if s.observer != nil {
-		rec = &Record{Request: r, Start: time.Now()}
-		defer s.observe(rec) // before st.put: rec.Body is st's
+		st.rec = Record{Request: r, Start: time.Now()}
+		rec = &st.rec
+		defer s.observe(rec) // before st.put: rec is st's
 	}
 	cur := s.cur.Load()
 	frame, err := appendRequestFrame(st.in[:0], r, cur.maxBody, cur.framing)
@@ -159,6 +160,7 @@ type httpState struct {
 	in, out []byte
 	header  wire.Header
 	refs    []wire.Ref
+	rec     Record // the answer's, for the observer
 }
 
 var states = sync.Pool{New: func() any { return &httpState{in: make([]byte, 0, 8<<10), out: make([]byte, 0, 8<<10)} }}
@@ -166,6 +168,7 @@ var states = sync.Pool{New: func() any { return &httpState{in: make([]byte, 0, 8
 // put recycles st unless a frame made it large: one big request or answer does not keep
 // its memory for the next.
 func (st *httpState) put() {
+	st.rec = Record{} // hold on to no request
 	if cap(st.in) <= 1<<20 && cap(st.out) <= 1<<20 {
 		states.Put(st)
 	}

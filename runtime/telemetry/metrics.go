@@ -3,6 +3,8 @@ package telemetry
 import (
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -38,6 +40,21 @@ type Metrics struct {
 	requests, skill, activations, errors, callers *prometheus.CounterVec
 	replays                                       prometheus.Counter
 	callersOn                                     bool
+	// series holds, by seriesKey, the series an answer of that kind counts in: one map
+	// lookup an answer, rather than a hash of the labels per metric.
+	series sync.Map // seriesKey -> *series
+}
+
+// seriesKey is what decides which series an answer counts in.
+type seriesKey struct {
+	route, method, version, errType, skill, read string
+	status                                       int
+}
+
+// series are the series of one seriesKey; nil for the metrics it does not count in.
+type series struct {
+	requests, errors, skill, activations prometheus.Counter
+	duration                             prometheus.Observer
 }
 
 // Sources are the gauges Metrics reads when scraped: the plugin's instances and their
@@ -99,27 +116,55 @@ func (m *Metrics) Handler() http.Handler {
 // Observe counts r.
 func (m *Metrics) Observe(r *front.Record) {
 	f := &r.Facts
-	et := errorType(r)
-	m.requests.WithLabelValues(routeOf(r), statusText(r.Status)).Inc()
-	if f.Route == "mcp" && f.Method != "" {
-		m.duration.WithLabelValues(f.Method, f.Version, et).Observe(r.Duration.Seconds())
+	key := seriesKey{route: routeOf(r), method: f.Method, version: f.Version, skill: f.Skill, read: f.Read, status: r.Status}
+	if r.Failure != "" || f.Code != 0 || r.Status >= 500 {
+		key.errType = errorType(r)
 	}
-	if et != "" {
-		m.errors.WithLabelValues(et).Inc()
+	var s *series
+	if v, ok := m.series.Load(key); ok {
+		s = v.(*series)
+	} else {
+		s = m.newSeries(key)
+	}
+	s.requests.Inc()
+	if s.duration != nil {
+		s.duration.Observe(r.Duration.Seconds())
+	}
+	if s.errors != nil {
+		s.errors.Inc()
+	}
+	if s.skill != nil {
+		s.skill.Inc()
+	}
+	if s.activations != nil {
+		s.activations.Inc()
 	}
 	if r.Replayed {
 		m.replays.Inc()
 	}
-	if f.Skill != "" {
-		name := f.SkillName()
-		m.skill.WithLabelValues(f.Skill, name, f.Read).Inc()
-		if f.Read == "activation" {
-			m.activations.WithLabelValues(f.Skill, name).Inc()
-		}
-	}
 	if m.callersOn && f.Caller != "" {
 		m.callers.WithLabelValues(f.Caller, f.Client).Inc()
 	}
+}
+
+// newSeries makes (or finds, when another answer made it first) the series of k.
+func (m *Metrics) newSeries(k seriesKey) *series {
+	s := &series{requests: m.requests.WithLabelValues(k.route, statusText(k.status))}
+	if k.route == "mcp" && k.method != "" {
+		s.duration = m.duration.WithLabelValues(k.method, k.version, k.errType)
+	}
+	if k.errType != "" {
+		s.errors = m.errors.WithLabelValues(k.errType)
+	}
+	if k.skill != "" {
+		name := k.skill[strings.LastIndexByte(k.skill, '/')+1:]
+		s.skill = m.skill.WithLabelValues(k.skill, name, k.read)
+		if k.read == "activation" {
+			s.activations = m.activations.WithLabelValues(k.skill, name)
+		}
+	}
+	v, _ := m.series.LoadOrStore(k, s)
+	return v.(*series)
 }
 
 // routeOf is the route of r: the plugin's, or "other" for a failure it did not answer.
