@@ -82,7 +82,7 @@ func classify(p *catalog.Pack, uri string, dir bool) (read, skill string) {
 		return wire.ReadDirectory, holder(p, path)
 	}
 	if rest, ok := strings.CutSuffix(path, "/"+catalog.SkillMD); ok {
-		if _, ok := p.SkillByPath(rest); ok {
+		if _, ok := p.SkillByURI(uri); ok { // one search, where SkillByPath makes two
 			return wire.ReadActivation, rest
 		}
 	}

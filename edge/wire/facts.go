@@ -164,7 +164,12 @@ func ClipFact(s string) string {
 
 func appendEscaped(dst []byte, v string) []byte {
 	const hex = "0123456789ABCDEF"
-	for i := 0; i < len(v); i++ {
+	plain := 0 // the bytes before the first that needs escaping, appended in one copy
+	for plain < len(v) && v[plain] >= 0x20 && v[plain] != 0x7f && v[plain] != '%' {
+		plain++
+	}
+	dst = append(dst, v[:plain]...)
+	for i := plain; i < len(v); i++ {
 		c := v[i]
 		if c < 0x20 || c == 0x7f || c == '%' {
 			dst = append(dst, '%', hex[c>>4], hex[c&15])

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 	"go.opentelemetry.io/otel/attribute"
@@ -38,6 +39,14 @@ type OTel struct {
 
 	duration              metric.Float64Histogram
 	requests, skill, acts metric.Int64Counter
+	// sets holds, by seriesKey, the attribute sets an answer of that kind is recorded
+	// with, made once: an attribute set sorts and copies its attributes.
+	sets sync.Map // seriesKey -> *otelSets
+}
+
+// otelSets are the attributes of one seriesKey's measurements (nil: not measured).
+type otelSets struct {
+	requests, duration, skill, acts metric.MeasurementOption
 }
 
 // Config says where OTel sends, as read from the environment (ConfigFromEnv).
@@ -203,22 +212,49 @@ func (o *OTel) span(r *front.Record) {
 func (o *OTel) count(r *front.Record) {
 	ctx := context.Background()
 	f := &r.Facts
-	o.requests.Add(ctx, 1, metric.WithAttributes(attribute.String("skilledge.route", routeOf(r)), attribute.Int("http.response.status_code", r.Status)))
-	if f.Route == "mcp" && f.Method != "" {
-		attrs := []attribute.KeyValue{attribute.String("mcp.method.name", f.Method)}
-		if f.Version != "" {
-			attrs = append(attrs, attribute.String("mcp.protocol.version", f.Version))
-		}
-		if et := errorType(r); et != "" {
-			attrs = append(attrs, attribute.String("error.type", et))
-		}
-		o.duration.Record(ctx, r.Duration.Seconds(), metric.WithAttributes(attrs...))
+	key := seriesKey{route: routeOf(r), method: f.Method, version: f.Version, skill: f.Skill, read: f.Read, status: r.Status}
+	if r.Failure != "" || f.Code != 0 || r.Status >= 500 {
+		key.errType = errorType(r)
 	}
-	if f.Skill != "" {
-		skill := []attribute.KeyValue{attribute.String("skilledge.skill.path", f.Skill), attribute.String("skilledge.skill.name", f.SkillName())}
-		o.skill.Add(ctx, 1, metric.WithAttributes(append(skill, attribute.String("skilledge.read", f.Read))...))
-		if f.Read == "activation" {
-			o.acts.Add(ctx, 1, metric.WithAttributes(skill...))
+	var s *otelSets
+	if v, ok := o.sets.Load(key); ok {
+		s = v.(*otelSets)
+	} else {
+		s = newOTelSets(key)
+		v, _ := o.sets.LoadOrStore(key, s)
+		s = v.(*otelSets)
+	}
+	o.requests.Add(ctx, 1, s.requests)
+	if s.duration != nil {
+		o.duration.Record(ctx, r.Duration.Seconds(), s.duration)
+	}
+	if s.skill != nil {
+		o.skill.Add(ctx, 1, s.skill)
+	}
+	if s.acts != nil {
+		o.acts.Add(ctx, 1, s.acts)
+	}
+}
+
+// newOTelSets makes the attribute sets of the measurements of k.
+func newOTelSets(k seriesKey) *otelSets {
+	s := &otelSets{requests: metric.WithAttributeSet(attribute.NewSet(attribute.String("skilledge.route", k.route), attribute.Int("http.response.status_code", k.status)))}
+	if k.route == "mcp" && k.method != "" {
+		attrs := []attribute.KeyValue{attribute.String("mcp.method.name", k.method)}
+		if k.version != "" {
+			attrs = append(attrs, attribute.String("mcp.protocol.version", k.version))
+		}
+		if k.errType != "" {
+			attrs = append(attrs, attribute.String("error.type", k.errType))
+		}
+		s.duration = metric.WithAttributeSet(attribute.NewSet(attrs...))
+	}
+	if k.skill != "" {
+		path, name := attribute.String("skilledge.skill.path", k.skill), attribute.String("skilledge.skill.name", k.skill[strings.LastIndexByte(k.skill, '/')+1:])
+		s.skill = metric.WithAttributeSet(attribute.NewSet(path, name, attribute.String("skilledge.read", k.read)))
+		if k.read == "activation" {
+			s.acts = metric.WithAttributeSet(attribute.NewSet(path, name))
 		}
 	}
+	return s
 }

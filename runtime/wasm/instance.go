@@ -196,10 +196,11 @@ func (in *instance) replayHint(ctx context.Context) (wire.Hint, error) {
 	return h, nil
 }
 
-// answerFacts asks the instance what its last skilledge_http answer was (wire.Facts); the
-// zero Facts when it says nothing (a plugin older than skilledge_facts) or gives facts
-// that do not parse, which a host counts as none. An error wraps ErrInstance.
-func (in *instance) answerFacts(ctx context.Context) (wire.Facts, error) {
+// answerFacts asks the instance what its last skilledge_http answer was (wire.Facts), read
+// through cache; the zero Facts when it says nothing (a plugin older than skilledge_facts)
+// or gives facts that do not parse, which a host counts as none. An error wraps
+// ErrInstance.
+func (in *instance) answerFacts(ctx context.Context, cache *factsCache) (wire.Facts, error) {
 	if in.facts == nil {
 		return wire.Facts{}, nil
 	}
@@ -213,8 +214,35 @@ func (in *instance) answerFacts(ctx context.Context) (wire.Facts, error) {
 	if !ok {
 		return wire.Facts{}, fmt.Errorf("%w: %s gave a result outside memory", ErrInstance, rawFacts)
 	}
-	f, _ := wire.ParseFacts(b)
-	return f, nil
+	return cache.parse(b), nil
+}
+
+// factsCache holds facts parsed, by their encoding: answers repeat (the same skills read
+// by the same callers), and a lookup by the bytes costs a hash where a parse copies the
+// skill and the URI. It holds at most factsCached, emptied when full. Safe for
+// concurrent use.
+type factsCache struct {
+	mu sync.RWMutex
+	m  map[string]wire.Facts
+}
+
+const factsCached = 4096
+
+func (c *factsCache) parse(b []byte) wire.Facts {
+	c.mu.RLock()
+	f, ok := c.m[string(b)]
+	c.mu.RUnlock()
+	if ok {
+		return f
+	}
+	f, _ = wire.ParseFacts(b)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= factsCached {
+		c.m = make(map[string]wire.Facts, 64)
+	}
+	c.m[string(b)] = f
+	c.mu.Unlock()
+	return f
 }
 
 // packed reads the packed result (ptr<<32 | len) of the last raw call from the module's

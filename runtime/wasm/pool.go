@@ -131,6 +131,7 @@ type Pool struct {
 	created atomic.Int64
 	failed  atomic.Int64
 	memory  atomic.Int64 // the linear memory of the instances alive, as of their last return
+	facts   factsCache
 }
 
 // NewPool makes a pool serving cat. It opens the index and checks the store holds what
@@ -372,7 +373,7 @@ func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header
 			hint, err = in.replayHint(ctx)
 		}
 		if err == nil && ask&AskFacts != 0 {
-			facts, err = in.answerFacts(ctx)
+			facts, err = in.answerFacts(ctx, &pl.facts)
 		}
 		if err == nil && resp.Status == 401 && !retry && pl.opt.Keys != nil && len(pl.keyURLs) > 0 {
 			wanted, err = in.keysWanted(ctx)
