@@ -577,12 +577,14 @@ func pluralN(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
-// cpuBusy is the user and system CPU time of the whole machine so far (/proc/stat).
+// cpuBusy is the CPU time the whole machine spent so far (/proc/stat): user and system,
+// and interrupts, which a process's own time (cpuTime) counts too when they land on it, as
+// the loopback network's do.
 func cpuBusy() time.Duration {
 	b, _ := os.ReadFile("/proc/stat")
 	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
 	var ticks int64
-	for _, k := range []int{1, 2, 3} { // user, nice, system
+	for _, k := range []int{1, 2, 3, 6, 7} { // user, nice, system, irq, softirq
 		if k < len(f) {
 			n, _ := strconv.ParseInt(f[k], 10, 64)
 			ticks += n
