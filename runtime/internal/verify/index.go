@@ -199,6 +199,10 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		return
 	}
 	sr.URL = u.String()
+	if v.want != nil && !v.want(sr.Name, digest.Str) {
+		v.fetched = append(v.fetched, Fetched{Name: sr.Name, URL: sr.URL, Digest: digest.Str})
+		return
+	}
 	limit := v.lim.MaxBytes
 	if typ.Str == "archive" {
 		limit += int64(v.lim.MaxEntries)*1024 + 64<<10
@@ -248,6 +252,9 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		v.skillProblem(sr, sr.URL, "%v", err)
 	case got != sr.Name:
 		v.skillProblem(sr, sr.URL, "SKILL.md frontmatter name is %q, not the index's %q", got, sr.Name)
+	}
+	if v.want != nil && sr.OK() {
+		v.fetched = append(v.fetched, Fetched{Name: sr.Name, URL: sr.URL, Digest: digest.Str, Files: files})
 	}
 }
 

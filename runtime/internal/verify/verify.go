@@ -158,6 +158,10 @@ type verifier struct {
 	list     []*SkillReport         // the entries of the v0.2.0 index with a valid, unique name
 	skills   map[string]*skillState // the same, by name
 	mcp      map[string][]*mcpSkill // the MCP manifest by frontmatter name; nil if unread
+	// want and fetched serve Fetch: want says whether an entry's artifact is fetched,
+	// fetched collects the entries that verified (with their files) or were not wanted.
+	want    func(name, digest string) bool
+	fetched []Fetched
 }
 
 // skillState is what the checks of one skill share.

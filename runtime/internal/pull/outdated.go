@@ -1,0 +1,87 @@
+package pull
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// Outdated is an installed skill that differs from its source.
+type Outdated struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// FromVersion and FromDigest are what the lock says (the artifact digest);
+	// ToDigest what the source serves now, "" when it serves the skill no more.
+	FromVersion string `json:"fromVersion,omitempty"`
+	FromDigest  string `json:"fromDigest"`
+	ToDigest    string `json:"toDigest,omitempty"`
+	// Removed is set when the source no longer serves the skill.
+	Removed bool `json:"removed,omitempty"`
+}
+
+// CheckOutdated reads each source of DIR's lock (its index only: no skill is
+// downloaded) and returns the locked skills whose artifact digest differs from the one
+// the source serves now, or that it no longer serves, by name. opt.Verify is used for
+// every source (a token is sent only to each source's own origin).
+func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, error) {
+	lock, err := ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	bySource := map[string][]LockedSkill{}
+	var sources []string
+	for _, s := range lock.Skills {
+		if _, ok := bySource[s.Source]; !ok {
+			sources = append(sources, s.Source)
+		}
+		bySource[s.Source] = append(bySource[s.Source], s)
+	}
+	sort.Strings(sources)
+	var out []Outdated
+	for _, src := range sources {
+		got, rep, err := verify.Fetch(ctx, src, opt.Verify, func(string, string) bool { return false })
+		if err != nil {
+			return nil, err
+		}
+		if len(rep.Problems) > 0 {
+			return nil, reportError(src, rep)
+		}
+		now := map[string]string{}
+		for _, f := range got {
+			now[f.Name] = f.Digest
+		}
+		for _, l := range bySource[src] {
+			d, ok := now[l.Name]
+			switch {
+			case !ok:
+				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: l.Artifact, Removed: true})
+			case d != l.Artifact:
+				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: l.Artifact, ToDigest: d})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// String renders o as one line: "NAME  VERSION sha256:abc… -> sha256:def…  (SOURCE)".
+func (o Outdated) String() string {
+	to := short(o.ToDigest)
+	if o.Removed {
+		to = "(no longer served)"
+	}
+	from := short(o.FromDigest)
+	if o.FromVersion != "" {
+		from = o.FromVersion + " " + from
+	}
+	return fmt.Sprintf("%s  %s -> %s  (%s)", o.Name, from, to, o.Source)
+}
+
+func short(d string) string {
+	if len(d) > 19 {
+		return d[:19]
+	}
+	return d
+}

@@ -1,0 +1,94 @@
+package pull
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"unicode/utf8"
+)
+
+// pathProblem returns why p may not be a file's path inside a skill folder, or "": it must
+// be a relative, "/"-separated path of non-empty segments, none "." or "..", with no
+// backslash, colon, NUL or other control character, valid UTF-8, and at most 1024 bytes.
+// These are the paths that mean the same file on Linux, macOS and Windows.
+func pathProblem(p string) string {
+	switch {
+	case p == "":
+		return "empty path"
+	case len(p) > 1024:
+		return "path over 1024 bytes"
+	case !utf8.ValidString(p):
+		return "not valid UTF-8"
+	case strings.HasPrefix(p, "/"):
+		return "absolute path"
+	case strings.ContainsAny(p, "\\:"):
+		return "backslash or colon in the path"
+	case strings.ContainsFunc(p, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return "control character in the path"
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "":
+			return "empty segment in the path"
+		case ".", "..":
+			return "\".\" or \"..\" segment in the path"
+		}
+	}
+	return ""
+}
+
+// foldCollision returns two of paths that name one file on a case-insensitive file
+// system (macOS, Windows), or "", "".
+func foldCollision(paths []string) (string, string) {
+	seen := make(map[string]string, len(paths))
+	for _, p := range paths {
+		k := strings.ToLower(p)
+		if q, ok := seen[k]; ok {
+			return q, p
+		}
+		seen[k] = p
+	}
+	return "", ""
+}
+
+// validName reports whether s is a skill name: 1-64 of a-z, 0-9 and "-", with no
+// leading, trailing or doubled "-".
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > 64 || s[0] == '-' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// validDigest reports whether s is "sha256:" and 64 lowercase hex digits.
+func validDigest(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || len(h) != 64 {
+		return false
+	}
+	return strings.Trim(h, "0123456789abcdef") == ""
+}
+
+func digestOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// manifestDigest is the manifest digest of files (PROTOCOL.md#versions): "sha256:" and
+// the SHA-256 of one line "HEX  PATH\n" per file, SKILL.md first, then by path.
+func manifestDigest(files []LockedFile) string {
+	h := sha256.New()
+	for _, f := range sortedFiles(files) {
+		h.Write([]byte(strings.TrimPrefix(f.Digest, "sha256:")))
+		h.Write([]byte("  "))
+		h.Write([]byte(f.Path))
+		h.Write([]byte("\n"))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,316 @@
+// Package pull installs a catalog's skills into a folder an agent reads (skilledge pull)
+// and reports which installed skills differ from their source (skilledge outdated).
+//
+// It reads a deployment's well-known v0.2.0 index through verify.Fetch: the index, then
+// one request per skill that changed (its archive or SKILL.md), every artifact checked
+// against the index's SHA-256 under the deployment's trust root and unpacked in memory by
+// catalog/archive. Nothing is written until every selected skill has verified; each skill
+// is then written to a temporary folder in DIR and renamed into place, and DIR/skills.lock
+// records what was installed. pull manages only the skills its lock names.
+package pull
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// ErrUsage is wrapped by errors that are the caller's (a bad URL, a bad selection).
+var ErrUsage = verify.ErrUsage
+
+// Options configure Pull.
+type Options struct {
+	// Verify are the options of the reads: trust root, loopback, token, limits.
+	Verify verify.Options
+	// Skills, when not empty, selects the skills of these names only.
+	Skills []string
+	// Frozen installs exactly what the lock says: only locked skills, only at their
+	// locked artifact digest; a source that no longer serves it is an error, and DIR is
+	// not touched.
+	Frozen bool
+	// Force overwrites a locally edited installed skill instead of stopping.
+	Force bool
+	// Progress, when not nil, gets one line per skill as it is written.
+	Progress io.Writer
+}
+
+// Result is what Pull did. Each list holds skill names, sorted.
+type Result struct {
+	Source    string   `json:"source"`
+	Installed []string `json:"installed"`
+	Updated   []string `json:"updated"`
+	Unchanged []string `json:"unchanged"`
+	Removed   []string `json:"removed"`
+	Bytes     int64    `json:"bytes"` // bytes of the files written
+}
+
+// Pull installs the skills of the deployment at source into dir (created if missing).
+// It fails, writing nothing, when the deployment does not verify (the report's problems
+// are in the error), when a selected skill is not served, when a skill's folder exists
+// in dir but the lock does not name it, or (without Force) when a locally edited file of
+// an installed skill would be replaced or removed: the error names the file.
+func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error) {
+	lock, err := ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range opt.Skills {
+		if !validName(n) {
+			return nil, fmt.Errorf("%w: --skill %q is not a skill name (1-64 of a-z, 0-9, \"-\")", ErrUsage, n)
+		}
+	}
+	selected := func(name string) bool {
+		if len(opt.Skills) > 0 && !contains(opt.Skills, name) {
+			return false
+		}
+		if opt.Frozen {
+			l := lock.find(name)
+			return l != nil && l.Source == source
+		}
+		return true
+	}
+	// want downloads a selected skill unless the lock has it at this digest and the
+	// folder holds exactly what the lock says.
+	want := func(name, digest string) bool {
+		if !selected(name) {
+			return false
+		}
+		l := lock.find(name)
+		if l == nil || l.Source != source || l.Artifact != digest {
+			return !opt.Frozen // frozen: the mismatch is reported below, nothing fetched
+		}
+		// Unchanged at the source: a skill folder deleted is restored, a local edit is
+		// kept unless Force.
+		ch := localChanges(dir, l)
+		return len(ch) > 0 && (opt.Force || missing(ch))
+	}
+	got, rep, err := verify.Fetch(ctx, source, opt.Verify, want)
+	if err != nil {
+		return nil, err
+	}
+	if !rep.OK() {
+		return nil, reportError(source, rep)
+	}
+	res := &Result{Source: source}
+	served := map[string]verify.Fetched{}
+	for _, f := range got {
+		served[f.Name] = f
+	}
+	for _, n := range opt.Skills {
+		if _, ok := served[n]; !ok {
+			return nil, fmt.Errorf("%s serves no skill %q", source, n)
+		}
+	}
+	// Plan every change before writing anything.
+	type write struct {
+		f    verify.Fetched
+		lock LockedSkill
+		old  *LockedSkill
+	}
+	var writes []write
+	var removes []LockedSkill
+	for _, l := range lock.Skills {
+		if l.Source != source || (len(opt.Skills) > 0 && !contains(opt.Skills, l.Name)) {
+			continue
+		}
+		f, ok := served[l.Name]
+		switch {
+		case opt.Frozen && !ok:
+			return nil, fmt.Errorf("--frozen: %s no longer serves %s, which %s locks", source, l.Name, LockName)
+		case opt.Frozen && f.Digest != l.Artifact:
+			return nil, fmt.Errorf("--frozen: %s serves %s at %s, not the locked %s", source, l.Name, f.Digest, l.Artifact)
+		case !ok && len(opt.Skills) == 0:
+			removes = append(removes, l)
+		}
+	}
+	for _, f := range got {
+		old := lock.find(f.Name)
+		if old != nil && old.Source != source {
+			if selected(f.Name) && len(opt.Skills) > 0 {
+				return nil, fmt.Errorf("%s: already installed from %s; remove it from %s to pull it from %s", f.Name, old.Source, LockName, source)
+			}
+			continue // another source's skill of the same name: not ours to touch
+		}
+		if f.Files == nil {
+			if old != nil && old.Artifact == f.Digest {
+				res.Unchanged = append(res.Unchanged, f.Name)
+			}
+			continue
+		}
+		ls, err := lockedOf(source, f)
+		if err != nil {
+			return nil, err
+		}
+		writes = append(writes, write{f: f, lock: ls, old: old})
+	}
+	// Respect the folder: an unmanaged folder is never touched, an edited one not
+	// without Force.
+	for _, w := range writes {
+		if w.old == nil {
+			if _, err := os.Lstat(filepath.Join(dir, w.f.Name)); err == nil {
+				return nil, fmt.Errorf("%s exists and %s does not name it: pull manages only the skills it installed; move it away to install %s from %s",
+					filepath.Join(dir, w.f.Name), LockName, w.f.Name, source)
+			}
+			continue
+		}
+		if ch := localChanges(dir, w.old); len(ch) > 0 && !missing(ch) && !opt.Force {
+			return nil, editedError(dir, w.old.Name, ch)
+		}
+	}
+	for _, l := range removes {
+		if ch := localChanges(dir, &l); len(ch) > 0 && !missing(ch) && !opt.Force {
+			return nil, fmt.Errorf("%s is no longer served by %s, but %w", l.Name, source, editedError(dir, l.Name, ch))
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for _, w := range writes {
+		n, err := replaceSkill(dir, w.f.Name, w.f.Files)
+		if err != nil {
+			return res, err
+		}
+		res.Bytes += n
+		lock.put(w.lock)
+		if err := writeLock(dir, lock); err != nil {
+			return res, err
+		}
+		verb := "installed"
+		if w.old != nil {
+			verb = "updated"
+			res.Updated = append(res.Updated, w.f.Name)
+		} else {
+			res.Installed = append(res.Installed, w.f.Name)
+		}
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "%s %s (%d files, %d bytes)\n", verb, w.f.Name, len(w.f.Files), n)
+		}
+	}
+	for _, l := range removes {
+		if err := removeSkill(dir, l.Name); err != nil {
+			return res, err
+		}
+		lock.remove(l.Name)
+		if err := writeLock(dir, lock); err != nil {
+			return res, err
+		}
+		res.Removed = append(res.Removed, l.Name)
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "removed %s (no longer served)\n", l.Name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockName)); errors.Is(err, os.ErrNotExist) {
+		if err := writeLock(dir, lock); err != nil {
+			return res, err
+		}
+	}
+	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed} {
+		if *l == nil {
+			*l = []string{}
+		}
+		sort.Strings(*l)
+	}
+	return res, nil
+}
+
+// missing reports whether changes say the skill's folder is gone.
+func missing(changes []string) bool { return len(changes) == 1 && changes[0] == "." }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// reportError renders the problems of a report that did not verify.
+func reportError(source string, rep *verify.Report) error {
+	var lines []string
+	lines = append(lines, rep.Problems...)
+	for _, s := range rep.Skills {
+		lines = append(lines, s.Problems...)
+	}
+	return fmt.Errorf("%s did not verify; nothing was written:\n  %s", source, strings.Join(lines, "\n  "))
+}
+
+// editedError names the locally changed files of a skill.
+func editedError(dir, name string, changed []string) error {
+	var b strings.Builder
+	for i, c := range changed {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(filepath.Join(dir, name, filepath.FromSlash(c)))
+	}
+	return fmt.Errorf("%s was changed locally since it was pulled (%s): nothing was written; pass --force to overwrite it", name, b.String())
+}
+
+// lockedOf checks the files of a fetched skill as paths of the local file system and
+// makes its lock entry.
+func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
+	var paths []string
+	ls := LockedSkill{Name: f.Name, Source: source, Path: f.Name, URL: f.URL, Artifact: f.Digest}
+	for _, file := range f.Files {
+		if why := pathProblem(file.Name); why != "" {
+			return ls, fmt.Errorf("%s: %s: file %q refused: %s", f.Name, f.URL, file.Name, why)
+		}
+		paths = append(paths, file.Name)
+		ls.Files = append(ls.Files, LockedFile{Path: file.Name, Digest: digestOf(file.Data), Size: int64(len(file.Data))})
+		if file.Name == "SKILL.md" {
+			ls.Version = frontmatterVersion(file.Data)
+		}
+	}
+	if a, b := foldCollision(paths); a != "" {
+		return ls, fmt.Errorf("%s: %s: files %q and %q are one file on a case-insensitive file system: refused", f.Name, f.URL, a, b)
+	}
+	// A file that is also a directory's prefix ("a" and "a/b") cannot be written.
+	sort.Strings(paths)
+	for i := 1; i < len(paths); i++ {
+		if strings.HasPrefix(paths[i], paths[i-1]+"/") {
+			return ls, fmt.Errorf("%s: %s: %q is both a file and a folder: refused", f.Name, f.URL, paths[i-1])
+		}
+	}
+	ls.Files = sortedFiles(ls.Files)
+	ls.Manifest = manifestDigest(ls.Files)
+	return ls, nil
+}
+
+// frontmatterVersion is the "version" (or "metadata.version") of a SKILL.md's
+// frontmatter, or "".
+func frontmatterVersion(b []byte) string {
+	s := strings.TrimPrefix(string(b), "\ufeff")
+	rest, ok := strings.CutPrefix(s, "---")
+	if !ok {
+		return ""
+	}
+	fm, _, ok := strings.Cut(rest, "\n---")
+	if !ok {
+		return ""
+	}
+	var v struct {
+		Version  any `yaml:"version"`
+		Metadata struct {
+			Version any `yaml:"version"`
+		} `yaml:"metadata"`
+	}
+	if yaml.Unmarshal([]byte(fm), &v) != nil {
+		return ""
+	}
+	for _, x := range []any{v.Version, v.Metadata.Version} {
+		if x != nil {
+			return fmt.Sprint(x)
+		}
+	}
+	return ""
+}
