@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skilledge/skilledge/catalog/compile"
 )
 
 // pathProblem returns why p may not be a file's path inside a skill folder, or "": it must
@@ -37,12 +39,12 @@ func pathProblem(p string) string {
 	return ""
 }
 
-// foldCollision returns two of paths that name one file on a case-insensitive file
-// system (macOS, Windows), or "", "".
+// foldCollision returns two of paths that name one file on a case-insensitive or
+// normalizing file system (Windows, macOS: compile.FileKey), or "", "".
 func foldCollision(paths []string) (string, string) {
 	seen := make(map[string]string, len(paths))
 	for _, p := range paths {
-		k := strings.ToLower(p)
+		k := compile.FileKey(p)
 		if q, ok := seen[k]; ok {
 			return q, p
 		}

@@ -272,7 +272,7 @@ func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
 		}
 	}
 	if a, b := foldCollision(paths); a != "" {
-		return ls, fmt.Errorf("%s: %s: files %q and %q are one file on a case-insensitive file system: refused", f.Name, f.URL, a, b)
+		return ls, fmt.Errorf("%s: %s: files %q and %q are one file where case is folded or Unicode normalized (Windows, macOS): refused", f.Name, f.URL, a, b)
 	}
 	// A file that is also a directory's prefix ("a" and "a/b") cannot be written.
 	sort.Strings(paths)
