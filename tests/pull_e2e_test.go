@@ -1,0 +1,243 @@
+//go:build e2e
+
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pullCLI runs `skilledge args...` and returns its exit code and combined output.
+func pullCLI(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// readTree reads every regular file under dir, by "/"-separated relative path,
+// skipping what skip says.
+func readTree(t *testing.T, dir string, skip func(rel string, d os.DirEntry) bool) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if rel != "." && skip != nil && skip(rel, d) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sourceSkills maps each skill's name (its folder's name) to its files in a skills
+// folder: the files under the folder of its SKILL.md (a nested skill's among them, as
+// the skill's archive holds them), without dotfiles, which are not published.
+func sourceSkills(t *testing.T, root string) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "SKILL.md" {
+			return err
+		}
+		skill := filepath.Dir(p)
+		out[filepath.Base(skill)] = readTree(t, skill, func(rel string, d os.DirEntry) bool {
+			return strings.HasPrefix(d.Name(), ".")
+		})
+		return nil
+	})
+	return out
+}
+
+// pulledSkills is sourceSkills of a folder pull wrote, without its lock.
+func pulledSkills(t *testing.T, dir string) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			out[e.Name()] = readTree(t, filepath.Join(dir, e.Name()), nil)
+		}
+	}
+	return out
+}
+
+// TestPullServe pulls a catalog from `skilledge serve --watch` and compares the pulled
+// tree byte for byte with the source; a second pull downloads nothing; after an edit on
+// the source, outdated names the skill (exit 1) and pull updates only it; --frozen after
+// another change fails without touching DIR; a locally edited file stops the update.
+func TestPullServe(t *testing.T) {
+	src := t.TempDir()
+	for rel, data := range map[string]string{
+		"team/alpha/SKILL.md":       "---\nname: alpha\ndescription: Alpha.\nversion: 1.0.0\n---\nAlpha.\n",
+		"team/alpha/scripts/run.sh": "echo alpha\n",
+		"team/alpha/reference/a.md": "# A\n",
+		"beta/SKILL.md":             "---\nname: beta\ndescription: Beta.\n---\nBeta.\n",
+		"gamma/SKILL.md":            "---\nname: gamma\ndescription: Gamma.\n---\nGamma.\n",
+		"gamma/templates/t.json":    "{}\n",
+	} {
+		if err := writeFile(filepath.Join(src, rel), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := strings.TrimSuffix(serve(t, src, "--watch"), "/mcp")
+	dir := filepath.Join(t.TempDir(), ".claude", "skills")
+	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(out, "3 installed") {
+		t.Fatalf("pull: %d\n%s", code, out)
+	}
+	if got, want := pulledSkills(t, dir), sourceSkills(t, src); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pulled %v\nwant %v", got, want)
+	}
+	lock, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+	if !strings.Contains(string(lock), `"version": "1.0.0"`) || !strings.Contains(string(lock), `"manifest": "sha256:`) {
+		t.Errorf("skills.lock:\n%s", lock)
+	}
+	code, out = pullCLI(t, nil, "pull", "--allow-http-loopback", base, dir)
+	if code != 0 || !strings.Contains(out, "nothing downloaded") {
+		t.Fatalf("second pull: %d\n%s", code, out)
+	}
+	if code, out := pullCLI(t, nil, "outdated", dir, "--allow-http-loopback"); code != 0 {
+		t.Fatalf("outdated before an edit: %d\n%s", code, out)
+	}
+
+	// An edit on the source: outdated names it, pull updates only it.
+	if err := writeFile(filepath.Join(src, "beta", "SKILL.md"), []byte("---\nname: beta\ndescription: Beta.\n---\nBeta, edited.\n")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		code, out = pullCLI(t, nil, "outdated", dir, "--allow-http-loopback", "--json")
+		if code == 1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var report struct {
+		Outdated []struct{ Name, FromDigest, ToDigest string }
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil || code != 1 || len(report.Outdated) != 1 || report.Outdated[0].Name != "beta" {
+		t.Fatalf("outdated after an edit: %d %v\n%s", code, err, out)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--json")
+	var res struct{ Updated, Unchanged []string }
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || !reflect.DeepEqual(res.Updated, []string{"beta"}) || len(res.Unchanged) != 2 {
+		t.Fatalf("pull after an edit: %d %v\n%s", code, err, out)
+	}
+	if got, want := pulledSkills(t, dir), sourceSkills(t, src); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pulled %v\nwant %v", got, want)
+	}
+
+	// --frozen after another change fails without touching DIR.
+	if err := writeFile(filepath.Join(src, "gamma", "SKILL.md"), []byte("---\nname: gamma\ndescription: Gamma.\n---\nGamma, edited.\n")); err != nil {
+		t.Fatal(err)
+	}
+	for deadline = time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if code, _ = pullCLI(t, nil, "outdated", dir, "--allow-http-loopback"); code == 1 {
+			break
+		}
+	}
+	before := readTree(t, dir, nil)
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--frozen")
+	if code != 1 || !strings.Contains(out, "--frozen") || !strings.Contains(out, "gamma") {
+		t.Fatalf("pull --frozen after a change: %d\n%s", code, out)
+	}
+	if after := readTree(t, dir, nil); !reflect.DeepEqual(before, after) {
+		t.Fatal("pull --frozen changed DIR")
+	}
+
+	// A locally edited file stops the update, naming it; --force overwrites it.
+	edited := filepath.Join(dir, "gamma", "templates", "t.json")
+	os.WriteFile(edited, []byte(`{"mine": true}`), 0o644)
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 1 || !strings.Contains(out, edited) {
+		t.Fatalf("pull over a local edit: %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(edited); string(b) != `{"mine": true}` {
+		t.Fatal("the local edit was overwritten")
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--force", "--skill", "gamma")
+	if code != 0 || !strings.Contains(out, "1 updated") {
+		t.Fatalf("pull --force: %d\n%s", code, out)
+	}
+	if got, want := pulledSkills(t, dir), sourceSkills(t, src); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pulled %v\nwant %v", got, want)
+	}
+}
+
+// TestPullWorkerd pulls the example catalog from the Worker in workerd (the README's
+// deployment) and compares the pulled tree with the examples folder byte for byte; a
+// second pull downloads nothing.
+func TestPullWorkerd(t *testing.T) {
+	base := workerd(t, "")[0]
+	dir := t.TempDir()
+	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 {
+		t.Fatalf("pull: %d\n%s", code, out)
+	}
+	want := sourceSkills(t, filepath.Join(repoRoot(t), "catalog", "examples", "skills"))
+	got := pulledSkills(t, dir)
+	for name, files := range want {
+		for p := range files {
+			if got[name][p] != files[p] {
+				t.Errorf("%s/%s: pulled %q, want %q", name, p, got[name][p], files[p])
+			}
+		}
+		for p := range got[name] {
+			if _, ok := files[p]; !ok {
+				t.Errorf("%s/%s: pulled, not in the source", name, p)
+			}
+		}
+	}
+	if t.Failed() || len(got) != len(want) {
+		t.Fatalf("pulled %v\nwant %v", mapKeys(got), mapKeys(want))
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(out, "nothing downloaded") {
+		t.Fatalf("second pull: %d\n%s", code, out)
+	}
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
