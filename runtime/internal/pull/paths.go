@@ -7,6 +7,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// The name and digest rules are the verifier's.
+var (
+	validName   = verify.ValidName
+	validDigest = verify.ValidDigest
+	digestOf    = verify.DigestOf
 )
 
 // pathProblem returns why p may not be a file's path inside a skill folder, or "": it must
@@ -51,35 +59,6 @@ func foldCollision(paths []string) (string, string) {
 		seen[k] = p
 	}
 	return "", ""
-}
-
-// validName reports whether s is a skill name: 1-64 of a-z, 0-9 and "-", with no
-// leading, trailing or doubled "-".
-func validName(s string) bool {
-	if len(s) == 0 || len(s) > 64 || s[0] == '-' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// validDigest reports whether s is "sha256:" and 64 lowercase hex digits.
-func validDigest(s string) bool {
-	h, ok := strings.CutPrefix(s, "sha256:")
-	if !ok || len(h) != 64 {
-		return false
-	}
-	return strings.Trim(h, "0123456789abcdef") == ""
-}
-
-func digestOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // manifestDigest is the manifest digest of files (PROTOCOL.md#versions): "sha256:" and

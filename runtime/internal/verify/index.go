@@ -21,8 +21,8 @@ import (
 // maxIndexBytes bounds an index and a page of the MCP manifest.
 const maxIndexBytes = 32 << 20
 
-// validDigest reports whether s is "sha256:" and 64 lowercase hex digits.
-func validDigest(s string) bool {
+// ValidDigest reports whether s is "sha256:" and 64 lowercase hex digits.
+func ValidDigest(s string) bool {
 	hexPart, ok := strings.CutPrefix(s, "sha256:")
 	if !ok || len(hexPart) != 64 {
 		return false
@@ -36,7 +36,8 @@ func validDigest(s string) bool {
 	return true
 }
 
-func digestOf(b []byte) string {
+// DigestOf is the digest of b as indexes write it: "sha256:" and 64 lowercase hex digits.
+func DigestOf(b []byte) string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
@@ -153,7 +154,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		return
 	}
 	name := e.Get("name")
-	if name.Type != gjson.String || !validName(name.Str) {
+	if name.Type != gjson.String || !ValidName(name.Str) {
 		v.problem(label, "", "name %s is not a valid skill name (1-64 of a-z, 0-9, \"-\"; no leading, trailing or doubled \"-\"): skipped", orMissing(name))
 		return
 	}
@@ -185,7 +186,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	case utf8.RuneCountInString(d.Str) > 1024:
 		v.skillProblem(sr, "", "description is over 1024 characters")
 	}
-	if digest.Type != gjson.String || !validDigest(digest.Str) {
+	if digest.Type != gjson.String || !ValidDigest(digest.Str) {
 		v.skillProblem(sr, sr.URL, "digest %s is not \"sha256:\" and 64 lowercase hex digits: not verifiable", orMissing(digest))
 		return
 	}
@@ -220,7 +221,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		v.skillProblem(sr, sr.URL, "%s", statusText(resp.status))
 		return
 	}
-	if got := digestOf(resp.body); got != digest.Str {
+	if got := DigestOf(resp.body); got != digest.Str {
 		v.skillProblem(sr, sr.URL, "digest %s does not match the index's %s", got, digest.Str)
 		return
 	}
@@ -238,7 +239,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	st.files = make(map[string]fileInfo, len(files))
 	var skillMD []byte
 	for _, f := range files {
-		st.files[f.Name] = fileInfo{digest: digestOf(f.Data), size: int64(len(f.Data))}
+		st.files[f.Name] = fileInfo{digest: DigestOf(f.Data), size: int64(len(f.Data))}
 		if f.Name == "SKILL.md" {
 			skillMD = f.Data
 		}
