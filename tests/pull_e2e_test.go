@@ -241,3 +241,56 @@ func mapKeys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// TestPullVersionPin pulls alpha@1.1.0 from `skilledge serve` of the versions repository
+// (versionsCommits): the files of that commit, verified against the manifest digest of
+// _meta, locked as pinned with the skill's path; a pull of everything leaves the pin, and
+// outdated does not list it; naming alpha again updates it to the latest; a version not
+// kept is an error naming the kept ones.
+func TestPullVersionPin(t *testing.T) {
+	repo := t.TempDir()
+	if err := gitRepo(repo, versionsCommits); err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(serve(t, filepath.Join(repo, "skills")), "/mcp")
+	dir := t.TempDir()
+	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--skill", "alpha@1.1.0")
+	if code != 0 || !strings.Contains(out, "1 installed") {
+		t.Fatalf("pull alpha@1.1.0: %d\n%s", code, out)
+	}
+	got := pulledSkills(t, dir)["alpha"]
+	if !strings.Contains(got["SKILL.md"], "version: 1.1.0") || got["ref.md"] != "ref two\n" || len(got) != 4 {
+		t.Fatalf("alpha@1.1.0 pulled as %v", got)
+	}
+	var lock struct {
+		Skills []struct {
+			Name, Path, Version string
+			Pinned              bool
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+	if err := json.Unmarshal(b, &lock); err != nil || len(lock.Skills) != 1 || !lock.Skills[0].Pinned || lock.Skills[0].Version != "1.1.0" || lock.Skills[0].Path != "alpha" {
+		t.Fatalf("skills.lock: %v\n%s", err, b)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(out, "1 unchanged") {
+		t.Fatalf("pull of everything: %d\n%s", code, out)
+	}
+	if got := pulledSkills(t, dir)["alpha"]; got["ref.md"] != "ref two\n" {
+		t.Fatal("a pull of everything moved the pinned alpha")
+	}
+	if code, out := pullCLI(t, nil, "outdated", dir, "--allow-http-loopback"); code != 0 {
+		t.Fatalf("outdated lists a pinned skill: %d\n%s", code, out)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--skill", "alpha@9.9.9")
+	if code != 1 || !strings.Contains(out, "1.2.0") || !strings.Contains(out, "not kept") {
+		t.Fatalf("pull alpha@9.9.9: %d\n%s", code, out)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--skill", "alpha")
+	if code != 0 || !strings.Contains(out, "1 updated") {
+		t.Fatalf("pull alpha: %d\n%s", code, out)
+	}
+	if got := pulledSkills(t, dir)["alpha"]; !strings.Contains(got["SKILL.md"], "version: 1.2.0") {
+		t.Fatalf("alpha after naming it again: %v", got)
+	}
+}

@@ -57,6 +57,10 @@ refusing traversal, links, bombs, unsafe or colliding file names and a SKILL.md 
 name is not its folder's. Nothing is written until every selected skill has verified;
 each skill is then written to a temporary folder and renamed into place.
 
+--skill NAME@VERSION installs a version the catalog keeps (PROTOCOL.md#versions), read
+from its archive and checked against the manifest digest the MCP listing gives; a pull
+leaves a pinned skill at its version until it is named again.
+
 A second pull downloads only the skills whose digest changed, and says so. pull touches
 only the skills skills.lock names: a folder it did not install is never touched, and a
 file edited since the pull stops the update (naming the file) unless --force. A skill
@@ -67,7 +71,7 @@ It prints a line per skill written on a terminal, then a summary; --json prints 
 report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	rf := addReadFlags(c)
 	var skills stringList
-	c.fs.Var(&skills, "skill", "pull only the skill `NAME` (repeatable)")
+	c.fs.Var(&skills, "skill", "pull only the skill `NAME`, or pin it with NAME@VERSION (a version the catalog keeps); repeatable")
 	frozen := c.fs.Bool("frozen", false, "install exactly what skills.lock says; fail if the catalog no longer serves it")
 	force := c.fs.Bool("force", false, "overwrite skills edited locally since they were pulled")
 	pos, code, ok := c.parse(args, 1, 2, stdout, stderr)

@@ -32,8 +32,12 @@ type LockedSkill struct {
 	// Path is the skill's path in the catalog. A well-known index names skills by name
 	// only, so it is the name there.
 	Path string `json:"path"`
-	// Version is the frontmatter version of its SKILL.md, "" when it declares none.
+	// Version is the version pinned (Pinned), else the frontmatter version of its
+	// SKILL.md, "" when it declares none.
 	Version string `json:"version,omitempty"`
+	// Pinned is set for a skill pulled as NAME@VERSION: a pull leaves it at Version
+	// until it is named again.
+	Pinned bool `json:"pinned,omitempty"`
 	// URL and Artifact are the artifact it was read from and the index's digest of it,
 	// which a later pull compares to download nothing when it is unchanged.
 	URL      string `json:"url"`
@@ -101,6 +105,9 @@ func ParseLock(b []byte) (*Lock, error) {
 		seen[s.Name] = true
 		if s.Source == "" {
 			return nil, fmt.Errorf("%s: no source", s.Name)
+		}
+		if s.Pinned && s.Version == "" {
+			return nil, fmt.Errorf("%s: pinned, with no version", s.Name)
 		}
 		if !validDigest(s.Artifact) || !validDigest(s.Manifest) {
 			return nil, fmt.Errorf("%s: a digest is not \"sha256:\" and 64 lowercase hex digits", s.Name)

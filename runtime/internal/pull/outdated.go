@@ -53,6 +53,9 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 			now[f.Name] = f.Digest
 		}
 		for _, l := range bySource[src] {
+			if l.Pinned {
+				continue // a version's name always names the same bytes
+			}
 			d, ok := now[l.Name]
 			switch {
 			case !ok:

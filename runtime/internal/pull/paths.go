@@ -1,8 +1,6 @@
 package pull
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 	"unicode/utf8"
 
@@ -59,17 +57,4 @@ func foldCollision(paths []string) (string, string) {
 		seen[k] = p
 	}
 	return "", ""
-}
-
-// manifestDigest is the manifest digest of files (PROTOCOL.md#versions): "sha256:" and
-// the SHA-256 of one line "HEX  PATH\n" per file, SKILL.md first, then by path.
-func manifestDigest(files []LockedFile) string {
-	h := sha256.New()
-	for _, f := range sortedFiles(files) {
-		h.Write([]byte(strings.TrimPrefix(f.Digest, "sha256:")))
-		h.Write([]byte("  "))
-		h.Write([]byte(f.Path))
-		h.Write([]byte("\n"))
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -63,13 +63,20 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range opt.Skills {
-		if !validName(n) {
-			return nil, fmt.Errorf("%w: --skill %q is not a skill name (1-64 of a-z, 0-9, \"-\")", ErrUsage, n)
+	names, pins, err := parseSelection(opt.Skills)
+	if err != nil {
+		return nil, err
+	}
+	// A skill pinned to a version is left alone unless named again.
+	pinnedHere := func(name string) bool {
+		if pins[name] != "" {
+			return true
 		}
+		l := lock.find(name)
+		return l != nil && l.Pinned && l.Source == source && !contains(names, name)
 	}
 	selected := func(name string) bool {
-		if len(opt.Skills) > 0 && !contains(opt.Skills, name) {
+		if len(names) > 0 && !contains(names, name) || pinnedHere(name) {
 			return false
 		}
 		if opt.Frozen {
@@ -105,7 +112,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	for _, f := range got {
 		served[f.Name] = f
 	}
-	for _, n := range opt.Skills {
+	for _, n := range names {
 		if _, ok := served[n]; !ok {
 			return nil, fmt.Errorf("%s serves no skill %q", source, n)
 		}
@@ -119,7 +126,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	var writes []write
 	var removes []LockedSkill
 	for _, l := range lock.Skills {
-		if l.Source != source || (len(opt.Skills) > 0 && !contains(opt.Skills, l.Name)) {
+		if l.Source != source || (len(names) > 0 && !contains(names, l.Name)) || pinnedHere(l.Name) {
 			continue
 		}
 		f, ok := served[l.Name]
@@ -128,17 +135,23 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			return nil, fmt.Errorf("--frozen: %s no longer serves %s, which %s locks", source, l.Name, LockName)
 		case opt.Frozen && f.Digest != l.Artifact:
 			return nil, fmt.Errorf("--frozen: %s serves %s at %s, not the locked %s", source, l.Name, f.Digest, l.Artifact)
-		case !ok && len(opt.Skills) == 0:
+		case !ok && len(names) == 0:
 			removes = append(removes, l)
 		}
 	}
 	for _, f := range got {
 		old := lock.find(f.Name)
 		if old != nil && old.Source != source {
-			if selected(f.Name) && len(opt.Skills) > 0 {
+			if contains(names, f.Name) {
 				return nil, fmt.Errorf("%s: already installed from %s; remove it from %s to pull it from %s", f.Name, old.Source, LockName, source)
 			}
 			continue // another source's skill of the same name: not ours to touch
+		}
+		if pinnedHere(f.Name) {
+			if pins[f.Name] == "" {
+				res.Unchanged = append(res.Unchanged, f.Name)
+			}
+			continue
 		}
 		if f.Files == nil {
 			if old != nil && old.Artifact == f.Digest {
@@ -150,6 +163,33 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		if err != nil {
 			return nil, err
 		}
+		writes = append(writes, write{f: f, lock: ls, old: old})
+	}
+	for _, name := range sortedKeys(pins) {
+		ver, old := pins[name], lock.find(name)
+		if old != nil && old.Source != source {
+			return nil, fmt.Errorf("%s: already installed from %s; remove it from %s to pull it from %s", name, old.Source, LockName, source)
+		}
+		if opt.Frozen && (old == nil || !old.Pinned || old.Version != ver) {
+			return nil, fmt.Errorf("--frozen: %s locks no %s@%s", LockName, name, ver)
+		}
+		if old != nil && old.Pinned && old.Version == ver {
+			// A version's name always names the same bytes: nothing to download,
+			// unless the folder is gone (or --force restores an edit).
+			if ch := localChanges(dir, old); len(ch) == 0 || !missing(ch) && !opt.Force {
+				res.Unchanged = append(res.Unchanged, name)
+				continue
+			}
+		}
+		f, path, err := verify.FetchVersion(ctx, source, opt.Verify, name, ver)
+		if err != nil {
+			return nil, err
+		}
+		ls, err := lockedOf(source, f)
+		if err != nil {
+			return nil, err
+		}
+		ls.Path, ls.Version, ls.Pinned = path, ver, true
 		writes = append(writes, write{f: f, lock: ls, old: old})
 	}
 	// Respect the folder: an unmanaged folder is never touched, an edited one not
@@ -225,6 +265,39 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 // missing reports whether changes say the skill's folder is gone.
 func missing(changes []string) bool { return len(changes) == 1 && changes[0] == "." }
 
+// parseSelection splits --skill values, NAME or NAME@VERSION, into the names and the
+// pinned versions by name.
+func parseSelection(skills []string) ([]string, map[string]string, error) {
+	var names []string
+	pins := map[string]string{}
+	for _, s := range skills {
+		name, ver, pinned := strings.Cut(s, "@")
+		if !validName(name) {
+			return nil, nil, fmt.Errorf("%w: --skill %q: %q is not a skill name (1-64 of a-z, 0-9, \"-\")", ErrUsage, s, name)
+		}
+		if pinned && (ver == "" || strings.ContainsAny(ver, "/\\@") || strings.ContainsFunc(ver, func(r rune) bool { return r <= ' ' || r == 0x7f })) {
+			return nil, nil, fmt.Errorf("%w: --skill %q: %q is not a version name", ErrUsage, s, ver)
+		}
+		if contains(names, name) {
+			return nil, nil, fmt.Errorf("%w: --skill %s is given twice", ErrUsage, name)
+		}
+		names = append(names, name)
+		if pinned {
+			pins[name] = ver
+		}
+	}
+	return names, pins, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -282,7 +355,7 @@ func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
 		}
 	}
 	ls.Files = sortedFiles(ls.Files)
-	ls.Manifest = manifestDigest(ls.Files)
+	ls.Manifest = verify.ManifestDigest(f.Files)
 	return ls, nil
 }
 

@@ -2,9 +2,12 @@ package pull
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -16,6 +19,26 @@ func testCatalog() map[string]map[string]string {
 		"alpha": {"SKILL.md": skillMD("alpha", "Alpha."), "scripts/run.sh": "echo alpha\n", "ref/a.md": "A\n"},
 		"beta":  {"SKILL.md": "---\nname: beta\ndescription: Beta.\nversion: 1.2.0\n---\nBeta.\n"},
 	}
+}
+
+// sha256sumDigest is the manifest digest of files as PROTOCOL.md#versions defines it,
+// written out here apart from verify.ManifestDigest: the SHA-256 of the output of
+// `sha256sum` over the files, SKILL.md first, then by path.
+func sha256sumDigest(files map[string]string) string {
+	var paths []string
+	for p := range files {
+		if p != "SKILL.md" {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	var out strings.Builder
+	for _, p := range append([]string{"SKILL.md"}, paths...) {
+		sum := sha256.Sum256([]byte(files[p]))
+		out.WriteString(hex.EncodeToString(sum[:]) + "  " + p + "\n")
+	}
+	sum := sha256.Sum256([]byte(out.String()))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func loopback() Options { return Options{Verify: verify.Options{AllowHTTPLoopback: true}} }
@@ -76,7 +99,7 @@ func TestPullInstallsVerifiesAndLocks(t *testing.T) {
 		t.Fatalf("lock %+v", lock)
 	}
 	a := lock.Skills[0]
-	if a.Source != srv.URL || a.Files[0].Path != "SKILL.md" || a.Files[1].Path != "ref/a.md" || a.Manifest != manifestDigest(a.Files) {
+	if a.Source != srv.URL || a.Files[0].Path != "SKILL.md" || a.Files[1].Path != "ref/a.md" || a.Manifest != sha256sumDigest(cat["alpha"]) {
 		t.Errorf("alpha's lock entry %+v", a)
 	}
 	// The lock renders stably.
