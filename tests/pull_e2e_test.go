@@ -294,3 +294,48 @@ func TestPullVersionPin(t *testing.T) {
 		t.Fatalf("alpha after naming it again: %v", got)
 	}
 }
+
+// TestPullPrivate pulls from a private catalog the CLI serves with --auth, the key from
+// `skilledge key` given as SKILLEDGE_TOKEN: the skill is installed and the lock holds no
+// trace of the key; without it the pull fails, saying to pass one, and writes nothing.
+func TestPullPrivate(t *testing.T) {
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "key", "--name", "ci", "--scope", "skills:read").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, entry, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	src := t.TempDir()
+	for rel, data := range map[string]string{
+		"skills/greet/SKILL.md": "---\nname: greet\ndescription: Says hello.\n---\nHello!\n",
+		"skills/skilledge.yaml": "access:\n  default: [skills:read]\n",
+		"auth.json":             `{"resource":"http://localhost/mcp","tokens":[` + entry + `]}`,
+	} {
+		if err := writeFile(filepath.Join(src, rel), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := strings.TrimSuffix(serve(t, filepath.Join(src, "skills"), "--auth", filepath.Join(src, "auth.json")), "/mcp")
+	dir := t.TempDir()
+	code, msg := pullCLI(t, []string{"SKILLEDGE_TOKEN="}, "pull", base, dir, "--allow-http-loopback")
+	if code != 1 || !strings.Contains(msg, "--token") {
+		t.Fatalf("pull without the key: %d\n%s", code, msg)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("a refused pull wrote %d entries", len(ents))
+	}
+	code, msg = pullCLI(t, []string{"SKILLEDGE_TOKEN=" + key}, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(msg, "1 installed") {
+		t.Fatalf("pull with SKILLEDGE_TOKEN: %d\n%s", code, msg)
+	}
+	lock, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+	if _, secret, _ := strings.Cut(key, "_"); strings.Contains(string(lock), key) || len(secret) > 8 && strings.Contains(string(lock), secret[len(secret)-8:]) {
+		t.Fatalf("skills.lock holds the key:\n%s", lock)
+	}
+	if got := pulledSkills(t, dir)["greet"]["SKILL.md"]; !strings.Contains(got, "Hello!") {
+		t.Fatalf("greet pulled as %q", got)
+	}
+}
