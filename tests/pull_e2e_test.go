@@ -3,11 +3,15 @@
 package tests
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -337,5 +341,92 @@ func TestPullPrivate(t *testing.T) {
 	}
 	if got := pulledSkills(t, dir)["greet"]["SKILL.md"]; !strings.Contains(got, "Hello!") {
 		t.Fatalf("greet pulled as %q", got)
+	}
+}
+
+// startTSServer runs the TS SDK v2 skills server (tests/loadbench/ts-server.mjs, on the
+// npm packages pinned in build/) on skills and returns its MCP URL; it stops when the
+// test ends.
+func startTSServer(t *testing.T, skills string) string {
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, nodeBin(t), filepath.Join(repoRoot(t), "tests", "loadbench", "ts-server.mjs"), skills, "0")
+	cmd.Stderr = io.Discard
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := tsListening.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case u := <-found:
+		return u
+	case <-time.After(time.Minute):
+		t.Fatal("the TS SDK server did not say where it listens")
+	}
+	return ""
+}
+
+var tsListening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`)
+
+// TestPullMCP pulls over MCP (skills/list and resources/read, no well-known index), in
+// both protocol eras, from `skilledge serve` and from the TS SDK v2 skills server (a
+// catalog skilledge did not build), and compares every pulled file byte for byte with
+// the examples folder; a second pull downloads nothing; the lock records each skill's
+// path in the catalog.
+func TestPullMCP(t *testing.T) {
+	examples := filepath.Join(repoRoot(t), "catalog", "examples", "skills")
+	want := sourceSkills(t, examples)
+	servers := map[string]string{"serve": serve(t), "ts-sdk": startTSServer(t, examples)}
+	for _, server := range []string{"serve", "ts-sdk"} {
+		for _, era := range []string{"modern", "legacy"} {
+			t.Run(server+"/"+era, func(t *testing.T) {
+				dir := t.TempDir()
+				code, out := pullCLI(t, nil, "pull", servers[server], dir, "--allow-http-loopback", "--era", era, "--json")
+				var res struct {
+					Installed []string
+					Via       string
+				}
+				if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.Via != "mcp" || len(res.Installed) != len(want) {
+					t.Fatalf("pull: %d %v\n%s", code, err, out)
+				}
+				got := pulledSkills(t, dir)
+				for name, files := range want {
+					if len(got[name]) == 0 {
+						t.Errorf("%s was not pulled", name)
+					}
+					for p, data := range got[name] {
+						if files[p] != data {
+							t.Errorf("%s/%s: pulled %d bytes that differ from the source's %d", name, p, len(data), len(files[p]))
+						}
+					}
+				}
+				for name, files := range want {
+					for p := range files {
+						if _, ok := got[name][p]; !ok {
+							t.Errorf("%s/%s: in the source, not pulled", name, p)
+						}
+					}
+				}
+				lock, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+				if !strings.Contains(string(lock), `"path": "acme/billing/refunds"`) {
+					t.Errorf("the lock does not record refunds' path:\n%s", lock)
+				}
+				code, out = pullCLI(t, nil, "pull", servers[server], dir, "--allow-http-loopback", "--era", era)
+				if code != 0 || !strings.Contains(out, "nothing downloaded") {
+					t.Fatalf("second pull: %d\n%s", code, out)
+				}
+			})
+		}
 	}
 }

@@ -22,9 +22,9 @@ const tokenEnv = "SKILLEDGE_TOKEN"
 
 // readFlags are the flags pull and outdated share with verify.
 type readFlags struct {
-	root, token *string
-	loopback    *bool
-	json        *bool
+	root, token, era *string
+	loopback         *bool
+	json             *bool
 }
 
 func addReadFlags(c *command) readFlags {
@@ -33,7 +33,21 @@ func addReadFlags(c *command) readFlags {
 		loopback: c.fs.Bool("allow-http-loopback", false, "allow plain http to a loopback address (127.0.0.0/8, ::1, localhost) only"),
 		token:    c.fs.String("token", "", "send \"Authorization: Bearer `TOKEN`\" to the catalog's origin only (default: $"+tokenEnv+"); never written to skills.lock"),
 		json:     c.fs.Bool("json", false, "print a JSON report on stdout instead of lines"),
+		era:      c.fs.String("era", "", "read URL as an MCP endpoint in the protocol era `ERA`: modern (2026-07-28) or legacy (2025, initialize first); default: the well-known index, or MCP when URL ends in /mcp or has no index"),
 	}
+}
+
+// eraOf maps --era to the protocol revision, or says why it cannot.
+func eraOf(s string) (string, error) {
+	switch s {
+	case "":
+		return "", nil
+	case "modern", verify.EraModern:
+		return verify.EraModern, nil
+	case "legacy", verify.EraLegacy:
+		return verify.EraLegacy, nil
+	}
+	return "", fmt.Errorf("--era %q is neither modern nor legacy", s)
 }
 
 func (f readFlags) options() verify.Options {
@@ -52,7 +66,9 @@ deployment's origin (or its path prefix).
 
 pull reads URL/.well-known/agent-skills/index.json (well-known discovery v0.2.0) and
 downloads each skill's archive (one request per skill), under the trust root as verify
-does: every artifact is checked against its SHA-256 digest and unpacked in memory,
+does. A URL ending in /mcp, or with no index, or --era, is read over MCP instead:
+skills/list, then resources/read of each file (8 at a time), each checked against the
+digest and size the listing gives. Either way: every artifact is checked against its SHA-256 digest and unpacked in memory,
 refusing traversal, links, bombs, unsafe or colliding file names and a SKILL.md whose
 name is not its folder's. Nothing is written until every selected skill has verified;
 each skill is then written to a temporary folder and renamed into place.
@@ -82,7 +98,11 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	if len(pos) == 2 {
 		dir = pos[1]
 	}
-	opt := pull.Options{Verify: rf.options(), Skills: skills, Frozen: *frozen, Force: *force}
+	era, err := eraOf(*rf.era)
+	if err != nil {
+		return c.usageError(stderr, err.Error())
+	}
+	opt := pull.Options{Verify: rf.options(), Skills: skills, Frozen: *frozen, Force: *force, Era: era}
 	if !*rf.json && isTerminal(stderr) {
 		opt.Progress = stderr
 	}
@@ -132,7 +152,11 @@ The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	if len(pos) == 1 {
 		dir = pos[0]
 	}
-	out, err := pull.CheckOutdated(ctx, dir, pull.Options{Verify: rf.options()})
+	era, err := eraOf(*rf.era)
+	if err != nil {
+		return c.usageError(stderr, err.Error())
+	}
+	out, err := pull.CheckOutdated(ctx, dir, pull.Options{Verify: rf.options(), Era: era})
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge outdated: %v\n", err)
 		if errors.Is(err, verify.ErrUsage) {

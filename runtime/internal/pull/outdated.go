@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-
-	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
 // Outdated is an installed skill that differs from its source.
@@ -41,12 +39,9 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 	sort.Strings(sources)
 	var out []Outdated
 	for _, src := range sources {
-		got, rep, err := verify.Fetch(ctx, src, opt.Verify, func(string, string) bool { return false })
+		got, _, err := fetchCatalog(ctx, src, opt, func(string, string) bool { return false })
 		if err != nil {
 			return nil, err
-		}
-		if len(rep.Problems) > 0 {
-			return nil, reportError(src, rep)
 		}
 		now := map[string]string{}
 		for _, f := range got {

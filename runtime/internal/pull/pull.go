@@ -39,6 +39,9 @@ type Options struct {
 	Frozen bool
 	// Force overwrites a locally edited installed skill instead of stopping.
 	Force bool
+	// Era, when set, reads the catalog over MCP in that era (verify.EraModern or
+	// verify.EraLegacy) at source, the MCP endpoint, rather than from its well-known index.
+	Era string
 	// Progress, when not nil, gets one line per skill as it is written.
 	Progress io.Writer
 }
@@ -51,6 +54,9 @@ type Result struct {
 	Unchanged []string `json:"unchanged"`
 	Removed   []string `json:"removed"`
 	Bytes     int64    `json:"bytes"` // bytes of the files written
+	// Via is how the catalog was read: "well-known" (the v0.2.0 index and archives) or
+	// "mcp" (skills/list and resources/read).
+	Via string `json:"via"`
 }
 
 // Pull installs the skills of the deployment at source into dir (created if missing).
@@ -100,14 +106,11 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		ch := localChanges(dir, l)
 		return len(ch) > 0 && (opt.Force || missing(ch))
 	}
-	got, rep, err := verify.Fetch(ctx, source, opt.Verify, want)
+	got, via, err := fetchCatalog(ctx, source, opt, want)
 	if err != nil {
 		return nil, err
 	}
-	if !rep.OK() {
-		return nil, reportError(source, rep)
-	}
-	res := &Result{Source: source}
+	res := &Result{Source: source, Via: via}
 	served := map[string]verify.Fetched{}
 	for _, f := range got {
 		served[f.Name] = f
@@ -333,7 +336,7 @@ func editedError(dir, name string, changed []string) error {
 // makes its lock entry.
 func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
 	var paths []string
-	ls := LockedSkill{Name: f.Name, Source: source, Path: f.Name, URL: f.URL, Artifact: f.Digest}
+	ls := LockedSkill{Name: f.Name, Source: source, Path: f.Path, URL: f.URL, Artifact: f.Digest}
 	for _, file := range f.Files {
 		if why := pathProblem(file.Name); why != "" {
 			return ls, fmt.Errorf("%s: %s: file %q refused: %s", f.Name, f.URL, file.Name, why)

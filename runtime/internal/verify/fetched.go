@@ -17,7 +17,11 @@ import (
 
 // Fetched is an entry of the v0.2.0 index as Fetch hands it over.
 type Fetched struct {
-	Name   string // the entry's name, a valid skill name
+	Name string // the entry's name, a valid skill name
+	// Path is the skill's path in the catalog: from MCP, its SKILL.md URI without
+	// "skill://" and "/SKILL.md"; a well-known index names skills by name only, so there
+	// it is Name.
+	Path   string
 	URL    string // the resolved artifact URL, under the trust root
 	Digest string // the index's digest of the artifact, "sha256:<hex>"
 	// Files are the artifact's files (a skill-md entry is one file, "SKILL.md"), each
@@ -152,7 +156,7 @@ func FetchVersion(ctx context.Context, base string, opt Options, name, version s
 			}
 		}
 	}
-	return Fetched{Name: name, URL: u.String(), Digest: DigestOf(resp.body), Files: files}, path, nil
+	return Fetched{Name: name, Path: path, URL: u.String(), Digest: DigestOf(resp.body), Files: files}, path, nil
 }
 
 // keptVersions pages the MCP resources/list for the latest SKILL.md of the skill called

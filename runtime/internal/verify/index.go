@@ -53,6 +53,7 @@ func (v *verifier) readIndex(ctx context.Context) bool {
 		return false
 	}
 	if resp.status != 200 {
+		v.rep.NoIndex = resp.status == 404
 		why := "no v0.2.0 skills index"
 		if resp.failure == wire.FailAuth.Name {
 			why = authRefused
@@ -201,7 +202,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	}
 	sr.URL = u.String()
 	if v.want != nil && !v.want(sr.Name, digest.Str) {
-		v.fetched = append(v.fetched, Fetched{Name: sr.Name, URL: sr.URL, Digest: digest.Str})
+		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str})
 		return
 	}
 	limit := v.lim.MaxBytes
@@ -255,7 +256,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		v.skillProblem(sr, sr.URL, "SKILL.md frontmatter name is %q, not the index's %q", got, sr.Name)
 	}
 	if v.want != nil && sr.OK() {
-		v.fetched = append(v.fetched, Fetched{Name: sr.Name, URL: sr.URL, Digest: digest.Str, Files: files})
+		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Files: files})
 	}
 }
 

@@ -96,6 +96,8 @@ type Report struct {
 	Problems []string
 	// Notes are observations that are not failures (an absent v0.1.0 index).
 	Notes []string
+	// NoIndex is set when the v0.2.0 index answered 404: the deployment publishes none.
+	NoIndex bool
 }
 
 // SkillReport is one entry of the v0.2.0 index.
