@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -428,5 +429,42 @@ func TestPullMCP(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestREADMEPull runs the README's block of "Install skills into an agent" line by line
+// against `skilledge serve` of the example catalog, the README's placeholder deployment
+// URL replaced by the server's and --allow-http-loopback added (the server is plain http
+// on loopback): the pull installs every example skill into the folder the block names,
+// relative to a scratch project, and outdated finds nothing to update.
+func TestREADMEPull(t *testing.T) {
+	const placeholder = "https://skills.example.com"
+	blocks := docBlocks(t, "README.md")
+	i := slices.IndexFunc(blocks, func(b string) bool { return strings.HasPrefix(b, "skilledge pull "+placeholder) })
+	if i < 0 {
+		t.Fatal("the README has no block beginning with skilledge pull " + placeholder)
+	}
+	base := strings.TrimSuffix(serve(t), "/mcp")
+	project := t.TempDir()
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var folder string
+	for _, line := range strings.Split(blocks[i], "\n") {
+		args := strings.Fields(strings.ReplaceAll(line, placeholder, base))
+		if len(args) < 3 || args[0] != "skilledge" {
+			t.Fatalf("a line of the block is not a skilledge command: %q", line)
+		}
+		folder = args[len(args)-1]
+		cmd := exec.Command(bin, append(args[1:], "--allow-http-loopback")...)
+		cmd.Dir = project
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
+		}
+	}
+	want := sourceSkills(t, filepath.Join(repoRoot(t), "catalog", "examples", "skills"))
+	if got := pulledSkills(t, filepath.Join(project, folder)); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the README's pull installed %v, want %v", mapKeys(got), mapKeys(want))
 	}
 }
