@@ -430,6 +430,16 @@ func TestPullMCP(t *testing.T) {
 			})
 		}
 	}
+	// The TS SDK server publishes no well-known index: given its origin, pull reads it
+	// over MCP at ORIGIN/mcp.
+	dir := t.TempDir()
+	code, out := pullCLI(t, nil, "pull", strings.TrimSuffix(servers["ts-sdk"], "/mcp"), dir, "--allow-http-loopback", "--json")
+	if code != 0 || !strings.Contains(out, `"via": "mcp"`) {
+		t.Fatalf("pull of the TS SDK server's origin: %d\n%s", code, out)
+	}
+	if got := pulledSkills(t, dir); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pulled %v, want %v", mapKeys(got), mapKeys(want))
+	}
 }
 
 // TestREADMEPull runs the README's block of "Install skills into an agent" line by line
