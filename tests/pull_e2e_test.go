@@ -478,3 +478,35 @@ func TestREADMEPull(t *testing.T) {
 		t.Fatalf("the README's pull installed %v, want %v", mapKeys(got), mapKeys(want))
 	}
 }
+
+// TestPullPath pulls `--path acme` from `skilledge serve` of the examples: only the skill
+// under acme/ (acme/billing/refunds) is installed, read over MCP, its path locked; a pull
+// of everything by the well-known index then leaves it unchanged (the lock's manifest
+// digest and its artifact digest both name it), and `--path acme` again downloads nothing.
+func TestPullPath(t *testing.T) {
+	base := strings.TrimSuffix(serve(t), "/mcp")
+	dir := t.TempDir()
+	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--path", "acme/", "--json")
+	var res struct {
+		Installed []string
+		Via       string
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.Via != "mcp" || !reflect.DeepEqual(res.Installed, []string{"refunds"}) {
+		t.Fatalf("pull --path acme/: %d %v\n%s", code, err, out)
+	}
+	want := sourceSkills(t, filepath.Join(repoRoot(t), "catalog", "examples", "skills"))
+	if got := pulledSkills(t, dir); !reflect.DeepEqual(got, map[string]map[string]string{"refunds": want["refunds"]}) {
+		t.Fatalf("pulled %v", mapKeys(got))
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(out, "1 unchanged") || !strings.Contains(out, "5 installed") {
+		t.Fatalf("pull of everything after --path: %d\n%s", code, out)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--path", "acme")
+	if code != 0 || !strings.Contains(out, "nothing downloaded") {
+		t.Fatalf("pull --path acme again: %d\n%s", code, out)
+	}
+	if code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--path", "../x"); code != 2 {
+		t.Fatalf("pull --path ../x: %d\n%s", code, out)
+	}
+}

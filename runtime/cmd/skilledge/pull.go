@@ -73,6 +73,8 @@ refusing traversal, links, bombs, unsafe or colliding file names and a SKILL.md 
 name is not its folder's. Nothing is written until every selected skill has verified;
 each skill is then written to a temporary folder and renamed into place.
 
+--path PREFIX takes the skills whose path in the catalog is PREFIX or under it (the
+well-known index names skills by name only, so the catalog is then read over MCP).
 --skill NAME@VERSION installs a version the catalog keeps (PROTOCOL.md#versions), read
 from its archive and checked against the manifest digest the MCP listing gives; a pull
 leaves a pinned skill at its version until it is named again.
@@ -88,6 +90,8 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	rf := addReadFlags(c)
 	var skills stringList
 	c.fs.Var(&skills, "skill", "pull only the skill `NAME`, or pin it with NAME@VERSION (a version the catalog keeps); repeatable")
+	var paths stringList
+	c.fs.Var(&paths, "path", "pull only the skills whose catalog path is `PREFIX` or under it, segment by segment (read over MCP); repeatable")
 	frozen := c.fs.Bool("frozen", false, "install exactly what skills.lock says; fail if the catalog no longer serves it")
 	force := c.fs.Bool("force", false, "overwrite skills edited locally since they were pulled")
 	pos, code, ok := c.parse(args, 1, 2, stdout, stderr)
@@ -102,7 +106,7 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
-	opt := pull.Options{Verify: rf.options(), Skills: skills, Frozen: *frozen, Force: *force, Era: era}
+	opt := pull.Options{Verify: rf.options(), Skills: skills, Paths: paths, Frozen: *frozen, Force: *force, Era: era}
 	if !*rf.json && isTerminal(stderr) {
 		opt.Progress = stderr
 	}

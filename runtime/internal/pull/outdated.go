@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"sort"
+
+	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
 // Outdated is an installed skill that differs from its source.
 type Outdated struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
-	// FromVersion and FromDigest are what the lock says (the artifact digest);
-	// ToDigest what the source serves now, "" when it serves the skill no more.
+	// FromVersion and FromDigest are what the lock says, ToDigest what the source
+	// serves now ("" when it serves the skill no more): the artifact's digest when the
+	// source is read by its well-known index, the manifest digest when over MCP.
 	FromVersion string `json:"fromVersion,omitempty"`
 	FromDigest  string `json:"fromDigest"`
 	ToDigest    string `json:"toDigest,omitempty"`
@@ -39,24 +42,28 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 	sort.Strings(sources)
 	var out []Outdated
 	for _, src := range sources {
-		got, _, err := fetchCatalog(ctx, src, opt, func(string, string) bool { return false })
+		got, _, err := fetchCatalog(ctx, src, opt, func(verify.Fetched) bool { return false })
 		if err != nil {
 			return nil, err
 		}
-		now := map[string]string{}
+		now := map[string]verify.Fetched{}
 		for _, f := range got {
-			now[f.Name] = f.Digest
+			now[f.Name] = f
 		}
 		for _, l := range bySource[src] {
 			if l.Pinned {
 				continue // a version's name always names the same bytes
 			}
-			d, ok := now[l.Name]
+			f, ok := now[l.Name]
+			from := l.Artifact
+			if f.Kind == verify.DigestManifest {
+				from = l.Manifest
+			}
 			switch {
 			case !ok:
-				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: l.Artifact, Removed: true})
-			case d != l.Artifact:
-				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: l.Artifact, ToDigest: d})
+				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, Removed: true})
+			case !lockMatches(&l, f):
+				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, ToDigest: f.Digest})
 			}
 		}
 	}

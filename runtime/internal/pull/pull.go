@@ -39,6 +39,10 @@ type Options struct {
 	Frozen bool
 	// Force overwrites a locally edited installed skill instead of stopping.
 	Force bool
+	// Paths, when not empty, selects the skills whose catalog path is one of these or
+	// under one, segment by segment ("acme/billing" holds "acme/billing/refunds"); the
+	// catalog is then read over MCP, which gives skills' paths.
+	Paths []string
 	// Era, when set, reads the catalog over MCP in that era (verify.EraModern or
 	// verify.EraLegacy) at source, the MCP endpoint, rather than from its well-known index.
 	Era string
@@ -73,6 +77,11 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	paths, err := cleanPaths(opt.Paths)
+	if err != nil {
+		return nil, err
+	}
+	opt.Paths = paths
 	// A skill pinned to a version is left alone unless named again.
 	pinnedHere := func(name string) bool {
 		if pins[name] != "" {
@@ -81,24 +90,24 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		l := lock.find(name)
 		return l != nil && l.Pinned && l.Source == source && !contains(names, name)
 	}
-	selected := func(name string) bool {
-		if len(names) > 0 && !contains(names, name) || pinnedHere(name) {
+	selected := func(f verify.Fetched) bool {
+		if len(names) > 0 && !contains(names, f.Name) || pinnedHere(f.Name) || !underPaths(f.Path, paths) {
 			return false
 		}
 		if opt.Frozen {
-			l := lock.find(name)
+			l := lock.find(f.Name)
 			return l != nil && l.Source == source
 		}
 		return true
 	}
 	// want downloads a selected skill unless the lock has it at this digest and the
 	// folder holds exactly what the lock says.
-	want := func(name, digest string) bool {
-		if !selected(name) {
+	want := func(f verify.Fetched) bool {
+		if !selected(f) {
 			return false
 		}
-		l := lock.find(name)
-		if l == nil || l.Source != source || l.Artifact != digest {
+		l := lock.find(f.Name)
+		if l == nil || l.Source != source || !lockMatches(l, f) {
 			return !opt.Frozen // frozen: the mismatch is reported below, nothing fetched
 		}
 		// Unchanged at the source: a skill folder deleted is restored, a local edit is
@@ -127,17 +136,17 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		old  *LockedSkill
 	}
 	var writes []write
-	var removes []LockedSkill
+	var removes, relocks []LockedSkill
 	for _, l := range lock.Skills {
-		if l.Source != source || (len(names) > 0 && !contains(names, l.Name)) || pinnedHere(l.Name) {
+		if l.Source != source || (len(names) > 0 && !contains(names, l.Name)) || pinnedHere(l.Name) || !underPaths(l.Path, paths) {
 			continue
 		}
 		f, ok := served[l.Name]
 		switch {
 		case opt.Frozen && !ok:
 			return nil, fmt.Errorf("--frozen: %s no longer serves %s, which %s locks", source, l.Name, LockName)
-		case opt.Frozen && f.Digest != l.Artifact:
-			return nil, fmt.Errorf("--frozen: %s serves %s at %s, not the locked %s", source, l.Name, f.Digest, l.Artifact)
+		case opt.Frozen && !lockMatches(&l, f):
+			return nil, fmt.Errorf("--frozen: %s serves %s at %s, not what %s locks", source, l.Name, f.Digest, LockName)
 		case !ok && len(names) == 0:
 			removes = append(removes, l)
 		}
@@ -157,7 +166,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			continue
 		}
 		if f.Files == nil {
-			if old != nil && old.Artifact == f.Digest {
+			if old != nil && lockMatches(old, f) {
 				res.Unchanged = append(res.Unchanged, f.Name)
 			}
 			continue
@@ -165,6 +174,13 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		ls, err := lockedOf(source, f)
 		if err != nil {
 			return nil, err
+		}
+		if old != nil && !old.Pinned && ls.Manifest == old.Manifest && len(localChanges(dir, old)) == 0 {
+			// The same files under another digest (the lock was made by a read over
+			// MCP, which gives the manifest digest only): nothing to write but the lock.
+			relocks = append(relocks, ls)
+			res.Unchanged = append(res.Unchanged, f.Name)
+			continue
 		}
 		writes = append(writes, write{f: f, lock: ls, old: old})
 	}
@@ -251,7 +267,10 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			fmt.Fprintf(opt.Progress, "removed %s (no longer served)\n", l.Name)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, LockName)); errors.Is(err, os.ErrNotExist) {
+	for _, l := range relocks {
+		lock.put(l)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockName)); errors.Is(err, os.ErrNotExist) || len(relocks) > 0 {
 		if err := writeLock(dir, lock); err != nil {
 			return res, err
 		}

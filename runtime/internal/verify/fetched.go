@@ -23,13 +23,23 @@ type Fetched struct {
 	// it is Name.
 	Path   string
 	URL    string // the resolved artifact URL, under the trust root
-	Digest string // the index's digest of the artifact, "sha256:<hex>"
+	Digest string // the index's digest of the artifact, "sha256:<hex>"; see Kind
+	// Kind says what Digest is: DigestArtifact, the digest of the artifact's bytes (an
+	// archive or a SKILL.md; Fetch, FetchVersion), or DigestManifest, the manifest digest
+	// of the skill's files as listed (FetchMCP).
+	Kind string
 	// Files are the artifact's files (a skill-md entry is one file, "SKILL.md"), each
 	// read within Options.Limits, from an artifact whose SHA-256 is Digest, unpacked by
 	// catalog/archive (no traversal, links, devices or bombs), with a SKILL.md whose
 	// frontmatter name is Name. nil when want declined the entry: nothing was fetched.
 	Files []archive.File
 }
+
+// What Fetched.Digest is.
+const (
+	DigestArtifact = "artifact"
+	DigestManifest = "manifest"
+)
 
 // Fetch reads the deployment at base as Verify reads its v0.2.0 index, with the same
 // rules (trust root, loopback, token, redirects, limits), and hands over the entries that
@@ -156,7 +166,7 @@ func FetchVersion(ctx context.Context, base string, opt Options, name, version s
 			}
 		}
 	}
-	return Fetched{Name: name, Path: path, URL: u.String(), Digest: DigestOf(resp.body), Files: files}, path, nil
+	return Fetched{Name: name, Path: path, URL: u.String(), Digest: DigestOf(resp.body), Kind: DigestArtifact, Files: files}, path, nil
 }
 
 // keptVersions pages the MCP resources/list for the latest SKILL.md of the skill called

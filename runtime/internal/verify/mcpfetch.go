@@ -27,8 +27,8 @@ const readers = 8
 
 // FetchMCP reads the skills of the MCP server at endpoint (the URL it answers JSON-RPC
 // at) over the Skills extension: skills/list, page by page, then resources/read of every
-// file of each skill want(name, manifest) accepts, manifest being the manifest digest of
-// the files as listed. era is EraModern, EraLegacy (initialize, then the session), or ""
+// file of each skill want accepts, given the skill as listed (Files nil, Digest the
+// manifest digest of its files as listed, Kind DigestManifest). era is EraModern, EraLegacy (initialize, then the session), or ""
 // for modern, falling back to legacy when the server refuses the modern request.
 //
 // Every skill listed must have a valid name equal to the last segment of its path,
@@ -40,7 +40,7 @@ const readers = 8
 //
 // The endpoint must be https (or loopback http with AllowHTTPLoopback) and under
 // TrustRoot when one is configured; a token is sent to its origin only.
-func FetchMCP(ctx context.Context, endpoint string, opt Options, era string, want func(name, manifest string) bool) ([]Fetched, error) {
+func FetchMCP(ctx context.Context, endpoint string, opt Options, era string, want func(Fetched) bool) ([]Fetched, error) {
 	v, err := newVerifier(endpoint, opt)
 	if err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func FetchMCP(ctx context.Context, endpoint string, opt Options, era string, wan
 			return nil, fmt.Errorf("%s: skills %s and %s are both named %q: a folder of skills cannot hold both", ep, other, f.URL, f.Name)
 		}
 		byName[f.Name] = f.URL
-		if want(f.Name, f.Digest) {
+		if want(f) {
 			if f.Files, err = v.readFiles(ctx, ep, s, f, files); err != nil {
 				return nil, fmt.Errorf("%s: %w", ep, err)
 			}
@@ -206,7 +206,7 @@ func (v *verifier) mcpListed(e gjson.Result) (Fetched, []listedFile, error) {
 		}
 		return files[i].path < files[j].path
 	})
-	f := Fetched{Name: name.Str, Path: path, URL: m.uri, Digest: manifestOfListed(files)}
+	f := Fetched{Name: name.Str, Path: path, URL: m.uri, Digest: manifestOfListed(files), Kind: DigestManifest}
 	return f, files, nil
 }
 
