@@ -208,7 +208,7 @@ func TestPullServe(t *testing.T) {
 
 // TestPullWorkerd pulls the example catalog from the Worker in workerd (the README's
 // deployment) and compares the pulled tree with the examples folder byte for byte; a
-// second pull downloads nothing.
+// second pull downloads nothing; pulls over MCP in both eras give the same tree.
 func TestPullWorkerd(t *testing.T) {
 	base := workerd(t, "")[0]
 	dir := t.TempDir()
@@ -236,6 +236,17 @@ func TestPullWorkerd(t *testing.T) {
 	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
 	if code != 0 || !strings.Contains(out, "nothing downloaded") {
 		t.Fatalf("second pull: %d\n%s", code, out)
+	}
+	// Over MCP, in both eras, from the same Worker.
+	for _, era := range []string{"modern", "legacy"} {
+		dir := t.TempDir()
+		code, out := pullCLI(t, nil, "pull", base+"/mcp", dir, "--allow-http-loopback", "--era", era)
+		if code != 0 {
+			t.Fatalf("pull --era %s: %d\n%s", era, code, out)
+		}
+		if got := pulledSkills(t, dir); !reflect.DeepEqual(got, want) {
+			t.Fatalf("pulled over MCP (%s) %v, want %v", era, mapKeys(got), mapKeys(want))
+		}
 	}
 }
 

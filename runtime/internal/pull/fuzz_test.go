@@ -93,3 +93,30 @@ func TestParseLockRefuses(t *testing.T) {
 		})
 	}
 }
+
+func TestUnderPaths(t *testing.T) {
+	for _, c := range []struct {
+		path     string
+		prefixes []string
+		want     bool
+	}{
+		{"acme/billing/refunds", nil, true},
+		{"acme/billing/refunds", []string{"acme"}, true},
+		{"acme/billing/refunds", []string{"acme/billing/refunds"}, true},
+		{"acme/billing/refunds", []string{"acme/bill"}, false},
+		{"acmex/refunds", []string{"acme"}, false},
+		{"refunds", []string{"acme", "refunds"}, true},
+	} {
+		if got := underPaths(c.path, c.prefixes); got != c.want {
+			t.Errorf("underPaths(%q, %q) = %v, want %v", c.path, c.prefixes, got, c.want)
+		}
+	}
+	if got, err := cleanPaths([]string{"acme/", "a/b"}); err != nil || len(got) != 2 || got[0] != "acme" {
+		t.Errorf("cleanPaths: %q %v", got, err)
+	}
+	for _, bad := range []string{"../x", "/abs", "a//b", `a\b`, ""} {
+		if _, err := cleanPaths([]string{bad}); err == nil {
+			t.Errorf("cleanPaths(%q) accepted", bad)
+		}
+	}
+}
