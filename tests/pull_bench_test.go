@@ -91,7 +91,9 @@ func TestPullReport(t *testing.T) {
 			func(dir string) time.Duration { return run(work, bin, "pull", mcp, dir, "--allow-http-loopback") },
 			func(dir string) time.Duration { return run(work, bin, "pull", mcp, dir, "--allow-http-loopback") }},
 		{"`git clone` / `git pull` (baseline)",
-			func(dir string) time.Duration { return run(work, "git", "clone", "-q", "--no-local", "file://"+src, dir) },
+			func(dir string) time.Duration {
+				return run(work, "git", "clone", "-q", "--no-local", "file://"+src, dir)
+			},
 			func(dir string) time.Duration { return run(dir, "git", "pull", "-q", "--ff-only") }},
 	}
 	cold := make([][]time.Duration, len(sides))
