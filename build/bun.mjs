@@ -13,17 +13,25 @@
 // option from $SKILLEDGE_AUTH. The plugin and the index are loaded once per process; the
 // SDK's browser build is the one loaded, as on every platform. Everything a host does is
 // host.mjs's; this file says where Bun keeps things.
-import { optionsFrom, startHost, storeDir } from "./host.mjs";
+import { optionsFrom, startHost, storeDir, telemetryFrom } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")).href);
 const [module, pack] = await Promise.all([Bun.file(here("plugin.wasm")).arrayBuffer().then((b) => WebAssembly.compile(b)), Bun.file(here("catalog.pack")).arrayBuffer()]);
 
+// observed is the host's observer: what SKILLEDGE_LOG, SKILLEDGE_LOG_CALLERS and the
+// OTEL_* variables ask for (telemetryFrom: a JSON line per answer on stdout, spans over
+// OTLP), or none.
+function observed() {
+	const telemetry = telemetryFrom((name) => process.env[name]);
+	return telemetry.enabled ? { observe: (r) => telemetry.observe(r) } : {};
+}
+
 // host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH),
 // a private catalog without SKILLEDGE_AUTH, or a bad build stop the process here, saying
 // what is wrong.
 const host = await startHost(
-	() => ({ createPlugin, module, pack, options: optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH), fetch }),
+	() => ({ ...observed(), createPlugin, module, pack, options: optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH), fetch }),
 	process.exit,
 	here("catalog.pack").pathname,
 );

@@ -12,17 +12,25 @@
 // SKILLEDGE_OPTIONS is) and an auth option from $SKILLEDGE_AUTH. The plugin and the index
 // are loaded once per isolate; the SDK's browser build is the one loaded, as on every
 // platform. Everything a host does is host.mjs's; this file says where Deno keeps things.
-import { optionsFrom, startHost, storeDir } from "./host.mjs";
+import { optionsFrom, startHost, storeDir, telemetryFrom } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")).href);
 const [module, pack] = await Promise.all([Deno.readFile(here("plugin.wasm")).then((b) => WebAssembly.compile(b)), Deno.readFile(here("catalog.pack"))]);
 
+// observed is the host's observer: what SKILLEDGE_LOG, SKILLEDGE_LOG_CALLERS and the
+// OTEL_* variables ask for (telemetryFrom: a JSON line per answer on stdout, spans over
+// OTLP), or none.
+function observed() {
+	const telemetry = telemetryFrom((name) => Deno.env.get(name));
+	return telemetry.enabled ? { observe: (r) => telemetry.observe(r) } : {};
+}
+
 // host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH),
 // a private catalog without SKILLEDGE_AUTH, or a bad build stop the process here, saying
 // what is wrong.
 const host = await startHost(
-	() => ({ createPlugin, module, pack, options: optionsFrom(Deno.env.get("SKILLEDGE_OPTIONS"), Deno.env.get("SKILLEDGE_AUTH")), fetch }),
+	() => ({ ...observed(), createPlugin, module, pack, options: optionsFrom(Deno.env.get("SKILLEDGE_OPTIONS"), Deno.env.get("SKILLEDGE_AUTH")), fetch }),
 	Deno.exit,
 	here("catalog.pack").pathname,
 );

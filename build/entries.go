@@ -55,6 +55,8 @@ func HostModules() []Entry {
 		hostModule("failure.mjs", "the host's own failure answers"),
 		hostModule("plugin.mjs", "the host's calls into the plugin's raw exports"),
 		hostModule("limits.mjs", "the host contract's limits"),
+		hostModule("facts.mjs", "the facts the plugin gives of each answer"),
+		hostModule("telemetry.mjs", "what an entry tells of each answer: log lines, data points, spans"),
 	}
 }
 

@@ -39,7 +39,7 @@
 // request; calls into it are synchronous, so they never interleave. When it traps, only
 // that request fails, and the next request gets a new instance (Host).
 
-import { failureResponse } from "./host/failure.mjs";
+import { failure, failureResponse } from "./host/failure.mjs";
 import { FrameParser, requestBody, requestHead } from "./host/frame.mjs";
 import { KeySets } from "./host/keys.mjs";
 import { limits } from "./host/limits.mjs";
@@ -48,6 +48,7 @@ import { Replays } from "./host/replay.mjs";
 import { ObjectCache, respond } from "./host/splice.mjs";
 
 export { limits } from "./host/limits.mjs";
+export { telemetryFrom } from "./host/telemetry.mjs";
 export { readsWhole } from "./host/frame.mjs";
 
 /** @typedef {import("./host/failure.mjs").Answer} Answer */
@@ -60,6 +61,35 @@ export { readsWhole } from "./host/frame.mjs";
 /** @typedef {import("./host/replay.mjs").Hint} Hint */
 /** @typedef {import("./host/splice.mjs").Context} Context */
 /** @typedef {import("./host/splice.mjs").Store} Store */
+/** @typedef {import("./host/facts.mjs").Facts} Facts */
+
+/**
+ * Observed is an answer as the host saw it, for an entry's logs, metrics and traces
+ * (HostInit.observe): the request's method, path (without the query) and header fields;
+ * the answer's status and body length as sent; the request body's length; whether a kept
+ * answer was given again (replayed), and the request body itself; the host's own failure ("instance", "store", "body",
+ * "start", "auth"; "" when the plugin answered); the plugin's facts (null for none); and
+ * when it began and how long it took, in milliseconds (Date.now(): in a Worker, time
+ * stands still while the isolate computes).
+ * @typedef {object} Observed
+ * @property {string} method
+ * @property {string} path
+ * @property {HeadersLike} headers
+ * @property {number} status
+ * @property {number} bytes
+ * @property {number} bodyBytes
+ * @property {Uint8Array} body the request body, valid only while the observer runs
+ * @property {boolean} replayed
+ * @property {string} failure
+ * @property {Facts | null} facts
+ * @property {number} start
+ * @property {number} duration
+ */
+
+/**
+ * Note is what reply gathers of one answer for the observer.
+ * @typedef {{ start: number, facts: Facts | null, replayed: boolean, bytes: number, failure: string }} Note
+ */
 
 /**
  * CreatePlugin is the Extism SDK's default export (createPlugin), as the host calls it.
@@ -75,6 +105,7 @@ export { readsWhole } from "./host/frame.mjs";
  * @property {Record<string, any>} [options] the plugin's options (edge/wire Options)
  * @property {KeysFetch} [fetch] fetches the key sets the options name by URL
  * @property {ResponseClass} [Response] makes every answer, in the Fetch API's Response's place
+ * @property {(record: Observed) => void} [observe] is told of every answer once it is made
  */
 
 /**
@@ -86,8 +117,9 @@ export { readsWhole } from "./host/frame.mjs";
 
 /**
  * Answered is the plugin's answer to a request (Host.answer): the response frame, it
- * parsed, its replay hint (or null), and the head's length in the request frame.
- * @typedef {{ out: Uint8Array<ArrayBuffer>, parsed: Parsed, hint: Hint | null, headBytes: number }} Answered
+ * parsed, its replay hint (or null), the head's length in the request frame, and its facts
+ * (null when the host observes nothing, or the plugin says nothing).
+ * @typedef {{ out: Uint8Array<ArrayBuffer>, parsed: Parsed, hint: Hint | null, headBytes: number, facts: Facts | null }} Answered
  */
 
 const empty = new Uint8Array(0);
@@ -187,7 +219,7 @@ export function startFailure(err, R = Response) {
 // host.respondTo an async call's turns too, for a body it has read whole.
 export class Host {
 	/** @param {HostInit} init */
-	constructor({ createPlugin, module, pack, options, fetch, Response: R }) {
+	constructor({ createPlugin, module, pack, options, fetch, Response: R, observe }) {
 		this.createPlugin = createPlugin;
 		/** @type {ResponseClass} */
 		this.Response = R ?? Response;
@@ -204,6 +236,8 @@ export class Host {
 		this.replays = new Replays();
 		this.objects = new ObjectCache();
 		this.keys = fetch ? new KeySets(fetch) : null;
+		/** @type {((record: Observed) => void) | null} */
+		this.observer = observe ?? null;
 	}
 
 	// ready makes the instance now rather than on the first request, and throws what went
@@ -297,7 +331,8 @@ export class Host {
 			const wanted = instance.raw.wanted();
 			if (wanted.length > 0) return this.answerAgain(instance, head, body, out.slice(), wanted);
 		}
-		return { out, parsed, hint: instance.raw.replay(), headBytes: instance.raw.headBytes };
+		const facts = this.observer === null ? null : instance.raw.facts();
+		return { out, parsed, hint: instance.raw.replay(), headBytes: instance.raw.headBytes, facts };
 	}
 
 	// answerAgain has the key sets wanted fetched and, when a new one came, the plugin
@@ -316,13 +351,14 @@ export class Host {
 		await this.keys.wantAll(wanted);
 		const newer = wanted.some((u) => this.keys.version(u) !== (instance.keyVersions.get(u) ?? 0));
 		if (!newer || this.instance !== instance) {
-			return { out: first, parsed: this.frames.parse(first), hint: null, headBytes: 0 };
+			return { out: first, parsed: this.frames.parse(first), hint: null, headBytes: 0, facts: null };
 		}
 		this.giveKeys(instance);
 		const out = instance.raw.http(head, body).slice();
 		const parsed = this.frames.parse(out);
 		const hint = instance.raw.replay();
-		return { out, parsed, hint, headBytes: instance.raw.headBytes };
+		const facts = this.observer === null ? null : instance.raw.facts();
+		return { out, parsed, hint, headBytes: instance.raw.headBytes, facts };
 	}
 
 	// maxBody is the longest request body the plugin takes (its option maxBody; 0 or none
@@ -365,25 +401,26 @@ export class Host {
 	 * @returns {Promise<Answer>}
 	 */
 	async fetch(request, store, ctx) {
+		const url = request.url; // absolute: scheme://authority/path?query
+		const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+		const start = Date.now();
 		let instance = this.instance;
 		if (instance === null) {
 			try {
 				instance = await this.started();
 			} catch (err) {
-				return startFailure(err, this.Response);
+				return this.noted(startFailure(err, this.Response), request.method, target, request.headers, empty, failed(err, start));
 			}
 		}
-		const url = request.url; // absolute: scheme://authority/path?query
-		const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
 		const head = requestHead(request.method, target, request.headers, instance.fields);
 		let body;
 		try {
 			const read = await requestBody(request, this.maxBody);
 			body = read === null ? empty : read instanceof Uint8Array ? read : new Uint8Array(read);
 		} catch (err) {
-			return this.bodyFailed(err);
+			return this.noted(this.bodyFailed(err), request.method, target, request.headers, empty, { ...failed(null, start), failure: "body" });
 		}
-		return this.reply(instance, head, body, store, ctx);
+		return this.reply(instance, head, body, store, ctx, request.method, target, request.headers, start);
 	}
 
 	// respondTo answers, as fetch does, a request whose body the entry has read whole:
@@ -403,38 +440,94 @@ export class Host {
 	 */
 	respondTo(method, target, headers, body, store, ctx) {
 		const instance = this.instance;
+		const start = Date.now();
 		if (instance === null) {
 			return this.started().then(
-				(i) => this.reply(i, requestHead(method, target, headers, i.fields), body, store, ctx),
-				(err) => startFailure(err, this.Response),
+				(i) => this.reply(i, requestHead(method, target, headers, i.fields), body, store, ctx, method, target, headers, start),
+				(err) => this.noted(startFailure(err, this.Response), method, target, headers, body, failed(err, start)),
 			);
 		}
-		return this.reply(instance, requestHead(method, target, headers, instance.fields), body, store, ctx);
+		return this.reply(instance, requestHead(method, target, headers, instance.fields), body, store, ctx, method, target, headers, start);
 	}
 
 	// reply answers the request of head and body with instance: from a kept answer
-	// (Replays), else the plugin's. It returns the answer or a promise of it.
+	// (Replays), else the plugin's. It returns the answer or a promise of it. method,
+	// target, headers and start (Date.now() when the request came) are for the observer.
 	/**
 	 * @param {Instance} instance
 	 * @param {string} head
 	 * @param {Uint8Array} body
 	 * @param {Store} store
-	 * @param {Context} [ctx]
+	 * @param {Context | undefined} ctx
+	 * @param {string} method
+	 * @param {string} target
+	 * @param {HeadersLike} headers
+	 * @param {number} start
 	 * @returns {Answer | Promise<Answer>}
 	 */
-	reply(instance, head, body, store, ctx) {
+	reply(instance, head, body, store, ctx, method, target, headers, start) {
+		if (this.observer === null) return this.replyTo(instance, head, body, store, ctx, null);
+		/** @type {Note} */
+		const note = { start, facts: null, replayed: false, bytes: 0, failure: "" };
+		const a = this.replyTo(instance, head, body, store, ctx, note);
+		if (a instanceof Promise) return a.then((x) => this.noted(x, method, target, headers, body, note));
+		return this.noted(a, method, target, headers, body, note);
+	}
+
+	// replyTo is reply, noting on note (when not null) what the observer is told.
+	/**
+	 * @param {Instance} instance
+	 * @param {string} head
+	 * @param {Uint8Array} body
+	 * @param {Store} store
+	 * @param {Context | undefined} ctx
+	 * @param {Note | null} note
+	 * @returns {Answer | Promise<Answer>}
+	 */
+	replyTo(instance, head, body, store, ctx, note) {
 		const parsed = this.replays.lookup(head, body);
-		if (parsed !== null) return this.respondParsed(parsed, store, ctx);
+		if (parsed !== null) {
+			if (note !== null) {
+				note.replayed = true;
+				note.facts = parsed.facts;
+			}
+			return this.respondParsed(parsed, store, ctx, note);
+		}
 		let answered;
 		try {
 			answered = this.answer(instance, head, body, ctx);
 		} catch (err) {
-			return this.failed(instance, err);
+			return this.failed(instance, err, note);
 		}
 		if (answered instanceof Promise) { // only when it fetched a key set
-			return answered.then((a) => this.replied(instance, head, body, a, store, ctx), (err) => this.failed(instance, err));
+			return answered.then((a) => this.replied(instance, head, body, a, store, ctx, note), (err) => this.failed(instance, err, note));
 		}
-		return this.replied(instance, head, body, answered, store, ctx);
+		return this.replied(instance, head, body, answered, store, ctx, note);
+	}
+
+	// noted tells the observer of the answer a, as note says, and returns a.
+	/**
+	 * @param {Answer} a
+	 * @param {string} method
+	 * @param {string} target
+	 * @param {HeadersLike} headers
+	 * @param {Uint8Array} body
+	 * @param {Note} note
+	 * @returns {Answer}
+	 */
+	noted(a, method, target, headers, body, note) {
+		if (this.observer === null) return a;
+		const q = target.indexOf("?");
+		const bytes = note.failure === "" ? note.bytes : failure(note.failure === "start" ? "start" : note.failure).body.length;
+		try {
+			this.observer({
+				method, path: q < 0 ? target : target.slice(0, q), headers, status: a.status, bytes, bodyBytes: body.length, body,
+				replayed: note.replayed, failure: note.failure, facts: note.facts, start: note.start, duration: Date.now() - note.start,
+			});
+		} catch (err) {
+			console.error("skilledge: telemetry:", err); // never the request's failure
+		}
+		return a;
 	}
 
 	// replied keeps the plugin's answer (answer's result) when its hint allows, and
@@ -445,16 +538,18 @@ export class Host {
 	 * @param {Uint8Array} body
 	 * @param {Answered} answered
 	 * @param {Store} store
-	 * @param {Context} [ctx]
+	 * @param {Context | undefined} ctx
+	 * @param {Note | null} note
 	 * @returns {Answer | Promise<Answer>}
 	 */
-	replied(instance, head, body, { out, parsed, hint, headBytes }, store, ctx) {
+	replied(instance, head, body, { out, parsed, hint, headBytes, facts }, store, ctx, note) {
 		try {
-			if (hint !== null) this.replays.keep(head, headBytes, body, out, parsed, hint);
+			if (hint !== null) this.replays.keep(head, headBytes, body, out, parsed, hint, undefined, facts);
 		} catch (err) {
-			return this.failed(instance, err);
+			return this.failed(instance, err, note);
 		}
-		return this.respondParsed(parsed, store, ctx);
+		if (note !== null) note.facts = facts;
+		return this.respondParsed(parsed, store, ctx, note);
 	}
 
 	// failed answers a request whose instance trapped (a panic, out of memory) or answered
@@ -463,11 +558,16 @@ export class Host {
 	/**
 	 * @param {Instance} instance
 	 * @param {unknown} err
+	 * @param {Note | null} [note]
 	 * @returns {Answer}
 	 */
-	failed(instance, err) {
+	failed(instance, err, note = null) {
 		if (this.instance === instance) this.instance = this.starting = null;
 		console.error("skilledge: the plugin failed:", err);
+		if (note !== null) {
+			note.failure = "instance";
+			note.facts = null;
+		}
 		return failureResponse("instance", undefined, this.Response);
 	}
 
@@ -475,15 +575,21 @@ export class Host {
 	/**
 	 * @param {Parsed} parsed
 	 * @param {Store} store
-	 * @param {Context} [ctx]
+	 * @param {Context | undefined} ctx
+	 * @param {Note | null} [note]
 	 * @returns {Answer | Promise<Answer>}
 	 */
-	respondParsed(parsed, store, ctx) {
+	respondParsed(parsed, store, ctx, note = null) {
+		if (note !== null) {
+			let n = parsed.body.length;
+			for (const r of parsed.refs) n += r.size;
+			note.bytes = n;
+		}
 		try {
 			const answer = respond(parsed, store, this.objects, ctx, this.Response);
-			return answer instanceof Promise ? answer.catch((err) => this.storeFailed(err)) : answer;
+			return answer instanceof Promise ? answer.catch((err) => this.storeFailed(err, note)) : answer;
 		} catch (err) {
-			return this.storeFailed(err);
+			return this.storeFailed(err, note);
 		}
 	}
 
@@ -502,12 +608,28 @@ export class Host {
 	// threw).
 	/**
 	 * @param {unknown} err
+	 * @param {Note | null} [note]
 	 * @returns {Answer}
 	 */
-	storeFailed(err) {
+	storeFailed(err, note = null) {
 		console.error("skilledge: reading the content store:", err);
+		if (note !== null) {
+			note.failure = "store";
+			note.facts = null;
+		}
 		return failureResponse("store", undefined, this.Response);
 	}
+}
+
+// failed is the note of a request that failed before it reached the plugin: at start, with
+// err (the failure "auth" for a refused auth option, else "start"), or reading the body.
+/**
+ * @param {unknown} err
+ * @param {number} start
+ * @returns {Note}
+ */
+function failed(err, start) {
+	return { start, facts: null, replayed: false, bytes: 0, failure: err instanceof OptionsRefused && err.auth ? "auth" : "start" };
 }
 
 // withoutWasiDebug runs make, which makes a plugin instance with the Extism SDK, with

@@ -13,6 +13,8 @@ import { KeySets, KeysState, keysAccept, keysAge, keysFrame, keysRedirect } from
 import { limits } from "./host/limits.mjs";
 import { Replays, idKind, parseHint } from "./host/replay.mjs";
 import { ObjectCache, respond } from "./host/splice.mjs";
+import { noFacts, parseFacts } from "./host/facts.mjs";
+import { Telemetry, dataPoint, errorType, logLine, logRecord, sampler, spanName, telemetryFrom } from "./host/telemetry.mjs";
 
 const testdata = new URL("../edge/wire/testdata/", import.meta.url);
 // frames reads the vectors' response frames, as a Host's FrameParser reads its plugin's.
@@ -590,4 +592,118 @@ test("the WASI shim's debug lines (wasi: 0 0) are not printed; everything else l
 	debug("fd_write", 2); // later, from the instance it made
 	assert.equal(console.log, before, "console.log is what it was");
 	assert.deepEqual(printed, ["the plugin's own line"]);
+});
+
+test("facts: what a host parses of the facts the plugin gives", async (t) => {
+	for (const v of vectors("facts.json")) {
+		await t.test(v.name, () => {
+			assert.deepEqual(parseFacts(bytes(v.facts)), v.parsed);
+		});
+	}
+});
+
+// A fuzz test of the facts' parser: from the vectors' facts, bytes changed, added and cut
+// at random (seeded, so a failure repeats), it never throws, and what it accepts is facts
+// of the known names, with an integer code and a skill name that ends the skill's path.
+test("facts: the parser takes any bytes", () => {
+	let seed = 0x5eed;
+	const rand = (n) => {
+		seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+		return seed % n;
+	};
+	const seeds = vectors("facts.json").map((v) => bytes(v.facts));
+	const alphabet = encoder.encode("route mcp\n%0A%25%zz-0123456789 code caller skill uri \t\u007f\u00e9");
+	for (let i = 0; i < 20000; i++) {
+		const b = Array.from(seeds[rand(seeds.length)]);
+		for (let k = rand(4); k >= 0; k--) {
+			const at = rand(b.length + 1);
+			switch (rand(3)) {
+				case 0: b.splice(at, 0, alphabet[rand(alphabet.length)]); break;
+				case 1: b.splice(at, 1); break;
+				default: b[at] = rand(256);
+			}
+		}
+		const input = new Uint8Array(b.filter((x) => x !== undefined));
+		const f = parseFacts(input);
+		if (f === null) continue;
+		assert.deepEqual(Object.keys(f).sort(), Object.keys(noFacts()).sort(), `${input}`);
+		assert.ok(Number.isSafeInteger(f.code), `${input}`);
+		assert.ok(f.skill.endsWith(f.skillName), `${input}`);
+		assert.ok(input.length === 0 || input[input.length - 1] === 10, "facts end with LF");
+	}
+});
+
+// observed is an Observed record of an answer, as the host gives an entry's observer.
+const observed = (facts, more = {}) => ({
+	method: "POST", path: "/mcp", headers: new Headers(), status: 200, bytes: 120, bodyBytes: 80, body: encoder.encode(`{"jsonrpc":"2.0","id":7}`),
+	replayed: false, failure: "", facts: facts === null ? null : { ...noFacts(), ...facts }, start: Date.UTC(2026, 10, 28), duration: 1.5, ...more,
+});
+
+test("telemetry: the log line, the data point, the span's name", async (t) => {
+	const read = { route: "mcp", method: "resources/read", version: "2026-07-28", read: "activation", skill: "acme/billing/refunds",
+		skillName: "refunds", uri: "skill://acme/billing/refunds/SKILL.md", caller: "alice", client: "app-1" };
+	const cases = [
+		{ name: "an activation by a caller", r: observed(read), callers: true,
+			line: { "http.request.method": "POST", "url.path": "/mcp", "http.response.status_code": 200, "http.response.body.size": 120,
+				"http.request.body.size": 80, duration_ms: 1.5, "skilledge.route": "mcp", "mcp.method.name": "resources/read",
+				"mcp.protocol.version": "2026-07-28", "skilledge.read": "activation", "skilledge.skill.path": "acme/billing/refunds",
+				"skilledge.skill.name": "refunds", "mcp.resource.uri": "skill://acme/billing/refunds/SKILL.md", "user.id": "alice", "skilledge.client_id": "app-1" },
+			point: { indexes: ["acme/billing/refunds"], blobs: ["acme/billing/refunds", "refunds", "activation", "resources/read", "mcp", "", "alice", "app-1", "2026-07-28"], doubles: [200, 120, 1.5, 0] },
+			span: "resources/read skill://acme/billing/refunds/SKILL.md" },
+		{ name: "callers not logged", r: observed(read, { replayed: true }), callers: false,
+			line: { "http.request.method": "POST", "url.path": "/mcp", "http.response.status_code": 200, "http.response.body.size": 120,
+				"http.request.body.size": 80, duration_ms: 1.5, "skilledge.route": "mcp", "mcp.method.name": "resources/read",
+				"mcp.protocol.version": "2026-07-28", "skilledge.read": "activation", "skilledge.skill.path": "acme/billing/refunds",
+				"skilledge.skill.name": "refunds", "mcp.resource.uri": "skill://acme/billing/refunds/SKILL.md", "skilledge.replayed": true },
+			point: { indexes: ["acme/billing/refunds"], blobs: ["acme/billing/refunds", "refunds", "activation", "resources/read", "mcp", "", "", "", "2026-07-28"], doubles: [200, 120, 1.5, 1] },
+			span: "resources/read skill://acme/billing/refunds/SKILL.md" },
+		{ name: "an error", r: observed({ route: "mcp", method: "_OTHER", version: "2025-11-25", code: -32601 }), callers: true,
+			line: { "http.request.method": "POST", "url.path": "/mcp", "http.response.status_code": 200, "http.response.body.size": 120,
+				"http.request.body.size": 80, duration_ms: 1.5, "skilledge.route": "mcp", "mcp.method.name": "_OTHER", "mcp.protocol.version": "2025-11-25",
+				"rpc.response.status_code": "-32601", "error.type": "-32601" },
+			point: { indexes: [""], blobs: ["", "", "", "_OTHER", "mcp", "-32601", "", "", "2025-11-25"], doubles: [200, 120, 1.5, 0] },
+			span: "_OTHER" },
+		{ name: "the host's own failure", r: observed(null, { method: "GET", path: "/", status: 503, bytes: 90, failure: "busy" }), callers: true,
+			line: { "http.request.method": "GET", "url.path": "/", "http.response.status_code": 503, "http.response.body.size": 90,
+				"http.request.body.size": 80, duration_ms: 1.5, "error.type": "busy", "skilledge.failure": "busy" },
+			point: { indexes: [""], blobs: ["", "", "", "", "", "busy", "", "", ""], doubles: [503, 90, 1.5, 0] },
+			span: "GET other" },
+	];
+	for (const c of cases) {
+		await t.test(c.name, () => {
+			assert.deepEqual(logRecord(c.r, c.callers), c.line);
+			assert.deepEqual(JSON.parse(logLine(c.r, c.callers)), { time: "2026-11-28T00:00:00.000Z", level: "INFO", msg: "request", ...c.line });
+			assert.deepEqual(dataPoint(c.r, c.callers), c.point);
+			assert.equal(spanName(c.r), c.span);
+		});
+	}
+	assert.equal(errorType(observed(null, { status: 404 })), "", "a 404 is an answer, not an error");
+});
+
+test("telemetry: what the environment asks for", () => {
+	const env = (vars) => (name) => vars[name];
+	assert.equal(telemetryFrom(env({})).enabled, false, "nothing by default");
+	assert.equal(telemetryFrom(env({ SKILLEDGE_LOG: "json" })).log, true);
+	assert.equal(telemetryFrom(env({ SKILLEDGE_LOG: "json", SKILLEDGE_LOG_CALLERS: "false" })).callers, false);
+	assert.throws(() => telemetryFrom(env({ SKILLEDGE_LOG: "yaml" })), /SKILLEDGE_LOG is "yaml": give json/);
+	const point = [];
+	assert.equal(telemetryFrom(env({}), { writeDataPoint: (p) => point.push(p) }).enabled, true, "an Analytics Engine binding");
+	const otlp = telemetryFrom(env({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318/", OTEL_EXPORTER_OTLP_HEADERS: "a=b%20c" })).otlp;
+	assert.equal(otlp.init.url, "http://127.0.0.1:4318/v1/traces");
+	assert.deepEqual(otlp.init.headers, { a: "b c" });
+	assert.equal(otlp.init.service, "skilledge");
+	assert.equal(telemetryFrom(env({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://x", OTEL_SDK_DISABLED: "true" })).otlp, null);
+	const lines = [];
+	new Telemetry({ log: true, write: (l) => lines.push(l), callers: false }).observe(observed({ route: "page" }));
+	assert.equal(lines.length, 1);
+});
+
+test("telemetry: the samplers", () => {
+	const low = "00000000000000000000000000000000".slice(0, 16) + "00000000000000ff"; // low bits near 0
+	const high = "0".repeat(16) + "ffffffffffffff00";
+	for (const [name, arg, id, parent, want] of [
+		[undefined, undefined, high, null, true], [undefined, undefined, high, false, false],
+		["always_off", undefined, low, true, false], ["traceidratio", "0.01", low, null, true], ["traceidratio", "0.01", high, null, false],
+		["parentbased_traceidratio", "0.01", high, true, true], ["parentbased_traceidratio", "0.01", high, null, false],
+	]) assert.equal(sampler(name, arg)(id, parent), want, `${name} ${arg} ${id} ${parent}`);
 });

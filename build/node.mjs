@@ -22,7 +22,7 @@
 import { createServer } from "node:http";
 import { open, readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { optionsFrom, readsWhole, startHost, storeDir } from "./host.mjs";
+import { optionsFrom, readsWhole, startHost, storeDir, telemetryFrom } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")).href);
@@ -38,11 +38,19 @@ class Answer {
 	}
 }
 
+// observed is the host's observer: what SKILLEDGE_LOG, SKILLEDGE_LOG_CALLERS and the
+// OTEL_* variables ask for (telemetryFrom: a JSON line per answer on stdout, spans over
+// OTLP), or none.
+function observed() {
+	const telemetry = telemetryFrom((name) => process.env[name]);
+	return telemetry.enabled ? { observe: (r) => telemetry.observe(r) } : {};
+}
+
 // host is the host, its instance made: bad options (SKILLEDGE_OPTIONS, SKILLEDGE_AUTH),
 // a private catalog without SKILLEDGE_AUTH, or a bad build stop the process here, saying
 // what is wrong.
 const host = await startHost(
-	() => ({ createPlugin, module, pack, options: optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH), fetch, Response: Answer }),
+	() => ({ ...observed(), createPlugin, module, pack, options: optionsFrom(process.env.SKILLEDGE_OPTIONS, process.env.SKILLEDGE_AUTH), fetch, Response: Answer }),
 	process.exit,
 	here("catalog.pack").pathname,
 );

@@ -14,11 +14,14 @@
 // the first request), the store objects in env.ASSETS, a stream of known length in
 // FixedLengthStream, ctx.waitUntil for a body still streaming or a key set still being
 // fetched, how the key sets an auth option names are fetched (fetchKeys), and the auth
-// option kept as a Worker secret (SKILLEDGE_AUTH, optionsOf).
+// option kept as a Worker secret (SKILLEDGE_AUTH, optionsOf), and what is told of each
+// answer: a JSON line on the console with SKILLEDGE_LOG = "json" (Workers Logs and Logpush
+// ingest it), and a data point in the Analytics Engine dataset bound as SKILLEDGE_ANALYTICS,
+// when there is one (telemetryFrom; SKILLEDGE_LOG_CALLERS = "false" leaves callers out).
 import createPlugin from "@extism/extism";
 import module from "./plugin.wasm";
 import pack from "./catalog.pack";
-import { Host, limits, optionsFrom, startFailure, storeDir } from "./host.mjs";
+import { Host, limits, optionsFrom, startFailure, storeDir, telemetryFrom } from "./host.mjs";
 
 let host = null; // one per isolate: it keeps the key sets it fetched, for the isolate's life
 let store = null; // the assets of the isolate's env
@@ -43,9 +46,10 @@ export const optionsOf = (env) => optionsFrom(env.SKILLEDGE_OPTIONS, env.SKILLED
 export default {
 	fetch(request, env, ctx) {
 		if (host === null) {
-			let options;
+			let options, telemetry;
 			try {
 				options = optionsOf(env);
+				telemetry = telemetryFrom((name) => (typeof env[name] === "string" ? env[name] : undefined), env.SKILLEDGE_ANALYTICS ?? null);
 			} catch (err) {
 				// The reason goes to the log (wrangler tail), once an isolate; every request is
 				// answered with the host's failure, which for the auth option says nothing of it.
@@ -53,7 +57,7 @@ export default {
 				refusalLogged = true;
 				return startFailure(err);
 			}
-			host = new Host({ createPlugin, module, pack, options, fetch: fetchKeys });
+			host = new Host({ createPlugin, module, pack, options, fetch: fetchKeys, observe: telemetry.enabled ? (r) => telemetry.observe(r) : undefined });
 		}
 		store ??= {
 			object(name) {

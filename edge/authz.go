@@ -158,6 +158,8 @@ type caller struct {
 	// zero for a static key, which holds as long as the configuration names it), and
 	// checked when the server checked it.
 	expires, checked time.Time
+	// subject and client say who it is (auth.Grant), for the facts of the answer.
+	subject, client string
 }
 
 // lifetime is how long an answer to the caller may be kept: the whole seconds, rounded
@@ -196,7 +198,7 @@ func (s *Server) gate(r *wire.Request, hd *headers, path string) (*wire.Response
 	if !catalog.HasScopes(g.Scopes, a.needed) {
 		return a.challenge(403, true), refused
 	}
-	return nil, caller{authorized: true, granted: g.Scopes, expires: g.Expires, checked: now}
+	return nil, caller{authorized: true, granted: g.Scopes, expires: g.Expires, checked: now, subject: g.Subject, client: g.ClientID}
 }
 
 // replayHeld bounds how long an answer to an authorized caller is replayed: a key set

@@ -52,6 +52,13 @@ func (s *Server) ServeHTTP(r *wire.Request) *wire.Response { return s.serveHTTP(
 // differs only in its id (wire.Replay, whose AnswerAt counts from the start of the appended
 // frame): the zero wire.Replay when it may not.
 func (s *Server) AppendHTTP(dst []byte, r *wire.Request) ([]byte, wire.Replay) {
+	dst, replay, _ := s.AppendHTTPFacts(dst, r)
+	return dst, replay
+}
+
+// AppendHTTPFacts is AppendHTTP, and also says what the answer was (Facts, which refer
+// to r: they are valid while r is).
+func (s *Server) AppendHTTPFacts(dst []byte, r *wire.Request) ([]byte, wire.Replay, Facts) {
 	sc := getScratch()
 	sc.replay, sc.caller = wire.Replay{}, caller{}
 	resp := s.serveHTTP(r, sc)
@@ -72,8 +79,12 @@ func (s *Server) AppendHTTP(dst []byte, r *wire.Request) ([]byte, wire.Replay) {
 		// The body ends the frame.
 		replay.AnswerAt += len(dst) - start - len(resp.Body)
 	}
+	facts := sc.facts
+	if facts.route == wire.RouteMCP && facts.code == 0 && resp.Status >= 400 {
+		facts.code = errorCode(resp.Body) // refused before a method was answered
+	}
 	sc.keep(resp.Body, resp.Refs)
-	return dst, replay
+	return dst, replay, facts
 }
 
 // serveHTTP answers r, building a JSON-RPC response body on rb. Every answer, refusals
@@ -81,6 +92,7 @@ func (s *Server) AppendHTTP(dst []byte, r *wire.Request) ([]byte, wire.Replay) {
 // on answers to an allowed Origin.
 func (s *Server) serveHTTP(r *wire.Request, rb *reply) *wire.Response {
 	hd := scanHeaders(r.Header, s.assertion)
+	rb.facts = Facts{route: s.routeOf(r.Target)}
 	resp, allowed := s.route(r, &hd, rb)
 	if r.Method == "HEAD" {
 		resp.Body, resp.Refs = nil, nil
@@ -133,6 +145,9 @@ func (s *Server) route(r *wire.Request, hd *headers, rb *reply) (resp *wire.Resp
 		return resp, true
 	}
 	rb.caller = who
+	if who.authorized {
+		rb.facts.caller, rb.facts.client = who.subject, who.client
+	}
 	v := s
 	switch {
 	case s.views == nil:
@@ -152,9 +167,9 @@ func (s *Server) answerHTTP(r *wire.Request, hd *headers, path string, rb *reply
 	switch {
 	case site:
 	case strings.HasPrefix(path, "/.well-known/"):
-		resp = s.wellKnown(r, hd, path)
+		resp = s.wellKnown(r, hd, path, &rb.facts)
 		if resp.Status == 404 && s.unlisted != nil {
-			resp = s.unlisted.wellKnown(r, hd, path)
+			resp = s.unlisted.wellKnown(r, hd, path, &rb.facts)
 		}
 	case path == catalog.ChangesJSON || path == catalog.ChangesAtom:
 		resp = s.changes(r, hd, path)
@@ -212,6 +227,7 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 			return s.httpError(400, nil, err)
 		}
 		out := s.batch(buf, rb, elems, legacy)
+		rb.facts.method, rb.facts.version = wire.MethodBatch, legacy
 		if len(out) == 0 {
 			return &wire.Response{Status: 202}
 		}
@@ -228,15 +244,18 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 	c := &rb.c
 	c.read(&msg, &rb.refs)
 	c.lifetime, c.bounded = rb.caller.lifetime()
+	rb.facts.method = knownMethod(msg.Method)
 	version, modern, err := era(c, legacy, forceModern)
 	if err != nil {
 		return s.httpError(400, msg.ID, err)
 	}
 	c.version, c.modern = version, modern
+	rb.facts.version = knownVersion(version)
 	if !modern {
 		// Legacy clients turn any non-2xx status into a transport failure, so JSON-RPC
 		// errors travel with 200.
 		out, code := s.answer(buf, c)
+		rb.requestFacts(c, code)
 		rb.replay = replayOf(r.Body, msg.ID, out, code, s.opt.MaxBody)
 		return rb.response(200, out)
 	}
@@ -247,6 +266,7 @@ func (s *Server) post(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 		return s.httpError(400, msg.ID, err)
 	}
 	out, code := s.answer(buf, c)
+	rb.requestFacts(c, code)
 	rb.replay = replayOf(r.Body, msg.ID, out, code, s.opt.MaxBody)
 	return rb.response(modernStatus(code), out)
 }

@@ -30,6 +30,8 @@ type call struct {
 	lifetime int64
 	bounded  bool
 	fresh    int64
+	// facts are what the answer read (about, aboutSkill), for the host's telemetry.
+	facts Facts
 }
 
 // params are the members of a request's params that any method reads, found in one pass

@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
@@ -42,6 +43,7 @@ func (s *Server) promptsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, invalidParams("Prompt not found: " + strconv.Quote(clip(name.Str)) + " (prompts/list lists them)").
 			WithData(nameData(name.Str))
 	}
+	c.aboutSkill(s.pack, i, wire.ReadActivation)
 	b = append(b, `"description":`...)
 	b = append(b, s.pack.Skill(i, catalog.SkillDescription)...)
 	b = append(b, `,"messages":[{"role":"user","content":`...)

@@ -47,6 +47,7 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		c.missed = true
 		return nil, resourceNotFound(raw)
 	}
+	c.about(s.pack, uri, false)
 	b = append(b, `"contents":[`...)
 	head := s.pack.Resource(i, catalog.ResReadHead)
 	if raw != uri {
@@ -122,6 +123,7 @@ func (s *Server) directoryRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		c.missed = true
 		return nil, invalidParams("Directory not found: " + clip(raw)).WithData(uriData(raw))
 	}
+	c.about(s.pack, uri, true)
 	n := s.pack.NumChildren(d)
 	kind := "d" + strconv.Itoa(d)
 	from, to, err := s.page(c, kind, n)

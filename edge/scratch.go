@@ -24,6 +24,8 @@ type reply struct {
 	// depends on them (authz.private), and is kept and replayed no longer than their
 	// credential holds.
 	caller caller
+	// facts are what the answer was (AppendHTTPFacts).
+	facts Facts
 }
 
 // scratch holds replies for reuse. A reply keeps the capacity its largest answer needed,
@@ -45,6 +47,6 @@ func (rb *reply) keep(used []byte, refs []wire.Ref) {
 	if cap(refs) > cap(rb.refs) {
 		rb.refs = refs[:0]
 	}
-	rb.c, rb.resp = call{}, wire.Response{} // hold on to no request
+	rb.c, rb.resp, rb.facts = call{}, wire.Response{}, Facts{} // hold on to no request
 	scratch.Put(rb)
 }

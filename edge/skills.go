@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
@@ -40,6 +41,7 @@ func (s *Server) skillsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, invalidParams("Skill not found: " + clip(raw) + " (skills/get takes the URI of a skill's SKILL.md, as in skills/list)").
 			WithData(uriData(raw))
 	}
+	c.aboutSkill(s.pack, i, wire.ReadActivation)
 	b = append(b, `"skill":`...)
 	b = append(b, s.pack.Skill(i, catalog.SkillEntry)...)
 	return appendVersionsMeta(b, s.pack.Skill(i, catalog.SkillVersions)), nil
@@ -70,6 +72,7 @@ func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		if err := missingArguments(p.Skill(i, catalog.SkillRequired), c.p.arguments, name); err != nil {
 			return nil, err
 		}
+		c.aboutSkill(p, i, wire.ReadActivation)
 		b = append(b, p.Skill(i, catalog.SkillByNameHead)...)
 		b = c.splice(b, p.Skill(i, catalog.SkillInstructions))
 		b = append(b, p.Skill(i, catalog.SkillByNameTail)...)

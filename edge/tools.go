@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
@@ -159,6 +160,7 @@ func (s *Server) loadSkillTool(c *call, args gjson.Result, b []byte) []byte {
 	default:
 		return toolError(b, "Give the name of a skill (or the uri of its SKILL.md). "+s.someSkills())
 	}
+	c.aboutSkill(s.pack, skill, wire.ReadActivation)
 	b = append(b, `"content":[{"type":"text","text":`...)
 	b = c.splice(b, s.pack.Skill(skill, catalog.SkillInstructions))
 	b = append(b, `},{"type":"text","text":`...)
@@ -189,6 +191,7 @@ func (s *Server) readSkillFileTool(c *call, args gjson.Result, b []byte) []byte 
 		c.missed = true
 		return toolError(b, "No file has the uri "+strconv.Quote(clip(uri.Str))+": "+catalog.ToolLoadSkill+" lists a skill's files.")
 	}
+	c.about(s.pack, canonical, false)
 	b = append(b, `"content":[`...)
 	return append(s.appendBlock(c, b, i), ']')
 }

@@ -17,8 +17,8 @@ import (
 // catalog.SkillsPrefix, …), under which catalog/compile renders the indexes. See
 // https://github.com/cloudflare/agent-skills-discovery-rfc
 
-// wellKnown answers a request under /.well-known/.
-func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Response {
+// wellKnown answers a request under /.well-known/, and records on f what it read.
+func (s *Server) wellKnown(r *wire.Request, hd *headers, path string, f *Facts) *wire.Response {
 	if r.Method != "GET" && r.Method != "HEAD" {
 		resp := s.httpText(405, "skilledge: well-known discovery answers GET and HEAD\n")
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "GET, HEAD"})
@@ -27,6 +27,7 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Resp
 	if obj, ok := s.pack.HTTPDoc(path, catalog.HTTPObject); ok {
 		ct, _ := s.pack.HTTPDoc(path, catalog.HTTPContentType)
 		digest, _ := s.pack.HTTPDoc(path, catalog.HTTPDigest)
+		f.read = wire.ReadListing
 		return artifact(hd, string(ct), string(digest), obj, s.cacheControl())
 	}
 	var rest string
@@ -77,6 +78,7 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string) *wire.Resp
 	if res < 0 {
 		return s.notFound()
 	}
+	f.read, f.pack, f.uri, f.dir, f.skill = "?", pack, unsafeString(pack.Resource(res, catalog.ResURI)), false, -1
 	ct := string(pack.Resource(res, catalog.ResMIME))
 	if text := catalog.IsTextHead(pack.Resource(res, catalog.ResReadHead)); text && strings.HasPrefix(ct, "text/") {
 		ct += "; charset=utf-8"

@@ -120,6 +120,14 @@ var importRules = []importRule{
 		never: []string{"runtime/...", "build"},
 	},
 	{
+		rule:   "only runtime/telemetry and the CLI link OpenTelemetry and Prometheus",
+		why:    "what an operator is told is the harness's telemetry room (serve --metrics, --log, OTLP) and skilledge stats; the plugin, the contract, the fronts and the pool stay free of it, and so does every host that does not ask for it",
+		build:  "host",
+		of:     []string{"..."},
+		except: []string{"runtime/telemetry", "runtime/cmd/skilledge", "tests/..."},
+		never:  []string{"go.opentelemetry.io/...", "github.com/prometheus/..."},
+	},
+	{
 		rule:   "nothing outside tests/ imports tests/, not even its tests",
 		why:    "tests/ drives the product from outside, as users and hosts do; a package that imported it would test itself with its own test harness",
 		build:  "host",

@@ -242,8 +242,10 @@ type workerdProcess struct {
 // startWorkerd runs `workerd serve config` with its sockets http0 … http(n-1) on loopback
 // ports that are listening before the process starts (the sockets are handed over as
 // file descriptors, so no port is ever guessed and no request is refused while it boots).
-func startWorkerd(bin, config string, n int) (*workerdProcess, error) {
-	args := []string{"serve", config}
+// flags go to workerd after the configuration (--experimental, for the Analytics Engine
+// binding).
+func startWorkerd(bin, config string, n int, flags ...string) (*workerdProcess, error) {
+	args := append([]string{"serve", config}, flags...)
 	var files []*os.File
 	defer func() {
 		for _, f := range files {

@@ -4,6 +4,7 @@
 // the index, each request and each key set go in with one copy, and what the plugin
 // answers is read from its memory.
 
+import { parseFacts } from "./facts.mjs";
 import { keysFrame } from "./keys.mjs";
 import { parseHint } from "./replay.mjs";
 
@@ -11,6 +12,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder(); // for the plugin's own text (errors, field names)
 
 /** @typedef {import("./replay.mjs").Hint} Hint */
+/** @typedef {import("./facts.mjs").Facts} Facts */
 
 /**
  * Exports are the plugin's raw exports (edge/plugin/main.go): an input of (ptr, len) in
@@ -26,6 +28,7 @@ const decoder = new TextDecoder(); // for the plugin's own text (errors, field n
  * @property {() => bigint} skilledge_fields
  * @property {() => bigint} skilledge_error
  * @property {() => bigint} [skilledge_replay]
+ * @property {() => bigint} [skilledge_facts]
  * @property {() => bigint} [skilledge_keys_wanted]
  * @property {(ptr: number, len: number) => number} skilledge_keys
  */
@@ -111,6 +114,16 @@ export class Raw {
 		if (typeof this.x.skilledge_replay !== "function") return null;
 		const packed = this.x.skilledge_replay();
 		return packed === 0n ? null : parseHint(bytesAt(this.x, packed));
+	}
+
+	// facts is what the last http answer was (skilledge_facts, parseFacts): null when the
+	// plugin says nothing (a plugin older than the export) or gives facts that do not parse,
+	// which the host counts as none.
+	/** @returns {Facts | null} */
+	facts() {
+		if (typeof this.x.skilledge_facts !== "function") return null;
+		const packed = this.x.skilledge_facts();
+		return packed === 0n ? null : parseFacts(bytesAt(this.x, packed));
 	}
 
 	// wanted is the URLs of the key sets the plugin wants (skilledge_keys_wanted): [] for

@@ -8,6 +8,7 @@ import { limits } from "./limits.mjs";
 
 /** @typedef {import("./frame.mjs").Parsed} Parsed */
 /** @typedef {import("./frame.mjs").Ref} Ref */
+/** @typedef {import("./facts.mjs").Facts} Facts */
 
 /**
  * Hint is a replay hint (parseHint): where the id lies in the request frame, its length,
@@ -34,6 +35,7 @@ import { limits } from "./limits.mjs";
  * @property {Uint8Array} answerAfter
  * @property {Ref[]} refs
  * @property {number} size
+ * @property {Facts | null} facts the answer's facts, which every replay is counted with
  */
 
 // Replays: the answers the plugin says may be given again to a request that repeats one
@@ -95,7 +97,7 @@ export class Replays {
 	 * @param {string} head
 	 * @param {Uint8Array} body
 	 * @param {number} [now]
-	 * @returns {Parsed | null}
+	 * @returns {(Parsed & { facts: Facts | null }) | null}
 	 */
 	lookup(head, body, now = Date.now()) {
 		if (this.shapes.length === 0) return null;
@@ -123,13 +125,13 @@ export class Replays {
 			out.set(e.answerAfter, e.answerBefore.length + id.length);
 			const shift = e.answerBefore.length + id.length;
 			const refs = e.refs.map((r) => ({ at: r.at + shift, size: r.size, name: r.name }));
-			return { status: e.status, headers: e.headers, refs, body: out, owned };
+			return { status: e.status, headers: e.headers, refs, body: out, owned, facts: e.facts };
 		}
 		return null;
 	}
 
 	// keep keeps the answer parsed (of the response frame frame) to the request of head
-	// (headBytes long in the frame) and body, as hint (parseHint) says, unless it is not
+	// (headBytes long in the frame) and body, and its facts (or null), as hint (parseHint) says, unless it is not
 	// what the plugin may promise (wire.NewReplayEntry), holds more than
 	// limits.ReplayEntryMax (ReplayEntry.Size), its shape is one too many, or it has
 	// expired by now (the host's clock, milliseconds, as Date.now()). It says whether it
@@ -142,9 +144,10 @@ export class Replays {
 	 * @param {Parsed} parsed
 	 * @param {Hint} hint
 	 * @param {number} [now]
+	 * @param {Facts | null} [facts]
 	 * @returns {boolean}
 	 */
-	keep(head, headBytes, body, frame, parsed, hint, now = Date.now()) {
+	keep(head, headBytes, body, frame, parsed, hint, now = Date.now(), facts = null) {
 		const idAt = hint.idAt - headBytes, n = hint.idLen;
 		const at = hint.answerAt - (frame.length - parsed.body.length); // the body ends the frame
 		if (n === 0 || expired(hint.expires, now) || idAt < 0 || idAt + n > body.length || headBytes + body.length > hint.maxFrame ||
@@ -172,7 +175,7 @@ export class Replays {
 		const e = {
 			head, headHash: hh, headBytes, before, after, kind, maxFrame: hint.maxFrame, expires: hint.expires,
 			status: parsed.status, headers: parsed.headers,
-			answerBefore: parsed.body.slice(0, at), answerAfter: parsed.body.slice(at + n), refs, size,
+			answerBefore: parsed.body.slice(0, at), answerAfter: parsed.body.slice(at + n), refs, size, facts,
 		};
 		const key = replayHash(hh, body, idAt, idAt + n);
 		const old = this.entries.get(key);

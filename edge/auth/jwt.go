@@ -57,6 +57,8 @@ type Issuer struct {
 type Grant struct {
 	// Subject is the token's sub, or a static key's name.
 	Subject string
+	// ClientID is the token's client_id (RFC 9068 §2.2), when it has one as a string.
+	ClientID string
 	// Scopes are the scopes granted, sorted and distinct, joined by single spaces.
 	Scopes []byte
 	// Expires is when the credential stops holding: a token's exp; zero for a static key,
@@ -159,7 +161,11 @@ func (is *Issuer) claims(c gjson.Result, now time.Time) (Grant, error) {
 		return Grant{}, err
 	}
 	sec, frac := math.Modf(min(exp, 253402300799)) // at most the end of year 9999
-	return Grant{Subject: sub.Str, Scopes: scopes, Expires: time.Unix(int64(sec), int64(frac*1e9))}, nil
+	var client string
+	if id := c.Get("client_id"); id.Type == gjson.String {
+		client = id.Str
+	}
+	return Grant{Subject: sub.Str, ClientID: client, Scopes: scopes, Expires: time.Unix(int64(sec), int64(frac*1e9))}, nil
 }
 
 // scopes reads the granted scopes: is.Scopes, and those of the configured claim, else

@@ -46,6 +46,14 @@ func extismHTTP() int32 {
 	return 0
 }
 
+//go:wasmexport facts
+func extismFacts() int32 {
+	if b := lastFacts.Append(nil); len(b) > 0 {
+		pdk.Output(b)
+	}
+	return 0
+}
+
 //go:wasmexport rpc
 func extismRPC() int32 {
 	out, err := handleRPC(nil, pdk.Input())

@@ -104,6 +104,8 @@
 //	           names the object, what it holds, and to put every file of the store.
 //	rpc        input: rpc frame; output: rpc frame, objects spliced in. Before load, or
 //	           when an object was not put, it fails naming it.
+//	facts      output: the facts of the last http answer (edge/wire, "Facts"); empty
+//	           when there are none.
 //	keys_wanted  output: the URLs of the key sets the plugin wants (above), one a line;
 //	           empty when it wants none, and before load.
 //	keys       input: a URL, LF, and the key set fetched from it. After load. Fails,
@@ -142,6 +144,10 @@
 //	                                       16 bytes, four u32 little-endian (below), or 20
 //	                                       with a fifth, the expiry; 0 when that answer
 //	                                       may not be replayed
+//	skilledge_facts() u64                  packed facts of the last skilledge_http answer
+//	                                       (wire.AppendFacts: what it was, for the host's
+//	                                       telemetry); 0 when there are none; ask before
+//	                                       the next input, to which they refer
 //	skilledge_keys_wanted() u64            packed URLs of the key sets wanted, one a line
 //	                                       (keys_wanted); 0 when none
 //	skilledge_keys(ptr, size u32) u32      0 ok, 1 error; input as for keys
@@ -196,6 +202,10 @@ var (
 
 // reqHeader is the room request frames' header fields are parsed into, reused.
 var reqHeader wire.Header
+
+// lastFacts are the facts of the last http answer (edge.Facts), which refer to its
+// request frame: the facts exports encode them, and the next http call replaces them.
+var lastFacts edge.Facts
 
 var errNoCatalog = errors.New("skilledge: no catalog loaded; call load first")
 
@@ -280,6 +290,7 @@ func configure(b []byte) error {
 // serveHTTP answers one request frame, appending the response frame (with references)
 // to dst, and says how the answer may be replayed (wire.Hint).
 func serveHTTP(dst, frame []byte) ([]byte, wire.Hint) {
+	lastFacts = edge.Facts{}
 	if srv == nil {
 		return append(dst, noCatalog...), wire.Hint{}
 	}
@@ -292,7 +303,8 @@ func serveHTTP(dst, frame []byte) ([]byte, wire.Hint) {
 			Body:   []byte("skilledge: malformed request frame from the host\n"),
 		}), wire.Hint{}
 	}
-	dst, replay := srv.AppendHTTP(dst, &req)
+	dst, replay, facts := srv.AppendHTTPFacts(dst, &req)
+	lastFacts = facts
 	return dst, replay.Hint(len(frame) - len(req.Body)) // the body ends the frame
 }
 

@@ -86,6 +86,15 @@ func rawRPC(ptr, size uint32) uint64 {
 //go:wasmexport skilledge_replay
 func rawReplay() uint64 { return packed(replay) }
 
+// factsOut is the output of skilledge_facts.
+var factsOut []byte
+
+//go:wasmexport skilledge_facts
+func rawFacts() uint64 {
+	factsOut = lastFacts.Append(factsOut[:0])
+	return packed(factsOut)
+}
+
 //go:wasmexport skilledge_error
 func rawError() uint64 { return packed(lastErr) }
 

@@ -68,6 +68,19 @@
 // credential holds), or a minute after the answer when that comes first, so that a key
 // withdrawn or a static key taken out is heeded within a minute.
 //
+// # Facts (facts.go)
+//
+// With each answer the plugin says what it was (Facts: the route, the MCP method and
+// revision, the skill concerned and what of it was read, the JSON-RPC error code, and,
+// under the auth option, the caller), for the host's metrics, logs and traces; the raw
+// ABI's skilledge_facts gives them after skilledge_http, as lines "NAME SP VALUE"
+// (AppendFacts, ParseFacts). A host adds what it knows itself (the status, the bytes, the
+// time, whether a replay answered), keeps the facts with an answer it keeps to replay and
+// counts each replay with them, and asks for none when it records nothing. Facts never
+// hold a token, a body or a file's contents, name only a skill the caller may see, and
+// name only methods and revisions the server knows; facts that do not parse are counted
+// as none (telemetry never fails a request).
+//
 // # Key sets (keys.go)
 //
 // The auth option may name signing key sets (JWKS documents, RFC 7517 §5) by URL

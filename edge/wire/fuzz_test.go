@@ -160,3 +160,47 @@ func FuzzParseRPCOutput(f *testing.F) {
 		}
 	})
 }
+
+var factsSeeds = []string{
+	"route mcp\nmethod resources/read\nversion 2026-07-28\nread activation\nskill acme/billing/refunds\ncaller alice\nclient app\n",
+	"route mcp\nmethod _OTHER\ncode -32601\n",
+	"caller a%0Ab%25c\n",
+	"later fact\nroute page\n",
+	"route mcp\nroute mcp\n",
+	"code 007\n",
+	"caller %0\n",
+	"route\n",
+	"route mcp",
+	"",
+}
+
+// FuzzParseFacts: ParseFacts never panics, takes only what AppendFacts could have written
+// (but for the names it skips and the length of caller and client), and facts it accepts
+// encode to bytes that parse to the same facts, caller and client clipped to FactMax.
+func FuzzParseFacts(f *testing.F) {
+	for _, s := range factsSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		facts, err := ParseFacts(b)
+		if err != nil {
+			if err != ErrFacts {
+				t.Fatalf("error %v is not ErrFacts", err)
+			}
+			return
+		}
+		enc := AppendFacts(nil, &facts)
+		again, err := ParseFacts(enc)
+		if err != nil {
+			t.Fatalf("AppendFacts(%+v) = %q, which does not parse: %v", facts, enc, err)
+		}
+		want := facts
+		want.Caller, want.Client = ClipFact(want.Caller), ClipFact(want.Client)
+		if again != want {
+			t.Fatalf("%q parses to %+v, which encodes to %q, which parses to %+v", b, facts, enc, again)
+		}
+		if bytes.Count(enc, []byte("\n")) != strings.Count(string(enc), " ")-strings.Count(strings.Join([]string{facts.Route, facts.Method, facts.Version, facts.Read, facts.Skill, facts.URI, ClipFact(facts.Caller), ClipFact(facts.Client)}, ""), " ") {
+			t.Fatalf("%q: a line without its one separating space", enc)
+		}
+	})
+}

@@ -168,6 +168,10 @@ type ReplayEntry struct {
 	Header        Header // the response's fields
 	Before, After []byte // the response body before and after the echoed id
 	Refs          []Ref  // At counted from the start of After
+	// Facts are the answer's facts (skilledge_facts), which a host that records answers
+	// keeps with the entry and counts every replay with (the facts never depend on the
+	// id). NewReplayEntry leaves them to the host; Size does not count them.
+	Facts Facts
 }
 
 // NewReplayEntry makes the entry for the answer resp, parsed from the response frame

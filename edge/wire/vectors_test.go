@@ -417,3 +417,40 @@ func TestKeys(t *testing.T) {
 		wiretest.Write(t, "keys.json", v)
 	}
 }
+
+// TestFactsVectors: the server's facts of answers, byte for byte, and what a host parses
+// from facts (wire.ParseFacts), well formed or not.
+func TestFactsVectors(t *testing.T) {
+	var vs []wiretest.FactsVector
+	wiretest.Read(t, "facts.json", &vs)
+	for i := range vs {
+		v := &vs[i]
+		t.Run(v.Name, func(t *testing.T) {
+			if len(v.Request) > 0 {
+				s, _ := exampleServer()
+				req, err := wire.ParseRequest(v.Request)
+				if err != nil {
+					t.Fatalf("request %q: %v", v.Request, err)
+				}
+				_, _, f := s.AppendHTTPFacts(nil, &req)
+				got := f.Append(nil)
+				if *update {
+					v.Facts = got
+				}
+				requireJSONEqual(t, "the server's facts", string(v.Facts), string(got))
+			}
+			var parsed *wiretest.ParsedFacts
+			if f, err := wire.ParseFacts(v.Facts); err == nil {
+				parsed = &wiretest.ParsedFacts{Route: f.Route, Method: f.Method, Version: f.Version, Read: f.Read, Skill: f.Skill,
+					SkillName: f.SkillName(), URI: f.URI, Code: f.Code, Caller: f.Caller, Client: f.Client}
+			}
+			if *update {
+				v.Parsed = parsed
+			}
+			requireJSONEqual(t, "the facts parsed", v.Parsed, parsed)
+		})
+	}
+	if *update {
+		wiretest.Write(t, "facts.json", vs)
+	}
+}

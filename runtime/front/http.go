@@ -1,6 +1,7 @@
 package front
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/textproto"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/wasm"
@@ -23,12 +25,18 @@ import (
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := states.Get().(*httpState)
 	defer st.put()
+	var rec *Record
+	if s.observer != nil {
+		st.rec = Record{Request: r, Start: time.Now()}
+		rec = &st.rec
+		defer s.observe(rec) // before st.put: rec is st's
+	}
 	cur := s.cur.Load()
 	frame, err := appendRequestFrame(st.in[:0], r, cur.maxBody, cur.framing)
 	st.in = frame[:0]
 	if err != nil {
 		s.logf("skilledge: %s %s: reading the body: %v", r.Method, r.RequestURI, err)
-		writeFailure(w, wire.FailBody)
+		writeFailure(w, wire.FailBody, rec)
 		return
 	}
 	var (
@@ -41,29 +49,47 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		pool, owned = cur.pool, true
 		f = e.Answer(st.out[:0], id, st.refs[:0])
 		resp = f.Body
+		if rec != nil {
+			rec.Replayed, rec.Facts = true, e.Facts
+		}
 	} else {
 		err = s.call(func(sv *served) error {
 			var (
-				err  error
-				hint wire.Hint
+				err   error
+				hint  wire.Hint
+				facts wire.Facts
+				ask   = s.ask
 			)
+			if sv.replays != nil {
+				ask |= wasm.AskHint
+			}
 			pool = sv.pool
-			resp, f, hint, err = sv.pool.HTTPAnswer(r.Context(), frame, st.out[:0], st.header[:0], st.refs[:0], sv.replays != nil)
+			resp, f, hint, facts, err = sv.pool.HTTPAnswer(r.Context(), frame, st.out[:0], st.header[:0], st.refs[:0], ask)
 			if err == nil && hint.IDLen > 0 {
 				// Kept once the instance is back in the pool: keeping copies and takes the
 				// replays' lock, which no other request need wait for.
-				sv.replays.keep(frame, hint, resp, f)
+				sv.replays.keep(frame, hint, resp, f, facts)
+			}
+			if rec != nil {
+				rec.Facts = facts
 			}
 			return err
 		})
 	}
 	st.out = resp[:0]
+	if rec != nil {
+		rec.Body = frame[bytesIndexBody(frame):]
+		rec.BodyBytes = int64(len(rec.Body))
+	}
 	if err != nil {
 		if r.Context().Err() != nil {
-			return // the client is gone
+			if rec != nil {
+				rec.Failure = "gone" // the client went away: nothing was answered
+			}
+			return
 		}
 		s.logf("skilledge: %s %s: %v", r.Method, r.RequestURI, err)
-		writeFailure(w, failureOf(err))
+		writeFailure(w, failureOf(err), rec)
 		return
 	}
 	if !owned {
@@ -73,7 +99,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	objs, err := wire.Objects(f.Refs, pool.Store())
 	if err != nil {
 		s.logf("skilledge: %s %s: %v", r.Method, r.RequestURI, err)
-		writeFailure(w, wire.FailStore)
+		writeFailure(w, wire.FailStore, rec)
 		return
 	}
 	h := w.Header()
@@ -106,6 +132,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(f.Status)
 	// Contents go from the store to the connection as they are, never through the plugin.
 	wire.WriteResolved(w, f.Body, f.Refs, objs)
+	if rec != nil {
+		rec.Status = f.Status
+		if r.Method != "HEAD" {
+			rec.Bytes = wire.BodySize(f.Body, f.Refs)
+		}
+	}
+}
+
+// observe completes rec and tells the observer of it.
+func (s *Server) observe(rec *Record) {
+	rec.Duration = time.Since(rec.Start)
+	s.observer.Observe(rec)
+}
+
+// bytesIndexBody is where the body of a request frame starts: after its blank line.
+func bytesIndexBody(frame []byte) int {
+	if i := bytes.Index(frame, []byte("\n\n")); i >= 0 {
+		return i + 2
+	}
+	return len(frame)
 }
 
 // httpState is what one request needs, recycled: the request and response frames and the
@@ -114,6 +160,7 @@ type httpState struct {
 	in, out []byte
 	header  wire.Header
 	refs    []wire.Ref
+	rec     Record // the answer's, for the observer
 }
 
 var states = sync.Pool{New: func() any { return &httpState{in: make([]byte, 0, 8<<10), out: make([]byte, 0, 8<<10)} }}
@@ -121,6 +168,7 @@ var states = sync.Pool{New: func() any { return &httpState{in: make([]byte, 0, 8
 // put recycles st unless a frame made it large: one big request or answer does not keep
 // its memory for the next.
 func (st *httpState) put() {
+	st.rec = Record{} // hold on to no request
 	if cap(st.in) <= 1<<20 && cap(st.out) <= 1<<20 {
 		states.Put(st)
 	}
@@ -282,9 +330,13 @@ func appendField(dst []byte, name string, values []string) []byte {
 	return dst
 }
 
-// writeFailure answers f, the host's own failure answer (wire.Failure).
-func writeFailure(w http.ResponseWriter, f wire.Failure) {
+// writeFailure answers f, the host's own failure answer (wire.Failure), and records it
+// on rec, when not nil.
+func writeFailure(w http.ResponseWriter, f wire.Failure, rec *Record) {
 	resp := f.Response()
+	if rec != nil {
+		rec.Status, rec.Bytes, rec.Failure, rec.Facts = resp.Status, int64(len(resp.Body)), f.Name, wire.Facts{}
+	}
 	h := w.Header()
 	for _, fl := range resp.Header {
 		h.Set(fl.Name, fl.Value)

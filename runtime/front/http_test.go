@@ -237,7 +237,7 @@ func TestServerSwap(t *testing.T) {
 // (wasm.ErrBusy; wasm's TestPoolBusy makes one), and the HTTP front answers a 503 to retry.
 func TestServeHTTPBusy(t *testing.T) {
 	w := httptest.NewRecorder()
-	writeFailure(w, failureOf(fmt.Errorf("%w (50ms): %w", wasm.ErrBusy, context.DeadlineExceeded)))
+	writeFailure(w, failureOf(fmt.Errorf("%w (50ms): %w", wasm.ErrBusy, context.DeadlineExceeded)), nil)
 	require.Equal(t, 503, w.Code)
 	require.Equal(t, "1", w.Header().Get("Retry-After"))
 	require.Equal(t, "application/json", w.Header().Get("Content-Type"))

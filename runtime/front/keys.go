@@ -37,7 +37,12 @@ type KeySets struct {
 	// closed stops the fetches after a failure (Close); guarded by closeMu with the timers.
 	closeMu sync.Mutex
 	closed  bool
+	// fetched and failures count the fetches that brought a set and those that failed.
+	fetched, failures atomic.Int64
 }
+
+// Fetches reports how many fetches of a key set brought one, and how many failed.
+func (k *KeySets) Fetches() (ok, failed int64) { return k.fetched.Load(), k.failures.Load() }
 
 // keySet is what KeySets holds of one URL.
 type keySet struct {
@@ -203,6 +208,7 @@ func (k *KeySets) fetch(ctx context.Context, s *keySet, urgent bool) {
 	doc, age, err := k.get(ctx, s.url, urgent)
 	now := k.now()
 	if err != nil {
+		k.failures.Add(1)
 		s.state.Fail()
 		defer k.retryLater(s)
 		switch {
@@ -219,6 +225,7 @@ func (k *KeySets) fetch(ctx context.Context, s *keySet, urgent bool) {
 		}
 		return
 	}
+	k.fetched.Add(1)
 	failed := s.state.Failed
 	s.state.Done(now, age)
 	switch d := s.cur.Load(); {

@@ -95,7 +95,7 @@ func (rs *replays) lookup(frame []byte) (*wire.ReplayEntry, []byte) {
 // keep adds the answer resp (parsed from the response frame out) to frame, as hint says,
 // unless the plugin promised nothing it may keep, it holds more than an entry may, or its
 // shape is one too many, or the promise has expired by now's clock.
-func (rs *replays) keep(frame []byte, hint wire.Hint, out []byte, resp wire.Response) {
+func (rs *replays) keep(frame []byte, hint wire.Hint, out []byte, resp wire.Response, facts wire.Facts) {
 	if rs == nil {
 		return
 	}
@@ -107,6 +107,7 @@ func (rs *replays) keep(frame []byte, hint wire.Hint, out []byte, resp wire.Resp
 	if size > wire.ReplayEntryMax {
 		return
 	}
+	e.Facts = facts
 	e.Header = make(wire.Header, len(resp.Header)) // resp's aliases out, which is reused
 	for i, f := range resp.Header {
 		e.Header[i] = wire.Field{Name: internName(f.Name), Value: internValue(f.Value)}

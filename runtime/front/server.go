@@ -23,17 +23,23 @@ type Options struct {
 	// request reaches the plugin. The answers kept are the serving pool's: a pool swapped
 	// in starts with none.
 	Replays int
+	// Observer, when not nil, is told of every HTTP answer (Record), replays and the
+	// host's own failures included; then the front asks the plugin for the facts of each
+	// answer (wire.Facts) and keeps them with its replays. Nil asks for nothing.
+	Observer Observer
 }
 
 // Server serves the current Pool over HTTP (ServeHTTP) and stdio (ServeStdio). The pool
 // can be swapped at any time: each request runs entirely on one pool, so no request sees
 // a half-replaced catalog, and a replaced pool is closed once its requests finish.
 type Server struct {
-	cur     atomic.Pointer[served]
-	replays int // Options.Replays, the default filled in
-	log     io.Writer
-	logMu   sync.Mutex
-	drains  sync.WaitGroup
+	cur      atomic.Pointer[served]
+	replays  int // Options.Replays, the default filled in
+	observer Observer
+	ask      wasm.Ask // what the HTTP front asks the plugin besides the answer, but the hint
+	log      io.Writer
+	logMu    sync.Mutex
+	drains   sync.WaitGroup
 	// conns are the stdio connections being served, for Notify.
 	connsMu sync.Mutex
 	conns   map[*stdioConn]struct{}
@@ -56,7 +62,10 @@ func NewServer(pool *wasm.Pool, log io.Writer, opt Options) *Server {
 	if opt.Replays == 0 {
 		opt.Replays = DefaultReplays
 	}
-	s := &Server{log: log, replays: opt.Replays}
+	s := &Server{log: log, replays: opt.Replays, observer: opt.Observer}
+	if opt.Observer != nil {
+		s.ask = wasm.AskFacts
+	}
 	s.cur.Store(s.serve(pool))
 	return s
 }

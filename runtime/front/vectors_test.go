@@ -58,7 +58,7 @@ func TestVectorFailures(t *testing.T) {
 			}
 			require.Equal(t, true, ok, "a failure of that name")
 			w := httptest.NewRecorder()
-			writeFailure(w, f)
+			writeFailure(w, f, nil)
 			require.Equal(t, v.Status, w.Code)
 			require.Equal(t, v.Body, w.Body.String())
 			for _, h := range v.Headers {
@@ -82,7 +82,7 @@ func TestVectorReplays(t *testing.T) {
 			require.NoError(t, err)
 			rs := newReplays(wire.ReplayEntries)
 			rs.now = func() time.Time { return time.Unix(v.At, 0) }
-			rs.keep(v.Request, hint, v.Answer, resp)
+			rs.keep(v.Request, hint, v.Answer, resp, wire.Facts{})
 			require.Equal(t, v.Kept, len(rs.entries) == 1, "kept")
 			for i, r := range v.Repeats {
 				rs.now = func() time.Time { return time.Unix(r.At, 0) }

@@ -163,3 +163,25 @@ func rawInstance(tb testing.TB, ctx context.Context, rc wazero.RuntimeConfig, pa
 	require.NoError(tb, in.callStatus(ctx, in.load, pack))
 	return in
 }
+
+// BenchmarkPoolHTTPFacts: what asking the plugin for an answer's facts adds to a read of a
+// SKILL.md (the plugin works the skill out of the URI when asked).
+func BenchmarkPoolHTTPFacts(b *testing.B) {
+	pool := testPool(b, Options{Size: 1})
+	frame := postFrame(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
+	for _, c := range []struct {
+		name string
+		ask  Ask
+	}{{"none", 0}, {"hint", AskHint}, {"hint and facts", AskHint | AskFacts}} {
+		b.Run(c.name, func(b *testing.B) {
+			var out []byte
+			for b.Loop() {
+				var err error
+				out, _, _, _, err = pool.HTTPAnswer(context.Background(), frame, out[:0], nil, nil, c.ask)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

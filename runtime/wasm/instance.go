@@ -24,6 +24,7 @@ const (
 	rawError     = "skilledge_error"
 	rawFields    = "skilledge_fields"
 	rawReplay    = "skilledge_replay"
+	rawFacts     = "skilledge_facts"
 )
 
 // instance is one module instance with a pack loaded. It serves one call at a time.
@@ -33,6 +34,7 @@ type instance struct {
 	alloc, load, configure, http, rpc api.Function
 	lastErr                           api.Function
 	replay                            api.Function // nil in a plugin older than the export
+	facts                             api.Function // nil in a plugin older than the export
 	keys, wanted                      api.Function // nil in a plugin older than the exports
 	stack                             [2]uint64
 	host                              *hostState
@@ -43,6 +45,9 @@ type instance struct {
 	// has, and keyFrame the room their keys inputs are framed in.
 	keyVersions []uint64
 	keyFrame    []byte
+	// memSize is the size of the linear memory when the instance last went back to its
+	// pool (Pool.Instances).
+	memSize uint32
 
 	// The deadline (deadline.go): stop is the instrumented global a timer sets when a
 	// call's time is up, nil where the module could not be instrumented (wazero's own
@@ -130,6 +135,7 @@ func (p *Plugin) bareInstance(ctx context.Context, logMu *sync.Mutex) (*instance
 		rpc:       mod.ExportedFunction(rawRPC),
 		lastErr:   mod.ExportedFunction(rawError),
 		replay:    mod.ExportedFunction(rawReplay),
+		facts:     mod.ExportedFunction(rawFacts),
 		keys:      mod.ExportedFunction(rawKeys),
 		wanted:    mod.ExportedFunction(rawKeysWanted),
 		host:      newHostState(p.cfg.Stderr, logMu),
@@ -188,6 +194,55 @@ func (in *instance) replayHint(ctx context.Context) (wire.Hint, error) {
 		return wire.Hint{}, fmt.Errorf("%w: %s gave %d bytes, not %d or %d", ErrInstance, rawReplay, len(b), wire.HintSize, wire.HintSizeExpiring)
 	}
 	return h, nil
+}
+
+// answerFacts asks the instance what its last skilledge_http answer was (wire.Facts), read
+// through cache; the zero Facts when it says nothing (a plugin older than skilledge_facts)
+// or gives facts that do not parse, which a host counts as none. An error wraps
+// ErrInstance.
+func (in *instance) answerFacts(ctx context.Context, cache *factsCache) (wire.Facts, error) {
+	if in.facts == nil {
+		return wire.Facts{}, nil
+	}
+	if err := in.facts.CallWithStack(ctx, in.stack[:]); err != nil {
+		return wire.Facts{}, instanceError(err)
+	}
+	if in.stack[0] == 0 {
+		return wire.Facts{}, nil
+	}
+	b, ok := in.packed()
+	if !ok {
+		return wire.Facts{}, fmt.Errorf("%w: %s gave a result outside memory", ErrInstance, rawFacts)
+	}
+	return cache.parse(b), nil
+}
+
+// factsCache holds facts parsed, by their encoding: answers repeat (the same skills read
+// by the same callers), and a lookup by the bytes costs a hash where a parse copies the
+// skill and the URI. It holds at most factsCached, emptied when full. Safe for
+// concurrent use.
+type factsCache struct {
+	mu sync.RWMutex
+	m  map[string]wire.Facts
+}
+
+const factsCached = 4096
+
+func (c *factsCache) parse(b []byte) wire.Facts {
+	c.mu.RLock()
+	f, ok := c.m[string(b)]
+	c.mu.RUnlock()
+	if ok {
+		return f
+	}
+	f, _ = wire.ParseFacts(b)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= factsCached {
+		c.m = make(map[string]wire.Facts, 64)
+	}
+	c.m[string(b)] = f
+	c.mu.Unlock()
+	return f
 }
 
 // packed reads the packed result (ptr<<32 | len) of the last raw call from the module's

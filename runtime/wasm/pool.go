@@ -130,6 +130,8 @@ type Pool struct {
 	once    sync.Once
 	created atomic.Int64
 	failed  atomic.Int64
+	memory  atomic.Int64 // the linear memory of the instances alive, as of their last return
+	facts   factsCache
 }
 
 // NewPool makes a pool serving cat. It opens the index and checks the store holds what
@@ -218,6 +220,12 @@ func (pl *Pool) Store() wire.Store { return pl.store }
 // because they failed.
 func (pl *Pool) Stats() (created, failed int64) { return pl.created.Load(), pl.failed.Load() }
 
+// Instances reports how many instances are alive (made and not discarded), and the bytes
+// of linear memory they held when each last went back to the pool.
+func (pl *Pool) Instances() (alive, memory int64) {
+	return pl.created.Load() - pl.failed.Load(), pl.memory.Load()
+}
+
 // Options returns the pool's options, defaults filled in.
 func (pl *Pool) Options() Options { return pl.opt }
 
@@ -270,8 +278,12 @@ func (pl *Pool) acquire(ctx context.Context) (*instance, error) {
 func (pl *Pool) release(in *instance, err error) {
 	if errors.Is(err, ErrInstance) {
 		pl.failed.Add(1)
+		pl.memory.Add(-int64(in.memSize))
 		in.close()
 		in = nil
+	} else if size := in.mem.Size(); size != in.memSize {
+		pl.memory.Add(int64(size) - int64(in.memSize))
+		in.memSize = size
 	}
 	pl.slots <- in
 	pl.leave()
@@ -313,28 +325,38 @@ func (pl *Pool) do(ctx context.Context, f func(ctx context.Context, in *instance
 // the instance failed (wraps ErrInstance; ErrTimeout too when it ran out of time), which
 // includes answering with a malformed frame. A returned frame always parses.
 func (pl *Pool) HTTP(ctx context.Context, frame, dst []byte) ([]byte, error) {
-	dst, _, _, err := pl.HTTPAnswer(ctx, frame, dst, nil, nil, false)
+	dst, _, _, _, err := pl.HTTPAnswer(ctx, frame, dst, nil, nil, 0)
 	return dst, err
 }
+
+// Ask says what HTTPAnswer asks the plugin besides the answer.
+type Ask uint8
+
+const (
+	AskHint  Ask = 1 << iota // the replay hint (wire.Hint)
+	AskFacts                 // the facts of the answer (wire.Facts)
+)
 
 // HTTPAnswer is HTTP for a front, which splices the answer and may keep it to give again:
 // it also returns the response frame parsed, its fields and references appended to h and
 // refs (wire.ParseResponseInto: the check that the frame parses is the parse a front
-// needs; the Response aliases the frame), and, when askHint is true, the plugin's replay
-// hint for this answer (wire.Hint), asked of the instance that answered before it goes
-// back to the pool: the zero Hint when the answer may not be replayed, or when the plugin
-// does not say (a plugin older than skilledge_replay). Keeping the answer is the caller's
-// business; the pool keeps nothing. Errors are as for HTTP.
+// needs; the Response aliases the frame), and, as ask says, the plugin's replay hint for
+// this answer (AskHint: wire.Hint) and its facts (AskFacts: wire.Facts), asked of the
+// instance that answered before it goes back to the pool: the zero Hint when the answer
+// may not be replayed, or when the plugin does not say (a plugin older than
+// skilledge_replay); the zero Facts when it says nothing. Keeping the answer is the
+// caller's business; the pool keeps nothing. Errors are as for HTTP.
 //
 // When the plugin answers 401 and wants a key set again (a token named a key the set in
 // hand lacks: the issuer rotated its keys), the pool has Options.Keys fetch it, when the
 // schedule allows, and asks the plugin once more; the second answer is the one returned
 // (edge/wire, "Key sets").
-func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header, refs []wire.Ref, askHint bool) ([]byte, wire.Response, wire.Hint, error) {
+func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header, refs []wire.Ref, ask Ask) ([]byte, wire.Response, wire.Hint, wire.Facts, error) {
 	var (
 		resp   wire.Response
 		start  = len(dst)
 		hint   wire.Hint
+		facts  wire.Facts
 		wanted []string
 		had    []uint64 // the versions of the key sets the instance had when it wanted some
 		retry  bool
@@ -347,8 +369,11 @@ func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header
 		if resp, err = wire.ParseResponseInto(dst[start:], h, refs); err != nil {
 			return fmt.Errorf("%w: the plugin answered a malformed frame", ErrInstance)
 		}
-		if askHint {
+		if ask&AskHint != 0 {
 			hint, err = in.replayHint(ctx)
+		}
+		if err == nil && ask&AskFacts != 0 {
+			facts, err = in.answerFacts(ctx, &pl.facts)
 		}
 		if err == nil && resp.Status == 401 && !retry && pl.opt.Keys != nil && len(pl.keyURLs) > 0 {
 			wanted, err = in.keysWanted(ctx)
@@ -361,7 +386,7 @@ func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header
 		retry = true
 		err = pl.do(ctx, answer)
 	}
-	return dst, resp, hint, err
+	return dst, resp, hint, facts, err
 }
 
 // RPC answers one JSON-RPC message (or batch) from a stream transport. version is the

@@ -43,13 +43,13 @@ func TestPoolHTTPAndRPC(t *testing.T) {
 	require.Equal(t, "2025-06-18", version)
 }
 
-// HTTPAnswer parses the answer it appends, and asks the plugin how it may be replayed only
-// when told to; HTTP answers the same frame.
+// HTTPAnswer parses the answer it appends, and asks the plugin how it may be replayed and
+// what the answer was only when told to; HTTP answers the same frame.
 func TestPoolHTTPAnswer(t *testing.T) {
 	pool := testPool(t, Options{Size: 1})
 	ctx := context.Background()
 	req := postFrame(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`)
-	out, resp, hint, err := pool.HTTPAnswer(ctx, req, []byte("before"), nil, nil, true)
+	out, resp, hint, facts, err := pool.HTTPAnswer(ctx, req, []byte("before"), nil, nil, AskHint|AskFacts)
 	require.NoError(t, err)
 	require.Equal(t, "before", string(out[:6]))
 	want := parseResponse(t, out[6:])
@@ -57,10 +57,12 @@ func TestPoolHTTPAnswer(t *testing.T) {
 	require.Equal(t, want.Body, resp.Body)
 	require.Equal(t, want.Refs, resp.Refs)
 	require.Equal(t, true, hint.IDLen > 0, "a read may be replayed")
+	require.Equal(t, wire.Facts{Route: "mcp", Method: "resources/read", Version: "2025-03-26", Read: "activation", Skill: "git-workflow", URI: "skill://git-workflow/SKILL.md"}, facts)
 
-	again, _, hint, err := pool.HTTPAnswer(ctx, req, nil, nil, nil, false)
+	again, _, hint, facts, err := pool.HTTPAnswer(ctx, req, nil, nil, nil, 0)
 	require.NoError(t, err)
 	require.Equal(t, wire.Hint{}, hint)
+	require.Equal(t, wire.Facts{}, facts)
 	require.Equal(t, out[6:], again)
 	plain, err := pool.HTTP(ctx, req, nil)
 	require.NoError(t, err)

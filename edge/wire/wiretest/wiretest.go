@@ -255,3 +255,27 @@ type KeysRequest struct {
 	Status  int    `json:"status,omitempty"`
 	Fetches int    `json:"fetches,omitempty"`
 }
+
+// FactsVector: the facts of an answer as the plugin encodes them (wire.AppendFacts; for a
+// vector with a Request, the server's own facts for it), and what a host parses from them:
+// Parsed, or nothing (Parsed null) for facts that do not follow the encoding.
+type FactsVector struct {
+	Name    string       `json:"name"`
+	Request Bytes        `json:"request,omitempty"`
+	Facts   Bytes        `json:"facts"`
+	Parsed  *ParsedFacts `json:"parsed"`
+}
+
+// ParsedFacts are wire.Facts as the vectors write them, with SkillName.
+type ParsedFacts struct {
+	Route     string `json:"route"`
+	Method    string `json:"method"`
+	Version   string `json:"version"`
+	Read      string `json:"read"`
+	Skill     string `json:"skill"`
+	SkillName string `json:"skillName"`
+	URI       string `json:"uri"`
+	Code      int64  `json:"code"`
+	Caller    string `json:"caller"`
+	Client    string `json:"client"`
+}

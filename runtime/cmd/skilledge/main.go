@@ -47,6 +47,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdOutdated(ctx, rest, stdout, stderr)
 	case "key":
 		return cmdKey(rest, stdout, stderr)
+	case "stats":
+		return cmdStats(ctx, rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 && !isHelp(rest[0]) {
 			fmt.Fprintf(stderr, "skilledge version: unexpected argument %q\n", rest[0])
@@ -85,6 +87,8 @@ Usage:
   skilledge outdated [DIR] [flags]  list the installed skills whose source changed
   skilledge key [flags]             make a static API key for a private deployment, and its
                                     entry for the auth file (serve --auth FILE)
+  skilledge stats URL|FILE          what a deployment answered: top skills, activations,
+                                    error rates, p50 and p99, from serve --metrics or a JSON log
   skilledge version                 print the version
   skilledge help [COMMAND]          print this, or a command's flags
 

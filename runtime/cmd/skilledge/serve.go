@@ -17,6 +17,7 @@ import (
 	"github.com/skilledge/skilledge/edge/auth"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/front"
+	"github.com/skilledge/skilledge/runtime/telemetry"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
@@ -154,7 +155,14 @@ only so): an OAuth access token, a Cloudflare Access assertion, or a static key 
 "skilledge key". Signing key sets the file names by URL are fetched when the server
 starts, kept as long as their Cache-Control says (1 minute to 1 day, 10 minutes by
 default), and fetched again, at most every 30 seconds, when a token names a key they
-lack; failures go to stderr, and the tokens they would verify are refused meanwhile.`)
+lack; failures go to stderr, and the tokens they would verify are refused meanwhile.
+
+What it answers is told to an operator (README, "Observe a deployment"): with --log json,
+a JSON line per request on stderr; with --metrics ADDR, Prometheus metrics on a listener
+of their own; and, when OTEL_EXPORTER_OTLP_ENDPOINT (or its _TRACES_ or _METRICS_ form)
+is set, a span per request and the same metrics over OTLP/HTTP, as the standard OTEL_*
+variables say (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_HEADERS, …).
+No token, body or file content is ever among them.`)
 	var f serverFlags
 	f.register(c.fs)
 	registerAuth(c.fs, &f.auth, false)
@@ -162,6 +170,8 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	public := c.fs.Bool("public", false, "allow listening on a non-loopback address")
 	replays := c.fs.Int("replays", front.DefaultReplays,
 		"keep up to `N` answers to give again, without running the plugin, to requests that repeat one but for their JSON-RPC id; 0 runs the plugin for every request")
+	var observe observeFlags
+	observe.register(c.fs)
 	var origins, hosts stringList
 	c.fs.Var(&origins, "allow-origin", "also accept browser requests from `ORIGIN` (repeatable; \"*\" for any; loopback origins are always accepted)")
 	c.fs.Var(&hosts, "allow-host", "also accept requests whose Host header is `HOST` (repeatable; \"*\" for any; loopback names are always accepted, and any with --public)")
@@ -176,6 +186,10 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	}
 	if *replays < 0 {
 		fmt.Fprintf(stderr, "skilledge serve: --replays %d: give a number of answers, or 0 for none\n", *replays)
+		return 2
+	}
+	if observe.metrics != "" && !*public && !loopbackAddr(observe.metrics) {
+		fmt.Fprintf(stderr, "skilledge serve: refusing to serve metrics on %s without --public: they name the skills, and under --auth the callers, of this catalog. Pass --public if that is what you want.\n", observe.metrics)
 		return 2
 	}
 	if !*public && !loopbackAddr(*addr) {
@@ -209,8 +223,20 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 		return 1
 	}
 	defer ln.Close() // closed by Serve when served; here for the returns before that
+	var metricsLn net.Listener
+	if observe.metrics != "" {
+		if metricsLn, err = net.Listen("tcp", observe.metrics); err != nil {
+			fmt.Fprintf(stderr, "skilledge serve: --metrics: %v\n", err)
+			return 1
+		}
+		defer metricsLn.Close()
+	}
 	// The plugin is found and compiled while the catalog is opened (pluginStart).
 	stderr = &lockedWriter{w: stderr}
+	logs := stderr // the requests' lines
+	if observe.log == "json" {
+		stderr = telemetry.NewLines(logs) // every other line, as a JSON line
+	}
 	early := startPlugin(ctx, f.plugin, f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), 0), stderr)
 	defer early.abandon()
 	src, ok := openSource("serve", dirArg(pos), f.catalogFlags, stderr)
@@ -224,7 +250,8 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	}
 	server.AllowOrigins, server.AllowHosts = origins, hosts
 	// The key sets the auth option names by URL are fetched here, for every catalog served.
-	opt := wasm.Options{Server: server, Keys: front.NewKeySets(stderr, nil)}
+	keys := front.NewKeySets(stderr, nil)
+	opt := wasm.Options{Server: server, Keys: keys}
 	pool, plugin, err := startPool(ctx, early, f.memory, src.catalog(), opt, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %s\n", advised(err))
@@ -234,7 +261,16 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 	if *replays == 0 {
 		srvOpt.Replays = -1
 	}
-	srv := front.NewServer(pool, stderr, srvOpt)
+	var srv *front.Server
+	obs, err := observe.start(ctx, logs, func() *front.Server { return srv }, keys)
+	if err != nil {
+		pool.Close(context.Background())
+		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
+		return 1
+	}
+	defer obs.stop()
+	srvOpt.Observer = obs.observer
+	srv = front.NewServer(pool, stderr, srvOpt)
 	defer srv.Close(context.Background())
 	defer f.startWatching(ctx, "serve", dirArg(pos), src, plugin, opt, srv, stderr)() // stopped before srv closes
 
@@ -249,6 +285,13 @@ lack; failures go to stderr, and the tokens they would verify are refused meanwh
 		plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint(pool), displayAddr(ln.Addr()))
 	if authCfg != nil {
 		fmt.Fprintf(stdout, "skilledge: every request needs a credential (%s): %s\n", f.auth, authSummary(authCfg))
+	}
+	if obs.metrics != nil {
+		obs.serveMetrics(metricsLn)
+		fmt.Fprintf(stdout, "skilledge: metrics at http://%s/metrics\n", displayAddr(metricsLn.Addr()))
+	}
+	if obs.otel != nil {
+		fmt.Fprintf(stdout, "skilledge: sending %s over OTLP to %s\n", otelWhat(obs.otelCfg), obs.otelCfg.Where)
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
