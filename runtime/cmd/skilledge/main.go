@@ -82,7 +82,7 @@ Usage:
   skilledge build [DIR] -o OUT      write OUT/catalog.pack, OUT/assets/, OUT/plugin.wasm, the JavaScript host and its entries (Workers, Deno, Bun, Node)
   skilledge verify URL [flags]      check a deployment's skills against their DVS trust root
                                     (--token for a private deployment)
-  skilledge pull URL [DIR] [flags] install a catalog's skills into DIR (an agent's skills
+  skilledge pull URL [DIR] [flags]  install a catalog's skills into DIR (an agent's skills
                                     folder), verified, recorded in DIR/skills.lock
   skilledge outdated [DIR] [flags]  list the installed skills whose source changed
   skilledge key [flags]             make a static API key for a private deployment, and its
