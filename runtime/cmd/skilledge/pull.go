@@ -134,11 +134,15 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 
 // pullSummary is the last line of a pull.
 func pullSummary(r *pull.Result, dir string) string {
-	if len(r.Installed)+len(r.Updated)+len(r.Removed) == 0 {
-		return fmt.Sprintf("%s up to date in %s: %s unchanged, nothing downloaded", r.Source, dir, plural(len(r.Unchanged), "skill"))
+	elsewhere := ""
+	if len(r.Elsewhere) > 0 {
+		elsewhere = fmt.Sprintf("; left alone, installed from another source: %s", strings.Join(r.Elsewhere, ", "))
 	}
-	return fmt.Sprintf("%s into %s: %d installed, %d updated, %d unchanged, %d removed; %d bytes written",
-		r.Source, dir, len(r.Installed), len(r.Updated), len(r.Unchanged), len(r.Removed), r.Bytes)
+	if len(r.Installed)+len(r.Updated)+len(r.Removed) == 0 {
+		return fmt.Sprintf("%s up to date in %s: %s unchanged, nothing downloaded%s", r.Source, dir, plural(len(r.Unchanged), "skill"), elsewhere)
+	}
+	return fmt.Sprintf("%s into %s: %d installed, %d updated, %d unchanged, %d removed; %d bytes written%s",
+		r.Source, dir, len(r.Installed), len(r.Updated), len(r.Unchanged), len(r.Removed), r.Bytes, elsewhere)
 }
 
 func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -57,6 +57,9 @@ type Result struct {
 	Updated   []string `json:"updated"`
 	Unchanged []string `json:"unchanged"`
 	Removed   []string `json:"removed"`
+	// Elsewhere are skills the source serves that the lock has from another source:
+	// left alone (the lock says where each skill comes from).
+	Elsewhere []string `json:"elsewhere"`
 	Bytes     int64    `json:"bytes"` // bytes of the files written
 	// Via is how the catalog was read: "well-known" (the v0.2.0 index and archives) or
 	// "mcp" (skills/list and resources/read).
@@ -157,7 +160,8 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			if contains(names, f.Name) {
 				return nil, fmt.Errorf("%s: already installed from %s; remove it from %s to pull it from %s", f.Name, old.Source, LockName, source)
 			}
-			continue // another source's skill of the same name: not ours to touch
+			res.Elsewhere = append(res.Elsewhere, f.Name) // another source's: not ours to touch
+			continue
 		}
 		if pinnedHere(f.Name) {
 			if pins[f.Name] == "" {
@@ -275,7 +279,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			return res, err
 		}
 	}
-	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed} {
+	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere} {
 		if *l == nil {
 			*l = []string{}
 		}

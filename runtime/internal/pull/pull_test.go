@@ -236,6 +236,12 @@ func TestPullRespectsTheFolder(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "notes" {
 		t.Errorf("notes.txt was touched")
 	}
+	// A skill the lock has from another source is left alone, and said to be.
+	other := newCatalogServer(t, map[string]map[string]string{"alpha": {"SKILL.md": skillMD("alpha", "Another alpha.")}})
+	res, err := Pull(context.Background(), other.URL, dir, loopback())
+	if err != nil || !reflect.DeepEqual(res.Elsewhere, []string{"alpha"}) || len(res.Installed)+len(res.Updated) != 0 {
+		t.Fatalf("pull from another source: %+v %v", res, err)
+	}
 	// An unknown --skill is an error.
 	opt.Skills = []string{"gamma"}
 	if _, err := Pull(context.Background(), srv.URL, dir, opt); err == nil || !strings.Contains(err.Error(), "gamma") {
