@@ -46,7 +46,8 @@ type Options struct {
 	// Era, when set, reads the catalog over MCP in that era (verify.EraModern or
 	// verify.EraLegacy) at source, the MCP endpoint, rather than from its well-known index.
 	Era string
-	// Progress, when not nil, gets one line per skill as it is written.
+	// Progress, when not nil, gets one line per skill as it is downloaded and verified,
+	// and one as it is written.
 	Progress io.Writer
 }
 
@@ -117,6 +118,11 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		// kept unless Force.
 		ch := localChanges(dir, l)
 		return len(ch) > 0 && (opt.Force || missing(ch))
+	}
+	if opt.Progress != nil && opt.Verify.Fetched == nil {
+		opt.Verify.Fetched = func(name string, files int, bytes int64) {
+			fmt.Fprintf(opt.Progress, "verified %s (%d files, %d bytes)\n", name, files, bytes)
+		}
 	}
 	got, via, err := fetchCatalog(ctx, source, opt, want)
 	if err != nil {

@@ -277,3 +277,25 @@ func TestPullTokenOnlyToTheOrigin(t *testing.T) {
 		t.Errorf("the token is in the lock")
 	}
 }
+
+// TestPullProgress: with a Progress writer, a line per skill as it is verified and one as
+// it is written; an up-to-date pull downloads and says nothing.
+func TestPullProgress(t *testing.T) {
+	srv := newCatalogServer(t, testCatalog())
+	dir := t.TempDir()
+	var b strings.Builder
+	opt := loopback()
+	opt.Progress = &b
+	if _, err := Pull(context.Background(), srv.URL, dir, opt); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"verified alpha (3 files,", "verified beta (1 files,", "installed alpha (3 files,", "installed beta (1 files,"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("progress %q has no %q", b.String(), want)
+		}
+	}
+	b.Reset()
+	if _, err := Pull(context.Background(), srv.URL, dir, opt); err != nil || b.Len() != 0 {
+		t.Errorf("an up-to-date pull: %v, progress %q", err, b.String())
+	}
+}

@@ -166,6 +166,7 @@ func FetchVersion(ctx context.Context, base string, opt Options, name, version s
 			}
 		}
 	}
+	v.progress(name, files)
 	return Fetched{Name: name, Path: path, URL: u.String(), Digest: DigestOf(resp.body), Kind: DigestArtifact, Files: files}, path, nil
 }
 
@@ -213,4 +214,16 @@ func (v *verifier) keptVersions(ctx context.Context, name string) ([]Version, st
 		return nil, "", fmt.Errorf("%s: %s keeps no versions (the catalog has no history)", endpoint, uri)
 	}
 	return kept, path, nil
+}
+
+// progress reports a skill downloaded and verified to Options.Fetched, if set.
+func (v *verifier) progress(name string, files []archive.File) {
+	if v.opt.Fetched == nil {
+		return
+	}
+	var n int64
+	for _, f := range files {
+		n += int64(len(f.Data))
+	}
+	v.opt.Fetched(name, len(files), n)
 }

@@ -256,6 +256,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		v.skillProblem(sr, sr.URL, "SKILL.md frontmatter name is %q, not the index's %q", got, sr.Name)
 	}
 	if v.want != nil && sr.OK() {
+		v.progress(sr.Name, files)
 		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Files: files})
 	}
 }

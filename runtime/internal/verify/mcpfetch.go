@@ -70,6 +70,7 @@ func FetchMCP(ctx context.Context, endpoint string, opt Options, era string, wan
 			if f.Files, err = v.readFiles(ctx, ep, s, f, files); err != nil {
 				return nil, fmt.Errorf("%s: %w", ep, err)
 			}
+			v.progress(f.Name, f.Files)
 		}
 		out = append(out, f)
 	}

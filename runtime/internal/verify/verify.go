@@ -76,6 +76,10 @@ type Options struct {
 	// (room for headers: an incompressible skill at the limit must still fit). Zero fields
 	// mean archive.DefaultLimits (1024 entries, 16 MiB).
 	Limits archive.Limits
+	// Fetched, when not nil, is called by Fetch, FetchMCP and FetchVersion with each
+	// skill whose files were downloaded and verified, as it is: for progress. Calls may
+	// come from several goroutines, one at a time.
+	Fetched func(name string, files int, bytes int64)
 }
 
 // Report is what Verify found. Problems are readable lines, each naming the skill (if
