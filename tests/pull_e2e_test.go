@@ -3,7 +3,6 @@
 package tests
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -315,26 +314,7 @@ func TestPullVersionPin(t *testing.T) {
 // `skilledge key` given as SKILLEDGE_TOKEN: the skill is installed and the lock holds no
 // trace of the key; without it the pull fails, saying to pass one, and writes nothing.
 func TestPullPrivate(t *testing.T) {
-	bin, err := cliBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(bin, "key", "--name", "ci", "--scope", "skills:read").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, entry, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	src := t.TempDir()
-	for rel, data := range map[string]string{
-		"skills/greet/SKILL.md": "---\nname: greet\ndescription: Says hello.\n---\nHello!\n",
-		"skills/skilledge.yaml": "access:\n  default: [skills:read]\n",
-		"auth.json":             `{"resource":"http://localhost/mcp","tokens":[` + entry + `]}`,
-	} {
-		if err := writeFile(filepath.Join(src, rel), []byte(data)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	base := strings.TrimSuffix(serve(t, filepath.Join(src, "skills"), "--auth", filepath.Join(src, "auth.json")), "/mcp")
+	base, key := servePrivateGreet(t)
 	dir := t.TempDir()
 	code, msg := pullCLI(t, []string{"SKILLEDGE_TOKEN="}, "pull", base, dir, "--allow-http-loopback")
 	if code != 1 || !strings.Contains(msg, "--token") {
@@ -362,31 +342,8 @@ func TestPullPrivate(t *testing.T) {
 func startTSServer(t *testing.T, skills string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, nodeBin(t), filepath.Join(repoRoot(t), "tests", "loadbench", "ts-server.mjs"), skills, "0")
-	cmd.Stderr = io.Discard
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := tsListening.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		return u
-	case <-time.After(time.Minute):
-		t.Fatal("the TS SDK server did not say where it listens")
-	}
-	return ""
+	cmd.Stderr = io.Discard // its one warning, that JSON answers drop notifications
+	return processURL(t, cmd, cancel, tsListening, time.Minute, "the TS SDK server did not say where it listens")
 }
 
 var tsListening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`)
