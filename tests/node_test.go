@@ -72,6 +72,14 @@ func serve(t testing.TB, args ...string) string {
 // (cmd's context's) stops it when the test ends.
 func serveURL(t testing.TB, cmd *exec.Cmd, cancel context.CancelFunc) string {
 	cmd.Stderr = os.Stderr
+	// The first run may build and compile the plugin.
+	return processURL(t, cmd, cancel, servingLine, 3*time.Minute, "skilledge serve did not print its URL")
+}
+
+// processURL starts cmd and returns the first submatch of re in a line of its stdout,
+// failing t with failure after timeout; cancel (cmd's context's) stops it when the test
+// ends.
+func processURL(t testing.TB, cmd *exec.Cmd, cancel context.CancelFunc, re *regexp.Regexp, timeout time.Duration, failure string) string {
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +92,7 @@ func serveURL(t testing.TB, cmd *exec.Cmd, cancel context.CancelFunc) string {
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
 				break
 			}
@@ -94,8 +102,8 @@ func serveURL(t testing.TB, cmd *exec.Cmd, cancel context.CancelFunc) string {
 	select {
 	case url := <-found:
 		return url
-	case <-time.After(3 * time.Minute): // the first run may build and compile the plugin
-		t.Fatal("skilledge serve did not print its URL")
+	case <-time.After(timeout):
+		t.Fatal(failure)
 	}
 	return ""
 }

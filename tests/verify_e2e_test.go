@@ -41,6 +41,25 @@ func TestVerifyPrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	base, key := servePrivateGreet(t)
+	out, err := exec.Command(bin, "verify", base, "--allow-http-loopback", "--token", key).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok  greet") {
+		t.Fatalf("verify --token: %v\n%s", err, out)
+	}
+	out, err = exec.Command(bin, "verify", base, "--allow-http-loopback").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "pass --token") {
+		t.Fatalf("verify without the token: %v\n%s", err, out)
+	}
+}
+
+// servePrivateGreet serves, with `skilledge serve --auth`, a private catalog of one skill
+// (greet) that every caller needs skills:read to see, and returns its base URL and a
+// static key from `skilledge key` that grants it.
+func servePrivateGreet(t *testing.T) (base, key string) {
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, err := exec.Command(bin, "key", "--name", "ci", "--scope", "skills:read").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -56,13 +75,5 @@ func TestVerifyPrivate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	base := strings.TrimSuffix(serve(t, filepath.Join(dir, "skills"), "--auth", filepath.Join(dir, "auth.json")), "/mcp")
-	out, err = exec.Command(bin, "verify", base, "--allow-http-loopback", "--token", key).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "ok  greet") {
-		t.Fatalf("verify --token: %v\n%s", err, out)
-	}
-	out, err = exec.Command(bin, "verify", base, "--allow-http-loopback").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "pass --token") {
-		t.Fatalf("verify without the token: %v\n%s", err, out)
-	}
+	return strings.TrimSuffix(serve(t, filepath.Join(dir, "skills"), "--auth", filepath.Join(dir, "auth.json")), "/mcp"), key
 }

@@ -41,6 +41,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdBuild(ctx, rest, stdout, stderr)
 	case "verify":
 		return cmdVerify(ctx, rest, stdout, stderr)
+	case "pull":
+		return cmdPull(ctx, rest, stdout, stderr)
+	case "outdated":
+		return cmdOutdated(ctx, rest, stdout, stderr)
 	case "key":
 		return cmdKey(rest, stdout, stderr)
 	case "stats":
@@ -78,6 +82,9 @@ Usage:
   skilledge build [DIR] -o OUT      write OUT/catalog.pack, OUT/assets/, OUT/plugin.wasm, the JavaScript host and its entries (Workers, Deno, Bun, Node)
   skilledge verify URL [flags]      check a deployment's skills against their DVS trust root
                                     (--token for a private deployment)
+  skilledge pull URL [DIR] [flags]  install a catalog's skills into DIR (an agent's skills
+                                    folder), verified, recorded in DIR/skills.lock
+  skilledge outdated [DIR] [flags]  list the installed skills whose source changed
   skilledge key [flags]             make a static API key for a private deployment, and its
                                     entry for the auth file (serve --auth FILE)
   skilledge stats URL|FILE          what a deployment answered: top skills, activations,

@@ -47,6 +47,7 @@ type response struct {
 	// failure is, for an answer other than 200 that is a host's own failure (edge/wire
 	// Failure: a JSON-RPC error whose data names it), the failure's name; "" otherwise.
 	failure string
+	header  http.Header
 }
 
 // errTooBig is returned, wrapped, for a body over its bound.
@@ -70,7 +71,7 @@ func (v *verifier) do(req *http.Request, rule func(*url.URL) string, max int64) 
 		return nil, err
 	}
 	defer resp.Body.Close()
-	r := &response{url: resp.Request.URL, status: resp.StatusCode}
+	r := &response{url: resp.Request.URL, status: resp.StatusCode, header: resp.Header}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err == nil {
 			r.contentType = mt

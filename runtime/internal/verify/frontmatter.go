@@ -8,9 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// validName reports whether s follows the Agent Skills name rules: 1 to 64 characters of
+// ValidName reports whether s follows the Agent Skills name rules: 1 to 64 characters of
 // a-z, 0-9 and "-", no leading, trailing or doubled "-".
-func validName(s string) bool {
+func ValidName(s string) bool {
 	if len(s) == 0 || len(s) > 64 || s[0] == '-' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
 		return false
 	}

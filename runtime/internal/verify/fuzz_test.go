@@ -60,7 +60,7 @@ func FuzzParseMCPSkill(f *testing.F) {
 			return
 		}
 		for name, fi := range m.files {
-			if why := safeRelPath(name); why != "" || !validDigest(fi.digest) || fi.size < 0 {
+			if why := safeRelPath(name); why != "" || !ValidDigest(fi.digest) || fi.size < 0 {
 				t.Fatalf("%q: accepted file %q %+v (%s)", b, name, fi, why)
 			}
 		}

@@ -21,8 +21,8 @@ import (
 // maxIndexBytes bounds an index and a page of the MCP manifest.
 const maxIndexBytes = 32 << 20
 
-// validDigest reports whether s is "sha256:" and 64 lowercase hex digits.
-func validDigest(s string) bool {
+// ValidDigest reports whether s is "sha256:" and 64 lowercase hex digits.
+func ValidDigest(s string) bool {
 	hexPart, ok := strings.CutPrefix(s, "sha256:")
 	if !ok || len(hexPart) != 64 {
 		return false
@@ -36,7 +36,8 @@ func validDigest(s string) bool {
 	return true
 }
 
-func digestOf(b []byte) string {
+// DigestOf is the digest of b as indexes write it: "sha256:" and 64 lowercase hex digits.
+func DigestOf(b []byte) string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
@@ -52,6 +53,7 @@ func (v *verifier) readIndex(ctx context.Context) bool {
 		return false
 	}
 	if resp.status != 200 {
+		v.rep.NoIndex = resp.status == 404
 		why := "no v0.2.0 skills index"
 		if resp.failure == wire.FailAuth.Name {
 			why = authRefused
@@ -153,7 +155,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		return
 	}
 	name := e.Get("name")
-	if name.Type != gjson.String || !validName(name.Str) {
+	if name.Type != gjson.String || !ValidName(name.Str) {
 		v.problem(label, "", "name %s is not a valid skill name (1-64 of a-z, 0-9, \"-\"; no leading, trailing or doubled \"-\"): skipped", orMissing(name))
 		return
 	}
@@ -185,7 +187,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	case utf8.RuneCountInString(d.Str) > 1024:
 		v.skillProblem(sr, "", "description is over 1024 characters")
 	}
-	if digest.Type != gjson.String || !validDigest(digest.Str) {
+	if digest.Type != gjson.String || !ValidDigest(digest.Str) {
 		v.skillProblem(sr, sr.URL, "digest %s is not \"sha256:\" and 64 lowercase hex digits: not verifiable", orMissing(digest))
 		return
 	}
@@ -199,6 +201,10 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		return
 	}
 	sr.URL = u.String()
+	if v.want != nil && !v.want(sr.Name, digest.Str) {
+		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact})
+		return
+	}
 	limit := v.lim.MaxBytes
 	if typ.Str == "archive" {
 		limit += int64(v.lim.MaxEntries)*1024 + 64<<10
@@ -216,7 +222,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		v.skillProblem(sr, sr.URL, "%s", statusText(resp.status))
 		return
 	}
-	if got := digestOf(resp.body); got != digest.Str {
+	if got := DigestOf(resp.body); got != digest.Str {
 		v.skillProblem(sr, sr.URL, "digest %s does not match the index's %s", got, digest.Str)
 		return
 	}
@@ -234,7 +240,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	st.files = make(map[string]fileInfo, len(files))
 	var skillMD []byte
 	for _, f := range files {
-		st.files[f.Name] = fileInfo{digest: digestOf(f.Data), size: int64(len(f.Data))}
+		st.files[f.Name] = fileInfo{digest: DigestOf(f.Data), size: int64(len(f.Data))}
 		if f.Name == "SKILL.md" {
 			skillMD = f.Data
 		}
@@ -248,6 +254,10 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		v.skillProblem(sr, sr.URL, "%v", err)
 	case got != sr.Name:
 		v.skillProblem(sr, sr.URL, "SKILL.md frontmatter name is %q, not the index's %q", got, sr.Name)
+	}
+	if v.want != nil && sr.OK() {
+		v.progress(sr.Name, files)
+		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Files: files})
 	}
 }
 

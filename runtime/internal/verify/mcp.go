@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,7 +97,7 @@ func parseMCPSkill(e gjson.Result) *mcpSkill {
 			m.bad = fmt.Sprintf("resource %s does not name a file path under the skill's root", ru.Raw)
 			return m
 		}
-		if digest.Type != gjson.String || !validDigest(digest.Str) {
+		if digest.Type != gjson.String || !ValidDigest(digest.Str) {
 			m.bad = fmt.Sprintf("resource %s has digest %s, not \"sha256:\" and 64 lowercase hex digits", ru.Raw, orMissing(digest))
 			return m
 		}
@@ -137,56 +138,130 @@ func safeRelPath(name string) string {
 
 // call sends one 2026-07-28 request to the MCP endpoint and returns its result.
 func (v *verifier) call(ctx context.Context, endpoint *url.URL, id int, method, cursor string) (gjson.Result, error) {
-	params := map[string]any{"_meta": map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    ProtocolVersion,
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-	}}
+	params := map[string]any{}
 	if cursor != "" {
 		params["cursor"] = cursor
 	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return v.rpc(ctx, endpoint, session{era: ProtocolVersion}, id, method, params)
+}
+
+// session is how requests to an MCP endpoint are sent: era is the revision
+// (ProtocolVersion, or a 2025 revision after initialize), id the Mcp-Session-Id a legacy
+// server gave ("" for none).
+type session struct{ era, id string }
+
+// modern reports whether s sends 2026-07-28 requests.
+func (s session) modern() bool { return s.era == ProtocolVersion }
+
+// rpc sends one request (an id of 0 sends a notification) to the MCP endpoint in
+// session s and returns its result. A modern request carries the protocol version and
+// client capabilities in params._meta and the Mcp-Method (and, for resources/read,
+// Mcp-Name) header; a legacy one the MCP-Protocol-Version (after initialize) and
+// Mcp-Session-Id headers.
+func (v *verifier) rpc(ctx context.Context, endpoint *url.URL, s session, id int, method string, params map[string]any) (gjson.Result, error) {
+	r, _, err := v.rpcHeader(ctx, endpoint, s, id, method, params, maxIndexBytes)
+	return r, err
+}
+
+// rpcHeader is rpc with the response's headers, reading at most max bytes of its body.
+func (v *verifier) rpcHeader(ctx context.Context, endpoint *url.URL, s session, id int, method string, params map[string]any, max int64) (gjson.Result, http.Header, error) {
+	p := map[string]any{}
+	for k, x := range params {
+		p[k] = x
+	}
+	if s.modern() {
+		p["_meta"] = map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    ProtocolVersion,
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		}
+	}
+	msg := map[string]any{"jsonrpc": "2.0", "method": method, "params": p}
+	if id != 0 {
+		msg["id"] = id
+	}
+	body, err := json.Marshal(msg)
 	if err != nil {
-		return gjson.Result{}, err
+		return gjson.Result{}, nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.String(), bytes.NewReader(body))
 	if err != nil {
-		return gjson.Result{}, err
+		return gjson.Result{}, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", ProtocolVersion)
-	req.Header.Set("Mcp-Method", method)
-	noRedirects := func(*url.URL) string { return "the MCP endpoint does not redirect" }
-	resp, err := v.do(req, noRedirects, maxIndexBytes)
-	if err != nil {
-		return gjson.Result{}, fmt.Errorf("%s: %v", method, err)
+	if s.era != "" {
+		req.Header.Set("MCP-Protocol-Version", s.era)
 	}
-	msg := resp.body
+	if s.id != "" {
+		req.Header.Set("Mcp-Session-Id", s.id)
+	}
+	if s.modern() {
+		req.Header.Set("Mcp-Method", method)
+		if uri, ok := params["uri"].(string); ok {
+			req.Header.Set("Mcp-Name", headerValue(uri))
+		}
+	}
+	noRedirects := func(*url.URL) string { return "the MCP endpoint does not redirect" }
+	resp, err := v.do(req, noRedirects, max)
+	if err != nil {
+		return gjson.Result{}, nil, fmt.Errorf("%s: %v", method, err)
+	}
+	if id == 0 {
+		if resp.status/100 != 2 {
+			return gjson.Result{}, nil, fmt.Errorf("%s: %s", method, statusText(resp.status))
+		}
+		return gjson.Result{}, resp.header, nil
+	}
+	body = resp.body
 	if resp.status == 200 && resp.contentType == "text/event-stream" {
-		if msg, err = sseMessage(resp.body, id); err != nil {
-			return gjson.Result{}, fmt.Errorf("%s: %v", method, err)
+		if body, err = sseMessage(resp.body, id); err != nil {
+			return gjson.Result{}, nil, fmt.Errorf("%s: %v", method, err)
 		}
 	}
 	// A JSON-RPC error says more than the status, so read the body of any status.
-	if gjson.ValidBytes(msg) {
-		m := gjson.ParseBytes(msg)
+	if gjson.ValidBytes(body) {
+		m := gjson.ParseBytes(body)
 		if e := m.Get("error"); e.Exists() {
-			return gjson.Result{}, fmt.Errorf("%s: error %s: %s", method, e.Get("code").Raw, e.Get("message").Str)
+			return gjson.Result{}, nil, &rpcError{method: method, code: e.Get("code").Raw, message: e.Get("message").Str}
 		}
 		if r := m.Get("result"); resp.status == 200 && r.IsObject() {
 			if got := m.Get("id"); got.Type != gjson.Number || got.Int() != int64(id) {
-				return gjson.Result{}, fmt.Errorf("%s: the response's id %s is not %d", method, orMissing(got), id)
+				return gjson.Result{}, nil, fmt.Errorf("%s: the response's id %s is not %d", method, orMissing(got), id)
 			}
-			return r, nil
+			return r, resp.header, nil
 		}
 	}
 	if resp.status != 200 {
 		if resp.failure == wire.FailAuth.Name {
-			return gjson.Result{}, fmt.Errorf("%s: %s: %s", method, statusText(resp.status), authRefused)
+			return gjson.Result{}, nil, fmt.Errorf("%s: %s: %s", method, statusText(resp.status), authRefused)
 		}
-		return gjson.Result{}, fmt.Errorf("%s: %s", method, statusText(resp.status))
+		return gjson.Result{}, nil, &rpcError{method: method, status: resp.status}
 	}
-	return gjson.Result{}, fmt.Errorf("%s: the response is not a JSON-RPC result", method)
+	return gjson.Result{}, nil, fmt.Errorf("%s: the response is not a JSON-RPC result", method)
+}
+
+// rpcError is a JSON-RPC error answer, or a status other than 200 without one.
+type rpcError struct {
+	method, code, message string
+	status                int // when there is no JSON-RPC error
+}
+
+func (e *rpcError) Error() string {
+	if e.code == "" {
+		return fmt.Sprintf("%s: %s", e.method, statusText(e.status))
+	}
+	return fmt.Sprintf("%s: error %s: %s", e.method, e.code, e.message)
+}
+
+// headerValue is s as an HTTP header value: as it is when it is printable ASCII, else
+// "=?base64?…?=" (PROTOCOL.md#eras).
+func headerValue(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+		}
+	}
+	return s
 }
 
 // sseMessage returns the data of the first server-sent event holding the JSON-RPC

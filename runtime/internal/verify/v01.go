@@ -65,7 +65,7 @@ func (v *verifier) checkV01(ctx context.Context) {
 		case !e.IsObject():
 			v.problem(label, at, "not a JSON object")
 			continue
-		case name.Type != gjson.String || !validName(name.Str):
+		case name.Type != gjson.String || !ValidName(name.Str):
 			v.problem(label, at, "name %s is not a valid skill name: skipped", orMissing(name))
 			continue
 		case seen[name.Str]:
@@ -152,7 +152,7 @@ func (v *verifier) checkV01Entry(ctx context.Context, indexURL *url.URL, name st
 			continue
 		}
 		budget -= int64(len(resp.body))
-		listed[f.Str] = fileInfo{digest: digestOf(resp.body), size: int64(len(resp.body))}
+		listed[f.Str] = fileInfo{digest: DigestOf(resp.body), size: int64(len(resp.body))}
 	}
 	if _, ok := listed["SKILL.md"]; !ok {
 		v.nameProblem(name, at, "the v0.1.0 entry's files do not include SKILL.md")

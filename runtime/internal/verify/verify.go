@@ -76,6 +76,10 @@ type Options struct {
 	// (room for headers: an incompressible skill at the limit must still fit). Zero fields
 	// mean archive.DefaultLimits (1024 entries, 16 MiB).
 	Limits archive.Limits
+	// Fetched, when not nil, is called by Fetch, FetchMCP and FetchVersion with each
+	// skill whose files were downloaded and verified, as it is: for progress. Calls may
+	// come from several goroutines, one at a time.
+	Fetched func(name string, files int, bytes int64)
 }
 
 // Report is what Verify found. Problems are readable lines, each naming the skill (if
@@ -96,6 +100,8 @@ type Report struct {
 	Problems []string
 	// Notes are observations that are not failures (an absent v0.1.0 index).
 	Notes []string
+	// NoIndex is set when the v0.2.0 index answered 404: the deployment publishes none.
+	NoIndex bool
 }
 
 // SkillReport is one entry of the v0.2.0 index.
@@ -158,6 +164,10 @@ type verifier struct {
 	list     []*SkillReport         // the entries of the v0.2.0 index with a valid, unique name
 	skills   map[string]*skillState // the same, by name
 	mcp      map[string][]*mcpSkill // the MCP manifest by frontmatter name; nil if unread
+	// want and fetched serve Fetch: want says whether an entry's artifact is fetched,
+	// fetched collects the entries that verified (with their files) or were not wanted.
+	want    func(name, digest string) bool
+	fetched []Fetched
 }
 
 // skillState is what the checks of one skill share.

@@ -57,7 +57,7 @@ var (
 	}
 )
 
-func sha(b []byte) string { return digestOf(b) }
+func sha(b []byte) string { return DigestOf(b) }
 
 func tarGz(t *testing.T, entries []archive.Entry) []byte {
 	t.Helper()

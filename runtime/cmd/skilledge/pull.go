@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/skilledge/skilledge/runtime/internal/pull"
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// defaultSkillsDir is where pull installs when no DIR is given: the project folder many
+// agents read (README, "Install skills into an agent").
+const defaultSkillsDir = ".agents/skills"
+
+// tokenEnv names the environment variable read when --token is not given.
+const tokenEnv = "SKILLEDGE_TOKEN"
+
+// readFlags are the flags pull and outdated share with verify.
+type readFlags struct {
+	root, token, era *string
+	loopback         *bool
+	json             *bool
+}
+
+func addReadFlags(c *command) readFlags {
+	return readFlags{
+		root:     c.fs.String("trust-root", "", "check every skill URL against `ROOT`, an https URL prefix ending in \"/\" (default: the root the index declares, else the origin of URL)"),
+		loopback: c.fs.Bool("allow-http-loopback", false, "allow plain http to a loopback address (127.0.0.0/8, ::1, localhost) only"),
+		token:    c.fs.String("token", "", "send \"Authorization: Bearer `TOKEN`\" to the catalog's origin only (default: $"+tokenEnv+"); never written to skills.lock"),
+		json:     c.fs.Bool("json", false, "print a JSON report on stdout instead of lines"),
+		era:      c.fs.String("era", "", "read URL as an MCP endpoint in the protocol era `ERA`: modern (2026-07-28) or legacy (2025, initialize first); default: the well-known index, or MCP when URL ends in /mcp or has no index"),
+	}
+}
+
+// eraOf maps --era to the protocol revision, or says why it cannot.
+func eraOf(s string) (string, error) {
+	switch s {
+	case "":
+		return "", nil
+	case "modern", verify.EraModern:
+		return verify.EraModern, nil
+	case "legacy", verify.EraLegacy:
+		return verify.EraLegacy, nil
+	}
+	return "", fmt.Errorf("--era %q is neither modern nor legacy", s)
+}
+
+func (f readFlags) options() verify.Options {
+	tok := *f.token
+	if tok == "" {
+		tok = os.Getenv(tokenEnv)
+	}
+	return verify.Options{TrustRoot: *f.root, AllowHTTPLoopback: *f.loopback, Token: tok}
+}
+
+func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCommand("pull", "skilledge pull URL [DIR] [flags]",
+		`Installs the skills of the catalog at URL into DIR (default `+defaultSkillsDir+`), each in
+DIR/NAME, and records them in DIR/skills.lock. URL is what "skilledge verify" takes: the
+deployment's origin (or its path prefix).
+
+pull reads URL/.well-known/agent-skills/index.json (well-known discovery v0.2.0) and
+downloads each skill's archive (one request per skill), under the trust root as verify
+does. A URL ending in /mcp, or with no index, or --era, is read over MCP instead:
+skills/list, then resources/read of each file (8 at a time), each checked against the
+digest and size the listing gives. Either way: every artifact is checked against its SHA-256 digest and unpacked in memory,
+refusing traversal, links, bombs, unsafe or colliding file names and a SKILL.md whose
+name is not its folder's. Nothing is written until every selected skill has verified;
+each skill is then written to a temporary folder and renamed into place.
+
+--path PREFIX takes the skills whose path in the catalog is PREFIX or under it (the
+well-known index names skills by name only, so the catalog is then read over MCP).
+--skill NAME@VERSION installs a version the catalog keeps (PROTOCOL.md#versions), read
+from its archive and checked against the manifest digest the MCP listing gives; a pull
+leaves a pinned skill at its version until it is named again.
+
+A second pull downloads only the skills whose digest changed, and says so. pull touches
+only the skills skills.lock names: a folder it did not install is never touched, and a
+file edited since the pull stops the update (naming the file) unless --force. A skill
+no longer served is removed, unless edited. --frozen installs exactly what skills.lock
+says and fails, writing nothing, if the catalog no longer serves it (for CI).
+
+It prints a line per skill written on a terminal, then a summary; --json prints a
+report instead. The exit status is 1 on failure, 2 on bad usage.`)
+	rf := addReadFlags(c)
+	var skills stringList
+	c.fs.Var(&skills, "skill", "pull only the skill `NAME`, or pin it with NAME@VERSION (a version the catalog keeps); repeatable")
+	var paths stringList
+	c.fs.Var(&paths, "path", "pull only the skills whose catalog path is `PREFIX` or under it, segment by segment (read over MCP); repeatable")
+	frozen := c.fs.Bool("frozen", false, "install exactly what skills.lock says; fail if the catalog no longer serves it")
+	force := c.fs.Bool("force", false, "overwrite skills edited locally since they were pulled")
+	pos, code, ok := c.parse(args, 1, 2, stdout, stderr)
+	if !ok {
+		return code
+	}
+	dir := defaultSkillsDir
+	if len(pos) == 2 {
+		dir = pos[1]
+	}
+	era, err := eraOf(*rf.era)
+	if err != nil {
+		return c.usageError(stderr, err.Error())
+	}
+	opt := pull.Options{Verify: rf.options(), Skills: skills, Paths: paths, Frozen: *frozen, Force: *force, Era: era}
+	if !*rf.json && isTerminal(stderr) {
+		opt.Progress = stderr
+	}
+	res, err := pull.Pull(ctx, pos[0], dir, opt)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge pull: %v\n", err)
+		if errors.Is(err, verify.ErrUsage) {
+			if !*rf.loopback && strings.HasPrefix(strings.ToLower(pos[0]), "http:") {
+				fmt.Fprint(stderr, "(for a local server on a loopback address, pass --allow-http-loopback)\n")
+			}
+			return 2
+		}
+		if opt.Verify.Token == "" && strings.Contains(err.Error(), "HTTP 401") {
+			fmt.Fprint(stderr, "skilledge pull: the catalog asks for a credential: pass --token or set "+tokenEnv+"\n")
+		}
+		return 1
+	}
+	if *rf.json {
+		writeJSON(stdout, res)
+		return 0
+	}
+	fmt.Fprintln(stdout, pullSummary(res, dir))
+	return 0
+}
+
+// pullSummary is the last line of a pull.
+func pullSummary(r *pull.Result, dir string) string {
+	elsewhere := ""
+	if len(r.Elsewhere) > 0 {
+		elsewhere = fmt.Sprintf("; left alone, installed from another source: %s", strings.Join(r.Elsewhere, ", "))
+	}
+	if len(r.Installed)+len(r.Updated)+len(r.Removed) == 0 {
+		return fmt.Sprintf("%s up to date in %s: %s unchanged, nothing downloaded%s", r.Source, dir, plural(len(r.Unchanged), "skill"), elsewhere)
+	}
+	return fmt.Sprintf("%s into %s: %d installed, %d updated, %d unchanged, %d removed; %d bytes written%s",
+		r.Source, dir, len(r.Installed), len(r.Updated), len(r.Unchanged), len(r.Removed), r.Bytes, elsewhere)
+}
+
+func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCommand("outdated", "skilledge outdated [DIR] [flags]",
+		`Lists the skills installed in DIR (default `+defaultSkillsDir+`) by "skilledge pull" whose
+source now serves other bytes, or serves them no more: name, locked version and digest ->
+the digest served now. It reads each source's index only; nothing is downloaded or written.
+The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
+	rf := addReadFlags(c)
+	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
+	if !ok {
+		return code
+	}
+	dir := defaultSkillsDir
+	if len(pos) == 1 {
+		dir = pos[0]
+	}
+	era, err := eraOf(*rf.era)
+	if err != nil {
+		return c.usageError(stderr, err.Error())
+	}
+	out, err := pull.CheckOutdated(ctx, dir, pull.Options{Verify: rf.options(), Era: era})
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge outdated: %v\n", err)
+		if errors.Is(err, verify.ErrUsage) {
+			return 2
+		}
+		return 1
+	}
+	if *rf.json {
+		if out == nil {
+			out = []pull.Outdated{}
+		}
+		writeJSON(stdout, map[string]any{"outdated": out})
+	} else {
+		for _, o := range out {
+			fmt.Fprintln(stdout, o)
+		}
+		if len(out) == 0 {
+			fmt.Fprintf(stdout, "every skill in %s is up to date\n", dir)
+		}
+	}
+	if len(out) > 0 {
+		return 1
+	}
+	return 0
+}
+
+func writeJSON(w io.Writer, v any) {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	e.Encode(v)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPullCommand pulls the fake deployment's skill-md skill (flags after and before the
+// URL), prints a summary, then says an up-to-date pull downloaded nothing; outdated agrees
+// (exit 0, and --json); a tampered SKILL.md is refused, exit 1, nothing written.
+func TestPullCommand(t *testing.T) {
+	base := fakeDeployment(t, "")
+	dir := filepath.Join(t.TempDir(), "skills")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"pull", base, dir, "--allow-http-loopback"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("pull: %d\n%s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "1 installed") {
+		t.Errorf("summary: %s", out.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "greet", "SKILL.md")); !strings.Contains(string(b), "Hello!") {
+		t.Errorf("greet/SKILL.md: %q", b)
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"pull", "--allow-http-loopback", base, dir}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "nothing downloaded") {
+		t.Errorf("second pull: %d %s", code, out.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"outdated", dir, "--allow-http-loopback", "--json"}, nil, &out, &errb); code != 0 {
+		t.Errorf("outdated: %d %s", code, out.String())
+	}
+	var rep struct{ Outdated []any }
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Outdated == nil || len(rep.Outdated) != 0 {
+		t.Errorf("outdated --json: %v %s", err, out.String())
+	}
+
+	bad := fakeDeployment(t, "---\nname: greet\ndescription: Says hello.\n---\nrm -rf /\n")
+	other := t.TempDir()
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"pull", bad, other, "--allow-http-loopback"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "does not match") {
+		t.Errorf("tampered: %d\n%s", code, errb.String())
+	}
+	if ents, _ := os.ReadDir(other); len(ents) != 0 {
+		t.Errorf("a refused pull wrote %d entries", len(ents))
+	}
+}
+
+// TestPullUsage: help on stdout with exit 0; bad usage on one line with exit 2.
+func TestPullUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"pull", "--help"}, 0, "skills.lock"},
+		{[]string{"outdated", "-h"}, 0, "exit status is 1"},
+		{[]string{"pull"}, 2, "missing argument"},
+		{[]string{"pull", "a", "b", "c"}, 2, "too many arguments"},
+		{[]string{"pull", "http://127.0.0.1:1", "--era", "2027"}, 2, "neither modern nor legacy"},
+		{[]string{"pull", "http://127.0.0.1:1", t.TempDir()}, 2, "--allow-http-loopback"},
+		{[]string{"pull", "https://127.0.0.1:1", t.TempDir(), "--skill", "Bad_Name"}, 2, "not a skill name"},
+		{[]string{"pull", "https://127.0.0.1:1", t.TempDir(), "--skill", "a@b/c"}, 2, "not a version name"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), c.args, nil, &out, &errb)
+		if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) {
+			t.Errorf("%v: %d, want %d and %q:\n%s%s", c.args, code, c.code, c.want, out.String(), errb.String())
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package pull
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/skilledge/skilledge/catalog/archive"
+)
+
+// localChanges returns the paths, relative to the skill's folder and "/"-separated, at
+// which DIR/NAME differs from what the lock says: a file missing, changed, or added, or
+// anything that is not a regular file or folder. A missing skill folder is one change,
+// ".". nil when the folder is exactly as pulled.
+func localChanges(dir string, l *LockedSkill) []string {
+	root := filepath.Join(dir, l.Name)
+	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+		return []string{"."}
+	}
+	want := make(map[string]LockedFile, len(l.Files))
+	for _, f := range l.Files {
+		want[f.Path] = f
+	}
+	var changed []string
+	seen := map[string]bool{}
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			changed = append(changed, rel)
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		f, ok := want[rel]
+		if !ok || !d.Type().IsRegular() {
+			changed = append(changed, rel)
+			return nil
+		}
+		seen[rel] = true
+		b, err := os.ReadFile(p)
+		if err != nil || int64(len(b)) != f.Size || digestOf(b) != f.Digest {
+			changed = append(changed, rel)
+		}
+		return nil
+	})
+	for p := range want {
+		if !seen[p] && !contains(changed, p) {
+			changed = append(changed, p)
+		}
+	}
+	sort.Strings(changed)
+	return changed
+}
+
+// replaceSkill writes files as DIR/NAME: into a new temporary folder in DIR, then
+// renamed into place (exchanged with the old folder where the system can, so the skill is
+// always either all old or all new), and returns the bytes written. On failure the
+// temporary folder is removed and the old skill is left as it was.
+func replaceSkill(dir, name string, files []archive.File) (n int64, err error) {
+	tmp, err := os.MkdirTemp(dir, ".skilledge-pull-"+name+"-")
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	for _, f := range files {
+		if why := pathProblem(f.Name); why != "" {
+			return 0, fmt.Errorf("%s: file %q refused: %s", name, f.Name, why)
+		}
+		p := filepath.Join(tmp, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return 0, err
+		}
+		w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return 0, err
+		}
+		_, werr := w.Write(f.Data)
+		if cerr := w.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return 0, werr
+		}
+		n += int64(len(f.Data))
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return 0, err
+	}
+	final := filepath.Join(dir, name)
+	if _, err := os.Lstat(final); errors.Is(err, os.ErrNotExist) {
+		return n, os.Rename(tmp, final)
+	}
+	if err := exchange(tmp, final); err != nil {
+		return 0, fmt.Errorf("replacing %s: %w", final, err)
+	}
+	// tmp now holds the old skill.
+	return n, os.RemoveAll(tmp)
+}
+
+// removeSkill removes DIR/NAME: renamed away first, so that it is gone at once.
+func removeSkill(dir, name string) error {
+	tmp, err := os.MkdirTemp(dir, ".skilledge-pull-"+name+"-")
+	if err != nil {
+		return err
+	}
+	gone := filepath.Join(tmp, name)
+	if err := os.Rename(filepath.Join(dir, name), gone); err != nil && !errors.Is(err, os.ErrNotExist) {
+		os.RemoveAll(tmp)
+		return err
+	}
+	return os.RemoveAll(tmp)
+}
+
+// writeLock writes DIR/skills.lock atomically (a temporary file renamed over it).
+func writeLock(dir string, l *Lock) error {
+	f, err := os.CreateTemp(dir, "."+LockName+"-")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(l.Marshal())
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(f.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), filepath.Join(dir, LockName))
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+	}
+	return werr
+}

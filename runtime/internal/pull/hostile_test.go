@@ -1,0 +1,108 @@
+package pull
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/skilledge/skilledge/catalog/archive"
+)
+
+// TestHostileServer serves each case of a hostile catalog (issue 30, item 7) as the
+// skill "evil" beside a good "alpha", and checks that the pull is refused with a message
+// naming the case, that nothing is written outside DIR, and that DIR holds what it held
+// before: no partial skill, not even the good one, and no temporary folder.
+func TestHostileServer(t *testing.T) {
+	md := []byte(skillMD("evil", "Evil."))
+	zeros := make([]byte, 4<<20)
+	var gz bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	w.Write(zeros)
+	w.Close()
+	cases := []struct {
+		name  string
+		setup func(s *catalogServer)
+		want  string // in the error
+	}{
+		{"dot-dot path", func(s *catalogServer) {
+			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "../../escaped", data: []byte("x")})
+		}, "unsafe archive"},
+		{"absolute path", func(s *catalogServer) {
+			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "/tmp/escaped", data: []byte("x")})
+		}, "unsafe archive"},
+		{"backslash path", func(s *catalogServer) {
+			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: `..\..\escaped`, data: []byte("x")})
+		}, "backslash"},
+		{"symlink out of the root", func(s *catalogServer) {
+			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "link", link: "/etc/passwd"})
+		}, "unsafe archive"},
+		{"names that collide when case is folded", func(s *catalogServer) {
+			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "README.md", data: []byte("a")}, tarEntry{name: "readme.md", data: []byte("b")})
+		}, "Windows, macOS"},
+		{"names that collide when normalized (NFC/NFD)", func(s *catalogServer) {
+			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "caf\u00e9.md", data: []byte("a")}, tarEntry{name: "cafe\u0301.md", data: []byte("b")})
+		}, "Windows, macOS"},
+		{"a file that is also a folder", func(s *catalogServer) {
+			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "a", data: []byte("a")}, tarEntry{name: "a/b", data: []byte("b")})
+		}, "is a file, not a directory"},
+		{"digest mismatch", func(s *catalogServer) {
+			s.skills["evil"] = map[string]string{"SKILL.md": string(md)}
+			s.digest["evil"] = "sha256:" + strings.Repeat("0", 64)
+		}, "does not match"},
+		{"huge body", func(s *catalogServer) {
+			s.raw["evil"] = append(rawTarGz(tarEntry{name: "SKILL.md", data: md}), make([]byte, 40<<20)...)
+		}, "too large"},
+		{"archive that unpacks to 1000x its size", func(s *catalogServer) {
+			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "zeros", data: zeros})
+		}, "uncompressed"},
+		{"endless body: a gzip stream of zeros that is no tar", func(s *catalogServer) {
+			s.raw["evil"] = gz.Bytes()
+		}, "uncompressed"},
+		{"skill whose name does not match its folder", func(s *catalogServer) {
+			s.skills["evil"] = map[string]string{"SKILL.md": skillMD("alpha", "I am alpha.")}
+		}, "frontmatter name"},
+		{"skill URL outside the trust root", func(s *catalogServer) {
+			s.skills["evil"] = map[string]string{"SKILL.md": string(md)}
+			s.url["evil"] = "https://elsewhere.example/evil.tar.gz"
+		}, "trust root"},
+		{"encoded separators in the skill URL", func(s *catalogServer) {
+			s.skills["evil"] = map[string]string{"SKILL.md": string(md)}
+			s.url["evil"] = "..%2F..%2Fevil.tar.gz"
+		}, "encoded"},
+		{"a name that is not a skill name", func(s *catalogServer) {
+			s.skills["../evil"] = map[string]string{"SKILL.md": string(md)}
+		}, "not a valid skill name"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := newCatalogServer(t, map[string]map[string]string{"alpha": {"SKILL.md": skillMD("alpha", "Alpha.")}})
+			c.setup(srv)
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "skills")
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644)
+			opt := loopback()
+			opt.Verify.Limits = archive.Limits{MaxEntries: 64, MaxBytes: 1 << 20}
+			_, err := Pull(context.Background(), srv.URL, dir, opt)
+			if err == nil {
+				t.Fatal("pulled from a hostile server")
+			}
+			t.Logf("refused: %v", err)
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not say %q", err, c.want)
+			}
+			if got := tree(t, parent); !reflect.DeepEqual(got, map[string]string{"skills/keep.txt": "mine"}) {
+				t.Errorf("the pull left %v", got)
+			}
+			ents, _ := os.ReadDir(dir)
+			if len(ents) != 1 {
+				t.Errorf("DIR holds %d entries (an empty folder left?)", len(ents))
+			}
+		})
+	}
+}

@@ -1,0 +1,195 @@
+package pull
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// LockName is the lock file's name in the skills folder.
+const LockName = "skills.lock"
+
+// LockVersion is the format version a lock file carries in its "lockVersion" member.
+const LockVersion = 1
+
+// Lock is skills.lock: what pull installed in a folder, and from where. It never holds a
+// credential.
+type Lock struct {
+	LockVersion int           `json:"lockVersion"`
+	Skills      []LockedSkill `json:"skills"`
+}
+
+// LockedSkill is one installed skill.
+type LockedSkill struct {
+	// Name is the skill's name and its folder in the skills folder.
+	Name string `json:"name"`
+	// Source is the deployment URL it was pulled from, as given to pull.
+	Source string `json:"source"`
+	// Path is the skill's path in the catalog. A well-known index names skills by name
+	// only, so it is the name there.
+	Path string `json:"path"`
+	// Version is the version pinned (Pinned), else the frontmatter version of its
+	// SKILL.md, "" when it declares none.
+	Version string `json:"version,omitempty"`
+	// Pinned is set for a skill pulled as NAME@VERSION: a pull leaves it at Version
+	// until it is named again.
+	Pinned bool `json:"pinned,omitempty"`
+	// URL and Artifact are the artifact it was read from and the index's digest of it,
+	// which a later pull compares to download nothing when it is unchanged.
+	URL      string `json:"url"`
+	Artifact string `json:"artifact"`
+	// Manifest is the manifest digest of its files (PROTOCOL.md#versions).
+	Manifest string `json:"manifest"`
+	// Files are its files, SKILL.md first, then by path.
+	Files []LockedFile `json:"files"`
+}
+
+// LockedFile is one file of an installed skill.
+type LockedFile struct {
+	Path   string `json:"path"` // relative to the skill's folder, "/"-separated
+	Digest string `json:"digest"`
+	Size   int64  `json:"size"`
+}
+
+// maxLockBytes bounds the lock file read.
+const maxLockBytes = 64 << 20
+
+// ReadLock reads DIR/skills.lock; a folder without one has the empty Lock.
+func ReadLock(dir string) (*Lock, error) {
+	p := filepath.Join(dir, LockName)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Lock{LockVersion: LockVersion}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	l, err := ParseLock(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return l, nil
+}
+
+// ParseLock parses a lock file and checks it: the known lockVersion, unknown members
+// refused, each skill a valid name given once, each file a safe relative path given once,
+// every digest "sha256:" and 64 lowercase hex digits.
+func ParseLock(b []byte) (*Lock, error) {
+	if len(b) > maxLockBytes {
+		return nil, fmt.Errorf("the lock file is over %d bytes", maxLockBytes)
+	}
+	var l Lock
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&l); err != nil {
+		return nil, fmt.Errorf("not a skills.lock: %v", err)
+	}
+	if d.More() {
+		return nil, errors.New("not a skills.lock: data after the JSON object")
+	}
+	if l.LockVersion != LockVersion {
+		return nil, fmt.Errorf("lockVersion %d is not %d: written by another version of skilledge", l.LockVersion, LockVersion)
+	}
+	seen := map[string]bool{}
+	for i, s := range l.Skills {
+		if !validName(s.Name) {
+			return nil, fmt.Errorf("skills[%d]: name %q is not a valid skill name", i, s.Name)
+		}
+		if seen[s.Name] {
+			return nil, fmt.Errorf("skills[%d]: %s is locked twice", i, s.Name)
+		}
+		seen[s.Name] = true
+		if s.Source == "" {
+			return nil, fmt.Errorf("%s: no source", s.Name)
+		}
+		if s.Pinned && s.Version == "" {
+			return nil, fmt.Errorf("%s: pinned, with no version", s.Name)
+		}
+		if !validDigest(s.Artifact) || !validDigest(s.Manifest) {
+			return nil, fmt.Errorf("%s: a digest is not \"sha256:\" and 64 lowercase hex digits", s.Name)
+		}
+		if len(s.Files) == 0 {
+			return nil, fmt.Errorf("%s: no files", s.Name)
+		}
+		files := map[string]bool{}
+		for _, f := range s.Files {
+			if why := pathProblem(f.Path); why != "" {
+				return nil, fmt.Errorf("%s: file %q: %s", s.Name, f.Path, why)
+			}
+			if files[f.Path] {
+				return nil, fmt.Errorf("%s: file %q is listed twice", s.Name, f.Path)
+			}
+			files[f.Path] = true
+			if !validDigest(f.Digest) || f.Size < 0 {
+				return nil, fmt.Errorf("%s: file %q: bad digest or size", s.Name, f.Path)
+			}
+		}
+	}
+	return &l, nil
+}
+
+// Marshal renders the lock in its stable form: skills by name, files SKILL.md first then
+// by path, two-space indent, a final newline. The same lock always renders the same bytes.
+func (l *Lock) Marshal() []byte {
+	c := Lock{LockVersion: LockVersion, Skills: append([]LockedSkill{}, l.Skills...)}
+	if c.Skills == nil {
+		c.Skills = []LockedSkill{}
+	}
+	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	for i := range c.Skills {
+		c.Skills[i].Files = sortedFiles(c.Skills[i].Files)
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		panic(err) // plain strings and numbers always marshal
+	}
+	return append(b, '\n')
+}
+
+// sortedFiles returns a copy of fs, SKILL.md first, then by path.
+func sortedFiles(fs []LockedFile) []LockedFile {
+	c := append([]LockedFile{}, fs...)
+	sort.Slice(c, func(i, j int) bool { return fileLess(c[i].Path, c[j].Path) })
+	return c
+}
+
+// fileLess orders paths SKILL.md first, then bytewise.
+func fileLess(a, b string) bool {
+	if (a == "SKILL.md") != (b == "SKILL.md") {
+		return a == "SKILL.md"
+	}
+	return a < b
+}
+
+// find returns the locked skill called name, or nil.
+func (l *Lock) find(name string) *LockedSkill {
+	for i := range l.Skills {
+		if l.Skills[i].Name == name {
+			return &l.Skills[i]
+		}
+	}
+	return nil
+}
+
+// put replaces or adds s.
+func (l *Lock) put(s LockedSkill) {
+	if p := l.find(s.Name); p != nil {
+		*p = s
+		return
+	}
+	l.Skills = append(l.Skills, s)
+}
+
+// remove drops the skill called name.
+func (l *Lock) remove(name string) {
+	for i := range l.Skills {
+		if l.Skills[i].Name == name {
+			l.Skills = append(l.Skills[:i], l.Skills[i+1:]...)
+			return
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package pull
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// Outdated is an installed skill that differs from its source.
+type Outdated struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// FromVersion and FromDigest are what the lock says, ToDigest what the source
+	// serves now ("" when it serves the skill no more): the artifact's digest when the
+	// source is read by its well-known index, the manifest digest when over MCP.
+	FromVersion string `json:"fromVersion,omitempty"`
+	FromDigest  string `json:"fromDigest"`
+	ToDigest    string `json:"toDigest,omitempty"`
+	// Removed is set when the source no longer serves the skill.
+	Removed bool `json:"removed,omitempty"`
+}
+
+// CheckOutdated reads each source of DIR's lock (its index only: no skill is
+// downloaded) and returns the locked skills whose artifact digest differs from the one
+// the source serves now, or that it no longer serves, by name. opt.Verify is used for
+// every source (a token is sent only to each source's own origin).
+func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, error) {
+	lock, err := ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	bySource := map[string][]LockedSkill{}
+	var sources []string
+	for _, s := range lock.Skills {
+		if _, ok := bySource[s.Source]; !ok {
+			sources = append(sources, s.Source)
+		}
+		bySource[s.Source] = append(bySource[s.Source], s)
+	}
+	sort.Strings(sources)
+	var out []Outdated
+	for _, src := range sources {
+		got, _, err := fetchCatalog(ctx, src, opt, func(verify.Fetched) bool { return false })
+		if err != nil {
+			return nil, err
+		}
+		now := map[string]verify.Fetched{}
+		for _, f := range got {
+			now[f.Name] = f
+		}
+		for _, l := range bySource[src] {
+			if l.Pinned {
+				continue // a version's name always names the same bytes
+			}
+			f, ok := now[l.Name]
+			from := l.Artifact
+			if f.Kind == verify.DigestManifest {
+				from = l.Manifest
+			}
+			switch {
+			case !ok:
+				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, Removed: true})
+			case !lockMatches(&l, f):
+				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, ToDigest: f.Digest})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// String renders o as one line: "NAME  VERSION sha256:abc… -> sha256:def…  (SOURCE)".
+func (o Outdated) String() string {
+	to := short(o.ToDigest)
+	if o.Removed {
+		to = "(no longer served)"
+	}
+	from := short(o.FromDigest)
+	if o.FromVersion != "" {
+		from = o.FromVersion + " " + from
+	}
+	return fmt.Sprintf("%s  %s -> %s  (%s)", o.Name, from, to, o.Source)
+}
+
+func short(d string) string {
+	if len(d) > 19 {
+		return d[:19]
+	}
+	return d
+}

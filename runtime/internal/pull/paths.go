@@ -1,0 +1,60 @@
+package pull
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// The name and digest rules are the verifier's.
+var (
+	validName   = verify.ValidName
+	validDigest = verify.ValidDigest
+	digestOf    = verify.DigestOf
+)
+
+// pathProblem returns why p may not be a file's path inside a skill folder, or "": it must
+// be a relative, "/"-separated path of non-empty segments, none "." or "..", with no
+// backslash, colon, NUL or other control character, valid UTF-8, and at most 1024 bytes.
+// These are the paths that mean the same file on Linux, macOS and Windows.
+func pathProblem(p string) string {
+	switch {
+	case p == "":
+		return "empty path"
+	case len(p) > 1024:
+		return "path over 1024 bytes"
+	case !utf8.ValidString(p):
+		return "not valid UTF-8"
+	case strings.HasPrefix(p, "/"):
+		return "absolute path"
+	case strings.ContainsAny(p, "\\:"):
+		return "backslash or colon in the path"
+	case strings.ContainsFunc(p, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return "control character in the path"
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "":
+			return "empty segment in the path"
+		case ".", "..":
+			return "\".\" or \"..\" segment in the path"
+		}
+	}
+	return ""
+}
+
+// foldCollision returns two of paths that name one file on a case-insensitive or
+// normalizing file system (Windows, macOS: compile.FileKey), or "", "".
+func foldCollision(paths []string) (string, string) {
+	seen := make(map[string]string, len(paths))
+	for _, p := range paths {
+		k := compile.FileKey(p)
+		if q, ok := seen[k]; ok {
+			return q, p
+		}
+		seen[k] = p
+	}
+	return "", ""
+}

@@ -1,0 +1,421 @@
+// Package pull installs a catalog's skills into a folder an agent reads (skilledge pull)
+// and reports which installed skills differ from their source (skilledge outdated).
+//
+// It reads a deployment's well-known v0.2.0 index through verify.Fetch: the index, then
+// one request per skill that changed (its archive or SKILL.md), every artifact checked
+// against the index's SHA-256 under the deployment's trust root and unpacked in memory by
+// catalog/archive. Nothing is written until every selected skill has verified; each skill
+// is then written to a temporary folder in DIR and renamed into place, and DIR/skills.lock
+// records what was installed. pull manages only the skills its lock names.
+package pull
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// ErrUsage is wrapped by errors that are the caller's (a bad URL, a bad selection).
+var ErrUsage = verify.ErrUsage
+
+// Options configure Pull.
+type Options struct {
+	// Verify are the options of the reads: trust root, loopback, token, limits.
+	Verify verify.Options
+	// Skills, when not empty, selects the skills of these names only.
+	Skills []string
+	// Frozen installs exactly what the lock says: only locked skills, only at their
+	// locked artifact digest; a source that no longer serves it is an error, and DIR is
+	// not touched.
+	Frozen bool
+	// Force overwrites a locally edited installed skill instead of stopping.
+	Force bool
+	// Paths, when not empty, selects the skills whose catalog path is one of these or
+	// under one, segment by segment ("acme/billing" holds "acme/billing/refunds"); the
+	// catalog is then read over MCP, which gives skills' paths.
+	Paths []string
+	// Era, when set, reads the catalog over MCP in that era (verify.EraModern or
+	// verify.EraLegacy) at source, the MCP endpoint, rather than from its well-known index.
+	Era string
+	// Progress, when not nil, gets one line per skill as it is downloaded and verified,
+	// and one as it is written.
+	Progress io.Writer
+}
+
+// Result is what Pull did. Each list holds skill names, sorted.
+type Result struct {
+	Source    string   `json:"source"`
+	Installed []string `json:"installed"`
+	Updated   []string `json:"updated"`
+	Unchanged []string `json:"unchanged"`
+	Removed   []string `json:"removed"`
+	// Elsewhere are skills the source serves that the lock has from another source:
+	// left alone (the lock says where each skill comes from).
+	Elsewhere []string `json:"elsewhere"`
+	Bytes     int64    `json:"bytes"` // bytes of the files written
+	// Via is how the catalog was read: "well-known" (the v0.2.0 index and archives) or
+	// "mcp" (skills/list and resources/read).
+	Via string `json:"via"`
+}
+
+// Pull installs the skills of the deployment at source into dir (created if missing).
+// It fails, writing nothing, when the deployment does not verify (the report's problems
+// are in the error), when a selected skill is not served, when a skill's folder exists
+// in dir but the lock does not name it, or (without Force) when a locally edited file of
+// an installed skill would be replaced or removed: the error names the file.
+func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error) {
+	lock, err := ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	names, pins, err := parseSelection(opt.Skills)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := cleanPaths(opt.Paths)
+	if err != nil {
+		return nil, err
+	}
+	opt.Paths = paths
+	// A skill pinned to a version is left alone unless named again.
+	pinnedHere := func(name string) bool {
+		if pins[name] != "" {
+			return true
+		}
+		l := lock.find(name)
+		return l != nil && l.Pinned && l.Source == source && !contains(names, name)
+	}
+	selected := func(f verify.Fetched) bool {
+		if len(names) > 0 && !contains(names, f.Name) || pinnedHere(f.Name) || !underPaths(f.Path, paths) {
+			return false
+		}
+		if opt.Frozen {
+			l := lock.find(f.Name)
+			return l != nil && l.Source == source
+		}
+		return true
+	}
+	// want downloads a selected skill unless the lock has it at this digest and the
+	// folder holds exactly what the lock says.
+	want := func(f verify.Fetched) bool {
+		if !selected(f) {
+			return false
+		}
+		l := lock.find(f.Name)
+		if l == nil || l.Source != source || !lockMatches(l, f) {
+			return !opt.Frozen // frozen: the mismatch is reported below, nothing fetched
+		}
+		// Unchanged at the source: a skill folder deleted is restored, a local edit is
+		// kept unless Force.
+		ch := localChanges(dir, l)
+		return len(ch) > 0 && (opt.Force || missing(ch))
+	}
+	if opt.Progress != nil && opt.Verify.Fetched == nil {
+		opt.Verify.Fetched = func(name string, files int, bytes int64) {
+			fmt.Fprintf(opt.Progress, "verified %s (%d files, %d bytes)\n", name, files, bytes)
+		}
+	}
+	got, via, err := fetchCatalog(ctx, source, opt, want)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Source: source, Via: via}
+	served := map[string]verify.Fetched{}
+	for _, f := range got {
+		served[f.Name] = f
+	}
+	for _, n := range names {
+		if _, ok := served[n]; !ok {
+			return nil, fmt.Errorf("%s serves no skill %q", source, n)
+		}
+	}
+	// Plan every change before writing anything.
+	type write struct {
+		f    verify.Fetched
+		lock LockedSkill
+		old  *LockedSkill
+	}
+	var writes []write
+	var removes, relocks []LockedSkill
+	for _, l := range lock.Skills {
+		if l.Source != source || (len(names) > 0 && !contains(names, l.Name)) || pinnedHere(l.Name) || !underPaths(l.Path, paths) {
+			continue
+		}
+		f, ok := served[l.Name]
+		switch {
+		case opt.Frozen && !ok:
+			return nil, fmt.Errorf("--frozen: %s no longer serves %s, which %s locks", source, l.Name, LockName)
+		case opt.Frozen && !lockMatches(&l, f):
+			return nil, fmt.Errorf("--frozen: %s serves %s at %s, not what %s locks", source, l.Name, f.Digest, LockName)
+		case !ok && len(names) == 0:
+			removes = append(removes, l)
+		}
+	}
+	for _, f := range got {
+		old := lock.find(f.Name)
+		if old != nil && old.Source != source {
+			if contains(names, f.Name) {
+				return nil, fmt.Errorf("%s: already installed from %s; remove it from %s to pull it from %s", f.Name, old.Source, LockName, source)
+			}
+			res.Elsewhere = append(res.Elsewhere, f.Name) // another source's: not ours to touch
+			continue
+		}
+		if pinnedHere(f.Name) {
+			if pins[f.Name] == "" {
+				res.Unchanged = append(res.Unchanged, f.Name)
+			}
+			continue
+		}
+		if f.Files == nil {
+			if old != nil && lockMatches(old, f) {
+				res.Unchanged = append(res.Unchanged, f.Name)
+			}
+			continue
+		}
+		ls, err := lockedOf(source, f)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil && !old.Pinned && ls.Manifest == old.Manifest && len(localChanges(dir, old)) == 0 {
+			// The same files under another digest (the lock was made by a read over
+			// MCP, which gives the manifest digest only): nothing to write but the lock.
+			relocks = append(relocks, ls)
+			res.Unchanged = append(res.Unchanged, f.Name)
+			continue
+		}
+		writes = append(writes, write{f: f, lock: ls, old: old})
+	}
+	for _, name := range sortedKeys(pins) {
+		ver, old := pins[name], lock.find(name)
+		if old != nil && old.Source != source {
+			return nil, fmt.Errorf("%s: already installed from %s; remove it from %s to pull it from %s", name, old.Source, LockName, source)
+		}
+		if opt.Frozen && (old == nil || !old.Pinned || old.Version != ver) {
+			return nil, fmt.Errorf("--frozen: %s locks no %s@%s", LockName, name, ver)
+		}
+		if old != nil && old.Pinned && old.Version == ver {
+			// A version's name always names the same bytes: nothing to download,
+			// unless the folder is gone (or --force restores an edit).
+			if ch := localChanges(dir, old); len(ch) == 0 || !missing(ch) && !opt.Force {
+				res.Unchanged = append(res.Unchanged, name)
+				continue
+			}
+		}
+		f, path, err := verify.FetchVersion(ctx, source, opt.Verify, name, ver)
+		if err != nil {
+			return nil, err
+		}
+		ls, err := lockedOf(source, f)
+		if err != nil {
+			return nil, err
+		}
+		ls.Path, ls.Version, ls.Pinned = path, ver, true
+		writes = append(writes, write{f: f, lock: ls, old: old})
+	}
+	// Respect the folder: an unmanaged folder is never touched, an edited one not
+	// without Force.
+	for _, w := range writes {
+		if w.old == nil {
+			if _, err := os.Lstat(filepath.Join(dir, w.f.Name)); err == nil {
+				return nil, fmt.Errorf("%s exists and %s does not name it: pull manages only the skills it installed; move it away to install %s from %s",
+					filepath.Join(dir, w.f.Name), LockName, w.f.Name, source)
+			}
+			continue
+		}
+		if ch := localChanges(dir, w.old); len(ch) > 0 && !missing(ch) && !opt.Force {
+			return nil, editedError(dir, w.old.Name, ch)
+		}
+	}
+	for _, l := range removes {
+		if ch := localChanges(dir, &l); len(ch) > 0 && !missing(ch) && !opt.Force {
+			return nil, fmt.Errorf("%s is no longer served by %s, but %w", l.Name, source, editedError(dir, l.Name, ch))
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for _, w := range writes {
+		n, err := replaceSkill(dir, w.f.Name, w.f.Files)
+		if err != nil {
+			return res, err
+		}
+		res.Bytes += n
+		lock.put(w.lock)
+		if err := writeLock(dir, lock); err != nil {
+			return res, err
+		}
+		verb := "installed"
+		if w.old != nil {
+			verb = "updated"
+			res.Updated = append(res.Updated, w.f.Name)
+		} else {
+			res.Installed = append(res.Installed, w.f.Name)
+		}
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "%s %s (%d files, %d bytes)\n", verb, w.f.Name, len(w.f.Files), n)
+		}
+	}
+	for _, l := range removes {
+		if err := removeSkill(dir, l.Name); err != nil {
+			return res, err
+		}
+		lock.remove(l.Name)
+		if err := writeLock(dir, lock); err != nil {
+			return res, err
+		}
+		res.Removed = append(res.Removed, l.Name)
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "removed %s (no longer served)\n", l.Name)
+		}
+	}
+	for _, l := range relocks {
+		lock.put(l)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockName)); errors.Is(err, os.ErrNotExist) || len(relocks) > 0 {
+		if err := writeLock(dir, lock); err != nil {
+			return res, err
+		}
+	}
+	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere} {
+		if *l == nil {
+			*l = []string{}
+		}
+		sort.Strings(*l)
+	}
+	return res, nil
+}
+
+// missing reports whether changes say the skill's folder is gone.
+func missing(changes []string) bool { return len(changes) == 1 && changes[0] == "." }
+
+// parseSelection splits --skill values, NAME or NAME@VERSION, into the names and the
+// pinned versions by name.
+func parseSelection(skills []string) ([]string, map[string]string, error) {
+	var names []string
+	pins := map[string]string{}
+	for _, s := range skills {
+		name, ver, pinned := strings.Cut(s, "@")
+		if !validName(name) {
+			return nil, nil, fmt.Errorf("%w: --skill %q: %q is not a skill name (1-64 of a-z, 0-9, \"-\")", ErrUsage, s, name)
+		}
+		if pinned && (ver == "" || strings.ContainsAny(ver, "/\\@") || strings.ContainsFunc(ver, func(r rune) bool { return r <= ' ' || r == 0x7f })) {
+			return nil, nil, fmt.Errorf("%w: --skill %q: %q is not a version name", ErrUsage, s, ver)
+		}
+		if contains(names, name) {
+			return nil, nil, fmt.Errorf("%w: --skill %s is given twice", ErrUsage, name)
+		}
+		names = append(names, name)
+		if pinned {
+			pins[name] = ver
+		}
+	}
+	return names, pins, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// reportError renders the problems of a report that did not verify.
+func reportError(source string, rep *verify.Report) error {
+	var lines []string
+	lines = append(lines, rep.Problems...)
+	for _, s := range rep.Skills {
+		lines = append(lines, s.Problems...)
+	}
+	return fmt.Errorf("%s did not verify; nothing was written:\n  %s", source, strings.Join(lines, "\n  "))
+}
+
+// editedError names the locally changed files of a skill.
+func editedError(dir, name string, changed []string) error {
+	var b strings.Builder
+	for i, c := range changed {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(filepath.Join(dir, name, filepath.FromSlash(c)))
+	}
+	return fmt.Errorf("%s was changed locally since it was pulled (%s): nothing was written; pass --force to overwrite it", name, b.String())
+}
+
+// lockedOf checks the files of a fetched skill as paths of the local file system and
+// makes its lock entry.
+func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
+	var paths []string
+	ls := LockedSkill{Name: f.Name, Source: source, Path: f.Path, URL: f.URL, Artifact: f.Digest}
+	for _, file := range f.Files {
+		if why := pathProblem(file.Name); why != "" {
+			return ls, fmt.Errorf("%s: %s: file %q refused: %s", f.Name, f.URL, file.Name, why)
+		}
+		paths = append(paths, file.Name)
+		ls.Files = append(ls.Files, LockedFile{Path: file.Name, Digest: digestOf(file.Data), Size: int64(len(file.Data))})
+		if file.Name == "SKILL.md" {
+			ls.Version = frontmatterVersion(file.Data)
+		}
+	}
+	if a, b := foldCollision(paths); a != "" {
+		return ls, fmt.Errorf("%s: %s: files %q and %q are one file where case is folded or Unicode normalized (Windows, macOS): refused", f.Name, f.URL, a, b)
+	}
+	// A file that is also a directory's prefix ("a" and "a/b") cannot be written.
+	sort.Strings(paths)
+	for i := 1; i < len(paths); i++ {
+		if strings.HasPrefix(paths[i], paths[i-1]+"/") {
+			return ls, fmt.Errorf("%s: %s: %q is both a file and a folder: refused", f.Name, f.URL, paths[i-1])
+		}
+	}
+	ls.Files = sortedFiles(ls.Files)
+	ls.Manifest = verify.ManifestDigest(f.Files)
+	return ls, nil
+}
+
+// frontmatterVersion is the "version" (or "metadata.version") of a SKILL.md's
+// frontmatter, or "".
+func frontmatterVersion(b []byte) string {
+	s := strings.TrimPrefix(string(b), "\ufeff")
+	rest, ok := strings.CutPrefix(s, "---")
+	if !ok {
+		return ""
+	}
+	fm, _, ok := strings.Cut(rest, "\n---")
+	if !ok {
+		return ""
+	}
+	var v struct {
+		Version  any `yaml:"version"`
+		Metadata struct {
+			Version any `yaml:"version"`
+		} `yaml:"metadata"`
+	}
+	if yaml.Unmarshal([]byte(fm), &v) != nil {
+		return ""
+	}
+	for _, x := range []any{v.Version, v.Metadata.Version} {
+		if x != nil {
+			return fmt.Sprint(x)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,133 @@
+package pull
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/skilledge/skilledge/catalog/archive"
+)
+
+// catalogServer serves a well-known v0.2.0 index of skills, each as a .tar.gz built by
+// catalog/archive, or as raw artifacts a test sets to play a hostile server.
+type catalogServer struct {
+	*httptest.Server
+	mu     sync.Mutex
+	skills map[string]map[string]string // name -> path -> content
+	// raw, when set for a name, is served as that skill's archive instead (its digest
+	// in the index is raw's unless digest overrides it).
+	raw    map[string][]byte
+	digest map[string]string
+	// url overrides a skill's url in the index.
+	url      map[string]string
+	requests atomic.Int64 // requests other than the index
+	auth     []string     // the Authorization headers received
+}
+
+func newCatalogServer(t *testing.T, skills map[string]map[string]string) *catalogServer {
+	s := &catalogServer{skills: skills, raw: map[string][]byte{}, digest: map[string]string{}, url: map[string]string{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func skillMD(name, body string) string {
+	return "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\n" + body + "\n"
+}
+
+// set replaces a skill's files.
+func (s *catalogServer) set(name string, files map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.skills[name] = files
+}
+
+func (s *catalogServer) artifact(name string) []byte {
+	if b, ok := s.raw[name]; ok {
+		return b
+	}
+	var entries []archive.Entry
+	for p, c := range s.skills[name] {
+		entries = append(entries, archive.Entry{Name: p, Data: []byte(c)})
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	b, err := archive.TarGz(entries)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func (s *catalogServer) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.auth = append(s.auth, r.Header.Get("Authorization"))
+	const prefix = "/.well-known/agent-skills/"
+	if r.URL.Path == prefix+"index.json" {
+		var names []string
+		for n := range s.skills {
+			names = append(names, n)
+		}
+		for n := range s.raw {
+			if _, ok := s.skills[n]; !ok {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		var list []map[string]string
+		for _, n := range names {
+			d := digestOf(s.artifact(n))
+			if o, ok := s.digest[n]; ok {
+				d = o
+			}
+			u := n + ".tar.gz"
+			if o, ok := s.url[n]; ok {
+				u = o
+			}
+			list = append(list, map[string]string{"name": n, "type": "archive", "description": "The " + n + " skill.", "url": u, "digest": d})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json", "skills": list})
+		return
+	}
+	s.requests.Add(1)
+	name, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, prefix), ".tar.gz")
+	if _, known := s.skills[name]; !ok || (!known && s.raw[name] == nil) {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/gzip")
+	w.Write(s.artifact(name))
+}
+
+// rawTarGz builds a .tar.gz with no check at all: entries' names as given.
+func rawTarGz(entries ...tarEntry) []byte {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, e := range entries {
+		h := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.data)), Typeflag: tar.TypeReg}
+		if e.link != "" {
+			h = &tar.Header{Name: e.name, Mode: 0o777, Typeflag: tar.TypeSymlink, Linkname: e.link}
+		}
+		tw.WriteHeader(h)
+		tw.Write(e.data)
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+type tarEntry struct {
+	name string
+	data []byte
+	link string
+}

@@ -1,0 +1,229 @@
+package verify
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog/archive"
+)
+
+// Fetched is an entry of the v0.2.0 index as Fetch hands it over.
+type Fetched struct {
+	Name string // the entry's name, a valid skill name
+	// Path is the skill's path in the catalog: from MCP, its SKILL.md URI without
+	// "skill://" and "/SKILL.md"; a well-known index names skills by name only, so there
+	// it is Name.
+	Path   string
+	URL    string // the resolved artifact URL, under the trust root
+	Digest string // the index's digest of the artifact, "sha256:<hex>"; see Kind
+	// Kind says what Digest is: DigestArtifact, the digest of the artifact's bytes (an
+	// archive or a SKILL.md; Fetch, FetchVersion), or DigestManifest, the manifest digest
+	// of the skill's files as listed (FetchMCP).
+	Kind string
+	// Files are the artifact's files (a skill-md entry is one file, "SKILL.md"), each
+	// read within Options.Limits, from an artifact whose SHA-256 is Digest, unpacked by
+	// catalog/archive (no traversal, links, devices or bombs), with a SKILL.md whose
+	// frontmatter name is Name. nil when want declined the entry: nothing was fetched.
+	Files []archive.File
+}
+
+// What Fetched.Digest is.
+const (
+	DigestArtifact = "artifact"
+	DigestManifest = "manifest"
+)
+
+// Fetch reads the deployment at base as Verify reads its v0.2.0 index, with the same
+// rules (trust root, loopback, token, redirects, limits), and hands over the entries that
+// verified: for each valid entry, want(name, digest) says whether its artifact is
+// downloaded; one that is not is returned without files, and one that is is returned only
+// if every check passed (else its problems are in the report). Neither the MCP manifest
+// nor the v0.1.0 index is read: one request for the index, one per wanted skill.
+//
+// Errors are those of Verify: ErrUsage with no report, ctx's with the report so far.
+func Fetch(ctx context.Context, base string, opt Options, want func(name, digest string) bool) ([]Fetched, *Report, error) {
+	v, err := newVerifier(base, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if want == nil {
+		want = func(string, string) bool { return true }
+	}
+	v.want = want
+	v.readIndex(ctx)
+	for _, s := range v.list {
+		v.rep.Skills = append(v.rep.Skills, *s)
+	}
+	if err := ctx.Err(); err != nil {
+		return v.fetched, v.rep, err
+	}
+	return v.fetched, v.rep, nil
+}
+
+// MetaVersions is the _meta member of a latest skill's kept versions
+// (PROTOCOL.md#versions).
+const MetaVersions = "io.github.skilledge/versions"
+
+// Version is one kept version of a skill, as _meta[MetaVersions] lists it.
+type Version struct {
+	Version string // its name
+	URI     string // its SKILL.md at its version path
+	Digest  string // its manifest digest
+}
+
+// ManifestDigest is the manifest digest of a skill's files (PROTOCOL.md#versions):
+// "sha256:" and the SHA-256 of one line "HEX  PATH\n" per file, SKILL.md first, then by
+// path.
+func ManifestDigest(files []archive.File) string {
+	sorted := slices.Clone(files)
+	slices.SortFunc(sorted, func(a, b archive.File) int {
+		if (a.Name == "SKILL.md") != (b.Name == "SKILL.md") {
+			if a.Name == "SKILL.md" {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	h := sha256.New()
+	for _, f := range sorted {
+		sum := sha256.Sum256(f.Data)
+		fmt.Fprintf(h, "%s  %s\n", hex.EncodeToString(sum[:]), f.Name)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// FetchVersion reads version of the skill called name from the deployment at base: the
+// v0.2.0 index (which must list name, and settles the trust root), the kept versions
+// from the _meta of the skill's SKILL.md in the MCP resources/list (2026-07-28), and the
+// version's archive at /.well-known/agent-skills/NAME/@VERSION/NAME.tar.gz, whose files
+// must have the manifest digest _meta gives and a SKILL.md named name. It returns the
+// version (Fetched.Digest is the archive's own digest) and the skill's path in the
+// catalog. A problem of the deployment is an error naming the URL concerned.
+func FetchVersion(ctx context.Context, base string, opt Options, name, version string) (Fetched, string, error) {
+	v, err := newVerifier(base, opt)
+	if err != nil {
+		return Fetched{}, "", err
+	}
+	v.want = func(string, string) bool { return false }
+	v.readIndex(ctx)
+	if len(v.rep.Problems) > 0 {
+		return Fetched{}, "", errors.New(strings.Join(v.rep.Problems, "; "))
+	}
+	if v.skills[name] == nil {
+		return Fetched{}, "", fmt.Errorf("%s: the index lists no skill %q", v.rep.IndexURL, name)
+	}
+	kept, path, err := v.keptVersions(ctx, name)
+	if err != nil {
+		return Fetched{}, "", err
+	}
+	var ver *Version
+	var names []string
+	for i := range kept {
+		names = append(names, kept[i].Version)
+		if kept[i].Version == version {
+			ver = &kept[i]
+		}
+	}
+	if ver == nil {
+		return Fetched{}, "", fmt.Errorf("%s: version %q of %s is not kept (kept: %s)", base, version, name, strings.Join(names, ", "))
+	}
+	vname := strings.TrimSuffix(ver.URI, "/SKILL.md")
+	vname = vname[strings.LastIndex(vname, "/")+1:]
+	if vname != name {
+		return Fetched{}, "", fmt.Errorf("%s: version %s of %s was named %q: a skill's folder must carry its name, so it cannot be installed as %s", ver.URI, version, name, vname, name)
+	}
+	u := v.withPath(strings.TrimSuffix(IndexPath, "index.json") + name + "/@" + url.PathEscape(version) + "/" + name + ".tar.gz")
+	if why := v.outside(u); why != "" {
+		return Fetched{}, "", fmt.Errorf("%s: %s", u, why)
+	}
+	resp, err := v.get(ctx, u, "*/*", v.outside, v.lim.MaxBytes+int64(v.lim.MaxEntries)*1024+64<<10)
+	if err != nil {
+		return Fetched{}, "", fmt.Errorf("%s: %v", u, err)
+	}
+	if resp.status != 200 {
+		return Fetched{}, "", fmt.Errorf("%s: %s", u, statusText(resp.status))
+	}
+	files, err := v.unpack(resp, u)
+	if err != nil {
+		return Fetched{}, "", fmt.Errorf("%s: %v", u, err)
+	}
+	if got := ManifestDigest(files); got != ver.Digest {
+		return Fetched{}, "", fmt.Errorf("%s: the files' manifest digest %s is not %s, the one %s gives", u, got, ver.Digest, MetaVersions)
+	}
+	for _, f := range files {
+		if f.Name == "SKILL.md" {
+			if got, err := frontmatterName(f.Data); err != nil || got != name {
+				return Fetched{}, "", fmt.Errorf("%s: SKILL.md frontmatter name is %q (%v), not %q", u, got, err, name)
+			}
+		}
+	}
+	v.progress(name, files)
+	return Fetched{Name: name, Path: path, URL: u.String(), Digest: DigestOf(resp.body), Kind: DigestArtifact, Files: files}, path, nil
+}
+
+// keptVersions pages the MCP resources/list for the latest SKILL.md of the skill called
+// name (skill://…/NAME/SKILL.md, no version segment) and returns its kept versions and
+// its skill path.
+func (v *verifier) keptVersions(ctx context.Context, name string) ([]Version, string, error) {
+	endpoint := v.withPath(MCPPath)
+	cursor := ""
+	var found []gjson.Result
+	for page := 1; ; page++ {
+		if page > maxPages {
+			return nil, "", fmt.Errorf("%s: resources/list: more than %d pages", endpoint, maxPages)
+		}
+		result, err := v.call(ctx, endpoint, page, "resources/list", cursor)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %v", endpoint, err)
+		}
+		for _, r := range result.Get("resources").Array() {
+			uri := r.Get("uri").Str
+			if (uri == "skill://"+name+"/SKILL.md" || strings.HasSuffix(uri, "/"+name+"/SKILL.md")) && !strings.Contains(uri, "/@") {
+				found = append(found, r)
+			}
+		}
+		next := result.Get("nextCursor")
+		if next.Type != gjson.String || next.Str == "" || next.Str == cursor {
+			break
+		}
+		cursor = next.Str
+	}
+	if len(found) != 1 {
+		return nil, "", fmt.Errorf("%s: resources/list has %d latest skills named %q, not one", endpoint, len(found), name)
+	}
+	uri := found[0].Get("uri").Str
+	path := strings.TrimSuffix(strings.TrimPrefix(uri, "skill://"), "/SKILL.md")
+	var kept []Version
+	for _, e := range found[0].Get("_meta").Get(gjson.Escape(MetaVersions)).Array() {
+		k := Version{Version: e.Get("version").Str, URI: e.Get("uri").Str, Digest: e.Get("digest").Str}
+		if k.Version == "" || !ValidDigest(k.Digest) || !strings.HasPrefix(k.URI, "skill://"+path+"/@") {
+			return nil, "", fmt.Errorf("%s: %s: a kept version %s is not {version, uri under the skill, digest}", endpoint, uri, e.Raw)
+		}
+		kept = append(kept, k)
+	}
+	if len(kept) == 0 {
+		return nil, "", fmt.Errorf("%s: %s keeps no versions (the catalog has no history)", endpoint, uri)
+	}
+	return kept, path, nil
+}
+
+// progress reports a skill downloaded and verified to Options.Fetched, if set.
+func (v *verifier) progress(name string, files []archive.File) {
+	if v.opt.Fetched == nil {
+		return
+	}
+	var n int64
+	for _, f := range files {
+		n += int64(len(f.Data))
+	}
+	v.opt.Fetched(name, len(files), n)
+}

@@ -1,0 +1,480 @@
+//go:build e2e
+
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pullCLI runs `skilledge args...` and returns its exit code and combined output.
+func pullCLI(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// readTree reads every regular file under dir, by "/"-separated relative path,
+// skipping what skip says.
+func readTree(t *testing.T, dir string, skip func(rel string, d os.DirEntry) bool) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if rel != "." && skip != nil && skip(rel, d) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sourceSkills maps each skill's name (its folder's name) to its files in a skills
+// folder: the files under the folder of its SKILL.md (a nested skill's among them, as
+// the skill's archive holds them), without dotfiles, which are not published.
+func sourceSkills(t *testing.T, root string) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "SKILL.md" {
+			return err
+		}
+		skill := filepath.Dir(p)
+		out[filepath.Base(skill)] = readTree(t, skill, func(rel string, d os.DirEntry) bool {
+			return strings.HasPrefix(d.Name(), ".")
+		})
+		return nil
+	})
+	return out
+}
+
+// pulledSkills is sourceSkills of a folder pull wrote, without its lock.
+func pulledSkills(t *testing.T, dir string) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			out[e.Name()] = readTree(t, filepath.Join(dir, e.Name()), nil)
+		}
+	}
+	return out
+}
+
+// TestPullServe pulls a catalog from `skilledge serve --watch` and compares the pulled
+// tree byte for byte with the source; a second pull downloads nothing; after an edit on
+// the source, outdated names the skill (exit 1) and pull updates only it; --frozen after
+// another change fails without touching DIR; a locally edited file stops the update.
+func TestPullServe(t *testing.T) {
+	src := t.TempDir()
+	for rel, data := range map[string]string{
+		"team/alpha/SKILL.md":       "---\nname: alpha\ndescription: Alpha.\nversion: 1.0.0\n---\nAlpha.\n",
+		"team/alpha/scripts/run.sh": "echo alpha\n",
+		"team/alpha/reference/a.md": "# A\n",
+		"beta/SKILL.md":             "---\nname: beta\ndescription: Beta.\n---\nBeta.\n",
+		"gamma/SKILL.md":            "---\nname: gamma\ndescription: Gamma.\n---\nGamma.\n",
+		"gamma/templates/t.json":    "{}\n",
+	} {
+		if err := writeFile(filepath.Join(src, rel), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := strings.TrimSuffix(serve(t, src, "--watch"), "/mcp")
+	dir := filepath.Join(t.TempDir(), ".claude", "skills")
+	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(out, "3 installed") {
+		t.Fatalf("pull: %d\n%s", code, out)
+	}
+	if got, want := pulledSkills(t, dir), sourceSkills(t, src); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pulled %v\nwant %v", got, want)
+	}
+	lock, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+	if !strings.Contains(string(lock), `"version": "1.0.0"`) || !strings.Contains(string(lock), `"manifest": "sha256:`) {
+		t.Errorf("skills.lock:\n%s", lock)
+	}
+	code, out = pullCLI(t, nil, "pull", "--allow-http-loopback", base, dir)
+	if code != 0 || !strings.Contains(out, "nothing downloaded") {
+		t.Fatalf("second pull: %d\n%s", code, out)
+	}
+	if code, out := pullCLI(t, nil, "outdated", dir, "--allow-http-loopback"); code != 0 {
+		t.Fatalf("outdated before an edit: %d\n%s", code, out)
+	}
+
+	// An edit on the source: outdated names it, pull updates only it.
+	if err := writeFile(filepath.Join(src, "beta", "SKILL.md"), []byte("---\nname: beta\ndescription: Beta.\n---\nBeta, edited.\n")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		code, out = pullCLI(t, nil, "outdated", dir, "--allow-http-loopback", "--json")
+		if code == 1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var report struct {
+		Outdated []struct{ Name, FromDigest, ToDigest string }
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil || code != 1 || len(report.Outdated) != 1 || report.Outdated[0].Name != "beta" {
+		t.Fatalf("outdated after an edit: %d %v\n%s", code, err, out)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--json")
+	var res struct{ Updated, Unchanged []string }
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || !reflect.DeepEqual(res.Updated, []string{"beta"}) || len(res.Unchanged) != 2 {
+		t.Fatalf("pull after an edit: %d %v\n%s", code, err, out)
+	}
+	if got, want := pulledSkills(t, dir), sourceSkills(t, src); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pulled %v\nwant %v", got, want)
+	}
+
+	// --frozen after another change fails without touching DIR.
+	if err := writeFile(filepath.Join(src, "gamma", "SKILL.md"), []byte("---\nname: gamma\ndescription: Gamma.\n---\nGamma, edited.\n")); err != nil {
+		t.Fatal(err)
+	}
+	for deadline = time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if code, _ = pullCLI(t, nil, "outdated", dir, "--allow-http-loopback"); code == 1 {
+			break
+		}
+	}
+	before := readTree(t, dir, nil)
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--frozen")
+	if code != 1 || !strings.Contains(out, "--frozen") || !strings.Contains(out, "gamma") {
+		t.Fatalf("pull --frozen after a change: %d\n%s", code, out)
+	}
+	if after := readTree(t, dir, nil); !reflect.DeepEqual(before, after) {
+		t.Fatal("pull --frozen changed DIR")
+	}
+
+	// A locally edited file stops the update, naming it; --force overwrites it.
+	edited := filepath.Join(dir, "gamma", "templates", "t.json")
+	os.WriteFile(edited, []byte(`{"mine": true}`), 0o644)
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 1 || !strings.Contains(out, edited) {
+		t.Fatalf("pull over a local edit: %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(edited); string(b) != `{"mine": true}` {
+		t.Fatal("the local edit was overwritten")
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--force", "--skill", "gamma")
+	if code != 0 || !strings.Contains(out, "1 updated") {
+		t.Fatalf("pull --force: %d\n%s", code, out)
+	}
+	if got, want := pulledSkills(t, dir), sourceSkills(t, src); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pulled %v\nwant %v", got, want)
+	}
+}
+
+// TestPullWorkerd pulls the example catalog from the Worker in workerd (the README's
+// deployment) and compares the pulled tree with the examples folder byte for byte; a
+// second pull downloads nothing; pulls over MCP in both eras give the same tree.
+func TestPullWorkerd(t *testing.T) {
+	base := workerd(t, "")[0]
+	dir := t.TempDir()
+	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 {
+		t.Fatalf("pull: %d\n%s", code, out)
+	}
+	want := sourceSkills(t, filepath.Join(repoRoot(t), "catalog", "examples", "skills"))
+	got := pulledSkills(t, dir)
+	for name, files := range want {
+		for p := range files {
+			if got[name][p] != files[p] {
+				t.Errorf("%s/%s: pulled %q, want %q", name, p, got[name][p], files[p])
+			}
+		}
+		for p := range got[name] {
+			if _, ok := files[p]; !ok {
+				t.Errorf("%s/%s: pulled, not in the source", name, p)
+			}
+		}
+	}
+	if t.Failed() || len(got) != len(want) {
+		t.Fatalf("pulled %v\nwant %v", mapKeys(got), mapKeys(want))
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(out, "nothing downloaded") {
+		t.Fatalf("second pull: %d\n%s", code, out)
+	}
+	// Over MCP, in both eras, from the same Worker.
+	for _, era := range []string{"modern", "legacy"} {
+		dir := t.TempDir()
+		code, out := pullCLI(t, nil, "pull", base+"/mcp", dir, "--allow-http-loopback", "--era", era)
+		if code != 0 {
+			t.Fatalf("pull --era %s: %d\n%s", era, code, out)
+		}
+		if got := pulledSkills(t, dir); !reflect.DeepEqual(got, want) {
+			t.Fatalf("pulled over MCP (%s) %v, want %v", era, mapKeys(got), mapKeys(want))
+		}
+	}
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestPullVersionPin pulls alpha@1.1.0 from `skilledge serve` of the versions repository
+// (versionsCommits): the files of that commit, verified against the manifest digest of
+// _meta, locked as pinned with the skill's path; a pull of everything leaves the pin, and
+// outdated does not list it; naming alpha again updates it to the latest; a version not
+// kept is an error naming the kept ones.
+func TestPullVersionPin(t *testing.T) {
+	repo := t.TempDir()
+	if err := gitRepo(repo, versionsCommits); err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(serve(t, filepath.Join(repo, "skills")), "/mcp")
+	dir := t.TempDir()
+	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--skill", "alpha@1.1.0")
+	if code != 0 || !strings.Contains(out, "1 installed") {
+		t.Fatalf("pull alpha@1.1.0: %d\n%s", code, out)
+	}
+	got := pulledSkills(t, dir)["alpha"]
+	if !strings.Contains(got["SKILL.md"], "version: 1.1.0") || got["ref.md"] != "ref two\n" || len(got) != 4 {
+		t.Fatalf("alpha@1.1.0 pulled as %v", got)
+	}
+	var lock struct {
+		Skills []struct {
+			Name, Path, Version string
+			Pinned              bool
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+	if err := json.Unmarshal(b, &lock); err != nil || len(lock.Skills) != 1 || !lock.Skills[0].Pinned || lock.Skills[0].Version != "1.1.0" || lock.Skills[0].Path != "alpha" {
+		t.Fatalf("skills.lock: %v\n%s", err, b)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(out, "1 unchanged") {
+		t.Fatalf("pull of everything: %d\n%s", code, out)
+	}
+	if got := pulledSkills(t, dir)["alpha"]; got["ref.md"] != "ref two\n" {
+		t.Fatal("a pull of everything moved the pinned alpha")
+	}
+	if code, out := pullCLI(t, nil, "outdated", dir, "--allow-http-loopback"); code != 0 {
+		t.Fatalf("outdated lists a pinned skill: %d\n%s", code, out)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--skill", "alpha@9.9.9")
+	if code != 1 || !strings.Contains(out, "1.2.0") || !strings.Contains(out, "not kept") {
+		t.Fatalf("pull alpha@9.9.9: %d\n%s", code, out)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--skill", "alpha")
+	if code != 0 || !strings.Contains(out, "1 updated") {
+		t.Fatalf("pull alpha: %d\n%s", code, out)
+	}
+	if got := pulledSkills(t, dir)["alpha"]; !strings.Contains(got["SKILL.md"], "version: 1.2.0") {
+		t.Fatalf("alpha after naming it again: %v", got)
+	}
+}
+
+// TestPullPrivate pulls from a private catalog the CLI serves with --auth, the key from
+// `skilledge key` given as SKILLEDGE_TOKEN: the skill is installed and the lock holds no
+// trace of the key; without it the pull fails, saying to pass one, and writes nothing.
+func TestPullPrivate(t *testing.T) {
+	base, key := servePrivateGreet(t)
+	dir := t.TempDir()
+	code, msg := pullCLI(t, []string{"SKILLEDGE_TOKEN="}, "pull", base, dir, "--allow-http-loopback")
+	if code != 1 || !strings.Contains(msg, "--token") {
+		t.Fatalf("pull without the key: %d\n%s", code, msg)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("a refused pull wrote %d entries", len(ents))
+	}
+	code, msg = pullCLI(t, []string{"SKILLEDGE_TOKEN=" + key}, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(msg, "1 installed") {
+		t.Fatalf("pull with SKILLEDGE_TOKEN: %d\n%s", code, msg)
+	}
+	lock, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+	if _, secret, _ := strings.Cut(key, "_"); strings.Contains(string(lock), key) || len(secret) > 8 && strings.Contains(string(lock), secret[len(secret)-8:]) {
+		t.Fatalf("skills.lock holds the key:\n%s", lock)
+	}
+	if got := pulledSkills(t, dir)["greet"]["SKILL.md"]; !strings.Contains(got, "Hello!") {
+		t.Fatalf("greet pulled as %q", got)
+	}
+}
+
+// startTSServer runs the TS SDK v2 skills server (tests/loadbench/ts-server.mjs, on the
+// npm packages pinned in build/) on skills and returns its MCP URL; it stops when the
+// test ends.
+func startTSServer(t *testing.T, skills string) string {
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, nodeBin(t), filepath.Join(repoRoot(t), "tests", "loadbench", "ts-server.mjs"), skills, "0")
+	cmd.Stderr = io.Discard // its one warning, that JSON answers drop notifications
+	return processURL(t, cmd, cancel, tsListening, time.Minute, "the TS SDK server did not say where it listens")
+}
+
+var tsListening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`)
+
+// TestPullMCP pulls over MCP (skills/list and resources/read, no well-known index), in
+// both protocol eras, from `skilledge serve` and from the TS SDK v2 skills server (a
+// catalog skilledge did not build), and compares every pulled file byte for byte with
+// the examples folder; a second pull downloads nothing; the lock records each skill's
+// path in the catalog.
+func TestPullMCP(t *testing.T) {
+	examples := filepath.Join(repoRoot(t), "catalog", "examples", "skills")
+	want := sourceSkills(t, examples)
+	servers := map[string]string{"serve": serve(t), "ts-sdk": startTSServer(t, examples)}
+	for _, server := range []string{"serve", "ts-sdk"} {
+		for _, era := range []string{"modern", "legacy"} {
+			t.Run(server+"/"+era, func(t *testing.T) {
+				dir := t.TempDir()
+				code, out := pullCLI(t, nil, "pull", servers[server], dir, "--allow-http-loopback", "--era", era, "--json")
+				var res struct {
+					Installed []string
+					Via       string
+				}
+				if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.Via != "mcp" || len(res.Installed) != len(want) {
+					t.Fatalf("pull: %d %v\n%s", code, err, out)
+				}
+				got := pulledSkills(t, dir)
+				for name, files := range want {
+					if len(got[name]) == 0 {
+						t.Errorf("%s was not pulled", name)
+					}
+					for p, data := range got[name] {
+						if files[p] != data {
+							t.Errorf("%s/%s: pulled %d bytes that differ from the source's %d", name, p, len(data), len(files[p]))
+						}
+					}
+				}
+				for name, files := range want {
+					for p := range files {
+						if _, ok := got[name][p]; !ok {
+							t.Errorf("%s/%s: in the source, not pulled", name, p)
+						}
+					}
+				}
+				lock, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+				if !strings.Contains(string(lock), `"path": "acme/billing/refunds"`) {
+					t.Errorf("the lock does not record refunds' path:\n%s", lock)
+				}
+				code, out = pullCLI(t, nil, "pull", servers[server], dir, "--allow-http-loopback", "--era", era)
+				if code != 0 || !strings.Contains(out, "nothing downloaded") {
+					t.Fatalf("second pull: %d\n%s", code, out)
+				}
+			})
+		}
+	}
+	// The TS SDK server publishes no well-known index: given its origin, pull reads it
+	// over MCP at ORIGIN/mcp.
+	dir := t.TempDir()
+	code, out := pullCLI(t, nil, "pull", strings.TrimSuffix(servers["ts-sdk"], "/mcp"), dir, "--allow-http-loopback", "--json")
+	if code != 0 || !strings.Contains(out, `"via": "mcp"`) {
+		t.Fatalf("pull of the TS SDK server's origin: %d\n%s", code, out)
+	}
+	if got := pulledSkills(t, dir); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pulled %v, want %v", mapKeys(got), mapKeys(want))
+	}
+}
+
+// TestREADMEPull runs the README's block of "Install skills into an agent" line by line
+// against `skilledge serve` of the example catalog, the README's placeholder deployment
+// URL replaced by the server's and --allow-http-loopback added (the server is plain http
+// on loopback): the pull installs every example skill into the folder the block names,
+// relative to a scratch project, and outdated finds nothing to update.
+func TestREADMEPull(t *testing.T) {
+	const placeholder = "https://skills.example.com"
+	blocks := docBlocks(t, "README.md")
+	i := slices.IndexFunc(blocks, func(b string) bool { return strings.HasPrefix(b, "skilledge pull "+placeholder) })
+	if i < 0 {
+		t.Fatal("the README has no block beginning with skilledge pull " + placeholder)
+	}
+	base := strings.TrimSuffix(serve(t), "/mcp")
+	project := t.TempDir()
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var folder string
+	for _, line := range strings.Split(blocks[i], "\n") {
+		args := strings.Fields(strings.ReplaceAll(line, placeholder, base))
+		if len(args) < 3 || args[0] != "skilledge" {
+			t.Fatalf("a line of the block is not a skilledge command: %q", line)
+		}
+		folder = args[len(args)-1]
+		cmd := exec.Command(bin, append(args[1:], "--allow-http-loopback")...)
+		cmd.Dir = project
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
+		}
+	}
+	want := sourceSkills(t, filepath.Join(repoRoot(t), "catalog", "examples", "skills"))
+	if got := pulledSkills(t, filepath.Join(project, folder)); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the README's pull installed %v, want %v", mapKeys(got), mapKeys(want))
+	}
+}
+
+// TestPullPath pulls `--path acme` from `skilledge serve` of the examples: only the skill
+// under acme/ (acme/billing/refunds) is installed, read over MCP, its path locked; a pull
+// of everything by the well-known index then leaves it unchanged (the lock's manifest
+// digest and its artifact digest both name it), and `--path acme` again downloads nothing.
+func TestPullPath(t *testing.T) {
+	base := strings.TrimSuffix(serve(t), "/mcp")
+	dir := t.TempDir()
+	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--path", "acme/", "--json")
+	var res struct {
+		Installed []string
+		Via       string
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.Via != "mcp" || !reflect.DeepEqual(res.Installed, []string{"refunds"}) {
+		t.Fatalf("pull --path acme/: %d %v\n%s", code, err, out)
+	}
+	want := sourceSkills(t, filepath.Join(repoRoot(t), "catalog", "examples", "skills"))
+	if got := pulledSkills(t, dir); !reflect.DeepEqual(got, map[string]map[string]string{"refunds": want["refunds"]}) {
+		t.Fatalf("pulled %v", mapKeys(got))
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(out, "1 unchanged") || !strings.Contains(out, "5 installed") {
+		t.Fatalf("pull of everything after --path: %d\n%s", code, out)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--path", "acme")
+	if code != 0 || !strings.Contains(out, "nothing downloaded") {
+		t.Fatalf("pull --path acme again: %d\n%s", code, out)
+	}
+	if code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--path", "../x"); code != 2 {
+		t.Fatalf("pull --path ../x: %d\n%s", code, out)
+	}
+}
