@@ -277,15 +277,7 @@ func TestSnapshotSeesCommits(t *testing.T) {
 		t.Skip("no git command")
 	}
 	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); gitIn(t, dir, args...) }
 	git("init", "-q", "-b", "main")
 	writeFile(t, filepath.Join(dir, "a", "SKILL.md"), "one")
 	writeFile(t, filepath.Join(dir, compile.PolicyFile), "access:\n  default: []\n")
