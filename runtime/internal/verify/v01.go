@@ -7,6 +7,8 @@ import (
 	"net/url"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog/archive"
 )
 
 // checkV01 checks the v0.1.0 index, if the deployment has one: every entry's files are
@@ -14,28 +16,15 @@ import (
 // entry of that name (or, without one, with the verified v0.2.0 artifact). An absent
 // index is a note, not a problem: v0.1.0 is the older, optional surface.
 func (v *verifier) checkV01(ctx context.Context) {
-	indexURL := v.withPath(IndexV01Path)
+	indexURL, doc, absent := v.readV01Index(ctx)
+	if absent {
+		v.rep.Notes = append(v.rep.Notes, indexURL.String()+": no v0.1.0 skills index (it is optional): not checked")
+		return
+	}
+	if indexURL == nil {
+		return
+	}
 	at := indexURL.String()
-	resp, err := v.get(ctx, indexURL, "application/json", v.sameOrigin, maxIndexBytes)
-	if err != nil {
-		v.problem("", at, "cannot fetch the v0.1.0 skills index: %v", err)
-		return
-	}
-	if resp.status == 404 {
-		v.rep.Notes = append(v.rep.Notes, at+": no v0.1.0 skills index (it is optional): not checked")
-		return
-	}
-	if resp.status != 200 {
-		v.problem("", at, "%s", statusText(resp.status))
-		return
-	}
-	indexURL = resp.url
-	at = indexURL.String()
-	if !gjson.ValidBytes(resp.body) {
-		v.problem("", at, "the v0.1.0 skills index is not valid JSON")
-		return
-	}
-	doc := gjson.ParseBytes(resp.body)
 	if tr := doc.Get("trustRoot"); tr.Exists() {
 		r, err := v.parseRoot(tr.Str)
 		switch {
@@ -49,32 +38,9 @@ func (v *verifier) checkV01(ctx context.Context) {
 			v.problem("", at, "the v0.1.0 index declares the trust root %s and the v0.2.0 index %s", v.showRoot(r), v.showRoot(v.declared))
 		}
 	}
-	skills := doc.Get("skills")
-	if !skills.IsArray() {
-		v.problem("", at, "the v0.1.0 index has no \"skills\" array")
-		return
-	}
-	seen := make(map[string]bool)
-	for i, e := range skills.Array() {
-		if ctx.Err() != nil {
-			return
-		}
-		label := fmt.Sprintf("v0.1.0 skills[%d]", i)
-		name := e.Get("name")
-		switch {
-		case !e.IsObject():
-			v.problem(label, at, "not a JSON object")
-			continue
-		case name.Type != gjson.String || !ValidName(name.Str):
-			v.problem(label, at, "name %s is not a valid skill name: skipped", orMissing(name))
-			continue
-		case seen[name.Str]:
-			v.nameProblem(name.Str, at, "%s has the same name as an earlier entry of the v0.1.0 index: skipped", label)
-			continue
-		}
-		seen[name.Str] = true
-		v.checkV01Entry(ctx, indexURL, name.Str, e)
-	}
+	seen := v.v01Entries(ctx, doc, at, func(name string, e gjson.Result) {
+		v.checkV01Entry(ctx, indexURL, name, e)
+	})
 	for _, sr := range v.list {
 		if v.skills[sr.Name].kind != "" && !seen[sr.Name] {
 			v.skillProblem(sr, at, "the v0.1.0 index does not list this skill")
@@ -115,44 +81,17 @@ func (v *verifier) checkV01Entry(ctx context.Context, indexURL *url.URL, name st
 		v.nameProblem(name, dir.String(), "the v0.1.0 files cannot be checked: neither the MCP manifest nor a verified v0.2.0 artifact gives their digests")
 		return
 	}
-	listed := make(map[string]fileInfo, len(list))
-	budget := v.lim.MaxBytes
-	for _, f := range list {
-		if ctx.Err() != nil {
-			return
+	got, fetched, ok := v.v01Files(ctx, dir, at, name, list)
+	if !ok {
+		return
+	}
+	listed := make(map[string]fileInfo, len(got))
+	for _, f := range got {
+		if fetched[f.Name] {
+			listed[f.Name] = fileInfo{digest: DigestOf(f.Data), size: int64(len(f.Data))}
+		} else {
+			listed[f.Name] = fileInfo{}
 		}
-		if f.Type != gjson.String {
-			v.nameProblem(name, at, "the v0.1.0 entry's files hold %s, not a string", orMissing(f))
-			continue
-		}
-		if why := safeRelPath(f.Str); why != "" {
-			v.nameProblem(name, at, "the v0.1.0 entry's file %q: %s: not fetched", f.Str, why)
-			continue
-		}
-		if _, dup := listed[f.Str]; dup {
-			v.nameProblem(name, at, "the v0.1.0 entry lists the file %q twice", f.Str)
-			continue
-		}
-		listed[f.Str] = fileInfo{}
-		fu := dir.ResolveReference(&url.URL{Path: f.Str})
-		if why := v.outside(fu); why != "" {
-			v.nameProblem(name, fu.String(), "%s (not fetched)", why)
-			continue
-		}
-		resp, err := v.get(ctx, fu, "*/*", v.outside, budget)
-		switch {
-		case errors.Is(err, errTooBig):
-			v.nameProblem(name, fu.String(), "the skill's v0.1.0 files hold more than %d bytes: refused", v.lim.MaxBytes)
-			return
-		case err != nil:
-			v.nameProblem(name, fu.String(), "cannot fetch: %v", err)
-			continue
-		case resp.status != 200:
-			v.nameProblem(name, fu.String(), "%s", statusText(resp.status))
-			continue
-		}
-		budget -= int64(len(resp.body))
-		listed[f.Str] = fileInfo{digest: DigestOf(resp.body), size: int64(len(resp.body))}
 	}
 	if _, ok := listed["SKILL.md"]; !ok {
 		v.nameProblem(name, at, "the v0.1.0 entry's files do not include SKILL.md")
@@ -172,4 +111,115 @@ func (v *verifier) reference(name string) (map[string]fileInfo, string) {
 		return st.files, "the v0.2.0 artifact"
 	}
 	return nil, ""
+}
+
+// readV01Index fetches and parses the v0.1.0 index. It returns the index URL (after
+// redirects) and the document; absent when the deployment answers 404 (with the URL
+// asked); a nil URL when the index is unusable (the problem is recorded).
+func (v *verifier) readV01Index(ctx context.Context) (indexURL *url.URL, doc gjson.Result, absent bool) {
+	indexURL = v.withPath(IndexV01Path)
+	at := indexURL.String()
+	resp, err := v.get(ctx, indexURL, "application/json", v.sameOrigin, maxIndexBytes)
+	if err != nil {
+		v.problem("", at, "cannot fetch the v0.1.0 skills index: %v", err)
+		return nil, doc, false
+	}
+	if resp.status == 404 {
+		return indexURL, doc, true
+	}
+	if resp.status != 200 {
+		v.problem("", at, "%s", statusText(resp.status))
+		return nil, doc, false
+	}
+	indexURL = resp.url
+	at = indexURL.String()
+	if !gjson.ValidBytes(resp.body) {
+		v.problem("", at, "the v0.1.0 skills index is not valid JSON")
+		return nil, doc, false
+	}
+	return indexURL, gjson.ParseBytes(resp.body), false
+}
+
+// v01Entries calls each for every entry of the v0.1.0 index doc (at) whose name is a
+// valid skill name given once, recording a problem for every other, and returns the
+// names seen.
+func (v *verifier) v01Entries(ctx context.Context, doc gjson.Result, at string, each func(name string, e gjson.Result)) map[string]bool {
+	seen := make(map[string]bool)
+	skills := doc.Get("skills")
+	if !skills.IsArray() {
+		v.problem("", at, "the v0.1.0 index has no \"skills\" array")
+		return seen
+	}
+	for i, e := range skills.Array() {
+		if ctx.Err() != nil {
+			return seen
+		}
+		label := fmt.Sprintf("v0.1.0 skills[%d]", i)
+		name := e.Get("name")
+		switch {
+		case !e.IsObject():
+			v.problem(label, at, "not a JSON object")
+			continue
+		case name.Type != gjson.String || !ValidName(name.Str):
+			v.problem(label, at, "name %s is not a valid skill name: skipped", orMissing(name))
+			continue
+		case seen[name.Str]:
+			v.nameProblem(name.Str, at, "%s has the same name as an earlier entry of the v0.1.0 index: skipped", label)
+			continue
+		}
+		seen[name.Str] = true
+		each(name.Str, e)
+	}
+	return seen
+}
+
+// v01Files fetches the files list names from the skill's directory dir, each a safe
+// relative path given once, under the trust root, all of them within Limits.MaxBytes.
+// It returns them in the list's order (a file that could not be fetched has no data and
+// is not in fetched; its problem is recorded); ok is false when the skill is over the
+// limit or ctx is done.
+func (v *verifier) v01Files(ctx context.Context, dir *url.URL, at, name string, list []gjson.Result) (files []archive.File, fetched map[string]bool, ok bool) {
+	listed := make(map[string]bool, len(list))
+	fetched = make(map[string]bool, len(list))
+	budget := v.lim.MaxBytes
+	for _, f := range list {
+		if ctx.Err() != nil {
+			return files, fetched, false
+		}
+		if f.Type != gjson.String {
+			v.nameProblem(name, at, "the v0.1.0 entry's files hold %s, not a string", orMissing(f))
+			continue
+		}
+		if why := safeRelPath(f.Str); why != "" {
+			v.nameProblem(name, at, "the v0.1.0 entry's file %q: %s: not fetched", f.Str, why)
+			continue
+		}
+		if listed[f.Str] {
+			v.nameProblem(name, at, "the v0.1.0 entry lists the file %q twice", f.Str)
+			continue
+		}
+		listed[f.Str] = true
+		files = append(files, archive.File{Name: f.Str})
+		fu := dir.ResolveReference(&url.URL{Path: f.Str})
+		if why := v.outside(fu); why != "" {
+			v.nameProblem(name, fu.String(), "%s (not fetched)", why)
+			continue
+		}
+		resp, err := v.get(ctx, fu, "*/*", v.outside, budget)
+		switch {
+		case errors.Is(err, errTooBig):
+			v.nameProblem(name, fu.String(), "the skill's v0.1.0 files hold more than %d bytes: refused", v.lim.MaxBytes)
+			return nil, nil, false
+		case err != nil:
+			v.nameProblem(name, fu.String(), "cannot fetch: %v", err)
+			continue
+		case resp.status != 200:
+			v.nameProblem(name, fu.String(), "%s", statusText(resp.status))
+			continue
+		}
+		budget -= int64(len(resp.body))
+		files[len(files)-1].Data = resp.body
+		fetched[f.Str] = true
+	}
+	return files, fetched, true
 }
