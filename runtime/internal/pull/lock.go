@@ -40,8 +40,13 @@ type LockedSkill struct {
 	Pinned bool `json:"pinned,omitempty"`
 	// URL and Artifact are the artifact it was read from and the index's digest of it,
 	// which a later pull compares to download nothing when it is unchanged.
+	// Artifact is "" when Unverified.
 	URL      string `json:"url"`
 	Artifact string `json:"artifact"`
+	// Unverified is set for a skill read from a source that publishes no digest (the
+	// well-known v0.1.0 index): Manifest and Files are the SHA-256 of what was
+	// downloaded and installed, which nothing checked against the publisher's.
+	Unverified bool `json:"unverified,omitempty"`
 	// Manifest is the manifest digest of its files (PROTOCOL.md#versions).
 	Manifest string `json:"manifest"`
 	// Files are its files, SKILL.md first, then by path.
@@ -109,7 +114,7 @@ func ParseLock(b []byte) (*Lock, error) {
 		if s.Pinned && s.Version == "" {
 			return nil, fmt.Errorf("%s: pinned, with no version", s.Name)
 		}
-		if !validDigest(s.Artifact) || !validDigest(s.Manifest) {
+		if !(validDigest(s.Artifact) || s.Unverified && s.Artifact == "") || !validDigest(s.Manifest) {
 			return nil, fmt.Errorf("%s: a digest is not \"sha256:\" and 64 lowercase hex digits", s.Name)
 		}
 		if len(s.Files) == 0 {

@@ -42,7 +42,8 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 	sort.Strings(sources)
 	var out []Outdated
 	for _, src := range sources {
-		got, _, err := fetchCatalog(ctx, src, opt, func(verify.Fetched) bool { return false })
+		// A v0.1.0 index publishes no digest: its skills are downloaded to compare.
+		got, _, err := fetchCatalog(ctx, src, opt, func(f verify.Fetched) bool { return f.Kind == verify.DigestUnpublished })
 		if err != nil {
 			return nil, err
 		}
@@ -56,7 +57,7 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 			}
 			f, ok := now[l.Name]
 			from := l.Artifact
-			if f.Kind == verify.DigestManifest {
+			if f.Kind == verify.DigestManifest || f.Kind == verify.DigestUnpublished {
 				from = l.Manifest
 			}
 			switch {

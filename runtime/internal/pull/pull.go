@@ -46,6 +46,9 @@ type Options struct {
 	// Era, when set, reads the catalog over MCP in that era (verify.EraModern or
 	// verify.EraLegacy) at source, the MCP endpoint, rather than from its well-known index.
 	Era string
+	// Index, when set, reads only that well-known index: IndexV02 or IndexV01 (by
+	// default the v0.2.0 index, else the v0.1.0 one, else MCP).
+	Index string
 	// Progress, when not nil, gets one line per skill as it is downloaded and verified,
 	// and one as it is written.
 	Progress io.Writer
@@ -62,9 +65,14 @@ type Result struct {
 	// left alone (the lock says where each skill comes from).
 	Elsewhere []string `json:"elsewhere"`
 	Bytes     int64    `json:"bytes"` // bytes of the files written
-	// Via is how the catalog was read: "well-known" (the v0.2.0 index and archives) or
-	// "mcp" (skills/list and resources/read).
+	// Via is how the catalog was read: ViaWellKnown (the v0.2.0 index and archives),
+	// ViaWellKnownV01 (the v0.1.0 index and files) or ViaMCP (skills/list and
+	// resources/read).
 	Via string `json:"via"`
+	// Unverified are the skills written (installed or updated) from a source that
+	// published no digest (the v0.1.0 index): nothing checked their bytes against the
+	// publisher's; the lock records them as downloaded (LockedSkill.Unverified).
+	Unverified []string `json:"unverified"`
 }
 
 // Pull installs the skills of the deployment at source into dir (created if missing).
@@ -109,6 +117,9 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	want := func(f verify.Fetched) bool {
 		if !selected(f) {
 			return false
+		}
+		if f.Kind == verify.DigestUnpublished {
+			return true // no digest to compare: only the files say whether it changed
 		}
 		l := lock.find(f.Name)
 		if l == nil || l.Source != source || !lockMatches(l, f) {
@@ -260,6 +271,9 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		} else {
 			res.Installed = append(res.Installed, w.f.Name)
 		}
+		if w.lock.Unverified {
+			res.Unverified = append(res.Unverified, w.f.Name)
+		}
 		if opt.Progress != nil {
 			fmt.Fprintf(opt.Progress, "%s %s (%d files, %d bytes)\n", verb, w.f.Name, len(w.f.Files), n)
 		}
@@ -285,7 +299,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			return res, err
 		}
 	}
-	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere} {
+	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere, &res.Unverified} {
 		if *l == nil {
 			*l = []string{}
 		}
@@ -366,6 +380,11 @@ func editedError(dir, name string, changed []string) error {
 func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
 	var paths []string
 	ls := LockedSkill{Name: f.Name, Source: source, Path: f.Path, URL: f.URL, Artifact: f.Digest}
+	if f.Kind == verify.DigestUnpublished {
+		// The source published no digest: claim none (Manifest and Files are what was
+		// downloaded).
+		ls.Artifact, ls.Unverified = "", true
+	}
 	for _, file := range f.Files {
 		if why := pathProblem(file.Name); why != "" {
 			return ls, fmt.Errorf("%s: %s: file %q refused: %s", f.Name, f.URL, file.Name, why)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -66,14 +67,8 @@ func (v *verifier) checkV01Entry(ctx context.Context, indexURL *url.URL, name st
 			v.nameProblem(name, at, "the v0.1.0 entry's path %s resolves to %s, not the skill's directory %s", p.Raw, got, dir)
 		}
 	}
-	files := e.Get("files")
-	list := files.Array()
-	switch {
-	case !files.IsArray() || len(list) == 0:
-		v.nameProblem(name, at, "the v0.1.0 entry's files %s are not a non-empty array", orMissing(files))
-		return
-	case len(list) > v.lim.MaxEntries:
-		v.nameProblem(name, at, "the v0.1.0 entry lists %d files, over the limit of %d: not fetched", len(list), v.lim.MaxEntries)
+	list, ok := v.v01FileList(name, at, e)
+	if !ok {
 		return
 	}
 	ref, refWhat := v.reference(name)
@@ -190,7 +185,11 @@ func (v *verifier) v01Files(ctx context.Context, dir *url.URL, at, name string, 
 			v.nameProblem(name, at, "the v0.1.0 entry's files hold %s, not a string", orMissing(f))
 			continue
 		}
-		if why := safeRelPath(f.Str); why != "" {
+		why := safeRelPath(f.Str)
+		if l := strings.ToLower(f.Str); why == "" && (strings.Contains(l, "%2f") || strings.Contains(l, "%5c")) {
+			why = "it contains an encoded separator (%2F or %5C)"
+		}
+		if why != "" {
 			v.nameProblem(name, at, "the v0.1.0 entry's file %q: %s: not fetched", f.Str, why)
 			continue
 		}
@@ -222,4 +221,20 @@ func (v *verifier) v01Files(ctx context.Context, dir *url.URL, at, name string, 
 		fetched[f.Str] = true
 	}
 	return files, fetched, true
+}
+
+// v01FileList returns the entry's files member, or false (with the problem recorded)
+// when it is not a non-empty array within Limits.MaxEntries.
+func (v *verifier) v01FileList(name, at string, e gjson.Result) ([]gjson.Result, bool) {
+	files := e.Get("files")
+	list := files.Array()
+	switch {
+	case !files.IsArray() || len(list) == 0:
+		v.nameProblem(name, at, "the v0.1.0 entry's files %s are not a non-empty array", orMissing(files))
+		return nil, false
+	case len(list) > v.lim.MaxEntries:
+		v.nameProblem(name, at, "the v0.1.0 entry lists %d files, over the limit of %d: not fetched", len(list), v.lim.MaxEntries)
+		return nil, false
+	}
+	return list, true
 }

@@ -1,0 +1,259 @@
+package pull
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/skilledge/skilledge/catalog/archive"
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// v01Server publishes only the well-known discovery v0.1.0 index (the cloudflare
+// agent-skills-discovery RFC v0.1.0): /.well-known/skills/index.json, {skills: [{name,
+// description, files}]}, each file at /.well-known/skills/NAME/FILE; no v0.2.0 index and
+// no MCP endpoint (both 404).
+type v01Server struct {
+	*httptest.Server
+	mu     sync.Mutex
+	skills map[string]map[string]string // name -> path -> content
+	// list, when set for a name, is the entry's files member as served.
+	list map[string][]any
+	// body, when set for "NAME/FILE", is served as that file instead.
+	body     map[string][]byte
+	requests atomic.Int64 // requests for files
+}
+
+func newV01Server(t *testing.T, skills map[string]map[string]string) *v01Server {
+	s := &v01Server{skills: skills, list: map[string][]any{}, body: map[string][]byte{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *v01Server) set(name string, files map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.skills[name] = files
+}
+
+func (s *v01Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	const prefix = "/.well-known/skills/"
+	if r.URL.Path == prefix+"index.json" {
+		var names []string
+		for n := range s.skills {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var entries []map[string]any
+		for _, n := range names {
+			files, ok := s.list[n]
+			if !ok {
+				for p := range s.skills[n] {
+					files = append(files, p)
+				}
+				sort.Slice(files, func(i, j int) bool { return files[i].(string) < files[j].(string) })
+			}
+			entries = append(entries, map[string]any{"name": n, "description": "The " + n + " skill.", "files": files})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"skills": entries})
+		return
+	}
+	rest, ok := strings.CutPrefix(r.URL.EscapedPath(), prefix)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	s.requests.Add(1)
+	if b, ok := s.body[rest]; ok {
+		w.Write(b)
+		return
+	}
+	name, file, _ := strings.Cut(r.URL.Path[len(prefix):], "/")
+	c, ok := s.skills[name][file]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Write([]byte(c))
+}
+
+// TestPullV01 pulls from a server that publishes only the v0.1.0 index: the tree is the
+// source's byte for byte, the lock claims no published digest (artifact "", unverified,
+// the manifest and files of what was downloaded), the result says unverified; a second
+// pull writes nothing; an edit at the source is outdated and then updated, alone.
+func TestPullV01(t *testing.T) {
+	cat := testCatalog()
+	srv := newV01Server(t, cat)
+	dir := filepath.Join(t.TempDir(), "skills")
+	res, err := Pull(context.Background(), srv.URL, dir, loopback())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Via != ViaWellKnownV01 || !reflect.DeepEqual(res.Installed, []string{"alpha", "beta"}) || !reflect.DeepEqual(res.Unverified, []string{"alpha", "beta"}) {
+		t.Errorf("result %+v", res)
+	}
+	if got := withoutLock(tree(t, dir)); !reflect.DeepEqual(got, skillsOf(cat)) {
+		t.Errorf("pulled tree %v\nwant %v", got, skillsOf(cat))
+	}
+	lock, err := ReadLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := lock.Skills[0]
+	if a.Artifact != "" || !a.Unverified || a.Manifest != sha256sumDigest(cat["alpha"]) || a.URL != srv.URL+"/.well-known/skills/alpha/" || lock.Skills[1].Version != "1.2.0" {
+		t.Errorf("alpha's lock entry %+v", a)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, LockName))
+	if !strings.Contains(string(b), `"unverified": true`) || string(b) != string(lock.Marshal()) {
+		t.Errorf("skills.lock:\n%s", b)
+	}
+	if _, err := ParseLock(b); err != nil {
+		t.Errorf("the lock does not parse back: %v", err)
+	}
+	// A second pull writes nothing (it downloads the files to compare: no digests).
+	before := tree(t, dir)
+	res, err = Pull(context.Background(), srv.URL, dir, loopback())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Installed)+len(res.Updated)+len(res.Unverified) != 0 || len(res.Unchanged) != 2 || res.Bytes != 0 {
+		t.Errorf("second pull %+v", res)
+	}
+	if got := tree(t, dir); !reflect.DeepEqual(got, before) {
+		t.Errorf("the second pull changed the folder")
+	}
+	// An edit at the source: outdated names it, pull updates only it.
+	srv.set("beta", map[string]string{"SKILL.md": "---\nname: beta\ndescription: Beta.\nversion: 1.3.0\n---\nBeta, better.\n"})
+	out, err := CheckOutdated(context.Background(), dir, loopback())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].Name != "beta" || out[0].FromVersion != "1.2.0" || out[0].ToDigest == "" {
+		t.Errorf("outdated %+v", out)
+	}
+	res, err = Pull(context.Background(), srv.URL, dir, loopback())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Updated, []string{"beta"}) || !reflect.DeepEqual(res.Unchanged, []string{"alpha"}) {
+		t.Errorf("update %+v", res)
+	}
+	// --frozen holds to what the lock says.
+	srv.set("beta", map[string]string{"SKILL.md": "---\nname: beta\ndescription: Beta.\n---\nBeta, again.\n"})
+	before = tree(t, dir)
+	opt := loopback()
+	opt.Frozen = true
+	if _, err := Pull(context.Background(), srv.URL, dir, opt); err == nil || !strings.Contains(err.Error(), "--frozen") {
+		t.Errorf("frozen pull of a changed v0.1 source: %v", err)
+	}
+	if got := tree(t, dir); !reflect.DeepEqual(got, before) {
+		t.Errorf("the frozen pull changed the folder")
+	}
+}
+
+// TestPullIndexFlag: Index forces one well-known index.
+func TestPullIndexFlag(t *testing.T) {
+	srv := newV01Server(t, testCatalog())
+	opt := loopback()
+	opt.Index = IndexV02
+	dir := filepath.Join(t.TempDir(), "skills")
+	if _, err := Pull(context.Background(), srv.URL, dir, opt); err == nil || !strings.Contains(err.Error(), "no v0.2.0 skills index") {
+		t.Errorf("--index v0.2 from a v0.1-only server: %v", err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("the failed pull created DIR")
+	}
+	opt.Index = IndexV01
+	if res, err := Pull(context.Background(), srv.URL, dir, opt); err != nil || res.Via != ViaWellKnownV01 {
+		t.Errorf("--index v0.1: %+v %v", res, err)
+	}
+	opt.Era = verify.EraModern
+	if _, err := Pull(context.Background(), srv.URL, dir, opt); err == nil {
+		t.Error("--index with --era was accepted")
+	}
+}
+
+// TestHostileV01Server serves each hostile case of issue 30 item 7 that a v0.1.0 index
+// can carry, as the skill "evil" beside a good "alpha": refused naming the case, nothing
+// written outside DIR, DIR as it was.
+func TestHostileV01Server(t *testing.T) {
+	md := skillMD("evil", "Evil.")
+	cases := []struct {
+		name  string
+		setup func(s *v01Server)
+		want  string
+	}{
+		{"dot-dot in a file", func(s *v01Server) { s.list["evil"] = []any{"SKILL.md", "../../escaped"} }, `".." segment`},
+		{"absolute path", func(s *v01Server) { s.list["evil"] = []any{"SKILL.md", "/etc/passwd"} }, "absolute"},
+		{"backslash", func(s *v01Server) { s.list["evil"] = []any{"SKILL.md", `..\..\escaped`} }, "backslash"},
+		{"encoded separators", func(s *v01Server) { s.list["evil"] = []any{"SKILL.md", "..%2F..%2Fescaped"} }, "encoded separator"},
+		{"encoded backslash", func(s *v01Server) { s.list["evil"] = []any{"SKILL.md", "a%5cb"} }, "encoded separator"},
+		{"names that collide when case is folded", func(s *v01Server) {
+			s.skills["evil"] = map[string]string{"SKILL.md": md, "README.md": "a", "readme.md": "b"}
+		}, "Windows, macOS"},
+		{"names that collide when normalized (NFC/NFD)", func(s *v01Server) {
+			s.skills["evil"] = map[string]string{"SKILL.md": md, "caf\u00e9.md": "a", "cafe\u0301.md": "b"}
+		}, "Windows, macOS"},
+		{"huge body", func(s *v01Server) {
+			s.skills["evil"] = map[string]string{"SKILL.md": md, "big": ""}
+			s.body["evil/big"] = make([]byte, 4<<20)
+		}, "more than"},
+		{"too many files", func(s *v01Server) {
+			files := map[string]string{"SKILL.md": md}
+			for i := range 65 {
+				files[strings.Repeat("f", i+1)] = "x"
+			}
+			s.skills["evil"] = files
+		}, "over the limit"},
+		{"name not its folder's", func(s *v01Server) {
+			s.skills["evil"] = map[string]string{"SKILL.md": skillMD("alpha", "I am alpha.")}
+		}, "frontmatter name"},
+		{"no SKILL.md", func(s *v01Server) { s.skills["evil"] = map[string]string{"README.md": "x"} }, "SKILL.md"},
+		{"a listed file not served", func(s *v01Server) { s.list["evil"] = []any{"SKILL.md", "gone.md"} }, "404"},
+		{"a file that is also a folder", func(s *v01Server) {
+			s.skills["evil"] = map[string]string{"SKILL.md": md, "a": "a", "a/b": "b"}
+		}, "both a file and a folder"},
+		{"a name that is not a skill name", func(s *v01Server) {
+			s.skills["../evil"] = map[string]string{"SKILL.md": md}
+		}, "not a valid skill name"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := newV01Server(t, map[string]map[string]string{"alpha": {"SKILL.md": skillMD("alpha", "Alpha.")}, "evil": {"SKILL.md": md}})
+			c.setup(srv)
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "skills")
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644)
+			opt := loopback()
+			opt.Verify.Limits = archive.Limits{MaxEntries: 64, MaxBytes: 1 << 20}
+			_, err := Pull(context.Background(), srv.URL, dir, opt)
+			if err == nil {
+				t.Fatal("pulled from a hostile server")
+			}
+			t.Logf("refused: %v", err)
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not say %q", err, c.want)
+			}
+			if got := tree(t, parent); !reflect.DeepEqual(got, map[string]string{"skills/keep.txt": "mine"}) {
+				t.Errorf("the pull left %v", got)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Errorf("DIR holds %d entries (an empty folder left?)", len(ents))
+			}
+		})
+	}
+}
