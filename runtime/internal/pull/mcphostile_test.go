@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -101,22 +98,7 @@ func TestHostileMCPServer(t *testing.T) {
 			for k, v := range c.evil {
 				skills[k] = v
 			}
-			endpoint := newMCPServer(t, skills)
-			parent := t.TempDir()
-			dir := filepath.Join(parent, "skills")
-			os.MkdirAll(dir, 0o755)
-			os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644)
-			_, err := Pull(context.Background(), endpoint, dir, Options{Verify: verify.Options{AllowHTTPLoopback: true}})
-			if err == nil {
-				t.Fatal("pulled from a hostile server")
-			}
-			t.Logf("refused: %v", err)
-			if !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error %q does not say %q", err, c.want)
-			}
-			if got := tree(t, parent); !reflect.DeepEqual(got, map[string]string{"skills/keep.txt": "mine"}) {
-				t.Errorf("the pull left %v", got)
-			}
+			pullRefused(t, newMCPServer(t, skills), c.want)
 		})
 	}
 	// The good skill alone pulls, in the MCP path, with its path locked.

@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/skilledge/skilledge/catalog/archive"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
@@ -234,26 +233,7 @@ func TestHostileV01Server(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := newV01Server(t, map[string]map[string]string{"alpha": {"SKILL.md": skillMD("alpha", "Alpha.")}, "evil": {"SKILL.md": md}})
 			c.setup(srv)
-			parent := t.TempDir()
-			dir := filepath.Join(parent, "skills")
-			os.MkdirAll(dir, 0o755)
-			os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644)
-			opt := loopback()
-			opt.Verify.Limits = archive.Limits{MaxEntries: 64, MaxBytes: 1 << 20}
-			_, err := Pull(context.Background(), srv.URL, dir, opt)
-			if err == nil {
-				t.Fatal("pulled from a hostile server")
-			}
-			t.Logf("refused: %v", err)
-			if !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error %q does not say %q", err, c.want)
-			}
-			if got := tree(t, parent); !reflect.DeepEqual(got, map[string]string{"skills/keep.txt": "mine"}) {
-				t.Errorf("the pull left %v", got)
-			}
-			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-				t.Errorf("DIR holds %d entries (an empty folder left?)", len(ents))
-			}
+			pullRefused(t, srv.URL, c.want)
 		})
 	}
 }
