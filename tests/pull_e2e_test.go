@@ -478,3 +478,39 @@ func TestPullPath(t *testing.T) {
 		t.Fatalf("pull --path ../x: %d\n%s", code, out)
 	}
 }
+
+// TestPullServeV01 pulls from `skilledge serve` through its v0.1.0 index (--index v0.1),
+// which publishes no digests: the tree is the source's byte for byte, the summary and
+// skills.lock say nothing was verified, and a second pull writes nothing.
+func TestPullServeV01(t *testing.T) {
+	src := t.TempDir()
+	for rel, data := range map[string]string{
+		"team/alpha/SKILL.md":       "---\nname: alpha\ndescription: Alpha.\nversion: 1.0.0\n---\nAlpha.\n",
+		"team/alpha/scripts/run.sh": "echo alpha\n",
+		"beta/SKILL.md":             "---\nname: beta\ndescription: Beta.\n---\nBeta.\n",
+	} {
+		if err := writeFile(filepath.Join(src, rel), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := strings.TrimSuffix(serve(t, src), "/mcp")
+	dir := t.TempDir()
+	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--index", "v0.1")
+	if code != 0 || !strings.Contains(out, "2 installed") || !strings.Contains(out, "publishes no digests") {
+		t.Fatalf("pull --index v0.1: %d\n%s", code, out)
+	}
+	if got, want := pulledSkills(t, dir), sourceSkills(t, src); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pulled %v\nwant %v", got, want)
+	}
+	lock, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+	if strings.Count(string(lock), `"unverified": true`) != 2 || strings.Contains(string(lock), `"artifact": "sha256:`) {
+		t.Errorf("skills.lock:\n%s", lock)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--index", "v0.1")
+	if code != 0 || !strings.Contains(out, "nothing written") {
+		t.Fatalf("second pull: %d\n%s", code, out)
+	}
+	if code, out := pullCLI(t, nil, "outdated", dir, "--allow-http-loopback", "--index", "v0.1"); code != 0 {
+		t.Fatalf("outdated: %d\n%s", code, out)
+	}
+}
