@@ -41,7 +41,11 @@ func newMCPServer(t *testing.T, skills map[string][]mcpFile) string {
 				if strings.HasPrefix(files[0].listed, "---\nname: ") {
 					name = strings.SplitN(strings.TrimPrefix(files[0].listed, "---\nname: "), "\n", 2)[0]
 				}
-				list = append(list, map[string]any{"uri": uri, "frontmatter": map[string]any{"name": name}, "resources": res})
+				entry := map[string]any{"uri": uri, "frontmatter": map[string]any{"name": name}, "resources": res}
+				if v := frontmatterVersion([]byte(files[0].listed)); v != "" {
+					entry["version"] = v // as skills/list gives it
+				}
+				list = append(list, entry)
 			}
 			result = map[string]any{"skills": list}
 		case "resources/read":

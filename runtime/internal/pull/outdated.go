@@ -12,11 +12,14 @@ import (
 type Outdated struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
-	// FromVersion and FromDigest are what the lock says, ToDigest what the source
-	// serves now ("" when it serves the skill no more): the artifact's digest when the
-	// source is read by its well-known index, the manifest digest when over MCP.
+	// FromVersion and FromDigest are what the lock says, ToVersion and ToDigest what
+	// the source serves now ("" when it serves the skill no more): the artifact's digest
+	// when the source is read by its well-known index, the manifest digest when over MCP;
+	// the version when the source's listing gives one (the v0.2.0 index entry's
+	// frontmatter, a skills/list entry's version).
 	FromVersion string `json:"fromVersion,omitempty"`
 	FromDigest  string `json:"fromDigest"`
+	ToVersion   string `json:"toVersion,omitempty"`
 	ToDigest    string `json:"toDigest,omitempty"`
 	// Removed is set when the source no longer serves the skill.
 	Removed bool `json:"removed,omitempty"`
@@ -64,7 +67,13 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 			case !ok:
 				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, Removed: true})
 			case !lockMatches(&l, f):
-				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, ToDigest: f.Digest})
+				to := f.Version
+				for _, file := range f.Files {
+					if to == "" && file.Name == "SKILL.md" {
+						to = frontmatterVersion(file.Data) // downloaded: a v0.1.0 index has no versions
+					}
+				}
+				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, ToVersion: to, ToDigest: f.Digest})
 			}
 		}
 	}
@@ -72,9 +81,13 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 	return out, nil
 }
 
-// String renders o as one line: "NAME  VERSION sha256:abc… -> sha256:def…  (SOURCE)".
+// String renders o as one line: "NAME  VERSION sha256:abc… -> VERSION sha256:def…
+// (SOURCE)", each version where it is known.
 func (o Outdated) String() string {
 	to := short(o.ToDigest)
+	if o.ToVersion != "" {
+		to = o.ToVersion + " " + to
+	}
 	if o.Removed {
 		to = "(no longer served)"
 	}

@@ -30,6 +30,10 @@ type Fetched struct {
 	// digest of the files as downloaded from a source that publishes no digest
 	// (FetchV01): nothing to check them against.
 	Kind string
+	// Version is the skill's version as the listing gives it, "" when it gives none:
+	// from the v0.2.0 index entry's frontmatter (version, else metadata.version), from a
+	// skills/list entry's version (else its frontmatter's). Fetch and FetchMCP set it.
+	Version string
 	// Files are the artifact's files (a skill-md entry is one file, "SKILL.md"), each
 	// read within Options.Limits, from an artifact whose SHA-256 is Digest, unpacked by
 	// catalog/archive (no traversal, links, devices or bombs), with a SKILL.md whose
@@ -142,6 +146,22 @@ func Fetch(ctx context.Context, base string, opt Options, want func(name, digest
 		return v.fetched, v.rep, err
 	}
 	return v.fetched, v.rep, nil
+}
+
+// listedVersion is the version a listing entry gives: the first of paths in e that is a
+// non-empty string or a number, or "".
+func listedVersion(e gjson.Result, paths ...string) string {
+	for _, p := range paths {
+		switch r := e.Get(p); r.Type {
+		case gjson.String:
+			if r.Str != "" {
+				return r.Str
+			}
+		case gjson.Number:
+			return r.Raw
+		}
+	}
+	return ""
 }
 
 // MetaVersions is the _meta member of a latest skill's kept versions
