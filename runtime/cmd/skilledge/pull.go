@@ -180,7 +180,7 @@ func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	c := newCommand("outdated", "skilledge outdated [DIR] [flags]",
 		`Lists the skills installed in DIR (default `+defaultSkillsDir+`) by "skilledge pull" whose
 source now serves other bytes, or serves them no more: name, locked version and digest ->
-the digest served now. It reads each source's index only (a source read through its
+the version (where the source's listing gives one) and digest served now. It reads each source's index only (a source read through its
 v0.1 index, which publishes no digests, has its skills downloaded to compare); nothing is
 written.
 The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
