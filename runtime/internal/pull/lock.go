@@ -82,7 +82,8 @@ func ReadLock(dir string) (*Lock, error) {
 
 // ParseLock parses a lock file and checks it: the known lockVersion, unknown members
 // refused, each skill a valid name given once, each file a safe relative path given once,
-// every digest "sha256:" and 64 lowercase hex digits.
+// every digest "sha256:" and 64 lowercase hex digits (but the artifact's of an unverified
+// skill, which is "").
 func ParseLock(b []byte) (*Lock, error) {
 	if len(b) > maxLockBytes {
 		return nil, fmt.Errorf("the lock file is over %d bytes", maxLockBytes)
