@@ -4,7 +4,9 @@
 // It reads a deployment's well-known v0.2.0 index through verify.Fetch: the index, then
 // one request per skill that changed (its archive or SKILL.md), every artifact checked
 // against the index's SHA-256 under the deployment's trust root and unpacked in memory by
-// catalog/archive. Nothing is written until every selected skill has verified; each skill
+// catalog/archive. Without one it reads the v0.1.0 index (verify.FetchV01), which
+// publishes no digests: those skills are installed unverified, and locked as downloaded;
+// without either, MCP (verify.FetchMCP). Nothing is written until every selected skill has verified; each skill
 // is then written to a temporary folder in DIR and renamed into place, and DIR/skills.lock
 // records what was installed. pull manages only the skills its lock names.
 package pull
@@ -275,7 +277,11 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			res.Unverified = append(res.Unverified, w.f.Name)
 		}
 		if opt.Progress != nil {
-			fmt.Fprintf(opt.Progress, "%s %s (%d files, %d bytes)\n", verb, w.f.Name, len(w.f.Files), n)
+			unverified := ""
+			if w.lock.Unverified {
+				unverified = ", unverified"
+			}
+			fmt.Fprintf(opt.Progress, "%s %s (%d files, %d bytes%s)\n", verb, w.f.Name, len(w.f.Files), n, unverified)
 		}
 	}
 	for _, l := range removes {

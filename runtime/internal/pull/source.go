@@ -46,7 +46,13 @@ func fetchCatalog(ctx context.Context, source string, opt Options, want func(ver
 			return got, ViaWellKnown, nil
 		}
 	}
-	got, rep, err := verify.FetchV01(ctx, source, opt.Verify, func(name string) bool {
+	v01 := opt.Verify
+	if opt.Progress != nil {
+		v01.Fetched = func(name string, files int, bytes int64) {
+			fmt.Fprintf(opt.Progress, "downloaded %s (%d files, %d bytes), unverified: the v0.1 index publishes no digests\n", name, files, bytes)
+		}
+	}
+	got, rep, err := verify.FetchV01(ctx, source, v01, func(name string) bool {
 		return want(verify.Fetched{Name: name, Path: name, Kind: verify.DigestUnpublished})
 	})
 	if err != nil {

@@ -237,3 +237,23 @@ func TestHostileV01Server(t *testing.T) {
 		})
 	}
 }
+
+// TestPullV01Progress: the progress of a v0.1 pull says downloaded, unverified, never
+// verified.
+func TestPullV01Progress(t *testing.T) {
+	srv := newV01Server(t, testCatalog())
+	var b strings.Builder
+	opt := loopback()
+	opt.Progress = &b
+	if _, err := Pull(context.Background(), srv.URL, t.TempDir(), opt); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"downloaded alpha (3 files,", "unverified: the v0.1 index publishes no digests", "installed alpha (3 files, ", " bytes, unverified)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("progress %q has no %q", b.String(), want)
+		}
+	}
+	if strings.Contains(b.String(), "verified alpha") {
+		t.Errorf("progress %q says verified", b.String())
+	}
+}
