@@ -198,9 +198,10 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		if err != nil {
 			return nil, err
 		}
-		if old != nil && !old.Pinned && ls.Manifest == old.Manifest && len(localChanges(dir, old)) == 0 {
+		if old != nil && !old.Pinned && ls.Manifest == old.Manifest && unchangedHere(dir, old, f, opt.Force) {
 			// The same files under another digest (the lock was made by a read over
-			// MCP, which gives the manifest digest only): nothing to write but the lock.
+			// MCP, which gives the manifest digest only), or read again from a v0.1.0
+			// index: nothing to write but the lock.
 			relocks = append(relocks, ls)
 			res.Unchanged = append(res.Unchanged, f.Name)
 			continue
@@ -312,6 +313,16 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		sort.Strings(*l)
 	}
 	return res, nil
+}
+
+// unchangedHere reports whether the installed skill old, whose files the source serves
+// unchanged as f, is to be left as it is: when the folder holds what the lock says, or,
+// for a skill read from a v0.1.0 index (downloaded at every pull, having no digest to
+// compare first), when it was edited locally and force is not set: the edit is kept, as
+// it is when an index's digest says the source has not changed.
+func unchangedHere(dir string, old *LockedSkill, f verify.Fetched, force bool) bool {
+	ch := localChanges(dir, old)
+	return len(ch) == 0 || f.Kind == verify.DigestUnpublished && !force && !missing(ch)
 }
 
 // missing reports whether changes say the skill's folder is gone.

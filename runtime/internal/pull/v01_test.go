@@ -257,3 +257,39 @@ func TestPullV01Progress(t *testing.T) {
 		t.Errorf("progress %q says verified", b.String())
 	}
 }
+
+// TestPullV01LocalEdit: a skill read from a v0.1 index and edited locally is kept while
+// the source does not change (as on the other paths), stops the pull naming the file when
+// it does, and --force takes the source's; a deleted folder is restored.
+func TestPullV01LocalEdit(t *testing.T) {
+	srv := newV01Server(t, testCatalog())
+	dir := t.TempDir()
+	if _, err := Pull(context.Background(), srv.URL, dir, loopback()); err != nil {
+		t.Fatal(err)
+	}
+	edited := filepath.Join(dir, "alpha", "ref", "a.md")
+	os.WriteFile(edited, []byte("mine\n"), 0o644)
+	res, err := Pull(context.Background(), srv.URL, dir, loopback())
+	if err != nil || len(res.Unchanged) != 2 {
+		t.Fatalf("pull with an edit, source unchanged: %+v %v", res, err)
+	}
+	if b, _ := os.ReadFile(edited); string(b) != "mine\n" {
+		t.Errorf("the edit was overwritten: %q", b)
+	}
+	srv.set("alpha", map[string]string{"SKILL.md": skillMD("alpha", "Alpha, new."), "ref/a.md": "A\n"})
+	if _, err := Pull(context.Background(), srv.URL, dir, loopback()); err == nil || !strings.Contains(err.Error(), edited) {
+		t.Errorf("pull over an edit: %v", err)
+	}
+	opt := loopback()
+	opt.Force = true
+	if res, err := Pull(context.Background(), srv.URL, dir, opt); err != nil || !reflect.DeepEqual(res.Updated, []string{"alpha"}) {
+		t.Errorf("--force: %+v %v", res, err)
+	}
+	os.RemoveAll(filepath.Join(dir, "beta"))
+	if res, err := Pull(context.Background(), srv.URL, dir, loopback()); err != nil || !reflect.DeepEqual(res.Updated, []string{"beta"}) {
+		t.Errorf("pull after beta's folder was deleted: %+v %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "beta", "SKILL.md")); err != nil {
+		t.Error(err)
+	}
+}
