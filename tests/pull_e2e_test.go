@@ -481,7 +481,8 @@ func TestPullPath(t *testing.T) {
 
 // TestPullServeV01 pulls from `skilledge serve` through its v0.1.0 index (--index v0.1),
 // which publishes no digests: the tree is the source's byte for byte, the summary and
-// skills.lock say nothing was verified, and a second pull writes nothing.
+// skills.lock say nothing was verified, and a second pull downloads nothing (serve
+// answers 304 to the ETags the lock keeps).
 func TestPullServeV01(t *testing.T) {
 	src := t.TempDir()
 	for rel, data := range map[string]string{
@@ -507,8 +508,8 @@ func TestPullServeV01(t *testing.T) {
 		t.Errorf("skills.lock:\n%s", lock)
 	}
 	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--index", "v0.1")
-	if code != 0 || !strings.Contains(out, "nothing written") {
-		t.Fatalf("second pull: %d\n%s", code, out)
+	if code != 0 || !strings.Contains(out, "nothing downloaded") {
+		t.Fatalf("second pull (serve answers 304 to the ETags the lock keeps): %d\n%s", code, out)
 	}
 	if code, out := pullCLI(t, nil, "outdated", dir, "--allow-http-loopback", "--index", "v0.1"); code != 0 {
 		t.Fatalf("outdated: %d\n%s", code, out)

@@ -79,9 +79,10 @@ pull reads URL/.well-known/agent-skills/index.json (well-known discovery v0.2.0)
 downloads each skill's archive (one request per skill), under the trust root as verify
 does. A deployment with no v0.2.0 index is read through its v0.1.0 index
 (URL/.well-known/skills/index.json, each file at /.well-known/skills/NAME/FILE), which
-publishes no digests: every selected skill is downloaded at each pull, nothing checks its
-bytes against the publisher's, and skills.lock records the SHA-256 of what was downloaded
-with "unverified": true; pull and its summary say so. --index v0.1 or v0.2 reads only that
+publishes no digests: nothing checks a skill's bytes against the publisher's, and
+skills.lock records the SHA-256 of what was downloaded with "unverified": true; pull and
+its summary say so. A later pull asks for each file with the ETag it was served with and
+downloads nothing when the server answers 304; otherwise it downloads to compare. --index v0.1 or v0.2 reads only that
 index. A URL ending in /mcp, or with no index at all, or --era, is read over MCP instead:
 skills/list, then resources/read of each file (8 at a time), each checked against the
 digest and size the listing gives. Either way: every artifact is checked against its SHA-256 digest and unpacked in memory,
@@ -167,8 +168,8 @@ func pullSummary(r *pull.Result, dir string) string {
 	}
 	if len(r.Installed)+len(r.Updated)+len(r.Removed) == 0 {
 		nothing := "nothing downloaded"
-		if r.Via == pull.ViaWellKnownV01 {
-			nothing = "nothing written (every file was downloaded to compare)"
+		if len(r.Compared) > 0 {
+			nothing = fmt.Sprintf("nothing written (%s downloaded to compare: the server answered no ETag with 304)", plural(len(r.Compared), "skill"))
 		}
 		return fmt.Sprintf("%s up to date in %s: %s unchanged, %s%s%s", r.Source, dir, plural(len(r.Unchanged), "skill"), nothing, elsewhere, unverified)
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
 // LockName is the lock file's name in the skills folder.
@@ -58,6 +60,9 @@ type LockedFile struct {
 	Path   string `json:"path"` // relative to the skill's folder, "/"-separated
 	Digest string `json:"digest"`
 	Size   int64  `json:"size"`
+	// ETag is, for a file read from a v0.1.0 index, the ETag it was served with: a later
+	// pull asks with If-None-Match and downloads nothing when the server answers 304.
+	ETag string `json:"etag,omitempty"`
 }
 
 // maxLockBytes bounds the lock file read.
@@ -132,6 +137,9 @@ func ParseLock(b []byte) (*Lock, error) {
 			files[f.Path] = true
 			if !validDigest(f.Digest) || f.Size < 0 {
 				return nil, fmt.Errorf("%s: file %q: bad digest or size", s.Name, f.Path)
+			}
+			if f.ETag != "" && !verify.ValidETag(f.ETag) {
+				return nil, fmt.Errorf("%s: file %q: etag %q is not a quoted entity tag of printable ASCII", s.Name, f.Path, f.ETag)
 			}
 		}
 	}

@@ -46,7 +46,7 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 	var out []Outdated
 	for _, src := range sources {
 		// A v0.1.0 index publishes no digest: its skills are downloaded to compare.
-		got, _, err := fetchCatalog(ctx, src, opt, func(f verify.Fetched) bool { return f.Kind == verify.DigestUnpublished })
+		got, _, err := fetchCatalog(ctx, src, opt, func(f verify.Fetched) bool { return f.Kind == verify.DigestUnpublished }, lockETags(lock, src, dir))
 		if err != nil {
 			return nil, err
 		}

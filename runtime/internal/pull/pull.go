@@ -75,6 +75,10 @@ type Result struct {
 	// published no digest (the v0.1.0 index): nothing checked their bytes against the
 	// publisher's; the lock records them as downloaded (LockedSkill.Unverified).
 	Unverified []string `json:"unverified"`
+	// Compared are the unchanged skills downloaded only to be compared: read from a
+	// v0.1.0 index, which gives no digest, from a server that did not answer 304 to the
+	// ETags the lock keeps (or gave none).
+	Compared []string `json:"compared"`
 }
 
 // Pull installs the skills of the deployment at source into dir (created if missing).
@@ -137,7 +141,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			fmt.Fprintf(opt.Progress, "verified %s (%d files, %d bytes)\n", name, files, bytes)
 		}
 	}
-	got, via, err := fetchCatalog(ctx, source, opt, want)
+	got, via, err := fetchCatalog(ctx, source, opt, want, lockETags(lock, source, dir))
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +208,9 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			// index: nothing to write but the lock.
 			relocks = append(relocks, ls)
 			res.Unchanged = append(res.Unchanged, f.Name)
+			if f.Kind == verify.DigestUnpublished {
+				res.Compared = append(res.Compared, f.Name)
+			}
 			continue
 		}
 		writes = append(writes, write{f: f, lock: ls, old: old})
@@ -306,7 +313,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			return res, err
 		}
 	}
-	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere, &res.Unverified} {
+	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere, &res.Unverified, &res.Compared} {
 		if *l == nil {
 			*l = []string{}
 		}
@@ -407,7 +414,7 @@ func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
 			return ls, fmt.Errorf("%s: %s: file %q refused: %s", f.Name, f.URL, file.Name, why)
 		}
 		paths = append(paths, file.Name)
-		ls.Files = append(ls.Files, LockedFile{Path: file.Name, Digest: digestOf(file.Data), Size: int64(len(file.Data))})
+		ls.Files = append(ls.Files, LockedFile{Path: file.Name, Digest: digestOf(file.Data), Size: int64(len(file.Data)), ETag: f.ETags[file.Name]})
 		if file.Name == "SKILL.md" {
 			ls.Version = frontmatterVersion(file.Data)
 		}

@@ -20,7 +20,10 @@ import (
 // what is locked, marked unverified), and one that answers 404 there too over MCP at
 // SOURCE/mcp. opt.Index forces one index. Every problem the reads find is an error:
 // nothing is returned from a catalog that did not verify.
-func fetchCatalog(ctx context.Context, source string, opt Options, want func(verify.Fetched) bool) ([]verify.Fetched, string, error) {
+//
+// etags gives, for a skill read from a v0.1.0 index, the ETags of the files the caller
+// holds (see verify.FetchV01), or nil.
+func fetchCatalog(ctx context.Context, source string, opt Options, want func(verify.Fetched) bool, etags func(name string) map[string]string) ([]verify.Fetched, string, error) {
 	endpoint := source
 	if !isMCPEndpoint(source) {
 		endpoint = strings.TrimSuffix(source, "/") + "/mcp"
@@ -54,7 +57,7 @@ func fetchCatalog(ctx context.Context, source string, opt Options, want func(ver
 	}
 	got, rep, err := verify.FetchV01(ctx, source, v01, func(name string) bool {
 		return want(verify.Fetched{Name: name, Path: name, Kind: verify.DigestUnpublished})
-	})
+	}, etags)
 	if err != nil {
 		return nil, "", err
 	}
@@ -91,7 +94,7 @@ func isMCPEndpoint(source string) bool {
 // digest of its artifact, or by its manifest digest when that is what the read gives.
 func lockMatches(l *LockedSkill, f verify.Fetched) bool {
 	if f.Kind == verify.DigestUnpublished && f.Files == nil {
-		return false // not downloaded: nothing says what it is
+		return f.NotModified // else not downloaded: nothing says what it is
 	}
 	if f.Kind == verify.DigestManifest || f.Kind == verify.DigestUnpublished {
 		return l.Manifest == f.Digest
@@ -128,4 +131,24 @@ func cleanPaths(paths []string) ([]string, error) {
 
 func usageErrorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)
+}
+
+// lockETags gives, for a skill of lock read from source through a v0.1.0 index, the
+// ETags of its files as locked, when every file has one and the folder in dir holds
+// exactly what the lock says; else nil (the files are downloaded).
+func lockETags(lock *Lock, source, dir string) func(name string) map[string]string {
+	return func(name string) map[string]string {
+		l := lock.find(name)
+		if l == nil || l.Source != source || !l.Unverified || l.Pinned || len(localChanges(dir, l)) > 0 {
+			return nil
+		}
+		m := make(map[string]string, len(l.Files))
+		for _, f := range l.Files {
+			if f.ETag == "" {
+				return nil
+			}
+			m[f.Path] = f.ETag
+		}
+		return m
+	}
 }

@@ -30,10 +30,16 @@ type v01Server struct {
 	// body, when set for "NAME/FILE", is served as that file instead.
 	body     map[string][]byte
 	requests atomic.Int64 // requests for files
+	bodies   atomic.Int64 // files answered with their body (not 304)
+	// etag, when set, makes a file's ETag from its content; "" sends none.
+	etag func(content []byte) string
 }
 
+// digestETag is the ETag skilledge serve sends: the file's digest, quoted.
+func digestETag(b []byte) string { return `"` + strings.Replace(digestOf(b), ":", "-", 1) + `"` }
+
 func newV01Server(t *testing.T, skills map[string]map[string]string) *v01Server {
-	s := &v01Server{skills: skills, list: map[string][]any{}, body: map[string][]byte{}}
+	s := &v01Server{skills: skills, list: map[string][]any{}, body: map[string][]byte{}, etag: digestETag}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -76,17 +82,25 @@ func (s *v01Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.requests.Add(1)
-	if b, ok := s.body[rest]; ok {
-		w.Write(b)
-		return
-	}
-	name, file, _ := strings.Cut(r.URL.Path[len(prefix):], "/")
-	c, ok := s.skills[name][file]
+	b, ok := s.body[rest]
 	if !ok {
-		http.NotFound(w, r)
-		return
+		name, file, _ := strings.Cut(r.URL.Path[len(prefix):], "/")
+		c, found := s.skills[name][file]
+		if !found {
+			http.NotFound(w, r)
+			return
+		}
+		b = []byte(c)
 	}
-	w.Write([]byte(c))
+	if tag := s.etag(b); tag != "" {
+		if r.Header.Get("If-None-Match") == tag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header()["ETag"] = []string{tag}
+	}
+	s.bodies.Add(1)
+	w.Write(b)
 }
 
 // TestPullV01 pulls from a server that publishes only the v0.1.0 index: the tree is the
@@ -122,13 +136,21 @@ func TestPullV01(t *testing.T) {
 	if _, err := ParseLock(b); err != nil {
 		t.Errorf("the lock does not parse back: %v", err)
 	}
-	// A second pull writes nothing (it downloads the files to compare: no digests).
+	if a.Files[0].ETag != digestETag([]byte(cat["alpha"]["SKILL.md"])) {
+		t.Errorf("alpha's SKILL.md is locked with the ETag %q", a.Files[0].ETag)
+	}
+	// A second pull writes nothing and downloads nothing: each file is asked for with
+	// its ETag, and answered 304.
 	before := tree(t, dir)
+	srv.bodies.Store(0)
 	res, err = Pull(context.Background(), srv.URL, dir, loopback())
+	if n := srv.bodies.Load(); n != 0 {
+		t.Errorf("an up-to-date pull downloaded %d files", n)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Installed)+len(res.Updated)+len(res.Unverified) != 0 || len(res.Unchanged) != 2 || res.Bytes != 0 {
+	if len(res.Installed)+len(res.Updated)+len(res.Unverified)+len(res.Compared) != 0 || len(res.Unchanged) != 2 || res.Bytes != 0 {
 		t.Errorf("second pull %+v", res)
 	}
 	if got := tree(t, dir); !reflect.DeepEqual(got, before) {
@@ -291,5 +313,36 @@ func TestPullV01LocalEdit(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "beta", "SKILL.md")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestPullV01ETags: without ETags (or with ones not fit to send back) every pull
+// downloads the files to compare, and still writes nothing when they are unchanged; a
+// server answering 304 to an ETag the lock does not hold is never asked with one.
+func TestPullV01ETags(t *testing.T) {
+	for name, etag := range map[string]func([]byte) string{
+		"none":           func([]byte) string { return "" },
+		"unquoted":       func(b []byte) string { return digestOf(b) },
+		"a space inside": func([]byte) string { return `"a b"` },
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := newV01Server(t, testCatalog())
+			srv.etag = etag
+			dir := t.TempDir()
+			if _, err := Pull(context.Background(), srv.URL, dir, loopback()); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, LockName)); strings.Contains(string(b), `"etag"`) {
+				t.Errorf("skills.lock keeps an etag:\n%s", b)
+			}
+			srv.bodies.Store(0)
+			res, err := Pull(context.Background(), srv.URL, dir, loopback())
+			if err != nil || len(res.Unchanged) != 2 || len(res.Compared) != 2 || res.Bytes != 0 {
+				t.Errorf("second pull %+v %v", res, err)
+			}
+			if n := srv.bodies.Load(); n != 4 {
+				t.Errorf("the second pull downloaded %d files, not the 4 to compare", n)
+			}
+		})
 	}
 }

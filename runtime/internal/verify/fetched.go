@@ -30,6 +30,13 @@ type Fetched struct {
 	// digest of the files as downloaded from a source that publishes no digest
 	// (FetchV01): nothing to check them against.
 	Kind string
+	// ETags are, for a skill read from a v0.1.0 index (FetchV01), each file's ETag as
+	// served, where it gave a valid one.
+	ETags map[string]string
+	// NotModified is set, by FetchV01, for a skill whose files the server answered 304
+	// Not Modified to the ETags the caller gave: the caller's files are current; Files
+	// is nil.
+	NotModified bool
 	// Version is the skill's version as the listing gives it, "" when it gives none:
 	// from the v0.2.0 index entry's frontmatter (version, else metadata.version), from a
 	// skills/list entry's version (else its frontmatter's). Fetch and FetchMCP set it.
@@ -58,9 +65,12 @@ const (
 // entry, want(name) says whether its files are downloaded (there is no digest to compare
 // first); one that is is returned only if every file was fetched, each a safe relative
 // path, with a SKILL.md whose frontmatter name is the entry's, its Digest the manifest
-// digest of the files as downloaded and its Kind DigestUnpublished. A deployment that
+// digest of the files as downloaded and its Kind DigestUnpublished. When etags (if not
+// nil) gives, for a wanted skill, an ETag for each file the entry lists and no other,
+// each file is first asked for with If-None-Match: if every answer is 304, the skill is
+// returned NotModified, without files, and nothing is downloaded. A deployment that
 // answers 404 for the index has Report.NoIndex set.
-func FetchV01(ctx context.Context, base string, opt Options, want func(name string) bool) ([]Fetched, *Report, error) {
+func FetchV01(ctx context.Context, base string, opt Options, want func(name string) bool, etags func(name string) map[string]string) ([]Fetched, *Report, error) {
 	v, err := newVerifier(base, opt)
 	if err != nil {
 		return nil, nil, err
@@ -92,6 +102,12 @@ func FetchV01(ctx context.Context, base string, opt Options, want func(name stri
 		if !ok {
 			return
 		}
+		if etags != nil {
+			if m := etags(name); len(m) > 0 && v.v01NotModified(ctx, dir, list, m) {
+				v.fetched = append(v.fetched, Fetched{Name: name, Path: name, URL: dir.String(), Kind: DigestUnpublished, NotModified: true})
+				return
+			}
+		}
 		n := len(v.rep.Problems)
 		files, fetched, ok := v.v01Files(ctx, dir, at, name, list)
 		if !ok || len(v.rep.Problems) > n || len(fetched) != len(files) {
@@ -116,7 +132,13 @@ func FetchV01(ctx context.Context, base string, opt Options, want func(name stri
 			return
 		}
 		v.progress(name, files)
-		v.fetched = append(v.fetched, Fetched{Name: name, Path: name, URL: dir.String(), Digest: ManifestDigest(files), Kind: DigestUnpublished, Files: files})
+		tags := map[string]string{}
+		for p, tag := range fetched {
+			if tag != "" {
+				tags[p] = tag
+			}
+		}
+		v.fetched = append(v.fetched, Fetched{Name: name, Path: name, URL: dir.String(), Digest: ManifestDigest(files), Kind: DigestUnpublished, Files: files, ETags: tags})
 	})
 	return v.fetched, v.rep, ctx.Err()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -82,7 +83,7 @@ func (v *verifier) checkV01Entry(ctx context.Context, indexURL *url.URL, name st
 	}
 	listed := make(map[string]fileInfo, len(got))
 	for _, f := range got {
-		if fetched[f.Name] {
+		if _, ok := fetched[f.Name]; ok {
 			listed[f.Name] = fileInfo{digest: DigestOf(f.Data), size: int64(len(f.Data))}
 		} else {
 			listed[f.Name] = fileInfo{}
@@ -171,11 +172,12 @@ func (v *verifier) v01Entries(ctx context.Context, doc gjson.Result, at string, 
 // v01Files fetches the files list names from the skill's directory dir, each a safe
 // relative path given once, under the trust root, all of them within Limits.MaxBytes.
 // It returns them in the list's order (a file that could not be fetched has no data and
-// is not in fetched; its problem is recorded); ok is false when the skill is over the
-// limit or ctx is done.
-func (v *verifier) v01Files(ctx context.Context, dir *url.URL, at, name string, list []gjson.Result) (files []archive.File, fetched map[string]bool, ok bool) {
+// is not in fetched; its problem is recorded), and fetched, each file fetched with the
+// ETag it was served with ("" for none, or one that ValidETag refuses); ok is false when
+// the skill is over the limit or ctx is done.
+func (v *verifier) v01Files(ctx context.Context, dir *url.URL, at, name string, list []gjson.Result) (files []archive.File, fetched map[string]string, ok bool) {
 	listed := make(map[string]bool, len(list))
-	fetched = make(map[string]bool, len(list))
+	fetched = make(map[string]string, len(list))
 	budget := v.lim.MaxBytes
 	for _, f := range list {
 		if ctx.Err() != nil {
@@ -185,11 +187,7 @@ func (v *verifier) v01Files(ctx context.Context, dir *url.URL, at, name string, 
 			v.nameProblem(name, at, "the v0.1.0 entry's files hold %s, not a string", orMissing(f))
 			continue
 		}
-		why := safeRelPath(f.Str)
-		if l := strings.ToLower(f.Str); why == "" && (strings.Contains(l, "%2f") || strings.Contains(l, "%5c")) {
-			why = "it contains an encoded separator (%2F or %5C)"
-		}
-		if why != "" {
+		if why := v01FileProblem(f.Str); why != "" {
 			v.nameProblem(name, at, "the v0.1.0 entry's file %q: %s: not fetched", f.Str, why)
 			continue
 		}
@@ -218,7 +216,10 @@ func (v *verifier) v01Files(ctx context.Context, dir *url.URL, at, name string, 
 		}
 		budget -= int64(len(resp.body))
 		files[len(files)-1].Data = resp.body
-		fetched[f.Str] = true
+		fetched[f.Str] = ""
+		if tag := resp.header.Get("ETag"); ValidETag(tag) {
+			fetched[f.Str] = tag
+		}
 	}
 	return files, fetched, true
 }
@@ -237,4 +238,60 @@ func (v *verifier) v01FileList(name, at string, e gjson.Result) ([]gjson.Result,
 		return nil, false
 	}
 	return list, true
+}
+
+// v01FileProblem is why a v0.1.0 entry's file name may not be fetched, or "".
+func v01FileProblem(s string) string {
+	why := safeRelPath(s)
+	if l := strings.ToLower(s); why == "" && (strings.Contains(l, "%2f") || strings.Contains(l, "%5c")) {
+		why = "it contains an encoded separator (%2F or %5C)"
+	}
+	return why
+}
+
+// ValidETag reports whether s is an entity tag a client may keep and send back in
+// If-None-Match: a quoted string, optionally weak (W/), of printable ASCII, at most 256
+// bytes.
+func ValidETag(s string) bool {
+	t := strings.TrimPrefix(s, "W/")
+	if len(s) > 256 || len(t) < 2 || t[0] != '"' || t[len(t)-1] != '"' {
+		return false
+	}
+	for _, c := range []byte(t[1 : len(t)-1]) {
+		if c <= ' ' || c == '"' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// v01NotModified asks for each file of list, under dir, with If-None-Match its ETag in
+// etags, and reports whether every answer is 304 Not Modified: the files the caller
+// holds are the ones served. No body is read: any other answer is false. A server that
+// lies keeps the caller's files as they are, never writes any.
+func (v *verifier) v01NotModified(ctx context.Context, dir *url.URL, list []gjson.Result, etags map[string]string) bool {
+	if len(list) != len(etags) {
+		return false
+	}
+	for _, f := range list {
+		tag, ok := etags[f.Str]
+		if f.Type != gjson.String || !ok || !ValidETag(tag) || v01FileProblem(f.Str) != "" {
+			return false
+		}
+		fu := dir.ResolveReference(&url.URL{Path: f.Str})
+		if v.outside(fu) != "" {
+			return false
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fu.String(), nil)
+		if err != nil {
+			return false
+		}
+		req.Header.Set("Accept", "*/*")
+		req.Header.Set("If-None-Match", tag)
+		resp, err := v.do(req, v.outside, 0)
+		if err != nil || resp.status != http.StatusNotModified {
+			return false
+		}
+	}
+	return true
 }
