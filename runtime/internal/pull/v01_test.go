@@ -156,6 +156,9 @@ func TestPullV01(t *testing.T) {
 	if got := tree(t, dir); !reflect.DeepEqual(got, before) {
 		t.Errorf("the second pull changed the folder")
 	}
+	if out, err := CheckOutdated(context.Background(), dir, loopback()); err != nil || len(out) != 0 || srv.bodies.Load() != 0 {
+		t.Errorf("outdated of an up-to-date folder: %+v %v, %d files downloaded", out, err, srv.bodies.Load())
+	}
 	// An edit at the source: outdated names it, pull updates only it.
 	srv.set("beta", map[string]string{"SKILL.md": "---\nname: beta\ndescription: Beta.\nversion: 1.3.0\n---\nBeta, better.\n"})
 	out, err := CheckOutdated(context.Background(), dir, loopback())
