@@ -478,3 +478,71 @@ func TestPullPath(t *testing.T) {
 		t.Fatalf("pull --path ../x: %d\n%s", code, out)
 	}
 }
+
+// TestPullServeV01 pulls from `skilledge serve` through its v0.1.0 index (--index v0.1),
+// which publishes no digests: the tree is the source's byte for byte, the summary and
+// skills.lock say nothing was verified, and a second pull downloads nothing (serve
+// answers 304 to the ETags the lock keeps).
+func TestPullServeV01(t *testing.T) {
+	src := t.TempDir()
+	for rel, data := range map[string]string{
+		"team/alpha/SKILL.md":       "---\nname: alpha\ndescription: Alpha.\nversion: 1.0.0\n---\nAlpha.\n",
+		"team/alpha/scripts/run.sh": "echo alpha\n",
+		"beta/SKILL.md":             "---\nname: beta\ndescription: Beta.\n---\nBeta.\n",
+	} {
+		if err := writeFile(filepath.Join(src, rel), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := strings.TrimSuffix(serve(t, src), "/mcp")
+	dir := t.TempDir()
+	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--index", "v0.1")
+	if code != 0 || !strings.Contains(out, "2 installed") || !strings.Contains(out, "publishes no digests") {
+		t.Fatalf("pull --index v0.1: %d\n%s", code, out)
+	}
+	if got, want := pulledSkills(t, dir), sourceSkills(t, src); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pulled %v\nwant %v", got, want)
+	}
+	lock, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+	if strings.Count(string(lock), `"unverified": true`) != 2 || strings.Contains(string(lock), `"artifact": "sha256:`) {
+		t.Errorf("skills.lock:\n%s", lock)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--index", "v0.1")
+	if code != 0 || !strings.Contains(out, "nothing downloaded") {
+		t.Fatalf("second pull (serve answers 304 to the ETags the lock keeps): %d\n%s", code, out)
+	}
+	if code, out := pullCLI(t, nil, "outdated", dir, "--allow-http-loopback", "--index", "v0.1"); code != 0 {
+		t.Fatalf("outdated: %d\n%s", code, out)
+	}
+}
+
+// TestPullOutdatedVersion: after a version bump at the source, outdated says the version
+// from -> to, from skilledge serve's skills/list (its entries carry the frontmatter).
+func TestPullOutdatedVersion(t *testing.T) {
+	src := t.TempDir()
+	md := func(v string) []byte {
+		return []byte("---\nname: alpha\ndescription: Alpha.\nversion: " + v + "\n---\nAlpha " + v + ".\n")
+	}
+	if err := writeFile(filepath.Join(src, "alpha", "SKILL.md"), md("1.0.0")); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := serve(t, src, "--watch")
+	dir := t.TempDir()
+	if code, out := pullCLI(t, nil, "pull", endpoint, dir, "--allow-http-loopback"); code != 0 {
+		t.Fatalf("pull: %d\n%s", code, out)
+	}
+	if err := writeFile(filepath.Join(src, "alpha", "SKILL.md"), md("1.1.0")); err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	var out string
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		code, out = pullCLI(t, nil, "outdated", dir, "--allow-http-loopback")
+		if code == 1 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if code != 1 || !strings.Contains(out, "alpha  1.0.0 sha256:") || !strings.Contains(out, "-> 1.1.0 sha256:") {
+		t.Fatalf("outdated after a version bump: %d\n%s", code, out)
+	}
+}

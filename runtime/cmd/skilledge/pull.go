@@ -23,6 +23,7 @@ const tokenEnv = "SKILLEDGE_TOKEN"
 // readFlags are the flags pull and outdated share with verify.
 type readFlags struct {
 	root, token, era *string
+	index            *string
 	loopback         *bool
 	json             *bool
 }
@@ -33,6 +34,7 @@ func addReadFlags(c *command) readFlags {
 		loopback: c.fs.Bool("allow-http-loopback", false, "allow plain http to a loopback address (127.0.0.0/8, ::1, localhost) only"),
 		token:    c.fs.String("token", "", "send \"Authorization: Bearer `TOKEN`\" to the catalog's origin only (default: $"+tokenEnv+"); never written to skills.lock"),
 		json:     c.fs.Bool("json", false, "print a JSON report on stdout instead of lines"),
+		index:    c.fs.String("index", "", "read only the well-known index `VERSION`: v0.2 (digests checked) or v0.1 (no digests published: nothing verified); default: v0.2, else v0.1, else MCP"),
 		era:      c.fs.String("era", "", "read URL as an MCP endpoint in the protocol era `ERA`: modern (2026-07-28) or legacy (2025, initialize first); default: the well-known index, or MCP when URL ends in /mcp or has no index"),
 	}
 }
@@ -48,6 +50,15 @@ func eraOf(s string) (string, error) {
 		return verify.EraLegacy, nil
 	}
 	return "", fmt.Errorf("--era %q is neither modern nor legacy", s)
+}
+
+// indexOf checks --index.
+func indexOf(s string) (string, error) {
+	switch s {
+	case "", pull.IndexV02, pull.IndexV01:
+		return s, nil
+	}
+	return "", fmt.Errorf("--index %q is neither v0.2 nor v0.1", s)
 }
 
 func (f readFlags) options() verify.Options {
@@ -66,7 +77,13 @@ deployment's origin (or its path prefix).
 
 pull reads URL/.well-known/agent-skills/index.json (well-known discovery v0.2.0) and
 downloads each skill's archive (one request per skill), under the trust root as verify
-does. A URL ending in /mcp, or with no index, or --era, is read over MCP instead:
+does. A deployment with no v0.2.0 index is read through its v0.1.0 index
+(URL/.well-known/skills/index.json, each file at /.well-known/skills/NAME/FILE), which
+publishes no digests: nothing checks a skill's bytes against the publisher's, and
+skills.lock records the SHA-256 of what was downloaded with "unverified": true; pull and
+its summary say so. A later pull asks for each file with the ETag it was served with and
+downloads nothing when the server answers 304; otherwise it downloads to compare. --index v0.1 or v0.2 reads only that
+index. A URL ending in /mcp, or with no index at all, or --era, is read over MCP instead:
 skills/list, then resources/read of each file (8 at a time), each checked against the
 digest and size the listing gives. Either way: every artifact is checked against its SHA-256 digest and unpacked in memory,
 refusing traversal, links, bombs, unsafe or colliding file names and a SKILL.md whose
@@ -106,7 +123,11 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
-	opt := pull.Options{Verify: rf.options(), Skills: skills, Paths: paths, Frozen: *frozen, Force: *force, Era: era}
+	index, err := indexOf(*rf.index)
+	if err != nil {
+		return c.usageError(stderr, err.Error())
+	}
+	opt := pull.Options{Verify: rf.options(), Skills: skills, Paths: paths, Frozen: *frozen, Force: *force, Era: era, Index: index}
 	if !*rf.json && isTerminal(stderr) {
 		opt.Progress = stderr
 	}
@@ -138,18 +159,31 @@ func pullSummary(r *pull.Result, dir string) string {
 	if len(r.Elsewhere) > 0 {
 		elsewhere = fmt.Sprintf("; left alone, installed from another source: %s", strings.Join(r.Elsewhere, ", "))
 	}
-	if len(r.Installed)+len(r.Updated)+len(r.Removed) == 0 {
-		return fmt.Sprintf("%s up to date in %s: %s unchanged, nothing downloaded%s", r.Source, dir, plural(len(r.Unchanged), "skill"), elsewhere)
+	unverified := ""
+	if r.Via == pull.ViaWellKnownV01 {
+		unverified = "; the source's v0.1 index publishes no digests: nothing was verified"
+		if len(r.Unverified) > 0 {
+			unverified += fmt.Sprintf(" (%s, locked as downloaded, unverified)", strings.Join(r.Unverified, ", "))
+		}
 	}
-	return fmt.Sprintf("%s into %s: %d installed, %d updated, %d unchanged, %d removed; %d bytes written%s",
-		r.Source, dir, len(r.Installed), len(r.Updated), len(r.Unchanged), len(r.Removed), r.Bytes, elsewhere)
+	if len(r.Installed)+len(r.Updated)+len(r.Removed) == 0 {
+		nothing := "nothing downloaded"
+		if len(r.Compared) > 0 {
+			nothing = fmt.Sprintf("nothing written (%s downloaded to compare: the server answered no ETag with 304)", plural(len(r.Compared), "skill"))
+		}
+		return fmt.Sprintf("%s up to date in %s: %s unchanged, %s%s%s", r.Source, dir, plural(len(r.Unchanged), "skill"), nothing, elsewhere, unverified)
+	}
+	return fmt.Sprintf("%s into %s: %d installed, %d updated, %d unchanged, %d removed; %d bytes written%s%s",
+		r.Source, dir, len(r.Installed), len(r.Updated), len(r.Unchanged), len(r.Removed), r.Bytes, elsewhere, unverified)
 }
 
 func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("outdated", "skilledge outdated [DIR] [flags]",
 		`Lists the skills installed in DIR (default `+defaultSkillsDir+`) by "skilledge pull" whose
 source now serves other bytes, or serves them no more: name, locked version and digest ->
-the digest served now. It reads each source's index only; nothing is downloaded or written.
+the version (where the source's listing gives one) and digest served now. It reads each source's index only (a source read through its
+v0.1 index, which publishes no digests, has its skills downloaded to compare); nothing is
+written.
 The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	rf := addReadFlags(c)
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
@@ -164,7 +198,11 @@ The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
-	out, err := pull.CheckOutdated(ctx, dir, pull.Options{Verify: rf.options(), Era: era})
+	index, err := indexOf(*rf.index)
+	if err != nil {
+		return c.usageError(stderr, err.Error())
+	}
+	out, err := pull.CheckOutdated(ctx, dir, pull.Options{Verify: rf.options(), Era: era, Index: index})
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge outdated: %v\n", err)
 		if errors.Is(err, verify.ErrUsage) {

@@ -83,6 +83,9 @@ func TestParseLockRefuses(t *testing.T) {
 		{"traversal", `{"lockVersion":1,"skills":[{"name":"a","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[{"path":"../x","digest":"` + d + `"}]}]}`, "segment"},
 		{"twice", `{"lockVersion":1,"skills":[{"name":"a","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[{"path":"x","digest":"` + d + `"}]},{"name":"a","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[{"path":"x","digest":"` + d + `"}]}]}`, "twice"},
 		{"bad digest", `{"lockVersion":1,"skills":[{"name":"a","source":"s","artifact":"sha256:x","manifest":"` + d + `","files":[{"path":"x","digest":"` + d + `"}]}]}`, "digest"},
+		{"no artifact digest, not unverified", `{"lockVersion":1,"skills":[{"name":"a","source":"s","artifact":"","manifest":"` + d + `","files":[{"path":"x","digest":"` + d + `"}]}]}`, "digest"},
+		{"unverified without a manifest digest", `{"lockVersion":1,"skills":[{"name":"a","source":"s","artifact":"","unverified":true,"manifest":"","files":[{"path":"x","digest":"` + d + `"}]}]}`, "digest"},
+		{"an etag not fit to send back", `{"lockVersion":1,"skills":[{"name":"a","source":"s","artifact":"","unverified":true,"manifest":"` + d + `","files":[{"path":"x","digest":"` + d + `","etag":"\"a\\r\\nX: y\""}]}]}`, "etag"},
 		{"trailing data", `{"lockVersion":1,"skills":[]} {}`, "after"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -82,27 +82,35 @@ func TestHostileServer(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := newCatalogServer(t, map[string]map[string]string{"alpha": {"SKILL.md": skillMD("alpha", "Alpha.")}})
 			c.setup(srv)
-			parent := t.TempDir()
-			dir := filepath.Join(parent, "skills")
-			os.MkdirAll(dir, 0o755)
-			os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644)
-			opt := loopback()
-			opt.Verify.Limits = archive.Limits{MaxEntries: 64, MaxBytes: 1 << 20}
-			_, err := Pull(context.Background(), srv.URL, dir, opt)
-			if err == nil {
-				t.Fatal("pulled from a hostile server")
-			}
-			t.Logf("refused: %v", err)
-			if !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error %q does not say %q", err, c.want)
-			}
-			if got := tree(t, parent); !reflect.DeepEqual(got, map[string]string{"skills/keep.txt": "mine"}) {
-				t.Errorf("the pull left %v", got)
-			}
-			ents, _ := os.ReadDir(dir)
-			if len(ents) != 1 {
-				t.Errorf("DIR holds %d entries (an empty folder left?)", len(ents))
-			}
+			pullRefused(t, srv.URL, c.want)
 		})
+	}
+}
+
+// pullRefused pulls from the hostile source into a DIR holding a file of its own, with
+// limits of 64 files and 1 MiB a skill, and checks that the pull is refused with an error
+// saying want, that nothing is written outside DIR, and that DIR holds what it held
+// before: no partial skill, not even the good one, and no temporary folder.
+func pullRefused(t *testing.T, source, want string) {
+	t.Helper()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "skills")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644)
+	opt := loopback()
+	opt.Verify.Limits = archive.Limits{MaxEntries: 64, MaxBytes: 1 << 20}
+	_, err := Pull(context.Background(), source, dir, opt)
+	if err == nil {
+		t.Fatal("pulled from a hostile server")
+	}
+	t.Logf("refused: %v", err)
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+	if got := tree(t, parent); !reflect.DeepEqual(got, map[string]string{"skills/keep.txt": "mine"}) {
+		t.Errorf("the pull left %v", got)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("DIR holds %d entries (an empty folder left?)", len(ents))
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
 // LockName is the lock file's name in the skills folder.
@@ -40,8 +42,13 @@ type LockedSkill struct {
 	Pinned bool `json:"pinned,omitempty"`
 	// URL and Artifact are the artifact it was read from and the index's digest of it,
 	// which a later pull compares to download nothing when it is unchanged.
+	// Artifact is "" when Unverified.
 	URL      string `json:"url"`
 	Artifact string `json:"artifact"`
+	// Unverified is set for a skill read from a source that publishes no digest (the
+	// well-known v0.1.0 index): Manifest and Files are the SHA-256 of what was
+	// downloaded and installed, which nothing checked against the publisher's.
+	Unverified bool `json:"unverified,omitempty"`
 	// Manifest is the manifest digest of its files (PROTOCOL.md#versions).
 	Manifest string `json:"manifest"`
 	// Files are its files, SKILL.md first, then by path.
@@ -53,6 +60,9 @@ type LockedFile struct {
 	Path   string `json:"path"` // relative to the skill's folder, "/"-separated
 	Digest string `json:"digest"`
 	Size   int64  `json:"size"`
+	// ETag is, for a file read from a v0.1.0 index, the ETag it was served with: a later
+	// pull asks with If-None-Match and downloads nothing when the server answers 304.
+	ETag string `json:"etag,omitempty"`
 }
 
 // maxLockBytes bounds the lock file read.
@@ -77,7 +87,8 @@ func ReadLock(dir string) (*Lock, error) {
 
 // ParseLock parses a lock file and checks it: the known lockVersion, unknown members
 // refused, each skill a valid name given once, each file a safe relative path given once,
-// every digest "sha256:" and 64 lowercase hex digits.
+// every digest "sha256:" and 64 lowercase hex digits (but the artifact's of an unverified
+// skill, which is "").
 func ParseLock(b []byte) (*Lock, error) {
 	if len(b) > maxLockBytes {
 		return nil, fmt.Errorf("the lock file is over %d bytes", maxLockBytes)
@@ -109,7 +120,7 @@ func ParseLock(b []byte) (*Lock, error) {
 		if s.Pinned && s.Version == "" {
 			return nil, fmt.Errorf("%s: pinned, with no version", s.Name)
 		}
-		if !validDigest(s.Artifact) || !validDigest(s.Manifest) {
+		if !(validDigest(s.Artifact) || s.Unverified && s.Artifact == "") || !validDigest(s.Manifest) {
 			return nil, fmt.Errorf("%s: a digest is not \"sha256:\" and 64 lowercase hex digits", s.Name)
 		}
 		if len(s.Files) == 0 {
@@ -126,6 +137,9 @@ func ParseLock(b []byte) (*Lock, error) {
 			files[f.Path] = true
 			if !validDigest(f.Digest) || f.Size < 0 {
 				return nil, fmt.Errorf("%s: file %q: bad digest or size", s.Name, f.Path)
+			}
+			if f.ETag != "" && !verify.ValidETag(f.ETag) {
+				return nil, fmt.Errorf("%s: file %q: etag %q is not a quoted entity tag of printable ASCII", s.Name, f.Path, f.ETag)
 			}
 		}
 	}

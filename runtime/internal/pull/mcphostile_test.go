@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -44,7 +41,11 @@ func newMCPServer(t *testing.T, skills map[string][]mcpFile) string {
 				if strings.HasPrefix(files[0].listed, "---\nname: ") {
 					name = strings.SplitN(strings.TrimPrefix(files[0].listed, "---\nname: "), "\n", 2)[0]
 				}
-				list = append(list, map[string]any{"uri": uri, "frontmatter": map[string]any{"name": name}, "resources": res})
+				entry := map[string]any{"uri": uri, "frontmatter": map[string]any{"name": name}, "resources": res}
+				if v := frontmatterVersion([]byte(files[0].listed)); v != "" {
+					entry["version"] = v // as skills/list gives it
+				}
+				list = append(list, entry)
 			}
 			result = map[string]any{"skills": list}
 		case "resources/read":
@@ -101,22 +102,7 @@ func TestHostileMCPServer(t *testing.T) {
 			for k, v := range c.evil {
 				skills[k] = v
 			}
-			endpoint := newMCPServer(t, skills)
-			parent := t.TempDir()
-			dir := filepath.Join(parent, "skills")
-			os.MkdirAll(dir, 0o755)
-			os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644)
-			_, err := Pull(context.Background(), endpoint, dir, Options{Verify: verify.Options{AllowHTTPLoopback: true}})
-			if err == nil {
-				t.Fatal("pulled from a hostile server")
-			}
-			t.Logf("refused: %v", err)
-			if !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error %q does not say %q", err, c.want)
-			}
-			if got := tree(t, parent); !reflect.DeepEqual(got, map[string]string{"skills/keep.txt": "mine"}) {
-				t.Errorf("the pull left %v", got)
-			}
+			pullRefused(t, newMCPServer(t, skills), c.want)
 		})
 	}
 	// The good skill alone pulls, in the MCP path, with its path locked.

@@ -12,11 +12,14 @@ import (
 type Outdated struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
-	// FromVersion and FromDigest are what the lock says, ToDigest what the source
-	// serves now ("" when it serves the skill no more): the artifact's digest when the
-	// source is read by its well-known index, the manifest digest when over MCP.
+	// FromVersion and FromDigest are what the lock says, ToVersion and ToDigest what
+	// the source serves now ("" when it serves the skill no more): the artifact's digest
+	// when the source is read by its well-known index, the manifest digest when over MCP;
+	// the version when the source's listing gives one (the v0.2.0 index entry's
+	// frontmatter, a skills/list entry's version).
 	FromVersion string `json:"fromVersion,omitempty"`
 	FromDigest  string `json:"fromDigest"`
+	ToVersion   string `json:"toVersion,omitempty"`
 	ToDigest    string `json:"toDigest,omitempty"`
 	// Removed is set when the source no longer serves the skill.
 	Removed bool `json:"removed,omitempty"`
@@ -42,7 +45,8 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 	sort.Strings(sources)
 	var out []Outdated
 	for _, src := range sources {
-		got, _, err := fetchCatalog(ctx, src, opt, func(verify.Fetched) bool { return false })
+		// A v0.1.0 index publishes no digest: its skills are downloaded to compare.
+		got, _, err := fetchCatalog(ctx, src, opt, func(f verify.Fetched) bool { return f.Kind == verify.DigestUnpublished }, lockETags(lock, src, dir))
 		if err != nil {
 			return nil, err
 		}
@@ -56,14 +60,20 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 			}
 			f, ok := now[l.Name]
 			from := l.Artifact
-			if f.Kind == verify.DigestManifest {
+			if f.Kind == verify.DigestManifest || f.Kind == verify.DigestUnpublished {
 				from = l.Manifest
 			}
 			switch {
 			case !ok:
 				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, Removed: true})
 			case !lockMatches(&l, f):
-				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, ToDigest: f.Digest})
+				to := f.Version
+				for _, file := range f.Files {
+					if to == "" && file.Name == "SKILL.md" {
+						to = frontmatterVersion(file.Data) // downloaded: a v0.1.0 index has no versions
+					}
+				}
+				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, ToVersion: to, ToDigest: f.Digest})
 			}
 		}
 	}
@@ -71,9 +81,13 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 	return out, nil
 }
 
-// String renders o as one line: "NAME  VERSION sha256:abc… -> sha256:def…  (SOURCE)".
+// String renders o as one line: "NAME  VERSION sha256:abc… -> VERSION sha256:def…
+// (SOURCE)", each version where it is known.
 func (o Outdated) String() string {
 	to := short(o.ToDigest)
+	if o.ToVersion != "" {
+		to = o.ToVersion + " " + to
+	}
 	if o.Removed {
 		to = "(no longer served)"
 	}

@@ -4,7 +4,9 @@
 // It reads a deployment's well-known v0.2.0 index through verify.Fetch: the index, then
 // one request per skill that changed (its archive or SKILL.md), every artifact checked
 // against the index's SHA-256 under the deployment's trust root and unpacked in memory by
-// catalog/archive. Nothing is written until every selected skill has verified; each skill
+// catalog/archive. Without one it reads the v0.1.0 index (verify.FetchV01), which
+// publishes no digests: those skills are installed unverified, and locked as downloaded;
+// without either, MCP (verify.FetchMCP). Nothing is written until every selected skill has verified; each skill
 // is then written to a temporary folder in DIR and renamed into place, and DIR/skills.lock
 // records what was installed. pull manages only the skills its lock names.
 package pull
@@ -46,6 +48,9 @@ type Options struct {
 	// Era, when set, reads the catalog over MCP in that era (verify.EraModern or
 	// verify.EraLegacy) at source, the MCP endpoint, rather than from its well-known index.
 	Era string
+	// Index, when set, reads only that well-known index: IndexV02 or IndexV01 (by
+	// default the v0.2.0 index, else the v0.1.0 one, else MCP).
+	Index string
 	// Progress, when not nil, gets one line per skill as it is downloaded and verified,
 	// and one as it is written.
 	Progress io.Writer
@@ -62,9 +67,18 @@ type Result struct {
 	// left alone (the lock says where each skill comes from).
 	Elsewhere []string `json:"elsewhere"`
 	Bytes     int64    `json:"bytes"` // bytes of the files written
-	// Via is how the catalog was read: "well-known" (the v0.2.0 index and archives) or
-	// "mcp" (skills/list and resources/read).
+	// Via is how the catalog was read: ViaWellKnown (the v0.2.0 index and archives),
+	// ViaWellKnownV01 (the v0.1.0 index and files) or ViaMCP (skills/list and
+	// resources/read).
 	Via string `json:"via"`
+	// Unverified are the skills written (installed or updated) from a source that
+	// published no digest (the v0.1.0 index): nothing checked their bytes against the
+	// publisher's; the lock records them as downloaded (LockedSkill.Unverified).
+	Unverified []string `json:"unverified"`
+	// Compared are the unchanged skills downloaded only to be compared: read from a
+	// v0.1.0 index, which gives no digest, from a server that did not answer 304 to the
+	// ETags the lock keeps (or gave none).
+	Compared []string `json:"compared"`
 }
 
 // Pull installs the skills of the deployment at source into dir (created if missing).
@@ -110,6 +124,9 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		if !selected(f) {
 			return false
 		}
+		if f.Kind == verify.DigestUnpublished {
+			return true // no digest to compare: only the files say whether it changed
+		}
 		l := lock.find(f.Name)
 		if l == nil || l.Source != source || !lockMatches(l, f) {
 			return !opt.Frozen // frozen: the mismatch is reported below, nothing fetched
@@ -124,7 +141,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			fmt.Fprintf(opt.Progress, "verified %s (%d files, %d bytes)\n", name, files, bytes)
 		}
 	}
-	got, via, err := fetchCatalog(ctx, source, opt, want)
+	got, via, err := fetchCatalog(ctx, source, opt, want, lockETags(lock, source, dir))
 	if err != nil {
 		return nil, err
 	}
@@ -185,11 +202,15 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		if err != nil {
 			return nil, err
 		}
-		if old != nil && !old.Pinned && ls.Manifest == old.Manifest && len(localChanges(dir, old)) == 0 {
+		if old != nil && !old.Pinned && ls.Manifest == old.Manifest && unchangedHere(dir, old, f, opt.Force) {
 			// The same files under another digest (the lock was made by a read over
-			// MCP, which gives the manifest digest only): nothing to write but the lock.
+			// MCP, which gives the manifest digest only), or read again from a v0.1.0
+			// index: nothing to write but the lock.
 			relocks = append(relocks, ls)
 			res.Unchanged = append(res.Unchanged, f.Name)
+			if f.Kind == verify.DigestUnpublished {
+				res.Compared = append(res.Compared, f.Name)
+			}
 			continue
 		}
 		writes = append(writes, write{f: f, lock: ls, old: old})
@@ -260,8 +281,15 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		} else {
 			res.Installed = append(res.Installed, w.f.Name)
 		}
+		if w.lock.Unverified {
+			res.Unverified = append(res.Unverified, w.f.Name)
+		}
 		if opt.Progress != nil {
-			fmt.Fprintf(opt.Progress, "%s %s (%d files, %d bytes)\n", verb, w.f.Name, len(w.f.Files), n)
+			unverified := ""
+			if w.lock.Unverified {
+				unverified = ", unverified"
+			}
+			fmt.Fprintf(opt.Progress, "%s %s (%d files, %d bytes%s)\n", verb, w.f.Name, len(w.f.Files), n, unverified)
 		}
 	}
 	for _, l := range removes {
@@ -285,13 +313,23 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			return res, err
 		}
 	}
-	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere} {
+	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere, &res.Unverified, &res.Compared} {
 		if *l == nil {
 			*l = []string{}
 		}
 		sort.Strings(*l)
 	}
 	return res, nil
+}
+
+// unchangedHere reports whether the installed skill old, whose files the source serves
+// unchanged as f, is to be left as it is: when the folder holds what the lock says, or,
+// for a skill read from a v0.1.0 index (downloaded at every pull, having no digest to
+// compare first), when it was edited locally and force is not set: the edit is kept, as
+// it is when an index's digest says the source has not changed.
+func unchangedHere(dir string, old *LockedSkill, f verify.Fetched, force bool) bool {
+	ch := localChanges(dir, old)
+	return len(ch) == 0 || f.Kind == verify.DigestUnpublished && !force && !missing(ch)
 }
 
 // missing reports whether changes say the skill's folder is gone.
@@ -366,12 +404,17 @@ func editedError(dir, name string, changed []string) error {
 func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
 	var paths []string
 	ls := LockedSkill{Name: f.Name, Source: source, Path: f.Path, URL: f.URL, Artifact: f.Digest}
+	if f.Kind == verify.DigestUnpublished {
+		// The source published no digest: claim none (Manifest and Files are what was
+		// downloaded).
+		ls.Artifact, ls.Unverified = "", true
+	}
 	for _, file := range f.Files {
 		if why := pathProblem(file.Name); why != "" {
 			return ls, fmt.Errorf("%s: %s: file %q refused: %s", f.Name, f.URL, file.Name, why)
 		}
 		paths = append(paths, file.Name)
-		ls.Files = append(ls.Files, LockedFile{Path: file.Name, Digest: digestOf(file.Data), Size: int64(len(file.Data))})
+		ls.Files = append(ls.Files, LockedFile{Path: file.Name, Digest: digestOf(file.Data), Size: int64(len(file.Data)), ETag: f.ETags[file.Name]})
 		if file.Name == "SKILL.md" {
 			ls.Version = frontmatterVersion(file.Data)
 		}

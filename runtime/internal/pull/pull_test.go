@@ -299,3 +299,41 @@ func TestPullProgress(t *testing.T) {
 		t.Errorf("an up-to-date pull: %v, progress %q", err, b.String())
 	}
 }
+
+// TestOutdatedVersions: outdated shows the version from -> to where the source says it:
+// the v0.2.0 index entry's frontmatter, the skills/list entry's version, the SKILL.md
+// downloaded from a v0.1.0 index; the digests stay.
+func TestOutdatedVersions(t *testing.T) {
+	v1 := "---\nname: beta\ndescription: Beta.\nversion: 1.2.0\n---\nBeta.\n"
+	v2 := "---\nname: beta\ndescription: Beta.\nversion: 1.3.0\n---\nBeta, better.\n"
+	v02 := newCatalogServer(t, map[string]map[string]string{"beta": {"SKILL.md": v1}})
+	v01 := newV01Server(t, map[string]map[string]string{"beta": {"SKILL.md": v1}})
+	mcp := map[string][]mcpFile{"skill://team/beta/SKILL.md": {same("skill://team/beta/SKILL.md", v1)}}
+	sources := map[string]struct {
+		url    string
+		update func()
+	}{
+		"v0.2 index": {v02.URL, func() { v02.set("beta", map[string]string{"SKILL.md": v2}) }},
+		"v0.1 index": {v01.URL, func() { v01.set("beta", map[string]string{"SKILL.md": v2}) }},
+		"mcp":        {newMCPServer(t, mcp), func() { mcp["skill://team/beta/SKILL.md"] = []mcpFile{same("skill://team/beta/SKILL.md", v2)} }},
+	}
+	for name, src := range sources {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := Pull(context.Background(), src.url, dir, loopback()); err != nil {
+				t.Fatal(err)
+			}
+			src.update()
+			out, err := CheckOutdated(context.Background(), dir, loopback())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out) != 1 || out[0].FromVersion != "1.2.0" || out[0].ToVersion != "1.3.0" || !validDigest(out[0].FromDigest) || !validDigest(out[0].ToDigest) {
+				t.Fatalf("outdated %+v", out)
+			}
+			if s := out[0].String(); !strings.Contains(s, "1.2.0 sha256:") || !strings.Contains(s, "-> 1.3.0 sha256:") {
+				t.Errorf("outdated line %q", s)
+			}
+		})
+	}
+}

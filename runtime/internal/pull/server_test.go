@@ -82,7 +82,7 @@ func (s *catalogServer) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		sort.Strings(names)
-		var list []map[string]string
+		var list []map[string]any
 		for _, n := range names {
 			d := digestOf(s.artifact(n))
 			if o, ok := s.digest[n]; ok {
@@ -92,7 +92,11 @@ func (s *catalogServer) serve(w http.ResponseWriter, r *http.Request) {
 			if o, ok := s.url[n]; ok {
 				u = o
 			}
-			list = append(list, map[string]string{"name": n, "type": "archive", "description": "The " + n + " skill.", "url": u, "digest": d})
+			entry := map[string]any{"name": n, "type": "archive", "description": "The " + n + " skill.", "url": u, "digest": d}
+			if v := frontmatterVersion([]byte(s.skills[n]["SKILL.md"])); v != "" {
+				entry["frontmatter"] = map[string]any{"name": n, "version": v} // as skilledge's index gives it
+			}
+			list = append(list, entry)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json", "skills": list})

@@ -15,32 +15,74 @@ import (
 // skills by name only, so it cannot be selected by path), is read over the Skills
 // extension (verify.FetchMCP), at SOURCE/mcp when source is not itself the endpoint. Any
 // other source is a deployment whose well-known v0.2.0 index is read (verify.Fetch); one
-// that answers 404 there is read over MCP at SOURCE/mcp. Every problem the reads find is
-// an error: nothing is returned from a catalog that did not verify.
-func fetchCatalog(ctx context.Context, source string, opt Options, want func(verify.Fetched) bool) ([]verify.Fetched, string, error) {
+// that answers 404 there is read through its v0.1.0 index (verify.FetchV01, which
+// publishes no digests: every selected skill is downloaded, and what was downloaded is
+// what is locked, marked unverified), and one that answers 404 there too over MCP at
+// SOURCE/mcp. opt.Index forces one index. Every problem the reads find is an error:
+// nothing is returned from a catalog that did not verify.
+//
+// etags gives, for a skill read from a v0.1.0 index, the ETags of the files the caller
+// holds (see verify.FetchV01), or nil.
+func fetchCatalog(ctx context.Context, source string, opt Options, want func(verify.Fetched) bool, etags func(name string) map[string]string) ([]verify.Fetched, string, error) {
 	endpoint := source
 	if !isMCPEndpoint(source) {
 		endpoint = strings.TrimSuffix(source, "/") + "/mcp"
 	}
+	if opt.Index != "" && (opt.Era != "" || len(opt.Paths) > 0 || isMCPEndpoint(source)) {
+		return nil, "", usageErrorf("--index %s reads a well-known index, which --era, --path and an MCP URL do not", opt.Index)
+	}
 	if opt.Era != "" || len(opt.Paths) > 0 || isMCPEndpoint(source) {
 		got, err := verify.FetchMCP(ctx, endpoint, opt.Verify, opt.Era, want)
-		return got, "mcp", err
+		return got, ViaMCP, err
 	}
-	got, rep, err := verify.Fetch(ctx, source, opt.Verify, func(name, digest string) bool {
-		return want(verify.Fetched{Name: name, Path: name, Digest: digest, Kind: verify.DigestArtifact})
-	})
+	if opt.Index != IndexV01 {
+		got, rep, err := verify.Fetch(ctx, source, opt.Verify, func(name, digest string) bool {
+			return want(verify.Fetched{Name: name, Path: name, Digest: digest, Kind: verify.DigestArtifact})
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		if !rep.NoIndex || opt.Index == IndexV02 {
+			if !rep.OK() {
+				return nil, "", reportError(source, rep)
+			}
+			return got, ViaWellKnown, nil
+		}
+	}
+	v01 := opt.Verify
+	if opt.Progress != nil {
+		v01.Fetched = func(name string, files int, bytes int64) {
+			fmt.Fprintf(opt.Progress, "downloaded %s (%d files, %d bytes), unverified: the v0.1 index publishes no digests\n", name, files, bytes)
+		}
+	}
+	got, rep, err := verify.FetchV01(ctx, source, v01, func(name string) bool {
+		return want(verify.Fetched{Name: name, Path: name, Kind: verify.DigestUnpublished})
+	}, etags)
 	if err != nil {
 		return nil, "", err
 	}
-	if rep.NoIndex {
+	if rep.NoIndex && opt.Index == "" {
 		got, err := verify.FetchMCP(ctx, endpoint, opt.Verify, "", want)
-		return got, "mcp", err
+		return got, ViaMCP, err
 	}
 	if !rep.OK() {
 		return nil, "", reportError(source, rep)
 	}
-	return got, "well-known", nil
+	return got, ViaWellKnownV01, nil
 }
+
+// How a catalog was read (Result.Via).
+const (
+	ViaWellKnown    = "well-known"      // the v0.2.0 index, digests checked
+	ViaWellKnownV01 = "well-known-v0.1" // the v0.1.0 index: no digests published, nothing verified
+	ViaMCP          = "mcp"             // skills/list and resources/read, digests checked
+)
+
+// The values of Options.Index.
+const (
+	IndexV02 = "v0.2"
+	IndexV01 = "v0.1"
+)
 
 // isMCPEndpoint reports whether source names an MCP endpoint: its path ends in "/mcp".
 func isMCPEndpoint(source string) bool {
@@ -51,7 +93,10 @@ func isMCPEndpoint(source string) bool {
 // lockMatches reports whether the locked skill l is what f, as served, names: by the
 // digest of its artifact, or by its manifest digest when that is what the read gives.
 func lockMatches(l *LockedSkill, f verify.Fetched) bool {
-	if f.Kind == verify.DigestManifest {
+	if f.Kind == verify.DigestUnpublished && f.Files == nil {
+		return f.NotModified // else not downloaded: nothing says what it is
+	}
+	if f.Kind == verify.DigestManifest || f.Kind == verify.DigestUnpublished {
 		return l.Manifest == f.Digest
 	}
 	return l.Artifact == f.Digest
@@ -86,4 +131,24 @@ func cleanPaths(paths []string) ([]string, error) {
 
 func usageErrorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)
+}
+
+// lockETags gives, for a skill of lock read from source through a v0.1.0 index, the
+// ETags of its files as locked, when every file has one and the folder in dir holds
+// exactly what the lock says; else nil (the files are downloaded).
+func lockETags(lock *Lock, source, dir string) func(name string) map[string]string {
+	return func(name string) map[string]string {
+		l := lock.find(name)
+		if l == nil || l.Source != source || !l.Unverified || l.Pinned || len(localChanges(dir, l)) > 0 {
+			return nil
+		}
+		m := make(map[string]string, len(l.Files))
+		for _, f := range l.Files {
+			if f.ETag == "" {
+				return nil
+			}
+			m[f.Path] = f.ETag
+		}
+		return m
+	}
 }

@@ -26,8 +26,21 @@ type Fetched struct {
 	Digest string // the index's digest of the artifact, "sha256:<hex>"; see Kind
 	// Kind says what Digest is: DigestArtifact, the digest of the artifact's bytes (an
 	// archive or a SKILL.md; Fetch, FetchVersion), or DigestManifest, the manifest digest
-	// of the skill's files as listed (FetchMCP).
+	// of the skill's files as listed (FetchMCP), or DigestUnpublished, the manifest
+	// digest of the files as downloaded from a source that publishes no digest
+	// (FetchV01): nothing to check them against.
 	Kind string
+	// ETags are, for a skill read from a v0.1.0 index (FetchV01), each file's ETag as
+	// served, where it gave a valid one.
+	ETags map[string]string
+	// NotModified is set, by FetchV01, for a skill whose files the server answered 304
+	// Not Modified to the ETags the caller gave: the caller's files are current; Files
+	// is nil.
+	NotModified bool
+	// Version is the skill's version as the listing gives it, "" when it gives none:
+	// from the v0.2.0 index entry's frontmatter (version, else metadata.version), from a
+	// skills/list entry's version (else its frontmatter's). Fetch and FetchMCP set it.
+	Version string
 	// Files are the artifact's files (a skill-md entry is one file, "SKILL.md"), each
 	// read within Options.Limits, from an artifact whose SHA-256 is Digest, unpacked by
 	// catalog/archive (no traversal, links, devices or bombs), with a SKILL.md whose
@@ -39,7 +52,96 @@ type Fetched struct {
 const (
 	DigestArtifact = "artifact"
 	DigestManifest = "manifest"
+	// DigestUnpublished is the manifest digest of what was downloaded, computed here:
+	// the source published none (the v0.1.0 index), so nothing verified the bytes.
+	DigestUnpublished = "unpublished"
 )
+
+// FetchV01 reads the deployment at base through its well-known v0.1.0 index
+// (/.well-known/skills/index.json, every file at /.well-known/skills/NAME/FILE), with
+// the rules of Fetch: trust root (configured, else the index's trustRoot, else its
+// origin), loopback, token, redirects and limits (Limits.MaxEntries files and
+// Limits.MaxBytes bytes a skill). A v0.1.0 index publishes no digests: for each valid
+// entry, want(name) says whether its files are downloaded (there is no digest to compare
+// first); one that is is returned only if every file was fetched, each a safe relative
+// path, with a SKILL.md whose frontmatter name is the entry's, its Digest the manifest
+// digest of the files as downloaded and its Kind DigestUnpublished. When etags (if not
+// nil) gives, for a wanted skill, an ETag for each file the entry lists and no other,
+// each file is first asked for with If-None-Match: if every answer is 304, the skill is
+// returned NotModified, without files, and nothing is downloaded. A deployment that
+// answers 404 for the index has Report.NoIndex set.
+func FetchV01(ctx context.Context, base string, opt Options, want func(name string) bool, etags func(name string) map[string]string) ([]Fetched, *Report, error) {
+	v, err := newVerifier(base, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	indexURL, doc, absent := v.readV01Index(ctx)
+	if absent {
+		v.rep.IndexURL = indexURL.String()
+		v.rep.NoIndex = true
+		v.problem("", indexURL.String(), "%s: no v0.1.0 skills index", statusText(404))
+		return nil, v.rep, ctx.Err()
+	}
+	if indexURL == nil {
+		return nil, v.rep, ctx.Err()
+	}
+	v.rep.IndexURL = indexURL.String()
+	at := indexURL.String()
+	if !doc.IsObject() {
+		v.problem("", at, "the v0.1.0 skills index is not a JSON object")
+		return nil, v.rep, ctx.Err()
+	}
+	v.settleRoot(doc.Get("trustRoot"), indexURL)
+	v.v01Entries(ctx, doc, at, func(name string, e gjson.Result) {
+		dir := indexURL.ResolveReference(&url.URL{Path: name + "/"})
+		if want != nil && !want(name) {
+			v.fetched = append(v.fetched, Fetched{Name: name, Path: name, URL: dir.String(), Kind: DigestUnpublished})
+			return
+		}
+		list, ok := v.v01FileList(name, at, e)
+		if !ok {
+			return
+		}
+		if etags != nil {
+			if m := etags(name); len(m) > 0 && v.v01NotModified(ctx, dir, list, m) {
+				v.fetched = append(v.fetched, Fetched{Name: name, Path: name, URL: dir.String(), Kind: DigestUnpublished, NotModified: true})
+				return
+			}
+		}
+		n := len(v.rep.Problems)
+		files, fetched, ok := v.v01Files(ctx, dir, at, name, list)
+		if !ok || len(v.rep.Problems) > n || len(fetched) != len(files) {
+			return
+		}
+		var skillMD []byte
+		for _, f := range files {
+			if f.Name == "SKILL.md" {
+				skillMD = f.Data
+			}
+		}
+		if skillMD == nil {
+			v.problem(name, at, "the v0.1.0 entry's files do not include SKILL.md")
+			return
+		}
+		switch got, err := frontmatterName(skillMD); {
+		case err != nil:
+			v.problem(name, dir.String()+"SKILL.md", "%v", err)
+			return
+		case got != name:
+			v.problem(name, dir.String()+"SKILL.md", "SKILL.md frontmatter name is %q, not the index's %q", got, name)
+			return
+		}
+		v.progress(name, files)
+		tags := map[string]string{}
+		for p, tag := range fetched {
+			if tag != "" {
+				tags[p] = tag
+			}
+		}
+		v.fetched = append(v.fetched, Fetched{Name: name, Path: name, URL: dir.String(), Digest: ManifestDigest(files), Kind: DigestUnpublished, Files: files, ETags: tags})
+	})
+	return v.fetched, v.rep, ctx.Err()
+}
 
 // Fetch reads the deployment at base as Verify reads its v0.2.0 index, with the same
 // rules (trust root, loopback, token, redirects, limits), and hands over the entries that
@@ -66,6 +168,22 @@ func Fetch(ctx context.Context, base string, opt Options, want func(name, digest
 		return v.fetched, v.rep, err
 	}
 	return v.fetched, v.rep, nil
+}
+
+// listedVersion is the version a listing entry gives: the first of paths in e that is a
+// non-empty string or a number, or "".
+func listedVersion(e gjson.Result, paths ...string) string {
+	for _, p := range paths {
+		switch r := e.Get(p); r.Type {
+		case gjson.String:
+			if r.Str != "" {
+				return r.Str
+			}
+		case gjson.Number:
+			return r.Raw
+		}
+	}
+	return ""
 }
 
 // MetaVersions is the _meta member of a latest skill's kept versions

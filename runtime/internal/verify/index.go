@@ -201,8 +201,9 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		return
 	}
 	sr.URL = u.String()
+	version := listedVersion(e, "frontmatter.version", "frontmatter.metadata.version")
 	if v.want != nil && !v.want(sr.Name, digest.Str) {
-		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact})
+		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Version: version})
 		return
 	}
 	limit := v.lim.MaxBytes
@@ -257,7 +258,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	}
 	if v.want != nil && sr.OK() {
 		v.progress(sr.Name, files)
-		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Files: files})
+		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Version: version, Files: files})
 	}
 }
 

@@ -207,7 +207,8 @@ func (v *verifier) mcpListed(e gjson.Result) (Fetched, []listedFile, error) {
 		}
 		return files[i].path < files[j].path
 	})
-	f := Fetched{Name: name.Str, Path: path, URL: m.uri, Digest: manifestOfListed(files), Kind: DigestManifest}
+	f := Fetched{Name: name.Str, Path: path, URL: m.uri, Digest: manifestOfListed(files), Kind: DigestManifest,
+		Version: listedVersion(e, "version", "frontmatter.version", "frontmatter.metadata.version")}
 	return f, files, nil
 }
 

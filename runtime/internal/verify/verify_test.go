@@ -517,6 +517,9 @@ func TestVerifyBroken(t *testing.T) {
 		{"v0.1.0 traversal", func(d *fake) {
 			d.v01["skills"].([]any)[1].(map[string]any)["files"] = []any{"SKILL.md", "../greet/SKILL.md"}
 		}, nil, []string{`refunds: BASE/.well-known/skills/index.json: the v0.1.0 entry's file "../greet/SKILL.md": it has an empty, "." or ".." segment: not fetched`}},
+		{"v0.1.0 encoded separator", func(d *fake) {
+			d.v01["skills"].([]any)[1].(map[string]any)["files"] = []any{"SKILL.md", "..%2Fgreet%2FSKILL.md"}
+		}, nil, []string{`refunds: BASE/.well-known/skills/index.json: the v0.1.0 entry's file "..%2Fgreet%2FSKILL.md": it contains an encoded separator (%2F or %5C): not fetched`}},
 		{"v0.1.0 path wrong", func(d *fake) {
 			d.v01["skills"].([]any)[1].(map[string]any)["path"] = "/.well-known/skills/greet/"
 		}, nil, []string{`refunds: BASE/.well-known/skills/index.json: the v0.1.0 entry's path "/.well-known/skills/greet/" resolves to BASE/.well-known/skills/greet/, not the skill's directory BASE/.well-known/skills/refunds/`}},
