@@ -519,30 +519,50 @@ func TestPullServeV01(t *testing.T) {
 // TestPullOutdatedVersion: after a version bump at the source, outdated says the version
 // from -> to, from skilledge serve's skills/list (its entries carry the frontmatter).
 func TestPullOutdatedVersion(t *testing.T) {
-	src := t.TempDir()
-	md := func(v string) []byte {
-		return []byte("---\nname: alpha\ndescription: Alpha.\nversion: " + v + "\n---\nAlpha " + v + ".\n")
-	}
-	if err := writeFile(filepath.Join(src, "alpha", "SKILL.md"), md("1.0.0")); err != nil {
-		t.Fatal(err)
-	}
-	endpoint := serve(t, src, "--watch")
-	dir := t.TempDir()
-	if code, out := pullCLI(t, nil, "pull", endpoint, dir, "--allow-http-loopback"); code != 0 {
-		t.Fatalf("pull: %d\n%s", code, out)
-	}
-	if err := writeFile(filepath.Join(src, "alpha", "SKILL.md"), md("1.1.0")); err != nil {
-		t.Fatal(err)
-	}
-	var code int
-	var out string
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		code, out = pullCLI(t, nil, "outdated", dir, "--allow-http-loopback")
-		if code == 1 || time.Now().After(deadline) {
-			break
-		}
-	}
-	if code != 1 || !strings.Contains(out, "alpha  1.0.0 sha256:") || !strings.Contains(out, "-> 1.1.0 sha256:") {
-		t.Fatalf("outdated after a version bump: %d\n%s", code, out)
+	// Over MCP (skills/list names versions) and through the v0.2.0 index (which names
+	// none: outdated reads the changed skill's SKILL.md), a skill of one file and one with
+	// an archive.
+	for _, tc := range []struct {
+		name  string
+		files bool
+		mcp   bool
+	}{{"mcp", false, true}, {"index, SKILL.md alone", false, false}, {"index, an archive", true, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := t.TempDir()
+			md := func(v string) []byte {
+				return []byte("---\nname: alpha\ndescription: Alpha.\nversion: " + v + "\n---\nAlpha " + v + ".\n")
+			}
+			if err := writeFile(filepath.Join(src, "alpha", "SKILL.md"), md("1.0.0")); err != nil {
+				t.Fatal(err)
+			}
+			if tc.files {
+				if err := writeFile(filepath.Join(src, "alpha", "notes.md"), []byte("notes\n")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			endpoint := serve(t, src, "--watch")
+			source := endpoint
+			if !tc.mcp {
+				source = strings.TrimSuffix(endpoint, "/mcp")
+			}
+			dir := t.TempDir()
+			if code, out := pullCLI(t, nil, "pull", source, dir, "--allow-http-loopback"); code != 0 {
+				t.Fatalf("pull: %d\n%s", code, out)
+			}
+			if err := writeFile(filepath.Join(src, "alpha", "SKILL.md"), md("1.1.0")); err != nil {
+				t.Fatal(err)
+			}
+			var code int
+			var out string
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+				code, out = pullCLI(t, nil, "outdated", dir, "--allow-http-loopback")
+				if code == 1 || time.Now().After(deadline) {
+					break
+				}
+			}
+			if code != 1 || !strings.Contains(out, "alpha  1.0.0 sha256:") || !strings.Contains(out, "-> 1.1.0 sha256:") {
+				t.Fatalf("outdated after a version bump: %d\n%s", code, out)
+			}
+		})
 	}
 }

@@ -25,9 +25,10 @@ type Outdated struct {
 	Removed bool `json:"removed,omitempty"`
 }
 
-// CheckOutdated reads each source of DIR's lock (its index only: no skill is
-// downloaded) and returns the locked skills whose artifact digest differs from the one
-// the source serves now, or that it no longer serves, by name. opt.Verify is used for
+// CheckOutdated reads each source of DIR's lock (its index; a skill only when it changed
+// and the index names no version, to read the version) and returns the locked skills
+// whose artifact digest differs from the one the source serves now, or that it no longer
+// serves, by name. opt.Verify is used for
 // every source (a token is sent only to each source's own origin).
 func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, error) {
 	lock, err := ReadLock(dir)
@@ -53,6 +54,25 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 		now := map[string]verify.Fetched{}
 		for _, f := range got {
 			now[f.Name] = f
+		}
+		// A v0.2.0 index names no versions: the skills that changed are downloaded (and
+		// verified) to read the version their SKILL.md says.
+		changed := map[string]bool{}
+		for _, l := range bySource[src] {
+			if f, ok := now[l.Name]; ok && !l.Pinned && f.Version == "" && f.Files == nil && !lockMatches(&l, f) {
+				changed[l.Name] = true
+			}
+		}
+		if len(changed) > 0 {
+			again, _, err := fetchCatalog(ctx, src, opt, func(f verify.Fetched) bool { return changed[f.Name] }, nil)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range again {
+				if changed[f.Name] && f.Digest == now[f.Name].Digest {
+					now[f.Name] = f
+				}
+			}
 		}
 		for _, l := range bySource[src] {
 			if l.Pinned {
