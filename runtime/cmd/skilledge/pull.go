@@ -61,6 +61,20 @@ func indexOf(s string) (string, error) {
 	return "", fmt.Errorf("--index %q is neither v0.2 nor v0.1", s)
 }
 
+// pullOptions are the options both pull and outdated read a catalog with: verify's, the
+// era and the index; an error says which flag is wrong.
+func (f readFlags) pullOptions() (pull.Options, error) {
+	era, err := eraOf(*f.era)
+	if err != nil {
+		return pull.Options{}, err
+	}
+	index, err := indexOf(*f.index)
+	if err != nil {
+		return pull.Options{}, err
+	}
+	return pull.Options{Verify: f.options(), Era: era, Index: index}, nil
+}
+
 func (f readFlags) options() verify.Options {
 	tok := *f.token
 	if tok == "" {
@@ -119,15 +133,11 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	if len(pos) == 2 {
 		dir = pos[1]
 	}
-	era, err := eraOf(*rf.era)
+	opt, err := rf.pullOptions()
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
-	index, err := indexOf(*rf.index)
-	if err != nil {
-		return c.usageError(stderr, err.Error())
-	}
-	opt := pull.Options{Verify: rf.options(), Skills: skills, Paths: paths, Frozen: *frozen, Force: *force, Era: era, Index: index}
+	opt.Skills, opt.Paths, opt.Frozen, opt.Force = skills, paths, *frozen, *force
 	if !*rf.json && isTerminal(stderr) {
 		opt.Progress = stderr
 	}
@@ -181,9 +191,10 @@ func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	c := newCommand("outdated", "skilledge outdated [DIR] [flags]",
 		`Lists the skills installed in DIR (default `+defaultSkillsDir+`) by "skilledge pull" whose
 source now serves other bytes, or serves them no more: name, locked version and digest ->
-the version (where the source's listing gives one) and digest served now. It reads each source's index only (a source read through its
-v0.1 index, which publishes no digests, has its skills downloaded to compare); nothing is
-written.
+the version and digest served now. It reads each source's index, and downloads only what
+that cannot tell: a skill that changed, when the index names no versions, to read its
+version; and a source read through its v0.1 index, which publishes no digests, has its
+skills downloaded to compare. Nothing is written.
 The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	rf := addReadFlags(c)
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
@@ -194,15 +205,11 @@ The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	if len(pos) == 1 {
 		dir = pos[0]
 	}
-	era, err := eraOf(*rf.era)
+	opt, err := rf.pullOptions()
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
-	index, err := indexOf(*rf.index)
-	if err != nil {
-		return c.usageError(stderr, err.Error())
-	}
-	out, err := pull.CheckOutdated(ctx, dir, pull.Options{Verify: rf.options(), Era: era, Index: index})
+	out, err := pull.CheckOutdated(ctx, dir, opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge outdated: %v\n", err)
 		if errors.Is(err, verify.ErrUsage) {
