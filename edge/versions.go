@@ -21,8 +21,8 @@ import (
 // paths once a value names one (completion.go).
 
 // version returns the index and row of the version named by params.version (v) of the
-// skill at row i of s's index, which the name picked: i itself when v is absent or names
-// the latest, the older version's row in the history index otherwise. A version the skill
+// skill at row i of s's index, which the name picked: i itself when v is absent, else the
+// version's row in the history index (where the latest is at its version path too). A version the skill
 // does not have is -32602 naming the versions it has.
 func (s *Server) version(i int, name string, v gjson.Result) (*catalog.Pack, int, *jsonrpc.Error) {
 	if !v.Exists() || v.Type == gjson.Null {
@@ -31,14 +31,10 @@ func (s *Server) version(i int, name string, v gjson.Result) (*catalog.Pack, int
 	if v.Type != gjson.String {
 		return nil, 0, invalidParams("params.version must be a string")
 	}
-	if uri, ok := s.pack.SkillVersionURI(i, v.Str); ok {
-		if uri == string(s.pack.Skill(i, catalog.SkillURI)) {
-			return s.pack, i, nil
-		}
-		if s.history != nil {
-			if j, ok := s.history.pack.SkillByURI(uri); ok {
-				return s.history.pack, j, nil
-			}
+	// Every kept version, the latest's too, is at its version path in the history index.
+	if uri, ok := s.pack.SkillVersionURI(i, v.Str); ok && s.history != nil {
+		if j, ok := s.history.pack.SkillByURI(uri); ok {
+			return s.history.pack, j, nil
 		}
 	}
 	kept := s.pack.SkillVersionNames(i)
