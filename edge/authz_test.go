@@ -1,3 +1,5 @@
+//go:build !skilledge_public
+
 package edge
 
 import (

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skilledge/skilledge/edge/auth"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -62,17 +61,6 @@ type headers struct {
 	hasHost, hasOrigin, hasContentType, hasVersion, hasMethod, hasName    bool
 	hasIfNoneMatch, hasAccept, hasForwardedProto, manyHosts, manyOrigins  bool
 	hasAuthorization, hasAssertion, manyCredentials                       bool
-}
-
-// assertionField is the field, in lowercase, an Access assertion comes in under opt (which
-// passed Check): auth.access.header, by default Cf-Access-Jwt-Assertion.
-func assertionField(opt wire.Options) string {
-	if opt.Auth != nil {
-		if cfg, err := auth.ParseConfig(opt.Auth); err == nil && cfg.Access != nil {
-			return strings.ToLower(cfg.AccessHeader)
-		}
-	}
-	return hdrAccessAssertion
 }
 
 // scanHeaders reads h once. The names it looks for differ in length but for Origin and

@@ -7,7 +7,6 @@ package edge
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge/wire"
@@ -59,8 +58,8 @@ func New(p *catalog.Pack, opt wire.Options) *Server {
 func newServer(p *catalog.Pack, opt wire.Options, a *authz) *Server {
 	d := p.Digest()
 	s := &Server{pack: p, opt: opt, caps: capabilities(opt), auth: a, assertion: hdrAccessAssertion, cursorDigest: d[:min(len(d), 8)]}
-	if a != nil && a.cfg.Access != nil {
-		s.assertion = strings.ToLower(a.cfg.AccessHeader)
+	if a != nil {
+		s.assertion = a.assertion
 	}
 	if p.Private() {
 		s.newViews(opt) // the views say their own instructions; this server answers nothing

@@ -1,3 +1,5 @@
+//go:build !skilledge_public
+
 package edge
 
 import (
@@ -261,5 +263,47 @@ func TestProtectedResourceScopes(t *testing.T) {
 	out := s.ServeHTTP(&wire.Request{Method: "GET", Target: "/.well-known/oauth-protected-resource/mcp", Header: header("Host", "skills.example")})
 	if got := gjson.GetBytes(out.Body, "scopes_supported").Raw; got != `["skills:read","skills:finance"]` {
 		t.Errorf("scopes_supported, announced: %s", got)
+	}
+}
+
+// TestFactsHideSkills: for a caller who may not see the finance skill, no answer's facts
+// name it, on any surface; a caller who may is named (the token's sub and client_id),
+// and their reads name it.
+func TestFactsHideSkills(t *testing.T) {
+	a := viewServer(t, viewFiles)
+	reader := a.token("skills:read", authResource, authNow.Add(time.Hour))
+	finance := a.token("skills:read skills:finance", authResource, authNow.Add(time.Hour))
+	for _, p := range viewProbes(t) {
+		for _, who := range []struct {
+			token string
+			sees  bool
+		}{{reader, false}, {finance, true}} {
+			in := []string{"Host", "skills.example", "Authorization", "Bearer " + who.token, "Accept", "text/html"}
+			req := post(p.body)
+			req.Method, req.Target = p.method, p.target
+			req.Header = append(header(in...), req.Header[1:]...)
+			got, enc := factsOf(t, a.s, req)
+			if got.Caller != "agent" {
+				t.Errorf("%s: the caller is %q, not the token's sub: %q", p.name, got.Caller, enc)
+			}
+			named := strings.Contains(enc, "ledger") || strings.Contains(enc, "finance")
+			if !who.sees && named {
+				t.Errorf("%s: the facts of an answer to a caller without skills:finance name it: %q", p.name, enc)
+			}
+			if who.sees && got.Code == 0 && strings.Contains(p.target+p.body, "ledger") && got.Read != "" && got.Read != "listing" && !named {
+				t.Errorf("%s: the facts of the finance caller's read do not name the skill: %q", p.name, enc)
+			}
+		}
+	}
+	// No credential: the caller is nobody.
+	req := get("/.well-known/agent-skills/index.json")
+	if got, enc := factsOf(t, a.s, req); got.Caller != "" || got.Route != "well-known" {
+		t.Errorf("a request without a credential: %q", enc)
+	}
+	// A static key is named by its name.
+	req = get("/.well-known/agent-skills/index.json")
+	req.Header = append(req.Header, wire.Field{Name: "Authorization", Value: "Bearer " + a.ske})
+	if got, enc := factsOf(t, a.s, req); got.Caller != "ci" || got.Read != "listing" {
+		t.Errorf("a static key: %q", enc)
 	}
 }

@@ -27,8 +27,9 @@ var gjsonModules = []string{"github.com/tidwall/gjson", "github.com/tidwall/matc
 type importRule struct {
 	rule, why string
 	// build is the listing the rule reads: "host" (this machine, tags e2e and
-	// benchreport), "plugin" (GOOS=wasip1 GOARCH=wasm, ./edge/plugin) or "extism" (the
-	// module tests/extism).
+	// benchreport), "plugin" (GOOS=wasip1 GOARCH=wasm, ./edge/plugin), "public" (the
+	// same with the tag skilledge_public: the public plugin) or "extism" (the module
+	// tests/extism).
 	build string
 	// of and except select the packages the rule is about.
 	of, except []string
@@ -47,6 +48,13 @@ type importRule struct {
 }
 
 var importRules = []importRule{
+	{
+		rule:  "the public plugin links neither edge/auth nor the crypto of credentials",
+		why:   "the public plugin (tag skilledge_public) is what a catalog without an access policy ships: the code that checks tokens, with RSA, ECDSA, math/big and ASN.1, was a quarter of the module, compiled at every cold start",
+		build: "public",
+		of:    []string{"edge/plugin"},
+		never: []string{"edge/auth", "math/big", "crypto/rsa", "crypto/ecdsa", "crypto/ed25519", "crypto/x509", "encoding/asn1", "vendor/golang.org/x/crypto/cryptobyte"},
+	},
 	{
 		rule:  "the plugin never links yaml.v3",
 		why:   "YAML is read at build time (catalog/compile); the plugin reads the compiled index, and every package it links is in every instance, at every cold start",
@@ -325,6 +333,7 @@ func TestImportRules(t *testing.T) {
 	listings := map[string]listing{
 		"host":   goList(t, "", nil, "-tags", "e2e,benchreport", "./..."),
 		"plugin": goList(t, "", []string{"GOOS=wasip1", "GOARCH=wasm"}, "./edge/plugin"),
+		"public": goList(t, "", []string{"GOOS=wasip1", "GOARCH=wasm"}, "-tags", "skilledge_public", "./edge/plugin"),
 		"extism": goList(t, "tests/extism", nil, "./..."),
 	}
 	for _, r := range importRules {

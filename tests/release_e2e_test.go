@@ -121,19 +121,27 @@ func TestRelease(t *testing.T) {
 		}
 	}
 
-	clonePlugin, err := pluginbuild.Ensure(context.Background(), os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := os.ReadFile(clonePlugin)
+	// Both plugins are the ones a clone builds; build ships the public one for the
+	// examples, which have no access policy, and the full one with --with-auth.
 	version, _ := run("", "version")
-	if !strings.Contains(version, fmt.Sprintf("plugin.wasm sha256 %x (carried by this binary)", sha256.Sum256(want))) {
-		t.Fatalf("skilledge version:\n%s", version)
+	clone := map[pluginbuild.Variant][]byte{}
+	for _, v := range pluginbuild.Variants {
+		path, err := pluginbuild.Ensure(context.Background(), v, os.Stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clone[v], _ = os.ReadFile(path)
+		if !strings.Contains(version, fmt.Sprintf("plugin.wasm sha256 %x (%s, carried by this binary)", sha256.Sum256(clone[v]), v)) {
+			t.Fatalf("skilledge version, the %s plugin:\n%s", v, version)
+		}
 	}
 	run("", "validate", "skills")
+	run("", "build", "skills", "-o", "out-full", "--with-auth")
 	run("", "build", "skills", "-o", "out")
-	if got, _ := os.ReadFile(filepath.Join(dir, "out", "plugin.wasm")); !bytes.Equal(got, want) {
-		t.Fatalf("the release binary's plugin.wasm (%d bytes) is not the one a clone builds (%d bytes)", len(got), len(want))
+	for out, v := range map[string]pluginbuild.Variant{"out": pluginbuild.Public, "out-full": pluginbuild.Full} {
+		if got, _ := os.ReadFile(filepath.Join(dir, out, "plugin.wasm")); !bytes.Equal(got, clone[v]) {
+			t.Fatalf("%s: the release binary's %s plugin.wasm (%d bytes) is not the one a clone builds (%d bytes)", out, v, len(got), len(clone[v]))
+		}
 	}
 	reply, _ := run(`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`+"\n", "stdio", "out")
 	if !strings.Contains(reply, `"skills":[`) || !strings.Contains(reply, "skill://git-workflow/SKILL.md") {

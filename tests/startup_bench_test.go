@@ -3,6 +3,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -64,13 +65,21 @@ const (
 )
 
 // releaseCLI builds the CLI of tree into cli as build/release does for this machine:
-// plugin.wasm first (cli + ".wasm"), then the CLI carrying it (the tag
-// pluginbuild.ReleaseTag), here through an overlay so that nothing is written into tree.
+// plugin.wasm first (cli + ".wasm"; and the public plugin, cli + ".public.wasm", where the
+// tree carries one), then the CLI carrying it (the tag pluginbuild.ReleaseTag), here
+// through an overlay so that nothing is written into tree.
 func releaseCLI(t *testing.T, tree, cli string) {
+	replace := map[string]string{}
+	wasmEnv := append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	plugin := cli + ".wasm"
-	run(t, tree, append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm"),
-		"go", "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", plugin, "./edge/plugin")
-	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(tree, "runtime", "pluginbuild", "plugin.wasm"): plugin}})
+	run(t, tree, wasmEnv, "go", "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", plugin, "./edge/plugin")
+	replace[filepath.Join(tree, "runtime", "pluginbuild", "plugin.wasm")] = plugin
+	if embeds, _ := os.ReadFile(filepath.Join(tree, "runtime", "pluginbuild", "embed_release.go")); bytes.Contains(embeds, []byte("plugin-public.wasm")) {
+		public := cli + ".public.wasm"
+		run(t, tree, wasmEnv, "go", "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-tags", pluginbuild.PublicTag, "-o", public, "./edge/plugin")
+		replace[filepath.Join(tree, "runtime", "pluginbuild", "plugin-public.wasm")] = public
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil || os.WriteFile(cli+".overlay.json", overlay, 0o644) != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func TestStdioWatchServed(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin, "stdio", dir, "--watch")
 	// A build cache of its own (the folder is a temporary one), and the plugin built once
 	// for the whole test binary.
-	plugin, err := pluginbuild.Locate(ctx, "", os.Stderr)
+	plugin, err := pluginbuild.Locate(ctx, "", pluginbuild.Public, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}

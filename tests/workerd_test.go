@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
 // The worker target: the example catalog deployed as the README says (skilledge build,
@@ -61,14 +62,23 @@ var (
 )
 
 // exampleDeployment runs the README's deploy block on the example catalog once per test
-// binary.
+// binary: the public plugin, as build ships it for a catalog without an access policy.
 var exampleDeployment = sync.OnceValues(func() (*deployment, error) {
 	return deployFolder(filepath.Join(repoRoot(nil), "catalog", "examples", "skills"))
 })
 
+// exampleDeploymentFull is exampleDeployment with the full plugin: the build given
+// --with-auth.
+var exampleDeploymentFull = sync.OnceValues(func() (*deployment, error) {
+	return deployFolderWith(filepath.Join(repoRoot(nil), "catalog", "examples", "skills"), "--with-auth")
+})
+
 // deployFolder runs the README's deploy block in a scratch checkout (scratchCheckout) on
 // the skills folder given.
-func deployFolder(skills string) (*deployment, error) {
+func deployFolder(skills string) (*deployment, error) { return deployFolderWith(skills, "") }
+
+// deployFolderWith is deployFolder with buildFlags added to the block's skilledge build.
+func deployFolderWith(skills, buildFlags string) (*deployment, error) {
 	block, err := deployBlock(repoRoot(nil))
 	if err != nil {
 		return nil, err
@@ -77,6 +87,9 @@ func deployFolder(skills string) (*deployment, error) {
 	b := buildOut.FindStringSubmatch(block)
 	if m == nil || b == nil {
 		return nil, fmt.Errorf("the README's deploy block has no skilledge build -o or no --outdir:\n%s", block)
+	}
+	if buildFlags != "" {
+		block = strings.Replace(block, b[0], b[0]+" "+buildFlags, 1)
 	}
 	dir, out, err := runBlock(block, skills)
 	if err != nil {
@@ -125,6 +138,16 @@ func runBlock(block, skills string) (dir, output string, err error) {
 // deployed returns the example deployment, failing t if the commands failed.
 func deployed(t testing.TB) *deployment {
 	d, err := exampleDeployment()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// deployedFull returns the example deployment with the full plugin, failing t if the
+// commands failed.
+func deployedFull(t testing.TB) *deployment {
+	d, err := exampleDeploymentFull()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,13 +396,18 @@ var workerClient = &http.Client{
 }
 
 func newWorker(t *testing.T, options []byte, skills *caseSkills) target {
-	o := string(options)
-	if o == "" {
-		o = "{}"
-	}
 	d := deployed(t)
 	if skills != nil {
 		d = caseDeployment(t, skills)
+	}
+	return newWorkerOf(t, d, options)
+}
+
+// newWorkerOf is the Worker of deployment d with options (none: {}).
+func newWorkerOf(t *testing.T, d *deployment, options []byte) target {
+	o := string(options)
+	if o == "" {
+		o = "{}"
 	}
 	return workerTarget{workerdFor(t, d, strings.TrimSpace(o))[0]}
 }
@@ -390,7 +418,16 @@ var caseDeployments sync.Map // key -> func() (*deployment, error)
 // caseDeployment runs the README's deploy block on the case folder skills, written to a
 // scratch directory, once per test binary.
 func caseDeployment(t *testing.T, skills *caseSkills) *deployment {
-	f, _ := caseDeployments.LoadOrStore(skills.key, sync.OnceValues(func() (*deployment, error) {
+	return caseDeploymentWith(t, skills, "")
+}
+
+// caseDeploymentFull is caseDeployment with the full plugin (build --with-auth).
+func caseDeploymentFull(t *testing.T, skills *caseSkills) *deployment {
+	return caseDeploymentWith(t, skills, "--with-auth")
+}
+
+func caseDeploymentWith(t *testing.T, skills *caseSkills, buildFlags string) *deployment {
+	f, _ := caseDeployments.LoadOrStore(skills.key+"\x00"+buildFlags, sync.OnceValues(func() (*deployment, error) {
 		dir, err := scratchDir("skilledge-case-")
 		if err != nil {
 			return nil, err
@@ -400,7 +437,7 @@ func caseDeployment(t *testing.T, skills *caseSkills) *deployment {
 				return nil, err
 			}
 		}
-		return deployFolder(dir)
+		return deployFolderWith(dir, buildFlags)
 	}))
 	d, err := f.(func() (*deployment, error))()
 	if err != nil {
@@ -510,13 +547,31 @@ type e2eServer struct {
 // and Origin) and once without any (the plugin's loopback defaults). They stop when the test ends.
 func e2eServers(t *testing.T) []e2eServer {
 	local := serve(t)
+	full, err := pluginbuild.Locate(context.Background(), "", pluginbuild.Full, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	localFull := serve(t, "--plugin", full)
 	w := workerd(t, deployedOptions(t), "")
-	return append([]e2eServer{{"serve", local, local}, {"workerd", w[0] + "/mcp", w[1] + "/mcp"}}, runtimeServers(t)...)
+	wf := workerdFor(t, deployedFull(t), deployedOptions(t), "")
+	return append([]e2eServer{{"serve", local, local}, {"serve-full", localFull, localFull},
+		{"workerd", w[0] + "/mcp", w[1] + "/mcp"}, {"workerd-full", wf[0] + "/mcp", wf[1] + "/mcp"}}, runtimeServers(t)...)
 }
 
 // TestCasesWorkerd runs the protocol cases against the worker in workerd, each case file
-// in a fresh workerd with the case's options bound as SKILLEDGE_OPTIONS.
-func TestCasesWorkerd(t *testing.T) { runCases(t, newWorker, false) }
+// in a fresh workerd with the case's options bound as SKILLEDGE_OPTIONS: the example
+// deployment with the public plugin, and with the full one.
+func TestCasesWorkerd(t *testing.T) {
+	t.Run("public", func(t *testing.T) { runCases(t, newWorker, false) })
+	t.Run("full", func(t *testing.T) {
+		runCases(t, func(t *testing.T, options []byte, skills *caseSkills) target {
+			if skills != nil {
+				return newWorkerOf(t, caseDeploymentFull(t, skills), options)
+			}
+			return newWorkerOf(t, deployedFull(t), options)
+		}, false)
+	})
+}
 
 // TestWorkerBadOptions: a Worker whose SKILLEDGE_OPTIONS the plugin refuses answers 500
 // with the plugin's reason, and keeps answering so (the options never change, nor does

@@ -4,10 +4,13 @@ package pluginbuild
 
 import _ "embed"
 
-// embedded is runtime/pluginbuild/plugin.wasm, which build/release writes before it builds
-// the CLI with this tag (Embedded).
-//
-//go:embed plugin.wasm
-var embedded []byte
+// embedded and embeddedPublic are runtime/pluginbuild/plugin.wasm and plugin-public.wasm,
+// which build/release writes before it builds the CLI with this tag (Embedded).
+var (
+	//go:embed plugin.wasm
+	embedded []byte
+	//go:embed plugin-public.wasm
+	embeddedPublic []byte
+)
 
-func init() { Embedded = embedded }
+func init() { Embedded, EmbeddedPublic = embedded, embeddedPublic }

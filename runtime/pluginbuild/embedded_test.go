@@ -8,30 +8,35 @@ import (
 )
 
 // TestModule: a file named on the command line or in $SKILLEDGE_PLUGIN wins over the
-// plugin the binary carries, which wins over building one.
+// plugin the binary carries, of the variant asked for, which wins over building one.
 func TestModule(t *testing.T) {
-	saved := Embedded
-	t.Cleanup(func() { Embedded = saved })
-	Embedded = []byte("carried")
+	saved, savedPublic := Embedded, EmbeddedPublic
+	t.Cleanup(func() { Embedded, EmbeddedPublic = saved, savedPublic })
+	Embedded, EmbeddedPublic = []byte("carried"), []byte("carried public")
 	file := filepath.Join(t.TempDir(), "plugin.wasm")
 	if err := os.WriteFile(file, []byte("named"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv(Env, "")
 	for _, c := range []struct {
-		file, env, want string
+		file, env string
+		v         Variant
+		want      string
 	}{
-		{"", "", "carried"},
-		{file, "", "named"},
-		{"", file, "named"},
+		{"", "", Full, "carried"},
+		{"", "", Public, "carried public"},
+		{file, "", Full, "named"},
+		{file, "", Public, "named"},
+		{"", file, Full, "named"},
+		{"", file, Public, "named"},
 	} {
 		t.Setenv(Env, c.env)
-		got, from, err := Module(context.Background(), c.file, nil)
+		got, from, err := Module(context.Background(), c.file, c.v, nil)
 		if err != nil || string(got) != c.want || from == "" {
-			t.Errorf("Module(%q) with $%s=%q: %q from %q, %v; want %q", c.file, Env, c.env, got, from, err, c.want)
+			t.Errorf("Module(%q, %s) with $%s=%q: %q from %q, %v; want %q", c.file, c.v, Env, c.env, got, from, err, c.want)
 		}
 	}
-	if _, _, err := Module(context.Background(), filepath.Join(t.TempDir(), "missing.wasm"), nil); err == nil {
+	if _, _, err := Module(context.Background(), filepath.Join(t.TempDir(), "missing.wasm"), Public, nil); err == nil {
 		t.Error("a missing file named: no error")
 	}
 }

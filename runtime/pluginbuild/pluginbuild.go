@@ -41,8 +41,8 @@ var (
 )
 
 // Locate returns the path of the plugin.wasm to run: file if not empty, else
-// $SKILLEDGE_PLUGIN if set, else Ensure's result.
-func Locate(ctx context.Context, file string, progress io.Writer) (string, error) {
+// $SKILLEDGE_PLUGIN if set, else Ensure's build of v.
+func Locate(ctx context.Context, file string, v Variant, progress io.Writer) (string, error) {
 	if file == "" {
 		file = os.Getenv(Env)
 	}
@@ -52,14 +52,15 @@ func Locate(ctx context.Context, file string, progress io.Writer) (string, error
 		}
 		return file, nil
 	}
-	return Ensure(ctx, progress)
+	return Ensure(ctx, v, progress)
 }
 
 var ensureMu sync.Mutex
 
-// Ensure returns the path of a plugin.wasm built from the skilledge source this
-// program was built from (or, failing that, the module in the current directory). The
-// file is <user cache>/skilledge/plugin-<hash>.wasm, where the hash covers every input
+// Ensure returns the path of the plugin.wasm of variant v built from the skilledge source
+// this program was built from (or, failing that, the module in the current directory).
+// The file is <user cache>/skilledge/plugin-<hash>.wasm (plugin-public-<hash>.wasm for
+// Public, built with -tags PublicTag), where the hash covers every input
 // of the build: go.mod, go.sum, the files under edge/, catalog/ (but the build-time
 // packages: catalog/compile, catalog/examples and those only the compiler imports) and
 // jsonrpc/ except tests and testdata, the go command's version,
@@ -68,7 +69,7 @@ var ensureMu sync.Mutex
 // reporting progress on progress (which may be nil); otherwise it returns at once.
 // Concurrent callers, in this process or others, share one build. It fails with
 // ErrSource when there is no source to build from.
-func Ensure(ctx context.Context, progress io.Writer) (string, error) {
+func Ensure(ctx context.Context, v Variant, progress io.Writer) (string, error) {
 	ensureMu.Lock()
 	defer ensureMu.Unlock()
 	src, err := SourceDir()
@@ -84,7 +85,7 @@ func Ensure(ctx context.Context, progress io.Writer) (string, error) {
 		return "", err
 	}
 	dir := cachedir.Dir("")
-	path := filepath.Join(dir, "plugin-"+hash+".wasm")
+	path := filepath.Join(dir, v.cacheName(hash))
 	if usable(path) {
 		return path, nil
 	}
@@ -99,7 +100,7 @@ func Ensure(ctx context.Context, progress io.Writer) (string, error) {
 	if usable(path) { // another process built it while we waited
 		return path, nil
 	}
-	return path, buildPlugin(ctx, goBin, src, path, progress)
+	return path, buildPlugin(ctx, goBin, src, path, v, progress)
 }
 
 // usable reports whether path exists, and marks it recently used.
@@ -112,13 +113,13 @@ func usable(path string) bool {
 	return true
 }
 
-func buildPlugin(ctx context.Context, goBin, src, path string, progress io.Writer) error {
+func buildPlugin(ctx context.Context, goBin, src, path string, v Variant, progress io.Writer) error {
 	if progress == nil {
 		progress = io.Discard
 	}
 	// Whole lines: serve and stdio build the plugin while they open the catalog, which
 	// reports on the same stream.
-	fmt.Fprintln(progress, "skilledge: building plugin.wasm (first run; later runs reuse it)…")
+	fmt.Fprintf(progress, "skilledge: building the %s plugin.wasm (first run; later runs reuse it)…\n", v)
 	start := time.Now()
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".plugin-*.tmp")
 	if err != nil {
@@ -126,7 +127,11 @@ func buildPlugin(ctx context.Context, goBin, src, path string, progress io.Write
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", tmp.Name(), Package)
+	args := []string{"build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false"}
+	if tags := v.Tags(); tags != "" {
+		args = append(args, "-tags="+tags)
+	}
+	cmd := exec.CommandContext(ctx, goBin, append(args, "-o", tmp.Name(), Package)...)
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -135,7 +140,7 @@ func buildPlugin(ctx context.Context, goBin, src, path string, progress io.Write
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("pluginbuild: plugin cache: %w", err)
 	}
-	fmt.Fprintf(progress, "skilledge: built plugin.wasm in %.1fs\n", time.Since(start).Seconds())
+	fmt.Fprintf(progress, "skilledge: built the %s plugin.wasm in %.1fs\n", v, time.Since(start).Seconds())
 	pruneCache(filepath.Dir(path), path)
 	return nil
 }
@@ -143,7 +148,7 @@ func buildPlugin(ctx context.Context, goBin, src, path string, progress io.Write
 // pruneCache removes plugins built from other sources that have not been used for 30
 // days.
 func pruneCache(dir, keep string) {
-	old, _ := filepath.Glob(filepath.Join(dir, "plugin-*.wasm"))
+	old, _ := filepath.Glob(filepath.Join(dir, "plugin-*.wasm")) // both variants
 	for _, f := range old {
 		if fi, err := os.Stat(f); err == nil && f != keep && time.Since(fi.ModTime()) > 30*24*time.Hour {
 			os.Remove(f)

@@ -74,16 +74,16 @@ func TestLocate(t *testing.T) {
 	ctx := context.Background()
 	f := filepath.Join(t.TempDir(), "p.wasm")
 	require.NoError(t, os.WriteFile(f, []byte("\x00asm"), 0o644))
-	got, err := Locate(ctx, f, nil)
+	got, err := Locate(ctx, f, Full, nil)
 	require.NoError(t, err)
 	require.Equal(t, f, got)
 
 	t.Setenv(Env, f)
-	got, err = Locate(ctx, "", nil)
+	got, err = Locate(ctx, "", Public, nil)
 	require.NoError(t, err)
 	require.Equal(t, f, got)
 
-	_, err = Locate(ctx, f+".missing", nil)
+	_, err = Locate(ctx, f+".missing", Full, nil)
 	if err == nil {
 		t.Fatal("a missing --plugin file is an error")
 	}

@@ -30,7 +30,7 @@ func testPlugin(t testing.TB) (*Plugin, Catalog) {
 	t.Helper()
 	shared.once.Do(func() {
 		ctx := context.Background()
-		path, err := pluginbuild.Ensure(ctx, os.Stderr)
+		path, err := pluginbuild.Ensure(ctx, pluginbuild.Full, os.Stderr)
 		if err != nil {
 			shared.err = err
 			return

@@ -23,7 +23,9 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
   OUT/catalog.pack      the index: metadata, digests, rendered JSON, no file contents
   OUT/assets/sha256/    the content store: one file per distinct content, named by its
                         SHA-256 (file bytes, their resources/read form, archives, indexes)
-  OUT/plugin.wasm       the server
+  OUT/plugin.wasm       the server: the public build, without the code that checks
+                        credentials (a quarter of it), unless the catalog has an access
+                        policy or --with-auth is given
   OUT/host.mjs          the JavaScript host (any runtime with WebAssembly), with the
                         modules of its roles in OUT/host/
   OUT/worker.mjs        its Cloudflare Workers entry module
@@ -47,6 +49,7 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	f.register(c.fs)
 	var plugin string
 	pluginFlag(c.fs, &plugin)
+	withAuth := c.fs.Bool("with-auth", false, "ship the plugin that checks credentials even for a catalog without an access policy, to serve it\nwith the auth option (SKILLEDGE_AUTH); a catalog with one always gets it")
 	out := c.fs.String("o", "", "write to directory `OUT` (created if missing; dist for the root wrangler.toml)")
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
@@ -89,7 +92,11 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	if !checkAssetSizes(enc.Store, stderr) {
 		return 1
 	}
-	wasm, _, err := pluginbuild.Module(ctx, plugin, stderr)
+	variant := pluginbuild.Public
+	if *withAuth || l.catalog.Access != nil {
+		variant = pluginbuild.Full
+	}
+	wasm, _, err := pluginbuild.Module(ctx, plugin, variant, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge build: %s\n", advised(err))
 		return 1
@@ -147,7 +154,7 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), p.Digest(), privateNote(p))
 	fmt.Fprintf(stdout, "%s  %s in %s  the content store\n", filepath.Join(assets, catalog.StoreDir)+string(filepath.Separator),
 		size(int(enc.Store.Size())), plural(enc.Store.Len(), "object"))
-	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x\n", wasmFile.path, len(wasm), size(wasmFile.gzipped), sha256.Sum256(wasm))
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x  %s\n", wasmFile.path, len(wasm), size(wasmFile.gzipped), sha256.Sum256(wasm), variantNote(variant, plugin))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the JavaScript host: the entries' API\n", host.path, len(host.data), size(host.gzipped))
 	for i, m := range modules {
 		fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  %s\n", moduleFiles[i].path, len(m.Data), size(moduleFiles[i].gzipped), m.What)
@@ -159,4 +166,15 @@ folder is refused if it has invalid skills, unless --skip-invalid.`)
 	reportBundle(stdout, stderr, index, wasmFile, slices.Concat([]artifact{worker, host}, moduleFiles), p)
 	reportAssetCount(stdout, stderr, enc.Store.Len(), enc.Store.Size())
 	return 0
+}
+
+// variantNote says which plugin build wrote: the variant, or the file given instead.
+func variantNote(v pluginbuild.Variant, file string) string {
+	switch {
+	case file != "" || os.Getenv(pluginbuild.Env) != "":
+		return "the plugin named by --plugin or $" + pluginbuild.Env
+	case v == pluginbuild.Public:
+		return "the public plugin: no auth option (--with-auth for one)"
+	}
+	return "the full plugin: the auth option checks credentials"
 }

@@ -29,17 +29,17 @@ type pluginStart struct {
 	left   bool // abandoned: close the plugin when it is done
 }
 
-// startPlugin starts finding and compiling plugin.wasm (pluginFile, or what
+// startPlugin starts finding and compiling plugin.wasm (pluginFile, or the variant v
 // pluginbuild.Module finds) with memory limit limit, saying what takes long on progress in
 // whole lines.
-func startPlugin(ctx context.Context, pluginFile string, limit uint64, progress io.Writer) *pluginStart {
+func startPlugin(ctx context.Context, pluginFile string, v pluginbuild.Variant, limit uint64, progress io.Writer) *pluginStart {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &pluginStart{cancel: cancel, done: make(chan struct{}), out: &gatedWriter{w: progress}, limit: limit}
 	go func() {
 		defer close(s.done)
 		lines := &lineWriter{w: s.out}
 		var plugin *wasm.Plugin
-		module, _, err := pluginbuild.Module(ctx, pluginFile, lines)
+		module, _, err := pluginbuild.Module(ctx, pluginFile, v, lines)
 		if err == nil {
 			plugin, err = compilePlugin(ctx, module, wasm.Config{MemoryLimit: limit, Stderr: progress}, lines)
 		}
@@ -86,6 +86,16 @@ func (s *pluginStart) abandon() {
 		s.plugin.Close(context.Background())
 		s.plugin = nil
 	}
+}
+
+// variantFor is the plugin serve and stdio run: the full one when the auth option is given
+// (--auth FILE), the public one otherwise, which a private catalog needs no more of over
+// stdio (no credential is asked) and serve refuses without --auth.
+func variantFor(authFile string) pluginbuild.Variant {
+	if authFile != "" {
+		return pluginbuild.Full
+	}
+	return pluginbuild.Public
 }
 
 // guessIndexSize is the size of the index serve and stdio will load from dir, as far as

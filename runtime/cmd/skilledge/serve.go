@@ -237,7 +237,7 @@ No token, body or file content is ever among them.`)
 	if observe.log == "json" {
 		stderr = telemetry.NewLines(logs) // every other line, as a JSON line
 	}
-	early := startPlugin(ctx, f.plugin, f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), 0), stderr)
+	early := startPlugin(ctx, f.plugin, variantFor(f.auth), f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), 0), stderr)
 	defer early.abandon()
 	src, ok := openSource("serve", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {
@@ -352,7 +352,7 @@ client is sent notifications/skills/list_changed and notifications/resources/lis
 	opt := wasm.Options{Size: 1, MaxBody: front.MaxLine, Server: server}
 	// The plugin is found and compiled while the catalog is opened (pluginStart).
 	stderr = &lockedWriter{w: stderr}
-	early := startPlugin(ctx, f.plugin, f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), opt.MaxBody), stderr)
+	early := startPlugin(ctx, f.plugin, variantFor(f.auth), f.memory.limit(guessIndexSize(dirArg(pos), f.catalogFlags), opt.MaxBody), stderr)
 	defer early.abandon()
 	src, ok := openSource("stdio", dirArg(pos), f.catalogFlags, stderr)
 	if !ok {

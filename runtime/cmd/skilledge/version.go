@@ -34,7 +34,9 @@ func printVersion(w io.Writer) {
 	}
 	fmt.Fprintf(w, "commit %s\n", c)
 	if pluginbuild.Embedded != nil {
-		fmt.Fprintf(w, "plugin.wasm sha256 %x (carried by this binary)\n", sha256.Sum256(pluginbuild.Embedded))
+		for _, v := range pluginbuild.Variants {
+			fmt.Fprintf(w, "plugin.wasm sha256 %x (%s, carried by this binary)\n", sha256.Sum256(pluginbuild.Carried(v)), v)
+		}
 	} else {
 		fmt.Fprintf(w, "plugin.wasm built from the skilledge source on first use (not a release build)\n")
 	}
