@@ -50,7 +50,9 @@ func newWasmFor(t *testing.T, options []byte, skills *caseSkills) target {
 
 // newWasmOf is newWasmFor on the plugin of variant v.
 func newWasmOf(v pluginbuild.Variant) func(t *testing.T, options []byte, skills *caseSkills) target {
-	return func(t *testing.T, options []byte, skills *caseSkills) target { return newWasmPlugin(t, v, options, skills) }
+	return func(t *testing.T, options []byte, skills *caseSkills) target {
+		return newWasmPlugin(t, v, options, skills)
+	}
 }
 
 func newWasmPlugin(t *testing.T, v pluginbuild.Variant, options []byte, skills *caseSkills) target {
