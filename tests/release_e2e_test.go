@@ -337,7 +337,7 @@ func TestReleaseWorkflow(t *testing.T) {
 	if r.failed != "" {
 		t.Fatalf("step %q failed with %d", r.failed, r.code)
 	}
-	if !strings.Contains(r.output, "skilledge-linux-amd64: OK\n") || !strings.Contains(r.output, "(carried by this binary)") {
+	if !strings.Contains(r.output, "skilledge-linux-amd64: OK\n") || !strings.Contains(r.output, "carried by this binary)") {
 		t.Error("Check did not check the sums and run the binary")
 	}
 
@@ -433,7 +433,7 @@ func TestReleaseREADME(t *testing.T) {
 
 	// Install, and serve.
 	out := run(t.TempDir(), install, curl, "/usr/bin", "/bin")
-	if !strings.Contains(out, "skilledge-linux-amd64: OK\n") || !strings.Contains(out, "(carried by this binary)") {
+	if !strings.Contains(out, "skilledge-linux-amd64: OK\n") || !strings.Contains(out, "carried by this binary)") {
 		t.Fatalf("the install block printed:\n%s", out)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -4,7 +4,6 @@ package tests
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"io/fs"
@@ -448,11 +447,7 @@ func buildSide(t *testing.T, v *variant, skills string) *versionsBuild {
 		t.Fatal(err)
 	}
 	b.pack = pack
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression) // as the Workers limit measures
-	zw.Write(pack)
-	zw.Close()
-	b.packGzipped = buf.Len()
+	b.packGzipped = gzippedSize(pack)
 	m := buildScriptLine.FindStringSubmatch(d.output)
 	if m == nil {
 		t.Fatalf("no Worker script line in:\n%s", d.output)
