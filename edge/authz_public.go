@@ -19,7 +19,7 @@ import (
 type authConfig = struct{}
 
 // ErrPublicBuild is Check's error for the auth option in the public plugin.
-var ErrPublicBuild = errors.New("auth: this plugin.wasm is skilledge's public build, which checks no credentials: serve the catalog with the full plugin (skilledge build --plugin full; serve and stdio pick it for --auth)")
+var ErrPublicBuild = errors.New("auth: this plugin.wasm is skilledge's public build, which checks no credentials: serve the catalog with the full plugin (skilledge build ships it for a catalog with an access policy, or with --with-auth; serve and stdio run it with --auth)")
 
 // Check reports whether a server can serve with opt: without the auth option, always.
 func Check(opt wire.Options) error {
