@@ -142,7 +142,7 @@ func BenchmarkPreemption(b *testing.B) {
 // WithCloseOnContextDone set to on (the shipped runtime has it on).
 func instanceWithPreemption(tb testing.TB, on bool, pack []byte) *instance {
 	return rawInstance(tb, context.Background(), wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(on).WithCompilationCache(compilationCache("")), pack)
+		WithCloseOnContextDone(on).WithCompilationCache(compilationCache(cacheDir(""))), pack)
 }
 
 // rawInstance returns an instance of the plugin as built (not instrumented) holding pack,

@@ -30,7 +30,8 @@ type Config struct {
 	// the limit must exceed the pack size substantially (NewPool checks MinMemoryLimit).
 	// The Go runtime inside is given GOMEMLIMIT at 90% of it.
 	MemoryLimit uint64
-	// CacheDir is where wazero keeps compiled machine code between runs. "" means
+	// CacheDir is where wazero keeps compiled machine code between runs, and Compile the
+	// module with the deadline instrumented in (instrumented.go). "" means
 	// <user cache dir>/skilledge/wazero; "-" disables the on-disk cache.
 	CacheDir string
 	// Stderr receives what the plugin writes to its stdout and stderr (a panic's stack
@@ -66,14 +67,29 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
 	// The deadline by an instrumented global costs a load and a branch per loop; wazero's
 	// termination checks, the fallback for a module the instrumenter cannot read, cost a
 	// call per loop.
-	instrumented, err := instrumentDeadline(wasm)
-	if err == nil {
+	dir := cacheDir(cfg.CacheDir)
+	instrumented, kept, err := instrumentCached(wasm, dir)
+	p, err := compileModule(ctx, wasm, instrumented, err, cfg, pages, dir)
+	if err != nil && kept != "" {
+		// The instrumented module kept on disk does not compile (a disk that changed it):
+		// made again, and kept again.
+		os.Remove(kept)
+		instrumented, _, err = instrumentCached(wasm, dir)
+		p, err = compileModule(ctx, wasm, instrumented, err, cfg, pages, dir)
+	}
+	return p, err
+}
+
+// compileModule compiles instrumented (wasm with the deadline instrumented in), or wasm
+// with wazero's termination checks when the instrumenter failed with ierr.
+func compileModule(ctx context.Context, wasm, instrumented []byte, ierr error, cfg Config, pages uint32, dir string) (*Plugin, error) {
+	if ierr == nil {
 		wasm = instrumented
 	}
 	rc := wazero.NewRuntimeConfig().
 		WithMemoryLimitPages(pages).
-		WithCloseOnContextDone(err != nil)
-	if cache := compilationCache(cfg.CacheDir); cache != nil {
+		WithCloseOnContextDone(ierr != nil)
+	if cache := compilationCache(dir); cache != nil {
 		rc = rc.WithCompilationCache(cache)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
@@ -99,7 +115,7 @@ func Compile(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
 			return nil, fmt.Errorf("%w: plugin.wasm does not export %s", ErrNotPlugin, name)
 		}
 	}
-	return &Plugin{rt: rt, compiled: compiled, cfg: cfg, pages: pages, instrumented: instrumented != nil}, nil
+	return &Plugin{rt: rt, compiled: compiled, cfg: cfg, pages: pages, instrumented: ierr == nil}, nil
 }
 
 // Close releases the compiled code. Pools made from p must be closed first.
@@ -108,14 +124,22 @@ func (p *Plugin) Close(ctx context.Context) error { return p.rt.Close(ctx) }
 // MemoryLimit returns the per-instance memory cap in bytes.
 func (p *Plugin) MemoryLimit() uint64 { return uint64(p.pages) * pageSize }
 
-// compilationCache returns the on-disk cache in dir, or nil when dir is "-" or the cache
+// cacheDir is the folder of the on-disk caches Config.CacheDir names: "" when it is "-".
+func cacheDir(dir string) string {
+	switch dir {
+	case "-":
+		return ""
+	case "":
+		return cachedir.Dir("wazero")
+	}
+	return dir
+}
+
+// compilationCache returns the on-disk cache in dir, or nil when dir is "" or the cache
 // directory cannot be created (wazero then compiles in memory).
 func compilationCache(dir string) wazero.CompilationCache {
-	if dir == "-" {
-		return nil
-	}
 	if dir == "" {
-		dir = cachedir.Dir("wazero")
+		return nil
 	}
 	cache, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {
