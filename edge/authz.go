@@ -55,10 +55,7 @@ type authz struct {
 	needs    string     // what a 401 says the server needs: every kind of credential it takes
 	noun     string     // what a 403 calls the credential
 	vary     string
-	// assertion is the field, in lowercase, an Access assertion comes in
-	// (assertionField).
-	assertion string
-	now       func() time.Time
+	now      func() time.Time
 }
 
 // caller is who a request comes from, as gate found: the zero caller when the server

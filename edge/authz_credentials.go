@@ -72,10 +72,9 @@ func newAuthz(p *catalog.Pack, opt wire.Options) *authz {
 	if err != nil {
 		panic("edge: New with options Check refuses: " + err.Error())
 	}
-	a := &authz{cfg: cfg, needed: p.DefaultScopes(), now: time.Now, vary: "Authorization", assertion: hdrAccessAssertion}
+	a := &authz{cfg: cfg, needed: p.DefaultScopes(), now: time.Now, vary: "Authorization"}
 	if cfg.Access != nil {
 		a.vary += ", " + cfg.AccessHeader
-		a.assertion = strings.ToLower(cfg.AccessHeader)
 	}
 	a.oauth = cfg.JWT != nil || len(cfg.AuthorizationServers) > 0
 	var needs, realms, nouns []string
@@ -144,6 +143,15 @@ func assertionField(opt wire.Options) string {
 		if cfg, err := auth.ParseConfig(opt.Auth); err == nil && cfg.Access != nil {
 			return strings.ToLower(cfg.AccessHeader)
 		}
+	}
+	return hdrAccessAssertion
+}
+
+// assertionHeader is the field, in lowercase, an Access assertion comes in under a (nil
+// without the auth option).
+func (a *authz) assertionHeader() string {
+	if a != nil && a.cfg.Access != nil {
+		return strings.ToLower(a.cfg.AccessHeader)
 	}
 	return hdrAccessAssertion
 }

@@ -45,5 +45,9 @@ func (s *Server) gate(*wire.Request, *headers, string) (*wire.Response, caller) 
 	return nil, caller{}
 }
 
-// assertionField is the field an Access assertion would come in: the default, unused.
+// assertionField is the field an Access assertion would come in under opt: the default
+// (Fields asks only with the auth option, which Check refuses).
 func assertionField(wire.Options) string { return hdrAccessAssertion }
+
+// assertionHeader is the field an Access assertion would come in under a: the default.
+func (a *authz) assertionHeader() string { return hdrAccessAssertion }

@@ -30,15 +30,21 @@ type build struct {
 	objects    [][]byte // the files of assets/sha256/
 }
 
-// artifacts builds the example catalog with the CLI, once per test binary.
-var artifacts = sync.OnceValues(func() (build, error) {
+// artifacts builds the example catalog with the CLI, once per test binary: with the
+// public plugin, which build ships for it, and (artifactsFull) with the full one.
+var (
+	artifacts     = sync.OnceValues(func() (build, error) { return buildExamples() })
+	artifactsFull = sync.OnceValues(func() (build, error) { return buildExamples("--with-auth") })
+)
+
+func buildExamples(flags ...string) (build, error) {
 	var b build
 	out, err := os.MkdirTemp("", "skilledge-extism-")
 	if err != nil {
 		return b, err
 	}
 	defer os.RemoveAll(out)
-	cmd := exec.Command("go", "run", "./runtime/cmd/skilledge", "build", "-o", out)
+	cmd := exec.Command("go", append([]string{"run", "./runtime/cmd/skilledge", "build", "-o", out}, flags...)...)
 	cmd.Dir = filepath.Join("..", "..")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return b, fmt.Errorf("skilledge build: %v\n%s", err, msg)
@@ -62,7 +68,7 @@ var artifacts = sync.OnceValues(func() (build, error) {
 		b.objects = append(b.objects, data)
 	}
 	return b, nil
-})
+}
 
 // built returns what build wrote for the example catalog.
 func built(t *testing.T) build {
@@ -180,12 +186,23 @@ type skillEntry struct {
 	}
 }
 
-// TestGoSDK: the Extism Go SDK loads plugin.wasm, the index and the store's objects,
+// TestGoSDK: the Extism Go SDK loads plugin.wasm (the public one, and the full one that
+// build --with-auth ships), the index and the store's objects,
 // answers initialize and skills/list, and every file of every skill read with
 // resources/read (text and blob) and over well-known HTTP has the sha256 digest and size
 // skills/list published.
 func TestGoSDK(t *testing.T) {
-	p := newPlugin(t, built(t))
+	full, err := artifactsFull()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string]build{"public": built(t), "full": full} {
+		t.Run(name, func(t *testing.T) { testGoSDK(t, b) })
+	}
+}
+
+func testGoSDK(t *testing.T, b build) {
+	p := newPlugin(t, b)
 
 	status, body := post(t, p, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"extism-go","version":"1"}}}`)
 	var init struct {

@@ -24,6 +24,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
 // TestMain points the build cache at a temporary directory, so that tests neither use nor
@@ -168,6 +169,36 @@ func TestRefusesInvalidSkills(t *testing.T) {
 		expect(t, code, stdout, stderr, 1, "", "pass --skip-invalid")
 		if stdout != "" {
 			t.Fatalf("%v wrote to stdout: %s", cmd, stdout)
+		}
+	}
+}
+
+// TestBuildPluginVariant: build ships the public plugin for a catalog without an access
+// policy, the full one with --with-auth or for a catalog with one, each the plugin
+// pluginbuild builds for that variant, and says which.
+func TestBuildPluginVariant(t *testing.T) {
+	private := t.TempDir()
+	writeFile(t, filepath.Join(private, "skilledge.yaml"), "access:\n  default: [skills:read]\n")
+	writeFile(t, filepath.Join(private, "one", "SKILL.md"), "---\nname: one\ndescription: One skill.\n---\nBody\n")
+	for _, c := range []struct {
+		args []string
+		v    pluginbuild.Variant
+		says string
+	}{
+		{nil, pluginbuild.Public, "the public plugin: no auth option (--with-auth for one)"},
+		{[]string{"--with-auth"}, pluginbuild.Full, "the full plugin: the auth option checks credentials"},
+		{[]string{private}, pluginbuild.Full, "the full plugin: the auth option checks credentials"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := call(t, "", append([]string{"build", "-o", out}, c.args...)...)
+		expect(t, code, stdout, stderr, 0, c.says, "")
+		path, err := pluginbuild.Ensure(context.Background(), c.v, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.ReadFile(path)
+		if got, _ := os.ReadFile(filepath.Join(out, "plugin.wasm")); !bytes.Equal(got, want) {
+			t.Errorf("build %v: plugin.wasm (%d bytes) is not the %s plugin (%d bytes)", c.args, len(got), c.v, len(want))
 		}
 	}
 }
