@@ -61,7 +61,7 @@ func TestWorkerKeys(t *testing.T) {
 	}
 	add("k1")
 	options := `{"allowHosts":["*"],"auth":{"resource":"` + resource + `","jwt":{"issuer":"` + issuer.URL + `","jwksUri":"` + issuer.URL + `/jwks"}}}`
-	url := workerd(t, options)[0] + "/mcp"
+	url := workerdFor(t, deployedFull(t), options)[0] + "/mcp" // the auth option needs the full plugin
 	status := func(kid string) int {
 		t.Helper()
 		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
