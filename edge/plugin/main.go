@@ -3,6 +3,10 @@
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o plugin.wasm ./edge/plugin
 //
+// and, for catalogs served without the auth option, the public plugin, a quarter lighter,
+// with the tag skilledge_public (edge/authz_public.go): it leaves out edge/auth and refuses
+// the auth option, and answers everything else as this build does.
+//
 // The result is a WASI reactor: a host instantiates it with wasi_snapshot_preview1, calls
 // the export _initialize once, then any of the exports below, one call at a time. Exports
 // are not reentrant and an instance is not safe for concurrent calls; hosts run one
