@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -278,10 +279,7 @@ func (st *stats) print(w io.Writer, top int) {
 		skills = append(skills, s)
 	}
 	slices.SortFunc(skills, func(a, b *skillStats) int {
-		if a.reads != b.reads {
-			return int(b.reads - a.reads)
-		}
-		return strings.Compare(a.path, b.path)
+		return cmp.Or(cmp.Compare(b.reads, a.reads), strings.Compare(a.path, b.path))
 	})
 	if len(skills) == 0 {
 		fmt.Fprintln(w, "No skill was read.")
@@ -309,10 +307,7 @@ func (st *stats) print(w io.Writer, top int) {
 		methods = append(methods, m)
 	}
 	slices.SortFunc(methods, func(a, b *methodStats) int {
-		if a.requests != b.requests {
-			return int(b.requests - a.requests)
-		}
-		return strings.Compare(a.name, b.name)
+		return cmp.Or(cmp.Compare(b.requests, a.requests), strings.Compare(a.name, b.name))
 	})
 	if len(methods) == 0 {
 		fmt.Fprintln(w, "No MCP request was answered.")
