@@ -51,6 +51,16 @@ type seriesKey struct {
 	status                                       int
 }
 
+// keyOf is the series r counts in: its labels, the error type only for an error.
+func keyOf(r *front.Record) seriesKey {
+	f := &r.Facts
+	key := seriesKey{route: routeOf(r), method: f.Method, version: f.Version, skill: f.Skill, read: f.Read, status: r.Status}
+	if r.Failure != "" || f.Code != 0 || r.Status >= 500 {
+		key.errType = errorType(r)
+	}
+	return key
+}
+
 // series are the series of one seriesKey; nil for the metrics it does not count in.
 type series struct {
 	requests, errors, skill, activations prometheus.Counter
@@ -115,11 +125,7 @@ func (m *Metrics) Handler() http.Handler {
 
 // Observe counts r.
 func (m *Metrics) Observe(r *front.Record) {
-	f := &r.Facts
-	key := seriesKey{route: routeOf(r), method: f.Method, version: f.Version, skill: f.Skill, read: f.Read, status: r.Status}
-	if r.Failure != "" || f.Code != 0 || r.Status >= 500 {
-		key.errType = errorType(r)
-	}
+	key := keyOf(r)
 	var s *series
 	if v, ok := m.series.Load(key); ok {
 		s = v.(*series)
@@ -142,8 +148,8 @@ func (m *Metrics) Observe(r *front.Record) {
 	if r.Replayed {
 		m.replays.Inc()
 	}
-	if m.callersOn && f.Caller != "" {
-		m.callers.WithLabelValues(f.Caller, f.Client).Inc()
+	if m.callersOn && r.Facts.Caller != "" {
+		m.callers.WithLabelValues(r.Facts.Caller, r.Facts.Client).Inc()
 	}
 }
 

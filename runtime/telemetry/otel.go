@@ -211,11 +211,7 @@ func (o *OTel) span(r *front.Record) {
 
 func (o *OTel) count(r *front.Record) {
 	ctx := context.Background()
-	f := &r.Facts
-	key := seriesKey{route: routeOf(r), method: f.Method, version: f.Version, skill: f.Skill, read: f.Read, status: r.Status}
-	if r.Failure != "" || f.Code != 0 || r.Status >= 500 {
-		key.errType = errorType(r)
-	}
+	key := keyOf(r)
 	var s *otelSets
 	if v, ok := o.sets.Load(key); ok {
 		s = v.(*otelSets)
