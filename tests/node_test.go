@@ -174,3 +174,27 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// startLogged starts cmd, made with a context that cancel cancels, with its stdout and
+// stderr collected in the buffer it returns; exited is closed when it has exited. When
+// the test ends the command is cancelled and waited for, and if the test failed its
+// output is logged under name.
+func startLogged(t *testing.T, cmd *exec.Cmd, cancel context.CancelFunc, name string) (logs *lockedBuffer, exited <-chan struct{}) {
+	t.Helper()
+	logs = new(lockedBuffer)
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		if t.Failed() {
+			t.Logf("%s:\n%s", name, logs.String())
+		}
+	})
+	return logs, done
+}

@@ -398,19 +398,7 @@ func workerdWithOptions(t *testing.T, d *deployment, optionsFor func(resource st
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, workerdBin(t), "serve", config, "--socket-fd", "http0=3")
 	cmd.ExtraFiles = []*os.File{f}
-	logs := new(lockedBuffer)
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("workerd output:\n%s", logs.String())
-		}
-	})
+	startLogged(t, cmd, cancel, "workerd output")
 	return resource
 }
 

@@ -193,18 +193,7 @@ func TestPrometheusScrapesServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, prom, "--config.file="+config, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
-	var logs lockedBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("prometheus:\n%s", logs.String())
-		}
-	})
+	startLogged(t, cmd, cancel, "prometheus")
 
 	want := map[string][2]int{} // skill -> requests, activations
 	mcpRequests := 0
@@ -329,20 +318,7 @@ service:
 `), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "--config=file:"+config)
-	var logs lockedBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cancel()
-		<-exited
-		if t.Failed() {
-			t.Logf("otelcol:\n%s", logs.String())
-		}
-	})
+	logs, exited := startLogged(t, cmd, cancel, "otelcol")
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if c, err := net.Dial("tcp", addr); err == nil {

@@ -84,20 +84,7 @@ func startCommand(t *testing.T, dir, command, ready string, timeout time.Duratio
 	cmd.Env = append(append(os.Environ(), toolEnv...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
-	var logs lockedBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cancel()
-		<-exited
-		if t.Failed() {
-			t.Logf("%s:\n%s", command, logs.String())
-		}
-	})
+	logs, exited := startLogged(t, cmd, cancel, command)
 	deadline := time.After(timeout)
 	for !strings.Contains(logs.String(), ready) {
 		select {
@@ -108,7 +95,7 @@ func startCommand(t *testing.T, dir, command, ready string, timeout time.Duratio
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return &logs
+	return logs
 }
 
 // checkCurl runs the README's curl command and fails unless it prints want.
