@@ -591,6 +591,29 @@ func TestWorkerBadOptions(t *testing.T) {
 	}
 }
 
+// TestWorkerPublicPluginAuth: the Worker of a catalog built without an access policy
+// carries the public plugin, which refuses an auth option: every request is the host's
+// 500 for an invalid auth option, which quotes nothing of it, and the Worker's log says
+// which plugin to build instead.
+func TestWorkerPublicPluginAuth(t *testing.T) {
+	options := `{"auth":{"resource":"http://localhost/mcp","tokens":[{"name":"ci","sha256":"` + strings.Repeat("ab", 32) + `","scopes":["skills:read"]}]}}`
+	p := workerdProcessWith(t, deployed(t), nil, options)
+	for range 2 {
+		resp, err := http.Post(p.urls[0]+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 500 || !strings.Contains(string(body), "auth option is invalid") || strings.Contains(string(body), "public build") || strings.Contains(string(body), "ab"+"abab") {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+	}
+	if logs := p.logs.String(); !strings.Contains(logs, "skilledge's public build") || !strings.Contains(logs, "--with-auth") {
+		t.Fatalf("the Worker's log does not say which plugin to build:\n%s", logs)
+	}
+}
+
 // TestWorkerStoreObjects: the Worker keeps the small store objects it has fetched, so a
 // small file read once is served again without the assets; a file it has not read, small
 // (assembled in memory) or large (streamed), needs its object, and without it the answer
