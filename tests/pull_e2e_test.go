@@ -3,6 +3,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -465,6 +466,25 @@ func TestPullPath(t *testing.T) {
 	want := sourceSkills(t, filepath.Join(repoRoot(t), "catalog", "examples", "skills"))
 	if got := pulledSkills(t, dir); !reflect.DeepEqual(got, map[string]map[string]string{"refunds": want["refunds"]}) {
 		t.Fatalf("pulled %v", mapKeys(got))
+	}
+	// --frozen reads the well-known index, whose digest of refunds is its archive's, not
+	// the manifest digest the MCP read locked: it downloads refunds to compare its files,
+	// and leaves the folder and the lock as they are.
+	lockBefore, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--frozen", "--json")
+	var frozen struct {
+		Installed, Updated, Unchanged []string
+		Via                           string
+	}
+	if err := json.Unmarshal([]byte(out), &frozen); err != nil || code != 0 || frozen.Via != "well-known" ||
+		!reflect.DeepEqual(frozen.Unchanged, []string{"refunds"}) || len(frozen.Installed)+len(frozen.Updated) != 0 {
+		t.Fatalf("pull --frozen through the index after a read over MCP: %d %v\n%s", code, err, out)
+	}
+	if lockAfter, _ := os.ReadFile(filepath.Join(dir, "skills.lock")); !bytes.Equal(lockAfter, lockBefore) {
+		t.Errorf("pull --frozen rewrote skills.lock:\n%s\nwas\n%s", lockAfter, lockBefore)
+	}
+	if got := pulledSkills(t, dir); !reflect.DeepEqual(got, map[string]map[string]string{"refunds": want["refunds"]}) {
+		t.Fatalf("after pull --frozen: %v", mapKeys(got))
 	}
 	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
 	if code != 0 || !strings.Contains(out, "1 unchanged") || !strings.Contains(out, "5 installed") {

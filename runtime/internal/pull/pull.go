@@ -128,8 +128,15 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			return true // no digest to compare: only the files say whether it changed
 		}
 		l := lock.find(f.Name)
-		if l == nil || l.Source != source || !lockMatches(l, f) {
-			return !opt.Frozen // frozen: the mismatch is reported below, nothing fetched
+		if l == nil || l.Source != source {
+			return !opt.Frozen // frozen: reported below, nothing fetched
+		}
+		if !lockMatches(l, f) {
+			// Frozen compares files, not how they were packed: an archive whose digest
+			// is not the lock's (a skill locked from a read over MCP, which gives the
+			// manifest digest only) is downloaded to compare its manifest digest; a
+			// mismatch of that is reported below.
+			return !opt.Frozen || f.Kind == verify.DigestArtifact
 		}
 		// Unchanged at the source: a skill folder deleted is restored, a local edit is
 		// kept unless Force.
@@ -171,7 +178,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		switch {
 		case opt.Frozen && !ok:
 			return nil, fmt.Errorf("--frozen: %s no longer serves %s, which %s locks", source, l.Name, LockName)
-		case opt.Frozen && !lockMatches(&l, f):
+		case opt.Frozen && !lockMatches(&l, f) && !sameFiles(&l, f):
 			return nil, fmt.Errorf("--frozen: %s serves %s at %s, not what %s locks", source, l.Name, f.Digest, LockName)
 		case !ok && len(names) == 0:
 			removes = append(removes, l)
@@ -205,13 +212,18 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		if old != nil && !old.Pinned && ls.Manifest == old.Manifest && unchangedHere(dir, old, f, opt.Force) {
 			// The same files under another digest (the lock was made by a read over
 			// MCP, which gives the manifest digest only), or read again from a v0.1.0
-			// index: nothing to write but the lock.
-			relocks = append(relocks, ls)
+			// index: nothing to write but the lock, which a frozen pull leaves as it is.
+			if !opt.Frozen {
+				relocks = append(relocks, ls)
+			}
 			res.Unchanged = append(res.Unchanged, f.Name)
 			if f.Kind == verify.DigestUnpublished {
 				res.Compared = append(res.Compared, f.Name)
 			}
 			continue
+		}
+		if opt.Frozen && old != nil {
+			ls = *old // the same files (checked above): restored, the lock as it was
 		}
 		writes = append(writes, write{f: f, lock: ls, old: old})
 	}

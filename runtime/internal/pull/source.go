@@ -102,6 +102,12 @@ func lockMatches(l *LockedSkill, f verify.Fetched) bool {
 	return l.Artifact == f.Digest
 }
 
+// sameFiles reports whether f was downloaded and its files are the ones l locks, by
+// their manifest digest.
+func sameFiles(l *LockedSkill, f verify.Fetched) bool {
+	return f.Files != nil && verify.ManifestDigest(f.Files) == l.Manifest
+}
+
 // underPaths reports whether the skill path p is one of prefixes or under one of them,
 // segment by segment; every path is when there are none.
 func underPaths(p string, prefixes []string) bool {
