@@ -486,6 +486,19 @@ func TestPullPath(t *testing.T) {
 	if got := pulledSkills(t, dir); !reflect.DeepEqual(got, map[string]map[string]string{"refunds": want["refunds"]}) {
 		t.Fatalf("after pull --frozen: %v", mapKeys(got))
 	}
+	// A deleted skill is restored by a frozen pull, the lock still as it was.
+	if err := os.RemoveAll(filepath.Join(dir, "refunds")); err != nil {
+		t.Fatal(err)
+	}
+	if code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--frozen"); code != 0 || !strings.Contains(out, "1 updated") {
+		t.Fatalf("pull --frozen of a deleted skill: %d\n%s", code, out)
+	}
+	if lockAfter, _ := os.ReadFile(filepath.Join(dir, "skills.lock")); !bytes.Equal(lockAfter, lockBefore) {
+		t.Errorf("pull --frozen that restored refunds rewrote skills.lock:\n%s\nwas\n%s", lockAfter, lockBefore)
+	}
+	if got := pulledSkills(t, dir); !reflect.DeepEqual(got, map[string]map[string]string{"refunds": want["refunds"]}) {
+		t.Fatalf("after pull --frozen of a deleted skill: %v", mapKeys(got))
+	}
 	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
 	if code != 0 || !strings.Contains(out, "1 unchanged") || !strings.Contains(out, "5 installed") {
 		t.Fatalf("pull of everything after --path: %d\n%s", code, out)
