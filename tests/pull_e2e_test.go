@@ -449,8 +449,10 @@ func TestREADMEPull(t *testing.T) {
 }
 
 // TestPullPath pulls `--path acme` from `skilledge serve` of the examples: only the skill
-// under acme/ (acme/billing/refunds) is installed, read over MCP, its path locked; a pull
-// of everything by the well-known index then leaves it unchanged (the lock's manifest
+// under acme/ (acme/billing/refunds) is installed, read over MCP, its path locked; a
+// frozen pull through the well-known index holds it to the lock by its files, restores it
+// when deleted, and leaves skills.lock as it was; a pull of everything by the index then
+// leaves it unchanged (the lock's manifest
 // digest and its artifact digest both name it), and `--path acme` again downloads nothing.
 func TestPullPath(t *testing.T) {
 	base := strings.TrimSuffix(serve(t), "/mcp")
