@@ -78,3 +78,18 @@ const (
 func VersionPath(path, version, name string) string {
 	return path + "/" + VersionMark + version + "/" + name
 }
+
+// ValidVersion reports whether a version name can stand in a URI path segment as it is:
+// 1 to 64 of ASCII letters, digits and ".-+_", not "." or "..".
+func ValidVersion(s string) bool {
+	if s == "" || len(s) > 64 || s == "." || s == ".." {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

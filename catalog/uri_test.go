@@ -100,3 +100,18 @@ func FuzzParseURI(f *testing.F) {
 		}
 	})
 }
+
+func TestValidVersion(t *testing.T) {
+	for _, c := range []struct {
+		s  string
+		ok bool
+	}{
+		{"1.2.0", true}, {"1.2.0-rc.1+build.5", true}, {"2026-11-20.3f2a9c1e", true}, {"v2_final", true},
+		{"", false}, {".", false}, {"..", false}, {"1.0 beta", false}, {"a/b", false}, {"%41", false},
+		{"é", false}, {strings.Repeat("1", 65), false}, {strings.Repeat("1", 64), true},
+	} {
+		if got := ValidVersion(c.s); got != c.ok {
+			t.Errorf("ValidVersion(%q) = %t", c.s, got)
+		}
+	}
+}

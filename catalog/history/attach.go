@@ -236,7 +236,7 @@ func versionIn(p string) string {
 func uncommittedName(s *compile.Skill, digest string, vs []Version) string {
 	short := "uncommitted." + strings.TrimPrefix(digest, "sha256:")[:8]
 	v := compile.FrontmatterVersion(s.Files[0].Data)
-	if v == "" || !ValidName(v) {
+	if v == "" || !catalog.ValidVersion(v) {
 		return short
 	}
 	for _, o := range vs {

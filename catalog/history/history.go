@@ -33,6 +33,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // SkillMD is the file that makes a directory a skill (catalog.SkillMD).
@@ -336,7 +338,7 @@ func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs [
 	switch {
 	case name == "":
 		name = dated
-	case !ValidName(name):
+	case !catalog.ValidVersion(name):
 		r.problem(p, fmt.Sprintf("version %q (in %s) cannot be part of a URI path segment (letters, digits, \".\", \"-\", \"+\" and \"_\", at most 64): published as %s",
 			name, c.Short(), dated))
 		name = dated
@@ -346,7 +348,7 @@ func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs [
 		if strings.Contains(name, "+") {
 			bumped = name + "." + short // semver has one "+": extend the build metadata
 		}
-		if !ValidName(bumped) {
+		if !catalog.ValidVersion(bumped) {
 			bumped = dated
 		}
 		for n := 2; used[bumped] != nil; n++ {
@@ -442,21 +444,6 @@ func (r *reader) finish() {
 // content: two skills may once have held the same bytes).
 func trailHas(t *trail, v *Version) bool {
 	return slices.Contains(t.versions, v)
-}
-
-// ValidName reports whether a version name can stand in a URI path segment as it is:
-// 1 to 64 of ASCII letters, digits and ".-+_", not "." or "..".
-func ValidName(s string) bool {
-	if s == "" || len(s) > 64 || s == "." || s == ".." {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(".-+_", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // skillFiles groups the folder's files by the skill they belong to: the directories that

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // memory is a Source held in memory: commits oldest first, each the whole folder as
@@ -337,26 +339,11 @@ func TestVersionsName(t *testing.T) {
 		t.Fatal(err)
 	}
 	vs := h.Skill("a").Versions
-	if len(vs) != 2 || vs[1].Name != "1.0.0+build.1" || !strings.HasPrefix(vs[0].Name, "1.0.0+build.1.") || !ValidName(vs[0].Name) {
+	if len(vs) != 2 || vs[1].Name != "1.0.0+build.1" || !strings.HasPrefix(vs[0].Name, "1.0.0+build.1.") || !catalog.ValidVersion(vs[0].Name) {
 		t.Fatalf("versions %+v", vs)
 	}
 	if vs[0].Content == vs[1].Content || vs[0].Commit.Subject != "two" {
 		t.Fatalf("versions %+v", vs)
-	}
-}
-
-func TestValidName(t *testing.T) {
-	for _, c := range []struct {
-		s  string
-		ok bool
-	}{
-		{"1.2.0", true}, {"1.2.0-rc.1+build.5", true}, {"2026-11-20.3f2a9c1e", true}, {"v2_final", true},
-		{"", false}, {".", false}, {"..", false}, {"1.0 beta", false}, {"a/b", false}, {"%41", false},
-		{"é", false}, {strings.Repeat("1", 65), false}, {strings.Repeat("1", 64), true},
-	} {
-		if got := ValidName(c.s); got != c.ok {
-			t.Errorf("ValidName(%q) = %t", c.s, got)
-		}
 	}
 }
 
