@@ -24,7 +24,9 @@ refuses every skill URL outside the trust root without fetching it, downloads ea
 skill and checks its SHA-256 digest, unpacks archives in memory (refusing traversal,
 links and bombs), and checks that the files are exactly those of the MCP manifest
 (skills/list at URL/mcp) and of the v0.1.0 index at URL/.well-known/skills/index.json,
-if there is one. Nothing is written to disk or run.
+if there is one. A catalog that keeps versions lists each skill's kept versions in
+resources/list: verify downloads every one's archive and checks its files against the
+version's manifest digest. Nothing is written to disk or run.
 
 Plain http is refused: DVS skills are served over https. --allow-http-loopback allows
 http to a loopback address (127.0.0.0/8, ::1, localhost), and nowhere else, for local
@@ -68,8 +70,9 @@ verify, 2 on bad usage.`)
 	return 0
 }
 
-// printReport prints the trust root, a line per skill ("ok  NAME  (N files)", or a
-// "FAIL" line per problem), the deployment's problems and notes, and a summary.
+// printReport prints the trust root, a line per skill ("ok  NAME  (N files)", and ", M
+// versions" when it keeps versions; or a "FAIL" line per problem), the deployment's
+// problems and notes, and a summary.
 func printReport(w io.Writer, rep *verify.Report) {
 	if rep.TrustRoot != "" {
 		fmt.Fprintf(w, "trust root %s (%s)\n", rep.TrustRoot, rep.TrustRootSource)
@@ -77,7 +80,11 @@ func printReport(w io.Writer, rep *verify.Report) {
 	failed := 0
 	for _, s := range rep.Skills {
 		if s.OK() {
-			fmt.Fprintf(w, "ok  %s  (%s)\n", s.Name, plural(s.Files, "file"))
+			versions := ""
+			if s.Versions > 0 {
+				versions = ", " + plural(s.Versions, "version")
+			}
+			fmt.Fprintf(w, "ok  %s  (%s%s)\n", s.Name, plural(s.Files, "file"), versions)
 			continue
 		}
 		failed++

@@ -30,7 +30,10 @@ func fakeDeployment(t *testing.T, body string) string {
 	})
 	mux.HandleFunc("POST /mcp", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Method") != "skills/list" {
-			http.Error(w, "bad request", 400)
+			// A 2026-07-28 server's answer to a method it does not have.
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

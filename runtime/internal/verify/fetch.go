@@ -43,7 +43,9 @@ type response struct {
 	url         *url.URL // after redirects
 	status      int
 	contentType string // the media type, lowercase, without parameters; "" if none
-	body        []byte
+	// body is the body of a 200, read whole (up to the bound); of any other status, its
+	// first 4 KiB (a JSON-RPC error answer, or a host's failure).
+	body []byte
 	// failure is, for an answer other than 200 that is a host's own failure (edge/wire
 	// Failure: a JSON-RPC error whose data names it), the failure's name; "" otherwise.
 	failure string
@@ -78,8 +80,8 @@ func (v *verifier) do(req *http.Request, rule func(*url.URL) string, max int64) 
 		}
 	}
 	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		r.failure = failureName(b)
+		r.body, _ = io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		r.failure = failureName(r.body)
 		return r, nil
 	}
 	if resp.ContentLength > max {

@@ -201,20 +201,40 @@ type Version struct {
 // "sha256:" and the SHA-256 of one line "HEX  PATH\n" per file, SKILL.md first, then by
 // path.
 func ManifestDigest(files []archive.File) string {
-	sorted := slices.Clone(files)
-	slices.SortFunc(sorted, func(a, b archive.File) int {
-		if (a.Name == "SKILL.md") != (b.Name == "SKILL.md") {
-			if a.Name == "SKILL.md" {
+	lines := make([]manifestLine, len(files))
+	for i, f := range files {
+		sum := sha256.Sum256(f.Data)
+		lines[i] = manifestLine{f.Name, hex.EncodeToString(sum[:])}
+	}
+	return manifestOf(lines)
+}
+
+// manifestOfInfo is the manifest digest of files whose digests a surface gave.
+func manifestOfInfo(files map[string]fileInfo) string {
+	lines := make([]manifestLine, 0, len(files))
+	for p, f := range files {
+		lines = append(lines, manifestLine{p, strings.TrimPrefix(f.digest, "sha256:")})
+	}
+	return manifestOf(lines)
+}
+
+// manifestLine is one file of a manifest: its path and the hex of its SHA-256.
+type manifestLine struct{ path, hex string }
+
+// manifestOf is the manifest digest of lines (ManifestDigest), which it sorts.
+func manifestOf(lines []manifestLine) string {
+	slices.SortFunc(lines, func(a, b manifestLine) int {
+		if (a.path == "SKILL.md") != (b.path == "SKILL.md") {
+			if a.path == "SKILL.md" {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(a.Name, b.Name)
+		return strings.Compare(a.path, b.path)
 	})
 	h := sha256.New()
-	for _, f := range sorted {
-		sum := sha256.Sum256(f.Data)
-		fmt.Fprintf(h, "%s  %s\n", hex.EncodeToString(sum[:]), f.Name)
+	for _, l := range lines {
+		fmt.Fprintf(h, "%s  %s\n", l.hex, l.path)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
@@ -254,38 +274,18 @@ func FetchVersion(ctx context.Context, base string, opt Options, name, version s
 	if ver == nil {
 		return Fetched{}, "", fmt.Errorf("%s: version %q of %s is not kept (kept: %s)", base, version, name, strings.Join(names, ", "))
 	}
-	vname := strings.TrimSuffix(ver.URI, "/SKILL.md")
-	vname = vname[strings.LastIndex(vname, "/")+1:]
-	if vname != name {
+	if vname := versionName(*ver); vname != name {
 		return Fetched{}, "", fmt.Errorf("%s: version %s of %s was named %q: a skill's folder must carry its name, so it cannot be installed as %s", ver.URI, version, name, vname, name)
 	}
-	u := v.withPath(strings.TrimSuffix(IndexPath, "index.json") + name + "/@" + url.PathEscape(version) + "/" + name + ".tar.gz")
-	if why := v.outside(u); why != "" {
-		return Fetched{}, "", fmt.Errorf("%s: %s", u, why)
-	}
-	resp, err := v.get(ctx, u, "*/*", v.outside, v.lim.MaxBytes+int64(v.lim.MaxEntries)*1024+64<<10)
+	files, u, body, err := v.versionFiles(ctx, name, *ver)
 	if err != nil {
-		return Fetched{}, "", fmt.Errorf("%s: %v", u, err)
-	}
-	if resp.status != 200 {
-		return Fetched{}, "", fmt.Errorf("%s: %s", u, statusText(resp.status))
-	}
-	files, err := v.unpack(resp, u)
-	if err != nil {
-		return Fetched{}, "", fmt.Errorf("%s: %v", u, err)
-	}
-	if got := ManifestDigest(files); got != ver.Digest {
-		return Fetched{}, "", fmt.Errorf("%s: the files' manifest digest %s is not %s, the one %s gives", u, got, ver.Digest, MetaVersions)
-	}
-	for _, f := range files {
-		if f.Name == "SKILL.md" {
-			if got, err := frontmatterName(f.Data); err != nil || got != name {
-				return Fetched{}, "", fmt.Errorf("%s: SKILL.md frontmatter name is %q (%v), not %q", u, got, err, name)
-			}
+		if u != nil {
+			return Fetched{}, "", fmt.Errorf("%s: %v", u, err)
 		}
+		return Fetched{}, "", err
 	}
 	v.progress(name, files)
-	return Fetched{Name: name, Path: path, URL: u.String(), Digest: DigestOf(resp.body), Kind: DigestArtifact, Files: files}, path, nil
+	return Fetched{Name: name, Path: path, URL: u.String(), Digest: DigestOf(body), Kind: DigestArtifact, Files: files}, path, nil
 }
 
 // keptVersions pages the MCP resources/list for the latest SKILL.md of the skill called
@@ -293,45 +293,28 @@ func FetchVersion(ctx context.Context, base string, opt Options, name, version s
 // its skill path.
 func (v *verifier) keptVersions(ctx context.Context, name string) ([]Version, string, error) {
 	endpoint := v.withPath(MCPPath)
-	cursor := ""
-	var found []gjson.Result
-	for page := 1; ; page++ {
-		if page > maxPages {
-			return nil, "", fmt.Errorf("%s: resources/list: more than %d pages", endpoint, maxPages)
+	kept, err := v.listKept(ctx, endpoint)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %v", endpoint, err)
+	}
+	var found []string
+	for uri := range kept {
+		if uri == "skill://"+name+"/SKILL.md" || strings.HasSuffix(uri, "/"+name+"/SKILL.md") {
+			found = append(found, uri)
 		}
-		result, err := v.call(ctx, endpoint, page, "resources/list", cursor)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %v", endpoint, err)
-		}
-		for _, r := range result.Get("resources").Array() {
-			uri := r.Get("uri").Str
-			if (uri == "skill://"+name+"/SKILL.md" || strings.HasSuffix(uri, "/"+name+"/SKILL.md")) && !strings.Contains(uri, "/@") {
-				found = append(found, r)
-			}
-		}
-		next := result.Get("nextCursor")
-		if next.Type != gjson.String || next.Str == "" || next.Str == cursor {
-			break
-		}
-		cursor = next.Str
 	}
 	if len(found) != 1 {
 		return nil, "", fmt.Errorf("%s: resources/list has %d latest skills named %q, not one", endpoint, len(found), name)
 	}
-	uri := found[0].Get("uri").Str
-	path := strings.TrimSuffix(strings.TrimPrefix(uri, "skill://"), "/SKILL.md")
-	var kept []Version
-	for _, e := range found[0].Get("_meta").Get(gjson.Escape(MetaVersions)).Array() {
-		k := Version{Version: e.Get("version").Str, URI: e.Get("uri").Str, Digest: e.Get("digest").Str}
-		if k.Version == "" || !ValidDigest(k.Digest) || !strings.HasPrefix(k.URI, "skill://"+path+"/@") {
-			return nil, "", fmt.Errorf("%s: %s: a kept version %s is not {version, uri under the skill, digest}", endpoint, uri, e.Raw)
-		}
-		kept = append(kept, k)
+	uri := found[0]
+	e := kept[uri]
+	if e.err != nil {
+		return nil, "", fmt.Errorf("%s: %v", endpoint, e.err)
 	}
-	if len(kept) == 0 {
+	if len(e.versions) == 0 {
 		return nil, "", fmt.Errorf("%s: %s keeps no versions (the catalog has no history)", endpoint, uri)
 	}
-	return kept, path, nil
+	return e.versions, strings.TrimSuffix(strings.TrimPrefix(uri, "skill://"), "/SKILL.md"), nil
 }
 
 // progress reports a skill downloaded and verified to Options.Fetched, if set.

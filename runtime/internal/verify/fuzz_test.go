@@ -66,3 +66,26 @@ func FuzzParseMCPSkill(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseKept: a kept version it returns is one path segment, and names a SKILL.md
+// under the skill's own "@VERSION/" path, in a folder that is a valid skill name (so the archive URL built from
+// it stays under the skill's), with a digest.
+func FuzzParseKept(f *testing.F) {
+	for _, s := range []string{`[{"version":"1.0.0","uri":"skill://a/b/@1.0.0/b/SKILL.md","digest":"sha256:` + strings.Repeat("0", 64) + `"}]`,
+		`[{"version":"1.0.0","uri":"skill://a/b/@1.0.0/../../x/SKILL.md","digest":"sha256:00"}]`, `{}`, `[1]`, `[{"version":"/"}]`, ``} {
+		f.Add(s)
+	}
+	const uri = "skill://a/b/SKILL.md"
+	f.Fuzz(func(t *testing.T, s string) {
+		kept, err := parseKept(uri, gjson.Parse(s))
+		if err != nil {
+			return
+		}
+		for _, k := range kept {
+			rest, ok := strings.CutPrefix(k.URI, "skill://a/b/@"+k.Version+"/")
+			if !ok || strings.ContainsAny(k.Version, "/%") || k.Version == "." || k.Version == ".." || !ValidName(versionName(k)) || rest != versionName(k)+"/SKILL.md" || !ValidDigest(k.Digest) {
+				t.Fatalf("%s: kept %+v", s, k)
+			}
+		}
+	})
+}

@@ -218,6 +218,9 @@ func (v *verifier) rpcHeader(ctx context.Context, endpoint *url.URL, s session, 
 			return gjson.Result{}, nil, fmt.Errorf("%s: %v", method, err)
 		}
 	}
+	if resp.status != 200 && resp.failure == wire.FailAuth.Name {
+		return gjson.Result{}, nil, fmt.Errorf("%s: %s: %s", method, statusText(resp.status), authRefused)
+	}
 	// A JSON-RPC error says more than the status, so read the body of any status.
 	if gjson.ValidBytes(body) {
 		m := gjson.ParseBytes(body)
@@ -232,9 +235,6 @@ func (v *verifier) rpcHeader(ctx context.Context, endpoint *url.URL, s session, 
 		}
 	}
 	if resp.status != 200 {
-		if resp.failure == wire.FailAuth.Name {
-			return gjson.Result{}, nil, fmt.Errorf("%s: %s: %s", method, statusText(resp.status), authRefused)
-		}
 		return gjson.Result{}, nil, &rpcError{method: method, status: resp.status}
 	}
 	return gjson.Result{}, nil, fmt.Errorf("%s: the response is not a JSON-RPC result", method)

@@ -7,7 +7,10 @@
 // checks its SHA-256 against the index, unpacks archives in memory (catalog/archive, which
 // refuses traversal, links, devices and bombs), and then checks that the files are
 // exactly those the MCP manifest (skills/list on <base>/mcp, protocol 2026-07-28)
-// announces, with the same digests and sizes. If the deployment also publishes the v0.1.0
+// announces, with the same digests and sizes. A catalog that keeps versions lists each
+// skill's kept versions in the _meta of its SKILL.md in resources/list: each version's
+// archive (/.well-known/agent-skills/NAME/@VERSION/VNAME.tar.gz) is downloaded and held to
+// the version's manifest digest (versions.go). If the deployment also publishes the v0.1.0
 // index (/.well-known/skills/index.json), its files are fetched and checked the same way.
 //
 // Nothing is ever written to disk, and nothing fetched is run.
@@ -110,7 +113,10 @@ type SkillReport struct {
 	URL  string // the resolved artifact URL ("" if the entry has none)
 	// Files is how many files the artifact holds: 1 for a SKILL.md, the regular files of
 	// an archive; 0 if it could not be read.
-	Files    int
+	Files int
+	// Versions is how many of its kept versions (PROTOCOL.md#versions) verified: each
+	// version's archive, held to the manifest digest the MCP resources/list gives.
+	Versions int
 	Problems []string
 }
 
@@ -252,6 +258,10 @@ func (v *verifier) run(ctx context.Context) {
 		return
 	}
 	v.crossCheckMCP(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	v.checkVersions(ctx)
 	if ctx.Err() != nil {
 		return
 	}

@@ -42,8 +42,11 @@ type fake struct {
 	sse    bool             // answer skills/list as a server-sent event
 	loop   bool             // answer every skills/list page with nextCursor "p0"
 	token  string           // when set, every request must carry "Authorization: Bearer token" (else 401)
-	mu     sync.Mutex
-	log    []string // the paths requested
+	// kept is, by the URI of a skills/list entry, the _meta[MetaVersions] of its SKILL.md
+	// in resources/list; nil for a server without resources/list (-32601).
+	kept map[string][]any
+	mu   sync.Mutex
+	log  []string // the paths requested
 }
 
 var (
@@ -199,6 +202,18 @@ func (d *fake) serveMCP(w http.ResponseWriter, r *http.Request) {
 		!meta.Get(`io\.modelcontextprotocol/clientCapabilities`).IsObject() {
 		d.t.Errorf("bad MCP request: %v %s", r.Header, body)
 		http.Error(w, "bad request", 400)
+		return
+	}
+	if msg.Get("method").Str == "resources/list" && d.kept != nil {
+		var list []any
+		for _, e := range d.mcp {
+			r := map[string]any{"uri": e["uri"], "name": "SKILL.md"}
+			if k, ok := d.kept[e["uri"].(string)]; ok {
+				r["_meta"] = map[string]any{MetaVersions: k}
+			}
+			list = append(list, r)
+		}
+		d.writeJSON(w, r, map[string]any{"jsonrpc": "2.0", "id": msg.Get("id").Value(), "result": map[string]any{"resources": list}})
 		return
 	}
 	if msg.Get("method").Str != "skills/list" {
@@ -832,4 +847,111 @@ func TestVerifyAuthRefused(t *testing.T) {
 			t.Fatalf("%s\nwant %s", allProblems(rep), want)
 		}
 	})
+}
+
+// keptVersion serves files as the archive of version ver of refunds (its name in that
+// version vname) and returns its _meta entry, with digest as the manifest digest ("" for
+// that of files).
+func (d *fake) keptVersion(t *testing.T, ver, vname, digest string, files []archive.Entry) map[string]any {
+	d.serve("/.well-known/agent-skills/refunds/@"+ver+"/"+vname+".tar.gz", "application/gzip", tarGz(t, files))
+	if digest == "" {
+		var fs []archive.File
+		for _, f := range files {
+			fs = append(fs, archive.File{Name: f.Name, Data: f.Data})
+		}
+		digest = ManifestDigest(fs)
+	}
+	return map[string]any{"version": ver, "uri": "skill://acme/billing/refunds/@" + ver + "/" + vname + "/SKILL.md", "digest": digest}
+}
+
+// TestVerifyKeptVersions: the kept versions resources/list gives in _meta are each
+// downloaded from their well-known @VERSION path and held to their manifest digest and
+// name; the newest to the latest files; a malformed entry is a problem, and nothing it
+// names is fetched.
+func TestVerifyKeptVersions(t *testing.T) {
+	old := []archive.Entry{{Name: "SKILL.md", Data: []byte("---\nname: refunds\ndescription: Older.\n---\n")}, {Name: "a.md", Data: []byte("a\n")}}
+	renamed := []archive.Entry{{Name: "SKILL.md", Data: []byte("---\nname: payback\ndescription: Its old name.\n---\n")}}
+	for _, c := range []struct {
+		name     string
+		kept     func(d *fake) []any
+		versions int    // verified
+		problem  string // "" for none
+		notAsked string // a path that must not be requested
+	}{
+		{"good", func(d *fake) []any {
+			return []any{d.keptVersion(t, "2.0.0", "refunds", "", refunds), d.keptVersion(t, "1.0.0", "refunds", "", old), d.keptVersion(t, "0.1.0", "payback", "", renamed)}
+		}, 3, "", ""},
+		{"no history", func(d *fake) []any { return nil }, 0, "", ""},
+		{"files not the digest", func(d *fake) []any {
+			return []any{d.keptVersion(t, "2.0.0", "refunds", "", refunds), d.keptVersion(t, "1.0.0", "refunds", manifestOfEntries(refunds), old)}
+		}, 1, "refunds/@1.0.0/refunds.tar.gz: version 1.0.0: the files' manifest digest sha256:", ""},
+		{"SKILL.md not the folder's name", func(d *fake) []any {
+			return []any{d.keptVersion(t, "2.0.0", "refunds", "", refunds), d.keptVersion(t, "0.1.0", "other", "", renamed)}
+		}, 1, `version 0.1.0: SKILL.md frontmatter name is "payback" (<nil>), not "other"`, ""},
+		{"newest not the latest", func(d *fake) []any {
+			return []any{d.keptVersion(t, "1.0.0", "refunds", "", old)}
+		}, 1, "version 1.0.0, the newest kept, has manifest digest", ""},
+		{"missing", func(d *fake) []any {
+			k := d.keptVersion(t, "2.0.0", "refunds", "", refunds)
+			delete(d.routes, "/.well-known/agent-skills/refunds/@2.0.0/refunds.tar.gz")
+			return []any{k}
+		}, 0, "version 2.0.0: HTTP 404 Not Found", ""},
+		{"a name that climbs", func(d *fake) []any {
+			return []any{map[string]any{"version": "1.0.0", "uri": "skill://acme/billing/refunds/@1.0.0/../../x/SKILL.md", "digest": manifestOfEntries(old)}}
+		}, 0, "a kept version", "/.well-known/x.tar.gz"},
+		{"another skill's path", func(d *fake) []any {
+			return []any{map[string]any{"version": "1.0.0", "uri": "skill://greet/@1.0.0/greet/SKILL.md", "digest": manifestOfEntries(old)}}
+		}, 0, "a kept version", "/.well-known/agent-skills/refunds/@1.0.0/greet.tar.gz"},
+		{"a version that is not one segment", func(d *fake) []any {
+			return []any{map[string]any{"version": "1/../..", "uri": "skill://acme/billing/refunds/@1/../../refunds/SKILL.md", "digest": manifestOfEntries(old)}}
+		}, 0, "a kept version", "/.well-known/agent-skills/refunds/@1/../../refunds.tar.gz"},
+		{"a URI that is not a SKILL.md", func(d *fake) []any {
+			k := d.keptVersion(t, "1.0.0", "refunds", "", old)
+			k["uri"] = "skill://acme/billing/refunds/@1.0.0/refunds"
+			return []any{k}
+		}, 0, "a kept version", "/.well-known/agent-skills/refunds/@1.0.0/refunds.tar.gz"},
+		{"no SKILL.md", func(d *fake) []any {
+			return []any{d.keptVersion(t, "2.0.0", "refunds", "", refunds), d.keptVersion(t, "1.0.0", "refunds", "", old[1:])}
+		}, 1, "version 1.0.0: the archive has no SKILL.md", ""},
+		{"no digest", func(d *fake) []any {
+			return []any{map[string]any{"version": "1.0.0", "uri": "skill://acme/billing/refunds/@1.0.0/refunds/SKILL.md", "digest": "md5:00"}}
+		}, 0, "a kept version", "/.well-known/agent-skills/refunds/@1.0.0/refunds.tar.gz"},
+		{"an entry not an object", func(d *fake) []any { return []any{"x"} }, 0, "a kept version \"x\"", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newFake(t)
+			d.kept = map[string][]any{}
+			if k := c.kept(d); k != nil {
+				d.kept["skill://acme/billing/refunds/SKILL.md"] = k
+			}
+			_, rep := run(t, d, nil)
+			var got *SkillReport
+			for i := range rep.Skills {
+				if rep.Skills[i].Name == "refunds" {
+					got = &rep.Skills[i]
+				}
+			}
+			if got == nil || got.Versions != c.versions {
+				t.Errorf("refunds: %+v, want %d versions verified", got, c.versions)
+			}
+			switch all := allProblems(rep); {
+			case c.problem == "" && all != "":
+				t.Errorf("problems:\n%s", all)
+			case c.problem != "" && (!strings.Contains(all, c.problem) || strings.Count(all, "\n") != 1):
+				t.Errorf("problems:\n%s\nwant one with %q", all, c.problem)
+			}
+			if c.notAsked != "" && d.requested(c.notAsked) {
+				t.Errorf("%s was requested", c.notAsked)
+			}
+		})
+	}
+}
+
+// manifestOfEntries is the ManifestDigest of archive entries.
+func manifestOfEntries(es []archive.Entry) string {
+	var fs []archive.File
+	for _, e := range es {
+		fs = append(fs, archive.File{Name: e.Name, Data: e.Data})
+	}
+	return ManifestDigest(fs)
 }
