@@ -107,21 +107,7 @@ func TestVerifyVersions(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, b)
 	}
 	base := strings.TrimSuffix(serve(t, out), "/mcp")
-	got, err := exec.Command(bin, "verify", base, "--allow-http-loopback").CombinedOutput()
-	if err != nil {
-		t.Fatalf("verify: %v\n%s", err, got)
-	}
-	for uri, versions := range versionsWant {
-		name := strings.TrimSuffix(uri, "/SKILL.md")
-		name = name[strings.LastIndex(name, "/")+1:]
-		n := fmt.Sprint(len(versions), " versions)")
-		if len(versions) == 1 {
-			n = "1 version)"
-		}
-		if !regexp.MustCompile(`(?m)^ok  ` + name + `  \(\d+ files?, ` + regexp.QuoteMeta(n) + `$`).Match(got) {
-			t.Errorf("verify does not say %s's %d versions verified:\n%s", name, len(versions), got)
-		}
-	}
+	checkVerifyVersions(t, bin, base)
 
 	archiveURL := base + "/.well-known/agent-skills/alpha/@1.0.0/alpha.tar.gz"
 	resp, err := http.Get(archiveURL)
@@ -146,7 +132,7 @@ func TestVerifyVersions(t *testing.T) {
 	// A new server: the first may hold the object in its cache.
 	base = strings.TrimSuffix(serve(t, out), "/mcp")
 	archiveURL = base + "/.well-known/agent-skills/alpha/@1.0.0/alpha.tar.gz"
-	got, err = exec.Command(bin, "verify", base, "--allow-http-loopback").CombinedOutput()
+	got, err := exec.Command(bin, "verify", base, "--allow-http-loopback").CombinedOutput()
 	var fails []string
 	for _, l := range strings.Split(string(got), "\n") {
 		if strings.HasPrefix(l, "FAIL ") {
@@ -155,5 +141,27 @@ func TestVerifyVersions(t *testing.T) {
 	}
 	if err == nil || len(fails) != 1 || !strings.HasPrefix(fails[0], "FAIL alpha: "+archiveURL+": version 1.0.0: ") {
 		t.Fatalf("verify of a store with alpha@1.0.0's archive changed: %v\n%s", err, got)
+	}
+}
+
+// checkVerifyVersions runs `skilledge verify` against base, a deployment of the versions
+// repository (versionsCommits): it must pass, each skill's line counting the versions
+// versionsWant gives it.
+func checkVerifyVersions(t *testing.T, bin, base string) {
+	t.Helper()
+	got, err := exec.Command(bin, "verify", base, "--allow-http-loopback").CombinedOutput()
+	if err != nil {
+		t.Fatalf("verify: %v\n%s", err, got)
+	}
+	for uri, versions := range versionsWant {
+		name := strings.TrimSuffix(uri, "/SKILL.md")
+		name = name[strings.LastIndex(name, "/")+1:]
+		n := fmt.Sprint(len(versions), " versions)")
+		if len(versions) == 1 {
+			n = "1 version)"
+		}
+		if !regexp.MustCompile(`(?m)^ok  ` + name + `  \(\d+ files?, ` + regexp.QuoteMeta(n) + `$`).Match(got) {
+			t.Errorf("verify does not say %s's %d versions verified:\n%s", name, len(versions), got)
+		}
 	}
 }

@@ -514,9 +514,9 @@ func versionHosts(t *testing.T, f *versionsFixture) []privateServer {
 // _meta names; skills/get {name, version} gives that version, and an unknown version is
 // -32602 with data {name, version}. Over HTTP, every file of every older version is
 // served at its well-known version paths, and its archives hold its files. What was
-// removed, renamed or moved is not served at its old paths. The change feed is served as
-// JSON, as Atom and as skill://changes.json, and says what the history did
-// (checkVersionsFeed).
+// removed, renamed or moved is not served at its old paths. `skilledge verify` passes,
+// every kept version verified. The change feed is served as JSON, as Atom and as
+// skill://changes.json, and says what the history did (checkVersionsFeed).
 func TestVersionsServed(t *testing.T) {
 	f := versionsFixtureOf(t)
 	if !strings.Contains(f.d.output, "skilledge: history: 5 older versions of 3 skills kept (at most 10 a skill) from 9 commits") {
@@ -529,6 +529,13 @@ func TestVersionsServed(t *testing.T) {
 				t.Run(era, func(t *testing.T) { checkVersionsMCP(t, newSession(t, h.base+"/mcp", era)) })
 			}
 			t.Run("well-known", func(t *testing.T) { checkVersionsWellKnown(t, h.base, newSession(t, h.base+"/mcp", "legacy")) })
+			t.Run("verify", func(t *testing.T) {
+				bin, err := cliBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkVerifyVersions(t, bin, h.base)
+			})
 			t.Run("changes", func(t *testing.T) {
 				for _, c := range []struct{ path, ct string }{{"/changes.json", "application/json"}, {"/changes.atom", "application/atom+xml; charset=utf-8"}} {
 					st, hdr, body := httpGet(t, h.base, c.path)
