@@ -1169,6 +1169,7 @@ func versionProbes(tools bool) []privateProbe {
 // Each caller's feed is its own: callers with the same view get the same bytes and ETag;
 // the reader's has its skills' changes, forecast's move out of finance/ as its arrival,
 // the finance caller's the ledger's and the move; neither has a commit or a subject.
+// `skilledge verify` passes as either caller, the reader's naming nothing of the ledger.
 func TestVersionsPrivateLeaks(t *testing.T) {
 	f, err := versionsPrivateSetup()
 	if err != nil {
@@ -1210,6 +1211,29 @@ func TestVersionsPrivateLeaks(t *testing.T) {
 		n := map[string]int{"skill://public/SKILL.md": 2, "skill://tools/forecast/SKILL.md": 1}[res.Get("uri").Str]
 		if got := len(res.Get("_meta." + metaVersions).Array()); n > 0 && got != n {
 			t.Errorf("the reader is given %d versions of %s, want %d: %s", got, res.Get("uri").Str, n, res.Raw)
+		}
+	}
+
+	// skilledge verify, as each caller: every surface is filtered alike, so the reader's
+	// verifies and names nothing of the ledger, and the finance caller's verifies the
+	// ledger's versions too.
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range servers {
+		out, err := exec.Command(bin, "verify", srv.base, "--allow-http-loopback", "--token", strings.TrimPrefix(reader, "Bearer ")).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "ok  public  (") {
+			t.Errorf("%s: verify as the reader: %v\n%s", srv.name, err, out)
+		}
+		for _, w := range words {
+			if strings.Contains(string(out), w) {
+				t.Errorf("%s: verify as the reader says %q:\n%s", srv.name, w, out)
+			}
+		}
+		out, err = exec.Command(bin, "verify", srv.base, "--allow-http-loopback", "--token", strings.TrimPrefix(finance, "Bearer ")).CombinedOutput()
+		if err != nil || !regexp.MustCompile(`(?m)^ok  ledger  \(\d+ files?, 2 versions\)$`).Match(out) {
+			t.Errorf("%s: verify as the finance caller: %v\n%s", srv.name, err, out)
 		}
 	}
 
