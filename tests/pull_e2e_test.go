@@ -313,7 +313,8 @@ func TestPullVersionPin(t *testing.T) {
 
 // TestPullPrivate pulls from a private catalog the CLI serves with --auth, the key from
 // `skilledge key` given as SKILLEDGE_TOKEN: the skill is installed and the lock holds no
-// trace of the key; without it the pull fails, saying to pass one, and writes nothing.
+// trace of the key; without it the pull fails, saying to pass one, and writes nothing,
+// through the index and over MCP.
 func TestPullPrivate(t *testing.T) {
 	base, key := servePrivateGreet(t)
 	dir := t.TempDir()
@@ -323,6 +324,11 @@ func TestPullPrivate(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("a refused pull wrote %d entries", len(ents))
+	}
+	// Over MCP alike: the 401's JSON-RPC error is read, and its status still said.
+	code, msg = pullCLI(t, []string{"SKILLEDGE_TOKEN="}, "pull", base+"/mcp", dir, "--allow-http-loopback")
+	if code != 1 || !strings.Contains(msg, "--token") {
+		t.Fatalf("pull over MCP without the key: %d\n%s", code, msg)
 	}
 	code, msg = pullCLI(t, []string{"SKILLEDGE_TOKEN=" + key}, "pull", base, dir, "--allow-http-loopback")
 	if code != 0 || !strings.Contains(msg, "1 installed") {

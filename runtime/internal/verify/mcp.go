@@ -225,7 +225,7 @@ func (v *verifier) rpcHeader(ctx context.Context, endpoint *url.URL, s session, 
 	if gjson.ValidBytes(body) {
 		m := gjson.ParseBytes(body)
 		if e := m.Get("error"); e.Exists() {
-			return gjson.Result{}, nil, &rpcError{method: method, code: e.Get("code").Raw, message: e.Get("message").Str}
+			return gjson.Result{}, nil, &rpcError{method: method, code: e.Get("code").Raw, message: e.Get("message").Str, status: resp.status}
 		}
 		if r := m.Get("result"); resp.status == 200 && r.IsObject() {
 			if got := m.Get("id"); got.Type != gjson.Number || got.Int() != int64(id) {
@@ -242,13 +242,18 @@ func (v *verifier) rpcHeader(ctx context.Context, endpoint *url.URL, s session, 
 
 // rpcError is a JSON-RPC error answer, or a status other than 200 without one.
 type rpcError struct {
-	method, code, message string
-	status                int // when there is no JSON-RPC error
+	method, code, message string // code is "" when there is no JSON-RPC error
+	status                int    // the HTTP status it came with
 }
 
+// Error names the status when it is not 200 (a 401 says a credential is wanted), then
+// the JSON-RPC error, if any.
 func (e *rpcError) Error() string {
-	if e.code == "" {
+	switch {
+	case e.code == "":
 		return fmt.Sprintf("%s: %s", e.method, statusText(e.status))
+	case e.status != 200:
+		return fmt.Sprintf("%s: %s: error %s: %s", e.method, statusText(e.status), e.code, e.message)
 	}
 	return fmt.Sprintf("%s: error %s: %s", e.method, e.code, e.message)
 }
