@@ -60,8 +60,9 @@ func (v *verifier) listKept(ctx context.Context, endpoint *url.URL) (map[string]
 }
 
 // parseKept reads the kept versions of the latest SKILL.md at uri: each must be a
-// version name that stands in a URI path segment as it is (catalog.ValidVersion), the URI of a SKILL.md under the skill's own "@VERSION/" path whose
-// folder is a valid skill name, and a digest.
+// version name that stands in a URI path segment as it is (catalog.ValidVersion), the URI
+// of a SKILL.md under the skill's own "@VERSION/" path whose folder is a valid skill
+// name, and a digest.
 func parseKept(uri string, list gjson.Result) ([]Version, error) {
 	if !list.Exists() {
 		return nil, nil
