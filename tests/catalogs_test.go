@@ -60,6 +60,23 @@ func writeIncompressibleCatalog(dir string) (int64, error) {
 	return total, nil
 }
 
+// proseWords are the vocabulary of generated text (prose).
+var proseWords = strings.Fields("the skill reads a file writes output checks each value before it continues when the user asks for a report chart table document slide sheet font schema element attribute type sequence choice minOccurs maxOccurs name ref base restriction extension")
+
+// prose is about n bytes of generated lines from rnd, each starting with prefix.
+func prose(rnd *rand.Rand, n int, prefix string) []byte {
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString(prefix)
+		for range 8 + rnd.IntN(8) {
+			b.WriteString(proseWords[rnd.IntN(len(proseWords))])
+			b.WriteByte(' ')
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
+}
+
 // writeRealisticCatalog writes into dir a catalog shaped like a popular public skills
 // repository (16 skills, about 340 files, about 11 MB): markdown instructions and
 // references, Python scripts, XML schemas that three skills ship identically, and fonts
@@ -71,36 +88,23 @@ func writeRealisticCatalog(dir string) (int64, error) {
 		total += int64(len(data))
 		return writeFile(filepath.Join(dir, filepath.FromSlash(rel)), data)
 	}
-	words := strings.Fields("the skill reads a file writes output checks each value before it continues when the user asks for a report chart table document slide sheet font schema element attribute type sequence choice minOccurs maxOccurs name ref base restriction extension")
-	text := func(n int, prefix string) []byte {
-		var b strings.Builder
-		for b.Len() < n {
-			b.WriteString(prefix)
-			for range 8 + rnd.IntN(8) {
-				b.WriteString(words[rnd.IntN(len(words))])
-				b.WriteByte(' ')
-			}
-			b.WriteString("\n")
-		}
-		return []byte(b.String())
-	}
 	schemas := map[string][]byte{}
 	for i := range 38 {
-		schemas[fmt.Sprintf("schemas/ooxml/part-%02d.xsd", i)] = text(20<<10+rnd.IntN(40<<10), `  <xsd:element name="x" type="`)
+		schemas[fmt.Sprintf("schemas/ooxml/part-%02d.xsd", i)] = prose(rnd, 20<<10+rnd.IntN(40<<10), `  <xsd:element name="x" type="`)
 	}
 	for i := range 16 {
 		name := fmt.Sprintf("skill-%02d", i)
 		md := fmt.Sprintf("---\nname: %s\ndescription: Generated skill %d, which works with documents, charts and fonts; use it when the user asks for one.\nlicense: Apache-2.0\n---\n\n", name, i)
-		if err := write(name+"/SKILL.md", append([]byte(md), text(4<<10+rnd.IntN(12<<10), "- ")...)); err != nil {
+		if err := write(name+"/SKILL.md", append([]byte(md), prose(rnd, 4<<10+rnd.IntN(12<<10), "- ")...)); err != nil {
 			return 0, err
 		}
 		for k := range 4 + rnd.IntN(4) {
-			if err := write(fmt.Sprintf("%s/reference/topic-%d.md", name, k), text(2<<10+rnd.IntN(20<<10), "")); err != nil {
+			if err := write(fmt.Sprintf("%s/reference/topic-%d.md", name, k), prose(rnd, 2<<10+rnd.IntN(20<<10), "")); err != nil {
 				return 0, err
 			}
 		}
 		for k := range 2 + rnd.IntN(4) {
-			if err := write(fmt.Sprintf("%s/scripts/tool_%d.py", name, k), text(1<<10+rnd.IntN(10<<10), "    ")); err != nil {
+			if err := write(fmt.Sprintf("%s/scripts/tool_%d.py", name, k), prose(rnd, 1<<10+rnd.IntN(10<<10), "    ")); err != nil {
 				return 0, err
 			}
 		}

@@ -72,23 +72,6 @@ type versionedRepo struct {
 	versioned, hot         []string
 }
 
-// words are the vocabulary of generated edits (writeRealisticCatalog's).
-var versionWords = strings.Fields("the skill reads a file writes output checks each value before it continues when the user asks for a report chart table document slide sheet font schema element attribute type sequence choice minOccurs maxOccurs name ref base restriction extension")
-
-// prose is about n bytes of generated lines, each starting with prefix.
-func prose(rnd *rand.Rand, n int, prefix string) []byte {
-	var b strings.Builder
-	for b.Len() < n {
-		b.WriteString(prefix)
-		for range 8 + rnd.IntN(8) {
-			b.WriteString(versionWords[rnd.IntN(len(versionWords))])
-			b.WriteByte(' ')
-		}
-		b.WriteString("\n")
-	}
-	return []byte(b.String())
-}
-
 // editLines replaces one line of b at or after line from with a generated one and, every
 // other time, appends a few lines: an edit as a person makes one.
 func editLines(rnd *rand.Rand, b []byte, from int, prefix string) []byte {
