@@ -464,10 +464,19 @@ func directoryFiles(t *testing.T, s *mcpSession, uri string) []string {
 	return out
 }
 
-// httpGet gets base+path and returns the status, the Content-Type and the body.
+// httpGet gets base+path, with the header fields given as name, value pairs, and returns
+// the status, the header and the body.
 func httpGet(t *testing.T, base, path string, fields ...string) (int, http.Header, []byte) {
 	t.Helper()
-	req, err := http.NewRequest("GET", base+path, nil)
+	resp, b := httpDo(t, "GET", base+path, fields...)
+	return resp.StatusCode, resp.Header, b
+}
+
+// httpDo sends a request of method to target without a body, with the header fields given
+// as name, value pairs, and returns the response and its whole body.
+func httpDo(t *testing.T, method, target string, fields ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, target, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +492,7 @@ func httpGet(t *testing.T, base, path string, fields ...string) (int, http.Heade
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, resp.Header, b
+	return resp, b
 }
 
 // versionHosts starts the versions deployment on `skilledge serve` (its build output),

@@ -3,7 +3,6 @@
 package tests
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,23 +17,7 @@ import (
 func TestWellKnownServed(t *testing.T) {
 	base := strings.TrimSuffix(serve(t), "/mcp")
 	get := func(method, path string, header ...string) (*http.Response, []byte) {
-		req, err := http.NewRequest(method, base+path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp, body
+		return httpDo(t, method, base+path, header...)
 	}
 	expect := func(path string, resp *http.Response, status int, contentType string) {
 		t.Helper()
