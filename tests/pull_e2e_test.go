@@ -109,17 +109,15 @@ func pulledSkills(t *testing.T, dir string) map[string]map[string]string {
 // another change fails without touching DIR; a locally edited file stops the update.
 func TestPullServe(t *testing.T) {
 	src := t.TempDir()
-	for rel, data := range map[string]string{
+	if err := writeFiles(src, map[string]string{
 		"team/alpha/SKILL.md":       "---\nname: alpha\ndescription: Alpha.\nversion: 1.0.0\n---\nAlpha.\n",
 		"team/alpha/scripts/run.sh": "echo alpha\n",
 		"team/alpha/reference/a.md": "# A\n",
 		"beta/SKILL.md":             "---\nname: beta\ndescription: Beta.\n---\nBeta.\n",
 		"gamma/SKILL.md":            "---\nname: gamma\ndescription: Gamma.\n---\nGamma.\n",
 		"gamma/templates/t.json":    "{}\n",
-	} {
-		if err := writeFile(filepath.Join(src, rel), []byte(data)); err != nil {
-			t.Fatal(err)
-		}
+	}); err != nil {
+		t.Fatal(err)
 	}
 	base := strings.TrimSuffix(serve(t, src, "--watch"), "/mcp")
 	dir := filepath.Join(t.TempDir(), ".claude", "skills")
@@ -526,14 +524,12 @@ func TestPullPath(t *testing.T) {
 // answers 304 to the ETags the lock keeps).
 func TestPullServeV01(t *testing.T) {
 	src := t.TempDir()
-	for rel, data := range map[string]string{
+	if err := writeFiles(src, map[string]string{
 		"team/alpha/SKILL.md":       "---\nname: alpha\ndescription: Alpha.\nversion: 1.0.0\n---\nAlpha.\n",
 		"team/alpha/scripts/run.sh": "echo alpha\n",
 		"beta/SKILL.md":             "---\nname: beta\ndescription: Beta.\n---\nBeta.\n",
-	} {
-		if err := writeFile(filepath.Join(src, rel), []byte(data)); err != nil {
-			t.Fatal(err)
-		}
+	}); err != nil {
+		t.Fatal(err)
 	}
 	base := strings.TrimSuffix(serve(t, src), "/mcp")
 	dir := t.TempDir()
