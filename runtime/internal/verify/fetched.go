@@ -186,10 +186,6 @@ func listedVersion(e gjson.Result, paths ...string) string {
 	return ""
 }
 
-// MetaVersions is the _meta member of a latest skill's kept versions
-// (PROTOCOL.md#versions).
-const MetaVersions = "io.github.skilledge/versions"
-
 // Version is one kept version of a skill, as _meta[MetaVersions] lists it.
 type Version struct {
 	Version string // its name
@@ -221,17 +217,21 @@ func manifestOfInfo(files map[string]fileInfo) string {
 // manifestLine is one file of a manifest: its path and the hex of its SHA-256.
 type manifestLine struct{ path, hex string }
 
+// manifestOrder orders a skill's file paths as its manifest lists them: SKILL.md first,
+// then by path.
+func manifestOrder(a, b string) int {
+	if (a == "SKILL.md") != (b == "SKILL.md") {
+		if a == "SKILL.md" {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
 // manifestOf is the manifest digest of lines (ManifestDigest), which it sorts.
 func manifestOf(lines []manifestLine) string {
-	slices.SortFunc(lines, func(a, b manifestLine) int {
-		if (a.path == "SKILL.md") != (b.path == "SKILL.md") {
-			if a.path == "SKILL.md" {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.path, b.path)
-	})
+	slices.SortFunc(lines, func(a, b manifestLine) int { return manifestOrder(a.path, b.path) })
 	h := sha256.New()
 	for _, l := range lines {
 		fmt.Fprintf(h, "%s  %s\n", l.hex, l.path)

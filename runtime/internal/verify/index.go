@@ -208,7 +208,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	}
 	limit := v.lim.MaxBytes
 	if typ.Str == "archive" {
-		limit += int64(v.lim.MaxEntries)*1024 + 64<<10
+		limit = v.archiveLimit()
 	}
 	resp, err := v.get(ctx, u, "*/*", v.outside, limit)
 	if err != nil {
@@ -285,6 +285,12 @@ func (v *verifier) resolve(indexURL *url.URL, ref string) (*url.URL, string) {
 		return u, why
 	}
 	return u, ""
+}
+
+// archiveLimit bounds an archive download: MaxBytes of files, 1 KiB of headers per entry
+// and 64 KiB more (Options.Limits).
+func (v *verifier) archiveLimit() int64 {
+	return v.lim.MaxBytes + int64(v.lim.MaxEntries)*1024 + 64<<10
 }
 
 // unpack reads an archive in memory. The format comes from the Content-Type, or from the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -182,56 +183,24 @@ func (v *verifier) mcpListed(e gjson.Result) (Fetched, []listedFile, error) {
 	if len(m.files) > v.lim.MaxEntries {
 		return Fetched{}, nil, fmt.Errorf("%s: %d files, over the limit of %d", m.uri, len(m.files), v.lim.MaxEntries)
 	}
+	// Each file is read by the URI the server listed (parseMCPSkill took every one, and
+	// none twice).
 	root := strings.TrimSuffix(m.uri, "SKILL.md")
 	var files []listedFile
 	var total int64
-	for rel, info := range m.files {
-		total += info.size
-		files = append(files, listedFile{path: rel, uri: root + escapePath(rel), info: info})
+	for _, r := range e.Get("resources").Array() {
+		uri := r.Get("uri").Str
+		rel, _ := url.PathUnescape(strings.TrimPrefix(uri, root))
+		total += m.files[rel].size
+		files = append(files, listedFile{path: rel, uri: uri, info: m.files[rel]})
 	}
 	if total > v.lim.MaxBytes {
 		return Fetched{}, nil, fmt.Errorf("%s: the files hold %d bytes, over the limit of %d", m.uri, total, v.lim.MaxBytes)
 	}
-	// The listed URIs are what the server named; read each by the URI it listed.
-	for _, r := range e.Get("resources").Array() {
-		rel, _ := url.PathUnescape(strings.TrimPrefix(r.Get("uri").Str, root))
-		for i := range files {
-			if files[i].path == rel {
-				files[i].uri = r.Get("uri").Str
-			}
-		}
-	}
-	sort.Slice(files, func(i, j int) bool {
-		if (files[i].path == "SKILL.md") != (files[j].path == "SKILL.md") {
-			return files[i].path == "SKILL.md"
-		}
-		return files[i].path < files[j].path
-	})
-	f := Fetched{Name: name.Str, Path: path, URL: m.uri, Digest: manifestOfListed(files), Kind: DigestManifest,
+	slices.SortFunc(files, func(a, b listedFile) int { return manifestOrder(a.path, b.path) })
+	f := Fetched{Name: name.Str, Path: path, URL: m.uri, Digest: manifestOfInfo(m.files), Kind: DigestManifest,
 		Version: listedVersion(e, "version", "frontmatter.version", "frontmatter.metadata.version")}
 	return f, files, nil
-}
-
-// manifestOfListed is the manifest digest of listed files (sorted as ManifestDigest
-// sorts), from their listed digests.
-func manifestOfListed(files []listedFile) string {
-	var b strings.Builder
-	for _, f := range files {
-		b.WriteString(strings.TrimPrefix(f.info.digest, "sha256:"))
-		b.WriteString("  ")
-		b.WriteString(f.path)
-		b.WriteString("\n")
-	}
-	return DigestOf([]byte(b.String()))
-}
-
-// escapePath escapes each segment of a "/"-separated path for a URI.
-func escapePath(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return strings.Join(segs, "/")
 }
 
 // readFiles reads the files of f with resources/read, at most readers at once, each

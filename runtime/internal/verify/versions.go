@@ -13,6 +13,10 @@ import (
 	"github.com/skilledge/skilledge/catalog/archive"
 )
 
+// MetaVersions is the _meta member of a latest skill's kept versions
+// (PROTOCOL.md#versions).
+const MetaVersions = catalog.MetaVersions
+
 // keptEntry is what the MCP resources/list says of one latest SKILL.md: its kept
 // versions, newest first, or why they cannot be read.
 type keptEntry struct {
@@ -97,11 +101,11 @@ func versionName(k Version) string {
 // the archive's URL and bytes with them; the URL also with an error, when it got as far.
 func (v *verifier) versionFiles(ctx context.Context, name string, k Version) ([]archive.File, *url.URL, []byte, error) {
 	vname := versionName(k)
-	u := v.withPath(strings.TrimSuffix(IndexPath, "index.json") + name + "/@" + url.PathEscape(k.Version) + "/" + vname + ".tar.gz")
+	u := v.withPath(catalog.AgentSkillsPrefix + catalog.VersionPath(name, k.Version, vname) + catalog.ArchiveTarGz)
 	if why := v.outside(u); why != "" {
 		return nil, u, nil, errors.New(why)
 	}
-	resp, err := v.get(ctx, u, "*/*", v.outside, v.lim.MaxBytes+int64(v.lim.MaxEntries)*1024+64<<10)
+	resp, err := v.get(ctx, u, "*/*", v.outside, v.archiveLimit())
 	if err != nil {
 		return nil, u, nil, err
 	}
