@@ -80,8 +80,8 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 			}
 			f, ok := now[l.Name]
 			from := l.Artifact
-			if f.Kind == verify.DigestManifest || f.Kind == verify.DigestUnpublished {
-				from = l.Manifest
+			if l.Unverified || f.Kind == verify.DigestManifest || f.Kind == verify.DigestUnpublished {
+				from = l.Manifest // an unverified skill has no artifact digest
 			}
 			switch {
 			case !ok:

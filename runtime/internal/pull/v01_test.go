@@ -186,6 +186,19 @@ func TestPullV01(t *testing.T) {
 	if got := tree(t, dir); !reflect.DeepEqual(got, before) {
 		t.Errorf("the frozen pull changed the folder")
 	}
+	// A skill no longer served is outdated as removed, from the digest the lock holds
+	// (an unverified skill's manifest digest: it has no artifact digest).
+	srv.mu.Lock()
+	delete(srv.skills, "beta")
+	srv.mu.Unlock()
+	lock, err = ReadLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = CheckOutdated(context.Background(), dir, loopback())
+	if err != nil || len(out) != 1 || !out[0].Removed || out[0].FromDigest == "" || out[0].FromDigest != lock.find("beta").Manifest {
+		t.Errorf("outdated after beta's removal: %+v %v", out, err)
+	}
 }
 
 // TestPullIndexFlag: Index forces one well-known index.
