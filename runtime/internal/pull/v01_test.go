@@ -362,3 +362,24 @@ func TestPullV01ETags(t *testing.T) {
 		})
 	}
 }
+
+// TestPullV01ListingTwice: a v0.1.0 listing that names a file twice, in place of another
+// (as many names as the lock's ETags, each answered 304), is not taken as unchanged: it
+// is refused as it is without ETags, and nothing is written.
+func TestPullV01ListingTwice(t *testing.T) {
+	srv := newV01Server(t, testCatalog())
+	dir := t.TempDir()
+	if _, err := Pull(context.Background(), srv.URL, dir, loopback()); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, dir)
+	srv.mu.Lock()
+	srv.list["alpha"] = []any{"SKILL.md", "SKILL.md", "scripts/run.sh"}
+	srv.mu.Unlock()
+	if _, err := Pull(context.Background(), srv.URL, dir, loopback()); err == nil || !strings.Contains(err.Error(), `lists the file "SKILL.md" twice`) {
+		t.Errorf("pull of a listing naming SKILL.md twice: %v", err)
+	}
+	if got := tree(t, dir); !reflect.DeepEqual(got, before) {
+		t.Errorf("the refused pull changed the folder")
+	}
+}

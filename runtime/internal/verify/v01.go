@@ -267,17 +267,19 @@ func ValidETag(s string) bool {
 
 // v01NotModified asks for each file of list, under dir, with If-None-Match its ETag in
 // etags, and reports whether every answer is 304 Not Modified: the files the caller
-// holds are the ones served. No body is read: any other answer is false. A server that
+// holds are the ones served. list must name each file of etags once. No body is read: any other answer is false. A server that
 // lies keeps the caller's files as they are, never writes any.
 func (v *verifier) v01NotModified(ctx context.Context, dir *url.URL, list []gjson.Result, etags map[string]string) bool {
 	if len(list) != len(etags) {
 		return false
 	}
+	seen := make(map[string]bool, len(list))
 	for _, f := range list {
 		tag, ok := etags[f.Str]
-		if f.Type != gjson.String || !ok || !ValidETag(tag) || v01FileProblem(f.Str) != "" {
+		if f.Type != gjson.String || !ok || seen[f.Str] || !ValidETag(tag) || v01FileProblem(f.Str) != "" {
 			return false
 		}
+		seen[f.Str] = true
 		fu := dir.ResolveReference(&url.URL{Path: f.Str})
 		if v.outside(fu) != "" {
 			return false
