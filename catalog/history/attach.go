@@ -231,7 +231,8 @@ func versionIn(p string) string {
 // version when no version has it (the name a commit will give it), else a name that says
 // the content is not committed: "uncommitted." and the first eight hex digits of its
 // manifest digest, after the frontmatter version and a "+" when it has one
-// ("1.2.0+uncommitted.3f2a9c1e"). A commit names such content otherwise (by its date, or
+// ("1.2.0+uncommitted.3f2a9c1e"), or that name alone when the two are not a version
+// name (catalog.ValidVersion). A commit names such content otherwise (by its date, or
 // the digest of its git objects), so no name of this kind is ever published.
 func uncommittedName(s *compile.Skill, digest string, vs []Version) string {
 	short := "uncommitted." + strings.TrimPrefix(digest, "sha256:")[:8]
@@ -241,10 +242,10 @@ func uncommittedName(s *compile.Skill, digest string, vs []Version) string {
 	}
 	for _, o := range vs {
 		if o.Name == v {
-			if strings.Contains(v, "+") {
-				return v + "." + short
+			if n := withBuild(v, short); catalog.ValidVersion(n) {
+				return n
 			}
-			return v + "+" + short
+			return short
 		}
 	}
 	return v

@@ -338,3 +338,30 @@ func TestAttachPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestUncommittedName: a latest skill whose content no version has is named by its
+// frontmatter version when no version has that name, else by that version with the build
+// metadata extended as a commit's forgotten bump is; a name that would not be a version
+// name (over 64 characters) is the short one alone.
+func TestUncommittedName(t *testing.T) {
+	const digest = "sha256:3f2a9c1e" + "00000000000000000000000000000000000000000000000000000000"
+	long := "1.0.0+" + strings.Repeat("b", 50)
+	for _, c := range []struct{ version, published, want string }{
+		{"", "", "uncommitted.3f2a9c1e"},
+		{"1.2.0", "1.1.0", "1.2.0"},
+		{"1.2.0", "1.2.0", "1.2.0+uncommitted.3f2a9c1e"},
+		{"1.2.0+build.1", "1.2.0+build.1", "1.2.0+build.1.uncommitted.3f2a9c1e"},
+		{long, long, "uncommitted.3f2a9c1e"},
+		{"1.0 beta", "", "uncommitted.3f2a9c1e"},
+	} {
+		s := &compile.Skill{Files: []*compile.File{{Path: "a/SKILL.md", Data: []byte(named("a", c.version, "x"))}}}
+		var vs []Version
+		if c.published != "" {
+			vs = []Version{{Name: c.published}}
+		}
+		got := uncommittedName(s, digest, vs)
+		if got != c.want || !catalog.ValidVersion(got) {
+			t.Errorf("uncommittedName(version %q, published %q) = %q, want %q", c.version, c.published, got, c.want)
+		}
+	}
+}

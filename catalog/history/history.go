@@ -344,10 +344,7 @@ func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs [
 		name = dated
 	}
 	if first, ok := used[name]; ok {
-		bumped := name + "+" + short
-		if strings.Contains(name, "+") {
-			bumped = name + "." + short // semver has one "+": extend the build metadata
-		}
+		bumped := withBuild(name, short)
 		if !catalog.ValidVersion(bumped) {
 			bumped = dated
 		}
@@ -444,6 +441,15 @@ func (r *reader) finish() {
 // content: two skills may once have held the same bytes).
 func trailHas(t *trail, v *Version) bool {
 	return slices.Contains(t.versions, v)
+}
+
+// withBuild is the version name with suffix added to its build metadata: after a "+",
+// or after its own "+" and a "." when it has one (semver has one "+").
+func withBuild(name, suffix string) string {
+	if strings.Contains(name, "+") {
+		return name + "." + suffix
+	}
+	return name + "+" + suffix
 }
 
 // skillFiles groups the folder's files by the skill they belong to: the directories that
