@@ -50,7 +50,6 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		at     string // the version path
 	}
 	var olders []older
-	var latest []*compile.Skill
 	for _, s := range c.Skills {
 		hs := h.Skill(s.Path)
 		var vs []Version
@@ -76,7 +75,6 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 			s.Version = uncommittedName(s, mine, vs)
 			s.Kept[0].Version = s.Version
 		}
-		latest = append(latest, s)
 		kept := 1 // the latest
 		for _, v := range vs {
 			if self != nil && v.Content == self.Content {
@@ -155,7 +153,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 	}
 	// The latest version is served at its version path too (with the skills nested in
 	// it), so that a pin to it outlives the next version.
-	for _, s := range latest {
+	for _, s := range c.Skills {
 		var tree []*compile.Skill
 		for _, n := range c.Skills {
 			if n == s || strings.HasPrefix(n.Path, s.Path+"/") {
