@@ -28,42 +28,20 @@ type mcpSkill struct {
 	bad   string              // why the entry cannot be compared, or ""
 }
 
-// listSkills fetches the whole MCP manifest, page by page, and returns the entries by
-// frontmatter name; those without a string name are under "".
+// listSkills fetches the whole MCP manifest (2026-07-28), page by page, and returns the
+// entries by frontmatter name; those without a string name are under "".
 func (v *verifier) listSkills(ctx context.Context, endpoint *url.URL) (map[string][]*mcpSkill, error) {
-	byName := make(map[string][]*mcpSkill)
-	seen := make(map[string]bool)
-	cursor := ""
-	for page := 1; ; page++ {
-		if page > maxPages {
-			return nil, fmt.Errorf("skills/list: more than %d pages", maxPages)
-		}
-		result, err := v.call(ctx, endpoint, page, "skills/list", cursor)
-		if err != nil {
-			return nil, err
-		}
-		skills := result.Get("skills")
-		if !skills.IsArray() {
-			return nil, errors.New("skills/list: the result has no \"skills\" array")
-		}
-		for _, e := range skills.Array() {
-			// An entry without a usable name is kept under "" (no skill name is empty).
-			name := e.Get("frontmatter.name")
-			byName[name.Str] = append(byName[name.Str], parseMCPSkill(e))
-		}
-		next := result.Get("nextCursor")
-		if !next.Exists() || next.Type == gjson.Null {
-			return byName, nil
-		}
-		if next.Type != gjson.String || next.Str == "" {
-			return nil, fmt.Errorf("skills/list: nextCursor %s is not a non-empty string", next.Raw)
-		}
-		if seen[next.Str] {
-			return nil, fmt.Errorf("skills/list: nextCursor %q came back: the listing loops", next.Str)
-		}
-		seen[next.Str] = true
-		cursor = next.Str
+	entries, err := v.listPages(ctx, endpoint, session{era: ProtocolVersion})
+	if err != nil {
+		return nil, err
 	}
+	byName := make(map[string][]*mcpSkill)
+	for _, e := range entries {
+		// An entry without a usable name is kept under "" (no skill name is empty).
+		name := e.Get("frontmatter.name")
+		byName[name.Str] = append(byName[name.Str], parseMCPSkill(e))
+	}
+	return byName, nil
 }
 
 // parseMCPSkill reads the uri and resources of a skills/list entry.

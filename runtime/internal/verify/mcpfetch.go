@@ -119,7 +119,8 @@ func (v *verifier) initialize(ctx context.Context, ep *url.URL) (session, error)
 	return s, nil
 }
 
-// listPages returns every skills/list entry, following nextCursor.
+// listPages returns every skills/list entry in session s, following nextCursor (at most
+// maxPages pages; a cursor that comes back is an error).
 func (v *verifier) listPages(ctx context.Context, ep *url.URL, s session) ([]gjson.Result, error) {
 	var out []gjson.Result
 	seen := map[string]bool{}
@@ -145,8 +146,11 @@ func (v *verifier) listPages(ctx context.Context, ep *url.URL, s session) ([]gjs
 		if !next.Exists() || next.Type == gjson.Null {
 			return out, nil
 		}
-		if next.Type != gjson.String || next.Str == "" || seen[next.Str] {
-			return nil, fmt.Errorf("skills/list: nextCursor %s is not a new non-empty string", next.Raw)
+		if next.Type != gjson.String || next.Str == "" {
+			return nil, fmt.Errorf("skills/list: nextCursor %s is not a non-empty string", next.Raw)
+		}
+		if seen[next.Str] {
+			return nil, fmt.Errorf("skills/list: nextCursor %q came back: the listing loops", next.Str)
 		}
 		seen[next.Str] = true
 		cursor = next.Str
