@@ -31,7 +31,7 @@ type mcpSkill struct {
 // listSkills fetches the whole MCP manifest (2026-07-28), page by page, and returns the
 // entries by frontmatter name; those without a string name are under "".
 func (v *verifier) listSkills(ctx context.Context, endpoint *url.URL) (map[string][]*mcpSkill, error) {
-	entries, err := v.listPages(ctx, endpoint, session{era: ProtocolVersion})
+	entries, err := v.listPages(ctx, endpoint, session{era: ProtocolVersion}, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -88,13 +88,13 @@ func (v *verifier) listAll(ctx context.Context, ep *url.URL, era string) (sessio
 			return s, nil, err
 		}
 	}
-	entries, err := v.listPages(ctx, ep, s)
+	entries, err := v.listPages(ctx, ep, s, 1)
 	var re *rpcError
 	if err != nil && era == "" && errors.As(err, &re) {
 		if s, err = v.initialize(ctx, ep); err != nil {
 			return s, nil, err
 		}
-		entries, err = v.listPages(ctx, ep, s)
+		entries, err = v.listPages(ctx, ep, s, 1)
 	}
 	return s, entries, err
 }
@@ -120,8 +120,9 @@ func (v *verifier) initialize(ctx context.Context, ep *url.URL) (session, error)
 }
 
 // listPages returns every skills/list entry in session s, following nextCursor (at most
-// maxPages pages; a cursor that comes back is an error).
-func (v *verifier) listPages(ctx context.Context, ep *url.URL, s session) ([]gjson.Result, error) {
+// maxPages pages; a cursor that comes back is an error). Page n's request has the id
+// ids+n (a legacy session's initialize took 1).
+func (v *verifier) listPages(ctx context.Context, ep *url.URL, s session, ids int) ([]gjson.Result, error) {
 	var out []gjson.Result
 	seen := map[string]bool{}
 	cursor := ""
@@ -133,7 +134,7 @@ func (v *verifier) listPages(ctx context.Context, ep *url.URL, s session) ([]gjs
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		result, err := v.rpc(ctx, ep, s, page+1, "skills/list", params)
+		result, err := v.rpc(ctx, ep, s, ids+page, "skills/list", params)
 		if err != nil {
 			return nil, err
 		}
