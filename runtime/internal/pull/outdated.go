@@ -25,11 +25,11 @@ type Outdated struct {
 	Removed bool `json:"removed,omitempty"`
 }
 
-// CheckOutdated reads each source of DIR's lock (its index; a skill only when it changed
-// and the index names no version, to read the version) and returns the locked skills
-// whose artifact digest differs from the one the source serves now, or that it no longer
-// serves, by name. opt.Verify is used for
-// every source (a token is sent only to each source's own origin).
+// CheckOutdated reads each source of DIR's lock once (its index; a skill only when it
+// changed and the index names no version, to read the version) and returns the locked
+// skills whose artifact digest differs from the one the source serves now, or that it no
+// longer serves, by name. opt.Verify is used for every source (a token is sent only to
+// each source's own origin).
 func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, error) {
 	lock, err := ReadLock(dir)
 	if err != nil {
@@ -46,33 +46,27 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 	sort.Strings(sources)
 	var out []Outdated
 	for _, src := range sources {
-		// A v0.1.0 index publishes no digest: its skills are downloaded to compare.
-		got, _, err := fetchCatalog(ctx, src, opt, func(f verify.Fetched) bool { return f.Kind == verify.DigestUnpublished }, lockETags(lock, src, dir))
+		// A v0.1.0 index publishes no digest: its skills are downloaded to compare. A
+		// v0.2.0 index names no versions: the skills that changed are downloaded (and
+		// verified) to read the version their SKILL.md says.
+		locked := map[string]*LockedSkill{}
+		for i := range bySource[src] {
+			locked[bySource[src][i].Name] = &bySource[src][i]
+		}
+		want := func(f verify.Fetched) bool {
+			if f.Kind == verify.DigestUnpublished {
+				return true
+			}
+			l := locked[f.Name]
+			return l != nil && !l.Pinned && f.Version == "" && !lockMatches(l, f)
+		}
+		got, _, err := fetchCatalog(ctx, src, opt, want, lockETags(lock, src, dir))
 		if err != nil {
 			return nil, err
 		}
 		now := map[string]verify.Fetched{}
 		for _, f := range got {
 			now[f.Name] = f
-		}
-		// A v0.2.0 index names no versions: the skills that changed are downloaded (and
-		// verified) to read the version their SKILL.md says.
-		changed := map[string]bool{}
-		for _, l := range bySource[src] {
-			if f, ok := now[l.Name]; ok && !l.Pinned && f.Version == "" && f.Files == nil && !lockMatches(&l, f) {
-				changed[l.Name] = true
-			}
-		}
-		if len(changed) > 0 {
-			again, _, err := fetchCatalog(ctx, src, opt, func(f verify.Fetched) bool { return changed[f.Name] }, nil)
-			if err != nil {
-				return nil, err
-			}
-			for _, f := range again {
-				if changed[f.Name] && f.Digest == now[f.Name].Digest {
-					now[f.Name] = f
-				}
-			}
 		}
 		for _, l := range bySource[src] {
 			if l.Pinned {

@@ -337,3 +337,24 @@ func TestOutdatedVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestOutdatedReadsOnce: from an index that names no versions, outdated reads the index
+// once, downloading (and verifying) only the changed skill to read its version.
+func TestOutdatedReadsOnce(t *testing.T) {
+	v1 := "---\nname: beta\ndescription: Beta.\nversion: 1.2.0\n---\nBeta.\n"
+	srv := newCatalogServer(t, map[string]map[string]string{"beta": {"SKILL.md": v1}, "gamma": {"SKILL.md": skillMD("gamma", "Gamma.")}})
+	srv.noVersions = true
+	dir := t.TempDir()
+	if _, err := Pull(context.Background(), srv.URL, dir, loopback()); err != nil {
+		t.Fatal(err)
+	}
+	srv.set("beta", map[string]string{"SKILL.md": "---\nname: beta\ndescription: Beta.\nversion: 1.3.0\n---\nBeta, better.\n"})
+	reads, requests := srv.indexReads.Load(), srv.requests.Load()
+	out, err := CheckOutdated(context.Background(), dir, loopback())
+	if err != nil || len(out) != 1 || out[0].Name != "beta" || out[0].ToVersion != "1.3.0" {
+		t.Fatalf("outdated %+v %v", out, err)
+	}
+	if n, m := srv.indexReads.Load()-reads, srv.requests.Load()-requests; n != 1 || m != 1 {
+		t.Errorf("outdated read the index %d times and %d artifacts, want 1 and 1 (beta's)", n, m)
+	}
+}

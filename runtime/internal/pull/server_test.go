@@ -29,6 +29,10 @@ type catalogServer struct {
 	// url overrides a skill's url in the index.
 	url      map[string]string
 	requests atomic.Int64 // requests other than the index
+	// indexReads counts the requests for the index; noVersions leaves every version out
+	// of it, as an index that names none.
+	indexReads atomic.Int64
+	noVersions bool
 	auth     []string     // the Authorization headers received
 }
 
@@ -72,6 +76,7 @@ func (s *catalogServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.auth = append(s.auth, r.Header.Get("Authorization"))
 	const prefix = "/.well-known/agent-skills/"
 	if r.URL.Path == prefix+"index.json" {
+		s.indexReads.Add(1)
 		var names []string
 		for n := range s.skills {
 			names = append(names, n)
@@ -93,7 +98,7 @@ func (s *catalogServer) serve(w http.ResponseWriter, r *http.Request) {
 				u = o
 			}
 			entry := map[string]any{"name": n, "type": "archive", "description": "The " + n + " skill.", "url": u, "digest": d}
-			if v := frontmatterVersion([]byte(s.skills[n]["SKILL.md"])); v != "" {
+			if v := frontmatterVersion([]byte(s.skills[n]["SKILL.md"])); v != "" && !s.noVersions {
 				entry["frontmatter"] = map[string]any{"name": n, "version": v} // as skilledge's index gives it
 			}
 			list = append(list, entry)

@@ -36,9 +36,7 @@ func fetchCatalog(ctx context.Context, source string, opt Options, want func(ver
 		return got, ViaMCP, err
 	}
 	if opt.Index != IndexV01 {
-		got, rep, err := verify.Fetch(ctx, source, opt.Verify, func(name, digest string) bool {
-			return want(verify.Fetched{Name: name, Path: name, Digest: digest, Kind: verify.DigestArtifact})
-		})
+		got, rep, err := verify.Fetch(ctx, source, opt.Verify, want)
 		if err != nil {
 			return nil, "", err
 		}
@@ -55,9 +53,7 @@ func fetchCatalog(ctx context.Context, source string, opt Options, want func(ver
 			fmt.Fprintf(opt.Progress, "downloaded %s (%d files, %d bytes), unverified: the v0.1 index publishes no digests\n", name, files, bytes)
 		}
 	}
-	got, rep, err := verify.FetchV01(ctx, source, v01, func(name string) bool {
-		return want(verify.Fetched{Name: name, Path: name, Kind: verify.DigestUnpublished})
-	}, etags)
+	got, rep, err := verify.FetchV01(ctx, source, v01, want, etags)
 	if err != nil {
 		return nil, "", err
 	}

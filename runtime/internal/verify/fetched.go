@@ -62,15 +62,15 @@ const (
 // the rules of Fetch: trust root (configured, else the index's trustRoot, else its
 // origin), loopback, token, redirects and limits (Limits.MaxEntries files and
 // Limits.MaxBytes bytes a skill). A v0.1.0 index publishes no digests: for each valid
-// entry, want(name) says whether its files are downloaded (there is no digest to compare
-// first); one that is is returned only if every file was fetched, each a safe relative
+// entry, want (given the entry as listed: Name, Path, URL and Kind DigestUnpublished)
+// says whether its files are downloaded (there is no digest to compare first); one that is is returned only if every file was fetched, each a safe relative
 // path, with a SKILL.md whose frontmatter name is the entry's, its Digest the manifest
 // digest of the files as downloaded and its Kind DigestUnpublished. When etags (if not
 // nil) gives, for a wanted skill, an ETag for each file the entry lists and no other,
 // each file is first asked for with If-None-Match: if every answer is 304, the skill is
 // returned NotModified, without files, and nothing is downloaded. A deployment that
 // answers 404 for the index has Report.NoIndex set.
-func FetchV01(ctx context.Context, base string, opt Options, want func(name string) bool, etags func(name string) map[string]string) ([]Fetched, *Report, error) {
+func FetchV01(ctx context.Context, base string, opt Options, want func(Fetched) bool, etags func(name string) map[string]string) ([]Fetched, *Report, error) {
 	v, err := newVerifier(base, opt)
 	if err != nil {
 		return nil, nil, err
@@ -94,8 +94,8 @@ func FetchV01(ctx context.Context, base string, opt Options, want func(name stri
 	v.settleRoot(doc.Get("trustRoot"), indexURL)
 	v.v01Entries(ctx, doc, at, func(name string, e gjson.Result) {
 		dir := indexURL.ResolveReference(&url.URL{Path: name + "/"})
-		if want != nil && !want(name) {
-			v.fetched = append(v.fetched, Fetched{Name: name, Path: name, URL: dir.String(), Kind: DigestUnpublished})
+		if listed := (Fetched{Name: name, Path: name, URL: dir.String(), Kind: DigestUnpublished}); want != nil && !want(listed) {
+			v.fetched = append(v.fetched, listed)
 			return
 		}
 		list, ok := v.v01FileList(name, at, e)
@@ -145,19 +145,20 @@ func FetchV01(ctx context.Context, base string, opt Options, want func(name stri
 
 // Fetch reads the deployment at base as Verify reads its v0.2.0 index, with the same
 // rules (trust root, loopback, token, redirects, limits), and hands over the entries that
-// verified: for each valid entry, want(name, digest) says whether its artifact is
-// downloaded; one that is not is returned without files, and one that is is returned only
+// verified: for each valid entry, want (given the entry as listed, without files: Name,
+// Path, URL, Digest, Kind DigestArtifact and the Version it names) says whether its
+// artifact is downloaded; one that is not is returned as listed, and one that is is returned only
 // if every check passed (else its problems are in the report). Neither the MCP manifest
 // nor the v0.1.0 index is read: one request for the index, one per wanted skill.
 //
 // Errors are those of Verify: ErrUsage with no report, ctx's with the report so far.
-func Fetch(ctx context.Context, base string, opt Options, want func(name, digest string) bool) ([]Fetched, *Report, error) {
+func Fetch(ctx context.Context, base string, opt Options, want func(Fetched) bool) ([]Fetched, *Report, error) {
 	v, err := newVerifier(base, opt)
 	if err != nil {
 		return nil, nil, err
 	}
 	if want == nil {
-		want = func(string, string) bool { return true }
+		want = func(Fetched) bool { return true }
 	}
 	v.want = want
 	v.readIndex(ctx)
@@ -251,7 +252,7 @@ func FetchVersion(ctx context.Context, base string, opt Options, name, version s
 	if err != nil {
 		return Fetched{}, "", err
 	}
-	v.want = func(string, string) bool { return false }
+	v.want = func(Fetched) bool { return false }
 	v.readIndex(ctx)
 	if len(v.rep.Problems) > 0 {
 		return Fetched{}, "", errors.New(strings.Join(v.rep.Problems, "; "))

@@ -202,8 +202,9 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	}
 	sr.URL = u.String()
 	version := listedVersion(e, "frontmatter.version", "frontmatter.metadata.version")
-	if v.want != nil && !v.want(sr.Name, digest.Str) {
-		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Version: version})
+	listed := Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Version: version}
+	if v.want != nil && !v.want(listed) {
+		v.fetched = append(v.fetched, listed)
 		return
 	}
 	limit := v.lim.MaxBytes
@@ -258,7 +259,8 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	}
 	if v.want != nil && sr.OK() {
 		v.progress(sr.Name, files)
-		v.fetched = append(v.fetched, Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Version: version, Files: files})
+		listed.Files = files
+		v.fetched = append(v.fetched, listed)
 	}
 }
 

@@ -172,7 +172,7 @@ type verifier struct {
 	mcp      map[string][]*mcpSkill // the MCP manifest by frontmatter name; nil if unread
 	// want and fetched serve Fetch: want says whether an entry's artifact is fetched,
 	// fetched collects the entries that verified (with their files) or were not wanted.
-	want    func(name, digest string) bool
+	want    func(Fetched) bool
 	fetched []Fetched
 }
 
