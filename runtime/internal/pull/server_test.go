@@ -33,7 +33,7 @@ type catalogServer struct {
 	// of it, as an index that names none.
 	indexReads atomic.Int64
 	noVersions bool
-	auth     []string     // the Authorization headers received
+	auth       []string // the Authorization headers received
 }
 
 func newCatalogServer(t *testing.T, skills map[string]map[string]string) *catalogServer {
