@@ -20,7 +20,8 @@ const defaultSkillsDir = ".agents/skills"
 // tokenEnv names the environment variable read when --token is not given.
 const tokenEnv = "SKILLEDGE_TOKEN"
 
-// readFlags are the flags pull and outdated share with verify.
+// readFlags are the flags pull and outdated share (the first two, addTrustFlags, with
+// verify too).
 type readFlags struct {
 	root, token, era *string
 	index            *string
@@ -29,13 +30,30 @@ type readFlags struct {
 }
 
 func addReadFlags(c *command) readFlags {
+	root, loopback := addTrustFlags(c)
 	return readFlags{
-		root:     c.fs.String("trust-root", "", "check every skill URL against `ROOT`, an https URL prefix ending in \"/\" (default: the root the index declares, else the origin of URL)"),
-		loopback: c.fs.Bool("allow-http-loopback", false, "allow plain http to a loopback address (127.0.0.0/8, ::1, localhost) only"),
+		root:     root,
+		loopback: loopback,
 		token:    c.fs.String("token", "", "send \"Authorization: Bearer `TOKEN`\" to the catalog's origin only (default: $"+tokenEnv+"); never written to skills.lock"),
 		json:     c.fs.Bool("json", false, "print a JSON report on stdout instead of lines"),
 		index:    c.fs.String("index", "", "read only the well-known index `VERSION`: v0.2 (digests checked) or v0.1 (no digests published: nothing verified); default: v0.2, else v0.1, else MCP"),
 		era:      c.fs.String("era", "", "read URL as an MCP endpoint in the protocol era `ERA`: modern (2026-07-28) or legacy (2025, initialize first); default: the well-known index, or MCP when URL ends in /mcp or has no index"),
+	}
+}
+
+// addTrustFlags adds --trust-root and --allow-http-loopback, the rules every read of a
+// deployment holds to (verify.Options).
+func addTrustFlags(c *command) (root *string, loopback *bool) {
+	root = c.fs.String("trust-root", "", "check every skill URL against `ROOT`, an https URL prefix ending in \"/\" (default: the root the index declares, else the origin of URL)")
+	loopback = c.fs.Bool("allow-http-loopback", false, "allow plain http to a loopback address (127.0.0.0/8, ::1, localhost) only")
+	return root, loopback
+}
+
+// loopbackHint tells, after a usage error, that a plain http URL needs
+// --allow-http-loopback, unless it was given.
+func loopbackHint(stderr io.Writer, loopback bool, url string) {
+	if !loopback && strings.HasPrefix(strings.ToLower(url), "http:") {
+		fmt.Fprint(stderr, "(for a local server on a loopback address, pass --allow-http-loopback)\n")
 	}
 }
 
@@ -145,9 +163,7 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge pull: %v\n", err)
 		if errors.Is(err, verify.ErrUsage) {
-			if !*rf.loopback && strings.HasPrefix(strings.ToLower(pos[0]), "http:") {
-				fmt.Fprint(stderr, "(for a local server on a loopback address, pass --allow-http-loopback)\n")
-			}
+			loopbackHint(stderr, *rf.loopback, pos[0])
 			return 2
 		}
 		if opt.Verify.Token == "" && strings.Contains(err.Error(), "HTTP 401") {

@@ -39,8 +39,7 @@ never to another origin.
 
 It prints one line per skill and a summary. The exit status is 1 if anything failed to
 verify, 2 on bad usage.`)
-	root := c.fs.String("trust-root", "", "check every skill URL against `ROOT`, an https URL prefix ending in \"/\" (default: the root the index declares, else the origin of URL)")
-	loopback := c.fs.Bool("allow-http-loopback", false, "allow plain http to a loopback address (127.0.0.0/8, ::1, localhost) only")
+	root, loopback := addTrustFlags(c)
 	token := c.fs.String("token", "", "send \"Authorization: Bearer `TOKEN`\" with every request to the deployment's origin (a private deployment's static key or access token); never sent elsewhere")
 	pos, code, ok := c.parse(args, 1, 1, stdout, stderr)
 	if !ok {
@@ -49,9 +48,7 @@ verify, 2 on bad usage.`)
 	rep, err := verify.Verify(ctx, pos[0], verify.Options{TrustRoot: *root, AllowHTTPLoopback: *loopback, Token: *token})
 	if errors.Is(err, verify.ErrUsage) {
 		fmt.Fprintf(stderr, "skilledge verify: %v\n", err)
-		if !*loopback && strings.HasPrefix(strings.ToLower(pos[0]), "http:") {
-			fmt.Fprint(stderr, "(for a local server on a loopback address, pass --allow-http-loopback)\n")
-		}
+		loopbackHint(stderr, *loopback, pos[0])
 		return 2
 	}
 	if rep != nil {
