@@ -113,12 +113,7 @@ func FetchV01(ctx context.Context, base string, opt Options, want func(Fetched) 
 		if !ok || len(v.rep.Problems) > n || len(fetched) != len(files) {
 			return
 		}
-		var skillMD []byte
-		for _, f := range files {
-			if f.Name == "SKILL.md" {
-				skillMD = f.Data
-			}
-		}
+		skillMD := skillMDOf(files)
 		if skillMD == nil {
 			v.problem(name, at, "the v0.1.0 entry's files do not include SKILL.md")
 			return
@@ -192,6 +187,16 @@ type Version struct {
 	Version string // its name
 	URI     string // its SKILL.md at its version path
 	Digest  string // its manifest digest
+}
+
+// skillMDOf is the SKILL.md of a skill's files, or nil.
+func skillMDOf(files []archive.File) []byte {
+	for _, f := range files {
+		if f.Name == "SKILL.md" {
+			return f.Data
+		}
+	}
+	return nil
 }
 
 // ManifestDigest is the manifest digest of a skill's files (PROTOCOL.md#versions):

@@ -119,17 +119,12 @@ func (v *verifier) versionFiles(ctx context.Context, name string, k Version) ([]
 	if got := ManifestDigest(files); got != k.Digest {
 		return nil, u, nil, fmt.Errorf("the files' manifest digest %s is not %s, the one %s gives", got, k.Digest, MetaVersions)
 	}
-	md := false
-	for _, f := range files {
-		if f.Name == "SKILL.md" {
-			md = true
-			if got, err := frontmatterName(f.Data); err != nil || got != vname {
-				return nil, u, nil, fmt.Errorf("SKILL.md frontmatter name is %q (%v), not %q", got, err, vname)
-			}
-		}
-	}
-	if !md {
+	md := skillMDOf(files)
+	if md == nil {
 		return nil, u, nil, errors.New("the archive has no SKILL.md")
+	}
+	if got, err := frontmatterName(md); err != nil || got != vname {
+		return nil, u, nil, fmt.Errorf("SKILL.md frontmatter name is %q (%v), not %q", got, err, vname)
 	}
 	return files, u, resp.body, nil
 }
