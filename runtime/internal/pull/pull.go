@@ -108,8 +108,18 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		l := lock.find(name)
 		return l != nil && l.Pinned && l.Source == source && !contains(names, name)
 	}
+	// inScope says whether the skill called name at path is one this pull is about: named
+	// (when any are), not left pinned, under the paths.
+	inScope := func(name, path string) bool {
+		return (len(names) == 0 || contains(names, name)) && !pinnedHere(name) && underPaths(path, paths)
+	}
+	// installedElsewhere is the error for a skill named in this pull that the lock has
+	// from another source.
+	installedElsewhere := func(name string, old *LockedSkill) error {
+		return fmt.Errorf("%s: already installed from %s; remove it from %s to pull it from %s", name, old.Source, LockName, source)
+	}
 	selected := func(f verify.Fetched) bool {
-		if len(names) > 0 && !contains(names, f.Name) || pinnedHere(f.Name) || !underPaths(f.Path, paths) {
+		if !inScope(f.Name, f.Path) {
 			return false
 		}
 		if opt.Frozen {
@@ -171,7 +181,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	var writes []write
 	var removes, relocks []LockedSkill
 	for _, l := range lock.Skills {
-		if l.Source != source || (len(names) > 0 && !contains(names, l.Name)) || pinnedHere(l.Name) || !underPaths(l.Path, paths) {
+		if l.Source != source || !inScope(l.Name, l.Path) {
 			continue
 		}
 		f, ok := served[l.Name]
@@ -188,7 +198,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		old := lock.find(f.Name)
 		if old != nil && old.Source != source {
 			if contains(names, f.Name) {
-				return nil, fmt.Errorf("%s: already installed from %s; remove it from %s to pull it from %s", f.Name, old.Source, LockName, source)
+				return nil, installedElsewhere(f.Name, old)
 			}
 			res.Elsewhere = append(res.Elsewhere, f.Name) // another source's: not ours to touch
 			continue
@@ -230,7 +240,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	for _, name := range sortedKeys(pins) {
 		ver, old := pins[name], lock.find(name)
 		if old != nil && old.Source != source {
-			return nil, fmt.Errorf("%s: already installed from %s; remove it from %s to pull it from %s", name, old.Source, LockName, source)
+			return nil, installedElsewhere(name, old)
 		}
 		if opt.Frozen && (old == nil || !old.Pinned || old.Version != ver) {
 			return nil, fmt.Errorf("--frozen: %s locks no %s@%s", LockName, name, ver)
@@ -355,13 +365,13 @@ func parseSelection(skills []string) ([]string, map[string]string, error) {
 	for _, s := range skills {
 		name, ver, pinned := strings.Cut(s, "@")
 		if !validName(name) {
-			return nil, nil, fmt.Errorf("%w: --skill %q: %q is not a skill name (1-64 of a-z, 0-9, \"-\")", ErrUsage, s, name)
+			return nil, nil, usageErrorf("--skill %q: %q is not a skill name (1-64 of a-z, 0-9, \"-\")", s, name)
 		}
 		if pinned && (ver == "" || strings.ContainsAny(ver, "/\\@") || strings.ContainsFunc(ver, func(r rune) bool { return r <= ' ' || r == 0x7f })) {
-			return nil, nil, fmt.Errorf("%w: --skill %q: %q is not a version name", ErrUsage, s, ver)
+			return nil, nil, usageErrorf("--skill %q: %q is not a version name", s, ver)
 		}
 		if contains(names, name) {
-			return nil, nil, fmt.Errorf("%w: --skill %s is given twice", ErrUsage, name)
+			return nil, nil, usageErrorf("--skill %s is given twice", name)
 		}
 		names = append(names, name)
 		if pinned {
