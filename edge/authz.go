@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,10 +55,7 @@ type authz struct {
 	needs    string     // what a 401 says the server needs: every kind of credential it takes
 	noun     string     // what a 403 calls the credential
 	vary     string
-	// assertion is the field, in lowercase, an Access assertion comes in: the auth
-	// option's auth.access.header, by default Cf-Access-Jwt-Assertion.
-	assertion string
-	now       func() time.Time
+	now      func() time.Time
 }
 
 // caller is who a request comes from, as gate found: the zero caller when the server
@@ -202,9 +198,4 @@ func (s *Server) cacheScopeOf() string {
 		return "private"
 	}
 	return cacheScope
-}
-
-// errNoKeySet is SetKeys' error without the auth option: no key set is wanted from url.
-func errNoKeySet(url string) error {
-	return errors.New("auth: no auth option: no key set comes from " + url)
 }

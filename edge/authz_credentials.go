@@ -35,7 +35,7 @@ func Check(opt wire.Options) error {
 	if err != nil {
 		return err
 	}
-	if f := accessField(cfg); f != hdrAccessAssertion && slices.Contains(RequestFields, f) {
+	if f := strings.ToLower(cfg.AccessHeader); cfg.Access != nil && f != hdrAccessAssertion && slices.Contains(RequestFields, f) {
 		return errors.New("auth.access.header " + strconv.Quote(cfg.AccessHeader) + " is a field the server reads for something else")
 	}
 	return nil
@@ -58,7 +58,7 @@ func (s *Server) KeysWanted() []string {
 // is no key set. It is safe to call while the server answers.
 func (s *Server) SetKeys(url string, doc []byte) error {
 	if s.auth == nil {
-		return errNoKeySet(url)
+		return errors.New("auth: no auth option: no key set comes from " + url)
 	}
 	return s.auth.cfg.SetKeys(url, doc)
 }
@@ -72,7 +72,7 @@ func newAuthz(p *catalog.Pack, opt wire.Options) *authz {
 	if err != nil {
 		panic("edge: New with options Check refuses: " + err.Error())
 	}
-	a := &authz{cfg: cfg, needed: p.DefaultScopes(), now: time.Now, vary: "Authorization", assertion: accessField(cfg)}
+	a := &authz{cfg: cfg, needed: p.DefaultScopes(), now: time.Now, vary: "Authorization"}
 	if cfg.Access != nil {
 		a.vary += ", " + cfg.AccessHeader
 	}
@@ -140,18 +140,18 @@ func (s *Server) gate(r *wire.Request, hd *headers, path string) (*wire.Response
 // passed Check): auth.access.header, by default Cf-Access-Jwt-Assertion.
 func assertionField(opt wire.Options) string {
 	if opt.Auth != nil {
-		if cfg, err := auth.ParseConfig(opt.Auth); err == nil {
-			return accessField(cfg)
+		if cfg, err := auth.ParseConfig(opt.Auth); err == nil && cfg.Access != nil {
+			return strings.ToLower(cfg.AccessHeader)
 		}
 	}
 	return hdrAccessAssertion
 }
 
-// accessField is the field, in lowercase, an Access assertion comes in under cfg: its
-// access header when it takes Access assertions, else the default.
-func accessField(cfg *auth.Config) string {
-	if cfg.Access != nil {
-		return strings.ToLower(cfg.AccessHeader)
+// assertionHeader is the field, in lowercase, an Access assertion comes in under a (nil
+// without the auth option).
+func (a *authz) assertionHeader() string {
+	if a != nil && a.cfg.Access != nil {
+		return strings.ToLower(a.cfg.AccessHeader)
 	}
 	return hdrAccessAssertion
 }

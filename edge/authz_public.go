@@ -34,7 +34,7 @@ func (s *Server) KeysWanted() []string { return nil }
 
 // SetKeys refuses every key set: without the auth option none is wanted.
 func (s *Server) SetKeys(url string, doc []byte) error {
-	return errNoKeySet(url)
+	return errors.New("auth: no auth option: no key set comes from " + url)
 }
 
 // newAuthz is nil: Check refused the auth option.
@@ -48,3 +48,6 @@ func (s *Server) gate(*wire.Request, *headers, string) (*wire.Response, caller) 
 // assertionField is the field an Access assertion would come in under opt: the default
 // (Fields asks only with the auth option, which Check refuses).
 func assertionField(wire.Options) string { return hdrAccessAssertion }
+
+// assertionHeader is the field an Access assertion would come in under a: the default.
+func (a *authz) assertionHeader() string { return hdrAccessAssertion }

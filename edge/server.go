@@ -57,10 +57,7 @@ func New(p *catalog.Pack, opt wire.Options) *Server {
 // newServer returns the server of p with opt (defaults set) and a, and of its views.
 func newServer(p *catalog.Pack, opt wire.Options, a *authz) *Server {
 	d := p.Digest()
-	s := &Server{pack: p, opt: opt, caps: capabilities(opt), auth: a, assertion: hdrAccessAssertion, cursorDigest: d[:min(len(d), 8)]}
-	if a != nil {
-		s.assertion = a.assertion
-	}
+	s := &Server{pack: p, opt: opt, caps: capabilities(opt), auth: a, assertion: a.assertionHeader(), cursorDigest: d[:min(len(d), 8)]}
 	if p.Private() {
 		s.newViews(opt) // the views say their own instructions; this server answers nothing
 		return s
