@@ -339,6 +339,17 @@ func TestPullPrivate(t *testing.T) {
 	if got := pulledSkills(t, dir)["greet"]["SKILL.md"]; !strings.Contains(got, "Hello!") {
 		t.Fatalf("greet pulled as %q", got)
 	}
+	// outdated reads every source the lock names: a token must say which origin it is
+	// for, and one that does goes there only.
+	if code, msg = pullCLI(t, []string{"SKILLEDGE_TOKEN=" + key}, "outdated", dir, "--allow-http-loopback"); code != 2 || !strings.Contains(msg, "no origin") {
+		t.Fatalf("outdated with a bare SKILLEDGE_TOKEN: %d\n%s", code, msg)
+	}
+	if code, msg = pullCLI(t, []string{"SKILLEDGE_TOKEN="}, "outdated", dir, "--allow-http-loopback"); code != 1 || !strings.Contains(msg, base+" asks for a credential: pass --token "+base+"=TOKEN") {
+		t.Fatalf("outdated without a token: %d\n%s", code, msg)
+	}
+	if code, msg = pullCLI(t, []string{"SKILLEDGE_TOKEN="}, "outdated", dir, "--allow-http-loopback", "--token", base+"="+key); code != 0 {
+		t.Fatalf("outdated --token ORIGIN=TOKEN: %d\n%s", code, msg)
+	}
 }
 
 // startTSServer runs the TS SDK v2 skills server (tests/loadbench/ts-server.mjs, on the

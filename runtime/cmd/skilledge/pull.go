@@ -17,24 +17,24 @@ import (
 // agents read (README, "Install skills into an agent").
 const defaultSkillsDir = ".agents/skills"
 
-// tokenEnv names the environment variable read when --token is not given.
-const tokenEnv = "SKILLEDGE_TOKEN"
-
 // readFlags are the flags pull and outdated share (the first two, addTrustFlags, with
 // verify too).
 type readFlags struct {
-	root, token, era *string
-	index            *string
-	loopback         *bool
-	json             *bool
+	root, era *string
+	index     *string
+	token     *stringList
+	loopback  *bool
+	json      *bool
 }
 
 func addReadFlags(c *command) readFlags {
 	root, loopback := addTrustFlags(c)
+	token := &stringList{}
+	c.fs.Var(token, "token", tokenUsage)
 	return readFlags{
 		root:     root,
 		loopback: loopback,
-		token:    c.fs.String("token", "", "send \"Authorization: Bearer `TOKEN`\" to the catalog's origin only (default: $"+tokenEnv+"); never written to skills.lock"),
+		token:    token,
 		json:     c.fs.Bool("json", false, "print a JSON report on stdout instead of lines"),
 		index:    c.fs.String("index", "", "read only the well-known index `VERSION`: v0.2 (digests checked) or v0.1 (no digests published: nothing verified); default: v0.2, else v0.1, else MCP"),
 		era:      c.fs.String("era", "", "read URL as an MCP endpoint in the protocol era `ERA`: modern (2026-07-28) or legacy (2025, initialize first); default: the well-known index, or MCP when URL ends in /mcp or has no index"),
@@ -80,8 +80,9 @@ func indexOf(s string) (string, error) {
 }
 
 // pullOptions are the options both pull and outdated read a catalog with: verify's, the
-// era and the index; an error says which flag is wrong.
-func (f readFlags) pullOptions() (pull.Options, error) {
+// era and the index; an error says which flag is wrong. target is the URL the command was
+// given, to which a bare --token is bound ("" for outdated, which refuses one).
+func (f readFlags) pullOptions(target string) (pull.Options, error) {
 	era, err := eraOf(*f.era)
 	if err != nil {
 		return pull.Options{}, err
@@ -90,15 +91,11 @@ func (f readFlags) pullOptions() (pull.Options, error) {
 	if err != nil {
 		return pull.Options{}, err
 	}
-	return pull.Options{Verify: f.options(), Era: era, Index: index}, nil
-}
-
-func (f readFlags) options() verify.Options {
-	tok := *f.token
-	if tok == "" {
-		tok = os.Getenv(tokenEnv)
+	creds, err := credentials(*f.token, target)
+	if err != nil {
+		return pull.Options{}, err
 	}
-	return verify.Options{TrustRoot: *f.root, AllowHTTPLoopback: *f.loopback, Token: tok}
+	return pull.Options{Verify: verify.Options{TrustRoot: *f.root, AllowHTTPLoopback: *f.loopback, Tokens: creds}, Era: era, Index: index}, nil
 }
 
 func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -151,7 +148,7 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	if len(pos) == 2 {
 		dir = pos[1]
 	}
-	opt, err := rf.pullOptions()
+	opt, err := rf.pullOptions(pos[0])
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
@@ -166,7 +163,7 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 			loopbackHint(stderr, *rf.loopback, pos[0])
 			return 2
 		}
-		if opt.Verify.Token == "" && strings.Contains(err.Error(), "HTTP 401") {
+		if !hasToken(opt.Verify.Tokens, pos[0]) && strings.Contains(err.Error(), "HTTP 401") {
 			fmt.Fprint(stderr, "skilledge pull: the catalog asks for a credential: pass --token or set "+tokenEnv+"\n")
 		}
 		return 1
@@ -221,7 +218,7 @@ The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	if len(pos) == 1 {
 		dir = pos[0]
 	}
-	opt, err := rf.pullOptions()
+	opt, err := rf.pullOptions("")
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
@@ -230,6 +227,10 @@ The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 		fmt.Fprintf(stderr, "skilledge outdated: %v\n", err)
 		if errors.Is(err, verify.ErrUsage) {
 			return 2
+		}
+		var se *pull.SourceError
+		if errors.As(err, &se) && !hasToken(opt.Verify.Tokens, se.Source) && strings.Contains(err.Error(), "HTTP 401") {
+			fmt.Fprintf(stderr, "skilledge outdated: %s asks for a credential: pass --token %s=TOKEN or set %s to it\n", se.Origin(), se.Origin(), tokenEnv)
 		}
 		return 1
 	}

@@ -68,11 +68,40 @@ func TestPullUsage(t *testing.T) {
 		{[]string{"pull", "http://127.0.0.1:1", t.TempDir()}, 2, "--allow-http-loopback"},
 		{[]string{"pull", "https://127.0.0.1:1", t.TempDir(), "--skill", "Bad_Name"}, 2, "not a skill name"},
 		{[]string{"pull", "https://127.0.0.1:1", t.TempDir(), "--skill", "a@b/c"}, 2, "not a version name"},
+		// A token is bound to one origin: outdated has no URL to bind a bare one to.
+		{[]string{"outdated", t.TempDir(), "--token", "ske_abc"}, 2, "no origin"},
+		{[]string{"outdated", t.TempDir(), "--token", "ftp://skills.example.com=ske_abc"}, 2, "is not an origin"},
+		{[]string{"pull", "https://127.0.0.1:1", t.TempDir(), "--token", "https://127.0.0.1:1=a\x1b]0;x"}, 2, "control character"},
+		{[]string{"verify", "https://127.0.0.1:1", "--token", "https://127.0.0.1:1="}, 2, "empty"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), c.args, nil, &out, &errb)
 		if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) {
 			t.Errorf("%v: %d, want %d and %q:\n%s%s", c.args, code, c.code, c.want, out.String(), errb.String())
 		}
+	}
+}
+
+// TestTokenEnv: $SKILLEDGE_TOKEN takes --token's forms, separated by white space; a bare
+// token in it is refused by outdated, which has no URL to bind it to, and bound to the
+// URL by pull.
+func TestTokenEnv(t *testing.T) {
+	t.Setenv(tokenEnv, "https://a.example=ta http://127.0.0.1:8787=tb")
+	creds, err := credentials(nil, "")
+	if err != nil || len(creds) != 2 || creds["https://a.example"] != "ta" || creds["http://127.0.0.1:8787"] != "tb" {
+		t.Fatalf("credentials %v %v", creds, err)
+	}
+	t.Setenv(tokenEnv, "bare")
+	if _, err := credentials(nil, ""); err == nil || !strings.Contains(err.Error(), "$"+tokenEnv+" gives a token with no origin") {
+		t.Fatalf("a bare $%s for outdated: %v", tokenEnv, err)
+	}
+	creds, err = credentials(nil, "https://skills.example.com/team")
+	if err != nil || len(creds) != 1 || creds["https://skills.example.com"] != "bare" {
+		t.Fatalf("a bare $%s for pull: %v %v", tokenEnv, creds, err)
+	}
+	// --token wins over the variable.
+	creds, err = credentials([]string{"https://b.example=tc"}, "https://skills.example.com")
+	if err != nil || len(creds) != 1 || creds["https://b.example"] != "tc" {
+		t.Fatalf("--token beside $%s: %v %v", tokenEnv, creds, err)
 	}
 }

@@ -33,19 +33,25 @@ http to a loopback address (127.0.0.0/8, ::1, localhost), and nowhere else, for 
 servers and tests.
 
 A private deployment (served with an auth option) answers only callers with a
-credential: --token sends "Authorization: Bearer TOKEN" with every request to URL's
-origin, as an agent would (a static key from "skilledge key", or an access token), and
-never to another origin.
+credential: --token TOKEN sends "Authorization: Bearer TOKEN" with every request to
+URL's origin, as an agent would (a static key from "skilledge key", or an access
+token), and never to another origin; --token ORIGIN=TOKEN binds a token to ORIGIN
+instead. $`+tokenEnv+` holds the same forms, when no --token is given.
 
 It prints one line per skill and a summary. The exit status is 1 if anything failed to
 verify, 2 on bad usage.`)
 	root, loopback := addTrustFlags(c)
-	token := c.fs.String("token", "", "send \"Authorization: Bearer `TOKEN`\" with every request to the deployment's origin (a private deployment's static key or access token); never sent elsewhere")
+	var tokens stringList
+	c.fs.Var(&tokens, "token", tokenUsage)
 	pos, code, ok := c.parse(args, 1, 1, stdout, stderr)
 	if !ok {
 		return code
 	}
-	rep, err := verify.Verify(ctx, pos[0], verify.Options{TrustRoot: *root, AllowHTTPLoopback: *loopback, Token: *token})
+	creds, err := credentials(tokens, pos[0])
+	if err != nil {
+		return c.usageError(stderr, err.Error())
+	}
+	rep, err := verify.Verify(ctx, pos[0], verify.Options{TrustRoot: *root, AllowHTTPLoopback: *loopback, Tokens: creds})
 	if errors.Is(err, verify.ErrUsage) {
 		fmt.Fprintf(stderr, "skilledge verify: %v\n", err)
 		loopbackHint(stderr, *loopback, pos[0])
@@ -59,7 +65,7 @@ verify, 2 on bad usage.`)
 		return 1
 	}
 	if !rep.OK() {
-		if *token == "" && strings.Contains(strings.Join(rep.Problems, "\n"), "HTTP 401") {
+		if !hasToken(creds, pos[0]) && strings.Contains(strings.Join(rep.Problems, "\n"), "HTTP 401") {
 			fmt.Fprint(stderr, "skilledge verify: the deployment asks for a credential: pass --token\n")
 		}
 		return 1

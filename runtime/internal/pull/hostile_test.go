@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/skilledge/skilledge/catalog/archive"
+	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
 // TestHostileServer serves each case of a hostile catalog (issue 30, item 7) as the
@@ -112,5 +114,49 @@ func pullRefused(t *testing.T, source, want string) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("DIR holds %d entries (an empty folder left?)", len(ents))
+	}
+}
+
+// TestHostileLockLure: a lock that names a private catalog and a lure (an
+// entry anyone can add to a committed skills.lock) is checked with the private catalog's
+// token: the token goes to the private catalog's origin and the lure, on another port of
+// the same host, gets no Authorization at all. Without the token, the private source's
+// 401 is an error that names it.
+func TestHostileLockLure(t *testing.T) {
+	private := newCatalogServer(t, testCatalog())
+	private.token = "s3cret-token"
+	lure := newCatalogServer(t, map[string]map[string]string{"lure": {"SKILL.md": skillMD("lure", "Lure.")}})
+	dir := t.TempDir()
+	opt := loopback()
+	opt.Verify.Tokens = verify.Credentials{}
+	opt.Verify.Tokens.Add(private.URL, "s3cret-token")
+	if _, err := Pull(context.Background(), private.URL, dir, opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Pull(context.Background(), lure.URL, dir, loopback()); err != nil {
+		t.Fatal(err)
+	}
+	lure.auth, private.auth = nil, nil
+	out, err := CheckOutdated(context.Background(), dir, opt)
+	if err != nil || len(out) != 0 {
+		t.Fatalf("outdated: %v %v", out, err)
+	}
+	if len(lure.auth) == 0 || len(private.auth) == 0 {
+		t.Fatalf("outdated read the lure %d times and the catalog %d times", len(lure.auth), len(private.auth))
+	}
+	for _, a := range lure.auth {
+		if a != "" {
+			t.Errorf("the lure got Authorization %q", a)
+		}
+	}
+	for _, a := range private.auth {
+		if a != "Bearer s3cret-token" {
+			t.Errorf("the private catalog got Authorization %q", a)
+		}
+	}
+	_, err = CheckOutdated(context.Background(), dir, loopback())
+	var se *SourceError
+	if !errors.As(err, &se) || se.Source != private.URL || !strings.Contains(err.Error(), "HTTP 401") {
+		t.Fatalf("outdated without the token: %v", err)
 	}
 }

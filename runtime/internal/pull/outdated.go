@@ -3,6 +3,7 @@ package pull
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sort"
 
 	"github.com/skilledge/skilledge/runtime/internal/verify"
@@ -28,8 +29,9 @@ type Outdated struct {
 // CheckOutdated reads each source of DIR's lock once (its index; a skill only when it
 // changed and the index names no version, to read the version) and returns the locked
 // skills whose artifact digest differs from the one the source serves now, or that it no
-// longer serves, by name. opt.Verify is used for every source (a token is sent only to
-// each source's own origin).
+// longer serves, by name. opt.Verify is used for every source: each is sent only the
+// token bound to its own origin (verify.Credentials), none when it has none. A source
+// that cannot be read fails the whole check with a *SourceError naming it.
 func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, error) {
 	lock, err := ReadLock(dir)
 	if err != nil {
@@ -62,7 +64,7 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 		}
 		got, _, err := fetchCatalog(ctx, src, opt, want, lockETags(lock, src, dir))
 		if err != nil {
-			return nil, err
+			return nil, &SourceError{Source: src, Err: err}
 		}
 		now := map[string]verify.Fetched{}
 		for _, f := range got {
@@ -110,6 +112,24 @@ func (o Outdated) String() string {
 		from = o.FromVersion + " " + from
 	}
 	return fmt.Sprintf("%s  %s -> %s  (%s)", o.Name, from, to, o.Source)
+}
+
+// SourceError is the failure to read one source of a lock.
+type SourceError struct {
+	Source string // as the lock names it
+	Err    error
+}
+
+func (e *SourceError) Error() string { return e.Source + ": " + e.Err.Error() }
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// Origin is the origin of the source, as a --token ORIGIN=TOKEN would name it.
+func (e *SourceError) Origin() string {
+	u, err := url.Parse(e.Source)
+	if err != nil {
+		return e.Source
+	}
+	return verify.Origin(u)
 }
 
 func short(d string) string {

@@ -254,7 +254,8 @@ func TestPullTokenOnlyToTheOrigin(t *testing.T) {
 	other := newCatalogServer(t, map[string]map[string]string{})
 	srv.url["beta"] = other.URL + "/.well-known/agent-skills/beta.tar.gz"
 	opt := loopback()
-	opt.Verify.Token = "s3cret-token"
+	opt.Verify.Tokens = verify.Credentials{}
+	opt.Verify.Tokens.Add(srv.URL, "s3cret-token")
 	dir := t.TempDir()
 	_, err := Pull(context.Background(), srv.URL, dir, opt)
 	if err == nil || !strings.Contains(err.Error(), "trust root") {

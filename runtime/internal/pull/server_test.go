@@ -34,6 +34,8 @@ type catalogServer struct {
 	indexReads atomic.Int64
 	noVersions bool
 	auth       []string // the Authorization headers received
+	// token, when set, is the bearer token every request must carry (else 401).
+	token string
 }
 
 func newCatalogServer(t *testing.T, skills map[string]map[string]string) *catalogServer {
@@ -74,6 +76,10 @@ func (s *catalogServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.auth = append(s.auth, r.Header.Get("Authorization"))
+	if s.token != "" && r.Header.Get("Authorization") != "Bearer "+s.token {
+		http.Error(w, "a credential is wanted", http.StatusUnauthorized)
+		return
+	}
 	const prefix = "/.well-known/agent-skills/"
 	if r.URL.Path == prefix+"index.json" {
 		s.indexReads.Add(1)

@@ -26,7 +26,7 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return fmt.Errorf("more than %d redirects", maxRedirects)
 	}
 	if !sameOriginURL(req.URL, via[0].URL) {
-		req.Header.Del("Authorization") // Options.Token goes to the deployment's origin only
+		req.Header.Del("Authorization") // a token goes to the deployment's origin only
 	}
 	rule, _ := req.Context().Value(redirectRule{}).(func(*url.URL) string)
 	if rule == nil {
@@ -61,8 +61,8 @@ var errTooBig = errors.New("too large")
 func (v *verifier) do(req *http.Request, rule func(*url.URL) string, max int64) (*response, error) {
 	req = req.WithContext(context.WithValue(req.Context(), redirectRule{}, rule))
 	req.Header.Set("User-Agent", "skilledge-verify")
-	if v.opt.Token != "" && sameOriginURL(req.URL, v.base) {
-		req.Header.Set("Authorization", "Bearer "+v.opt.Token)
+	if v.token != "" && sameOriginURL(req.URL, v.base) {
+		req.Header.Set("Authorization", "Bearer "+v.token)
 	}
 	resp, err := v.client.Do(req)
 	if err != nil {

@@ -68,11 +68,13 @@ type Options struct {
 	// checked against the rules of the first request (https; the same origin for the
 	// indexes; under the trust root for skill files; none for the MCP endpoint).
 	Client *http.Client
-	// Token, when set, is sent as "Authorization: Bearer TOKEN" with every request to the
-	// deployment's origin (its scheme, host and port), as an agent checking a private
-	// deployment sends it: the indexes, the skill files and the MCP manifest. It is never
-	// sent to another origin, nor kept on a redirect that leaves the deployment's.
-	Token string
+	// Tokens are the credentials the caller holds, each bound to its origin. The one
+	// bound to the deployment's origin (its scheme, host and port), if any, is sent as
+	// "Authorization: Bearer TOKEN" with every request to that origin, as an agent
+	// checking a private deployment sends it: the indexes, the skill files and the MCP
+	// manifest. No token is sent to another origin, nor kept on a redirect that leaves
+	// the deployment's; a read of a source with no token of its own sends none.
+	Tokens Credentials
 	// Limits bound each skill: an archive may unpack to at most MaxEntries entries and
 	// MaxBytes bytes of files, a SKILL.md or a file of the v0.1.0 index may hold at most
 	// MaxBytes, and an archive download at most MaxBytes plus 1 KiB per entry and 64 KiB
@@ -164,6 +166,7 @@ type verifier struct {
 	lim      archive.Limits
 	client   *http.Client
 	base     *url.URL // without a trailing "/" unless the path is empty
+	token    string   // the token bound to base's origin (Options.Tokens), or ""
 	root     trust.Root
 	declared trust.Root // the valid root the v0.2.0 index declares, or the zero Root
 	rep      *Report
@@ -212,9 +215,6 @@ func newVerifier(base string, opt Options) (*verifier, error) {
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsRune(base, '#'):
 		return nil, usagef("the deployment URL %q has a query or fragment", base)
 	}
-	if strings.ContainsFunc(opt.Token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		return nil, usagef("the token holds a space, a line break or another control character: give the token alone")
-	}
 	v := &verifier{opt: opt, lim: opt.Limits, skills: make(map[string]*skillState)}
 	if why := v.schemeProblem(u); why != "" {
 		return nil, usagef("%s: %s", base, why)
@@ -227,6 +227,10 @@ func newVerifier(base string, opt Options) (*verifier, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = strings.TrimSuffix(u.RawPath, "/")
 	v.base = u
+	v.token = opt.Tokens.For(u)
+	if strings.ContainsFunc(v.token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return nil, usagef("the token for %s holds a space, a line break or another control character: give the token alone", Origin(u))
+	}
 	if opt.TrustRoot != "" {
 		r, err := v.parseRoot(opt.TrustRoot)
 		if err != nil {

@@ -765,8 +765,13 @@ func TestFrontmatterName(t *testing.T) {
 func TestVerifyToken(t *testing.T) {
 	d := newFake(t)
 	d.token = "ske_secret"
-	if _, rep := run(t, d, func(o *Options) { o.Token = "ske_secret" }); !rep.OK() {
-		t.Fatalf("with the token:\n%s", allProblems(rep))
+	base, o := d.start()
+	o.Tokens = Credentials{}
+	if err := o.Tokens.Add(base, "ske_secret"); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Verify(context.Background(), base, o); err != nil || !rep.OK() {
+		t.Fatalf("with the token: %v\n%s", err, allProblems(rep))
 	}
 	for _, p := range []string{"/.well-known/agent-skills/index.json", "/.well-known/agent-skills/greet/SKILL.md", "/mcp", "/.well-known/skills/refunds/notes/a b.md"} {
 		if !d.requested(p) {
@@ -777,7 +782,13 @@ func TestVerifyToken(t *testing.T) {
 	if rep.OK() || !strings.Contains(allProblems(rep), "HTTP 401") {
 		t.Fatalf("without the token:\n%s", allProblems(rep))
 	}
-	if _, err := Verify(context.Background(), "https://skills.example.com", Options{Token: "a b"}); !errors.Is(err, ErrUsage) {
+	// A token bound to another origin (another port of the same host) is not sent.
+	other := newFakeWithToken(t, "ske_secret")
+	_, rep = run(t, other, func(o *Options) { o.Tokens = Credentials{"http://127.0.0.1:1": "ske_secret"} })
+	if rep.OK() || !strings.Contains(allProblems(rep), "HTTP 401") {
+		t.Fatalf("with a token for another origin:\n%s", allProblems(rep))
+	}
+	if _, err := Verify(context.Background(), "https://skills.example.com", Options{Tokens: Credentials{"https://skills.example.com": "a b"}}); !errors.Is(err, ErrUsage) {
 		t.Fatalf("a token with a space: %v", err)
 	}
 	for _, c := range []struct {

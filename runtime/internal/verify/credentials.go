@@ -1,0 +1,60 @@
+package verify
+
+import (
+	"net"
+	"net/url"
+	"strings"
+)
+
+// Credentials are bearer tokens, each bound to the one origin it was given for (its key,
+// as Origin writes it). A read of a deployment sends the token of the deployment's own
+// origin, and only to that origin: a read of any other source (another entry of
+// skills.lock, a redirect, a skill URL elsewhere) gets none, whatever else the map holds.
+type Credentials map[string]string
+
+// For returns the token bound to u's origin, or "".
+func (c Credentials) For(u *url.URL) string {
+	if c == nil || u == nil {
+		return ""
+	}
+	return c[Origin(u)]
+}
+
+// Add binds token to the origin of the URL origin ("https://skills.example.com", with or
+// without a path, which is ignored). It refuses an origin that is not an absolute http(s)
+// URL, and a token that is empty or holds a space or a control character (it could not be
+// sent in one header).
+func (c Credentials) Add(origin, token string) error {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return usagef("%q is not an origin: write https://HOST[:PORT]", origin)
+	}
+	if token == "" || strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return usagef("the token for %s is empty or holds a space, a line break or another control character: give the token alone", Origin(u))
+	}
+	c[Origin(u)] = token
+	return nil
+}
+
+// SplitCredential splits a credential as the command line gives it: "ORIGIN=TOKEN" binds
+// the token to ORIGIN (an http or https URL: a token never holds "://"), anything else is
+// a bare TOKEN, with origin "".
+func SplitCredential(s string) (origin, token string) {
+	if o, t, ok := strings.Cut(s, "="); ok && strings.Contains(o, "://") {
+		return o, t
+	}
+	return "", s
+}
+
+// Origin renders u's origin: scheme and host in lower case, and the port unless it is
+// the scheme's default ("https://skills.example.com", "http://127.0.0.1:8787").
+func Origin(u *url.URL) string {
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if port == "" || scheme == "https" && port == "443" || scheme == "http" && port == "80" {
+		if strings.Contains(host, ":") {
+			return scheme + "://[" + host + "]"
+		}
+		return scheme + "://" + host
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
+}

@@ -1,0 +1,66 @@
+package verify
+
+import (
+	"errors"
+	"net/url"
+	"testing"
+)
+
+// TestCredentials: a token is bound to the origin it was given for, as Origin writes it,
+// and For finds it for any URL of that origin only.
+func TestCredentials(t *testing.T) {
+	for _, c := range []struct{ url, origin string }{
+		{"https://Skills.Example.com/x/y", "https://skills.example.com"},
+		{"https://skills.example.com:443/", "https://skills.example.com"},
+		{"https://skills.example.com:8443", "https://skills.example.com:8443"},
+		{"HTTP://127.0.0.1:80/mcp", "http://127.0.0.1"},
+		{"http://127.0.0.1:8787", "http://127.0.0.1:8787"},
+		{"http://[::1]:8787/", "http://[::1]:8787"},
+		{"https://[::1]/", "https://[::1]"},
+	} {
+		u, _ := url.Parse(c.url)
+		if got := Origin(u); got != c.origin {
+			t.Errorf("Origin(%s) = %s, want %s", c.url, got, c.origin)
+		}
+	}
+	creds := Credentials{}
+	if err := creds.Add("http://127.0.0.1:8787/some/path", "tok"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		url  string
+		want string
+	}{
+		{"http://127.0.0.1:8787/.well-known/agent-skills/index.json", "tok"},
+		{"http://127.0.0.1:8788/", ""},
+		{"https://127.0.0.1:8787/", ""},
+		{"http://localhost:8787/", ""},
+	} {
+		u, _ := url.Parse(c.url)
+		if got := creds.For(u); got != c.want {
+			t.Errorf("For(%s) = %q, want %q", c.url, got, c.want)
+		}
+	}
+	for _, c := range []struct{ origin, token string }{
+		{"skills.example.com", "tok"},
+		{"ftp://skills.example.com", "tok"},
+		{"https://user@skills.example.com", "tok"},
+		{"https://skills.example.com", ""},
+		{"https://skills.example.com", "a b"},
+		{"https://skills.example.com", "a\x1b[2J"},
+	} {
+		if err := (Credentials{}).Add(c.origin, c.token); !errors.Is(err, ErrUsage) {
+			t.Errorf("Add(%q, %q) = %v, want a usage error", c.origin, c.token, err)
+		}
+	}
+	for _, c := range []struct{ in, origin, token string }{
+		{"https://skills.example.com=ske_1", "https://skills.example.com", "ske_1"},
+		{"http://127.0.0.1:8787=a=b==", "http://127.0.0.1:8787", "a=b=="},
+		{"ske_abc==", "", "ske_abc=="},
+		{"plain", "", "plain"},
+	} {
+		if o, tok := SplitCredential(c.in); o != c.origin || tok != c.token {
+			t.Errorf("SplitCredential(%q) = %q, %q", c.in, o, tok)
+		}
+	}
+}
