@@ -40,15 +40,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "build":
 		return cmdBuild(ctx, rest, stdout, stderr)
 	case "verify":
-		return cmdVerify(ctx, rest, stdout, stderr)
+		return cmdVerify(ctx, rest, escaping{stdout}, escaping{stderr})
 	case "pull":
-		return cmdPull(ctx, rest, stdout, stderr)
+		return cmdPull(ctx, rest, escaping{stdout}, escaping{stderr})
 	case "outdated":
-		return cmdOutdated(ctx, rest, stdout, stderr)
+		return cmdOutdated(ctx, rest, escaping{stdout}, escaping{stderr})
 	case "key":
 		return cmdKey(rest, stdout, stderr)
 	case "stats":
-		return cmdStats(ctx, rest, stdout, stderr)
+		return cmdStats(ctx, rest, escaping{stdout}, escaping{stderr})
 	case "version":
 		if len(rest) > 0 && !isHelp(rest[0]) {
 			fmt.Fprintf(stderr, "skilledge version: unexpected argument %q\n", rest[0])

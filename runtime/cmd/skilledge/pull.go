@@ -259,8 +259,11 @@ func writeJSON(w io.Writer, v any) {
 	e.Encode(v)
 }
 
-// isTerminal reports whether w is a character device (a terminal).
+// isTerminal reports whether w is a character device (a terminal), through escaping.
 func isTerminal(w io.Writer) bool {
+	if e, ok := w.(escaping); ok {
+		w = e.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strings"
 
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
@@ -98,7 +99,9 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 }
 
 // String renders o as one line: "NAME  VERSION sha256:abc… -> VERSION sha256:def…
-// (SOURCE)", each version where it is known.
+// (SOURCE)", each version where it is known, with controls escaped (verify.Escape:
+// skills.lock is a file anyone can edit; the versions came from servers, and are
+// Printable already, so a backslash is left as it is).
 func (o Outdated) String() string {
 	to := short(o.ToDigest)
 	if o.ToVersion != "" {
@@ -111,7 +114,7 @@ func (o Outdated) String() string {
 	if o.FromVersion != "" {
 		from = o.FromVersion + " " + from
 	}
-	return fmt.Sprintf("%s  %s -> %s  (%s)", o.Name, from, to, o.Source)
+	return verify.Escape(fmt.Sprintf("%s  %s -> %s  (%s)", o.Name, from, to, o.Source), `\`)
 }
 
 // SourceError is the failure to read one source of a lock.
@@ -120,7 +123,13 @@ type SourceError struct {
 	Err    error
 }
 
-func (e *SourceError) Error() string { return e.Source + ": " + e.Err.Error() }
+// Error names the source, unless the error's text begins with it already.
+func (e *SourceError) Error() string {
+	if msg := e.Err.Error(); strings.HasPrefix(msg, e.Source) {
+		return msg
+	}
+	return e.Source + ": " + e.Err.Error()
+}
 func (e *SourceError) Unwrap() error { return e.Err }
 
 // Origin is the origin of the source, as a --token ORIGIN=TOKEN would name it.

@@ -457,7 +457,7 @@ func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
 }
 
 // frontmatterVersion is the "version" (or "metadata.version") of a SKILL.md's
-// frontmatter, or "".
+// frontmatter, verify.Printable (it is shown, and it is the server's), or "".
 func frontmatterVersion(b []byte) string {
 	s := strings.TrimPrefix(string(b), "\ufeff")
 	rest, ok := strings.CutPrefix(s, "---")
@@ -479,7 +479,7 @@ func frontmatterVersion(b []byte) string {
 	}
 	for _, x := range []any{v.Version, v.Metadata.Version} {
 		if x != nil {
-			return fmt.Sprint(x)
+			return verify.Printable(fmt.Sprint(x))
 		}
 	}
 	return ""

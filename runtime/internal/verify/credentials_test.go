@@ -64,3 +64,21 @@ func TestCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintable: what a server sends is shown with its controls escaped, in one line.
+func TestPrintable(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"1.2.0", "1.2.0"},
+		{"café ✓", "café ✓"},
+		{"\x1b[2J\x1b]0;pwned\x07", `\x1b[2J\x1b]0;pwned\x07`},
+		{"ok\nskilledge pull: 9 installed\r", `ok\x0askilledge pull: 9 installed\x0d`},
+		{"\u009b31m\u202egnp.exe", `\u009b31m\u202egnp.exe`},
+		{"a\xffb", `a\xffb`},
+		{`a\x1b`, `a\\x1b`},
+		{"tab\there", `tab\x09here`},
+	} {
+		if got := Printable(c.in); got != c.want {
+			t.Errorf("Printable(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -202,7 +202,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	}
 	sr.URL = u.String()
 	version := listedVersion(e, "frontmatter.version", "frontmatter.metadata.version")
-	listed := Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Version: version}
+	listed := Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Version: Printable(version)}
 	if v.want != nil && !v.want(listed) {
 		v.fetched = append(v.fetched, listed)
 		return

@@ -225,15 +225,15 @@ type rpcError struct {
 }
 
 // Error names the status when it is not 200 (a 401 says a credential is wanted), then
-// the JSON-RPC error, if any.
+// the JSON-RPC error, if any, its code and message Printable (they are the server's).
 func (e *rpcError) Error() string {
 	switch {
 	case e.code == "":
 		return fmt.Sprintf("%s: %s", e.method, statusText(e.status))
 	case e.status != 200:
-		return fmt.Sprintf("%s: %s: error %s: %s", e.method, statusText(e.status), e.code, e.message)
+		return fmt.Sprintf("%s: %s: error %s: %s", e.method, statusText(e.status), Printable(e.code), Printable(e.message))
 	}
-	return fmt.Sprintf("%s: error %s: %s", e.method, e.code, e.message)
+	return fmt.Sprintf("%s: error %s: %s", e.method, Printable(e.code), Printable(e.message))
 }
 
 // headerValue is s as an HTTP header value: as it is when it is printable ASCII, else

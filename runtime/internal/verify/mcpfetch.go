@@ -204,7 +204,7 @@ func (v *verifier) mcpListed(e gjson.Result) (Fetched, []listedFile, error) {
 	}
 	slices.SortFunc(files, func(a, b listedFile) int { return manifestOrder(a.path, b.path) })
 	f := Fetched{Name: name.Str, Path: path, URL: m.uri, Digest: manifestOfInfo(m.files), Kind: DigestManifest,
-		Version: listedVersion(e, "version", "frontmatter.version", "frontmatter.metadata.version")}
+		Version: Printable(listedVersion(e, "version", "frontmatter.version", "frontmatter.metadata.version"))}
 	return f, files, nil
 }
 

@@ -1,0 +1,51 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Printable is s, a string a server sent (a JSON-RPC error's message, a version), as it
+// can be shown on a terminal and in one line of a report: every control character (C0
+// with the line breaks and the tab, DEL, C1), every Unicode format character that
+// reorders or hides text (bidi overrides and isolates, zero-width marks, U+2028/U+2029)
+// and every byte that is not UTF-8 is written as a Go escape (\x1b, \u202e, \xff), and a
+// backslash as "\\" so that an escape cannot be forged. Any other text is as it was.
+func Printable(s string) string { return Escape(s, "") }
+
+// Escape is Printable, but leaves the characters of keep as they are (a command's own
+// output keeps "\n\t\\": its line breaks, tabs and a Windows path's backslashes).
+func Escape(s, keep string) string {
+	escaped := func(r rune) bool {
+		return !strings.ContainsRune(keep, r) && (r == '\\' || unsafeRune(r))
+	}
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, escaped) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case !escaped(r):
+			b.WriteString(s[i : i+n])
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// unsafeRune reports whether r is a control character or a format character (Cf: bidi
+// controls, zero-width marks) or a line or paragraph separator.
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
+}
