@@ -1081,6 +1081,7 @@ var versionsPrivateCommits = []repoCommit{
 		"finance/forecast/SKILL.md": "---\nname: forecast\ndescription: Looks ahead.\n---\n\n# Forecast\n",
 		"drafts/idea/SKILL.md":      "---\nname: idea\ndescription: Not ready.\nversion: 1.0.0\n---\n\n# Idea\n",
 		"drafts/idea/notes.md":      "draft notes\n",
+		"tools/audit/SKILL.md":      "---\nname: audit\ndescription: Checks the books.\n---\n\n# Audit\n",
 	}},
 	{subject: "ledger 1.1.0: QUARTERLYSECRET notes", write: map[string]string{
 		"finance/ledger/SKILL.md": "---\nname: ledger\ndescription: Closes the books QUARTERLYSECRET.\nversion: 1.1.0\n---\n\n# Ledger\n",
@@ -1091,6 +1092,7 @@ var versionsPrivateCommits = []repoCommit{
 		"drafts/idea/SKILL.md": "---\nname: idea\ndescription: Not ready.\nversion: 1.1.0\n---\n\n# Idea, closer\n",
 	}},
 	{subject: "forecast leaves finance", move: [][2]string{{"finance/forecast", "tools/forecast"}}},
+	{subject: "audit goes into finance", move: [][2]string{{"tools/audit", "finance/audit"}}},
 }
 
 // ledgerFiles are the contents of every version of the ledger's files.
@@ -1274,8 +1276,9 @@ func TestVersionsPrivateLeaks(t *testing.T) {
 					t.Errorf("%s without a credential: %d %s", p.name, st, body)
 				}
 				// Each caller's changes: the reader's skills' (forecast's move out of finance/
-				// as its arrival), the finance caller's with the ledger's and forecast's
-				// move; never the draft's, nor, in a private catalog, a commit or subject.
+				// as its arrival, audit's move into it as its removal), the finance caller's
+				// with the ledger's and both moves; never the draft's, nor, in a private
+				// catalog, a commit or subject.
 				if p.path == "/changes.atom" {
 					for _, doc := range []string{byReader, byFinance} {
 						if strings.Contains(doc, "Commit:") || strings.Contains(doc, "Subject:") || !strings.Contains(doc, "tools/forecast") {
@@ -1289,8 +1292,8 @@ func TestVersionsPrivateLeaks(t *testing.T) {
 				}
 				for _, c := range []struct {
 					doc, want string
-				}{{byReader, "added public, added tools/forecast, changed public"},
-					{byFinance, "added finance/forecast, added finance/ledger, added public, changed finance/ledger, changed public, moved finance/forecast to tools/forecast"}} {
+				}{{byReader, "added public, added tools/audit, added tools/forecast, changed public, removed tools/audit"},
+					{byFinance, "added finance/forecast, added finance/ledger, added public, added tools/audit, changed finance/ledger, changed public, moved finance/forecast to tools/forecast, moved tools/audit to finance/audit"}} {
 					doc := c.doc
 					if p.method == "POST" {
 						doc = gjson.Get(doc, "result.contents.0.text").Str
@@ -1301,6 +1304,8 @@ func TestVersionsPrivateLeaks(t *testing.T) {
 						switch {
 						case !ch.Get("from").Exists():
 							kind = "added "
+						case !ch.Get("to").Exists():
+							kind = "removed "
 						case ch.Get("movedFrom").Exists():
 							kind = "moved " + ch.Get("movedFrom").Str + " to "
 						}

@@ -132,13 +132,18 @@ func changesAtom(changes []*Change, private bool, trustRoot string) []byte {
 	b.WriteString("<link rel=\"self\" type=\"application/atom+xml\" href=\"" + catalog.ChangesAtom + "\"/>\n")
 	b.WriteString("<link rel=\"alternate\" type=\"application/json\" href=\"" + catalog.ChangesJSON + "\"/>\n")
 	for _, c := range changes {
-		b.WriteString("<entry>\n<id>" + atomID("change", c.Commit, feedTime(c.Date), c.Path) + "</id>\n")
-		b.WriteString("<title>" + xmlText(changeTitle(c)) + "</title>\n")
-		b.WriteString("<updated>" + feedTime(c.Date) + "</updated>\n")
-		b.WriteString("<content type=\"text\">" + xmlText(changeText(c, private)) + "</content>\n</entry>\n")
+		b.WriteString(atomEntry(c, private))
 	}
 	b.WriteString("</feed>\n")
 	return []byte(b.String())
+}
+
+// atomEntry is one change's <entry> in the Atom feed.
+func atomEntry(c *Change, private bool) string {
+	return "<entry>\n<id>" + atomID("change", c.Commit, feedTime(c.Date), c.Path) + "</id>\n" +
+		"<title>" + xmlText(changeTitle(c)) + "</title>\n" +
+		"<updated>" + feedTime(c.Date) + "</updated>\n" +
+		"<content type=\"text\">" + xmlText(changeText(c, private)) + "</content>\n</entry>\n"
 }
 
 // changeTitle is an entry's title: "NAME FROM → TO", "NAME added (TO)", "NAME removed",

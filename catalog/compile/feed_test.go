@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -116,16 +117,16 @@ func TestChangesJSON(t *testing.T) {
 // The Atom document as RFC 4287 defines it, for the tests to read back.
 type (
 	atomFeed struct {
-		XMLName   xml.Name     `xml:"feed"`
-		IDs       []string     `xml:"id"`
-		Titles    []atomText   `xml:"title"`
-		Updated   []string     `xml:"updated"`
-		Authors   []atomPerson `xml:"author"`
-		Generator []string     `xml:"generator"`
-		Links     []atomLink   `xml:"link"`
-		Entries   []atomEntry  `xml:"entry"`
+		XMLName   xml.Name        `xml:"feed"`
+		IDs       []string        `xml:"id"`
+		Titles    []atomText      `xml:"title"`
+		Updated   []string        `xml:"updated"`
+		Authors   []atomPerson    `xml:"author"`
+		Generator []string        `xml:"generator"`
+		Links     []atomLink      `xml:"link"`
+		Entries   []atomFeedEntry `xml:"entry"`
 	}
-	atomEntry struct {
+	atomFeedEntry struct {
 		IDs      []string     `xml:"id"`
 		Titles   []atomText   `xml:"title"`
 		Updated  []string     `xml:"updated"`
@@ -448,4 +449,32 @@ func xmlSanitized(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// TestFeedBounds: a feed holds at most MaxChanges changes, and no more than fit in
+// MaxFeedBytes in each document: 100 changes of 1,024 long file names each would make a
+// feed of megabytes.
+func TestFeedBounds(t *testing.T) {
+	everyone := func([]string, bool) bool { return true }
+	var small, large []*Change
+	var files []string
+	for i := range 1024 {
+		files = append(files, fmt.Sprintf("references/%04d-%s.md", i, strings.Repeat("n", 60)))
+	}
+	for i := range 150 {
+		date := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(-time.Duration(i) * time.Hour)
+		small = append(small, &Change{Path: fmt.Sprintf("s%03d", i), Name: "s", To: feedV1, Date: date, Commit: fmt.Sprint(i), Added: []string{"SKILL.md"}})
+		large = append(large, &Change{Path: fmt.Sprintf("s%03d", i), Name: "s", To: feedV1, Date: date, Commit: fmt.Sprint(i), Added: files})
+	}
+	if got := feedChanges(small, false, everyone); len(got) != MaxChanges || got[0] != small[0] {
+		t.Errorf("%d small changes shown, want the newest %d", len(got), MaxChanges)
+	}
+	got := feedChanges(large, false, everyone)
+	j, a := changesJSON(got, false), changesAtom(got, false, "")
+	if len(got) == 0 || len(got) >= MaxChanges || len(j) > MaxFeedBytes+64 || len(a) > MaxFeedBytes+1024 {
+		t.Errorf("%d large changes shown: JSON %d bytes, Atom %d", len(got), len(j), len(a))
+	}
+	if nj, na := changesJSON(large[:len(got)+1], false), changesAtom(large[:len(got)+1], false, ""); len(nj) <= MaxFeedBytes && len(na) <= MaxFeedBytes {
+		t.Errorf("one change more would fit: JSON %d bytes, Atom %d", len(nj), len(na))
+	}
 }

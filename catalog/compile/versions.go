@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,8 +48,14 @@ type History struct {
 // MaxKeep bounds the policy's versions.keep.
 const MaxKeep = 100
 
-// MaxChanges bounds the change feed: the newest changes, per caller.
-const MaxChanges = 100
+// MaxChanges and MaxFeedBytes bound the change feed: the newest changes a caller may
+// see, at most MaxChanges of them, and no more than fit in MaxFeedBytes of entries in
+// each document (the JSON and the Atom feed): a commit of many skills, each with many
+// files, cannot make a feed larger than a host serves.
+const (
+	MaxChanges   = 100
+	MaxFeedBytes = 1 << 20
+)
 
 // Change is what one commit did to one skill: the change feed's entry.
 type Change struct {
@@ -64,9 +71,14 @@ type Change struct {
 	// Added, Changed and Removed are files, relative to the skill's directory; Files
 	// are every file of To (for a caller who sees the skill arrive rather than move).
 	Added, Changed, Removed, Files []string
+	// MovedName and MovedFiles are, for a move, the skill's name and files before it:
+	// for a caller who may see the old path but not the new one, the skill left, and the
+	// feed shows the move as the removal a deletion would be.
+	MovedName  string
+	MovedFiles []string
 	// Scopes and Unlisted are what the access policy says of Path (Access.Scopes), and
-	// MovedScopes and MovedUnlisted of Moved: a caller sees the change only if it may see
-	// the skill at Path, and its old path only if it may see that too.
+	// MovedScopes and MovedUnlisted of Moved: a caller sees the change at Path only if it
+	// may see the skill there, and its old path only if it may see that too.
 	Scopes, MovedScopes     []string
 	Unlisted, MovedUnlisted bool
 }
@@ -184,10 +196,9 @@ func versionURIs(s *Skill) []byte {
 // ChangesAtom over HTTP.
 type feedDocs struct{ resource, json, atom *blob }
 
-// feed renders c's change feed, or nil when c keeps no history: the newest MaxChanges
-// changes the catalog's caller may see (History.visible; every change to a listed skill
-// when it is not one caller's view). A change whose old path the caller may not see is
-// shown as the skill's arrival, not as a move.
+// feed renders c's change feed, or nil when c keeps no history: feedChanges of the
+// catalog's caller (History.visible; every change to a listed skill when it is not one
+// caller's view).
 func (en *encoder) feed(c *Catalog) *feedDocs {
 	h := c.History
 	if h == nil {
@@ -198,28 +209,58 @@ func (en *encoder) feed(c *Catalog) *feedDocs {
 	if visible == nil {
 		visible = func(_ []string, unlisted bool) bool { return !unlisted }
 	}
-	var shown []*Change
-	for _, ch := range h.Changes {
-		if len(shown) == MaxChanges {
-			break
-		}
-		if !visible(ch.Scopes, ch.Unlisted) {
-			continue
-		}
-		if ch.Moved != "" && !visible(ch.MovedScopes, ch.MovedUnlisted) {
-			arrived := *ch
-			arrived.Moved, arrived.MovedScopes, arrived.From = "", nil, nil
-			arrived.Added, arrived.Changed, arrived.Removed = ch.Files, nil, nil
-			ch = &arrived
-		}
-		shown = append(shown, ch)
-	}
+	shown := feedChanges(h.Changes, private, visible)
 	j := changesJSON(shown, private)
 	return &feedDocs{
 		resource: en.doc(catalog.ChangesURI, "application/json", j),
 		json:     en.doc(catalog.ChangesJSON, "application/json", j),
 		atom:     en.doc(catalog.ChangesAtom, "application/atom+xml", changesAtom(shown, private, c.TrustRoot)),
 	}
+}
+
+// feedChanges are the changes of changes (newest first) a caller may see, as it sees
+// them: the newest, at most MaxChanges and no more than fit in MaxFeedBytes of entries
+// in each document. A move is what the caller sees of it: a move when it may see both
+// paths, the skill's arrival when only the new one, its removal when only the old one,
+// each byte for byte what an addition or a deletion would show; so within a commit the
+// changes are in the order of the paths shown, as they would be.
+func feedChanges(changes []*Change, private bool, visible func(scopes []string, unlisted bool) bool) []*Change {
+	var shown []*Change
+	jsonBytes, atomBytes := 0, 0
+	for _, ch := range changes {
+		if len(shown) == MaxChanges {
+			break
+		}
+		switch {
+		case !visible(ch.Scopes, ch.Unlisted):
+			if ch.Moved == "" || !visible(ch.MovedScopes, ch.MovedUnlisted) {
+				continue
+			}
+			ch = &Change{Path: ch.Moved, Name: ch.MovedName, From: ch.From, Date: ch.Date, Commit: ch.Commit, Subject: ch.Subject,
+				Removed: ch.MovedFiles, Scopes: ch.MovedScopes, Unlisted: ch.MovedUnlisted}
+		case ch.Moved != "" && !visible(ch.MovedScopes, ch.MovedUnlisted):
+			arrived := *ch
+			arrived.Moved, arrived.MovedScopes, arrived.From = "", nil, nil
+			arrived.MovedName, arrived.MovedFiles = "", nil
+			arrived.Added, arrived.Changed, arrived.Removed = ch.Files, nil, nil
+			ch = &arrived
+		}
+		jsonBytes += len(changesJSON([]*Change{ch}, private))
+		atomBytes += len(atomEntry(ch, private))
+		if jsonBytes > MaxFeedBytes || atomBytes > MaxFeedBytes {
+			break
+		}
+		shown = append(shown, ch)
+	}
+	// A commit's changes are in the order of their paths (history.Read); a move shown
+	// at its old path takes that path's place.
+	slices.SortStableFunc(shown, func(a, b *Change) int {
+		if a.Commit != b.Commit || !a.Date.Equal(b.Date) {
+			return 0
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	return shown
 }
 
 // fingerprint writes into w everything of h that Encode renders (Catalog.Fingerprint).
@@ -232,8 +273,8 @@ func (h *History) fingerprint(w io.Writer) {
 		}
 	}
 	for _, ch := range h.Changes {
-		fmt.Fprintf(w, "change %q %q %q %q %q %d %q %q %q %q %q\n", ch.Path, ch.Name, ch.Moved, ch.From, ch.To, ch.Date.Unix(),
-			ch.Commit, ch.Subject, ch.Added, ch.Changed, ch.Removed)
+		fmt.Fprintf(w, "change %q %q %q %q %q %d %q %q %q %q %q %q %q\n", ch.Path, ch.Name, ch.Moved, ch.From, ch.To, ch.Date.Unix(),
+			ch.Commit, ch.Subject, ch.Added, ch.Changed, ch.Removed, ch.MovedName, ch.MovedFiles)
 	}
 }
 

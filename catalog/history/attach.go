@@ -38,6 +38,10 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		sev = compile.Error
 	}
 	for _, p := range h.Problems {
+		if p.Path == "" { // a commit skipped: the folder's history, no skill's
+			problems = append(problems, compile.Problem{Path: label, Severity: compile.Warning, Msg: p.Message})
+			continue
+		}
 		problems = append(problems, compile.Problem{Path: path.Join(label, p.Path), Severity: sev, Skill: path.Dir(p.Path), Msg: p.Message})
 	}
 
@@ -50,6 +54,9 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		at     string // the version path
 	}
 	var olders []older
+	// refused are the versions that were to be kept and are not served (they do not
+	// load): the feed does not name them either.
+	refused := map[string]bool{}
 	for _, s := range c.Skills {
 		hs := h.Skill(s.Path)
 		var vs []Version
@@ -89,6 +96,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 			}
 			name := compile.FrontmatterName(md)
 			if name == "" || catalog.NameProblem(name) != "" {
+				refused[refusedKey(v)] = true
 				problems = append(problems, compile.Problem{Path: path.Join(label, s.Path, catalog.SkillMD), Severity: compile.Warning, Skill: s.Path,
 					Msg: fmt.Sprintf("version %s (%s) is not kept: its SKILL.md has no valid name", v.Name, v.Commit.Short())})
 				continue
@@ -113,6 +121,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 	// latest skill.
 	for _, o := range olders {
 		if byPath[o.at] == nil {
+			refused[refusedKey(o.v)] = true
 			why := ""
 			for _, p := range lp {
 				if p.Skill == o.at && p.Severity == compile.Error {
@@ -170,6 +179,17 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 	slices.SortFunc(hist.Versions, func(x, y *compile.Skill) int { return strings.Compare(x.Path, y.Path) })
 
 	for _, ch := range h.Changes {
+		if ch.To != nil && refused[refusedKey(*ch.To)] {
+			continue // a version not served is not announced
+		}
+		if ch.From != nil && refused[refusedKey(*ch.From)] {
+			if ch.To == nil {
+				continue // nothing served left
+			}
+			// What came from a version not served arrived, as far as a caller knows.
+			ch.Moved, ch.From = "", nil
+			ch.Added, ch.Changed, ch.Removed = names(ch.To.Files), nil, nil
+		}
 		cc := &compile.Change{Path: ch.Path, Moved: ch.Moved, Date: ch.Commit.Date, Commit: ch.Commit.Hash, Subject: ch.Commit.Subject,
 			Added: ch.Added, Changed: ch.Changed, Removed: ch.Removed}
 		if ch.To != nil {
@@ -199,6 +219,18 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		if cc.Name = compile.FrontmatterName(md); cc.Name == "" {
 			cc.Name = path.Base(ch.Path)
 		}
+		if ch.Moved != "" {
+			// What a caller who sees only the old path is shown: the removal a deletion
+			// of the skill there would be.
+			md, err := a.read(*ch.From, catalog.SkillMD)
+			if err != nil {
+				return nil, err
+			}
+			if cc.MovedName = compile.FrontmatterName(md); cc.MovedName == "" {
+				cc.MovedName = path.Base(ch.Moved)
+			}
+			cc.MovedFiles = names(ch.From.Files)
+		}
 		if c.Access != nil {
 			var listed bool
 			cc.Scopes, listed = c.Access.Scopes(cc.Path)
@@ -213,6 +245,9 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 	c.History = hist
 	return problems, nil
 }
+
+// refusedKey names the version v of one skill for the set of versions not served.
+func refusedKey(v Version) string { return v.Name + "\x00" + v.Content }
 
 // versionIn returns the version a path under a version path names: the segment after the
 // first one starting with catalog.VersionMark.

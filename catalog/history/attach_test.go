@@ -365,3 +365,98 @@ func TestUncommittedName(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachMovedOutOfSight: for a caller who may see a skill's old path but not its new
+// one, a move is a removal: each change feed (the resource, the JSON, the Atom) is byte
+// for byte what a repository in which the skill was deleted gives, so is its digest
+// (the ETag), and nothing of the new path, name or digest is in it. Moved the other way,
+// the caller sees the skill arrive; a caller who may see both sees the move.
+func TestAttachMovedOutOfSight(t *testing.T) {
+	const policy = "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n"
+	start := map[string]string{"skilledge.yaml": policy + "versions:\n  keep: 4\n",
+		"public/x/SKILL.md": named("x", "1.0.0", "x1"), "public/w/SKILL.md": named("w", "1.0.0", "w1"), "public/x/notes.md": "n",
+		"finance/y/SKILL.md": named("y", "1.0.0", "y1")}
+	later := map[string]string{"public/w/SKILL.md": named("w", "1.1.0", "w2")}
+	moved := map[string]string{"public/x/SKILL.md": "", "public/x/notes.md": "", "finance/ledger/SKILL.md": named("ledger", "1.0.0", "x1"), "finance/ledger/notes.md": "n",
+		"public/a/SKILL.md": named("a", "1.0.0", "a1")}
+	deleted := map[string]string{"public/x/SKILL.md": "", "public/x/notes.md": "", "public/a/SKILL.md": named("a", "1.0.0", "a1")}
+	var st *compile.Store
+	feeds := func(p *catalog.Pack, scopes string) (docs []string, digests []string) {
+		v, ok := p.ViewFor([]byte(scopes))
+		if !ok {
+			t.Fatalf("no view for %s", scopes)
+		}
+		for _, path := range []string{catalog.ChangesJSON, catalog.ChangesAtom} {
+			d, ok := v.Listed.HTTPDoc(path, catalog.HTTPDigest)
+			if !ok {
+				t.Fatalf("no %s", path)
+			}
+			digests = append(digests, string(d))
+			b, err := st.Object(strings.TrimPrefix(string(d), "sha256:"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs = append(docs, string(b))
+		}
+		i, ok := v.Listed.ResourceByURI(catalog.ChangesURI)
+		if !ok {
+			t.Fatal("no " + catalog.ChangesURI)
+		}
+		digests = append(digests, string(v.Listed.Resource(i, catalog.ResDigest)))
+		return docs, digests
+	}
+	away, st0 := encodeStoryStore(t, story(step{"start", start}, step{"x to finance", moved}, step{"w", later}))
+	gone, st1 := encodeStoryStore(t, story(step{"start", start}, step{"x deleted", deleted}, step{"w", later}))
+	st = st0
+	docs, digests := feeds(away, "skills:read")
+	st = st1
+	docs0, digests0 := feeds(gone, "skills:read")
+	st = st0
+	if !slices.Equal(digests, digests0) {
+		t.Errorf("the reader's feed digests differ from a deletion's:\n%q\n%q", digests, digests0)
+	}
+	for i := range docs {
+		if docs[i] != docs0[i] {
+			t.Errorf("the reader's feed differs from a deletion's:\n%s\n%s", docs[i], docs0[i])
+		}
+		if strings.Contains(docs[i], "finance") || strings.Contains(docs[i], "ledger") || !strings.Contains(docs[i], "public/x") {
+			t.Errorf("the reader's feed: %s", docs[i])
+		}
+	}
+	if !strings.Contains(docs[0], `"skill":{"path":"public/x","name":"x"},"from":{"version":"1.0.0"`) || !strings.Contains(docs[0], `"removed":["SKILL.md","notes.md"]`) {
+		t.Errorf("the reader's feed shows no removal of x: %s", docs[0])
+	}
+	full, _ := feeds(away, "skills:read skills:finance")
+	if !strings.Contains(full[0], `"skill":{"path":"finance/ledger","name":"ledger"},"movedFrom":"public/x"`) {
+		t.Errorf("the finance caller's feed shows no move: %s", full[0])
+	}
+	// The other way, into sight: the reader sees the ledger arrive as x, added.
+	back, st2 := encodeStoryStore(t, story(step{"start", start}, step{"x to finance", moved}, step{"back", map[string]string{
+		"finance/ledger/SKILL.md": "", "finance/ledger/notes.md": "", "public/x/SKILL.md": named("x", "1.0.0", "x1"), "public/x/notes.md": "n"}}))
+	st = st2
+	docs, _ = feeds(back, "skills:read")
+	if !strings.Contains(docs[0], `"skill":{"path":"public/x","name":"x"},"to":{"version":"1.0.0"`) || strings.Contains(docs[0], "ledger") || strings.Contains(docs[0], "finance") {
+		t.Errorf("the reader's feed of x coming back: %s", docs[0])
+	}
+}
+
+// TestAttachFeedServedOnly: a version that is not kept because it does not load by
+// today's rules is not named by the feed either: its addition is not shown, and the
+// next version arrives rather than follows it.
+func TestAttachFeedServedOnly(t *testing.T) {
+	bad := "---\nname: x\nversion: 1.0.0\n---\nno description\n"
+	p, st := encodeStoryStore(t, story(
+		step{"start", map[string]string{"skilledge.yaml": "versions:\n  keep: 4\n", "x/SKILL.md": bad}},
+		step{"fixed", map[string]string{"x/SKILL.md": named("x", "1.1.0", "x2")}},
+		step{"again", map[string]string{"x/SKILL.md": named("x", "1.2.0", "x3")}},
+	))
+	d, _ := p.HTTPDoc(catalog.ChangesJSON, catalog.HTTPDigest)
+	b, err := st.Object(strings.TrimPrefix(string(d), "sha256:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := string(b)
+	if strings.Contains(feed, "1.0.0") || strings.Count(feed, `"skill":`) != 2 || !strings.Contains(feed, `{"skill":{"path":"x","name":"x"},"to":{"version":"1.1.0"`) {
+		t.Errorf("the feed: %s", feed)
+	}
+}

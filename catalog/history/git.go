@@ -63,11 +63,15 @@ func (g *gitRepo) Log(ctx context.Context) ([]Commit, error) {
 		return nil, fmt.Errorf("history: git log printed %d fields, not commits of three", len(f))
 	}
 	for ; len(f) > 0; f = f[3:] {
+		c := Commit{Hash: strings.TrimLeft(f[0], "\n"), Subject: cutSubject(f[2])}
 		date, err := time.Parse(time.RFC3339, f[1])
 		if err != nil {
-			return nil, fmt.Errorf("history: commit %s: date %q: %v", f[0], f[1], err)
+			// git keeps what a committer wrote (a date past year 9999, a time zone of
+			// its own) and fsck finds nothing wrong: one commit must not stop every build.
+			c.Unreadable = fmt.Sprintf("its committer date %q is not an RFC 3339 date", cutSubject(f[1]))
 		}
-		commits = append(commits, Commit{Hash: strings.TrimLeft(f[0], "\n"), Date: date, Subject: f[2]})
+		c.Date = date
+		commits = append(commits, c)
 	}
 	return commits, nil
 }

@@ -192,3 +192,48 @@ func TestGitMerges(t *testing.T) {
 		t.Fatalf("%d commits read, want 3 (the branch's own commit is not main's)", h.Commits)
 	}
 }
+
+// TestGitHostileCommits: a commit whose committer date git keeps but RFC 3339 cannot
+// write (past year 9999) is skipped with a warning naming it, its changes becoming the
+// next commit's, where it stopped every build; a subject of 1 MiB is cut to MaxSubject
+// characters, the last "…".
+func TestGitHostileCommits(t *testing.T) {
+	r := newRepo(t)
+	r.commit("add a", map[string]string{"skills/a/SKILL.md": skill("1.0.0", "one")})
+	os.WriteFile(filepath.Join(r.dir, "skills/a/SKILL.md"), []byte(skill("1.1.0", "two")), 0o644)
+	r.git("add", "-A")
+	r.gitEnv([]string{"GIT_COMMITTER_DATE=@253402300800 +0000"}, "commit", "-q", "-m", "from the far future")
+	long := strings.Repeat("é", 1<<19) // 1 MiB: too long for an argument, so from a file
+	msg := filepath.Join(t.TempDir(), "message")
+	os.WriteFile(msg, []byte(long+"\n"), 0o644)
+	os.WriteFile(filepath.Join(r.dir, "skills/a/SKILL.md"), []byte(skill("1.2.0", "three")), 0o644)
+	r.git("add", "-A")
+	r.gitEnv([]string{"GIT_COMMITTER_DATE=2026-11-20T12:00:00Z"}, "commit", "-q", "-F", msg)
+
+	h := readGit(t, filepath.Join(r.dir, "skills"))
+	if len(h.Problems) != 1 || h.Problems[0].Path != "" || !strings.Contains(h.Problems[0].String(), "is skipped: its committer date \"10000-01-01T00:00:00+00:00\" is not an RFC 3339 date") {
+		t.Fatalf("problems %q", h.Problems)
+	}
+	skills, _ := summary(h)
+	if want := []string{"a: 1.2.0 1.0.0 (dropped 0)"}; !slices.Equal(skills, want) {
+		t.Fatalf("skills %q, want %q", skills, want)
+	}
+	subject := h.Changes[0].Commit.Subject
+	if n := len([]rune(subject)); n != MaxSubject || !strings.HasSuffix(subject, "é…") {
+		t.Fatalf("a subject of 1 MiB is kept as %d characters: %.40q", n, subject)
+	}
+}
+
+// TestCutSubject: a subject of MaxSubject characters or fewer is as it was.
+func TestCutSubject(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want int
+		cut  bool
+	}{{0, 0, false}, {1, 1, false}, {MaxSubject - 1, MaxSubject - 1, false}, {MaxSubject, MaxSubject, false}, {MaxSubject + 1, MaxSubject, true}, {5 * MaxSubject, MaxSubject, true}} {
+		got := cutSubject(strings.Repeat("ж", c.n))
+		if n := len([]rune(got)); n != c.want || strings.HasSuffix(got, "…") != c.cut {
+			t.Errorf("cutSubject of %d characters: %d, cut %t", c.n, n, strings.HasSuffix(got, "…"))
+		}
+	}
+}

@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/skilledge/skilledge/catalog"
 )
@@ -54,7 +55,31 @@ const DefaultMaxCommits = 5000
 type Commit struct {
 	Hash    string    // the full object name
 	Date    time.Time // the committer date
-	Subject string    // the first line of its message
+	Subject string    // the first line of its message, cut to MaxSubject characters
+	// Unreadable, when not "", says why the commit's metadata cannot be read (a date
+	// past year 9999, say): Read skips the commit with a Problem, and its changes are
+	// the next commit's.
+	Unreadable string
+}
+
+// MaxSubject is how many characters of a commit's subject are kept: a longer one is cut
+// there and ends in "…" (a subject is repeated in every change of its commit, in the
+// feeds and in warnings).
+const MaxSubject = 200
+
+// cutSubject cuts s to MaxSubject characters, the last of them "…".
+func cutSubject(s string) string {
+	n := 0
+	for i := range s {
+		if n == MaxSubject-1 {
+			if utf8.RuneCountInString(s[i:]) > 1 {
+				return s[:i] + "…"
+			}
+			return s
+		}
+		n++
+	}
+	return s
 }
 
 // Short is the commit's abbreviated name, as a person quotes it.
@@ -127,13 +152,19 @@ type Change struct {
 }
 
 // A Problem is something a person should know about the history: a version published
-// twice with different content. Path is the skill's SKILL.md, relative to the folder.
+// twice with different content. Path is the skill's SKILL.md, relative to the folder, or
+// "" for a commit skipped as a whole (Commit.Unreadable), which is always a warning.
 type Problem struct {
 	Path    string
 	Message string
 }
 
-func (p Problem) String() string { return p.Path + ": " + p.Message }
+func (p Problem) String() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
 
 // A History is what Read found.
 type History struct {
@@ -182,6 +213,10 @@ func Read(ctx context.Context, src Source, opt Options) (*History, error) {
 	}
 	r := &reader{src: src, opt: opt, skills: map[string]*trail{}, names: map[string]map[string]*Version{}, removed: map[string]*trail{}, h: &History{Commits: len(commits), Shallow: shallow, Cut: cut}}
 	for i := len(commits) - 1; i >= 0; i-- {
+		if c := commits[i]; c.Unreadable != "" {
+			r.h.Problems = append(r.h.Problems, Problem{Message: fmt.Sprintf("commit %s is skipped: %s; what it changed is the next commit's", c.Short(), c.Unreadable)})
+			continue
+		}
 		if err := r.commit(ctx, commits[i]); err != nil {
 			return nil, err
 		}
