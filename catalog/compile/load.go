@@ -594,7 +594,7 @@ func (l *loader) checkPortability() {
 				what = "file"
 			}
 			skill := innermost(l.enclosing(cur))
-			if why := windowsProblem(seg); why != "" {
+			if why := catalog.WindowsNameProblem(seg); why != "" {
 				where := "a checkout of the folder fails there"
 				if skill != "" {
 					where = "archives of the skill do not unpack there"

@@ -71,30 +71,3 @@ func checkAuthority(seg string) string {
 	return ""
 }
 
-// windowsProblem returns why seg cannot be a file or directory name on Windows, or "":
-// a reserved device name (CON, PRN, AUX, NUL, COM0–9, LPT0–9 and their superscript-digit
-// forms, in any case, with or without an extension: "con", "LPT1.md"), a character
-// Windows forbids in names, or a trailing dot or space, which Windows drops. Such a file
-// is served here, but archives of its skill do not unpack there, and a checkout of the
-// folder fails. See https://learn.microsoft.com/windows/win32/fileio/naming-a-file.
-func windowsProblem(seg string) string {
-	if i := strings.IndexAny(seg, `<>:"|?*`); i >= 0 {
-		return fmt.Sprintf("contains %q, which Windows does not allow in file names", seg[i])
-	}
-	if strings.HasSuffix(seg, ".") || strings.HasSuffix(seg, " ") {
-		return "ends in a dot or a space, which Windows drops from file names"
-	}
-	stem, _, _ := strings.Cut(seg, ".")
-	stem = strings.TrimRight(stem, " ")
-	switch strings.ToUpper(stem) {
-	case "CON", "PRN", "AUX", "NUL":
-		return "is a device name reserved on Windows"
-	}
-	if len(stem) >= 4 {
-		prefix, digit := strings.ToUpper(stem[:3]), stem[3:]
-		if (prefix == "COM" || prefix == "LPT") && (len(digit) == 1 && digit[0] >= '0' && digit[0] <= '9' || digit == "¹" || digit == "²" || digit == "³") {
-			return "is a device name reserved on Windows"
-		}
-	}
-	return ""
-}

@@ -38,10 +38,12 @@ func FuzzParseLock(f *testing.F) {
 	})
 }
 
-// FuzzPathProblem: a path pathProblem accepts has no segment that leaves its folder and
-// nothing a file system reads as a separator or a drive.
+// FuzzPathProblem: a path pathProblem accepts has no segment that leaves its folder,
+// nothing a file system reads as a separator or a drive, and no segment Windows cannot
+// hold (a device name, a trailing dot or space).
 func FuzzPathProblem(f *testing.F) {
-	for _, s := range []string{"SKILL.md", "a/b.md", "../x", "/abs", `a\b`, "C:x", "a//b", "./a", "a/.", "\x00"} {
+	for _, s := range []string{"SKILL.md", "a/b.md", "../x", "/abs", `a\b`, "C:x", "a//b", "./a", "a/.", "\x00",
+		"CON", "scripts/nul", "aux.txt", "a/COM1.md", "lpt9", "com¹", "notes.", "notes ", "a/b./c"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
@@ -52,8 +54,12 @@ func FuzzPathProblem(f *testing.F) {
 			t.Fatalf("accepted %q", p)
 		}
 		for _, seg := range strings.Split(p, "/") {
-			if seg == "" || seg == "." || seg == ".." {
+			if seg == "" || seg == "." || seg == ".." || strings.HasSuffix(seg, ".") || strings.HasSuffix(seg, " ") {
 				t.Fatalf("accepted %q", p)
+			}
+			stem, _, _ := strings.Cut(strings.ToUpper(seg), ".")
+			if stem = strings.TrimRight(stem, " "); stem == "CON" || stem == "NUL" || stem == "AUX" || stem == "PRN" {
+				t.Fatalf("accepted %q, a Windows device name", p)
 			}
 		}
 	})
@@ -67,6 +73,9 @@ func TestPathProblem(t *testing.T) {
 		{"SKILL.md", true}, {"scripts/run.sh", true}, {"caf\u00e9.md", true},
 		{"", false}, {"/etc/passwd", false}, {"../x", false}, {"a/../b", false}, {"a/./b", false},
 		{`a\b`, false}, {"C:evil", false}, {"a//b", false}, {"a/", false}, {"a\x01", false}, {"\xff", false},
+		// Names Windows cannot hold.
+		{"CON", false}, {"scripts/nul", false}, {"aux.txt", false}, {"a/COM1.md", false}, {"LPT9", false}, {"com\u00b9.md", false},
+		{"notes.", false}, {"notes ", false}, {"a/b./c", false}, {"console.md", true}, {"com10", true}, {"a/.env", true},
 	} {
 		if got := pathProblem(c.path) == ""; got != c.ok {
 			t.Errorf("pathProblem(%q) ok = %v, want %v", c.path, got, c.ok)

@@ -49,6 +49,12 @@ func TestHostileServer(t *testing.T) {
 		{"names that collide when normalized (NFC/NFD)", func(s *catalogServer) {
 			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "caf\u00e9.md", data: []byte("a")}, tarEntry{name: "cafe\u0301.md", data: []byte("b")})
 		}, "Windows, macOS"},
+		{"a Windows device name", func(s *catalogServer) {
+			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "scripts/aux.txt", data: []byte("x")})
+		}, "device name reserved on Windows"},
+		{"a name Windows drops a dot from", func(s *catalogServer) {
+			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "notes.", data: []byte("x")})
+		}, "ends in a dot or a space"},
 		{"a file that is also a folder", func(s *catalogServer) {
 			s.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "a", data: []byte("a")}, tarEntry{name: "a/b", data: []byte("b")})
 		}, "is a file, not a directory"},

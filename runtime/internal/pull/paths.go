@@ -1,9 +1,11 @@
 package pull
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
@@ -17,8 +19,10 @@ var (
 
 // pathProblem returns why p may not be a file's path inside a skill folder, or "": it must
 // be a relative, "/"-separated path of non-empty segments, none "." or "..", with no
-// backslash, colon, NUL or other control character, valid UTF-8, and at most 1024 bytes.
-// These are the paths that mean the same file on Linux, macOS and Windows.
+// backslash, colon, NUL or other control character, valid UTF-8, and at most 1024 bytes,
+// and no segment Windows cannot hold (catalog.WindowsNameProblem: a reserved device name
+// such as CON or aux.txt, a name ending in a dot or a space). These are the paths that
+// mean the same file on Linux, macOS and Windows.
 func pathProblem(p string) string {
 	switch {
 	case p == "":
@@ -40,6 +44,9 @@ func pathProblem(p string) string {
 			return "empty segment in the path"
 		case ".", "..":
 			return "\".\" or \"..\" segment in the path"
+		}
+		if why := catalog.WindowsNameProblem(seg); why != "" {
+			return fmt.Sprintf("%q %s", seg, why)
 		}
 	}
 	return ""
