@@ -70,4 +70,3 @@ func checkAuthority(seg string) string {
 	}
 	return ""
 }
-
