@@ -1091,6 +1091,8 @@ var versionsPrivateCommits = []repoCommit{
 	{subject: "idea 1.1.0", write: map[string]string{
 		"drafts/idea/SKILL.md": "---\nname: idea\ndescription: Not ready.\nversion: 1.1.0\n---\n\n# Idea, closer\n",
 	}},
+	{subject: "forecast: the QUARTERLYSECRET assumptions", write: map[string]string{"finance/forecast/assumptions.md": "QUARTERLYSECRET assumptions\n"}},
+	{subject: "forecast: the assumptions withdrawn", remove: []string{"finance/forecast/assumptions.md"}},
 	{subject: "forecast leaves finance", move: [][2]string{{"finance/forecast", "tools/forecast"}}},
 	{subject: "audit goes into finance", move: [][2]string{{"tools/audit", "finance/audit"}}},
 }
@@ -1178,15 +1180,18 @@ func versionProbes(tools bool) []privateProbe {
 // asking for a skill that never existed; the finance caller is served every version; the
 // unlisted draft's versions are served by name and URI and named by no listing or feed.
 // Each caller's feed is its own: callers with the same view get the same bytes and ETag;
-// the reader's has its skills' changes, forecast's move out of finance/ as its arrival,
-// the finance caller's the ledger's and the move; neither has a commit or a subject.
+// the reader's has its skills' changes, forecast's move out of finance/ as its arrival and
+// audit's move into it as its removal, the finance caller's the ledger's and the moves;
+// neither has a commit or a subject. forecast's version published in finance/ is the
+// finance caller's only.
 // `skilledge verify` passes as either caller, the reader's naming nothing of the ledger.
 func TestVersionsPrivateLeaks(t *testing.T) {
 	f, err := versionsPrivateSetup()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(f.d.output, "skilledge: history: 3 older versions of 3 skills kept") {
+	if !strings.Contains(f.d.output, "skilledge: history: 4 older versions of 4 skills kept") ||
+		!strings.Contains(f.d.output, "tools/forecast/SKILL.md: warning: version ") || !strings.Contains(f.d.output, "moved it from finance/forecast") {
 		t.Fatalf("the build does not say the history it kept:\n%s", f.d.output)
 	}
 	servers, key := privateServersOf(t, f.skills, f.d)
@@ -1205,6 +1210,13 @@ func TestVersionsPrivateLeaks(t *testing.T) {
 	if len(ledger) != 2 || ledger[1].URI != "skill://finance/ledger/@1.0.0/ledger/SKILL.md" {
 		t.Fatalf("the finance caller is not given the ledger's two versions: %+v", ledger)
 	}
+	// forecast's version with the assumptions was published in finance/: the finance
+	// caller is given it, the reader (below) is not.
+	for _, r := range s.call(t, "resources/list", nil).Get("resources").Array() {
+		if r.Get("uri").Str == "skill://tools/forecast/SKILL.md" && len(r.Get("_meta."+metaVersions).Array()) != 2 {
+			t.Errorf("the finance caller is not given forecast's two versions: %s", r.Raw)
+		}
+	}
 	for _, v := range ledger {
 		words = append(words, v.URI, strings.TrimPrefix(v.Digest, "sha256:"))
 	}
@@ -1215,8 +1227,9 @@ func TestVersionsPrivateLeaks(t *testing.T) {
 		}
 		words = append(words, hexSHA256(b))
 	}
-	// The reader is given the versions of what it sees: the public skill's two, and
-	// forecast's one, published when it was in finance/.
+	// The reader is given the versions of what it sees: the public skill's two, and of
+	// forecast's only the latest: the one with the assumptions was published in
+	// finance/, where the reader could not see it.
 	r := newSession(t, servers[0].base+"/mcp", "legacy", "Authorization", reader)
 	for _, res := range r.call(t, "resources/list", nil).Get("resources").Array() {
 		n := map[string]int{"skill://public/SKILL.md": 2, "skill://tools/forecast/SKILL.md": 1}[res.Get("uri").Str]
@@ -1293,7 +1306,7 @@ func TestVersionsPrivateLeaks(t *testing.T) {
 				for _, c := range []struct {
 					doc, want string
 				}{{byReader, "added public, added tools/audit, added tools/forecast, changed public, removed tools/audit"},
-					{byFinance, "added finance/forecast, added finance/ledger, added public, added tools/audit, changed finance/ledger, changed public, moved finance/forecast to tools/forecast, moved tools/audit to finance/audit"}} {
+					{byFinance, "added finance/forecast, added finance/ledger, added public, added tools/audit, changed finance/forecast, changed finance/forecast, changed finance/ledger, changed public, moved finance/forecast to tools/forecast, moved tools/audit to finance/audit"}} {
 					doc := c.doc
 					if p.method == "POST" {
 						doc = gjson.Get(doc, "result.contents.0.text").Str

@@ -119,7 +119,9 @@ func (l *loader) readPolicy() (*Access, []policyProblem, error) {
 		l.policyRead = true
 		var b []byte
 		if b, l.policyErr = readPolicy(l.fsys); l.policyErr == nil {
-			l.policy, l.keep, l.policyProblems = parsePolicy(b)
+			var vp versionsPolicy
+			l.policy, vp, l.policyProblems = parsePolicy(b)
+			l.keep, l.declassify = vp.keep, vp.declassify
 		}
 	}
 	return l.policy, l.policyProblems, l.policyErr
@@ -195,20 +197,28 @@ func parseAccess(b []byte) (*Access, []policyProblem) {
 	return a, problems
 }
 
-// parsePolicy reads a policy file: its access section as parseAccess does, and the versions
-// kept per skill (versions: {keep: N}), 0 when it has no versions section.
-func parsePolicy(b []byte) (_ *Access, keep int, _ []policyProblem) {
+// versionsPolicy is the policy file's versions section: versions.keep, 0 when it has
+// none, and versions.declassify, the skill path prefixes (without a trailing "/") whose
+// earlier versions are published to whoever may see the skill today (Catalog.Declassify).
+type versionsPolicy struct {
+	keep       int
+	declassify []string
+}
+
+// parsePolicy reads a policy file: its access section as parseAccess does, and its
+// versions section (versions: {keep: N, declassify: [PATH…]}), zero when it has none.
+func parsePolicy(b []byte) (_ *Access, vp versionsPolicy, _ []policyProblem) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, 0, []policyProblem{yamlProblem(err)}
+		return nil, versionsPolicy{}, []policyProblem{yamlProblem(err)}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, 0, nil // an empty file
+		return nil, versionsPolicy{}, nil // an empty file
 	}
 	p := &policyParser{}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, 0, []policyProblem{{root.Line, "the policy file must be a mapping (access: …, versions: …)"}}
+		return nil, versionsPolicy{}, []policyProblem{{root.Line, "the policy file must be a mapping (access: …, versions: …)"}}
 	}
 	var access *yaml.Node
 	p.mapping(root, "the policy file", func(key string, k, v *yaml.Node) {
@@ -216,21 +226,21 @@ func parsePolicy(b []byte) (_ *Access, keep int, _ []policyProblem) {
 		case "access":
 			access = v
 		case "versions":
-			keep = p.versions(v)
+			vp = p.versions(v)
 		default:
 			p.add(k.Line, fmt.Sprintf("unknown key %q: the policy file has an access section and a versions section", key))
 		}
 	})
 	if access == nil {
 		if len(p.problems) > 0 {
-			keep = 0
+			vp = versionsPolicy{}
 		}
-		return nil, keep, p.problems
+		return nil, vp, p.problems
 	}
 	a := &Access{Default: []string{}}
 	if access.Kind != yaml.MappingNode {
 		p.add(access.Line, "access must be a mapping with default and rules")
-		return nil, 0, p.problems
+		return nil, versionsPolicy{}, p.problems
 	}
 	p.mapping(access, "access", func(key string, k, v *yaml.Node) {
 		switch key {
@@ -258,34 +268,53 @@ func parsePolicy(b []byte) (_ *Access, keep int, _ []policyProblem) {
 		seen[r.Path] = r.Line
 	}
 	if len(p.problems) > 0 {
-		return nil, 0, p.problems
+		return nil, versionsPolicy{}, p.problems
 	}
-	return a, keep, nil
+	return a, vp, nil
 }
 
-// versions reads the versions section: {keep: N}, 1 ≤ N ≤ MaxKeep.
-func (p *policyParser) versions(n *yaml.Node) int {
+// versions reads the versions section: {keep: N, declassify: [PATH…]}, 1 ≤ N ≤ MaxKeep,
+// each PATH a skill path prefix as a rule's path is written.
+func (p *policyParser) versions(n *yaml.Node) versionsPolicy {
 	if n.Kind != yaml.MappingNode {
 		p.add(n.Line, "versions must be a mapping (versions: {keep: 10})")
-		return 0
+		return versionsPolicy{}
 	}
-	keep := 0
+	var vp versionsPolicy
 	p.mapping(n, "versions", func(key string, k, v *yaml.Node) {
-		if key != "keep" {
-			p.add(k.Line, fmt.Sprintf("unknown key %q in versions: it has keep", key))
-			return
+		switch key {
+		case "keep":
+			i, err := strconv.Atoi(v.Value)
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil || i < 1 || i > MaxKeep {
+				p.add(v.Line, fmt.Sprintf("versions.keep must be a whole number from 1 to %d (the versions kept per skill, the latest included)", MaxKeep))
+				return
+			}
+			vp.keep = i
+		case "declassify":
+			if v.Kind != yaml.SequenceNode {
+				p.add(v.Line, "versions.declassify must be a list of skill paths (- tools/forecast)")
+				return
+			}
+			for _, e := range v.Content {
+				if e.Kind != yaml.ScalarNode || e.Tag != "!!str" {
+					p.add(e.Line, "versions.declassify: each entry must be a skill path such as tools/forecast")
+					continue
+				}
+				path, msg := rulePath(e.Value)
+				if msg != "" {
+					p.add(e.Line, "versions.declassify "+strconv.Quote(e.Value)+": "+msg)
+					continue
+				}
+				vp.declassify = append(vp.declassify, path)
+			}
+		default:
+			p.add(k.Line, fmt.Sprintf("unknown key %q in versions: it has keep and declassify", key))
 		}
-		i, err := strconv.Atoi(v.Value)
-		if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil || i < 1 || i > MaxKeep {
-			p.add(v.Line, fmt.Sprintf("versions.keep must be a whole number from 1 to %d (the versions kept per skill, the latest included)", MaxKeep))
-			return
-		}
-		keep = i
 	})
-	if keep == 0 && len(p.problems) == 0 {
+	if vp.keep == 0 && len(p.problems) == 0 {
 		p.add(n.Line, "versions needs keep: the number of versions kept per skill, the latest included")
 	}
-	return keep
+	return vp
 }
 
 type policyParser struct{ problems []policyProblem }

@@ -132,6 +132,7 @@ type loader struct {
 	policy         *Access
 	keep           int
 	policyProblems []policyProblem
+	declassify     []string // versions.declassify
 	policyErr      error
 }
 
@@ -293,7 +294,7 @@ func (l *loader) build() *Catalog {
 	for _, sk := range ok {
 		byName[sk.Name] = append(byName[sk.Name], sk.Path)
 	}
-	c := &Catalog{Access: l.loadAccess(), Keep: l.keep}
+	c := &Catalog{Access: l.loadAccess(), Keep: l.keep, Declassify: l.declassify}
 	for _, sk := range ok {
 		if c.Access != nil && !c.Access.Broken {
 			var listed bool

@@ -29,8 +29,14 @@ type Catalog struct {
 	Access *Access
 	// Keep is the policy's versions.keep, 0 when the folder asks for no history. Package
 	// catalog/history reads it and fills History; nil serves the latest skills only.
-	Keep    int
-	History *History
+	Keep int
+	// Declassify are the policy's versions.declassify: skill path prefixes (whole
+	// segments) whose earlier versions are published to whoever may see the skill today,
+	// even those published where fewer callers could see them. Package catalog/history
+	// reads it; by default such a version is served only to callers who could see it
+	// where it was published too.
+	Declassify []string
+	History    *History
 }
 
 // Skill is one directory holding a SKILL.md.

@@ -267,7 +267,7 @@ func feedChanges(changes []*Change, private bool, visible func(scopes []string, 
 func (h *History) fingerprint(w io.Writer) {
 	fmt.Fprintf(w, "history %d %d %t %t\n", h.Keep, h.Commits, h.Shallow, h.Cut)
 	for _, s := range h.Versions {
-		fmt.Fprintf(w, "version %q %q\n", s.Path, s.Version)
+		fmt.Fprintf(w, "version %q %q %q\n", s.Path, s.Version, s.Scopes)
 		for _, f := range s.Files {
 			fmt.Fprintf(w, "file %q %x\n", f.Path, f.Digest)
 		}

@@ -22,7 +22,10 @@ func TestVersionsPolicy(t *testing.T) {
 		{name: "a string", policy: "versions:\n  keep: \"10\"\n", want: []string{"skills/skilledge.yaml:2: versions.keep must be a whole number from 1 to 100 (the versions kept per skill, the latest included)"}},
 		{name: "not a mapping", policy: "versions: 10\n", want: []string{"skills/skilledge.yaml:1: versions must be a mapping (versions: {keep: 10})"}},
 		{name: "no keep", policy: "versions: {}\n", want: []string{"skills/skilledge.yaml:1: versions needs keep: the number of versions kept per skill, the latest included"}},
-		{name: "unknown key", policy: "versions:\n  kept: 3\n", want: []string{`skills/skilledge.yaml:2: unknown key "kept" in versions: it has keep`}},
+		{name: "unknown key", policy: "versions:\n  kept: 3\n", want: []string{`skills/skilledge.yaml:2: unknown key "kept" in versions: it has keep and declassify`}},
+		{name: "declassify not a list", policy: "versions:\n  keep: 3\n  declassify: tools\n", want: []string{"skills/skilledge.yaml:3: versions.declassify must be a list of skill paths (- tools/forecast)"}},
+		{name: "declassify a bad path", policy: "versions:\n  keep: 3\n  declassify: [../x, 7]\n", want: []string{
+			`skills/skilledge.yaml:3: versions.declassify "../x": segments must be directory names, not empty, . or ..`, "skills/skilledge.yaml:3: versions.declassify: each entry must be a skill path such as tools/forecast"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cat, problems, err := Load(accessFolder(c.policy), "skills", Options{})
@@ -82,7 +85,8 @@ func FuzzParsePolicy(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		a, keep, problems := parsePolicy([]byte(s))
+		a, vp, problems := parsePolicy([]byte(s))
+		keep := vp.keep
 		if len(problems) > 0 && (a != nil || keep != 0) {
 			t.Fatalf("%q: problems %v and still access %v, keep %d", s, problems, a, keep)
 		}

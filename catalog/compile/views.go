@@ -48,6 +48,11 @@ func viewsProblem(base []string, sets [][]string) string {
 // there are any).
 func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	sets := scopeSets(c.Skills)
+	if c.History != nil {
+		// An older version may need more scopes than its latest skill (it was published
+		// where fewer callers could see it): its list is a set of its own.
+		sets = scopeSets(append(slices.Clone(c.Skills), c.History.Versions...))
+	}
 	if p := viewsProblem(c.Access.Default, sets); p != "" {
 		en.fail(fmt.Errorf("%w: %s", ErrPolicy, p))
 		return
@@ -64,17 +69,23 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	// The whole catalog, as a view, is the index's own tables (catalog.Self), with the
 	// digest its own index would have: a caller's cursors carry it, and it must be one the
 	// caller could compute from what it sees, not one that also covers the policy.
-	index := func(skills []*Skill, h *History) []byte {
-		if len(skills) == len(c.Skills) {
+	index := func(skills []*Skill, h *History, whole bool) []byte {
+		if whole && len(skills) == len(c.Skills) {
 			return []byte(catalog.Self + entriesDigest(skills))
 		}
 		return en.index(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, History: h}, nil)
 	}
 	for _, m := range catalog.ClosedMasks(c.Access.Default, sets, catalog.MaxViews) {
+		sees := func(s *Skill) bool { return m&(1<<setOf[strings.Join(s.Scopes, " ")]) != 0 }
 		var listed, all []*Skill
+		whole := true // the view shows every skill as it is: the catalog's own tables
 		for _, s := range c.Skills {
-			if m&(1<<setOf[strings.Join(s.Scopes, " ")]) == 0 {
+			if !sees(s) {
+				whole = false
 				continue
+			}
+			if v := keptFor(s, sees); v != s {
+				s, whole = v, false
 			}
 			all = append(all, s)
 			if !s.Unlisted {
@@ -82,13 +93,40 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 			}
 		}
 		row := [][]byte{catalog.ViewMask: binary.LittleEndian.AppendUint32(nil, m)}
-		row = append(row, index(listed, viewHistory(c, m, sets, setOf)), nil)
+		h := viewHistory(c, m, sets, setOf)
+		if h != nil && len(h.Versions) < len(c.History.Versions) {
+			whole = false
+		}
+		row = append(row, index(listed, h, whole), nil)
 		if len(all) > len(listed) {
-			row[catalog.ViewAll] = index(all, nil)
+			row[catalog.ViewAll] = index(all, nil, whole)
 		}
 		rows = append(rows, row)
 	}
 	w.Table(catalog.TableViews, catalog.ViewFields, rows)
+}
+
+// keptFor is s as a view that sees a skill when sees says so shows it: s itself, or a
+// copy whose kept versions (its _meta) leave out those the view may not see.
+func keptFor(s *Skill, sees func(*Skill) bool) *Skill {
+	var kept []Kept
+	for i, k := range s.Kept {
+		if k.Skill == s || k.Skill == nil || sees(k.Skill) {
+			if kept != nil {
+				kept = append(kept, k)
+			}
+			continue
+		}
+		if kept == nil {
+			kept = append(make([]Kept, 0, len(s.Kept)), s.Kept[:i]...)
+		}
+	}
+	if kept == nil {
+		return s
+	}
+	v := *s
+	v.Kept = kept
+	return &v
 }
 
 // entriesDigest is the catalog digest (catalog.MetaDigest) of a public index of skills:

@@ -142,23 +142,39 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		o.latest.Kept = append(o.latest.Kept, compile.Kept{Version: o.v.Name, Skill: vs, Published: o.v.Commit.Date})
 	}
 	// Every loaded skill at or under a version path (a version's nested skills too) is
-	// served with the access of the latest skill it is a version of.
-	latestOf := map[string]*compile.Skill{}
+	// served with the access of the latest skill it is a version of, and, unless the
+	// policy declassifies it, only to callers who could see it where it was published
+	// (published).
+	olderAt := map[string]older{}
 	for _, o := range olders {
-		latestOf[o.at] = o.latest
+		olderAt[o.at] = o
 	}
+	narrowed := map[*compile.Skill][]string{} // latest -> the versions served to fewer callers
 	for _, s := range loaded.Skills {
 		at := s.Path
-		for latestOf[at] == nil && strings.Contains(at, "/") {
+		for _, ok := olderAt[at]; !ok && strings.Contains(at, "/"); _, ok = olderAt[at] {
 			at = at[:strings.LastIndexByte(at, '/')]
 		}
-		l := latestOf[at]
-		if l == nil {
+		o, ok := olderAt[at]
+		if !ok {
 			continue // cannot be: every skill of the folder is under a version path
 		}
+		l := o.latest
 		s.Scopes, s.Unlisted = l.Scopes, l.Unlisted
+		if scopes, narrower := published(c, l, o.v); narrower {
+			s.Scopes = scopes
+			if at == s.Path {
+				narrowed[l] = append(narrowed[l], o.v.Name)
+			}
+		}
 		s.Version = versionIn(s.Path)
 		hist.Versions = append(hist.Versions, s)
+	}
+	for _, l := range c.Skills {
+		if vs := narrowed[l]; len(vs) > 0 {
+			problems = append(problems, compile.Problem{Path: path.Join(label, l.Path, catalog.SkillMD), Severity: compile.Warning, Skill: l.Path,
+				Msg: narrowedMessage(h, c.Access, l.Path, vs)})
+		}
 	}
 	// The latest version is served at its version path too (with the skills nested in
 	// it), so that a pin to it outlives the next version.
@@ -244,6 +260,73 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 	}
 	c.History = hist
 	return problems, nil
+}
+
+// published returns the scopes a caller needs to see version v of the latest skill l:
+// l's, and those it took to see v where it was published (v.Path), when those are more
+// (narrower is then true). A history that crosses from a narrower audience to a wider one
+// (a private skill made public) stops at the move for the wider audience: the publisher
+// declassified today's files, not every file the skill ever held. A catalog without an
+// access policy, and a skill under a path of versions.declassify, keep l's scopes.
+func published(c *compile.Catalog, l *compile.Skill, v Version) ([]string, bool) {
+	if c.Access == nil || v.Path == "" || v.Path == l.Path || underAny(l.Path, c.Declassify) {
+		return l.Scopes, false
+	}
+	then, _ := c.Access.Scopes(v.Path)
+	if subset(then, l.Scopes) {
+		return l.Scopes, false
+	}
+	union := slices.Concat(l.Scopes, then)
+	slices.Sort(union)
+	return slices.Compact(union), true
+}
+
+// narrowedMessage is the warning for the latest skill at p whose versions vs are served
+// only to callers who could see them where they were published: it names the move that
+// widened its audience and how to publish them on purpose.
+func narrowedMessage(h *History, access *compile.Access, p string, vs []string) string {
+	moved := ""
+	cur := p
+	for _, ch := range h.Changes { // newest first: follow the skill back through its moves
+		if ch.Path != cur || ch.Moved == "" {
+			continue
+		}
+		from, _ := access.Scopes(ch.Moved)
+		to, _ := access.Scopes(ch.Path)
+		if !subset(from, to) {
+			moved = fmt.Sprintf(" before commit %s moved it from %s (which takes %s) to %s", ch.Commit.Short(), ch.Moved, strings.Join(from, " "), ch.Path)
+			break
+		}
+		cur = ch.Moved
+	}
+	noun, verb, it := "version", "was", "it"
+	if len(vs) > 1 {
+		noun, verb, it = "versions", "were", "them"
+	}
+	return fmt.Sprintf("%s %s %s published where fewer callers could see %s%s: served only to callers who may see both; "+
+		"to publish the earlier versions to everyone who may see %s, add it to versions.declassify in %s",
+		noun, strings.Join(vs, ", "), verb, it, moved, p, compile.PolicyFile)
+}
+
+// subset reports whether every scope of a is in b.
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// underAny reports whether the skill path p is one of prefixes or under one, segment by
+// segment.
+func underAny(p string, prefixes []string) bool {
+	for _, x := range prefixes {
+		if p == x || strings.HasPrefix(p, x+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // refusedKey names the version v of one skill for the set of versions not served.

@@ -460,3 +460,90 @@ func TestAttachFeedServedOnly(t *testing.T) {
 		t.Errorf("the feed: %s", feed)
 	}
 }
+
+// TestAttachDeclassify: a version is served only to callers who could see it where it was
+// published. A skill moved from finance/ (skills:finance) to tools/ (everyone) serves its
+// finance-era version to finance callers alone, and the reader's view names it nowhere
+// (versions, _meta), with a warning naming the move; versions.declassify publishes it on
+// purpose. Moved the other way (public → finance) nothing widens; between two scopes
+// (finance → hr) a version needs both.
+func TestAttachDeclassify(t *testing.T) {
+	const policy = "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n    - path: hr/\n      scopes: [skills:hr]\n"
+	steps := func(versions string) *memory {
+		return story(
+			step{"start", map[string]string{"skilledge.yaml": policy + versions,
+				"finance/plan/SKILL.md": named("plan", "1.0.0", "p1"), "finance/plan/secret.md": "SECRETNOTES",
+				"public/y/SKILL.md": named("y", "1.0.0", "y1"), "finance/z/SKILL.md": named("z", "1.0.0", "z1"), "public/keep/SKILL.md": named("keep", "1.0.0", "k")}},
+			step{"bumps", map[string]string{"finance/plan/SKILL.md": named("plan", "1.1.0", "p2"), "finance/plan/secret.md": "",
+				"public/y/SKILL.md": named("y", "1.1.0", "y2"), "finance/z/SKILL.md": named("z", "1.1.0", "z2")}},
+			step{"moves", map[string]string{
+				"finance/plan/SKILL.md": "", "tools/plan/SKILL.md": named("plan", "1.1.0", "p2"),
+				"public/y/SKILL.md": "", "finance/y/SKILL.md": named("y", "1.1.0", "y2"),
+				"finance/z/SKILL.md": "", "hr/z/SKILL.md": named("z", "1.1.0", "z2")}},
+		)
+	}
+	versionsOf := func(p *catalog.Pack, scopes string) []string {
+		v, ok := p.ViewFor([]byte(scopes))
+		if !ok {
+			t.Fatalf("no view for %s", scopes)
+		}
+		var out []string
+		for i := range v.History.NumSkills() {
+			out = append(out, string(v.History.SkillPath(i)))
+		}
+		if i, ok := v.Listed.ResourceByURI("skill://tools/plan/SKILL.md"); ok {
+			out = append(out, "meta "+string(v.Listed.Resource(i, catalog.ResReadMeta)))
+		}
+		return out
+	}
+	m := steps("versions:\n  keep: 4\n")
+	folder := fstest.MapFS{}
+	for p, d := range m.commits[len(m.commits)-1] {
+		folder[p] = &fstest.MapFile{Data: []byte(d)}
+	}
+	c, _, err := compile.Load(folder, "skills", compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := Attach(context.Background(), c, m, "skills", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	for _, p := range problems {
+		warned = append(warned, p.String())
+	}
+	if len(warned) != 2 || !strings.Contains(warned[0], "hr/z/SKILL.md: warning: version 1.0.0 was published where fewer callers could see it before commit") ||
+		!strings.Contains(warned[1], "tools/plan/SKILL.md: warning: version 1.0.0 was published where fewer callers could see it before commit") ||
+		!strings.Contains(warned[1], "moved it from finance/plan (which takes skills:finance skills:read) to tools/plan") ||
+		!strings.Contains(warned[1], "add it to versions.declassify in skilledge.yaml") {
+		t.Errorf("warnings:\n%s", strings.Join(warned, "\n"))
+	}
+	p := encodeStory(t, m)
+	reader := strings.Join(versionsOf(p, "skills:read"), "\n")
+	if strings.Contains(reader, "plan/@1.0.0") || strings.Contains(reader, "/y/") || strings.Contains(reader, "/z/") || !strings.Contains(reader, "tools/plan/@1.1.0/plan") {
+		t.Errorf("the reader's versions:\n%s", reader)
+	}
+	finance := strings.Join(versionsOf(p, "skills:read skills:finance"), "\n")
+	for _, want := range []string{"tools/plan/@1.0.0/plan", "tools/plan/@1.1.0/plan", "finance/y/@1.0.0/y", `"version":"1.0.0","uri":"skill://tools/plan/@1.0.0/plan/SKILL.md"`} {
+		if !strings.Contains(finance, want) {
+			t.Errorf("the finance caller's versions have no %s:\n%s", want, finance)
+		}
+	}
+	if strings.Contains(finance, "/z/") {
+		t.Errorf("the finance caller sees hr's z:\n%s", finance)
+	}
+	hr := strings.Join(versionsOf(p, "skills:read skills:hr"), "\n")
+	if !strings.Contains(hr, "hr/z/@1.1.0/z") || strings.Contains(hr, "hr/z/@1.0.0/z") || strings.Contains(hr, "plan/@1.0.0") {
+		t.Errorf("the hr caller's versions:\n%s", hr)
+	}
+	both := strings.Join(versionsOf(p, "skills:read skills:hr skills:finance"), "\n")
+	if !strings.Contains(both, "hr/z/@1.0.0/z") {
+		t.Errorf("a caller with both scopes does not see z's finance-era version:\n%s", both)
+	}
+	// Published on purpose: the reader is served the plan's earlier version too.
+	p = encodeStory(t, steps("versions:\n  keep: 4\n  declassify: [tools/plan]\n"))
+	if reader := strings.Join(versionsOf(p, "skills:read"), "\n"); !strings.Contains(reader, "tools/plan/@1.0.0/plan") {
+		t.Errorf("declassified, the reader's versions:\n%s", reader)
+	}
+}

@@ -129,6 +129,9 @@ type Version struct {
 	Commit  Commit // the commit that first published this content
 	Files   []File // its files, Path relative to the skill's directory, sorted by Path
 	Content string // the hex SHA-256 of its file list (paths and blobs): equal content, equal Content
+	// Path is the skill's path in the folder at Commit: where the version was published,
+	// and so who could see it then.
+	Path string
 }
 
 // A Skill is the history of one skill at the newest commit.
@@ -390,7 +393,7 @@ func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs [
 			name, c.Short(), c.Subject, name, first.Commit.Short(), first.Commit.Subject, bumped))
 		name = bumped
 	}
-	v := &Version{Name: name, Commit: c, Files: fs, Content: content}
+	v := &Version{Name: name, Commit: c, Files: fs, Content: content, Path: p}
 	t.versions = append(t.versions, v)
 	used[name] = v
 	return v, nil
