@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -167,7 +168,31 @@ func (st *stats) fromLog(file string) error {
 	return nil
 }
 
-// fromMetrics reads a serve's metrics listener.
+// maxMetricsBytes bounds what stats reads of a metrics listener: a serve's metrics are a
+// fixed set of series, some kilobytes; a server that sends without end is cut off.
+const maxMetricsBytes = 16 << 20
+
+// bounded reads r up to left bytes, then fails, setting over.
+type bounded struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (b *bounded) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		b.over = true
+		return 0, errors.New("over the limit")
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+// fromMetrics reads a serve's metrics listener, at most maxMetricsBytes of it.
 func (st *stats) fromMetrics(ctx context.Context, url string) error {
 	st.source = url
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -185,7 +210,11 @@ func (st *stats) fromMetrics(ctx context.Context, url string) error {
 		return fmt.Errorf("%s: %s (is it a serve's --metrics listener, http://ADDR/metrics?)", url, resp.Status)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(resp.Body)
+	body := &bounded{r: resp.Body, left: maxMetricsBytes}
+	fams, err := parser.TextToMetricFamilies(body)
+	if body.over {
+		return fmt.Errorf("%s: the metrics are over %d MiB: not a skilledge serve's metrics", url, maxMetricsBytes>>20)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", url, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -84,5 +85,23 @@ func TestStatsQuantile(t *testing.T) {
 		if got := m.quantile(c.q); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("quantile(%v) = %v, want %v", c.q, got, c.want)
 		}
+	}
+}
+
+// TestStatsBounded: a metrics listener that sends without end is cut off at
+// maxMetricsBytes, with an error that says so.
+func TestStatsBounded(t *testing.T) {
+	line := []byte(strings.Repeat("# a comment, which a parser passes over\n", 1000))
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for sent := 0; sent <= maxMetricsBytes+len(line); sent += len(line) {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
+		}
+	}))
+	defer ts.Close()
+	code, _, errOut := call(t, "", "stats", ts.URL+"/metrics")
+	if code != 1 || !strings.Contains(errOut, "the metrics are over 16 MiB") {
+		t.Fatalf("stats of an endless body: %d %s", code, errOut)
 	}
 }
