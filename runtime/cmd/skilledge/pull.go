@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/skilledge/skilledge/runtime/internal/pull"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
@@ -25,6 +26,7 @@ type readFlags struct {
 	token     *stringList
 	loopback  *bool
 	json      *bool
+	timeout   *time.Duration
 }
 
 func addReadFlags(c *command) readFlags {
@@ -35,9 +37,26 @@ func addReadFlags(c *command) readFlags {
 		root:     root,
 		loopback: loopback,
 		token:    token,
+		timeout:  c.fs.Duration("timeout", defaultTimeout, "give up after `DURATION` (e.g. 30m): a server can hold a read open"),
 		json:     c.fs.Bool("json", false, "print a JSON report on stdout instead of lines"),
 		index:    c.fs.String("index", "", "read only the well-known index `VERSION`: v0.2 (digests checked) or v0.1 (no digests published: nothing verified); default: v0.2, else v0.1, else MCP"),
 		era:      c.fs.String("era", "", "read URL as an MCP endpoint in the protocol era `ERA`: modern (2026-07-28) or legacy (2025, initialize first); default: the well-known index, or MCP when URL ends in /mcp or has no index"),
+	}
+}
+
+// defaultTimeout bounds a pull or an outdated as a whole: each request has 30 s, and a
+// server can answer many pages slowly.
+const defaultTimeout = 10 * time.Minute
+
+// withDeadline is ctx bounded by --timeout, and the error to print in place of one that
+// the deadline caused.
+func (f readFlags) withDeadline(ctx context.Context) (context.Context, context.CancelFunc, func(error) error) {
+	ctx, cancel := context.WithTimeout(ctx, *f.timeout)
+	return ctx, cancel, func(err error) error {
+		if err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded) {
+			return fmt.Errorf("gave up after %v (--timeout): %w", *f.timeout, err)
+		}
+		return err
 	}
 }
 
@@ -116,8 +135,10 @@ index. A URL ending in /mcp, or with no index at all, or --era, is read over MCP
 skills/list, then resources/read of each file (8 at a time), each checked against the
 digest and size the listing gives. Either way: every artifact is checked against its SHA-256 digest and unpacked in memory,
 refusing traversal, links, bombs, unsafe or colliding file names and a SKILL.md whose
-name is not its folder's. Nothing is written until every selected skill has verified;
-each skill is then written to a temporary folder and renamed into place.
+name is not its folder's. Each skill is written to a temporary folder in DIR as it
+verifies (one skill in memory at a time), and the folders are renamed into place only
+once every selected skill has verified. A pull whose skills hold more than --max-total
+MiB of files is refused, writing nothing; --timeout bounds the whole pull.
 
 --path PREFIX takes the skills whose path in the catalog is PREFIX or under it (the
 well-known index names skills by name only, so the catalog is then read over MCP).
@@ -139,6 +160,7 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	var paths stringList
 	c.fs.Var(&paths, "path", "pull only the skills whose catalog path is `PREFIX` or under it, segment by segment (read over MCP); repeatable")
 	frozen := c.fs.Bool("frozen", false, "install exactly what skills.lock says; fail if the catalog no longer serves it")
+	maxTotal := c.fs.Int64("max-total", pull.DefaultMaxTotal>>20, "refuse, writing nothing, a pull whose selected skills hold more than `MIB` mebibytes of files")
 	force := c.fs.Bool("force", false, "overwrite skills edited locally since they were pulled")
 	pos, code, ok := c.parse(args, 1, 2, stdout, stderr)
 	if !ok {
@@ -152,11 +174,17 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
-	opt.Skills, opt.Paths, opt.Frozen, opt.Force = skills, paths, *frozen, *force
+	if *maxTotal < 1 {
+		return c.usageError(stderr, "--max-total must be at least 1 (MiB)")
+	}
+	opt.Skills, opt.Paths, opt.Frozen, opt.Force, opt.MaxTotal = skills, paths, *frozen, *force, *maxTotal<<20
 	if !*rf.json && isTerminal(stderr) {
 		opt.Progress = stderr
 	}
+	ctx, cancel, deadline := rf.withDeadline(ctx)
+	defer cancel()
 	res, err := pull.Pull(ctx, pos[0], dir, opt)
+	err = deadline(err)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge pull: %v\n", err)
 		if errors.Is(err, verify.ErrUsage) {
@@ -222,7 +250,10 @@ The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
+	ctx, cancel, deadline := rf.withDeadline(ctx)
+	defer cancel()
 	out, err := pull.CheckOutdated(ctx, dir, opt)
+	err = deadline(err)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge outdated: %v\n", err)
 		if errors.Is(err, verify.ErrUsage) {

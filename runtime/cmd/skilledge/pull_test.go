@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPullCommand pulls the fake deployment's skill-md skill (flags after and before the
@@ -103,5 +106,27 @@ func TestTokenEnv(t *testing.T) {
 	creds, err = credentials([]string{"https://b.example=tc"}, "https://skills.example.com")
 	if err != nil || len(creds) != 1 || creds["https://b.example"] != "tc" {
 		t.Fatalf("--token beside $%s: %v %v", tokenEnv, creds, err)
+	}
+}
+
+// TestPullDeadline: --timeout bounds a pull as a whole: a server that holds every
+// request open is given up on, and the error says which flag waits longer.
+func TestPullDeadline(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer srv.Close()
+	defer close(stop)
+	start := time.Now()
+	code, _, errOut := call(t, "", "pull", srv.URL, t.TempDir(), "--allow-http-loopback", "--timeout", "300ms")
+	if code != 1 || !strings.Contains(errOut, "gave up after 300ms (--timeout)") || time.Since(start) > 10*time.Second {
+		t.Fatalf("pull from a server that never answers: %d after %v\n%s", code, time.Since(start), errOut)
+	}
+	if code, _, errOut = call(t, "", "pull", srv.URL, t.TempDir(), "--max-total", "0"); code != 2 || !strings.Contains(errOut, "--max-total must be at least 1") {
+		t.Fatalf("--max-total 0: %d %s", code, errOut)
 	}
 }

@@ -57,14 +57,26 @@ func localChanges(dir string, l *LockedSkill) []string {
 	return changed
 }
 
-// replaceSkill writes files as DIR/NAME: into a new temporary folder in DIR, then
-// renamed into place (exchanged with the old folder where the system can, so the skill is
-// always either all old or all new), and returns the bytes written. On failure the
-// temporary folder is removed and the old skill is left as it was.
-func replaceSkill(dir, name string, files []archive.File) (n int64, err error) {
-	tmp, err := os.MkdirTemp(dir, ".skilledge-pull-"+name+"-")
+// replaceSkill writes files as DIR/NAME: writeTemp, then swapIn. On failure the old
+// skill is left as it was.
+func replaceSkill(dir, name string, files []archive.File) (int64, error) {
+	tmp, n, err := writeTemp(dir, name, files)
 	if err != nil {
 		return 0, err
+	}
+	if err := swapIn(dir, name, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return 0, err
+	}
+	return n, nil
+}
+
+// writeTemp writes files into a new temporary folder in DIR (".skilledge-pull-NAME-…")
+// and returns it and the bytes written; on failure it is removed.
+func writeTemp(dir, name string, files []archive.File) (_ string, n int64, err error) {
+	tmp, err := os.MkdirTemp(dir, ".skilledge-pull-"+name+"-")
+	if err != nil {
+		return "", 0, err
 	}
 	defer func() {
 		if err != nil {
@@ -73,37 +85,44 @@ func replaceSkill(dir, name string, files []archive.File) (n int64, err error) {
 	}()
 	for _, f := range files {
 		if why := pathProblem(f.Name); why != "" {
-			return 0, fmt.Errorf("%s: file %q refused: %s", name, f.Name, why)
+			return "", 0, fmt.Errorf("%s: file %q refused: %s", name, f.Name, why)
 		}
 		p := filepath.Join(tmp, filepath.FromSlash(f.Name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return 0, err
+			return "", 0, err
 		}
 		w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
-			return 0, err
+			return "", 0, err
 		}
 		_, werr := w.Write(f.Data)
 		if cerr := w.Close(); werr == nil {
 			werr = cerr
 		}
 		if werr != nil {
-			return 0, werr
+			return "", 0, werr
 		}
 		n += int64(len(f.Data))
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return 0, err
+		return "", 0, err
 	}
+	return tmp, n, nil
+}
+
+// swapIn renames the folder tmp (in DIR) into place as DIR/NAME, exchanged with the old
+// folder where the system can, so the skill is always either all old or all new; the old
+// one is then removed.
+func swapIn(dir, name, tmp string) error {
 	final := filepath.Join(dir, name)
 	if _, err := os.Lstat(final); errors.Is(err, os.ErrNotExist) {
-		return n, os.Rename(tmp, final)
+		return os.Rename(tmp, final)
 	}
 	if err := exchange(tmp, final); err != nil {
-		return 0, fmt.Errorf("replacing %s: %w", final, err)
+		return fmt.Errorf("replacing %s: %w", final, err)
 	}
 	// tmp now holds the old skill.
-	return n, os.RemoveAll(tmp)
+	return os.RemoveAll(tmp)
 }
 
 // removeSkill removes DIR/NAME: renamed away first, so that it is gone at once.

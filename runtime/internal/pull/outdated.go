@@ -63,6 +63,17 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 			l := locked[f.Name]
 			return l != nil && !l.Pinned && f.Version == "" && !lockMatches(l, f)
 		}
+		// A downloaded skill is read for its version and let go: one skill's files in
+		// memory at a time.
+		versions := map[string]string{}
+		opt.Verify.Take = func(f verify.Fetched) error {
+			for _, file := range f.Files {
+				if file.Name == "SKILL.md" {
+					versions[f.Name] = frontmatterVersion(file.Data)
+				}
+			}
+			return nil
+		}
 		got, _, err := fetchCatalog(ctx, src, opt, want, lockETags(lock, src, dir))
 		if err != nil {
 			return nil, &SourceError{Source: src, Err: err}
@@ -85,10 +96,8 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, Removed: true})
 			case !lockMatches(&l, f):
 				to := f.Version
-				for _, file := range f.Files {
-					if to == "" && file.Name == "SKILL.md" {
-						to = frontmatterVersion(file.Data) // downloaded: a v0.1.0 index has no versions
-					}
+				if to == "" {
+					to = versions[f.Name] // downloaded: a v0.1.0 index has no versions
 				}
 				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, ToVersion: to, ToDigest: f.Digest})
 			}

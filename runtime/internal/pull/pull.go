@@ -54,6 +54,10 @@ type Options struct {
 	// Progress, when not nil, gets one line per skill as it is downloaded and verified,
 	// and one as it is written.
 	Progress io.Writer
+	// MaxTotal bounds the bytes of files a pull downloads and writes, its skills
+	// together (0: DefaultMaxTotal). A pull over it fails with ErrTooLarge, having
+	// swapped nothing into place.
+	MaxTotal int64
 }
 
 // Result is what Pull did. Each list holds skill names, sorted.
@@ -158,6 +162,11 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			fmt.Fprintf(opt.Progress, "verified %s (%d files, %d bytes)\n", name, files, bytes)
 		}
 	}
+	// Each skill is written to a temporary folder as it verifies (one skill's files in
+	// memory at a time), and swapped into place once all have.
+	stage := newStager(dir, source, opt.MaxTotal)
+	defer stage.cleanup()
+	opt.Verify.Take = stage.take
 	got, via, err := fetchCatalog(ctx, source, opt, want, lockETags(lock, source, dir))
 	if err != nil {
 		return nil, err
@@ -177,6 +186,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		f    verify.Fetched
 		lock LockedSkill
 		old  *LockedSkill
+		st   *staged
 	}
 	var writes []write
 	var removes, relocks []LockedSkill
@@ -188,7 +198,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		switch {
 		case opt.Frozen && !ok:
 			return nil, fmt.Errorf("--frozen: %s no longer serves %s, which %s locks", source, l.Name, LockName)
-		case opt.Frozen && !lockMatches(&l, f) && !sameFiles(&l, f):
+		case opt.Frozen && !lockMatches(&l, f) && !sameFiles(&l, stage.skills[l.Name]):
 			return nil, fmt.Errorf("--frozen: %s serves %s at %s, not what %s locks", source, l.Name, f.Digest, LockName)
 		case !ok && len(names) == 0:
 			removes = append(removes, l)
@@ -209,16 +219,14 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			}
 			continue
 		}
-		if f.Files == nil {
+		st := stage.skills[f.Name]
+		if st == nil { // not downloaded
 			if old != nil && lockMatches(old, f) {
 				res.Unchanged = append(res.Unchanged, f.Name)
 			}
 			continue
 		}
-		ls, err := lockedOf(source, f)
-		if err != nil {
-			return nil, err
-		}
+		ls := st.lock
 		if old != nil && !old.Pinned && ls.Manifest == old.Manifest && unchangedHere(dir, old, f, opt.Force) {
 			// The same files under another digest (the lock was made by a read over
 			// MCP, which gives the manifest digest only), or read again from a v0.1.0
@@ -235,7 +243,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		if opt.Frozen && old != nil {
 			ls = *old // the same files (checked above): restored, the lock as it was
 		}
-		writes = append(writes, write{f: f, lock: ls, old: old})
+		writes = append(writes, write{f: f, lock: ls, old: old, st: st})
 	}
 	for _, name := range sortedKeys(pins) {
 		ver, old := pins[name], lock.find(name)
@@ -257,12 +265,14 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		if err != nil {
 			return nil, err
 		}
-		ls, err := lockedOf(source, f)
-		if err != nil {
+		if err := stage.take(f); err != nil {
 			return nil, err
 		}
+		f.Files = nil
+		st := stage.skills[name]
+		ls := st.lock
 		ls.Path, ls.Version, ls.Pinned = path, ver, true
-		writes = append(writes, write{f: f, lock: ls, old: old})
+		writes = append(writes, write{f: f, lock: ls, old: old, st: st})
 	}
 	// Respect the folder: an unmanaged folder is never touched, an edited one not
 	// without Force.
@@ -287,11 +297,10 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		return nil, err
 	}
 	for _, w := range writes {
-		n, err := replaceSkill(dir, w.f.Name, w.f.Files)
-		if err != nil {
+		if err := stage.swap(w.f.Name); err != nil {
 			return res, err
 		}
-		res.Bytes += n
+		res.Bytes += w.st.bytes
 		lock.put(w.lock)
 		if err := writeLock(dir, lock); err != nil {
 			return res, err
@@ -311,7 +320,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			if w.lock.Unverified {
 				unverified = ", unverified"
 			}
-			fmt.Fprintf(opt.Progress, "%s %s (%d files, %d bytes%s)\n", verb, w.f.Name, len(w.f.Files), n, unverified)
+			fmt.Fprintf(opt.Progress, "%s %s (%d files, %d bytes%s)\n", verb, w.f.Name, w.st.files, w.st.bytes, unverified)
 		}
 	}
 	for _, l := range removes {

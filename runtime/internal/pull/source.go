@@ -89,7 +89,7 @@ func isMCPEndpoint(source string) bool {
 // lockMatches reports whether the locked skill l is what f, as served, names: by the
 // digest of its artifact, or by its manifest digest when that is what the read gives.
 func lockMatches(l *LockedSkill, f verify.Fetched) bool {
-	if f.Kind == verify.DigestUnpublished && f.Files == nil {
+	if f.Kind == verify.DigestUnpublished && f.Files == nil && !f.Taken {
 		return f.NotModified // else not downloaded: nothing says what it is
 	}
 	if f.Kind == verify.DigestManifest || f.Kind == verify.DigestUnpublished {
@@ -98,10 +98,10 @@ func lockMatches(l *LockedSkill, f verify.Fetched) bool {
 	return l.Artifact == f.Digest
 }
 
-// sameFiles reports whether f was downloaded and its files are the ones l locks, by
-// their manifest digest.
-func sameFiles(l *LockedSkill, f verify.Fetched) bool {
-	return f.Files != nil && verify.ManifestDigest(f.Files) == l.Manifest
+// sameFiles reports whether the skill was downloaded (st, staged) and its files are the
+// ones l locks, by their manifest digest.
+func sameFiles(l *LockedSkill, st *staged) bool {
+	return st != nil && st.lock.Manifest == l.Manifest
 }
 
 // underPaths reports whether the skill path p is one of prefixes or under one of them,

@@ -3,6 +3,7 @@ package pull
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -381,5 +382,52 @@ func TestPullV01ListingTwice(t *testing.T) {
 	}
 	if got := tree(t, dir); !reflect.DeepEqual(got, before) {
 		t.Errorf("the refused pull changed the folder")
+	}
+}
+
+// TestOutdatedV01Unchanged: skills read from a v0.1.0 index that sends no ETags are
+// downloaded to compare (one at a time, verify.Options.Take) and, unchanged, are not
+// outdated.
+func TestOutdatedV01Unchanged(t *testing.T) {
+	srv := newV01Server(t, testCatalog())
+	srv.etag = func([]byte) string { return "" }
+	dir := t.TempDir()
+	if _, err := Pull(context.Background(), srv.URL, dir, loopback()); err != nil {
+		t.Fatal(err)
+	}
+	out, err := CheckOutdated(context.Background(), dir, loopback())
+	if err != nil || len(out) != 0 {
+		t.Fatalf("outdated of an unchanged v0.1 source: %+v %v", out, err)
+	}
+	srv.set("beta", map[string]string{"SKILL.md": skillMD("beta", "Beta, changed.")})
+	if out, err = CheckOutdated(context.Background(), dir, loopback()); err != nil || len(out) != 1 || out[0].Name != "beta" {
+		t.Fatalf("outdated of a changed v0.1 source: %+v %v", out, err)
+	}
+}
+
+// TestPullTotalBound: a pull whose selected skills hold more than MaxTotal bytes is
+// refused with ErrTooLarge, having written nothing: no skill, no temporary folder, and a
+// DIR it had to create is gone again. Under the bound it installs.
+func TestPullTotalBound(t *testing.T) {
+	big := strings.Repeat("x", 400<<10)
+	cat := map[string]map[string]string{}
+	for _, n := range []string{"a", "b", "c"} {
+		cat[n] = map[string]string{"SKILL.md": skillMD(n, "Big."), "data.txt": big}
+	}
+	srv := newCatalogServer(t, cat)
+	dir := filepath.Join(t.TempDir(), "skills")
+	opt := loopback()
+	opt.MaxTotal = 1 << 20
+	_, err := Pull(context.Background(), srv.URL, dir, opt)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "--max-total") {
+		t.Fatalf("a pull over the bound: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused pull left DIR: %v (%v)", err, tree(t, filepath.Dir(dir)))
+	}
+	opt.MaxTotal = 2 << 20
+	res, err := Pull(context.Background(), srv.URL, dir, opt)
+	if err != nil || len(res.Installed) != 3 {
+		t.Fatalf("a pull under the bound: %+v %v", res, err)
 	}
 }

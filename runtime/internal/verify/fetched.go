@@ -44,8 +44,12 @@ type Fetched struct {
 	// Files are the artifact's files (a skill-md entry is one file, "SKILL.md"), each
 	// read within Options.Limits, from an artifact whose SHA-256 is Digest, unpacked by
 	// catalog/archive (no traversal, links, devices or bombs), with a SKILL.md whose
-	// frontmatter name is Name. nil when want declined the entry: nothing was fetched.
+	// frontmatter name is Name. nil when want declined the entry: nothing was fetched;
+	// nil too when Options.Take took the files (Taken).
 	Files []archive.File
+	// Taken is set when the files were downloaded, verified and handed to Options.Take
+	// instead of returned.
+	Taken bool
 }
 
 // What Fetched.Digest is.
@@ -94,7 +98,7 @@ func FetchV01(ctx context.Context, base string, opt Options, want func(Fetched) 
 	v.settleRoot(doc.Get("trustRoot"), indexURL)
 	v.v01Entries(ctx, doc, at, func(name string, e gjson.Result) {
 		dir := indexURL.ResolveReference(&url.URL{Path: name + "/"})
-		if listed := (Fetched{Name: name, Path: name, URL: dir.String(), Kind: DigestUnpublished}); want != nil && !want(listed) {
+		if listed := (Fetched{Name: name, Path: name, URL: dir.String(), Kind: DigestUnpublished}); v.takeErr != nil || want != nil && !want(listed) {
 			v.fetched = append(v.fetched, listed)
 			return
 		}
@@ -126,15 +130,17 @@ func FetchV01(ctx context.Context, base string, opt Options, want func(Fetched) 
 			v.problem(name, dir.String()+"SKILL.md", "SKILL.md frontmatter name is %q, not the index's %q", got, name)
 			return
 		}
-		v.progress(name, files)
 		tags := map[string]string{}
 		for p, tag := range fetched {
 			if tag != "" {
 				tags[p] = tag
 			}
 		}
-		v.fetched = append(v.fetched, Fetched{Name: name, Path: name, URL: dir.String(), Digest: ManifestDigest(files), Kind: DigestUnpublished, Files: files, ETags: tags})
+		v.fetched = append(v.fetched, v.deliver(Fetched{Name: name, Path: name, URL: dir.String(), Digest: ManifestDigest(files), Kind: DigestUnpublished, Files: files, ETags: tags}))
 	})
+	if v.takeErr != nil {
+		return nil, v.rep, v.takeErr
+	}
 	return v.fetched, v.rep, ctx.Err()
 }
 
@@ -159,6 +165,9 @@ func Fetch(ctx context.Context, base string, opt Options, want func(Fetched) boo
 	v.readIndex(ctx)
 	for _, s := range v.list {
 		v.rep.Skills = append(v.rep.Skills, *s)
+	}
+	if v.takeErr != nil {
+		return nil, v.rep, v.takeErr
 	}
 	if err := ctx.Err(); err != nil {
 		return v.fetched, v.rep, err
@@ -324,6 +333,21 @@ func (v *verifier) keptVersions(ctx context.Context, name string) ([]Version, st
 }
 
 // progress reports a skill downloaded and verified to Options.Fetched, if set.
+// deliver hands over f, whose files were downloaded and verified: as it is, or, when
+// Options.Take is set, to Take, and returned without its files (Taken). After Take's
+// first error (v.takeErr) nothing more is downloaded, and the read returns that error.
+func (v *verifier) deliver(f Fetched) Fetched {
+	v.progress(f.Name, f.Files)
+	if v.opt.Take == nil {
+		return f
+	}
+	if v.takeErr == nil {
+		v.takeErr = v.opt.Take(f)
+	}
+	f.Files, f.Taken = nil, true
+	return f
+}
+
 func (v *verifier) progress(name string, files []archive.File) {
 	if v.opt.Fetched == nil {
 		return

@@ -203,7 +203,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	sr.URL = u.String()
 	version := listedVersion(e, "frontmatter.version", "frontmatter.metadata.version")
 	listed := Fetched{Name: sr.Name, Path: sr.Name, URL: sr.URL, Digest: digest.Str, Kind: DigestArtifact, Version: Printable(version)}
-	if v.want != nil && !v.want(listed) {
+	if v.want != nil && (v.takeErr != nil || !v.want(listed)) {
 		v.fetched = append(v.fetched, listed)
 		return
 	}
@@ -258,9 +258,8 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 		v.skillProblem(sr, sr.URL, "SKILL.md frontmatter name is %q, not the index's %q", got, sr.Name)
 	}
 	if v.want != nil && sr.OK() {
-		v.progress(sr.Name, files)
 		listed.Files = files
-		v.fetched = append(v.fetched, listed)
+		v.fetched = append(v.fetched, v.deliver(listed))
 	}
 }
 

@@ -71,7 +71,9 @@ func FetchMCP(ctx context.Context, endpoint string, opt Options, era string, wan
 			if f.Files, err = v.readFiles(ctx, ep, s, f, files); err != nil {
 				return nil, fmt.Errorf("%s: %w", ep, err)
 			}
-			v.progress(f.Name, f.Files)
+			if f = v.deliver(f); v.takeErr != nil {
+				return nil, v.takeErr
+			}
 		}
 		out = append(out, f)
 	}

@@ -85,6 +85,12 @@ type Options struct {
 	// skill whose files were downloaded and verified, as it is: for progress. Calls may
 	// come from several goroutines, one at a time.
 	Fetched func(name string, files int, bytes int64)
+	// Take, when not nil, is handed by Fetch, FetchV01 and FetchMCP each skill whose files
+	// were downloaded and verified, one at a time, and the skill is returned without its
+	// files (Fetched.Taken): a read then holds one skill's files at a time, however many
+	// it downloads. Take's first error ends the read (nothing more is downloaded) and is
+	// the read's error. FetchVersion returns its one skill's files as it always does.
+	Take func(Fetched) error
 }
 
 // Report is what Verify found. Problems are readable lines, each naming the skill (if
@@ -167,6 +173,7 @@ type verifier struct {
 	client   *http.Client
 	base     *url.URL // without a trailing "/" unless the path is empty
 	token    string   // the token bound to base's origin (Options.Tokens), or ""
+	takeErr  error    // Options.Take's first error
 	root     trust.Root
 	declared trust.Root // the valid root the v0.2.0 index declares, or the zero Root
 	rep      *Report
