@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/skilledge/skilledge/catalog/archive"
+	skillarchive "github.com/skilledge/skilledge/catalog/archive"
 )
 
 // TestPullMemory: `skilledge pull` holds one skill's files in memory at a time, writing
@@ -34,7 +34,7 @@ func TestPullMemory(t *testing.T) {
 	var entries []map[string]any
 	for i := range skills {
 		name := fmt.Sprint("big", i)
-		b, err := archive.TarGz([]archive.Entry{
+		b, err := skillarchive.TarGz([]skillarchive.Entry{
 			{Name: "SKILL.md", Data: []byte("---\nname: " + name + "\ndescription: One large file.\n---\n")},
 			{Name: "zeros.bin", Data: make([]byte, fileSize)},
 		})
