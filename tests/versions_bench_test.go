@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -633,6 +634,22 @@ func TestVersionsReport(t *testing.T) {
 	for k := range builds {
 		slices.Sort(builds[k])
 	}
+	// Memory: the peak of `skilledge validate` on each side, in turn (issue 38: it held
+	// every blob of the history it read; the target is at most twice the side without).
+	var peaks [2][]int64
+	for range histBuilds {
+		for k, dir := range []string{plain, gen.skills} {
+			cmd := exec.Command(cli, "validate", dir)
+			cmd.Env = v.env()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("validate %s: %v\n%s", dir, err, out)
+			}
+			peaks[k] = append(peaks[k], cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss<<10)
+		}
+	}
+	for k := range peaks {
+		slices.Sort(peaks[k])
+	}
 
 	// Throughput: serve each output, and the one with history again without replays.
 	outWithout := filepath.Join(without.d.dir, "dist")
@@ -714,6 +731,10 @@ func TestVersionsReport(t *testing.T) {
 		ms(quantile(builds[0], 0.5)), ms(builds[0][0]), ms(builds[0][len(builds[0])-1]),
 		ms(quantile(builds[1], 0.5)), ms(builds[1][0]), ms(builds[1][len(builds[1])-1]),
 		float64(quantile(builds[1], 0.5))/float64(quantile(builds[0], 0.5)))
+	fmt.Fprintf(&b, "| `skilledge validate`, peak memory (max RSS), median (min–max) of %d | %s (%s–%s) | %s (%s–%s) | %.2f× |\n", histBuilds,
+		mibf(peaks[0][len(peaks[0])/2]), mibf(peaks[0][0]), mibf(peaks[0][len(peaks[0])-1]),
+		mibf(peaks[1][len(peaks[1])/2]), mibf(peaks[1][0]), mibf(peaks[1][len(peaks[1])-1]),
+		float64(peaks[1][len(peaks[1])/2])/float64(peaks[0][len(peaks[0])/2]))
 	fmt.Fprintf(&b, "| `catalog.pack` | %s | %s | %.2f× |\n", byteSize(len(without.pack)), byteSize(len(with.pack)), float64(len(with.pack))/float64(len(without.pack)))
 	fmt.Fprintf(&b, "| `catalog.pack`, gzipped | %s | %s | %.2f× |\n", byteSize(without.packGzipped), byteSize(with.packGzipped), float64(with.packGzipped)/float64(without.packGzipped))
 	fmt.Fprintf(&b, "| Worker script, gzipped: the build's estimate | about %s | about %s | |\n", without.scriptLine, with.scriptLine)

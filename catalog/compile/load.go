@@ -20,10 +20,11 @@ import (
 )
 
 // Per-skill limits fixed by the MCP Skills extension (PROTOCOL.md#skill-format): files and
-// bytes summed over the skill's files, nested skills' files included.
+// bytes summed over the skill's files, nested skills' files included. catalog/history
+// holds every older version to them too.
 const (
-	maxSkillFiles = 512
-	maxSkillBytes = 16 << 20
+	MaxSkillFiles = 512
+	MaxSkillBytes = 16 << 20
 )
 
 // Options for Load.
@@ -418,7 +419,7 @@ func (l *loader) readFile(e entry, encl []string) {
 	}
 	limit := int64(-1)
 	if !l.opt.AllowOversize {
-		limit = maxSkillBytes // one file over it makes its skill oversize: read no further
+		limit = MaxSkillBytes // one file over it makes its skill oversize: read no further
 	}
 	// SKILL.md is kept (its frontmatter and body are needed), and small files; larger
 	// ones are read again when the catalog is encoded.
@@ -431,7 +432,7 @@ func (l *loader) readFile(e entry, encl []string) {
 		return
 	}
 	if errors.Is(err, errTooLarge) {
-		l.report(Error, p, 0, skill, fmt.Sprintf("the file is over the per-skill limit of %d bytes (16 MiB); not read (--allow-oversize serves it anyway)", maxSkillBytes), encl...)
+		l.report(Error, p, 0, skill, fmt.Sprintf("the file is over the per-skill limit of %d bytes (16 MiB); not read (--allow-oversize serves it anyway)", MaxSkillBytes), encl...)
 		return
 	}
 	if err != nil {
@@ -763,11 +764,11 @@ func (l *loader) loadSkill(s string) (*Skill, int) {
 	if l.opt.AllowOversize {
 		sev, also = Warning, "; served anyway, as oversize skills are allowed"
 	}
-	if len(files) > maxSkillFiles {
-		l.report(sev, md, 0, s, fmt.Sprintf("the skill has %d files, over the limit of %d%s", len(files), maxSkillFiles, also), s)
+	if len(files) > MaxSkillFiles {
+		l.report(sev, md, 0, s, fmt.Sprintf("the skill has %d files, over the limit of %d%s", len(files), MaxSkillFiles, also), s)
 	}
-	if size > maxSkillBytes {
-		l.report(sev, md, 0, s, fmt.Sprintf("the skill has %d bytes in its files, over the limit of %d (16 MiB)%s", size, maxSkillBytes, also), s)
+	if size > MaxSkillBytes {
+		l.report(sev, md, 0, s, fmt.Sprintf("the skill has %d bytes in its files, over the limit of %d (16 MiB)%s", size, MaxSkillBytes, also), s)
 	}
 
 	if !f.Text {

@@ -486,7 +486,7 @@ func TestLimits(t *testing.T) {
 	for i := range 512 {
 		many[fmt.Sprintf("big/f/%03d.txt", i)] = &fstest.MapFile{Data: []byte("x")}
 	}
-	heavy := fstest.MapFS{"heavy/SKILL.md": ok("heavy"), "heavy/blob.bin": {Data: make([]byte, maxSkillBytes)}}
+	heavy := fstest.MapFS{"heavy/SKILL.md": ok("heavy"), "heavy/blob.bin": {Data: make([]byte, MaxSkillBytes)}}
 	for _, c := range []struct {
 		name  string
 		fsys  fstest.MapFS
@@ -501,9 +501,9 @@ func TestLimits(t *testing.T) {
 			want:  []string{`s/big/SKILL.md: warning: the skill has 513 files, over the limit of 512; served anyway, as oversize skills are allowed`},
 			valid: []string{"big", "small"}},
 		{name: "over 16 MiB", fsys: heavy,
-			want: []string{fmt.Sprintf(`s/heavy/SKILL.md: the skill has %d bytes in its files, over the limit of 16777216 (16 MiB)`, maxSkillBytes+len(heavy["heavy/SKILL.md"].Data))}},
+			want: []string{fmt.Sprintf(`s/heavy/SKILL.md: the skill has %d bytes in its files, over the limit of 16777216 (16 MiB)`, MaxSkillBytes+len(heavy["heavy/SKILL.md"].Data))}},
 		{name: "over 16 MiB allowed", fsys: heavy, opt: Options{AllowOversize: true},
-			want:  []string{fmt.Sprintf(`s/heavy/SKILL.md: warning: the skill has %d bytes in its files, over the limit of 16777216 (16 MiB); served anyway, as oversize skills are allowed`, maxSkillBytes+len(heavy["heavy/SKILL.md"].Data))},
+			want:  []string{fmt.Sprintf(`s/heavy/SKILL.md: warning: the skill has %d bytes in its files, over the limit of 16777216 (16 MiB); served anyway, as oversize skills are allowed`, MaxSkillBytes+len(heavy["heavy/SKILL.md"].Data))},
 			valid: []string{"heavy"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

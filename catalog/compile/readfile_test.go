@@ -30,7 +30,7 @@ func TestReadFileLimit(t *testing.T) {
 func TestOversizeFileNotRead(t *testing.T) {
 	fsys := fstest.MapFS{
 		"big/SKILL.md":   {Data: []byte("---\nname: big\ndescription: Big.\n---\n")},
-		"big/blob.bin":   {Data: make([]byte, maxSkillBytes+1)},
+		"big/blob.bin":   {Data: make([]byte, MaxSkillBytes+1)},
 		"small/SKILL.md": {Data: []byte("---\nname: small\ndescription: Small.\n---\n")},
 	}
 	c, ps, err := Load(fsys, "skills", Options{})

@@ -31,7 +31,15 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 	if err != nil {
 		return nil, err
 	}
-	a := &attacher{ctx: ctx, src: src, label: label, blobs: map[string][]byte{}, digests: map[string]string{}}
+	a := &attacher{ctx: ctx, src: src, label: label, maxBytes: compile.MaxSkillBytes, maxFiles: compile.MaxSkillFiles,
+		digests: map[string]string{}, names: map[string]string{}}
+	for _, s := range c.Skills {
+		var n int64
+		for _, f := range s.Files {
+			n += f.Size
+		}
+		a.maxBytes, a.maxFiles = max(a.maxBytes, n), max(a.maxFiles, len(s.Files))
+	}
 	var problems []compile.Problem
 	sev := compile.Warning
 	if strict {
@@ -66,6 +74,9 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		mine := compile.ManifestDigest(s)
 		var self *Version
 		for i := range vs {
+			if a.oversize(vs[i]) != "" {
+				continue // not the latest, which is within the bounds
+			}
 			d, err := a.digest(vs[i])
 			if err != nil {
 				return nil, err
@@ -90,11 +101,16 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 			if kept >= c.Keep {
 				break
 			}
-			md, err := a.read(v, catalog.SkillMD)
+			if why := a.oversize(v); why != "" {
+				refused[refusedKey(v)] = true
+				problems = append(problems, compile.Problem{Path: path.Join(label, s.Path, catalog.SkillMD), Severity: compile.Warning, Skill: s.Path,
+					Msg: fmt.Sprintf("version %s (%s) is not kept: %s", v.Name, v.Commit.Short(), why)})
+				continue
+			}
+			name, err := a.name(v)
 			if err != nil {
 				return nil, err
 			}
-			name := compile.FrontmatterName(md)
 			if name == "" || catalog.NameProblem(name) != "" {
 				refused[refusedKey(v)] = true
 				problems = append(problems, compile.Problem{Path: path.Join(label, s.Path, catalog.SkillMD), Severity: compile.Warning, Skill: s.Path,
@@ -194,11 +210,12 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 	}
 	slices.SortFunc(hist.Versions, func(x, y *compile.Skill) int { return strings.Compare(x.Path, y.Path) })
 
+	notServed := func(v *Version) bool { return refused[refusedKey(*v)] || a.oversize(*v) != "" }
 	for _, ch := range h.Changes {
-		if ch.To != nil && refused[refusedKey(*ch.To)] {
+		if ch.To != nil && notServed(ch.To) {
 			continue // a version not served is not announced
 		}
-		if ch.From != nil && refused[refusedKey(*ch.From)] {
+		if ch.From != nil && notServed(ch.From) {
 			if ch.To == nil {
 				continue // nothing served left
 			}
@@ -228,21 +245,19 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		if last == nil {
 			last = ch.From
 		}
-		md, err := a.read(*last, catalog.SkillMD)
-		if err != nil {
+		if cc.Name, err = a.name(*last); err != nil {
 			return nil, err
 		}
-		if cc.Name = compile.FrontmatterName(md); cc.Name == "" {
+		if cc.Name == "" {
 			cc.Name = path.Base(ch.Path)
 		}
 		if ch.Moved != "" {
 			// What a caller who sees only the old path is shown: the removal a deletion
 			// of the skill there would be.
-			md, err := a.read(*ch.From, catalog.SkillMD)
-			if err != nil {
+			if cc.MovedName, err = a.name(*ch.From); err != nil {
 				return nil, err
 			}
-			if cc.MovedName = compile.FrontmatterName(md); cc.MovedName == "" {
+			if cc.MovedName == "" {
 				cc.MovedName = path.Base(ch.Moved)
 			}
 			cc.MovedFiles = names(ch.From.Files)
@@ -369,33 +384,56 @@ func uncommittedName(s *compile.Skill, digest string, vs []Version) string {
 
 // attacher reads blobs once and digests versions once.
 type attacher struct {
-	ctx     context.Context
-	src     Source
-	label   string
-	blobs   map[string][]byte
-	digests map[string]string // Version.Content -> manifest digest
+	ctx   context.Context
+	src   Source
+	label string
+	// maxBytes and maxFiles bound a version: the per-skill limits, or the largest latest
+	// skill's size where --allow-oversize served one over them. A version over them is
+	// never read.
+	maxBytes int64
+	maxFiles int
+	digests  map[string]string // Version.Content -> manifest digest
+	names    map[string]string // a SKILL.md's blob -> its frontmatter name
 }
 
-func (a *attacher) blob(id string) ([]byte, error) {
-	if b, ok := a.blobs[id]; ok {
-		return b, nil
-	}
-	b, err := a.src.Read(a.ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	a.blobs[id] = b
-	return b, nil
-}
-
-// read returns the content of the file rel of version v (nil if it has none).
-func (a *attacher) read(v Version, rel string) ([]byte, error) {
+// oversize says why version v is over the bounds, or "": its sizes come from the objects'
+// headers, so nothing of it is read to know.
+func (a *attacher) oversize(v Version) string {
+	var n int64
 	for _, f := range v.Files {
-		if f.Path == rel {
-			return a.blob(f.Blob)
-		}
+		n += f.Size
 	}
-	return nil, nil
+	switch {
+	case len(v.Files) > a.maxFiles:
+		return fmt.Sprintf("it has %d files, over the limit of %d", len(v.Files), a.maxFiles)
+	case n > a.maxBytes:
+		return fmt.Sprintf("its files hold %d bytes, over the per-skill limit of %d", n, a.maxBytes)
+	}
+	return ""
+}
+
+// blob reads a blob: nothing is kept, so that the memory of a build is bounded by what it
+// keeps, not by the history it reads.
+func (a *attacher) blob(id string) ([]byte, error) { return a.src.Read(a.ctx, id) }
+
+// name returns the frontmatter name of version v's SKILL.md ("" if none), read once per
+// blob.
+func (a *attacher) name(v Version) (string, error) {
+	for _, f := range v.Files {
+		if f.Path != catalog.SkillMD {
+			continue
+		}
+		if n, ok := a.names[f.Blob]; ok {
+			return n, nil
+		}
+		md, err := a.blob(f.Blob)
+		if err != nil {
+			return "", err
+		}
+		a.names[f.Blob] = compile.FrontmatterName(md)
+		return a.names[f.Blob], nil
+	}
+	return "", nil
 }
 
 // place writes v's files into folder under the directory at.
@@ -417,16 +455,15 @@ func (a *attacher) place(folder fstest.MapFS, at string, v Version) error {
 // digest returns v's manifest digest (compile.ManifestDigest) as the version is served:
 // v loaded alone by Load's rules, so that what Load leaves out (clutter, links it does not
 // follow) is left out of the digest too. A version that does not load is digested as its
-// files are.
+// files are. Its files are read for it and let go: only the digest is kept.
 func (a *attacher) digest(v Version) (string, error) {
 	if d, ok := a.digests[v.Content]; ok {
 		return d, nil
 	}
-	md, err := a.read(v, catalog.SkillMD)
+	name, err := a.name(v)
 	if err != nil {
 		return "", err
 	}
-	name := compile.FrontmatterName(md)
 	if name == "" || catalog.NameProblem(name) != "" {
 		name = "x"
 	}
@@ -445,20 +482,19 @@ func (a *attacher) digest(v Version) (string, error) {
 		}
 	}
 	if d == "" {
-		d = compile.ManifestDigest(rawSkill(a, v, name))
+		d = compile.ManifestDigest(rawSkill(folder, v, name))
 	}
 	a.digests[v.Content] = d
 	return d, nil
 }
 
-// rawSkill is v as a skill of its files as they are, for the digest of a version that
-// does not load.
-func rawSkill(a *attacher, v Version, name string) *compile.Skill {
+// rawSkill is v, placed in folder at name, as a skill of its files as they are, for the
+// digest of a version that does not load.
+func rawSkill(folder fstest.MapFS, v Version, name string) *compile.Skill {
 	s := &compile.Skill{Path: name}
 	var md *compile.File
 	for _, f := range v.Files {
-		b := a.blobs[f.Blob]
-		file := compile.NewFile(name+"/"+f.Path, b)
+		file := compile.NewFile(name+"/"+f.Path, folder[name+"/"+f.Path].Data)
 		if f.Path == catalog.SkillMD {
 			md = file
 			continue

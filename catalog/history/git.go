@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -76,10 +77,11 @@ func (g *gitRepo) Log(ctx context.Context) ([]Commit, error) {
 	return commits, nil
 }
 
-// Files implements Source: the blobs of the folder's tree at commit (submodules are no
-// files: they are left out).
+// Files implements Source: the blobs of the folder's tree at commit, with their sizes
+// (ls-tree --long reads them from the objects' headers, not their contents); submodules
+// are no files: they are left out.
 func (g *gitRepo) Files(ctx context.Context, commit string) ([]File, error) {
-	out, err := git(ctx, g.top, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--", g.pathspec())
+	out, err := git(ctx, g.top, "ls-tree", "-r", "-z", "--long", "--full-tree", "--end-of-options", commit, "--", g.pathspec())
 	if err != nil {
 		return nil, err
 	}
@@ -90,17 +92,21 @@ func (g *gitRepo) Files(ctx context.Context, commit string) ([]File, error) {
 		}
 		meta, name, ok := bytes.Cut(rec, []byte{'\t'})
 		f := strings.Fields(string(meta))
-		if !ok || len(f) != 3 {
+		if !ok || len(f) != 4 {
 			return nil, fmt.Errorf("history: git ls-tree printed %q", rec)
 		}
 		if f[1] != "blob" {
 			continue
 		}
+		size, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil || size < 0 {
+			return nil, fmt.Errorf("history: git ls-tree printed %q", rec)
+		}
 		p, ok := strings.CutPrefix(string(name), g.prefix)
 		if !ok {
 			continue
 		}
-		files = append(files, File{Path: p, Blob: f[2], Link: f[0] == "120000"})
+		files = append(files, File{Path: p, Blob: f[2], Link: f[0] == "120000", Size: size})
 	}
 	return files, nil
 }

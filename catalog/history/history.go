@@ -36,6 +36,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/compile"
 )
 
 // SkillMD is the file that makes a directory a skill (catalog.SkillMD).
@@ -95,6 +96,9 @@ type File struct {
 	Path string // relative to the skills folder, slash-separated
 	Blob string // the git object name of its content
 	Link bool   // a symbolic link (its content is the link's target)
+	// Size is the content's size in bytes, as the object's header gives it: known before
+	// the content is read, so that a file too large to serve is never read.
+	Size int64
 }
 
 // A Source is the git history of a skills folder.
@@ -357,7 +361,7 @@ func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs [
 	name := ""
 	if r.opt.VersionOf != nil {
 		for _, f := range fs {
-			if f.Path == SkillMD && !f.Link {
+			if f.Path == SkillMD && !f.Link && f.Size <= compile.MaxSkillBytes { // larger: never served, never read
 				b, err := r.src.Read(ctx, f.Blob)
 				if err != nil {
 					return nil, err
@@ -405,7 +409,7 @@ func (r *reader) renameKey(ctx context.Context, p string, fs []File) (string, er
 	name := path.Base(p)
 	out := make([]File, 0, len(fs))
 	for _, f := range fs {
-		if f.Path == SkillMD && !f.Link {
+		if f.Path == SkillMD && !f.Link && f.Size <= compile.MaxSkillBytes {
 			b, err := r.src.Read(ctx, f.Blob)
 			if err != nil {
 				return "", err
@@ -503,7 +507,7 @@ func skillFiles(files []File) map[string][]File {
 	for _, f := range files {
 		for d := path.Dir(f.Path); d != "." && d != "/"; d = path.Dir(d) {
 			if _, ok := out[d]; ok {
-				out[d] = append(out[d], File{Path: strings.TrimPrefix(f.Path, d+"/"), Blob: f.Blob, Link: f.Link})
+				out[d] = append(out[d], File{Path: strings.TrimPrefix(f.Path, d+"/"), Blob: f.Blob, Link: f.Link, Size: f.Size})
 			}
 		}
 	}

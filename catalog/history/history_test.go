@@ -45,7 +45,7 @@ func (m *memory) Files(_ context.Context, commit string) ([]File, error) {
 			m.blobs[blob] = data
 			target, link := strings.CutPrefix(data, "->")
 			_ = target
-			out = append(out, File{Path: p, Blob: blob, Link: link})
+			out = append(out, File{Path: p, Blob: blob, Link: link, Size: int64(len(data))})
 		}
 		return out, nil
 	}
