@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -545,5 +546,52 @@ func TestAttachDeclassify(t *testing.T) {
 	p = encodeStory(t, steps("versions:\n  keep: 4\n  declassify: [tools/plan]\n"))
 	if reader := strings.Join(versionsOf(p, "skills:read"), "\n"); !strings.Contains(reader, "tools/plan/@1.0.0/plan") {
 		t.Errorf("declassified, the reader's versions:\n%s", reader)
+	}
+}
+
+// TestAttachOversizeVersion: a version over the per-skill limit is not kept, with a
+// warning, the feed names it nowhere, and its large file is never read: its size is the
+// object's.
+func TestAttachOversizeVersion(t *testing.T) {
+	big := strings.Repeat("z", compile.MaxSkillBytes+1)
+	m := story(
+		step{"start", map[string]string{"skilledge.yaml": "versions:\n  keep: 4\n", "x/SKILL.md": named("x", "1.0.0", "x1")}},
+		step{"big", map[string]string{"x/SKILL.md": named("x", "1.1.0", "x2"), "x/big.bin": big}},
+		step{"small again", map[string]string{"x/SKILL.md": named("x", "1.2.0", "x3"), "x/big.bin": ""}},
+	)
+	folder := fstest.MapFS{}
+	for p, d := range m.commits[len(m.commits)-1] {
+		folder[p] = &fstest.MapFile{Data: []byte(d)}
+	}
+	c, _, err := compile.Load(folder, "skills", compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := Attach(context.Background(), c, m, "skills", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0].String(), "skills/x/SKILL.md: warning: version 1.1.0 (") ||
+		!strings.Contains(problems[0].String(), fmt.Sprintf("is not kept: its files hold %d bytes, over the per-skill limit of %d", len(big)+len(named("x", "1.1.0", "x2")), compile.MaxSkillBytes)) {
+		t.Fatalf("problems %v", problems)
+	}
+	for blob, data := range m.blobs {
+		if data == big && m.read[blob] > 0 {
+			t.Errorf("the large file was read %d times", m.read[blob])
+		}
+	}
+	var kept []string
+	for _, k := range c.Skills[0].Kept {
+		kept = append(kept, k.Version)
+	}
+	if !slices.Equal(kept, []string{"1.2.0", "1.0.0"}) {
+		t.Errorf("kept %q", kept)
+	}
+	for _, ch := range c.History.Changes {
+		for _, v := range []*compile.ChangeVersion{ch.From, ch.To} {
+			if v != nil && v.Version == "1.1.0" {
+				t.Errorf("the feed names 1.1.0: %+v", ch)
+			}
+		}
 	}
 }

@@ -21,6 +21,7 @@ type memory struct {
 	subject []string
 	shallow bool
 	blobs   map[string]string
+	read    map[string]int // how often each blob was read
 }
 
 func (m *memory) hash(i int) string { return fmt.Sprintf("%040x", i+1) }
@@ -53,6 +54,10 @@ func (m *memory) Files(_ context.Context, commit string) ([]File, error) {
 }
 
 func (m *memory) Read(_ context.Context, blob string) ([]byte, error) {
+	if m.read == nil {
+		m.read = map[string]int{}
+	}
+	m.read[blob]++
 	data, ok := m.blobs[blob]
 	if !ok {
 		return nil, fmt.Errorf("no blob %s", blob)
