@@ -81,7 +81,8 @@ func TestVersionMarksReserved(t *testing.T) {
 // (then nothing of it is used) or into an access section and a keep within bounds.
 func FuzzParsePolicy(f *testing.F) {
 	for _, s := range []string{"", "versions:\n  keep: 10\n", "access:\n  default: [a]\nversions: {keep: 3}\n", "versions: {keep: 0x10}\n",
-		"versions:\n  keep: !!int 5\n", "versions: &v {keep: 2}\n", "versions:\n  keep: 1e2\n", "versions:\n  keep:\n"} {
+		"versions:\n  keep: !!int 5\n", "versions: &v {keep: 2}\n", "versions:\n  keep: 1e2\n", "versions:\n  keep:\n",
+		"versions:\n  keep: 2\n  declassify: [tools/plan, ../x]\n", "versions: {keep: 3, declassify: tools}\n", "versions: {keep: 3, declassify: [a/, 7, [b]]}\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -92,6 +93,11 @@ func FuzzParsePolicy(f *testing.F) {
 		}
 		if keep < 0 || keep > MaxKeep {
 			t.Fatalf("%q: keep %d", s, keep)
+		}
+		for _, p := range vp.declassify {
+			if q, msg := rulePath(p); msg != "" || q != p {
+				t.Fatalf("%q: declassify %q: %s", s, p, msg)
+			}
 		}
 	})
 }

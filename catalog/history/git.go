@@ -55,6 +55,13 @@ func (g *gitRepo) Log(ctx context.Context) ([]Commit, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseLog(out)
+}
+
+// parseLog reads what git log -z --format=%H%x00%cI%x00%s printed: three fields a commit.
+// A commit whose date is not RFC 3339 is Unreadable, not an error; subjects are cut to
+// MaxSubject characters.
+func parseLog(out []byte) ([]Commit, error) {
 	var commits []Commit
 	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	if len(f) == 1 && f[0] == "" {
