@@ -269,6 +269,25 @@ func encodeStoryStore(t *testing.T, m *memory) (*catalog.Pack, *compile.Store) {
 	return p, enc.Store
 }
 
+// attachStory loads the newest commit of m as the work tree and attaches m's history,
+// returning the catalog and the problems Attach found.
+func attachStory(t *testing.T, m *memory) (*compile.Catalog, []compile.Problem) {
+	t.Helper()
+	folder := fstest.MapFS{}
+	for p, d := range m.commits[len(m.commits)-1] {
+		folder[p] = &fstest.MapFile{Data: []byte(d)}
+	}
+	c, _, err := compile.Load(folder, "skills", compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := Attach(context.Background(), c, m, "skills", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, problems
+}
+
 // TestAttachPrivate: in a private catalog a caller's view holds the versions and changes of
 // the skills it may see and nothing of the others: its index, versions and feed are the
 // bytes a folder without the hidden skill would give. The feed lists no unlisted skill,
@@ -498,18 +517,7 @@ func TestAttachDeclassify(t *testing.T) {
 		return out
 	}
 	m := steps("versions:\n  keep: 4\n")
-	folder := fstest.MapFS{}
-	for p, d := range m.commits[len(m.commits)-1] {
-		folder[p] = &fstest.MapFile{Data: []byte(d)}
-	}
-	c, _, err := compile.Load(folder, "skills", compile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	problems, err := Attach(context.Background(), c, m, "skills", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, problems := attachStory(t, m)
 	var warned []string
 	for _, p := range problems {
 		warned = append(warned, p.String())
@@ -559,18 +567,7 @@ func TestAttachOversizeVersion(t *testing.T) {
 		step{"big", map[string]string{"x/SKILL.md": named("x", "1.1.0", "x2"), "x/big.bin": big}},
 		step{"small again", map[string]string{"x/SKILL.md": named("x", "1.2.0", "x3"), "x/big.bin": ""}},
 	)
-	folder := fstest.MapFS{}
-	for p, d := range m.commits[len(m.commits)-1] {
-		folder[p] = &fstest.MapFile{Data: []byte(d)}
-	}
-	c, _, err := compile.Load(folder, "skills", compile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	problems, err := Attach(context.Background(), c, m, "skills", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, problems := attachStory(t, m)
 	if len(problems) != 1 || !strings.Contains(problems[0].String(), "skills/x/SKILL.md: warning: version 1.1.0 (") ||
 		!strings.Contains(problems[0].String(), fmt.Sprintf("is not kept: its files hold %d bytes, over the per-skill limit of %d", len(big)+len(named("x", "1.1.0", "x2")), compile.MaxSkillBytes)) {
 		t.Fatalf("problems %v", problems)
