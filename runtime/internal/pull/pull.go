@@ -6,9 +6,11 @@
 // against the index's SHA-256 under the deployment's trust root and unpacked in memory by
 // catalog/archive. Without one it reads the v0.1.0 index (verify.FetchV01), which
 // publishes no digests: those skills are installed unverified, and locked as downloaded;
-// without either, MCP (verify.FetchMCP). Nothing is written until every selected skill has verified; each skill
-// is then written to a temporary folder in DIR and renamed into place, and DIR/skills.lock
-// records what was installed. pull manages only the skills its lock names.
+// without either, MCP (verify.FetchMCP). Each skill is written to a temporary folder in
+// DIR as it verifies (verify.Options.Take: one skill's files in memory at a time, their
+// total bounded by Options.MaxTotal), and the folders are renamed into place only once
+// every selected skill has verified; DIR/skills.lock records what was installed. pull
+// manages only the skills its lock names.
 package pull
 
 import (
