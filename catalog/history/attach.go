@@ -159,7 +159,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 	}
 	// Every loaded skill at or under a version path (a version's nested skills too) is
 	// served with the access of the latest skill it is a version of, and, unless the
-	// policy declassifies it, only to callers who could see it where it was published
+	// policy declassifies it, only to callers who could see it where the skill had it
 	// (published).
 	olderAt := map[string]older{}
 	for _, o := range olders {
@@ -278,19 +278,23 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 }
 
 // published returns the scopes a caller needs to see version v of the latest skill l:
-// l's, and those it took to see v where it was published (v.Path), when those are more
+// l's, and, when no path v was at (v.Paths) took as few, those of the last of them
 // (narrower is then true). A history that crosses from a narrower audience to a wider one
 // (a private skill made public) stops at the move for the wider audience: the publisher
-// declassified today's files, not every file the skill ever held. A catalog without an
-// access policy, and a skill under a path of versions.declassify, keep l's scopes.
+// declassified the files the skill had then, not every file it ever held; the version
+// current at the move was at the wider path, and is the wider audience's. A catalog
+// without an access policy, and a skill under a path of versions.declassify, keep l's
+// scopes.
 func published(c *compile.Catalog, l *compile.Skill, v Version) ([]string, bool) {
-	if c.Access == nil || v.Path == "" || v.Path == l.Path || underAny(l.Path, c.Declassify) {
+	if c.Access == nil || len(v.Paths) == 0 || underAny(l.Path, c.Declassify) {
 		return l.Scopes, false
 	}
-	then, _ := c.Access.Scopes(v.Path)
-	if subset(then, l.Scopes) {
-		return l.Scopes, false
+	for _, p := range v.Paths {
+		if then, _ := c.Access.Scopes(p); p == l.Path || subset(then, l.Scopes) {
+			return l.Scopes, false
+		}
 	}
+	then, _ := c.Access.Scopes(v.Paths[len(v.Paths)-1])
 	union := slices.Concat(l.Scopes, then)
 	slices.Sort(union)
 	return slices.Compact(union), true

@@ -484,8 +484,8 @@ func TestAttachFeedServedOnly(t *testing.T) {
 // TestAttachDeclassify: a version is served only to callers who could see it where it was
 // published. A skill moved from finance/ (skills:finance) to tools/ (everyone) serves its
 // finance-era version to finance callers alone, and the reader's view names it nowhere
-// (versions, _meta), with a warning naming the move; versions.declassify publishes it on
-// purpose. Moved the other way (public → finance) nothing widens; between two scopes
+// (versions, _meta), with a warning naming the move; the version it had at the move is
+// everyone's; versions.declassify publishes the earlier ones on purpose. Moved the other way (public → finance) nothing widens; between two scopes
 // (finance → hr) a version needs both.
 func TestAttachDeclassify(t *testing.T) {
 	const policy = "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n    - path: hr/\n      scopes: [skills:hr]\n"
@@ -500,6 +500,7 @@ func TestAttachDeclassify(t *testing.T) {
 				"finance/plan/SKILL.md": "", "tools/plan/SKILL.md": named("plan", "1.1.0", "p2"),
 				"public/y/SKILL.md": "", "finance/y/SKILL.md": named("y", "1.1.0", "y2"),
 				"finance/z/SKILL.md": "", "hr/z/SKILL.md": named("z", "1.1.0", "z2")}},
+			step{"plan 1.2.0", map[string]string{"tools/plan/SKILL.md": named("plan", "1.2.0", "p3")}},
 		)
 	}
 	versionsOf := func(p *catalog.Pack, scopes string) []string {
@@ -530,7 +531,9 @@ func TestAttachDeclassify(t *testing.T) {
 	}
 	p := encodeStory(t, m)
 	reader := strings.Join(versionsOf(p, "skills:read"), "\n")
-	if strings.Contains(reader, "plan/@1.0.0") || strings.Contains(reader, "/y/") || strings.Contains(reader, "/z/") || !strings.Contains(reader, "tools/plan/@1.1.0/plan") {
+	// 1.1.0 was the plan's content when the move published it at tools/: the reader's.
+	if strings.Contains(reader, "plan/@1.0.0") || strings.Contains(reader, "/y/") || strings.Contains(reader, "/z/") ||
+		!strings.Contains(reader, "tools/plan/@1.1.0/plan") || !strings.Contains(reader, "tools/plan/@1.2.0/plan") {
 		t.Errorf("the reader's versions:\n%s", reader)
 	}
 	finance := strings.Join(versionsOf(p, "skills:read skills:finance"), "\n")

@@ -133,9 +133,17 @@ type Version struct {
 	Commit  Commit // the commit that first published this content
 	Files   []File // its files, Path relative to the skill's directory, sorted by Path
 	Content string // the hex SHA-256 of its file list (paths and blobs): equal content, equal Content
-	// Path is the skill's path in the folder at Commit: where the version was published,
-	// and so who could see it then.
-	Path string
+	// Paths are the paths the skill had while this was its content, in the order it had
+	// them: where the version was published, then where a move (or a return to it) took
+	// it; and so who could see it.
+	Paths []string
+}
+
+// seenAt records that v was the skill's content at path p.
+func (v *Version) seenAt(p string) {
+	if !slices.Contains(v.Paths, p) {
+		v.Paths = append(v.Paths, p)
+	}
 }
 
 // A Skill is the history of one skill at the newest commit.
@@ -324,6 +332,7 @@ func (r *reader) commit(ctx context.Context, c Commit) error {
 		next[p] = t
 		if t.cur != nil && t.cur.Content == content {
 			if moved != "" {
+				t.cur.seenAt(p)
 				changes = append(changes, Change{Commit: c, Path: p, From: t.cur, To: t.cur, Moved: moved})
 			}
 			continue
@@ -355,6 +364,7 @@ func (r *reader) commit(ctx context.Context, c Commit) error {
 func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs []File, content string) (*Version, error) {
 	for _, v := range t.versions {
 		if v.Content == content {
+			v.seenAt(p)
 			return v, nil // back to an earlier version
 		}
 	}
@@ -397,7 +407,7 @@ func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs [
 			name, c.Short(), c.Subject, name, first.Commit.Short(), first.Commit.Subject, bumped))
 		name = bumped
 	}
-	v := &Version{Name: name, Commit: c, Files: fs, Content: content, Path: p}
+	v := &Version{Name: name, Commit: c, Files: fs, Content: content, Paths: []string{p}}
 	t.versions = append(t.versions, v)
 	used[name] = v
 	return v, nil
