@@ -27,6 +27,11 @@ import (
 // the rules of today refuse, a link out of its skill) is not kept, with a warning. A
 // version published twice with different content is a warning, an error under strict.
 func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, strict bool) ([]compile.Problem, error) {
+	if b, ok := src.(interface {
+		startBatch(context.Context) func()
+	}); ok {
+		defer b.startBatch(ctx)() // the files a later encode reads again are read one by one
+	}
 	h, err := Read(ctx, src, Options{Keep: c.Keep, VersionOf: compile.FrontmatterVersion})
 	if err != nil {
 		return nil, err
@@ -53,9 +58,9 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		problems = append(problems, compile.Problem{Path: path.Join(label, p.Path), Severity: sev, Skill: path.Dir(p.Path), Msg: p.Message})
 	}
 
-	// The older versions of every latest skill, into one folder at their version paths,
-	// loaded at once.
-	folder := fstest.MapFS{}
+	// The older versions of every latest skill, each loaded at its version path on its
+	// own: its files are read from git for it, and let go but for those the catalog keeps
+	// in memory (compile.KeepBytes); the others are read from git again when needed.
 	type older struct {
 		latest *compile.Skill
 		v      Version
@@ -117,20 +122,25 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 					Msg: fmt.Sprintf("version %s (%s) is not kept: its SKILL.md has no valid name", v.Name, v.Commit.Short())})
 				continue
 			}
-			at := catalog.VersionPath(s.Path, v.Name, name)
-			if err := a.place(folder, at, v); err != nil {
-				return nil, err
-			}
-			olders = append(olders, older{s, v, at})
+			olders = append(olders, older{s, v, catalog.VersionPath(s.Path, v.Name, name)})
 			kept++
 		}
 	}
-	loaded, lp, err := compile.Load(folder, label, compile.Options{SkipInvalid: true, AllowOversize: true})
-	if err != nil {
-		return nil, err
+	var loaded []*compile.Skill
+	var lp []compile.Problem
+	for _, o := range olders {
+		folder := fstest.MapFS{}
+		if err := a.place(folder, o.at, o.v); err != nil {
+			return nil, err
+		}
+		c, p, err := compile.LoadReopen(folder, label, compile.Options{SkipInvalid: true, AllowOversize: true}, a.reopener(o.at, o.v))
+		if err != nil {
+			return nil, err
+		}
+		loaded, lp = append(loaded, c.Skills...), append(lp, p...)
 	}
 	byPath := map[string]*compile.Skill{}
-	for _, s := range loaded.Skills {
+	for _, s := range loaded {
 		byPath[s.Path] = s
 	}
 	// A version that did not load is not kept: say why, once, in the words of its
@@ -166,7 +176,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		olderAt[o.at] = o
 	}
 	narrowed := map[*compile.Skill][]string{} // latest -> the versions served to fewer callers
-	for _, s := range loaded.Skills {
+	for _, s := range loaded {
 		at := s.Path
 		for _, ok := olderAt[at]; !ok && strings.Contains(at, "/"); _, ok = olderAt[at] {
 			at = at[:strings.LastIndexByte(at, '/')]
@@ -438,6 +448,28 @@ func (a *attacher) name(v Version) (string, error) {
 		return a.names[f.Blob], nil
 	}
 	return "", nil
+}
+
+// reopener opens a file of version v, loaded at the directory at, again: from git, by
+// the blob its path names (compile.LoadReopen).
+func (a *attacher) reopener(at string, v Version) func(name string) (fs.File, error) {
+	blobs := make(map[string]string, len(v.Files))
+	for _, f := range v.Files {
+		if !f.Link {
+			blobs[at+"/"+f.Path] = f.Blob
+		}
+	}
+	return func(name string) (fs.File, error) {
+		blob, ok := blobs[name]
+		if !ok {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		b, err := a.blob(blob)
+		if err != nil {
+			return nil, err
+		}
+		return fstest.MapFS{name: &fstest.MapFile{Data: b, Mode: 0o644}}.Open(name)
+	}
 }
 
 // place writes v's files into folder under the directory at.

@@ -1,13 +1,16 @@
 package history
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -19,6 +22,8 @@ var ErrNotRepo = errors.New("history: not in a git work tree")
 type gitRepo struct {
 	top    string // the work tree's root
 	prefix string // the folder's path in it, with a trailing slash ("" for the root)
+	mu     sync.Mutex
+	batch  *catFile // while one runs (startBatch)
 }
 
 // Git returns the Source of the skills folder dir: the history of the work tree that holds
@@ -118,9 +123,90 @@ func (g *gitRepo) Files(ctx context.Context, commit string) ([]File, error) {
 	return files, nil
 }
 
-// Read implements Source.
+// Read implements Source: through the batch reader while one runs (startBatch), else
+// with a git command of its own.
 func (g *gitRepo) Read(ctx context.Context, blob string) ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.batch != nil {
+		return g.batch.read(blob)
+	}
 	return git(ctx, g.top, "cat-file", "blob", "--end-of-options", blob)
+}
+
+// startBatch starts one `git cat-file --batch` for the reads that follow, instead of a
+// command per blob (Attach reads thousands), and returns what stops it: later reads run a
+// command each again. If it cannot start, reads go on a command each.
+func (g *gitRepo) startBatch(ctx context.Context) (stop func()) {
+	b, err := newCatFile(ctx, g.top)
+	if err != nil {
+		return func() {}
+	}
+	g.mu.Lock()
+	g.batch = b
+	g.mu.Unlock()
+	return func() {
+		g.mu.Lock()
+		g.batch = nil
+		g.mu.Unlock()
+		b.close()
+	}
+}
+
+// catFile is a running `git cat-file --batch`: a blob's name in, its header and bytes out.
+type catFile struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func newCatFile(ctx context.Context, dir string) (*catFile, error) {
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "cat-file", "--batch")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
+}
+
+// read asks for blob and reads the answer: "OID blob SIZE\n", SIZE bytes and "\n"; or
+// "NAME missing\n".
+func (b *catFile) read(blob string) ([]byte, error) {
+	if strings.ContainsAny(blob, " \t\n") {
+		return nil, fmt.Errorf("history: %q is not an object name", blob)
+	}
+	if _, err := io.WriteString(b.in, blob+"\n"); err != nil {
+		return nil, fmt.Errorf("history: git cat-file --batch: %w", err)
+	}
+	head, err := b.out.ReadString('\n')
+	if err != nil {
+		return nil, fmt.Errorf("history: git cat-file --batch: %w", err)
+	}
+	f := strings.Fields(head)
+	if len(f) != 3 || f[1] != "blob" {
+		return nil, fmt.Errorf("history: git cat-file --batch: %s: %s", blob, strings.TrimSpace(head))
+	}
+	size, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil || size < 0 {
+		return nil, fmt.Errorf("history: git cat-file --batch: %s: %s", blob, strings.TrimSpace(head))
+	}
+	data := make([]byte, size+1) // and the "\n" that ends it
+	if _, err := io.ReadFull(b.out, data); err != nil {
+		return nil, fmt.Errorf("history: git cat-file --batch: %s: %w", blob, err)
+	}
+	return data[:size], nil
+}
+
+func (b *catFile) close() {
+	b.in.Close()
+	b.cmd.Wait()
 }
 
 // Shallow implements Source.
