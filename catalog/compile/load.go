@@ -452,7 +452,10 @@ func (l *loader) readFile(e entry, encl []string) {
 	}
 	f := &File{Path: p, Data: c.data, Size: c.size, MIME: mimeType(p, c.text), Text: c.text, Digest: c.digest}
 	if c.data == nil {
-		f.reopen = func() (fs.File, error) { return l.reopen(target) }
+		// The function alone, not the loader, which holds the file system: a file
+		// system in memory (catalog/history's versions) must be let go once loaded.
+		reopen := l.reopen
+		f.reopen = func() (fs.File, error) { return reopen(target) }
 	}
 	l.files[p] = f
 }

@@ -27,11 +27,6 @@ import (
 // the rules of today refuse, a link out of its skill) is not kept, with a warning. A
 // version published twice with different content is a warning, an error under strict.
 func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, strict bool) ([]compile.Problem, error) {
-	if b, ok := src.(interface {
-		startBatch(context.Context) func()
-	}); ok {
-		defer b.startBatch(ctx)() // the files a later encode reads again are read one by one
-	}
 	h, err := Read(ctx, src, Options{Keep: c.Keep, VersionOf: compile.FrontmatterVersion})
 	if err != nil {
 		return nil, err
@@ -128,6 +123,12 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 	}
 	var loaded []*compile.Skill
 	var lp []compile.Problem
+	// Versions share most of their files with each other and with the latest: one copy
+	// of the bytes of each.
+	shared := bytesByDigest{}
+	for _, s := range c.Skills {
+		shared.intern(s)
+	}
 	for _, o := range olders {
 		folder := fstest.MapFS{}
 		if err := a.place(folder, o.at, o.v); err != nil {
@@ -136,6 +137,9 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		c, p, err := compile.LoadReopen(folder, label, compile.Options{SkipInvalid: true, AllowOversize: true}, a.reopener(o.at, o.v))
 		if err != nil {
 			return nil, err
+		}
+		for _, s := range c.Skills {
+			shared.intern(s)
 		}
 		loaded, lp = append(loaded, c.Skills...), append(lp, p...)
 	}
@@ -448,6 +452,24 @@ func (a *attacher) name(v Version) (string, error) {
 		return a.names[f.Blob], nil
 	}
 	return "", nil
+}
+
+// bytesByDigest holds one copy of the bytes of each file the catalog keeps in memory.
+type bytesByDigest map[[32]byte][]byte
+
+// intern makes each file of s that holds its bytes share them with every other file of
+// the same digest.
+func (m bytesByDigest) intern(s *compile.Skill) {
+	for _, f := range s.Files {
+		if f.Data == nil {
+			continue
+		}
+		if d, ok := m[f.Digest]; ok {
+			f.Data = d
+		} else {
+			m[f.Digest] = f.Data
+		}
+	}
 }
 
 // reopener opens a file of version v, loaded at the directory at, again: from git, by

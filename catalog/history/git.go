@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,10 +21,11 @@ var ErrNotRepo = errors.New("history: not in a git work tree")
 
 // gitRepo is a Source that runs the git command in the work tree holding a skills folder.
 type gitRepo struct {
-	top    string // the work tree's root
-	prefix string // the folder's path in it, with a trailing slash ("" for the root)
-	mu     sync.Mutex
-	batch  *catFile // while one runs (startBatch)
+	top     string // the work tree's root
+	prefix  string // the folder's path in it, with a trailing slash ("" for the root)
+	mu      sync.Mutex
+	batch   *catFile // the reader of blobs (Read)
+	noBatch bool     // it could not start: a command a read
 }
 
 // Git returns the Source of the skills folder dir: the history of the work tree that holds
@@ -123,34 +125,31 @@ func (g *gitRepo) Files(ctx context.Context, commit string) ([]File, error) {
 	return files, nil
 }
 
-// Read implements Source: through the batch reader while one runs (startBatch), else
-// with a git command of its own.
+// Read implements Source: through one `git cat-file --batch` that the repository starts
+// at its first read and keeps (a history's reads are thousands, and a build reads a kept
+// version's large files again when it encodes them), stopped when the repository is let
+// go (runtime.AddCleanup); where it cannot start, with a git command a read.
 func (g *gitRepo) Read(ctx context.Context, blob string) ([]byte, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.batch == nil && !g.noBatch {
+		b, err := newCatFile(g.top)
+		if err != nil {
+			g.noBatch = true
+		} else {
+			g.batch = b
+			runtime.AddCleanup(g, func(b *catFile) { b.close() }, b)
+		}
+	}
 	if g.batch != nil {
-		return g.batch.read(blob)
+		data, err := g.batch.read(blob)
+		if err != nil && !errors.Is(err, errNoBlob) {
+			g.batch.close() // a broken pipe: the next read starts another
+			g.batch = nil
+		}
+		return data, err
 	}
 	return git(ctx, g.top, "cat-file", "blob", "--end-of-options", blob)
-}
-
-// startBatch starts one `git cat-file --batch` for the reads that follow, instead of a
-// command per blob (Attach reads thousands), and returns what stops it: later reads run a
-// command each again. If it cannot start, reads go on a command each.
-func (g *gitRepo) startBatch(ctx context.Context) (stop func()) {
-	b, err := newCatFile(ctx, g.top)
-	if err != nil {
-		return func() {}
-	}
-	g.mu.Lock()
-	g.batch = b
-	g.mu.Unlock()
-	return func() {
-		g.mu.Lock()
-		g.batch = nil
-		g.mu.Unlock()
-		b.close()
-	}
 }
 
 // catFile is a running `git cat-file --batch`: a blob's name in, its header and bytes out.
@@ -160,8 +159,13 @@ type catFile struct {
 	out *bufio.Reader
 }
 
-func newCatFile(ctx context.Context, dir string) (*catFile, error) {
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "cat-file", "--batch")
+// errNoBlob is wrapped by the error of a read of an object that is not a blob.
+var errNoBlob = errors.New("not a blob")
+
+// newCatFile starts `git cat-file --batch` in dir. It runs until close, whatever context
+// the read that started it had.
+func newCatFile(dir string) (*catFile, error) {
+	cmd := exec.Command("git", "-C", dir, "cat-file", "--batch")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -190,7 +194,10 @@ func (b *catFile) read(blob string) ([]byte, error) {
 		return nil, fmt.Errorf("history: git cat-file --batch: %w", err)
 	}
 	f := strings.Fields(head)
-	if len(f) != 3 || f[1] != "blob" {
+	if len(f) == 2 && f[1] == "missing" || len(f) == 3 && f[1] != "blob" {
+		return nil, fmt.Errorf("history: git cat-file --batch: %s: %s: %w", blob, strings.TrimSpace(head), errNoBlob)
+	}
+	if len(f) != 3 {
 		return nil, fmt.Errorf("history: git cat-file --batch: %s: %s", blob, strings.TrimSpace(head))
 	}
 	size, err := strconv.ParseInt(f[2], 10, 64)
