@@ -55,7 +55,7 @@ func loadCatalog(dir string, f catalogFlags) (*loaded, error) {
 	)
 	if dir == "" {
 		c, problems, err = compile.Load(examples.FS, "examples", opt)
-	} else {
+	} else if err = misplacedPolicy(dir); err == nil {
 		c, problems, err = compile.LoadDir(dir, opt)
 	}
 	if err != nil {

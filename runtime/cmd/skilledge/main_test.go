@@ -707,3 +707,52 @@ func postMCP(t *testing.T, url, body, credential string) (int, string) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
+
+// TestMisplacedPolicy: a skilledge.yaml beside the skills folder, in the git work tree
+// that holds it, is not read, and would leave a private catalog public: validate, build
+// and serve stop, naming the file and where it belongs. Inside the folder it is read; a
+// file above the work tree's root, or outside any work tree, is none of the folder's.
+func TestMisplacedPolicy(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	skills := filepath.Join(repo, "skills")
+	for p, d := range map[string]string{
+		filepath.Join(skills, "greet", "SKILL.md"):        "---\nname: greet\ndescription: Says hello.\n---\nHello!\n",
+		filepath.Join(repo, "skilledge.yaml"):             "access:\n  default: [skills:read]\n",
+		filepath.Join(repo, ".git", "HEAD"):               "ref: refs/heads/main\n",
+		filepath.Join(root, "skilledge.yaml"):             "access:\n  default: [other]\n",
+		filepath.Join(root, "loose", "greet", "SKILL.md"): "---\nname: greet\ndescription: Says hello.\n---\nHello!\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := filepath.Join(repo, "skilledge.yaml") + " is not read: skilledge reads skilledge.yaml only in the skills folder, so its access policy and versions would not apply; move it to " + filepath.Join(skills, "skilledge.yaml")
+	for _, args := range [][]string{{"validate", skills}, {"build", skills, "-o", t.TempDir()}, {"serve", skills, "--addr", "127.0.0.1:0"}} {
+		code, _, errOut := call(t, "", args...)
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("%s with the policy beside the folder: %d\n%s", args[0], code, errOut)
+		}
+	}
+	// The skills folder is a work tree's root: nothing above it is its.
+	if err := os.MkdirAll(filepath.Join(root, "loose", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := call(t, "", "validate", filepath.Join(root, "loose")); code != 0 {
+		t.Errorf("validate of a work tree's root: %d\n%s%s", code, out, errOut)
+	}
+	os.RemoveAll(filepath.Join(root, "loose", ".git"))
+	// In no work tree: the file above is not the folder's.
+	if code, out, errOut := call(t, "", "validate", filepath.Join(root, "loose")); code != 0 {
+		t.Errorf("validate outside a work tree: %d\n%s%s", code, out, errOut)
+	}
+	if err := os.Rename(filepath.Join(repo, "skilledge.yaml"), filepath.Join(skills, "skilledge.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := call(t, "", "validate", skills); code != 0 {
+		t.Errorf("validate with the policy in the folder: %d\n%s%s", code, out, errOut)
+	}
+}
