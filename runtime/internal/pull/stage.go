@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
@@ -74,17 +73,8 @@ func (s *stager) take(f verify.Fetched) error {
 	}
 	s.skills[f.Name] = &staged{lock: ls, tmp: tmp, files: len(f.Files), bytes: written}
 	s.total += written
-	if written >= bigSkill {
-		// The previous skill's files are garbage now: let them go before the next large
-		// one arrives, so that the peak stays a few skills whatever the collector's pace
-		// (under load it fell behind by ten 12 MiB skills).
-		debug.FreeOSMemory()
-	}
 	return nil
 }
-
-// bigSkill is the size from which a skill written is followed by a collection.
-const bigSkill = 4 << 20
 
 // swap puts the staged skill name into place as DIR/NAME.
 func (s *stager) swap(name string) error {
