@@ -3,13 +3,11 @@
 package tests
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -59,14 +57,11 @@ func TestHistoryMemory(t *testing.T) {
 		git(date, "add", "-A")
 		git(date, "commit", "-q", "-m", fmt.Sprint("version ", i))
 	}
-	cmd := exec.Command(cli, "validate", filepath.Join(dir, "skills"))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("validate: %v\n%s", err, out.String())
+	out, peak, err := runPeak(exec.Command(cli, "validate", filepath.Join(dir, "skills")))
+	if err != nil {
+		t.Fatalf("validate: %v\n%s", err, out)
 	}
-	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
-	t.Logf("peak RSS %.1f MiB\n%s", float64(peak)/(1<<20), out.String())
+	t.Logf("peak RSS %.1f MiB\n%s", float64(peak)/(1<<20), out)
 	if limit := int64(200 << 20); peak > limit {
 		t.Fatalf("validate of a history of 29 large versions peaked at %.1f MiB, over %d MiB", float64(peak)/(1<<20), limit>>20)
 	}

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	skillarchive "github.com/skilledge/skilledge/catalog/archive"
@@ -62,17 +61,16 @@ func TestPullMemory(t *testing.T) {
 	defer srv.Close()
 
 	dir := filepath.Join(t.TempDir(), "skills")
-	cmd := exec.Command(cli, "pull", srv.URL, dir, "--allow-http-loopback")
-	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), fmt.Sprintf("%d installed", skills)) {
+	out, peak, err := runPeak(exec.Command(cli, "pull", srv.URL, dir, "--allow-http-loopback"))
+	if err != nil || !strings.Contains(string(out), fmt.Sprintf("%d installed", skills)) {
 		t.Fatalf("pull: %v\n%s", err, out)
 	}
-	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
 	t.Logf("peak RSS %.1f MiB for %d skills of %d MiB", float64(peak)/(1<<20), skills, fileSize>>20)
 	if limit := int64(4*fileSize + 64<<20); peak > limit {
 		t.Fatalf("pull peaked at %.1f MiB of memory, over %d MiB (four times the largest skill and 64 MiB)", float64(peak)/(1<<20), limit>>20)
 	}
 	other := filepath.Join(t.TempDir(), "skills")
-	out, err := exec.Command(cli, "pull", srv.URL, other, "--allow-http-loopback", "--max-total", "100").CombinedOutput()
+	out, err = exec.Command(cli, "pull", srv.URL, other, "--allow-http-loopback", "--max-total", "100").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "hold more than 100 MiB of files") {
 		t.Fatalf("pull over --max-total: %v\n%s", err, out)
 	}
