@@ -466,9 +466,9 @@ func TestREADMEPull(t *testing.T) {
 // TestPullPath pulls `--path acme` from `skilledge serve` of the examples: only the skill
 // under acme/ (acme/billing/refunds) is installed, read over MCP, its path locked; a
 // frozen pull through the well-known index holds it to the lock by its files, restores it
-// when deleted, and leaves skills.lock as it was; a pull of everything by the index then
-// leaves it unchanged (the lock's manifest
-// digest and its artifact digest both name it), and `--path acme` again downloads nothing.
+// when deleted, and leaves skills.lock as it was; a pull that names nothing keeps to the
+// path skills.lock remembers, naming the other skills new, and `--path acme` again
+// downloads nothing.
 func TestPullPath(t *testing.T) {
 	base := strings.TrimSuffix(serve(t), "/mcp")
 	dir := t.TempDir()
@@ -516,9 +516,11 @@ func TestPullPath(t *testing.T) {
 	if got := pulledSkills(t, dir); !reflect.DeepEqual(got, map[string]map[string]string{"refunds": want["refunds"]}) {
 		t.Fatalf("after pull --frozen of a deleted skill: %v", mapKeys(got))
 	}
+	// A pull that names nothing keeps to the selection skills.lock remembers (acme/),
+	// read over MCP, and names the catalog's other skills as new.
 	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
-	if code != 0 || !strings.Contains(out, "1 unchanged") || !strings.Contains(out, "5 installed") {
-		t.Fatalf("pull of everything after --path: %d\n%s", code, out)
+	if code != 0 || !strings.Contains(out, "1 skill unchanged") || !strings.Contains(out, "5 new skills in the catalog") {
+		t.Fatalf("pull after --path: %d\n%s", code, out)
 	}
 	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--path", "acme")
 	if code != 0 || !strings.Contains(out, "nothing downloaded") {
@@ -612,5 +614,51 @@ func TestPullOutdatedVersion(t *testing.T) {
 				t.Fatalf("outdated after a version bump: %d\n%s", code, out)
 			}
 		})
+	}
+}
+
+// TestPullSelection: a pull asked for two skills of a catalog served by `skilledge serve
+// --watch` records them in skills.lock; after a skill is added and a selected one edited
+// at the source, a pull that names none updates the edited one, installs nothing else,
+// and names the catalog's other skills as new; --skill adds one.
+func TestPullSelection(t *testing.T) {
+	src := t.TempDir()
+	files := map[string]string{}
+	for _, n := range []string{"docx", "pdf", "pptx"} {
+		files[n+"/SKILL.md"] = "---\nname: " + n + "\ndescription: The " + n + " skill.\n---\n" + n + "\n"
+	}
+	if err := writeFiles(src, files); err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(serve(t, src, "--watch"), "/mcp")
+	dir := filepath.Join(t.TempDir(), "skills")
+	if code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--skill", "pdf", "--skill", "docx"); code != 0 || !strings.Contains(out, "2 installed") {
+		t.Fatalf("pull --skill pdf --skill docx: %d\n%s", code, out)
+	}
+	if err := writeFiles(src, map[string]string{
+		"pdf/SKILL.md":  "---\nname: pdf\ndescription: The pdf skill.\n---\npdf, better\n",
+		"xlsx/SKILL.md": "---\nname: xlsx\ndescription: The xlsx skill.\n---\nxlsx\n",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	var out string
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if code, _ = pullCLI(t, nil, "outdated", dir, "--allow-http-loopback"); code == 1 {
+			break
+		}
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
+	if code != 0 || !strings.Contains(out, "0 installed, 1 updated") || !strings.Contains(out, "2 new skills in the catalog, not in this folder's selection (pptx, xlsx): pull --skill NAME to add one") {
+		t.Fatalf("an update: %d\n%s", code, out)
+	}
+	if got := pulledSkills(t, dir); len(got) != 2 || !strings.Contains(got["pdf"]["SKILL.md"], "better") {
+		t.Fatalf("after the update: %v", got)
+	}
+	if code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--skill", "xlsx"); code != 0 || !strings.Contains(out, "1 installed") {
+		t.Fatalf("pull --skill xlsx: %d\n%s", code, out)
+	}
+	if code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback"); code != 0 || !strings.Contains(out, "1 new skill in the catalog") || !strings.Contains(out, "(pptx)") {
+		t.Fatalf("after adding xlsx: %d\n%s", code, out)
 	}
 }

@@ -142,6 +142,9 @@ MiB of files is refused, writing nothing; --timeout bounds the whole pull.
 
 --path PREFIX takes the skills whose path in the catalog is PREFIX or under it (the
 well-known index names skills by name only, so the catalog is then read over MCP).
+skills.lock remembers what --skill and --path asked of a URL: a later pull of it that
+names neither keeps to them, and names the catalog's other skills as new, installing
+none; --skill NAME adds one. A URL first pulled whole stays whole.
 --skill NAME@VERSION installs a version the catalog keeps (PROTOCOL.md#versions), read
 from its archive and checked against the manifest digest the MCP listing gives; a pull
 leaves a pinned skill at its version until it is named again.
@@ -216,6 +219,9 @@ func pullSummary(r *pull.Result, dir string) string {
 		if len(r.Unverified) > 0 {
 			unverified += fmt.Sprintf(" (%s, locked as downloaded, unverified)", strings.Join(r.Unverified, ", "))
 		}
+	}
+	if len(r.New) > 0 {
+		elsewhere += fmt.Sprintf("; %s in the catalog, not in this folder's selection (%s): pull --skill NAME to add one", plural(len(r.New), "new skill"), strings.Join(r.New, ", "))
 	}
 	if len(r.Installed)+len(r.Updated)+len(r.Removed) == 0 {
 		nothing := "nothing downloaded"

@@ -15,6 +15,7 @@ func FuzzParseLock(f *testing.F) {
 	f.Add([]byte(`{"lockVersion":1,"skills":[]}`))
 	f.Add([]byte(`{"lockVersion":1,"skills":[{"name":"a","files":[{"path":"../x"}]}]}`))
 	f.Add([]byte(`{"lockVersion":2}`))
+	f.Add([]byte(`{"lockVersion":2,"skills":[],"selections":[{"source":"https://x/","skills":["b","a"],"paths":["acme/billing"]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		l, err := ParseLock(b)
 		if err != nil {
@@ -86,7 +87,13 @@ func TestPathProblem(t *testing.T) {
 func TestParseLockRefuses(t *testing.T) {
 	d := "sha256:" + strings.Repeat("a", 64)
 	for _, c := range []struct{ name, lock, want string }{
-		{"unknown version", `{"lockVersion":2,"skills":[]}`, "lockVersion"},
+		{"unknown version", `{"lockVersion":3,"skills":[]}`, "lockVersion"},
+		{"selections in a lock of version 1", `{"lockVersion":1,"skills":[],"selections":[{"source":"s","skills":["a"]}]}`, "no selections"},
+		{"a selection of no source", `{"lockVersion":2,"skills":[],"selections":[{"skills":["a"]}]}`, "no source"},
+		{"a source selected twice", `{"lockVersion":2,"skills":[],"selections":[{"source":"s","skills":["a"]},{"source":"s","paths":["x"]}]}`, "twice"},
+		{"a selection of nothing", `{"lockVersion":2,"skills":[],"selections":[{"source":"s"}]}`, "selects nothing"},
+		{"a selected name", `{"lockVersion":2,"skills":[],"selections":[{"source":"s","skills":["../a"]}]}`, "not a valid skill name"},
+		{"a selected path", `{"lockVersion":2,"skills":[],"selections":[{"source":"s","paths":["../a"]}]}`, "segment"},
 		{"unknown member", `{"lockVersion":1,"skills":[],"token":"x"}`, "unknown field"},
 		{"bad name", `{"lockVersion":1,"skills":[{"name":"../a","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[]}]}`, "not a valid skill name"},
 		{"traversal", `{"lockVersion":1,"skills":[{"name":"a","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[{"path":"../x","digest":"` + d + `"}]}]}`, "segment"},

@@ -15,14 +15,27 @@ import (
 // LockName is the lock file's name in the skills folder.
 const LockName = "skills.lock"
 
-// LockVersion is the format version a lock file carries in its "lockVersion" member.
-const LockVersion = 1
+// LockVersion is the format version a lock file carries in its "lockVersion" member: 2
+// for a lock with selections, which a skilledge that knows only 1 would ignore; 1
+// otherwise, so that a lock without one is read by every version. Both are read.
+const LockVersion = 2
 
 // Lock is skills.lock: what pull installed in a folder, and from where. It never holds a
 // credential.
 type Lock struct {
 	LockVersion int           `json:"lockVersion"`
 	Skills      []LockedSkill `json:"skills"`
+	// Selections are, by source, the skills a pull was asked for (--skill, --path): a
+	// later pull of the source without a selection keeps to it.
+	Selections []Selection `json:"selections,omitempty"`
+}
+
+// Selection is what pulls of one source were asked for: the skills named and the catalog
+// paths, each sorted and given once.
+type Selection struct {
+	Source string   `json:"source"`
+	Skills []string `json:"skills,omitempty"`
+	Paths  []string `json:"paths,omitempty"`
 }
 
 // LockedSkill is one installed skill.
@@ -73,7 +86,7 @@ func ReadLock(dir string) (*Lock, error) {
 	p := filepath.Join(dir, LockName)
 	b, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Lock{LockVersion: LockVersion}, nil
+		return &Lock{LockVersion: 1}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -102,8 +115,31 @@ func ParseLock(b []byte) (*Lock, error) {
 	if d.More() {
 		return nil, errors.New("not a skills.lock: data after the JSON object")
 	}
-	if l.LockVersion != LockVersion {
-		return nil, fmt.Errorf("lockVersion %d is not %d: written by another version of skilledge", l.LockVersion, LockVersion)
+	if l.LockVersion != 1 && l.LockVersion != LockVersion {
+		return nil, fmt.Errorf("lockVersion %d is not 1 or %d: written by another version of skilledge", l.LockVersion, LockVersion)
+	}
+	if l.LockVersion == 1 && len(l.Selections) > 0 {
+		return nil, errors.New("lockVersion 1 has no selections")
+	}
+	sources := map[string]bool{}
+	for i, sel := range l.Selections {
+		if sel.Source == "" || sources[sel.Source] {
+			return nil, fmt.Errorf("selections[%d]: no source, or a source given twice", i)
+		}
+		sources[sel.Source] = true
+		if len(sel.Skills)+len(sel.Paths) == 0 {
+			return nil, fmt.Errorf("selections[%d]: selects nothing", i)
+		}
+		for _, n := range sel.Skills {
+			if !validName(n) {
+				return nil, fmt.Errorf("selections[%d]: %q is not a valid skill name", i, n)
+			}
+		}
+		for _, p := range sel.Paths {
+			if why := pathProblem(p); why != "" {
+				return nil, fmt.Errorf("selections[%d]: path %q: %s", i, p, why)
+			}
+		}
 	}
 	seen := map[string]bool{}
 	for i, s := range l.Skills {
@@ -149,7 +185,11 @@ func ParseLock(b []byte) (*Lock, error) {
 // Marshal renders the lock in its stable form: skills by name, files SKILL.md first then
 // by path, two-space indent, a final newline. The same lock always renders the same bytes.
 func (l *Lock) Marshal() []byte {
-	c := Lock{LockVersion: LockVersion, Skills: append([]LockedSkill{}, l.Skills...)}
+	c := Lock{LockVersion: 1, Skills: append([]LockedSkill{}, l.Skills...), Selections: append([]Selection{}, l.Selections...)}
+	if len(c.Selections) > 0 {
+		c.LockVersion = LockVersion
+	}
+	sort.Slice(c.Selections, func(i, j int) bool { return c.Selections[i].Source < c.Selections[j].Source })
 	if c.Skills == nil {
 		c.Skills = []LockedSkill{}
 	}
@@ -177,6 +217,57 @@ func fileLess(a, b string) bool {
 		return a == "SKILL.md"
 	}
 	return a < b
+}
+
+// selection returns the selection of source, or nil.
+func (l *Lock) selection(source string) *Selection {
+	for i := range l.Selections {
+		if l.Selections[i].Source == source {
+			return &l.Selections[i]
+		}
+	}
+	return nil
+}
+
+// pulledWhole reports whether source was pulled whole: skills of it are locked, and no
+// selection. A source pulled whole keeps being pulled whole.
+func (l *Lock) pulledWhole(source string) bool {
+	if l.selection(source) != nil {
+		return false
+	}
+	for _, s := range l.Skills {
+		if s.Source == source {
+			return true
+		}
+	}
+	return false
+}
+
+// selectMore records that a pull of source asked for names and paths: added to the
+// source's selection, made if it has none.
+func (l *Lock) selectMore(source string, names, paths []string) {
+	if len(names)+len(paths) == 0 {
+		return
+	}
+	sel := l.selection(source)
+	if sel == nil {
+		l.Selections = append(l.Selections, Selection{Source: source})
+		sel = &l.Selections[len(l.Selections)-1]
+	}
+	sel.Skills = sortedUnion(sel.Skills, names)
+	sel.Paths = sortedUnion(sel.Paths, paths)
+}
+
+// sortedUnion is a and b, sorted, each once.
+func sortedUnion(a, b []string) []string {
+	var out []string
+	for _, s := range append(append([]string{}, a...), b...) {
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // find returns the locked skill called name, or nil.

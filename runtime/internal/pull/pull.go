@@ -85,6 +85,10 @@ type Result struct {
 	// v0.1.0 index, which gives no digest, from a server that did not answer 304 to the
 	// ETags the lock keeps (or gave none).
 	Compared []string `json:"compared"`
+	// New are the skills the source serves outside the selection earlier pulls of it
+	// were asked for (Lock.Selections), which a pull that names none keeps to: not
+	// installed; pull --skill NAME adds one.
+	New []string `json:"new"`
 }
 
 // Pull installs the skills of the deployment at source into dir (created if missing).
@@ -105,7 +109,25 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	// A pull that names no skill and no path keeps to what earlier pulls of the source
+	// were asked for (the lock's selection): a skill of the catalog outside it is new,
+	// reported, and never installed unasked.
+	explicit := len(names) > 0 || len(paths) > 0
+	whole := lock.pulledWhole(source)
+	var sel *Selection
+	if !explicit && !opt.Frozen { // frozen: what the lock locks, and no more
+		sel = lock.selection(source)
+	}
 	opt.Paths = paths
+	if sel != nil {
+		opt.Paths = sel.Paths // a path is read over MCP
+	}
+	inSelection := func(name, path string) bool {
+		if sel != nil {
+			return contains(sel.Skills, name) || len(sel.Paths) > 0 && underPaths(path, sel.Paths)
+		}
+		return (len(names) == 0 || contains(names, name)) && underPaths(path, paths)
+	}
 	// A skill pinned to a version is left alone unless named again.
 	pinnedHere := func(name string) bool {
 		if pins[name] != "" {
@@ -114,10 +136,10 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		l := lock.find(name)
 		return l != nil && l.Pinned && l.Source == source && !contains(names, name)
 	}
-	// inScope says whether the skill called name at path is one this pull is about: named
-	// (when any are), not left pinned, under the paths.
+	// inScope says whether the skill called name at path is one this pull is about:
+	// selected (inSelection), not left pinned.
 	inScope := func(name, path string) bool {
-		return (len(names) == 0 || contains(names, name)) && !pinnedHere(name) && underPaths(path, paths)
+		return inSelection(name, path) && !pinnedHere(name)
 	}
 	// installedElsewhere is the error for a skill named in this pull that the lock has
 	// from another source.
@@ -181,6 +203,13 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	for _, n := range names {
 		if _, ok := served[n]; !ok {
 			return nil, fmt.Errorf("%s serves no skill %q", source, n)
+		}
+	}
+	if sel != nil {
+		for _, f := range got {
+			if lock.find(f.Name) == nil && !inSelection(f.Name, f.Path) {
+				res.New = append(res.New, f.Name)
+			}
 		}
 	}
 	// Plan every change before writing anything.
@@ -341,12 +370,22 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	for _, l := range relocks {
 		lock.put(l)
 	}
-	if _, err := os.Stat(filepath.Join(dir, LockName)); errors.Is(err, os.ErrNotExist) || len(relocks) > 0 {
+	reselected := false
+	if !opt.Frozen && !whole {
+		before := string(lock.Marshal())
+		if len(names) > 0 {
+			lock.selectMore(source, names, nil) // names and paths together: the names, the narrower
+		} else {
+			lock.selectMore(source, nil, paths)
+		}
+		reselected = string(lock.Marshal()) != before
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockName)); errors.Is(err, os.ErrNotExist) || len(relocks) > 0 || reselected {
 		if err := writeLock(dir, lock); err != nil {
 			return res, err
 		}
 	}
-	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere, &res.Unverified, &res.Compared} {
+	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere, &res.Unverified, &res.Compared, &res.New} {
 		if *l == nil {
 			*l = []string{}
 		}

@@ -359,3 +359,61 @@ func TestOutdatedReadsOnce(t *testing.T) {
 		t.Errorf("outdated read the index %d times and %d artifacts, want 1 and 1 (beta's)", n, m)
 	}
 }
+
+// TestPullKeepsSelection: a pull asked for some skills records the selection in the lock;
+// a later pull that names none keeps to it, updating the selected skills and reporting the
+// others the catalog serves as new, never installing them; naming one adds it. A source
+// pulled whole keeps being pulled whole.
+func TestPullKeepsSelection(t *testing.T) {
+	cat := map[string]map[string]string{}
+	for _, n := range []string{"docx", "pdf", "pptx", "xlsx"} {
+		cat[n] = map[string]string{"SKILL.md": skillMD(n, "The "+n+" skill.")}
+	}
+	srv := newCatalogServer(t, cat)
+	dir := t.TempDir()
+	opt := loopback()
+	opt.Skills = []string{"pdf", "docx"}
+	if res, err := Pull(context.Background(), srv.URL, dir, opt); err != nil || !reflect.DeepEqual(res.Installed, []string{"docx", "pdf"}) {
+		t.Fatalf("pull --skill pdf --skill docx: %+v %v", res, err)
+	}
+	lock, err := ReadLock(dir)
+	if err != nil || !reflect.DeepEqual(lock.Selections, []Selection{{Source: srv.URL, Skills: []string{"docx", "pdf"}}}) {
+		t.Fatalf("the lock's selections: %+v %v", lock, err)
+	}
+	srv.set("pdf", map[string]string{"SKILL.md": skillMD("pdf", "The pdf skill, better.")})
+	srv.set("csv", map[string]string{"SKILL.md": skillMD("csv", "New.")})
+	res, err := Pull(context.Background(), srv.URL, dir, loopback())
+	if err != nil || !reflect.DeepEqual(res.Updated, []string{"pdf"}) || len(res.Installed) != 0 || !reflect.DeepEqual(res.New, []string{"csv", "pptx", "xlsx"}) {
+		t.Fatalf("an update: %+v %v", res, err)
+	}
+	if got := tree(t, dir); got["pptx/SKILL.md"] != "" || got["csv/SKILL.md"] != "" {
+		t.Fatalf("an update installed skills nobody chose: %v", got)
+	}
+	opt.Skills = []string{"csv"}
+	if res, err = Pull(context.Background(), srv.URL, dir, opt); err != nil || !reflect.DeepEqual(res.Installed, []string{"csv"}) {
+		t.Fatalf("pull --skill csv: %+v %v", res, err)
+	}
+	if res, err = Pull(context.Background(), srv.URL, dir, loopback()); err != nil || !reflect.DeepEqual(res.New, []string{"pptx", "xlsx"}) || len(res.Unchanged) != 3 {
+		t.Fatalf("after adding csv: %+v %v", res, err)
+	}
+	// A selected skill the catalog no longer serves is removed, as any.
+	srv.mu.Lock()
+	delete(srv.skills, "docx")
+	srv.mu.Unlock()
+	if res, err = Pull(context.Background(), srv.URL, dir, loopback()); err != nil || !reflect.DeepEqual(res.Removed, []string{"docx"}) {
+		t.Fatalf("docx withdrawn: %+v %v", res, err)
+	}
+	// Pulled whole: no selection, and a new skill is installed.
+	whole := t.TempDir()
+	if _, err := Pull(context.Background(), srv.URL, whole, loopback()); err != nil {
+		t.Fatal(err)
+	}
+	opt.Skills = []string{"pdf"}
+	if _, err := Pull(context.Background(), srv.URL, whole, opt); err != nil {
+		t.Fatal(err)
+	}
+	srv.set("md", map[string]string{"SKILL.md": skillMD("md", "Newer.")})
+	if res, err = Pull(context.Background(), srv.URL, whole, loopback()); err != nil || !reflect.DeepEqual(res.Installed, []string{"md"}) || len(res.New) != 0 {
+		t.Fatalf("a source pulled whole: %+v %v", res, err)
+	}
+}
