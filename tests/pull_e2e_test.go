@@ -258,7 +258,7 @@ func mapKeys[V any](m map[string]V) []string {
 
 // TestPullVersionPin pulls alpha@1.1.0 from `skilledge serve` of the versions repository
 // (versionsCommits): the files of that commit, verified against the manifest digest of
-// _meta, locked as pinned with the skill's path; a pull of everything leaves the pin, and
+// _meta, locked as pinned with the skill's path; a pull that names nothing leaves the pin, and
 // outdated does not list it; naming alpha again updates it to the latest; a version not
 // kept is an error naming the kept ones.
 func TestPullVersionPin(t *testing.T) {
@@ -286,12 +286,14 @@ func TestPullVersionPin(t *testing.T) {
 	if err := json.Unmarshal(b, &lock); err != nil || len(lock.Skills) != 1 || !lock.Skills[0].Pinned || lock.Skills[0].Version != "1.1.0" || lock.Skills[0].Path != "alpha" {
 		t.Fatalf("skills.lock: %v\n%s", err, b)
 	}
+	// A pull that names nothing keeps to what skills.lock says was asked for (alpha),
+	// leaves the pinned alpha as it is, and names the others new.
 	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
-	if code != 0 || !strings.Contains(out, "1 unchanged") {
-		t.Fatalf("pull of everything: %d\n%s", code, out)
+	if code != 0 || !strings.Contains(out, "1 skill unchanged") || !strings.Contains(out, "3 new skills in the catalog") {
+		t.Fatalf("a pull that names nothing: %d\n%s", code, out)
 	}
 	if got := pulledSkills(t, dir)["alpha"]; got["ref.md"] != "ref two\n" {
-		t.Fatal("a pull of everything moved the pinned alpha")
+		t.Fatal("a pull that names nothing moved the pinned alpha")
 	}
 	if code, out := pullCLI(t, nil, "outdated", dir, "--allow-http-loopback"); code != 0 {
 		t.Fatalf("outdated lists a pinned skill: %d\n%s", code, out)
