@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdKey(rest, stdout, stderr)
 	case "stats":
 		return cmdStats(ctx, rest, escaping{stdout}, escaping{stderr})
-	case "version":
+	case "version", "--version", "-version":
 		if len(rest) > 0 && !isHelp(rest[0]) {
 			fmt.Fprintf(stderr, "skilledge version: unexpected argument %q\n", rest[0])
 			return 2
@@ -89,7 +89,7 @@ Usage:
                                     entry for the auth file (serve --auth FILE)
   skilledge stats URL|FILE          what a deployment answered: top skills, activations,
                                     error rates, p50 and p99, from serve --metrics or a JSON log
-  skilledge version                 print the version
+  skilledge version (--version)     print the version
   skilledge help [COMMAND]          print this, or a command's flags
 
 Flags and DIR may come in any order. Run "skilledge COMMAND -h" for a command's flags.

@@ -756,3 +756,33 @@ func TestMisplacedPolicy(t *testing.T) {
 		t.Errorf("validate with the policy in the folder: %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestNewcomerDetails: `skilledge --version` is `skilledge version`; validate of a folder
+// that holds no skill (empty, or not the skills folder) fails, saying so.
+func TestNewcomerDetails(t *testing.T) {
+	_, want, _ := call(t, "", "version")
+	if code, out, _ := call(t, "", "--version"); code != 0 || out != want || !strings.HasPrefix(out, "skilledge ") {
+		t.Errorf("--version: %d %q, want %q", code, out, want)
+	}
+	empty := t.TempDir()
+	for _, args := range [][]string{{"validate", empty}, {"validate", "--strict", empty}} {
+		if code, _, errOut := call(t, "", args...); code != 1 || !strings.Contains(errOut, "holds no skill (no folder in it has a SKILL.md): is it the skills folder?") {
+			t.Errorf("%v: %d %s", args, code, errOut)
+		}
+	}
+}
+
+// TestMetricsURL: stats adds /metrics to a listener's bare address, and leaves any other
+// path as given.
+func TestMetricsURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:9090":         "http://127.0.0.1:9090/metrics",
+		"http://127.0.0.1:9090/":        "http://127.0.0.1:9090/metrics",
+		"http://127.0.0.1:9090/metrics": "http://127.0.0.1:9090/metrics",
+		"http://127.0.0.1:9090/other":   "http://127.0.0.1:9090/other",
+	} {
+		if got := metricsURL(in); got != want {
+			t.Errorf("metricsURL(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -30,7 +31,7 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		`Prints what a deployment answered, in a table: the skills most read (reads and
 activations, with p50 and p99 from a log), and each MCP method's requests, errors,
 error rate, p50 and p99. URL is a serve's metrics listener (serve --metrics ADDR:
-http://ADDR/metrics); FILE is a JSON log (serve --log json 2>FILE, or the JSON lines of
+http://ADDR/metrics, or http://ADDR, to which /metrics is added); FILE is a JSON log (serve --log json 2>FILE, or the JSON lines of
 an entry run with SKILLEDGE_LOG=json), "-" for stdin. Lines that are not requests are
 skipped. From metrics, percentiles are read from the histogram's buckets (to within a
 bucket); from a log, they are exact.`)
@@ -45,7 +46,7 @@ bucket); from a log, they are exact.`)
 	var st stats
 	var err error
 	if src := pos[0]; strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
-		err = st.fromMetrics(ctx, src)
+		err = st.fromMetrics(ctx, metricsURL(src))
 	} else {
 		err = st.fromLog(src)
 	}
@@ -166,6 +167,17 @@ func (st *stats) fromLog(file string) error {
 		return fmt.Errorf("%s holds no request lines (serve --log json writes them, as an entry does with SKILLEDGE_LOG=json)", st.source)
 	}
 	return nil
+}
+
+// metricsURL is u with the path /metrics when it has none: the listener's address is
+// enough (serve --metrics ADDR serves it there).
+func metricsURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Path != "" && p.Path != "/" {
+		return u
+	}
+	p.Path = "/metrics"
+	return p.String()
 }
 
 // maxMetricsBytes bounds what stats reads of a metrics listener: a serve's metrics are a

@@ -14,7 +14,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("validate", "skilledge validate DIR [flags]",
 		`Checks every skill in DIR against the Agent Skills format and the limits of the MCP
 Skills extension, and prints each problem ("path:line: message") and a summary. The exit
-status is 1 if any problem is an error, else 0.
+status is 1 if any problem is an error, or DIR holds no skill at all, else 0.
 
 A limit of the Agent Skills format that nothing served depends on (a description over
 1024 characters, a compatibility outside 1 to 500) is a warning, and serve, stdio and
@@ -50,6 +50,12 @@ repository's root.`)
 	}
 	l.print(stdout, line)
 	historyLine(stdout, l.catalog, false)
+	if l.checked == 0 {
+		// An empty or mistyped folder validates nothing: a CI step that passes on it
+		// checks nothing either.
+		fmt.Fprintf(stderr, "skilledge validate: %s holds no skill (no folder in it has a %s): is it the skills folder?\n", pos[0], "SKILL.md")
+		return 1
+	}
 	if l.errors > 0 {
 		return 1
 	}
