@@ -29,11 +29,17 @@ func (c Credentials) Add(origin, token string) error {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
 		return usagef("%q is not an origin: write https://HOST[:PORT]", origin)
 	}
-	if token == "" || strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+	if token == "" || !sendable(token) {
 		return usagef("the token for %s is empty or holds a space, a line break or another control character: give the token alone", Origin(u))
 	}
 	c[Origin(u)] = token
 	return nil
+}
+
+// sendable reports whether token can be sent as it is in one Authorization header: no
+// space, line break or other control character.
+func sendable(token string) bool {
+	return !strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f })
 }
 
 // SplitCredential splits a credential as the command line gives it: "ORIGIN=TOKEN" binds

@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -137,16 +136,5 @@ func statusText(code int) string {
 }
 
 // sameOriginURL reports whether a and b have one origin: scheme, host and port (the
-// default port of the scheme when none is written).
-func sameOriginURL(a, b *url.URL) bool {
-	port := func(u *url.URL) string {
-		if p := u.Port(); p != "" {
-			return p
-		}
-		if strings.EqualFold(u.Scheme, "http") {
-			return "80"
-		}
-		return "443"
-	}
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
-}
+// default port of the scheme when none is written), as Origin writes it.
+func sameOriginURL(a, b *url.URL) bool { return Origin(a) == Origin(b) }

@@ -332,7 +332,6 @@ func (v *verifier) keptVersions(ctx context.Context, name string) ([]Version, st
 	return e.versions, strings.TrimSuffix(strings.TrimPrefix(uri, "skill://"), "/SKILL.md"), nil
 }
 
-// progress reports a skill downloaded and verified to Options.Fetched, if set.
 // deliver hands over f, whose files were downloaded and verified: as it is, or, when
 // Options.Take is set, to Take, and returned without its files (Taken). After Take's
 // first error (v.takeErr) nothing more is downloaded, and the read returns that error.
@@ -348,6 +347,7 @@ func (v *verifier) deliver(f Fetched) Fetched {
 	return f
 }
 
+// progress reports a skill downloaded and verified to Options.Fetched, if set.
 func (v *verifier) progress(name string, files []archive.File) {
 	if v.opt.Fetched == nil {
 		return

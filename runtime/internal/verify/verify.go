@@ -235,7 +235,7 @@ func newVerifier(base string, opt Options) (*verifier, error) {
 	u.RawPath = strings.TrimSuffix(u.RawPath, "/")
 	v.base = u
 	v.token = opt.Tokens.For(u)
-	if strings.ContainsFunc(v.token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+	if !sendable(v.token) { // a map made without Add
 		return nil, usagef("the token for %s holds a space, a line break or another control character: give the token alone", Origin(u))
 	}
 	if opt.TrustRoot != "" {
