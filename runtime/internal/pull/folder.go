@@ -57,20 +57,6 @@ func localChanges(dir string, l *LockedSkill) []string {
 	return changed
 }
 
-// replaceSkill writes files as DIR/NAME: writeTemp, then swapIn. On failure the old
-// skill is left as it was.
-func replaceSkill(dir, name string, files []archive.File) (int64, error) {
-	tmp, n, err := writeTemp(dir, name, files)
-	if err != nil {
-		return 0, err
-	}
-	if err := swapIn(dir, name, tmp); err != nil {
-		os.RemoveAll(tmp)
-		return 0, err
-	}
-	return n, nil
-}
-
 // writeTemp writes files into a new temporary folder in DIR (".skilledge-pull-NAME-…")
 // and returns it and the bytes written; on failure it is removed.
 func writeTemp(dir, name string, files []archive.File) (_ string, n int64, err error) {

@@ -64,3 +64,17 @@ func TestExchangeByRenames(t *testing.T) {
 		t.Fatalf("after the exchange: %v", got)
 	}
 }
+
+// replaceSkill writes files as DIR/NAME as a pull does, one skill alone: writeTemp, then
+// swapIn. On failure the old skill is left as it was.
+func replaceSkill(dir, name string, files []archive.File) (int64, error) {
+	tmp, n, err := writeTemp(dir, name, files)
+	if err != nil {
+		return 0, err
+	}
+	if err := swapIn(dir, name, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return 0, err
+	}
+	return n, nil
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/skilledge/skilledge/runtime/internal/verify"
@@ -244,30 +245,27 @@ func (l *Lock) pulledWhole(source string) bool {
 }
 
 // selectMore records that a pull of source asked for names and paths: added to the
-// source's selection, made if it has none.
-func (l *Lock) selectMore(source string, names, paths []string) {
+// source's selection, made if it has none. It reports whether the selection changed.
+func (l *Lock) selectMore(source string, names, paths []string) bool {
 	if len(names)+len(paths) == 0 {
-		return
+		return false
 	}
 	sel := l.selection(source)
 	if sel == nil {
 		l.Selections = append(l.Selections, Selection{Source: source})
 		sel = &l.Selections[len(l.Selections)-1]
 	}
-	sel.Skills = sortedUnion(sel.Skills, names)
-	sel.Paths = sortedUnion(sel.Paths, paths)
+	skills, ps := sortedUnion(sel.Skills, names), sortedUnion(sel.Paths, paths)
+	changed := !slices.Equal(skills, sel.Skills) || !slices.Equal(ps, sel.Paths)
+	sel.Skills, sel.Paths = skills, ps
+	return changed
 }
 
-// sortedUnion is a and b, sorted, each once.
+// sortedUnion is a and b, sorted, each once (nil when both are empty).
 func sortedUnion(a, b []string) []string {
-	var out []string
-	for _, s := range append(append([]string{}, a...), b...) {
-		if !contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // find returns the locked skill called name, or nil.

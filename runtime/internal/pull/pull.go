@@ -372,13 +372,11 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	}
 	reselected := false
 	if !opt.Frozen && !whole {
-		before := string(lock.Marshal())
 		if len(names) > 0 {
-			lock.selectMore(source, names, nil) // names and paths together: the names, the narrower
+			reselected = lock.selectMore(source, names, nil) // names and paths together: the names, the narrower
 		} else {
-			lock.selectMore(source, nil, paths)
+			reselected = lock.selectMore(source, nil, paths)
 		}
-		reselected = string(lock.Marshal()) != before
 	}
 	if _, err := os.Stat(filepath.Join(dir, LockName)); errors.Is(err, os.ErrNotExist) || len(relocks) > 0 || reselected {
 		if err := writeLock(dir, lock); err != nil {
