@@ -300,7 +300,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 // without an access policy, and a skill under a path of versions.declassify, keep l's
 // scopes.
 func published(c *compile.Catalog, l *compile.Skill, v Version) ([]string, bool) {
-	if c.Access == nil || len(v.Paths) == 0 || underAny(l.Path, c.Declassify) {
+	if c.Access == nil || len(v.Paths) == 0 || declassified(c, l.Path) {
 		return l.Scopes, false
 	}
 	for _, p := range v.Paths {
@@ -312,6 +312,12 @@ func published(c *compile.Catalog, l *compile.Skill, v Version) ([]string, bool)
 	union := slices.Concat(l.Scopes, then)
 	slices.Sort(union)
 	return slices.Compact(union), true
+}
+
+// declassified reports whether versions.declassify names the skill path p or a folder
+// of it, as an access rule's path names the skills it applies to.
+func declassified(c *compile.Catalog, p string) bool {
+	return slices.ContainsFunc(c.Declassify, func(x string) bool { return compile.AccessRule{Path: x}.Matches(p) })
 }
 
 // narrowedMessage is the warning for the latest skill at p whose versions vs are served
@@ -349,17 +355,6 @@ func subset(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// underAny reports whether the skill path p is one of prefixes or under one, segment by
-// segment.
-func underAny(p string, prefixes []string) bool {
-	for _, x := range prefixes {
-		if p == x || strings.HasPrefix(p, x+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 // refusedKey names the version v of one skill for the set of versions not served.
