@@ -400,7 +400,7 @@ func skillEntry(s *Skill) []byte {
 		b = append(b, `,"tags":`...)
 		b = append(b, tags.Raw...)
 	}
-	b = appendArgumentsDependencies(b, fm)
+	b = appendArgumentsDependencies(b, s)
 	b = append(b, `,"frontmatter":`...)
 	b = append(b, s.Frontmatter...)
 	b = append(b, `,"resources":[`...)
@@ -445,18 +445,17 @@ func byNameTail(s *Skill) []byte {
 		b = append(b, '}')
 	}
 	b = append(b, ']')
-	return appendArgumentsDependencies(b, gjson.ParseBytes(s.Frontmatter))
+	return appendArgumentsDependencies(b, s)
 }
 
 // appendArgumentsDependencies appends the SEP-2076 members "arguments" and "dependencies"
-// as the frontmatter fm has them, when it has them (validateArguments and
-// validateDependencies have checked their shapes).
-func appendArgumentsDependencies(b []byte, fm gjson.Result) []byte {
-	for _, k := range []string{"arguments", "dependencies"} {
-		if v := fm.Get(k); v.Exists() {
-			b = append(b, `,"`+k+`":`...)
-			b = append(b, v.Raw...)
-		}
+// of s, when its frontmatter declares them in SEP-2076's shape.
+func appendArgumentsDependencies(b []byte, s *Skill) []byte {
+	if s.Arguments != nil {
+		b = append(append(b, `,"arguments":`...), s.Arguments...)
+	}
+	if s.Dependencies != nil {
+		b = append(append(b, `,"dependencies":`...), s.Dependencies...)
 	}
 	return b
 }
@@ -465,7 +464,7 @@ func appendArgumentsDependencies(b []byte, fm gjson.Result) []byte {
 // SEP-2076 argument followed by "\n" (names have no control characters).
 func requiredArguments(s *Skill) []byte {
 	var b []byte
-	gjson.GetBytes(s.Frontmatter, "arguments").ForEach(func(_, a gjson.Result) bool {
+	gjson.ParseBytes(s.Arguments).ForEach(func(_, a gjson.Result) bool {
 		if a.Get("required").Type == gjson.True {
 			b = append(b, a.Get("name").Str...)
 			b = append(b, '\n')

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/skilledge/skilledge/catalog/internal/yamljson"
 )
@@ -66,6 +67,7 @@ func FuzzFrontmatterJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Add([]byte("name: x\ndescription: d\narguments:\n  - {name: a, required: true}\n  - b\ndependencies:\n  tools: [t]\n  prompts: [{name: p}]\n  resources: [{type: ref/resource, uri: 'skill://x/SKILL.md'}]\n"))
+	f.Add([]byte("name: x\ndescription: d\ncompatibility: [a, 2]\nmetadata: {a: {b: [1]}, a.b: 2, c: ~}\n"))
 	f.Add([]byte("metadata: {io.modelcontextprotocol/x: y}\narguments: [{name: a}, {name: a}]\ndependencies: {resources: [{uri: 1}]}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		top, errs := parseFrontmatter(src, yamlLineOffset)
@@ -81,11 +83,36 @@ func FuzzFrontmatterJSON(f *testing.F) {
 		if top == nil || top.Kind != yamljson.Map {
 			t.Fatalf("no mapping and no error for %q", src)
 		}
-		validateFields(top, "x", false, func(_ Severity, line int, msg string) {
+		fm := validateFields(top, "x", false, func(_ Severity, line int, msg string) {
 			if line < 1 || line > lines+yamlLineOffset+1 || msg == "" {
 				t.Fatalf("finding at line %d (%q) for %q (%d lines)", line, msg, src, lines)
 			}
 		})
+		// The entry's frontmatter is JSON that strict clients accept: a description and a
+		// compatibility within their limits, metadata mapping strings to strings.
+		var entry map[string]any
+		if err := json.Unmarshal(fm.entry.frontmatterJSON(top), &entry); err != nil {
+			t.Fatalf("entry frontmatter: %v for %q", err, src)
+		}
+		if d, ok := entry["description"].(string); ok && (utf8.RuneCountInString(d) > maxDescriptionLen || d != fm.description) {
+			t.Fatalf("entry description %q (fields say %q) for %q", d, fm.description, src)
+		}
+		if c, ok := entry["compatibility"]; ok {
+			if c, isString := c.(string); !isString || c == "" || utf8.RuneCountInString(c) > maxCompatibilityLen {
+				t.Fatalf("entry compatibility %#v for %q", c, src)
+			}
+		}
+		if m, ok := entry["metadata"]; ok {
+			mm, isMap := m.(map[string]any)
+			for _, v := range mm {
+				if _, isString := v.(string); !isString {
+					isMap = false
+				}
+			}
+			if !isMap {
+				t.Fatalf("entry metadata %#v for %q", m, src)
+			}
+		}
 		out := top.AppendJSON(nil)
 		if !json.Valid(out) {
 			t.Fatalf("invalid JSON %q for %q", out, src)

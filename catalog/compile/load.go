@@ -35,10 +35,11 @@ type Options struct {
 	// AllowOversize serves skills over 512 files or 16 MiB (reported as warnings) instead
 	// of refusing them.
 	AllowOversize bool
-	// Strict reports the limits of the Agent Skills format that nothing served depends on
-	// (a description over 1024 characters, a compatibility outside 1 to 500) as errors, as
-	// the format words them; without it they are warnings, and the skill is served as
-	// written (PROTOCOL.md#skill-format).
+	// Strict reports every field in another shape than the Agent Skills format's (a
+	// description over 1024 characters, metadata holding mappings, allowed-tools as a
+	// list, …) as an error, as the format words it; without it each is a warning, and the
+	// skill is served: SKILL.md as written, its entry as entry.go says
+	// (PROTOCOL.md#skill-format).
 	Strict bool
 }
 
@@ -333,8 +334,11 @@ func (l *loader) build() *Catalog {
 		for _, s := range l.skillList {
 			if errs := l.errs[s]; len(errs) > 0 {
 				msg := "skipped, not served: " + errs[0]
-				if len(errs) > 1 {
-					msg += fmt.Sprintf(" (and %d more errors)", len(errs)-1)
+				switch n := len(errs) - 1; {
+				case n == 1:
+					msg += " (and 1 more error)"
+				case n > 1:
+					msg += fmt.Sprintf(" (and %d more errors)", n)
 				}
 				l.report(Warning, s+"/"+catalog.SkillMD, 0, s, msg)
 				l.problems[len(l.problems)-1].Skipped = true
@@ -798,7 +802,7 @@ func (l *loader) loadSkill(s string) (*Skill, int) {
 	if top == nil || top.Kind != yamljson.Map {
 		return nil, 0
 	}
-	name, desc := validateFields(top, segs[len(segs)-1], l.opt.Strict, func(sev Severity, line int, msg string) {
+	fm := validateFields(top, segs[len(segs)-1], l.opt.Strict, func(sev Severity, line int, msg string) {
 		l.report(sev, md, line, s, msg, s)
 	})
 	nameLine := 0
@@ -809,11 +813,13 @@ func (l *loader) loadSkill(s string) (*Skill, int) {
 		return nil, 0
 	}
 	return &Skill{
-		Path:        s,
-		Name:        name,
-		Description: desc,
-		Frontmatter: top.AppendJSON(nil),
-		Body:        f.Data[sp.bodyStart:],
-		Files:       files,
+		Path:         s,
+		Name:         fm.name,
+		Description:  fm.description,
+		Frontmatter:  fm.entry.frontmatterJSON(top),
+		Arguments:    sep2076Member(top, "arguments", fm.arguments),
+		Dependencies: sep2076Member(top, "dependencies", fm.dependencies),
+		Body:         f.Data[sp.bodyStart:],
+		Files:        files,
 	}, nameLine
 }

@@ -49,6 +49,16 @@ func equalStrings(t *testing.T, what string, got, want []string) {
 	}
 }
 
+// differs is the warning about a skill whose entry carries fields (with lines) otherwise
+// than its SKILL.md, at path:line.
+func differs(path string, line int, fields string) string {
+	it := "it"
+	if strings.Contains(fields, " and ") {
+		it = "them"
+	}
+	return fmt.Sprintf("%s:%d: warning: the skill entry carries %s otherwise than SKILL.md: strict MCP clients list the skill but will not load it, since the two differ; write %s as the Agent Skills format says to serve it to every client (validate --strict makes this an error)", path, line, fields, it)
+}
+
 func TestValidation(t *testing.T) {
 	long := func(n int, s string) string { return strings.Repeat(s, n) }
 	for _, c := range []struct {
@@ -96,7 +106,8 @@ func TestValidation(t *testing.T) {
 			want: []string{`skills/x/SKILL.md:3: description: must be a string, not a list`}},
 		{name: "1024 character description", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: " + long(1024, "é") + "\n")}, valid: []string{"x"}},
 		{name: "1025 character description", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: " + long(1025, "é") + "\n")},
-			want:  []string{`skills/x/SKILL.md:3: warning: description: has 1025 characters, over the Agent Skills limit of 1024; served as written (the discovery indexes carry it cut to 1024), but clients that hold to the limit may skip the skill`},
+			want: []string{`skills/x/SKILL.md:3: warning: description: has 1025 characters, over the Agent Skills limit of 1024; SKILL.md is served as written, and every listing and skill entry carries it cut to 1024`,
+				differs("skills/x/SKILL.md", 3, "description (line 3)")},
 			valid: []string{"x"}},
 		{name: "optional fields", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nlicense: MIT\ncompatibility: " + long(500, "ü") + "\nallowed-tools: Bash(git:*) Read\nmetadata:\n  a: b\n  io.example/c: \"1\"\ntitle: X\nversion: 1.0.0\ntags: [a, b]\n")},
 			valid: []string{"x"}},
@@ -105,20 +116,26 @@ func TestValidation(t *testing.T) {
 			"b/SKILL.md": md("name: b\ndescription: d\ncompatibility: " + long(501, "c") + "\n"),
 			"c/SKILL.md": md("name: c\ndescription: d\ncompatibility: 3.9\n")},
 			want: []string{
-				`skills/a/SKILL.md:4: warning: compatibility: is empty, and the Agent Skills format wants 1 to 500 characters or no field; served as written`,
-				`skills/b/SKILL.md:4: warning: compatibility: has 501 characters, over the Agent Skills limit of 500; served as written, but clients that hold to the limit may skip the skill`,
-				`skills/c/SKILL.md:4: compatibility: must be a string, not a number (put it in quotes: "3.9")`},
-			valid: []string{"a", "b"}},
+				`skills/a/SKILL.md:4: warning: compatibility: is empty, where the Agent Skills format wants 1 to 500 characters or no field; SKILL.md is served as written, and skill entries leave the field out`,
+				differs("skills/a/SKILL.md", 4, "compatibility (line 4)"),
+				`skills/b/SKILL.md:4: warning: compatibility: has 501 characters, over the Agent Skills limit of 500; SKILL.md is served as written, and skill entries carry it cut to 500`,
+				differs("skills/b/SKILL.md", 4, "compatibility (line 4)"),
+				`skills/c/SKILL.md:4: warning: compatibility: a number, where the Agent Skills format wants a string (put it in quotes: "3.9"); SKILL.md is served as written, and skill entries carry it as the string "3.9"`,
+				differs("skills/c/SKILL.md", 4, "compatibility (line 4)")},
+			valid: []string{"a", "b", "c"}},
 		{name: "bad metadata", fsys: fstest.MapFS{
 			"a/SKILL.md": md("name: a\ndescription: d\nmetadata: [x]\n"),
 			"b/SKILL.md": md("name: b\ndescription: d\nmetadata:\n  version: 1.0\n  ok: yes\n  flag: true\n  nested: {x: y}\n  io.modelcontextprotocol/skills: x\n  1: one\n")},
 			want: []string{
-				`skills/a/SKILL.md:4: metadata: must be a mapping of strings to strings, not a list`,
-				`skills/b/SKILL.md:5: metadata key "version": value must be a string, not a number (put it in quotes: "1.0")`,
-				`skills/b/SKILL.md:7: metadata key "flag": value must be a string, not a boolean (put it in quotes: "true")`,
-				`skills/b/SKILL.md:8: metadata key "nested": value must be a string, not a mapping`,
+				`skills/a/SKILL.md:4: warning: metadata: a list, where the Agent Skills format wants a mapping of strings to strings; SKILL.md is served as written, and skill entries leave the field out`,
+				differs("skills/a/SKILL.md", 4, "metadata (line 4)"),
+				differs("skills/b/SKILL.md", 4, "metadata (line 4)"),
+				`skills/b/SKILL.md:5: warning: metadata key "version": a number, where the Agent Skills format wants a string (put it in quotes: "1.0"); skill entries carry it as the string "1.0"`,
+				`skills/b/SKILL.md:7: warning: metadata key "flag": a boolean, where the Agent Skills format wants a string (put it in quotes: "true"); skill entries carry it as the string "true"`,
+				`skills/b/SKILL.md:8: warning: metadata key "nested": a mapping, where the Agent Skills format wants a string; skill entries carry it flattened, as "nested.x"`,
 				`skills/b/SKILL.md:9: warning: metadata key "io.modelcontextprotocol/skills": the prefix "io.modelcontextprotocol/" is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know`,
-				`skills/b/SKILL.md:10: metadata key "1": must be a string, not a number`}},
+				`skills/b/SKILL.md:10: warning: metadata key "1": a number, where the Agent Skills format wants a string; read as the string "1", in SKILL.md and skill entries alike, but some YAML readers refuse such a key: put it in quotes`},
+			valid: []string{"a", "b"}},
 		{name: "reserved metadata key", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: \"y\"\n")},
 			want: []string{
 				`skills/x/SKILL.md:5: warning: metadata key "io.modelcontextprotocol/x": the prefix "io.modelcontextprotocol/" is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know`},
@@ -133,41 +150,48 @@ func TestValidation(t *testing.T) {
 				"  - name: r\n    required: \"true\"\n    default: eu\n  - name: r\n    description: [x]\n  - name: s\n    required: 1\n"),
 			"c/SKILL.md": md("name: c\ndescription: d\narguments:\n  - name: region\n    default: eu\n")},
 			want: []string{
-				`skills/a/SKILL.md:4: arguments: must be a list of {name, description, required} mappings, not a string`,
-				`skills/b/SKILL.md:5: arguments[0]: must be a mapping, not a string`,
-				`skills/b/SKILL.md:6: arguments[1]: missing "name"`,
-				`skills/b/SKILL.md:7: arguments[2].name: must be a string, not a number (put it in quotes: "7")`,
-				`skills/b/SKILL.md:8: arguments[3].name: must not be blank`,
-				`skills/b/SKILL.md:10: arguments[4].required: must be a boolean, not a string (write true without quotes)`,
+				`skills/a/SKILL.md:4: warning: arguments: must be a list of {name, description, required} mappings, not a string`,
+				notSEP2076("skills/a/SKILL.md", 4, "arguments"),
+				notSEP2076("skills/b/SKILL.md", 4, "arguments"),
+				`skills/b/SKILL.md:5: warning: arguments[0]: must be a mapping, not a string`,
+				`skills/b/SKILL.md:6: warning: arguments[1]: missing "name"`,
+				`skills/b/SKILL.md:7: warning: arguments[2].name: must be a string, not a number (put it in quotes: "7")`,
+				`skills/b/SKILL.md:8: warning: arguments[3].name: must not be blank`,
+				`skills/b/SKILL.md:10: warning: arguments[4].required: must be a boolean, not a string (write true without quotes)`,
 				`skills/b/SKILL.md:11: warning: arguments[4]: unknown key "default": passed through verbatim (SEP-2076 defines name, description and required)`,
-				`skills/b/SKILL.md:12: arguments[5].name "r": arguments[4] has the same name`,
-				`skills/b/SKILL.md:13: arguments[5].description: must be a string, not a list`,
-				`skills/b/SKILL.md:15: arguments[6].required: must be a boolean, not a number`,
+				`skills/b/SKILL.md:12: warning: arguments[5].name "r": arguments[4] has the same name`,
+				`skills/b/SKILL.md:13: warning: arguments[5].description: must be a string, not a list`,
+				`skills/b/SKILL.md:15: warning: arguments[6].required: must be a boolean, not a number`,
 				`skills/c/SKILL.md:6: warning: arguments[0]: unknown key "default": passed through verbatim (SEP-2076 defines name, description and required)`},
-			valid: []string{"c"}},
+			valid: []string{"a", "b", "c"}},
 		{name: "SEP-2076 dependencies wrong", fsys: fstest.MapFS{
 			"a/SKILL.md": md("name: a\ndescription: d\ndependencies: [git]\n"),
 			"b/SKILL.md": md("name: b\ndescription: d\ndependencies:\n  tools: git\n  prompts: [p]\n  resources:\n    - uri: skill://b/SKILL.md\n    - type: resource\n      uri: relative/path\n    - {type: ref/resource, uri: skill://b/../x}\n  servers: [s]\n"),
 			"c/SKILL.md": md("name: c\ndescription: d\ndependencies:\n  tools: [git, 3, '']\n  prompts:\n    - {name: p, arguments: {}}\n    - {title: q}\n  resources:\n    - {type: ref/resource, uri: \"https://example.com/a b\"}\n")},
 			want: []string{
-				`skills/a/SKILL.md:4: dependencies: must be a mapping with tools, prompts and resources, not a list`,
-				`skills/b/SKILL.md:5: dependencies.tools: must be a list of tool names, not a string`,
-				`skills/b/SKILL.md:6: dependencies.prompts[0]: must be a mapping, not a string`,
-				`skills/b/SKILL.md:8: dependencies.resources[0]: missing "type"`,
-				`skills/b/SKILL.md:9: dependencies.resources[1].type "resource": must be "ref/resource"`,
-				`skills/b/SKILL.md:10: dependencies.resources[1].uri "relative/path": must be an absolute URI (scheme:…)`,
-				`skills/b/SKILL.md:11: dependencies.resources[2].uri "skill://b/../x": is not a usable skill:// URI: empty, "." or ".." path segment`,
+				`skills/a/SKILL.md:4: warning: dependencies: must be a mapping with tools, prompts and resources, not a list`,
+				notSEP2076("skills/a/SKILL.md", 4, "dependencies"),
+				notSEP2076("skills/b/SKILL.md", 4, "dependencies"),
+				`skills/b/SKILL.md:5: warning: dependencies.tools: must be a list of tool names, not a string`,
+				`skills/b/SKILL.md:6: warning: dependencies.prompts[0]: must be a mapping, not a string`,
+				`skills/b/SKILL.md:8: warning: dependencies.resources[0]: missing "type"`,
+				`skills/b/SKILL.md:9: warning: dependencies.resources[1].type "resource": must be "ref/resource"`,
+				`skills/b/SKILL.md:10: warning: dependencies.resources[1].uri "relative/path": must be an absolute URI (scheme:…)`,
+				`skills/b/SKILL.md:11: warning: dependencies.resources[2].uri "skill://b/../x": is not a usable skill:// URI: empty, "." or ".." path segment`,
 				`skills/b/SKILL.md:12: warning: dependencies: unknown key "servers": passed through verbatim (SEP-2076 defines tools, prompts and resources)`,
-				`skills/c/SKILL.md:5: dependencies.tools[1]: must be a tool name (a string), not a number (put it in quotes: "3")`,
-				`skills/c/SKILL.md:5: dependencies.tools[2]: must not be blank`,
+				notSEP2076("skills/c/SKILL.md", 4, "dependencies"),
+				`skills/c/SKILL.md:5: warning: dependencies.tools[1]: must be a tool name (a string), not a number (put it in quotes: "3")`,
+				`skills/c/SKILL.md:5: warning: dependencies.tools[2]: must not be blank`,
 				`skills/c/SKILL.md:7: warning: dependencies.prompts[0]: unknown key "arguments": passed through verbatim (SEP-2076 defines name)`,
-				`skills/c/SKILL.md:8: dependencies.prompts[1]: missing "name"`,
+				`skills/c/SKILL.md:8: warning: dependencies.prompts[1]: missing "name"`,
 				`skills/c/SKILL.md:8: warning: dependencies.prompts[1]: unknown key "title": passed through verbatim (SEP-2076 defines name)`,
-				`skills/c/SKILL.md:10: dependencies.resources[0].uri "https://example.com/a b": must not contain spaces or control characters`}},
+				`skills/c/SKILL.md:10: warning: dependencies.resources[0].uri "https://example.com/a b": must not contain spaces or control characters`},
+			valid: []string{"a", "b", "c"}},
 		{name: "license and allowed-tools", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nlicense: 2024\nallowed-tools: [Read, Write]\n")},
 			want: []string{
-				`skills/x/SKILL.md:4: license: must be a string, not a number (put it in quotes: "2024")`,
-				`skills/x/SKILL.md:5: allowed-tools: must be a string, not a list`}},
+				`skills/x/SKILL.md:4: warning: license: a number, where the Agent Skills format wants a string (put it in quotes: "2024"); served as written, in SKILL.md and skill entries alike (clients accept it)`,
+				`skills/x/SKILL.md:5: warning: allowed-tools: a list, where the Agent Skills format wants a string of tool names separated by spaces; served as written, in SKILL.md and skill entries alike (clients accept it)`},
+			valid: []string{"x"}},
 		{name: "unknown and SEP-2076 fields", fsys: fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nauthor: me\nversion: 2\ntags: [a, 1]\ntitle: T\n")},
 			want: []string{
 				`skills/x/SKILL.md:4: warning: unknown field "author": passed through verbatim`,
@@ -337,12 +361,14 @@ func TestStrictLimits(t *testing.T) {
 		valid  []string
 	}{
 		{"served as written", false, []string{
-			`repo/skills/claude-api/SKILL.md:3: warning: description: has 1068 characters, over the Agent Skills limit of 1024; served as written (the discovery indexes carry it cut to 1024), but clients that hold to the limit may skip the skill`,
-			`repo/skills/docx/SKILL.md:4: warning: compatibility: has 501 characters, over the Agent Skills limit of 500; served as written, but clients that hold to the limit may skip the skill`,
+			`repo/skills/claude-api/SKILL.md:3: warning: description: has 1068 characters, over the Agent Skills limit of 1024; SKILL.md is served as written, and every listing and skill entry carries it cut to 1024`,
+			differs("repo/skills/claude-api/SKILL.md", 3, "description (line 3)"),
+			`repo/skills/docx/SKILL.md:4: warning: compatibility: has 501 characters, over the Agent Skills limit of 500; SKILL.md is served as written, and skill entries carry it cut to 500`,
+			differs("repo/skills/docx/SKILL.md", 4, "compatibility (line 4)"),
 			nameError}, []string{"skills/claude-api", "skills/docx", "skills/pdf"}},
 		{"strict", true, []string{
-			`repo/skills/claude-api/SKILL.md:3: description: must be at most 1024 characters (it has 1068)`,
-			`repo/skills/docx/SKILL.md:4: compatibility: must be at most 500 characters (it has 501)`,
+			`repo/skills/claude-api/SKILL.md:3: description: has 1068 characters, over the Agent Skills limit of 1024`,
+			`repo/skills/docx/SKILL.md:4: compatibility: has 501 characters, over the Agent Skills limit of 500`,
 			nameError}, []string{"skills/pdf"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -354,6 +380,11 @@ func TestStrictLimits(t *testing.T) {
 			equalStrings(t, "skills", paths(cat), c.valid)
 		})
 	}
+}
+
+// notSEP2076 is the warning about a SEP-2076 field (name) not in SEP-2076's shape.
+func notSEP2076(path string, line int, name string) string {
+	return fmt.Sprintf("%s:%d: warning: %s: not in SEP-2076's shape (PROTOCOL.md#sep-2076), so skill entries carry it in their frontmatter only, as written, and not as the SEP-2076 member %q", path, line, name, name)
 }
 
 func TestSeveralBrokenSkills(t *testing.T) {
@@ -375,7 +406,7 @@ func TestSeveralBrokenSkills(t *testing.T) {
 			`./my skills/a/SKILL.md:3: description: must not be blank`,
 			`./my skills/b/SKILL.md:1: SKILL.md must start with a "---" line opening the YAML frontmatter`,
 			`./my skills/d/e/SKILL.md:1: missing required field "name"`,
-			`./my skills/d/e/SKILL.md:3: license: must be a string, not a list`,
+			`./my skills/d/e/SKILL.md:3: warning: license: a list, where the Agent Skills format wants a string; served as written, in SKILL.md and skill entries alike (clients accept it)`,
 			`./my skills/d/e/bad\n.txt: file name "bad\\n.txt" contains a backslash, so it cannot be part of a skill:// URI`,
 		}
 		if skip {
@@ -384,7 +415,7 @@ func TestSeveralBrokenSkills(t *testing.T) {
 				want[0], want[1], want[2],
 				`./my skills/b/SKILL.md: warning: skipped, not served: SKILL.md must start with a "---" line opening the YAML frontmatter`,
 				want[3],
-				`./my skills/d/e/SKILL.md: warning: skipped, not served: file name "bad\\n.txt" contains a backslash, so it cannot be part of a skill:// URI (and 2 more errors)`,
+				`./my skills/d/e/SKILL.md: warning: skipped, not served: file name "bad\\n.txt" contains a backslash, so it cannot be part of a skill:// URI (and 1 more error)`,
 				want[4], want[5], want[6],
 			}
 		}
@@ -808,22 +839,25 @@ func TestLinksNeedReadLink(t *testing.T) {
 	}
 }
 
-// TestIndexDescription: the discovery indexes carry a description whole up to the limit of
-// 1024 characters, and a longer one cut to 1024 with "…" last, on a character boundary.
-func TestIndexDescription(t *testing.T) {
+// TestCut: entries carry a value whole up to its limit, and a longer one cut to the limit
+// with "…" last, on a character boundary.
+func TestCut(t *testing.T) {
 	for _, c := range []struct {
-		name, in, want string
+		name, in string
+		limit    int
+		want     string
 	}{
-		{"short", "Does things.", "Does things."},
-		{"1024 characters", strings.Repeat("é", 1024), strings.Repeat("é", 1024)},
-		{"1025 characters", strings.Repeat("é", 1025), strings.Repeat("é", 1023) + "…"},
-		{"1068 characters", strings.Repeat("ab", 534), strings.Repeat("ab", 511) + "a…"},
+		{"short", "Does things.", 1024, "Does things."},
+		{"1024 characters", strings.Repeat("é", 1024), 1024, strings.Repeat("é", 1024)},
+		{"1025 characters", strings.Repeat("é", 1025), 1024, strings.Repeat("é", 1023) + "…"},
+		{"1068 characters", strings.Repeat("ab", 534), 1024, strings.Repeat("ab", 511) + "a…"},
+		{"501 characters", strings.Repeat("ü", 501), 500, strings.Repeat("ü", 499) + "…"},
 	} {
-		got := indexDescription(c.in)
+		got := cut(c.in, c.limit)
 		if got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
-		if n := utf8.RuneCountInString(got); n > 1024 {
+		if n := utf8.RuneCountInString(got); n > c.limit {
 			t.Errorf("%s: %d characters", c.name, n)
 		}
 	}

@@ -44,12 +44,17 @@ type Skill struct {
 	// Path is the directory relative to the catalog root, "/"-separated
 	// ("acme/billing/refunds"). Its last segment equals Name.
 	Path string
-	// Name and Description are the frontmatter values.
+	// Name and Description are the frontmatter values, Description as every listing
+	// carries it: cut to the Agent Skills limit of 1024 characters.
 	Name, Description string
-	// Frontmatter is the YAML frontmatter rendered as a verbatim JSON object: the author's
-	// keys in the author's order, each scalar with its YAML type
-	// (PROTOCOL.md#skill-entries).
+	// Frontmatter is the YAML frontmatter rendered as a JSON object: the author's keys in
+	// the author's order, each scalar with its YAML type (PROTOCOL.md#skill-entries),
+	// verbatim but for the fields entries carry in the shape strict clients accept
+	// (entry.go).
 	Frontmatter []byte
+	// Arguments and Dependencies are the frontmatter's SEP-2076 fields as JSON, when it
+	// declares them in SEP-2076's shape (PROTOCOL.md#sep-2076); nil otherwise.
+	Arguments, Dependencies []byte
 	// Body is SKILL.md after the closing "---" line, exactly as in the file.
 	Body []byte
 	// Scopes are the scopes a caller needs to see the skill (Access.Scopes), sorted and

@@ -20,6 +20,15 @@ import (
 // type or a missing member is an error with its line, and a member SEP-2076 does not
 // define is a warning (it is passed through).
 
+// sep2076Member returns the field name of the frontmatter top as JSON when shaped (it is
+// in SEP-2076's shape), nil otherwise.
+func sep2076Member(top *yamljson.Value, name string, shaped bool) []byte {
+	if k, ok := top.Lookup(name); ok && shaped {
+		return k.Val.AppendJSON(nil)
+	}
+	return nil
+}
+
 // validateArguments checks the frontmatter field arguments (k).
 func validateArguments(k yamljson.Key, report fieldReport) {
 	if !isKind("arguments", k, yamljson.List, "a list of {name, description, required} mappings", report) {

@@ -4,7 +4,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/archive"
@@ -117,7 +116,7 @@ func juneIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 		b = append(b, `{"name":`...)
 		b = append(b, jsonString(s.Name)...)
 		b = append(b, `,"description":`...)
-		b = append(b, jsonString(indexDescription(s.Description))...)
+		b = append(b, jsonString(s.Description)...)
 		b = append(b, `,"type":"skill-md","url":`...)
 		b = append(b, jsonString(skillURI(s))...)
 		b = append(b, `,"digest":`...)
@@ -142,26 +141,6 @@ func juneIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 		b = append(b, "]}"...)
 	}
 	return append(b, "]}"...)
-}
-
-// indexDescription is a skill's description as the discovery indexes carry it: whole
-// when it fits their limit of 1024 characters (the Agent Skills limit, which both
-// versions of the discovery RFC set for an entry's description, and skill://index.json
-// follows the v0.2.0 format), else its first 1023 characters and "…".
-// Load only warns about a longer one (validate.go), and the skill serves it whole
-// everywhere else: in its SKILL.md, entry and frontmatter.
-func indexDescription(d string) string {
-	if utf8.RuneCountInString(d) <= maxDescriptionLen {
-		return d
-	}
-	n := 0
-	for i := range d {
-		if n == maxDescriptionLen-1 {
-			return d[:i] + "…"
-		}
-		n++
-	}
-	return d
 }
 
 // httpSkills returns the skills the name-keyed HTTP indexes can publish: those whose name
@@ -202,7 +181,7 @@ func agentSkillsIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 		b = append(b, `{"name":`...)
 		b = append(b, jsonString(s.Name)...)
 		b = append(b, `,"type":"`+kind+`","description":`...)
-		b = append(b, jsonString(indexDescription(s.Description))...)
+		b = append(b, jsonString(s.Description)...)
 		b = append(b, `,"url":`...)
 		b = append(b, jsonString(url)...)
 		b = append(b, `,"digest":"`+digest+`"}`...)
@@ -227,7 +206,7 @@ func skillsIndex(c *Catalog) []byte {
 		b = append(b, `{"name":`...)
 		b = append(b, jsonString(s.Name)...)
 		b = append(b, `,"description":`...)
-		b = append(b, jsonString(indexDescription(s.Description))...)
+		b = append(b, jsonString(s.Description)...)
 		b = append(b, `,"path":`...)
 		b = append(b, jsonString(catalog.SkillsPrefix+s.Name+"/")...)
 		b = append(b, `,"files":[`...)

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -24,46 +25,70 @@ var passedFields = map[string]string{"title": "string", "version": "string", "ta
 // fieldReport receives one finding at a line of SKILL.md.
 type fieldReport func(sev Severity, line int, msg string)
 
-// validateFields checks the frontmatter mapping top of the skill in directory dirName and
-// returns its name and description (valid or not, "" when not strings). A length limit of
-// the Agent Skills format that nothing served depends on (overLimit) is a warning, or an
-// error when strict.
-func validateFields(top *yamljson.Value, dirName string, strict bool, report fieldReport) (name, desc string) {
+// fields is what validateFields makes of a frontmatter.
+type fields struct {
+	// name and description are the frontmatter's (valid or not, "" when not strings);
+	// description as every listing carries it: cut to the Agent Skills limit.
+	name, description string
+	// entry holds the fields the skill entry carries otherwise than SKILL.md (entry.go).
+	entry entryFields
+	// arguments and dependencies report that the frontmatter declares the field in
+	// SEP-2076's shape, so that entries carry it as a SEP-2076 member too.
+	arguments, dependencies bool
+}
+
+// validateFields checks the frontmatter mapping top of the skill in directory dirName.
+// What the skill's URI, name and entry depend on is an error: a missing, blank or
+// misnamed name, a missing or blank description. A field in another shape than the
+// Agent Skills format's or SEP-2076's is a warning naming its line, or an error when
+// strict, and the skill is served: SKILL.md as written, its entry as entry.go says.
+func validateFields(top *yamljson.Value, dirName string, strict bool, report fieldReport) fields {
+	var f fields
+	// shape reports a field in another shape than the format's (problem): an error when
+	// strict, else a warning saying how it is served.
+	shape := func(line int, problem, served string) {
+		if strict {
+			report(Error, line, problem)
+			return
+		}
+		report(Warning, line, problem+"; "+served)
+	}
 	if k, ok := required(top, "name", report); ok {
-		name = k.Val.Text
-		validateName(k.Line, name, dirName, report)
+		f.name = k.Val.Text
+		validateName(k.Line, f.name, dirName, report)
 	}
 	if k, ok := required(top, "description", report); ok {
-		desc = k.Val.Text
-		switch n := utf8.RuneCountInString(desc); {
-		case strings.TrimSpace(desc) == "":
+		f.description = k.Val.Text
+		switch n := utf8.RuneCountInString(f.description); {
+		case strings.TrimSpace(f.description) == "":
 			report(Error, k.Line, "description: must not be blank")
 		case n > maxDescriptionLen:
-			overLimit(k, n, maxDescriptionLen, strict, report)
+			f.description = cut(f.description, maxDescriptionLen)
+			f.entry.set(k, jsonString(f.description))
+			shape(k.Line, fmt.Sprintf("description: has %d characters, over the Agent Skills limit of %d", n, maxDescriptionLen),
+				fmt.Sprintf("SKILL.md is served as written, and every listing and skill entry carries it cut to %d", maxDescriptionLen))
 		}
 	}
 	for _, k := range top.Keys {
 		switch k.Name {
 		case "name", "description":
 		case "license", "allowed-tools":
-			isString(k, report)
-		case "compatibility":
-			if isString(k, report) {
-				switch n := utf8.RuneCountInString(k.Val.Text); {
-				case n == 0 && strict:
-					report(Error, k.Line, "compatibility: must not be empty")
-				case n == 0:
-					report(Warning, k.Line, fmt.Sprintf("compatibility: is empty, and the Agent Skills format wants 1 to %d characters or no field; served as written", maxCompatibilityLen))
-				case n > maxCompatibilityLen:
-					overLimit(k, n, maxCompatibilityLen, strict, report)
+			if k.Val.Kind != yamljson.String && k.Val.Kind != yamljson.Invalid {
+				want := "a string"
+				if k.Name == "allowed-tools" {
+					want = "a string of tool names separated by spaces"
 				}
+				shape(k.Line, fmt.Sprintf("%s: %s, where the Agent Skills format wants %s%s", k.Name, article(k.Val.Kind), want, quoteHint(k.Val)),
+					"served as written, in SKILL.md and skill entries alike (clients accept it)")
 			}
+		case "compatibility":
+			validateCompatibility(k, &f.entry, shape)
 		case "metadata":
-			validateMetadata(k, report)
+			validateMetadata(k, &f.entry, shape, report)
 		case "arguments":
-			validateArguments(k, report)
+			f.arguments = sep2076Shaped(k, strict, report, validateArguments)
 		case "dependencies":
-			validateDependencies(k, report)
+			f.dependencies = sep2076Shaped(k, strict, report, validateDependencies)
 		default:
 			if want, ok := passedFields[k.Name]; ok {
 				if !isPassedType(k.Val, want) && k.Val.Kind != yamljson.Invalid {
@@ -74,25 +99,60 @@ func validateFields(top *yamljson.Value, dirName string, strict bool, report fie
 			report(Warning, k.Line, fmt.Sprintf("unknown field %q: passed through verbatim", k.Name))
 		}
 	}
-	return name, desc
+	if len(f.entry.names) > 0 && !strict {
+		report(Warning, f.entry.line, f.entry.differsWarning())
+	}
+	return f
 }
 
-// overLimit reports the string field k, of n characters, over the Agent Skills format's
-// limit: an error when strict, else a warning, and the skill is served as written.
-// Nothing served depends on these lengths (no URI, name or index holds the value, and the
-// entry's frontmatter is bounded as a whole), and the major clients differ on them (some
-// skip such a skill, some take it): refusing the whole folder for one of them would hide
-// every skill from every client. See PROTOCOL.md#skill-format.
-func overLimit(k yamljson.Key, n, limit int, strict bool, report fieldReport) {
-	if strict {
-		report(Error, k.Line, fmt.Sprintf("%s: must be at most %d characters (it has %d)", k.Name, limit, n))
+// validateCompatibility checks the field compatibility (k), a string of 1 to 500
+// characters, and records its entry form in e when it has another.
+func validateCompatibility(k yamljson.Key, e *entryFields, shape func(line int, problem, served string)) {
+	if k.Val.Kind == yamljson.Invalid {
 		return
 	}
-	also := ""
-	if k.Name == "description" {
-		also = fmt.Sprintf(" (the discovery indexes carry it cut to %d)", limit)
+	text := entryText(k.Val)
+	var was string
+	if k.Val.Kind != yamljson.String {
+		was = fmt.Sprintf("compatibility: %s, where the Agent Skills format wants a string%s", article(k.Val.Kind), quoteHint(k.Val))
 	}
-	report(Warning, k.Line, fmt.Sprintf("%s: has %d characters, over the Agent Skills limit of %d; served as written%s, but clients that hold to the limit may skip the skill", k.Name, n, limit, also))
+	switch n := utf8.RuneCountInString(text); {
+	case n == 0:
+		e.set(k, nil)
+		if was == "" {
+			was = "compatibility: is empty, where the Agent Skills format wants 1 to 500 characters or no field"
+		}
+		shape(k.Line, was, "SKILL.md is served as written, and skill entries leave the field out")
+	case n > maxCompatibilityLen:
+		e.set(k, jsonString(cut(text, maxCompatibilityLen)))
+		if was == "" {
+			was = fmt.Sprintf("compatibility: has %d characters, over the Agent Skills limit of %d", n, maxCompatibilityLen)
+		}
+		shape(k.Line, was, fmt.Sprintf("SKILL.md is served as written, and skill entries carry it cut to %d", maxCompatibilityLen))
+	case was != "":
+		e.set(k, jsonString(text))
+		shape(k.Line, was, fmt.Sprintf("SKILL.md is served as written, and skill entries carry it as the string %q", text))
+	}
+}
+
+// sep2076Shaped runs check, the checks of the SEP-2076 field k, and reports whether k is
+// in SEP-2076's shape. What check finds wrong is an error when strict; otherwise a
+// warning, and entries carry the field in the frontmatter only, not as a SEP-2076 member.
+func sep2076Shaped(k yamljson.Key, strict bool, report fieldReport, check func(yamljson.Key, fieldReport)) bool {
+	shaped := k.Val.Kind != yamljson.Invalid
+	check(k, func(sev Severity, line int, msg string) {
+		if sev == Error {
+			shaped = false
+			if !strict {
+				sev = Warning
+			}
+		}
+		report(sev, line, msg)
+	})
+	if !shaped && !strict {
+		report(Warning, k.Line, fmt.Sprintf("%s: not in SEP-2076's shape (PROTOCOL.md#sep-2076), so skill entries carry it in their frontmatter only, as written, and not as the SEP-2076 member %q", k.Name, k.Name))
+	}
+	return shaped
 }
 
 func isPassedType(v *yamljson.Value, want string) bool {
@@ -170,22 +230,55 @@ func isNameChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-'
 }
 
-func validateMetadata(k yamljson.Key, report fieldReport) {
-	if !isKind("metadata", k, yamljson.Map, "a mapping of strings to strings", report) {
+// validateMetadata checks the field metadata (k), a mapping of strings to strings, and
+// records its entry form in e when it has another: flattened (flattenMetadata) when it is
+// a mapping, left out when it is not.
+func validateMetadata(k yamljson.Key, e *entryFields, shape func(line int, problem, served string), report fieldReport) {
+	switch k.Val.Kind {
+	case yamljson.Map:
+	case yamljson.Invalid:
+		return
+	default:
+		e.set(k, nil)
+		shape(k.Line, fmt.Sprintf("metadata: %s, where the Agent Skills format wants a mapping of strings to strings", article(k.Val.Kind)),
+			"SKILL.md is served as written, and skill entries leave the field out")
 		return
 	}
-	for _, e := range k.Val.Keys {
-		if e.Kind != yamljson.String && e.Kind != yamljson.Invalid {
-			report(Error, e.Line, fmt.Sprintf("metadata key %q: must be a string, not %s", e.Name, article(e.Kind)))
+	flat := true
+	for _, m := range k.Val.Keys {
+		if m.Kind != yamljson.String && m.Kind != yamljson.Invalid {
+			shape(m.Line, fmt.Sprintf("metadata key %q: %s, where the Agent Skills format wants a string", m.Name, article(m.Kind)),
+				fmt.Sprintf("read as the string %q, in SKILL.md and skill entries alike, but some YAML readers refuse such a key: put it in quotes", m.Name))
 		}
-		if strings.HasPrefix(e.Name, reservedMetaPrefix) {
+		if strings.HasPrefix(m.Name, reservedMetaPrefix) {
 			// The extension reserves the prefix but defines no key under it, and says
 			// implementations SHOULD ignore keys they do not know; the reference server
 			// serves such a skill. So: a warning, and the key is served as written.
-			report(Warning, e.Line, fmt.Sprintf("metadata key %q: the prefix %q is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know", e.Name, reservedMetaPrefix))
+			report(Warning, m.Line, fmt.Sprintf("metadata key %q: the prefix %q is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know", m.Name, reservedMetaPrefix))
 		}
-		if e.Val.Kind != yamljson.String && e.Val.Kind != yamljson.Invalid {
-			report(Error, e.Line, fmt.Sprintf("metadata key %q: value must be a string, not %s%s", e.Name, article(e.Val.Kind), quoteHint(e.Val)))
+		switch m.Val.Kind {
+		case yamljson.String, yamljson.Invalid:
+			continue
+		case yamljson.Map:
+			pairs, _ := flattenMetadata(&yamljson.Value{Kind: yamljson.Map, Keys: []yamljson.Key{m}})
+			keys := make([]string, len(pairs))
+			for i, p := range pairs {
+				keys[i] = strconv.Quote(p.key)
+			}
+			shape(m.Line, fmt.Sprintf("metadata key %q: a mapping, where the Agent Skills format wants a string", m.Name),
+				"skill entries carry it flattened, as "+strings.Join(keys, ", "))
+		default:
+			shape(m.Line, fmt.Sprintf("metadata key %q: %s, where the Agent Skills format wants a string%s", m.Name, article(m.Val.Kind), quoteHint(m.Val)),
+				fmt.Sprintf("skill entries carry it as the string %q", entryText(m.Val)))
 		}
+		flat = false
 	}
+	if flat {
+		return
+	}
+	pairs, dropped := flattenMetadata(k.Val)
+	for _, d := range dropped {
+		shape(k.Line, fmt.Sprintf("metadata: flattened, two keys are %q", d), "skill entries carry the first")
+	}
+	e.set(k, appendFlat(nil, pairs))
 }

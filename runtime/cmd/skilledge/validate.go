@@ -16,11 +16,13 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 Skills extension, and prints each problem ("path:line: message") and a summary. The exit
 status is 1 if any problem is an error, or DIR holds no skill at all, else 0.
 
-A limit of the Agent Skills format that nothing served depends on (a description over
-1024 characters, a compatibility outside 1 to 500) is a warning, and serve, stdio and
-build serve such a skill as written; --strict makes it an error, as the format words it,
-for CI. What skills cannot be served without (SKILL.md's frontmatter, a name that is the
-skill's directory, names usable in URIs) is an error either way.
+A field in another shape than the Agent Skills format's (metadata holding mappings or
+numbers, allowed-tools as a list, a description over 1024 characters) is a warning, and
+serve, stdio and build serve such a skill: its SKILL.md as written, its entry with the
+field as strict clients accept it (the warning says how, and whether such clients will
+load the skill). --strict makes each an error, as the format words it, for CI. What skills
+cannot be served without (SKILL.md's frontmatter, a name that is the skill's directory,
+names usable in URIs) is an error either way.
 
 With --format github each problem is printed as a GitHub Actions workflow command
 ("::error file=PATH,line=N,title=skilledge::MESSAGE"), which annotates that line of the
@@ -28,7 +30,7 @@ pull request; PATH is DIR joined with the file's path in it, so give DIR relativ
 repository's root.`)
 	var f catalogFlags
 	c.fs.BoolVar(&f.allowOversize, "allow-oversize", false, "report skills over 512 files or 16 MiB as warnings instead of errors")
-	c.fs.BoolVar(&f.strict, "strict", false, "report the Agent Skills limits that are warnings by default (description, compatibility), and a version\npublished twice with different content (versions: in skilledge.yaml), as errors")
+	c.fs.BoolVar(&f.strict, "strict", false, "report every field in another shape than the Agent Skills format's, a warning by default, and a version\npublished twice with different content (versions: in skilledge.yaml), as errors")
 	format := c.fs.String("format", "text", "print problems as `FORMAT`: text (path:line: message) or github (GitHub Actions workflow commands)")
 	pos, code, ok := c.parse(args, 1, 1, stdout, stderr)
 	if !ok {
