@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"html"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,6 +133,29 @@ func (a *authz) challenge(status int, presented bool) *wire.Response {
 	resp.Header = append(resp.Header, wire.Field{Name: "WWW-Authenticate", Value: v},
 		wire.Field{Name: "Cache-Control", Value: "no-store"})
 	return resp
+}
+
+// pageRefusal makes resp, the 401 or 403 of a browser's request for the catalog page,
+// readable there: a browser cannot send a bearer token from its address bar, so the page
+// says what the catalog needs and how to give it (an MCP host's sign-in, or the token on
+// a command line). Status and challenge stay as they are; the page names nothing of the
+// catalog, only the origin the browser asked.
+func (a *authz) pageRefusal(resp *wire.Response, hd *headers) {
+	base := html.EscapeString(origin(hd))
+	why := "Its page, like its MCP endpoint, is served to callers with a credential: " + html.EscapeString(a.needs) + "."
+	if resp.Status == 403 {
+		why = "The credential sent does not grant the scopes its page needs: " + html.EscapeString(string(a.needed)) + "."
+	}
+	resp.Body = []byte("<!doctype html>\n<meta charset=\"utf-8\">\n<title>A private skills catalog</title>\n" +
+		"<h1>A private skills catalog</h1>\n<p>" + why + " A browser cannot send a bearer token from its address bar.</p>\n" +
+		"<p>Add the MCP endpoint, <code>" + base + "/mcp</code>, to an MCP host, which signs in or takes the token, or read the page with the token:</p>\n" +
+		"<pre>curl -H \"Authorization: Bearer $TOKEN\" -H \"Accept: text/html\" " + base + "/ -o catalog.html\nskilledge verify " + base + " --token " + base + "=$TOKEN</pre>\n")
+	for i, f := range resp.Header {
+		if wire.EqualFold(f.Name, "Content-Type") {
+			resp.Header[i].Value = "text/html; charset=utf-8"
+		}
+	}
+	resp.Header = append(resp.Header, wire.Field{Name: "Vary", Value: "Accept"})
 }
 
 // codeUnauthorized is the JSON-RPC error of a 401 or 403 (an implementation-defined

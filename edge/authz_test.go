@@ -148,6 +148,9 @@ func TestGate(t *testing.T) {
 		{"a well-known index", "GET", "/.well-known/agent-skills/index.json", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
 		{"a well-known file", "GET", "/.well-known/skills/a/SKILL.md", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
 		{"the page", "GET", "/", "", []string{"Accept", "text/html"}, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
+		{"the page, too few scopes", "GET", "/", "", []string{"Accept", "text/html", "Authorization", "Bearer " + a.token("other", authResource, authNow.Add(time.Hour))}, 403,
+			`Bearer ` + meta + `, scope="skills:read", error="insufficient_scope"`, -1},
+		{"/ not asking for HTML", "GET", "/", "", nil, 200, "", -1},
 		{"the sitemap", "GET", "/sitemap.xml", "", nil, 401, `Bearer ` + meta + `, scope="skills:read"`, -1},
 		{"the metadata", "GET", "/.well-known/oauth-protected-resource/mcp", "", nil, 200, "", -1},
 		{"the metadata at the root", "GET", "/.well-known/oauth-protected-resource", "", nil, 200, "", -1},
@@ -182,6 +185,28 @@ func TestGate(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A browser refused the page is shown why, and how to give a credential; a plain GET
+	// of / (curl) is told where the page and the endpoint are, credential or not.
+	for _, c := range []struct {
+		fields []string
+		status int
+		says   string
+	}{
+		{[]string{"Accept", "text/html"}, 401, "Its page, like its MCP endpoint, is served to callers with a credential"},
+		{[]string{"Accept", "text/html", "Authorization", "Bearer " + a.token("other", authResource, authNow.Add(time.Hour))}, 403, "does not grant the scopes its page needs: skills:read"},
+		{nil, 200, "MCP endpoint: POST https://skills.example/mcp"},
+		{[]string{"Authorization", "Bearer " + good}, 200, "MCP endpoint: POST https://skills.example/mcp"},
+	} {
+		resp, _ := a.do(t, "GET", "/", "", c.fields...)
+		ct, _ := resp.Header.Get("Content-Type")
+		want := "text/html; charset=utf-8"
+		if c.status == 200 {
+			want = "text/plain; charset=utf-8"
+		}
+		if resp.Status != c.status || ct != want || !strings.Contains(string(resp.Body), c.says) {
+			t.Errorf("GET / %q: %d %s\n%s", c.fields, resp.Status, ct, resp.Body)
+		}
 	}
 	resp, _ := a.do(t, "GET", "/.well-known/oauth-protected-resource/mcp", "")
 	var prm map[string]any

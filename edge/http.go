@@ -140,8 +140,14 @@ func (s *Server) route(r *wire.Request, hd *headers, rb *reply) (resp *wire.Resp
 			" is not allowed (the server's allowOrigins option lists the origins it answers; unset, only loopback origins)")), false
 	}
 	path, _, _ := strings.Cut(r.Target, "?")
+	if path == "/" && (r.Method == "GET" || r.Method == "HEAD") && !acceptsHTML(hd.accept) && s.opt.Endpoint != "/" {
+		return s.rootText(hd), true // the same words for every caller: nothing of the catalog
+	}
 	resp, who := s.gate(r, hd, path)
 	if resp != nil {
+		if path == "/" && acceptsHTML(hd.accept) && (resp.Status == 401 || resp.Status == 403) {
+			s.auth.pageRefusal(resp, hd)
+		}
 		return resp, true
 	}
 	rb.caller = who
@@ -187,6 +193,20 @@ func (s *Server) answerHTTP(r *wire.Request, hd *headers, path string, rb *reply
 			"Method Not Allowed: this server has no server-initiated stream and no session; POST JSON-RPC messages to "+s.opt.Endpoint))
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "POST, OPTIONS"})
 	}
+	return resp
+}
+
+// rootText answers a GET of "/" that does not ask for HTML (curl, a script): where the
+// catalog page and the MCP endpoint are. It names nothing of the catalog, so it is the same
+// for every caller, with or without a credential.
+func (s *Server) rootText(hd *headers) *wire.Response {
+	base := origin(hd)
+	resp := s.httpText(200, "skilledge: a catalog of Agent Skills.\n"+
+		"MCP endpoint: POST "+base+s.opt.Endpoint+" (Streamable HTTP; add it to an MCP host)\n"+
+		"Catalog page: "+base+"/ in a browser (a request that accepts text/html)\n"+
+		"Skills index: "+base+catalog.AgentSkillsIndex+"\n")
+	resp.Header = append(resp.Header, wire.Field{Name: "Cache-Control", Value: "no-cache"},
+		wire.Field{Name: "Vary", Value: "Accept, X-Forwarded-Proto"})
 	return resp
 }
 

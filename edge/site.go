@@ -35,11 +35,6 @@ func (s *Server) site(r *wire.Request, hd *headers, path string, rb *reply) (res
 	switch {
 	case path == "/" && acceptsHTML(hd.accept):
 		return s.catalogPage(hd, rb), true
-	case path == "/" && s.opt.Endpoint != "/":
-		// Not for a browser: the usual 404, which a cache must not give a browser.
-		resp := s.notFound()
-		resp.Header = append(resp.Header, wire.Field{Name: "Vary", Value: "Accept"})
-		return resp, true
 	case path == catalog.SitemapPath:
 		return s.sitemap(hd, 0, rb), true
 	}
