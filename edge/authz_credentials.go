@@ -91,7 +91,10 @@ func newAuthz(p *catalog.Pack, opt wire.Options) *authz {
 	if len(nouns) == 1 {
 		a.noun = nouns[0]
 	}
-	u, _ := url.Parse(cfg.Resource) // ParseConfig checked it
+	if !a.oauth {
+		return a // no metadata to name or serve, and perhaps no resource
+	}
+	u, _ := url.Parse(cfg.Resource) // ParseConfig checked it, given for OAuth
 	a.metadata = u.Scheme + "://" + u.Host + prmPath + strings.TrimSuffix(u.EscapedPath(), "/")
 	scopes := strings.Fields(string(p.DefaultScopes())) // what every caller needs, and nothing of what some may not see
 	if cfg.ScopesSupported != nil {

@@ -96,7 +96,7 @@ func TestCheck(t *testing.T) {
 		err2 error
 	}{
 		{"no auth option", "", Check(wire.Options{})},
-		{"a bad auth option", "auth.resource is required", Check(wire.Options{Auth: []byte(`{"tokens":[]}`)})},
+		{"a bad auth option", "auth accepts no credential", Check(wire.Options{Auth: []byte(`{"tokens":[]}`)})},
 		{"an auth option", "", Check(opts)},
 		{"an Access field the server reads for another thing", "auth.access.header \"Authorization\" is a field the server reads for something else",
 			Check(wire.Options{Auth: []byte(`{"resource":"https://s.example/mcp","access":{"teamDomain":"https://t.example","aud":"a","header":"Authorization"}}`)})},

@@ -115,8 +115,10 @@ func ParseConfig(b []byte) (*Config, error) {
 		return nil, err
 	}
 	switch {
-	case c.Resource == "":
-		return nil, errors.New("auth.resource is required: the server's canonical URI, such as https://skills.example.com/mcp")
+	case c.Resource == "" && (c.JWT != nil || len(c.AuthorizationServers) > 0):
+		// Only an OAuth resource server needs it: its tokens' audience and its metadata.
+		// Static keys and Access assertions name no resource.
+		return nil, errors.New("auth.resource is required with jwt or authorizationServers: the server's canonical URI, the audience its access tokens must hold, such as https://skills.example.com/mcp")
 	case c.JWT == nil && c.Access == nil && len(c.Tokens) == 0:
 		return nil, errors.New("auth accepts no credential: give jwt, access or tokens")
 	}

@@ -16,7 +16,10 @@ func TestParseConfig(t *testing.T) {
 		{"tokens", `{"resource":"https://s.example/mcp","tokens":[{"name":"ci","sha256":"` + sum + `","scopes":["skills:read"]}]}`, ""},
 
 		{"not an object", `[]`, "must be a JSON object"},
-		{"no resource", `{"tokens":[{"name":"ci","sha256":"` + sum + `"}]}`, "auth.resource is required"},
+		{"static keys without a resource", `{"tokens":[{"name":"ci","sha256":"` + sum + `"}]}`, ""},
+		{"access without a resource", `{"access":{"teamDomain":"https://acme.cloudflareaccess.com","aud":"abc"}}`, ""},
+		{"jwt without a resource", `{"jwt":{"issuer":"https://as.example","jwksUri":"https://as.example/jwks"}}`, "auth.resource is required with jwt or authorizationServers"},
+		{"authorization servers without a resource", `{"authorizationServers":["https://as.example"],"tokens":[{"name":"ci","sha256":"` + sum + `"}]}`, "auth.resource is required with jwt or authorizationServers"},
 		{"no credential", `{"resource":"https://s.example/mcp"}`, "accepts no credential"},
 		{"unknown key", `{"resource":"https://s.example/mcp","jwks":{}}`, `unknown key "jwks"`},
 		{"a key twice", `{"resource":"https://s.example/mcp","resource":"https://t.example/mcp"}`, "twice"},

@@ -18,7 +18,8 @@ const authHelp = `require a credential over HTTP, as the JSON object in ` + "`FI
  "jwt": {"issuer": "https://auth.example.com", "jwksUri": "https://auth.example.com/jwks"},
  "access": {"teamDomain": "https://TEAM.cloudflareaccess.com", "aud": "AUD tag", "scopes": ["skills:read"]},
  "tokens": [entries that "skilledge key" prints]}
-(resource and one of jwt, access, tokens; key sets named by URL are fetched and kept fresh by the server)`
+(one of jwt, access, tokens; resource, the audience of jwt's tokens, with jwt; key sets named by URL are fetched
+and kept fresh by the server)`
 
 // readAuth reads the auth option from the file path for command name; ok is false after
 // saying what is wrong, naming the file.

@@ -69,7 +69,7 @@ func TestKey(t *testing.T) {
 func TestAuthFlag(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "auth.json")
-	os.WriteFile(bad, []byte(`{"tokens":[]}`), 0o644)
+	os.WriteFile(bad, []byte(`{"jwt":{"issuer":"https://as.example","jwksUri":"https://as.example/jwks"}}`), 0o644)
 	for _, cmd := range []string{"serve", "stdio"} {
 		code, stdout, stderr := call(t, "", cmd, "--auth", filepath.Join(dir, "missing.json"))
 		expect(t, code, stdout, stderr, 2, "", "skilledge "+cmd+": --auth: open "+filepath.Join(dir, "missing.json"))
