@@ -64,16 +64,8 @@ func (f readFlags) withDeadline(ctx context.Context) (context.Context, context.C
 // deployment holds to (verify.Options).
 func addTrustFlags(c *command) (root *string, loopback *bool) {
 	root = c.fs.String("trust-root", "", "check every skill URL against `ROOT`, an https URL prefix ending in \"/\" (default: the root the index declares, else the origin of URL)")
-	loopback = c.fs.Bool("allow-http-loopback", false, "allow plain http to a loopback address (127.0.0.0/8, ::1, localhost) only")
+	loopback = c.fs.Bool("allow-http-loopback", false, "allow plain http to a loopback address (127.0.0.0/8, ::1, localhost) beside an https URL;\na URL that is itself on a loopback address needs no flag")
 	return root, loopback
-}
-
-// loopbackHint tells, after a usage error, that a plain http URL needs
-// --allow-http-loopback, unless it was given.
-func loopbackHint(stderr io.Writer, loopback bool, url string) {
-	if !loopback && strings.HasPrefix(strings.ToLower(url), "http:") {
-		fmt.Fprint(stderr, "(for a local server on a loopback address, pass --allow-http-loopback)\n")
-	}
 }
 
 // eraOf maps --era to the protocol revision, or says why it cannot.
@@ -191,7 +183,6 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge pull: %v\n", err)
 		if errors.Is(err, verify.ErrUsage) {
-			loopbackHint(stderr, *rf.loopback, pos[0])
 			return 2
 		}
 		if !hasToken(opt.Verify.Tokens, pos[0]) && strings.Contains(err.Error(), "HTTP 401") {

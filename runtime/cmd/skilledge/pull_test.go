@@ -68,7 +68,7 @@ func TestPullUsage(t *testing.T) {
 		{[]string{"pull", "http://127.0.0.1:1", "--era", "2027"}, 2, "neither modern nor legacy"},
 		{[]string{"pull", "http://127.0.0.1:1", "--index", "v0.3"}, 2, "neither v0.2 nor v0.1"},
 		{[]string{"outdated", "--index", "0.1"}, 2, "neither v0.2 nor v0.1"},
-		{[]string{"pull", "http://127.0.0.1:1", t.TempDir()}, 2, "--allow-http-loopback"},
+		{[]string{"pull", "http://skills.example.com", t.TempDir()}, 2, "plain http is refused"},
 		{[]string{"pull", "https://127.0.0.1:1", t.TempDir(), "--skill", "Bad_Name"}, 2, "not a skill name"},
 		{[]string{"pull", "https://127.0.0.1:1", t.TempDir(), "--skill", "a@b/c"}, 2, "not a version name"},
 		// A token is bound to one origin: outdated has no URL to bind a bare one to.

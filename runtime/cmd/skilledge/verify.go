@@ -28,9 +28,9 @@ if there is one. A catalog that keeps versions lists each skill's kept versions 
 resources/list: verify downloads every one's archive and checks its files against the
 version's manifest digest. Nothing is written to disk or run.
 
-Plain http is refused: DVS skills are served over https. --allow-http-loopback allows
-http to a loopback address (127.0.0.0/8, ::1, localhost), and nowhere else, for local
-servers and tests.
+Plain http is refused, but to a loopback address (127.0.0.0/8, ::1, localhost), whose
+traffic never leaves the machine: http://127.0.0.1:8787, a local serve, needs no flag.
+--allow-http-loopback also lets an https deployment name loopback http URLs, for tests.
 
 A private deployment (served with an auth option) answers only callers with a
 credential: --token TOKEN sends "Authorization: Bearer TOKEN" with every request to
@@ -54,7 +54,6 @@ verify, 2 on bad usage.`)
 	rep, err := verify.Verify(ctx, pos[0], verify.Options{TrustRoot: *root, AllowHTTPLoopback: *loopback, Tokens: creds})
 	if errors.Is(err, verify.ErrUsage) {
 		fmt.Fprintf(stderr, "skilledge verify: %v\n", err)
-		loopbackHint(stderr, *loopback, pos[0])
 		return 2
 	}
 	if rep != nil {

@@ -81,8 +81,9 @@ func TestVerifyUsage(t *testing.T) {
 		{[]string{"verify", "-h"}, 0, "Plain http is refused", ""},
 		{[]string{"help", "verify"}, 0, "-allow-http-loopback", ""},
 		{[]string{"help"}, 0, "skilledge verify URL", ""},
-		{[]string{"verify", good}, 2, "", "plain http is refused: DVS skills are served over https only\n(for a local server on a loopback address, pass --allow-http-loopback)"},
-		{[]string{"verify", "http://example.com", "--allow-http-loopback"}, 2, "", "plain http is allowed only to a loopback host"},
+		{[]string{"verify", good}, 0, "1 skill verified under " + good + "/", ""}, // loopback: no flag needed
+		{[]string{"verify", "http://example.com"}, 2, "", "plain http is refused: skills are read over https, or over http only from this machine"},
+		{[]string{"verify", "http://example.com", "--allow-http-loopback"}, 2, "", "plain http is refused"},
 		{[]string{"verify", "https://example.com", "--trust-root", "https://github.com/"}, 2, "", "github.com hosts content from any user"},
 		{[]string{"verify", "https://example.com", "--trust-root", "http://example.com/"}, 2, "", "must be https"},
 		{[]string{"verify", "example.com"}, 2, "", "not an absolute URL"},

@@ -58,10 +58,12 @@ type Options struct {
 	// equal to it or under it, and is used instead (it is the narrower).
 	TrustRoot string
 	// AllowHTTPLoopback permits plain http to loopback hosts only (127.0.0.0/8, ::1,
-	// localhost), for tests and local servers. Trust roots and URLs on such hosts are then
-	// compared as if their scheme were https, so "http://127.0.0.1:8080/" is a valid root
-	// holding "http://127.0.0.1:8080/x" (and, harmlessly, "https://127.0.0.1:8080/x").
-	// Plain http to any other host is refused whatever this says.
+	// localhost), for tests and local servers; it is implied when the deployment URL is
+	// itself plain http on such a host, whose traffic never leaves the machine. Trust roots
+	// and URLs on such hosts are then compared as if their scheme were https, so
+	// "http://127.0.0.1:8080/" is a valid root holding "http://127.0.0.1:8080/x" (and,
+	// harmlessly, "https://127.0.0.1:8080/x"). Plain http to any other host is refused
+	// whatever this says.
 	AllowHTTPLoopback bool
 	// Client makes the requests. nil means a client with a 30-second timeout per request.
 	// Verify uses a copy whose CheckRedirect is its own: at most 5 redirects, each target
@@ -148,8 +150,7 @@ func (s *SkillReport) OK() bool { return len(s.Problems) == 0 }
 // is taken as the deployment it belongs to.
 //
 // It returns an error wrapping ErrUsage, and no report, when base or Options.TrustRoot is
-// unusable or base is plain http without AllowHTTPLoopback (or on a host that is not
-// loopback); and ctx's error, with the report so far, when ctx ends. Everything about the
+// unusable or base is plain http on a host that is not loopback; and ctx's error, with the report so far, when ctx ends. Everything about the
 // deployment itself, unreachable included, is a problem in the report.
 func Verify(ctx context.Context, base string, opt Options) (*Report, error) {
 	v, err := newVerifier(base, opt)
@@ -221,6 +222,10 @@ func newVerifier(base string, opt Options) (*verifier, error) {
 		return nil, usagef("the deployment URL %q has userinfo: DVS identifies skills by host and path only", base)
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsRune(base, '#'):
 		return nil, usagef("the deployment URL %q has a query or fragment", base)
+	}
+	if strings.EqualFold(u.Scheme, "http") && isLoopback(u.Hostname()) {
+		// A deployment on this machine: its plain http never leaves it.
+		opt.AllowHTTPLoopback = true
 	}
 	v := &verifier{opt: opt, lim: opt.Limits, skills: make(map[string]*skillState)}
 	if why := v.schemeProblem(u); why != "" {
@@ -301,10 +306,8 @@ func (v *verifier) schemeProblem(u *url.URL) string {
 		return ""
 	case v.loopbackHTTP(u):
 		return ""
-	case strings.EqualFold(u.Scheme, "http") && v.opt.AllowHTTPLoopback:
-		return "plain http is allowed only to a loopback host (127.0.0.0/8, ::1, localhost); DVS skills are served over https"
 	case strings.EqualFold(u.Scheme, "http"):
-		return "plain http is refused: DVS skills are served over https only"
+		return "plain http is refused: skills are read over https, or over http only from this machine (127.0.0.0/8, ::1, localhost), where traffic never leaves it"
 	default:
 		return fmt.Sprintf("the scheme %q is not https", u.Scheme)
 	}

@@ -628,7 +628,7 @@ func TestTrustRootRefusal(t *testing.T) {
 		"https://github.com/acme/../evil/SKILL.md":  `its path "/evil/SKILL.md" is not under "/acme/"`,
 		"https://github.com.evil.io/acme/SKILL.md":  `its host "github.com.evil.io" is not "github.com"`,
 		"https://user@github.com/acme/x/SKILL.md":   "it has userinfo",
-		"http://github.com/acme/x/SKILL.md":         "plain http is allowed only to a loopback host",
+		"http://github.com/acme/x/SKILL.md":         "plain http is refused",
 		"https://github.com/acme%2F../evil":         `its path contains an encoded "/"`,
 		"https://github.com:8443/acme/x/SKILL.md":   "its port 8443 is not 443",
 		"https://github.com/acme/%2e%2e/x/SKILL.md": `its path has a ".." segment`,
@@ -673,9 +673,6 @@ func TestTrustRootRefusal(t *testing.T) {
 	}
 	index, _ := url.Parse("https://skills.example.com/.well-known/agent-skills/index.json")
 	for u, why := range outside {
-		if why == "plain http is allowed only to a loopback host" {
-			why = "plain http is refused"
-		}
 		if _, got := v.resolve(index, u); !strings.Contains(got, why) {
 			t.Errorf("resolve(%q) = %q, want %q", u, got, why)
 		}
@@ -698,7 +695,6 @@ func TestTrustRootRefusal(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	for base, want := range map[string]string{
-		"http://127.0.0.1:1":            "plain http is refused",
 		"http://skills.example.com":     "plain http is refused",
 		"ftp://skills.example.com":      `the scheme "ftp" is not https`,
 		"skills.example.com":            "not an absolute URL",
@@ -712,8 +708,12 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 	_, err := Verify(context.Background(), "http://skills.example.com", Options{AllowHTTPLoopback: true})
-	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "only to a loopback host") {
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "over http only from this machine") {
 		t.Errorf("http to a non-loopback host in loopback mode: %v", err)
+	}
+	// Plain http to a loopback deployment needs no option: it never leaves the machine.
+	if _, err := newVerifier("http://127.0.0.1:1", Options{}); err != nil {
+		t.Errorf("a loopback deployment over http: %v", err)
 	}
 	_, err = Verify(context.Background(), "https://skills.example.com", Options{TrustRoot: "https://github.com/"})
 	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "any user") {
