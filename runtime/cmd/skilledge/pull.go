@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -143,12 +144,14 @@ leaves a pinned skill at its version until it is named again.
 
 A second pull downloads only the skills whose digest changed, and says so. pull touches
 only the skills skills.lock names: a folder it did not install is never touched, and a
-file edited since the pull stops the update (naming the file) unless --force. A skill
-no longer served is removed, unless edited. --frozen installs exactly what skills.lock
+skill with a file edited since the pull is left as it is (named, with the file) unless
+--force, while the others are updated. A skill no longer served is removed, unless
+edited. --frozen installs exactly what skills.lock
 says and fails, writing nothing, if the catalog no longer serves it (for CI).
 
-It prints a line per skill written on a terminal, then a summary; --json prints a
-report instead. The exit status is 1 on failure, 2 on bad usage.`)
+It prints a line per skill written on a terminal, then a summary naming what it
+installed, updated and removed; --json prints a report instead. The exit status is 1 on
+failure or when an edited skill was left as it is, 2 on bad usage.`)
 	rf := addReadFlags(c)
 	var skills stringList
 	c.fs.Var(&skills, "skill", "pull only the skill `NAME`, or pin it with NAME@VERSION (a version the catalog keeps); repeatable")
@@ -190,12 +193,42 @@ report instead. The exit status is 1 on failure, 2 on bad usage.`)
 		}
 		return 1
 	}
+	code = 0
+	if len(res.Edited) > 0 {
+		code = 1 // the others are updated; these are not, and a script must know it
+	}
 	if *rf.json {
 		writeJSON(stdout, res)
-		return 0
+		return code
 	}
 	fmt.Fprintln(stdout, pullSummary(res, dir))
-	return 0
+	for _, e := range res.Edited {
+		files := make([]string, len(e.Files))
+		for i, f := range e.Files {
+			files[i] = filepath.Join(dir, e.Name, filepath.FromSlash(f))
+		}
+		fmt.Fprintf(stderr, "skilledge pull: %s was changed locally since it was pulled (%s): left as it is; pass --force to overwrite it\n", e.Name, strings.Join(files, ", "))
+	}
+	return code
+}
+
+// sizeOf says n bytes in the unit a person reads: bytes, KiB or MiB.
+func sizeOf(n int64) string {
+	switch {
+	case n < 1<<10:
+		return plural(int(n), "byte")
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// counted is "N VERB (a, b)", or "N VERB" when names is empty.
+func counted(verb string, names []string) string {
+	if len(names) == 0 {
+		return "0 " + verb
+	}
+	return fmt.Sprintf("%d %s (%s)", len(names), verb, strings.Join(names, ", "))
 }
 
 // pullSummary is the last line of a pull.
@@ -211,6 +244,13 @@ func pullSummary(r *pull.Result, dir string) string {
 			unverified += fmt.Sprintf(" (%s, locked as downloaded, unverified)", strings.Join(r.Unverified, ", "))
 		}
 	}
+	if len(r.Edited) > 0 {
+		names := make([]string, len(r.Edited))
+		for i, e := range r.Edited {
+			names[i] = e.Name
+		}
+		elsewhere += fmt.Sprintf("; %s changed locally, left as %s (%s): pull --force to overwrite", plural(len(r.Edited), "skill"), map[bool]string{true: "it is", false: "they are"}[len(r.Edited) == 1], strings.Join(names, ", "))
+	}
 	if len(r.New) > 0 {
 		elsewhere += fmt.Sprintf("; %s in the catalog, not in this folder's selection (%s): pull --skill NAME to add one", plural(len(r.New), "new skill"), strings.Join(r.New, ", "))
 	}
@@ -221,8 +261,8 @@ func pullSummary(r *pull.Result, dir string) string {
 		}
 		return fmt.Sprintf("%s up to date in %s: %s unchanged, %s%s%s", r.Source, dir, plural(len(r.Unchanged), "skill"), nothing, elsewhere, unverified)
 	}
-	return fmt.Sprintf("%s into %s: %d installed, %d updated, %d unchanged, %d removed; %d bytes written%s%s",
-		r.Source, dir, len(r.Installed), len(r.Updated), len(r.Unchanged), len(r.Removed), r.Bytes, elsewhere, unverified)
+	return fmt.Sprintf("%s into %s: %s, %s, %d unchanged, %s; %s written%s%s",
+		r.Source, dir, counted("installed", r.Installed), counted("updated", r.Updated), len(r.Unchanged), counted("removed", r.Removed), sizeOf(r.Bytes), elsewhere, unverified)
 }
 
 func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) int {

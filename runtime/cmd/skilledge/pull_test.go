@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -128,5 +131,65 @@ func TestPullDeadline(t *testing.T) {
 	}
 	if code, _, errOut = call(t, "", "pull", srv.URL, t.TempDir(), "--max-total", "0"); code != 2 || !strings.Contains(errOut, "--max-total must be at least 1") {
 		t.Fatalf("--max-total 0: %d %s", code, errOut)
+	}
+}
+
+// TestPullEdited: an update that meets a locally edited skill leaves that skill as it is,
+// naming it and its file, updates the others, says what it wrote by name and in a unit a
+// person reads, and exits 1; --force overwrites the edit and exits 0.
+func TestPullEdited(t *testing.T) {
+	var changed atomic.Bool
+	md := func(name string) string {
+		if changed.Load() {
+			return "---\nname: " + name + "\ndescription: Says " + name + ", again.\n---\nAgain!\n"
+		}
+		return "---\nname: " + name + "\ndescription: Says " + name + ".\n---\nOnce.\n"
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/agent-skills/index.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"$schema":"https://schemas.agentskills.io/discovery/0.2.0/schema.json","skills":[`+
+			`{"name":"greet","type":"skill-md","description":"d","url":"greet/SKILL.md","digest":"sha256:%x"},`+
+			`{"name":"wave","type":"skill-md","description":"d","url":"wave/SKILL.md","digest":"sha256:%x"}]}`,
+			sha256.Sum256([]byte(md("greet"))), sha256.Sum256([]byte(md("wave"))))
+	})
+	mux.HandleFunc("GET /.well-known/agent-skills/{name}/SKILL.md", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, md(r.PathValue("name")))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	dir := filepath.Join(t.TempDir(), "skills")
+	code, out, errOut := call(t, "", "pull", srv.URL, dir)
+	if code != 0 || !strings.Contains(out, ": 2 installed (greet, wave), 0 updated, 0 unchanged, 0 removed; 100 bytes written") {
+		t.Fatalf("pull: %d\n%s%s", code, out, errOut)
+	}
+	edited := filepath.Join(dir, "greet", "SKILL.md")
+	if err := os.WriteFile(edited, []byte("---\nname: greet\ndescription: Mine.\n---\nMine.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changed.Store(true)
+	code, out, errOut = call(t, "", "pull", srv.URL, dir)
+	if code != 1 || !strings.Contains(out, ": 0 installed, 1 updated (wave), 0 unchanged, 0 removed; 57 bytes written; 1 skill changed locally, left as it is (greet): pull --force to overwrite") ||
+		!strings.Contains(errOut, "skilledge pull: greet was changed locally since it was pulled ("+edited+"): left as it is; pass --force to overwrite it") {
+		t.Fatalf("pull over an edit: %d\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(edited); !strings.Contains(string(b), "Mine.") {
+		t.Fatalf("the edit was overwritten: %q", b)
+	}
+	code, out, errOut = call(t, "", "pull", srv.URL, dir, "--force")
+	if code != 0 || !strings.Contains(out, "1 updated (greet)") {
+		t.Fatalf("pull --force: %d\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(edited); string(b) != md("greet") {
+		t.Fatalf("--force left %q", b)
+	}
+}
+
+// TestSizeOf: sizes in the unit a person reads.
+func TestSizeOf(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 bytes", 1: "1 byte", 1023: "1023 bytes", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 20: "5.0 MiB", 1<<30 + 1<<29: "1536.0 MiB"} {
+		if got := sizeOf(n); got != want {
+			t.Errorf("sizeOf(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -89,13 +90,25 @@ type Result struct {
 	// were asked for (Lock.Selections), which a pull that names none keeps to: not
 	// installed; pull --skill NAME adds one.
 	New []string `json:"new"`
+	// Edited are the installed skills changed locally since they were pulled that this
+	// pull would have replaced or removed: without Force, each is left as it is (and its
+	// lock entry too) while the others are updated; the caller is to say so and fail.
+	Edited []Edited `json:"edited"`
+}
+
+// Edited is a skill left alone because it was changed locally: its name and the changed
+// files, relative to its folder ("." when the folder is gone).
+type Edited struct {
+	Name  string   `json:"name"`
+	Files []string `json:"files"`
 }
 
 // Pull installs the skills of the deployment at source into dir (created if missing).
 // It fails, writing nothing, when the deployment does not verify (the report's problems
-// are in the error), when a selected skill is not served, when a skill's folder exists
-// in dir but the lock does not name it, or (without Force) when a locally edited file of
-// an installed skill would be replaced or removed: the error names the file.
+// are in the error), when a selected skill is not served, or when a skill's folder exists
+// in dir but the lock does not name it. An installed skill changed locally since it was
+// pulled, which the pull would replace or remove, is left as it is without Force, and
+// named in Result.Edited, while the others are updated.
 func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error) {
 	lock, err := ReadLock(dir)
 	if err != nil {
@@ -315,15 +328,17 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			}
 			continue
 		}
-		if ch := localChanges(dir, w.old); len(ch) > 0 && !missing(ch) && !opt.Force {
-			return nil, editedError(dir, w.old.Name, ch)
-		}
 	}
-	for _, l := range removes {
-		if ch := localChanges(dir, &l); len(ch) > 0 && !missing(ch) && !opt.Force {
-			return nil, fmt.Errorf("%s is no longer served by %s, but %w", l.Name, source, editedError(dir, l.Name, ch))
+	edited := func(l *LockedSkill) bool {
+		ch := localChanges(dir, l)
+		if len(ch) == 0 || missing(ch) || opt.Force {
+			return false
 		}
+		res.Edited = append(res.Edited, Edited{Name: l.Name, Files: ch})
+		return true
 	}
+	writes = slices.DeleteFunc(writes, func(w write) bool { return w.old != nil && edited(w.old) })
+	removes = slices.DeleteFunc(removes, func(l LockedSkill) bool { return edited(&l) })
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -383,6 +398,10 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			return res, err
 		}
 	}
+	if res.Edited == nil {
+		res.Edited = []Edited{}
+	}
+	slices.SortFunc(res.Edited, func(a, b Edited) int { return strings.Compare(a.Name, b.Name) })
 	for _, l := range []*[]string{&res.Installed, &res.Updated, &res.Unchanged, &res.Removed, &res.Elsewhere, &res.Unverified, &res.Compared, &res.New} {
 		if *l == nil {
 			*l = []string{}
@@ -455,18 +474,6 @@ func reportError(source string, rep *verify.Report) error {
 		lines = append(lines, s.Problems...)
 	}
 	return fmt.Errorf("%s did not verify; nothing was written:\n  %s", source, strings.Join(lines, "\n  "))
-}
-
-// editedError names the locally changed files of a skill.
-func editedError(dir, name string, changed []string) error {
-	var b strings.Builder
-	for i, c := range changed {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(filepath.Join(dir, name, filepath.FromSlash(c)))
-	}
-	return fmt.Errorf("%s was changed locally since it was pulled (%s): nothing was written; pass --force to overwrite it", name, b.String())
 }
 
 // lockedOf checks the files of a fetched skill as paths of the local file system and

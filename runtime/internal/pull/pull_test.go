@@ -209,7 +209,8 @@ func TestPullRespectsTheFolder(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "beta")); !os.IsNotExist(err) {
 		t.Errorf("--skill alpha installed beta")
 	}
-	// A local edit stops an update, naming the file; an unchanged source keeps it.
+	// A local edit leaves its skill as it is, named with the file; an unchanged source
+	// keeps it anyway.
 	edited := filepath.Join(dir, "alpha", "ref", "a.md")
 	os.WriteFile(edited, []byte("my notes\n"), 0o644)
 	if _, err := Pull(context.Background(), srv.URL, dir, opt); err != nil {
@@ -219,9 +220,9 @@ func TestPullRespectsTheFolder(t *testing.T) {
 		t.Errorf("the edit was overwritten")
 	}
 	srv.set("alpha", map[string]string{"SKILL.md": skillMD("alpha", "New.")})
-	_, err = Pull(context.Background(), srv.URL, dir, opt)
-	if err == nil || !strings.Contains(err.Error(), edited) || !strings.Contains(err.Error(), "--force") {
-		t.Fatalf("update over an edit: %v", err)
+	res, err := Pull(context.Background(), srv.URL, dir, opt)
+	if err != nil || !reflect.DeepEqual(res.Edited, []Edited{{"alpha", []string{"ref/a.md"}}}) || len(res.Updated) != 0 {
+		t.Fatalf("update over an edit: %+v %v", res, err)
 	}
 	if b, _ := os.ReadFile(edited); string(b) != "my notes\n" {
 		t.Errorf("the edit was overwritten")
@@ -238,7 +239,7 @@ func TestPullRespectsTheFolder(t *testing.T) {
 	}
 	// A skill the lock has from another source is left alone, and said to be.
 	other := newCatalogServer(t, map[string]map[string]string{"alpha": {"SKILL.md": skillMD("alpha", "Another alpha.")}})
-	res, err := Pull(context.Background(), other.URL, dir, loopback())
+	res, err = Pull(context.Background(), other.URL, dir, loopback())
 	if err != nil || !reflect.DeepEqual(res.Elsewhere, []string{"alpha"}) || len(res.Installed)+len(res.Updated) != 0 {
 		t.Fatalf("pull from another source: %+v %v", res, err)
 	}

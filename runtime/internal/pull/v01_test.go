@@ -298,8 +298,9 @@ func TestPullV01Progress(t *testing.T) {
 }
 
 // TestPullV01LocalEdit: a skill read from a v0.1 index and edited locally is kept while
-// the source does not change (as on the other paths), stops the pull naming the file when
-// it does, and --force takes the source's; a deleted folder is restored.
+// the source does not change (as on the other paths), and when it does it is left as it
+// is, named with the file, while the other skills are updated; --force takes the
+// source's; a deleted folder is restored.
 func TestPullV01LocalEdit(t *testing.T) {
 	srv := newV01Server(t, testCatalog())
 	dir := t.TempDir()
@@ -316,8 +317,13 @@ func TestPullV01LocalEdit(t *testing.T) {
 		t.Errorf("the edit was overwritten: %q", b)
 	}
 	srv.set("alpha", map[string]string{"SKILL.md": skillMD("alpha", "Alpha, new."), "ref/a.md": "A\n"})
-	if _, err := Pull(context.Background(), srv.URL, dir, loopback()); err == nil || !strings.Contains(err.Error(), edited) {
-		t.Errorf("pull over an edit: %v", err)
+	srv.set("beta", map[string]string{"SKILL.md": skillMD("beta", "Beta, new.")})
+	res, err = Pull(context.Background(), srv.URL, dir, loopback())
+	if err != nil || !reflect.DeepEqual(res.Edited, []Edited{{"alpha", []string{"ref/a.md"}}}) || !reflect.DeepEqual(res.Updated, []string{"beta"}) {
+		t.Errorf("pull over an edit: %+v %v", res, err)
+	}
+	if b, _ := os.ReadFile(edited); string(b) != "mine\n" {
+		t.Errorf("the edit was overwritten: %q", b)
 	}
 	opt := loopback()
 	opt.Force = true
