@@ -386,7 +386,9 @@ func TestReleaseWorkflow(t *testing.T) {
 // folder holding skills/, the Deploy section's blocks unpack the skills repository's files
 // and, with `npm install` stood in for (build/node_modules, whose versions package.json
 // must pin, linked in entry by entry), build the Worker and have the pinned wrangler
-// bundle it; what .gitignore leaves is the skills and the four files.
+// bundle it; what .gitignore leaves is the skills and the four files. The repository's own
+// .gitignore keeps its lines (the release's are added), and a second unpacking replaces
+// no file, naming each it kept.
 func TestReleaseREADME(t *testing.T) {
 	root := repoRoot(t)
 	release, err := releaseBuild()
@@ -448,8 +450,34 @@ func TestReleaseREADME(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(repo, "skills"), os.DirFS(filepath.Join(root, "catalog", "examples", "skills"))); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("secrets.env\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	run(repo, unpack, curl, "/usr/bin", "/bin")
 	checkPins(t, filepath.Join(repo, "package.json"))
+	ignore, _ := os.ReadFile(filepath.Join(repo, ".gitignore"))
+	ours, _ := os.ReadFile(filepath.Join(root, "build", "skills-repo", ".gitignore"))
+	if string(ignore) != "secrets.env\n"+string(ours) {
+		t.Errorf("the repository's .gitignore after unpacking:\n%s", ignore)
+	}
+	mine := []byte("# the team's own\n")
+	if err := os.WriteFile(filepath.Join(repo, "wrangler.toml"), mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again := run(repo, unpack, curl, "/usr/bin", "/bin")
+	if b, _ := os.ReadFile(filepath.Join(repo, "wrangler.toml")); string(b) != string(mine) || !strings.Contains(again, "kept your wrangler.toml: compare it with ") ||
+		!strings.Contains(again, "kept your package.json") {
+		t.Fatalf("a second unpacking replaced a file, or did not say it kept it:\n%s", again)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".gitignore"), append([]byte("secrets.env\n"), ours...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The release's wrangler.toml again, and .gitignore as one unpacking left it, for the
+	// build below.
+	wrangler, _ := os.ReadFile(filepath.Join(root, "build", "skills-repo", "wrangler.toml"))
+	if err := os.WriteFile(filepath.Join(repo, "wrangler.toml"), wrangler, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	fake := t.TempDir()
 	npm := "#!/bin/sh\n" +
 		"[ \"$*\" = install ] || { echo \"npm: the test's stand-in runs only npm install, not $*\" >&2; exit 2; }\n" +
