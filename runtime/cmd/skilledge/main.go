@@ -45,6 +45,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdPull(ctx, rest, escaping{stdout}, escaping{stderr})
 	case "outdated":
 		return cmdOutdated(ctx, rest, escaping{stdout}, escaping{stderr})
+	case "list":
+		return cmdList(rest, escaping{stdout}, escaping{stderr})
+	case "remove":
+		return cmdRemove(rest, escaping{stdout}, escaping{stderr})
 	case "key":
 		return cmdKey(rest, stdout, stderr)
 	case "stats":
@@ -85,6 +89,8 @@ Usage:
   skilledge pull URL [DIR] [flags]  install a catalog's skills into DIR (an agent's skills
                                     folder), verified, recorded in DIR/skills.lock
   skilledge outdated [DIR] [flags]  list the installed skills whose source changed
+  skilledge list [DIR]              list the skills pull installed in DIR: version, source, local changes
+  skilledge remove [DIR] NAME       remove an installed skill; a later pull leaves it out
   skilledge key [flags]             make a static API key for a private deployment, and its
                                     entry for the auth file (serve --auth FILE)
   skilledge stats URL|FILE          what a deployment answered: top skills, activations,

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -190,6 +191,39 @@ func TestSizeOf(t *testing.T) {
 	for n, want := range map[int64]string{0: "0 bytes", 1: "1 byte", 1023: "1023 bytes", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 20: "5.0 MiB", 1<<30 + 1<<29: "1536.0 MiB"} {
 		if got := sizeOf(n); got != want {
 			t.Errorf("sizeOf(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestListRemoveCommands: list shows what pull installed and whether it was changed;
+// remove deletes a skill and says that pulls leave it out; bad usage exits 2.
+func TestListRemoveCommands(t *testing.T) {
+	base := fakeDeployment(t, "")
+	dir := filepath.Join(t.TempDir(), "skills")
+	if code, out, errOut := call(t, "", "pull", base, dir); code != 0 {
+		t.Fatalf("pull: %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := call(t, "", "list", dir)
+	if code != 0 || !regexp.MustCompile(`(?m)^greet  -  `+regexp.QuoteMeta(base)+`  1 file, \d+ bytes  as pulled\n1 skill installed in `+regexp.QuoteMeta(dir)+`\n$`).MatchString(out) {
+		t.Fatalf("list: %d\n%s%s", code, out, errOut)
+	}
+	os.WriteFile(filepath.Join(dir, "greet", "SKILL.md"), []byte("mine"), 0o644)
+	if code, out, _ := call(t, "", "list", dir, "--json"); code != 0 || !strings.Contains(out, `"changed": [`+"\n"+`        "SKILL.md"`) {
+		t.Errorf("list --json of an edited skill: %d\n%s", code, out)
+	}
+	if code, _, errOut := call(t, "", "remove", dir, "greet"); code != 1 || !strings.Contains(errOut, "pass --force to remove it anyway") {
+		t.Errorf("remove of an edited skill: %d %s", code, errOut)
+	}
+	code, out, errOut = call(t, "", "remove", dir, "greet", "--force")
+	if code != 0 || !strings.Contains(out, "removed greet from "+dir+" (1 file, ") || !strings.Contains(out, "leaves it out until pull --skill greet") {
+		t.Fatalf("remove --force: %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := call(t, "", "list", dir); code != 0 || !strings.HasPrefix(out, "no skills installed in "+dir) {
+		t.Errorf("list after remove: %d %s", code, out)
+	}
+	for _, args := range [][]string{{"remove"}, {"remove", dir, "Bad_Name"}, {"list", "a", "b"}} {
+		if code, _, _ := call(t, "", args...); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
 		}
 	}
 }

@@ -32,12 +32,18 @@ type Lock struct {
 }
 
 // Selection is what pulls of one source were asked for: the skills named and the catalog
-// paths, each sorted and given once.
+// paths, each sorted and given once; with neither, the whole catalog. Removed are the
+// skills removed from the folder (skilledge remove), which a pull does not bring back
+// until one is named again.
 type Selection struct {
-	Source string   `json:"source"`
-	Skills []string `json:"skills,omitempty"`
-	Paths  []string `json:"paths,omitempty"`
+	Source  string   `json:"source"`
+	Skills  []string `json:"skills,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
+	Removed []string `json:"removed,omitempty"`
 }
+
+// whole reports whether the selection is the whole catalog (but what was removed).
+func (s *Selection) whole() bool { return len(s.Skills)+len(s.Paths) == 0 }
 
 // LockedSkill is one installed skill.
 type LockedSkill struct {
@@ -128,10 +134,10 @@ func ParseLock(b []byte) (*Lock, error) {
 			return nil, fmt.Errorf("selections[%d]: no source, or a source given twice", i)
 		}
 		sources[sel.Source] = true
-		if len(sel.Skills)+len(sel.Paths) == 0 {
+		if len(sel.Skills)+len(sel.Paths)+len(sel.Removed) == 0 {
 			return nil, fmt.Errorf("selections[%d]: selects nothing", i)
 		}
-		for _, n := range sel.Skills {
+		for _, n := range slices.Concat(sel.Skills, sel.Removed) {
 			if !validName(n) {
 				return nil, fmt.Errorf("selections[%d]: %q is not a valid skill name", i, n)
 			}
@@ -233,7 +239,7 @@ func (l *Lock) selection(source string) *Selection {
 // pulledWhole reports whether source was pulled whole: skills of it are locked, and no
 // selection. A source pulled whole keeps being pulled whole.
 func (l *Lock) pulledWhole(source string) bool {
-	if l.selection(source) != nil {
+	if sel := l.selection(source); sel != nil && !sel.whole() {
 		return false
 	}
 	for _, s := range l.Skills {
@@ -266,6 +272,44 @@ func sortedUnion(a, b []string) []string {
 	out := slices.Concat(a, b)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// removed returns the skills of source removed from the folder.
+func (l *Lock) removed(source string) []string {
+	if sel := l.selection(source); sel != nil {
+		return sel.Removed
+	}
+	return nil
+}
+
+// markRemoved records that the skill name of source was removed from the folder. The
+// names the selection asks for stay as they are (a selection left with none would read as
+// the whole catalog): Removed wins over them until the skill is named again.
+func (l *Lock) markRemoved(source, name string) {
+	sel := l.selection(source)
+	if sel == nil {
+		l.Selections = append(l.Selections, Selection{Source: source})
+		sel = &l.Selections[len(l.Selections)-1]
+	}
+	sel.Removed = sortedUnion(sel.Removed, []string{name})
+}
+
+// unremove forgets that the skills names of source were removed: they are named again.
+// It reports whether anything changed.
+func (l *Lock) unremove(source string, names []string) bool {
+	sel := l.selection(source)
+	if sel == nil {
+		return false
+	}
+	n := len(sel.Removed)
+	sel.Removed = slices.DeleteFunc(sel.Removed, func(s string) bool { return slices.Contains(names, s) })
+	if len(sel.Removed) == 0 {
+		sel.Removed = nil
+		if sel.whole() { // nothing left to say of the source
+			l.Selections = slices.DeleteFunc(l.Selections, func(s Selection) bool { return s.Source == source })
+		}
+	}
+	return len(sel.Removed) != n
 }
 
 // find returns the locked skill called name, or nil.

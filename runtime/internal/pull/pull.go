@@ -128,14 +128,18 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	explicit := len(names) > 0 || len(paths) > 0
 	whole := lock.pulledWhole(source)
 	var sel *Selection
-	if !explicit && !opt.Frozen { // frozen: what the lock locks, and no more
-		sel = lock.selection(source)
+	if s := lock.selection(source); !explicit && !opt.Frozen && s != nil && !s.whole() { // frozen: what the lock locks, and no more
+		sel = s
 	}
 	opt.Paths = paths
 	if sel != nil {
 		opt.Paths = sel.Paths // a path is read over MCP
 	}
+	removed := lock.removed(source) // skilledge remove: not brought back unless named
 	inSelection := func(name, path string) bool {
+		if contains(removed, name) && !contains(names, name) {
+			return false
+		}
 		if sel != nil {
 			return contains(sel.Skills, name) || len(sel.Paths) > 0 && underPaths(path, sel.Paths)
 		}
@@ -220,7 +224,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	}
 	if sel != nil {
 		for _, f := range got {
-			if lock.find(f.Name) == nil && !inSelection(f.Name, f.Path) {
+			if lock.find(f.Name) == nil && !inSelection(f.Name, f.Path) && !contains(removed, f.Name) {
 				res.New = append(res.New, f.Name)
 			}
 		}
@@ -385,12 +389,12 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	for _, l := range relocks {
 		lock.put(l)
 	}
-	reselected := false
+	reselected := lock.unremove(source, names)
 	if !opt.Frozen && !whole {
 		if len(names) > 0 {
-			reselected = lock.selectMore(source, names, nil) // names and paths together: the names, the narrower
+			reselected = lock.selectMore(source, names, nil) || reselected // names and paths together: the names, the narrower
 		} else {
-			reselected = lock.selectMore(source, nil, paths)
+			reselected = lock.selectMore(source, nil, paths) || reselected
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, LockName)); errors.Is(err, os.ErrNotExist) || len(relocks) > 0 || reselected {

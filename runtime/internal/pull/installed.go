@@ -1,0 +1,97 @@
+package pull
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Installed is one skill a folder's lock names, as skilledge list shows it.
+type Installed struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Path is the skill's path in its catalog; Version the version locked ("" when the
+	// skill declares none), Pinned whether a pull leaves it there.
+	Path    string `json:"path"`
+	Version string `json:"version,omitempty"`
+	Pinned  bool   `json:"pinned,omitempty"`
+	// Unverified is set for a skill read from a source that publishes no digest.
+	Unverified bool `json:"unverified,omitempty"`
+	// Files and Bytes are what the lock says the skill holds.
+	Files int   `json:"files"`
+	Bytes int64 `json:"bytes"`
+	// Changed are its files changed locally since the pull, relative to its folder:
+	// edited, added or removed; ["."] when the folder is gone. Empty when it is as pulled.
+	Changed []string `json:"changed"`
+}
+
+// List returns the skills the lock of dir names, by name, each compared with the folder.
+func List(dir string) ([]Installed, error) {
+	lock, err := ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := []Installed{}
+	for i := range lock.Skills {
+		l := &lock.Skills[i]
+		in := Installed{Name: l.Name, Source: l.Source, Path: l.Path, Version: l.Version, Pinned: l.Pinned, Unverified: l.Unverified,
+			Files: len(l.Files), Changed: localChanges(dir, l)}
+		for _, f := range l.Files {
+			in.Bytes += f.Size
+		}
+		if in.Changed == nil {
+			in.Changed = []string{}
+		}
+		out = append(out, in)
+	}
+	slices.SortFunc(out, func(a, b Installed) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// ErrNotInstalled is Remove's error for a name the lock does not name.
+var ErrNotInstalled = errors.New("not installed")
+
+// Remove deletes the installed skill name from dir and its lock entry, and records in the
+// lock that it was removed, so that a later pull of its source does not bring it back
+// until it is named again (pull --skill NAME). A skill changed locally since it was
+// pulled is removed only with force: the error names the changed files. Nothing is
+// removed but what the lock names.
+func Remove(dir, name string, force bool) (*Installed, error) {
+	if !validName(name) {
+		return nil, usageErrorf("%q is not a skill name (1-64 of a-z, 0-9, \"-\")", name)
+	}
+	lock, err := ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	l := lock.find(name)
+	if l == nil {
+		return nil, fmt.Errorf("%s: %w in %s (%s does not name it)", name, ErrNotInstalled, dir, LockName)
+	}
+	gone := Installed{Name: l.Name, Source: l.Source, Path: l.Path, Version: l.Version, Pinned: l.Pinned, Files: len(l.Files), Changed: localChanges(dir, l)}
+	for _, f := range l.Files {
+		gone.Bytes += f.Size
+	}
+	if len(gone.Changed) > 0 && !missing(gone.Changed) && !force {
+		files := make([]string, len(gone.Changed))
+		for i, c := range gone.Changed {
+			files[i] = filepath.Join(dir, name, filepath.FromSlash(c))
+		}
+		return nil, fmt.Errorf("%s was changed locally since it was pulled (%s): nothing was removed; pass --force to remove it anyway", name, strings.Join(files, ", "))
+	}
+	if err := removeSkill(dir, name); err != nil {
+		return nil, err
+	}
+	source := l.Source
+	lock.remove(name)
+	lock.markRemoved(source, name)
+	if err := writeLock(dir, lock); err != nil {
+		return nil, err
+	}
+	if gone.Changed == nil {
+		gone.Changed = []string{}
+	}
+	return &gone, nil
+}
