@@ -140,6 +140,7 @@ var notInRepo = map[string]string{
 	// Where a skills repository keeps the workflow it copies (build/skills-repo/skills.yml).
 	"build/skills-repo/README.md .github/workflows/skills.yml": "a skills repository's path",
 	"README.md .github/workflows/skills.yml":                   "a skills repository's path",
+	"README.md .github/skills":                                 "where VS Code reads a project's skills",
 }
 
 // gitignored returns the patterns of the root's .gitignore.

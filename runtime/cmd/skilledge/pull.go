@@ -112,9 +112,16 @@ func (f readFlags) pullOptions(target string) (pull.Options, error) {
 
 func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("pull", "skilledge pull URL [DIR] [flags]",
-		`Installs the skills of the catalog at URL into DIR (default `+defaultSkillsDir+`), each in
-DIR/NAME, and records them in DIR/skills.lock. URL is what "skilledge verify" takes: the
-deployment's origin (or its path prefix).
+		`Installs the skills of the catalog at URL into DIR, each in DIR/NAME, and records them in
+DIR/skills.lock. URL is what "skilledge verify" takes: the deployment's origin (or its
+path prefix).
+
+Without DIR, --agent NAME (repeatable) installs into that agent's skills folder: `+agentNames()+`
+(README, "Install skills into an agent", lists each folder). With neither, pull looks
+for the agents the project uses (.claude/, .cursor/, .gemini/, … in the working
+directory; --user: in your home directory), installs into their folders (.agents/skills
+for every agent that reads it) or, finding none, into `+defaultSkillsDir+`, and says which it
+chose. A folder so chosen that is a symbolic link out of the project (or home) is refused.
 
 pull reads URL/.well-known/agent-skills/index.json (well-known discovery v0.2.0) and
 downloads each skill's archive (one request per skill), under the trust root as verify
@@ -160,13 +167,18 @@ failure or when an edited skill was left as it is, 2 on bad usage.`)
 	frozen := c.fs.Bool("frozen", false, "install exactly what skills.lock says; fail if the catalog no longer serves it")
 	maxTotal := c.fs.Int64("max-total", pull.DefaultMaxTotal>>20, "refuse, writing nothing, a pull whose selected skills hold more than `MIB` mebibytes of files")
 	force := c.fs.Bool("force", false, "overwrite skills edited locally since they were pulled")
+	named, user := addAgentFlags(c, "install into")
 	pos, code, ok := c.parse(args, 1, 2, stdout, stderr)
 	if !ok {
 		return code
 	}
-	dir := defaultSkillsDir
+	dir := ""
 	if len(pos) == 2 {
 		dir = pos[1]
+	}
+	ts, err := targets(dir, *named, *user, false)
+	if err != nil {
+		return c.usageError(stderr, err.Error())
 	}
 	opt, err := rf.pullOptions(pos[0])
 	if err != nil {
@@ -179,27 +191,51 @@ failure or when an edited skill was left as it is, 2 on bad usage.`)
 	if !*rf.json && isTerminal(stderr) {
 		opt.Progress = stderr
 	}
+	sayTargets(stderr, "pull", ts)
 	ctx, cancel, deadline := rf.withDeadline(ctx)
 	defer cancel()
-	res, err := pull.Pull(ctx, pos[0], dir, opt)
+	var results []*pull.Result
+	for _, t := range ts {
+		res, code := pullInto(ctx, pos[0], t.dir, opt, deadline, stdout, stderr, *rf.json)
+		if res == nil {
+			return code
+		}
+		results = append(results, res)
+	}
+	code = 0
+	for _, res := range results {
+		if len(res.Edited) > 0 {
+			code = 1 // the others are updated; these are not, and a script must know it
+		}
+	}
+	if *rf.json {
+		if len(results) == 1 {
+			writeJSON(stdout, results[0])
+		} else {
+			writeJSON(stdout, results)
+		}
+	}
+	return code
+}
+
+// pullInto pulls source into dir and, unless asJSON, prints its summary and the skills
+// left as they were; a nil Result comes with the exit status of the failure, said on
+// stderr.
+func pullInto(ctx context.Context, source, dir string, opt pull.Options, deadline func(error) error, stdout, stderr io.Writer, asJSON bool) (*pull.Result, int) {
+	res, err := pull.Pull(ctx, source, dir, opt)
 	err = deadline(err)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge pull: %v\n", err)
 		if errors.Is(err, verify.ErrUsage) {
-			return 2
+			return nil, 2
 		}
-		if !hasToken(opt.Verify.Tokens, pos[0]) && strings.Contains(err.Error(), "HTTP 401") {
+		if !hasToken(opt.Verify.Tokens, source) && strings.Contains(err.Error(), "HTTP 401") {
 			fmt.Fprint(stderr, "skilledge pull: the catalog asks for a credential: pass --token or set "+tokenEnv+"\n")
 		}
-		return 1
+		return nil, 1
 	}
-	code = 0
-	if len(res.Edited) > 0 {
-		code = 1 // the others are updated; these are not, and a script must know it
-	}
-	if *rf.json {
-		writeJSON(stdout, res)
-		return code
+	if asJSON {
+		return res, 0
 	}
 	fmt.Fprintln(stdout, pullSummary(res, dir))
 	for _, e := range res.Edited {
@@ -209,7 +245,7 @@ failure or when an edited skill was left as it is, 2 on bad usage.`)
 		}
 		fmt.Fprintf(stderr, "skilledge pull: %s was changed locally since it was pulled (%s): left as it is; pass --force to overwrite it\n", e.Name, strings.Join(files, ", "))
 	}
-	return code
+	return res, 0
 }
 
 // sizeOf says n bytes in the unit a person reads: bytes, KiB or MiB.
@@ -267,58 +303,74 @@ func pullSummary(r *pull.Result, dir string) string {
 
 func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("outdated", "skilledge outdated [DIR] [flags]",
-		`Lists the skills installed in DIR (default `+defaultSkillsDir+`) by "skilledge pull" whose
-source now serves other bytes, or serves them no more: name, locked version and digest ->
+		`Lists the skills installed in DIR by "skilledge pull" whose source now serves other bytes, or serves them no more: name, locked version and digest ->
 the version and digest served now. It reads each source's index, and downloads only what
 that cannot tell: a skill that changed, when the index names no versions, to read its
 version; and a source read through its v0.1 index, which publishes no digests, has its
-skills downloaded to compare. Nothing is written.
+skills downloaded to compare. Nothing is written. Without DIR, it looks at the folders of
+--agent NAME, or of the agents the project uses that hold a skills.lock (as pull finds
+them), else `+defaultSkillsDir+`.
 The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	rf := addReadFlags(c)
+	named, user := addAgentFlags(c, "look in")
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
 		return code
 	}
-	dir := defaultSkillsDir
+	dir := ""
 	if len(pos) == 1 {
 		dir = pos[0]
+	}
+	ts, err := targets(dir, *named, *user, true)
+	if err != nil {
+		return c.usageError(stderr, err.Error())
 	}
 	opt, err := rf.pullOptions("")
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
+	sayTargets(stderr, "outdated", ts)
 	ctx, cancel, deadline := rf.withDeadline(ctx)
 	defer cancel()
-	out, err := pull.CheckOutdated(ctx, dir, opt)
-	err = deadline(err)
-	if err != nil {
-		fmt.Fprintf(stderr, "skilledge outdated: %v\n", err)
-		if errors.Is(err, verify.ErrUsage) {
-			return 2
+	var out []pull.Outdated
+	for _, t := range ts {
+		o, err := pull.CheckOutdated(ctx, t.dir, opt)
+		if err = deadline(err); err != nil {
+			return outdatedFailed(err, opt, stderr)
 		}
-		var se *pull.SourceError
-		if errors.As(err, &se) && !hasToken(opt.Verify.Tokens, se.Source) && strings.Contains(err.Error(), "HTTP 401") {
-			fmt.Fprintf(stderr, "skilledge outdated: %s asks for a credential: pass --token %s=TOKEN or set %s to it\n", se.Origin(), se.Origin(), tokenEnv)
+		if !*rf.json {
+			for _, o := range o {
+				fmt.Fprintln(stdout, o)
+			}
+			if len(o) == 0 {
+				fmt.Fprintf(stdout, "every skill in %s is up to date\n", t.dir)
+			}
 		}
-		return 1
+		out = append(out, o...)
 	}
 	if *rf.json {
 		if out == nil {
 			out = []pull.Outdated{}
 		}
 		writeJSON(stdout, map[string]any{"outdated": out})
-	} else {
-		for _, o := range out {
-			fmt.Fprintln(stdout, o)
-		}
-		if len(out) == 0 {
-			fmt.Fprintf(stdout, "every skill in %s is up to date\n", dir)
-		}
 	}
 	if len(out) > 0 {
 		return 1
 	}
 	return 0
+}
+
+// outdatedFailed says why outdated failed and returns its exit status.
+func outdatedFailed(err error, opt pull.Options, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "skilledge outdated: %v\n", err)
+	if errors.Is(err, verify.ErrUsage) {
+		return 2
+	}
+	var se *pull.SourceError
+	if errors.As(err, &se) && !hasToken(opt.Verify.Tokens, se.Source) && strings.Contains(err.Error(), "HTTP 401") {
+		fmt.Fprintf(stderr, "skilledge outdated: %s asks for a credential: pass --token %s=TOKEN or set %s to it\n", se.Origin(), se.Origin(), tokenEnv)
+	}
+	return 1
 }
 
 func writeJSON(w io.Writer, v any) {
