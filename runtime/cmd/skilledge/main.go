@@ -37,6 +37,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdStdio(ctx, rest, stdin, stdout, stderr)
 	case "validate":
 		return cmdValidate(rest, stdout, stderr)
+	case "init":
+		return cmdInit(rest, stdout, stderr)
 	case "build":
 		return cmdBuild(ctx, rest, stdout, stderr)
 	case "verify":
@@ -83,6 +85,7 @@ Usage:
                                     --auth FILE makes every request carry a credential
   skilledge stdio [DIR] [flags]     serve DIR over stdin/stdout (the MCP stdio transport)
   skilledge validate DIR            check every skill in DIR and report each problem
+  skilledge init NAME [DIR]         make DIR/NAME/SKILL.md (DIR: skills), a new skill that validates
   skilledge build [DIR] -o OUT      write OUT/catalog.pack, OUT/assets/, OUT/plugin.wasm, the JavaScript host and its entries (Workers, Deno, Bun, Node)
   skilledge verify URL [flags]      check a deployment's skills against their DVS trust root
                                     (--token for a private deployment)

@@ -227,3 +227,24 @@ func TestListRemoveCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestInit: init makes a skill that validates, names the file, refuses a bad name (2) and
+// leaves a folder that exists alone (1).
+func TestInit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "skills")
+	code, out, errOut := call(t, "", "init", "release-notes", dir)
+	if code != 0 || !strings.Contains(out, "created "+filepath.Join(dir, "release-notes", "SKILL.md")) {
+		t.Fatalf("init: %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := call(t, "", "validate", "--strict", dir); code != 0 || !strings.Contains(out, "1 skill checked: 0 errors, 0 warnings") {
+		t.Fatalf("validate --strict of a new skill: %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := call(t, "", "init", "release-notes", dir); code != 1 || !strings.Contains(errOut, "exists already") {
+		t.Errorf("init over a skill: %d %s", code, errOut)
+	}
+	for _, name := range []string{"Release", "-x", "a--b", "a/b", ""} {
+		if code, _, _ := call(t, "", "init", name, dir); code != 2 {
+			t.Errorf("init %q: exit %d, want 2", name, code)
+		}
+	}
+}
