@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // command is one subcommand's flag set and help text.
@@ -28,10 +30,42 @@ func (c *command) printUsage(w io.Writer) {
 	c.fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 	if hasFlags {
 		fmt.Fprint(w, "\nFlags:\n")
-		c.fs.SetOutput(w)
-		c.fs.PrintDefaults()
-		c.fs.SetOutput(io.Discard)
+		printFlags(w, c.fs)
 	}
+}
+
+// printFlags lists the flags of fs as flag.PrintDefaults does, but each written as it is
+// typed, "--name" (the package takes both forms; the help shows the one people expect).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		line += "\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t")
+		switch d := f.DefValue; {
+		case d == "" || d == "false" || d == "0" || d == "[]":
+		case isLiteral(d):
+			line += " (default " + d + ")"
+		default:
+			line += fmt.Sprintf(" (default %q)", d)
+		}
+		fmt.Fprintln(w, line)
+	})
+}
+
+// isLiteral reports whether a flag's default is a number, a boolean or a duration, which
+// the help shows bare; any other default is a string, shown quoted.
+func isLiteral(d string) bool {
+	if d == "true" {
+		return true
+	}
+	if _, err := strconv.ParseFloat(d, 64); err == nil {
+		return true
+	}
+	_, err := time.ParseDuration(d)
+	return err == nil
 }
 
 // parse parses args, in which flags and positional arguments may be interleaved ("--"
