@@ -57,6 +57,8 @@ func (os Observers) Observe(r *front.Record) {
 // Lines is a writer that writes each line written to it as a JSON log line of its own
 // ({"time", "level": "INFO", "msg": the line}) to the writer it wraps: with serve --log
 // json, the host's own lines (start-up, errors) are JSON lines too, among the requests'.
+// A build's problem ("path:line: warning: …", "path:line: …") is logged at WARN or ERROR,
+// a failure at ERROR, anything else at INFO.
 // Writes are whole lines (serve's log writer writes each line in one call).
 type Lines struct{ handler slog.Handler }
 
@@ -69,7 +71,12 @@ func (l *Lines) Write(p []byte) (int, error) {
 			continue
 		}
 		level := slog.LevelInfo
-		if strings.Contains(line, "skilledge serve: ") || strings.Contains(line, " failed") {
+		switch {
+		case strings.Contains(line, "skilledge serve: ") || strings.Contains(line, " failed"):
+			level = slog.LevelError
+		case strings.Contains(line, ": warning: "): // a build's "path:line: warning: …"
+			level = slog.LevelWarn
+		case isProblem(line): // a build's "path:line: …", an error
 			level = slog.LevelError
 		}
 		rec := slog.NewRecord(time.Now(), level, strings.TrimPrefix(line, "skilledge: "), 0)
@@ -78,4 +85,23 @@ func (l *Lines) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// isProblem reports whether line is a build's error, "path:line: message": a first field
+// ending in ".md:N:" or a path with a line number.
+func isProblem(line string) bool {
+	path, rest, ok := strings.Cut(line, ": ")
+	if !ok || rest == "" {
+		return false
+	}
+	i := strings.LastIndexByte(path, ':')
+	if i <= 0 || i == len(path)-1 {
+		return false
+	}
+	for _, c := range path[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -62,17 +62,23 @@ func TestLog(t *testing.T) {
 	}
 }
 
-// TestLines: each line written becomes a JSON line of its own.
+// TestLines: each line written becomes a JSON line of its own, a build's warning at WARN
+// and its error or a failure at ERROR.
 func TestLines(t *testing.T) {
 	var b bytes.Buffer
-	io.WriteString(NewLines(&b), "skilledge: watching skills for changes\nskilledge serve: listen tcp: address in use\n")
+	io.WriteString(NewLines(&b), "skilledge: watching skills for changes\nskilledge serve: listen tcp: address in use\n"+
+		"skills/x/SKILL.md:5: warning: metadata key \"v\": a number\nskills/y/SKILL.md:2: name \"Y\": must be lowercase\n"+
+		"skilledge: serving 3 skills (7 files) at http://127.0.0.1:8787/mcp\n")
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	require.Equal(t, 2, len(lines))
-	var first, second struct{ Level, Msg string }
+	require.Equal(t, 5, len(lines))
+	for i, want := range []string{"INFO", "ERROR", "WARN", "ERROR", "INFO"} {
+		var l struct{ Level, Msg string }
+		require.NoError(t, json.Unmarshal([]byte(lines[i]), &l))
+		require.Equal(t, want, l.Level)
+	}
+	var first struct{ Level, Msg string }
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &first))
-	require.NoError(t, json.Unmarshal([]byte(lines[1]), &second))
 	require.Equal(t, [2]string{"INFO", "watching skills for changes"}, [2]string{first.Level, first.Msg})
-	require.Equal(t, "ERROR", second.Level)
 }
 
 // TestMetrics: what a scrape reads after a known mix of answers.
