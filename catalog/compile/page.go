@@ -67,6 +67,12 @@ func pageTemplate(c *Catalog) []byte {
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	b.WriteString("<meta name=\"generator\" content=\"" + Generator + "\">\n")
 	b.WriteString("<title>Agent Skills: " + plural(len(c.Skills), "skill") + "</title>\n")
+	feeds := ""
+	if c.History != nil { // the change feeds, which a catalog keeping history serves
+		b.WriteString("<link rel=\"alternate\" type=\"application/atom+xml\" title=\"Changes\" href=\"" + catalog.ChangesAtom + "\">\n")
+		b.WriteString("<link rel=\"alternate\" type=\"application/json\" title=\"Changes (JSON)\" href=\"" + catalog.ChangesJSON + "\">\n")
+		feeds = "<a href=\"" + catalog.ChangesAtom + "\">changes (Atom)</a><a href=\"" + catalog.ChangesJSON + "\">changes (JSON)</a>"
+	}
 	b.WriteString("<style>" + pageStyle + "</style>\n</head>\n<body>\n")
 	b.WriteString("<header>\n<h1>Agent Skills</h1>\n<p class=\"muted\" id=\"summary\">" + plural(len(c.Skills), "skill") + ", " +
 		plural(files, "file") + ", " + e(humanSize(size)) + ", served over the Model Context Protocol and over plain HTTP.")
@@ -75,7 +81,7 @@ func pageTemplate(c *Catalog) []byte {
 	}
 	b.WriteString("</p>\n<nav><a href=\"#connect\">Connect</a><a href=\"#skills\">Skills</a>" +
 		"<a href=\"" + catalog.AgentSkillsIndex + "\">agent-skills index</a><a href=\"" + catalog.SkillsIndex + "\">skills index</a>" +
-		"<a href=\"" + catalog.SitemapPath + "\">sitemap</a></nav>\n</header>\n")
+		"<a href=\"" + catalog.SitemapPath + "\">sitemap</a>" + feeds + "</nav>\n</header>\n")
 
 	u, j := marker(catalog.PageURLHTML), marker(catalog.PageURLJSON)
 	b.WriteString("<section id=\"connect\">\n<h2>Connect</h2>\n")

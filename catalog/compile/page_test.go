@@ -136,3 +136,38 @@ func TestPageHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestPageFeeds: a catalog that keeps history names its change feeds in the page's head
+// (rel="alternate", for browsers and feed readers) and in its navigation; one that keeps
+// none names no feed, which it does not serve.
+func TestPageFeeds(t *testing.T) {
+	for _, c := range []struct {
+		history bool
+		want    []string
+	}{
+		{false, nil},
+		{true, []string{
+			`<link rel="alternate" type="application/atom+xml" title="Changes" href="/changes.atom">`,
+			`<link rel="alternate" type="application/json" title="Changes (JSON)" href="/changes.json">`,
+			`<a href="/changes.atom">changes (Atom)</a><a href="/changes.json">changes (JSON)</a></nav>`,
+		}},
+	} {
+		cat := &Catalog{}
+		if c.history {
+			cat.History = &History{}
+		}
+		page := string(pageTemplate(cat))
+		head := page[:strings.Index(page, "</head>")]
+		for _, w := range c.want {
+			if !strings.Contains(page, w) {
+				t.Errorf("history %v: the page has no %s", c.history, w)
+			}
+		}
+		if !c.history && strings.Contains(page, "changes") {
+			t.Errorf("a catalog without history names a feed:\n%s", head)
+		}
+		if c.history && strings.Count(head, `rel="alternate"`) != 2 {
+			t.Errorf("the head:\n%s", head)
+		}
+	}
+}
