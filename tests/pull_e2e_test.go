@@ -664,3 +664,65 @@ func TestPullSelection(t *testing.T) {
 		t.Fatalf("after adding xlsx: %d\n%s", code, out)
 	}
 }
+
+// TestPullFrozenKeptVersion: a frozen pull after the catalog moved on installs the
+// version the lock names from its version path, where a catalog that keeps versions still
+// publishes it, and takes the URL from skills.lock when given none (pull --frozen DIR);
+// without that version it fails, writing nothing. The catalog is served by skilledge
+// serve, then by workerd, each from a repository one commit further (alpha 1.1.0, then
+// 1.2.0), the lock's URL moved to the new address as a deployment's stays the same.
+func TestPullFrozenKeptVersion(t *testing.T) {
+	before, after := t.TempDir(), t.TempDir()
+	if err := gitRepo(before, versionsCommits[:3]); err != nil {
+		t.Fatal(err)
+	}
+	moved := append(slices.Clone(versionsCommits[:3]), repoCommit{subject: "alpha: 1.2.0", write: map[string]string{
+		"skills/alpha/SKILL.md": "---\nname: alpha\ndescription: Alpha does the first thing.\nversion: 1.2.0\n---\n\n# Alpha\n\nNow with a body.\n",
+		"skills/alpha/ref.md":   "ref four\n",
+	}})
+	if err := gitRepo(after, moved); err != nil {
+		t.Fatal(err)
+	}
+	first := strings.TrimSuffix(serve(t, filepath.Join(before, "skills")), "/mcp")
+	d, err := deployFolder(filepath.Join(after, "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, now := range map[string]string{
+		"serve":   strings.TrimSuffix(serve(t, filepath.Join(after, "skills")), "/mcp"),
+		"workerd": workerdFor(t, d, "")[0],
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if code, out := pullCLI(t, nil, "pull", first, dir, "--skill", "alpha"); code != 0 {
+				t.Fatalf("pull: %d\n%s", code, out)
+			}
+			lockPath := filepath.Join(dir, "skills.lock")
+			b, _ := os.ReadFile(lockPath)
+			if err := os.WriteFile(lockPath, []byte(strings.ReplaceAll(string(b), first, now)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.RemoveAll(filepath.Join(dir, "alpha"))
+			code, out := pullCLI(t, nil, "pull", "--frozen", dir)
+			if code != 0 || !strings.Contains(out, "1 updated (alpha)") { // restored, as locked
+				t.Fatalf("pull --frozen DIR after the catalog moved on: %d\n%s", code, out)
+			}
+			got := pulledSkills(t, dir)["alpha"]
+			if !strings.Contains(got["SKILL.md"], "version: 1.1.0") || got["ref.md"] != "ref two\n" {
+				t.Fatalf("alpha as installed: %v", got)
+			}
+			if b2, _ := os.ReadFile(lockPath); string(b2) != strings.ReplaceAll(string(b), first, now) {
+				t.Errorf("a frozen pull changed skills.lock:\n%s", b2)
+			}
+			// A version the catalog does not keep: refused, nothing written.
+			os.WriteFile(lockPath, []byte(strings.ReplaceAll(strings.ReplaceAll(string(b), first, now), `"version": "1.1.0"`, `"version": "0.9.0"`)), 0o644)
+			os.RemoveAll(filepath.Join(dir, "alpha"))
+			if code, out := pullCLI(t, nil, "pull", "--frozen", dir); code != 1 || !strings.Contains(out, "version 0.9.0 cannot be read") {
+				t.Fatalf("pull --frozen of a version not kept: %d\n%s", code, out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "alpha")); !os.IsNotExist(err) {
+				t.Errorf("a refused frozen pull wrote alpha")
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -111,7 +112,7 @@ func (f readFlags) pullOptions(target string) (pull.Options, error) {
 }
 
 func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("pull", "skilledge pull URL [DIR] [flags]",
+	c := newCommand("pull", "skilledge pull URL [DIR] [flags], or pull --frozen [DIR]",
 		`Installs the skills of the catalog at URL into DIR, each in DIR/NAME, and records them in
 DIR/skills.lock. URL is what "skilledge verify" takes: the deployment's origin (or its
 path prefix).
@@ -153,8 +154,10 @@ A second pull downloads only the skills whose digest changed, and says so. pull 
 only the skills skills.lock names: a folder it did not install is never touched, and a
 skill with a file edited since the pull is left as it is (named, with the file) unless
 --force, while the others are updated. A skill no longer served is removed, unless
-edited. --frozen installs exactly what skills.lock
-says and fails, writing nothing, if the catalog no longer serves it (for CI).
+edited. --frozen installs exactly what skills.lock says and fails, writing nothing, if
+the catalog no longer serves it (for CI): a skill its source has changed since is read
+from the version path of the version locked, where a catalog that keeps versions still
+publishes it. pull --frozen DIR, without URL, pulls from every source skills.lock names.
 
 It prints a line per skill written on a terminal, then a summary naming what it
 installed, updated and removed; --json prints a report instead. The exit status is 1 on
@@ -168,19 +171,28 @@ failure or when an edited skill was left as it is, 2 on bad usage.`)
 	maxTotal := c.fs.Int64("max-total", pull.DefaultMaxTotal>>20, "refuse, writing nothing, a pull whose selected skills hold more than `MIB` mebibytes of files")
 	force := c.fs.Bool("force", false, "overwrite skills edited locally since they were pulled")
 	named, user := addAgentFlags(c, "install into")
-	pos, code, ok := c.parse(args, 1, 2, stdout, stderr)
+	pos, code, ok := c.parse(args, 0, 2, stdout, stderr)
 	if !ok {
 		return code
 	}
-	dir := ""
-	if len(pos) == 2 {
-		dir = pos[1]
+	// pull URL [DIR]; with --frozen, pull [DIR] takes the URLs from DIR's skills.lock.
+	var source, dir string
+	switch {
+	case len(pos) == 2:
+		source, dir = pos[0], pos[1]
+	case len(pos) == 1 && strings.Contains(pos[0], "://"):
+		source = pos[0]
+	case len(pos) == 1 && *frozen:
+		dir = pos[0]
+	case len(pos) == 0 && *frozen:
+	default:
+		return c.usageError(stderr, "missing argument URL (pull --frozen [DIR] takes the URLs from DIR's skills.lock)")
 	}
-	ts, err := targets(dir, *named, *user, false)
+	ts, err := targets(dir, *named, *user, source == "")
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
-	opt, err := rf.pullOptions(pos[0])
+	opt, err := rf.pullOptions(source)
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
@@ -196,11 +208,20 @@ failure or when an edited skill was left as it is, 2 on bad usage.`)
 	defer cancel()
 	var results []*pull.Result
 	for _, t := range ts {
-		res, code := pullInto(ctx, pos[0], t.dir, opt, deadline, stdout, stderr, *rf.json)
-		if res == nil {
-			return code
+		sources := []string{source}
+		if source == "" {
+			if sources, err = lockSources(t.dir); err != nil {
+				fmt.Fprintf(stderr, "skilledge pull: %v\n", err)
+				return 1
+			}
 		}
-		results = append(results, res)
+		for _, src := range sources {
+			res, code := pullInto(ctx, src, t.dir, opt, deadline, stdout, stderr, *rf.json)
+			if res == nil {
+				return code
+			}
+			results = append(results, res)
+		}
 	}
 	code = 0
 	for _, res := range results {
@@ -216,6 +237,24 @@ failure or when an edited skill was left as it is, 2 on bad usage.`)
 		}
 	}
 	return code
+}
+
+// lockSources returns the sources dir's skills.lock names, each once, in order.
+func lockSources(dir string) ([]string, error) {
+	lock, err := pull.ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range lock.Skills {
+		if !slices.Contains(out, s.Source) {
+			out = append(out, s.Source)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no %s naming a source: give the URL (pull URL %s)", dir, pull.LockName, dir)
+	}
+	return out, nil
 }
 
 // pullInto pulls source into dir and, unless asJSON, prints its summary and the skills

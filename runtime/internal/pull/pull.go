@@ -247,7 +247,11 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		case opt.Frozen && !ok:
 			return nil, fmt.Errorf("--frozen: %s no longer serves %s, which %s locks", source, l.Name, LockName)
 		case opt.Frozen && !lockMatches(&l, f) && !sameFiles(&l, stage.skills[l.Name]):
-			return nil, fmt.Errorf("--frozen: %s serves %s at %s, not what %s locks", source, l.Name, f.Digest, LockName)
+			// The catalog moved on; a catalog that keeps versions still publishes the
+			// locked one at its version path (PROTOCOL.md#versions): that is installed.
+			if err := stageLockedVersion(ctx, source, opt, stage, &l); err != nil {
+				return nil, fmt.Errorf("--frozen: %s serves %s at %s, not what %s locks, %w", source, l.Name, f.Digest, LockName, err)
+			}
 		case !ok && len(names) == 0:
 			removes = append(removes, l)
 		}
@@ -413,6 +417,26 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 		sort.Strings(*l)
 	}
 	return res, nil
+}
+
+// stageLockedVersion stages, for a frozen pull, the version l locks of a skill whose
+// source serves other bytes now: read from its version path, verified as a pinned
+// version is, and only if its files are exactly those the lock names.
+func stageLockedVersion(ctx context.Context, source string, opt Options, stage *stager, l *LockedSkill) error {
+	if l.Version == "" {
+		return errors.New("and it names no version to read instead (the skill declares none)")
+	}
+	f, _, err := verify.FetchVersion(ctx, source, opt.Verify, l.Name, l.Version)
+	if err != nil {
+		return fmt.Errorf("and its version %s cannot be read: %v", l.Version, err)
+	}
+	if err := stage.take(f); err != nil {
+		return err
+	}
+	if !sameFiles(l, stage.skills[l.Name]) {
+		return fmt.Errorf("and its version %s holds other files", l.Version)
+	}
+	return nil
 }
 
 // unchangedHere reports whether the installed skill old, whose files the source serves
