@@ -104,7 +104,7 @@ func pulledSkills(t *testing.T, dir string) map[string]map[string]string {
 }
 
 // TestPullServe pulls a catalog from `skilledge serve --watch` and compares the pulled
-// tree byte for byte with the source; a second pull downloads nothing; after an edit on
+// tree byte for byte with the source, a script keeping its execute bit; a second pull downloads nothing; after an edit on
 // the source, outdated names the skill (exit 1) and pull updates only it; --frozen after
 // another change fails without touching DIR; a locally edited file stops the update.
 func TestPullServe(t *testing.T) {
@@ -119,6 +119,9 @@ func TestPullServe(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Chmod(filepath.Join(src, "team", "alpha", "scripts", "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	base := strings.TrimSuffix(serve(t, src, "--watch"), "/mcp")
 	dir := filepath.Join(t.TempDir(), ".claude", "skills")
 	code, out := pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback")
@@ -127,6 +130,13 @@ func TestPullServe(t *testing.T) {
 	}
 	if got, want := pulledSkills(t, dir), sourceSkills(t, src); !reflect.DeepEqual(got, want) {
 		t.Fatalf("pulled %v\nwant %v", got, want)
+	}
+	// The script keeps its execute bit, from the folder through the archive; nothing else
+	// gets one.
+	for p, exec := range map[string]bool{"alpha/scripts/run.sh": true, "alpha/SKILL.md": false, "alpha/reference/a.md": false} {
+		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err != nil || (fi.Mode().Perm()&0o111 != 0) != exec {
+			t.Errorf("%s: %v %v", p, fi.Mode(), err)
+		}
 	}
 	lock, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
 	if !strings.Contains(string(lock), `"version": "1.0.0"`) || !strings.Contains(string(lock), `"manifest": "sha256:`) {

@@ -10,7 +10,8 @@
 //   - members sorted by name byte-wise, each directory level as an explicit entry whose
 //     name ends in "/" ("dir/" sorts before "dir/x"); SKILL.md and the skill's other files
 //     at the archive root, with no wrapper directory;
-//   - regular files and directories only: files mode 0644, directories 0755, owner and
+//   - regular files and directories only: files mode 0644 (0755 when Entry.Exec),
+//     directories 0755, owner and
 //     group 0 with empty names, no device numbers, no extended attributes;
 //   - modification time 1980-01-01T00:00:00Z, the earliest instant a zip (MS-DOS) date can
 //     hold, so that the tar and the zip say the same time;
@@ -49,6 +50,16 @@ type Entry struct {
 	Data []byte
 	Size int64
 	Open func() (io.ReadCloser, error)
+	// Exec gives the file mode 0755 instead of 0644 (a script).
+	Exec bool
+}
+
+// mode is the permission bits an entry's file is written with.
+func (e *Entry) mode() int64 {
+	if e.Exec {
+		return execMode
+	}
+	return fileMode
 }
 
 // size is the length of e's bytes.
@@ -92,6 +103,9 @@ func (e *Entry) bytes() ([]byte, error) {
 type File struct {
 	Name string
 	Data []byte
+	// Exec is set when the archive gives the file an execute bit: an unpacker makes it
+	// 0755, never more (no set-id, sticky or write bits for others).
+	Exec bool
 }
 
 // ErrUnsafe is wrapped by every refusal of Inspect (so callers can say "unsafe archive").
@@ -141,6 +155,7 @@ const (
 // Modes written for files and directories (permission bits only).
 const (
 	fileMode = 0o644
+	execMode = 0o755
 	dirMode  = 0o755
 )
 

@@ -484,3 +484,49 @@ func TestStreamedEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestExecMode: an executable entry is written 0755 in both archives (every other file
+// 0644), and inspecting either gives it back as Exec.
+func TestExecMode(t *testing.T) {
+	entries := []Entry{{Name: "SKILL.md", Data: []byte("---\nname: x\n---\n")}, {Name: "scripts/run.sh", Data: []byte("#!/bin/sh\n"), Exec: true}}
+	tgz, err := TarGz(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, _ := gzip.NewReader(bytes.NewReader(tgz))
+	tr := tar.NewReader(zr)
+	modes := map[string]int64{}
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			break
+		}
+		modes[h.Name] = h.Mode
+	}
+	if modes["SKILL.md"] != 0o644 || modes["scripts/run.sh"] != 0o755 || modes["scripts/"] != 0o755 {
+		t.Errorf("tar modes %v", modes)
+	}
+	z, err := Zip(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zf, _ := zip.NewReader(bytes.NewReader(z), int64(len(z)))
+	for _, f := range zf.File {
+		want := fs.FileMode(0o644)
+		if f.Name == "scripts/run.sh" || f.Name == "scripts/" {
+			want = 0o755
+		}
+		if f.Mode().Perm() != want {
+			t.Errorf("zip %s: mode %v", f.Name, f.Mode())
+		}
+	}
+	for name, inspect := range map[string]func() ([]File, error){
+		"tar": func() ([]File, error) { return InspectTarGz(tgz, Limits{}) },
+		"zip": func() ([]File, error) { return InspectZip(z, Limits{}) },
+	} {
+		files, err := inspect()
+		if err != nil || len(files) != 2 || files[0].Exec || !files[1].Exec {
+			t.Errorf("%s: %+v %v", name, files, err)
+		}
+	}
+}

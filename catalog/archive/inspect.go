@@ -80,9 +80,10 @@ func (in *inspector) tooBig(raw string) error {
 	return unsafef(raw, "the files hold more than %d bytes uncompressed", in.lim.MaxBytes)
 }
 
-func (in *inspector) addData(name string, data []byte) {
+// addData adds the file name, executable when the archive gave it any execute bit.
+func (in *inspector) addData(name string, data []byte, exec bool) {
 	in.size += int64(len(data))
-	in.files = append(in.files, File{Name: name, Data: data})
+	in.files = append(in.files, File{Name: name, Data: data, Exec: exec})
 }
 
 // finish refuses a file that is also the directory of another entry, and returns the
@@ -224,7 +225,7 @@ func InspectTarGz(b []byte, lim Limits) ([]File, error) {
 		if _, err := io.ReadFull(tr, data); err != nil {
 			return nil, streamErr(last, err)
 		}
-		in.addData(raw, data)
+		in.addData(raw, data, hdr.Mode&0o111 != 0)
 	}
 	// The tar's end: only zero padding may follow, and then the gzip member's end.
 	var scratch [4096]byte
@@ -328,7 +329,7 @@ func InspectZip(b []byte, lim Limits) ([]File, error) {
 			return nil, fmt.Errorf("archive: entry %q: CRC-32 mismatch", raw)
 		}
 		if !isDir {
-			in.addData(raw, data)
+			in.addData(raw, data, f.Mode().Perm()&0o111 != 0)
 		}
 	}
 	return in.finish()

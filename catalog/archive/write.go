@@ -63,7 +63,7 @@ func layout(entries []Entry) ([]member, error) {
 // documentation for every fixed field): ustar headers, PAX only for a name that needs it,
 // SKILL.md at the archive root (no wrapper directory), members sorted by name byte-wise
 // whatever the order of entries, an explicit directory entry for every directory level,
-// files 0644 and directories 0755 owned by 0:0, all modified at 1980-01-01T00:00:00Z,
+// files 0644 (0755 when Exec) and directories 0755 owned by 0:0, all modified at 1980-01-01T00:00:00Z,
 // gzip at best compression with no name, MTIME 0 and OS 255.
 //
 // It returns an error, and no archive, for an invalid or duplicate name, or a file whose
@@ -99,7 +99,7 @@ func WriteTarGz(w io.Writer, entries []Entry) error {
 			Format:   tar.FormatUSTAR,
 		}
 		if m.entry != nil {
-			hdr.Typeflag, hdr.Mode, hdr.Size = tar.TypeReg, fileMode, m.entry.size()
+			hdr.Typeflag, hdr.Mode, hdr.Size = tar.TypeReg, m.entry.mode(), m.entry.size()
 		}
 		// A header that ustar cannot hold is refused before anything is written: then
 		// write it again as PAX, which holds any name.
@@ -183,7 +183,7 @@ func WriteZip(w io.Writer, entries []Entry) error {
 				return fmt.Errorf("archive: entry %q: 4 GiB or more does not fit a zip without zip64", m.name)
 			}
 			fh.Method = zip.Deflate
-			fh.ExternalAttrs = (unixRegular | fileMode) << 16
+			fh.ExternalAttrs = (unixRegular | uint32(m.entry.mode())) << 16
 			fh.UncompressedSize64 = uint64(m.entry.size())
 			if streamed {
 				// The header needs the CRC-32 and the compressed size: a first pass over

@@ -454,7 +454,7 @@ func (l *loader) readFile(e entry, encl []string) {
 	if c.links > 1 {
 		warn(fmt.Sprintf("the file has %d hard links: the same file is also elsewhere, perhaps outside the folder, and a change there changes what is served; copy it in if it belongs here", c.links))
 	}
-	f := &File{Path: p, Data: c.data, Size: c.size, MIME: mimeType(p, c.text), Text: c.text, Digest: c.digest}
+	f := &File{Path: p, Data: c.data, Size: c.size, MIME: mimeType(p, c.text), Text: c.text, Digest: c.digest, Exec: c.exec}
 	if c.data == nil {
 		// The function alone, not the loader, which holds the file system: a file
 		// system in memory (catalog/history's versions) must be let go once loaded.
@@ -522,6 +522,7 @@ type content struct {
 	digest [32]byte
 	text   bool
 	links  uint64 // hard links, 0 when the file system does not say
+	exec   bool   // an execute bit is set
 }
 
 // readFile reads the regular file name. It keeps the bytes when keep says so for the
@@ -546,7 +547,7 @@ func readFile(fsys fs.FS, name string, limit int64, keep func(size int64) bool) 
 	if limit >= 0 {
 		r = io.LimitReader(f, limit+1)
 	}
-	c := content{links: dirfs.LinkCount(fi)}
+	c := content{links: dirfs.LinkCount(fi), exec: fi.Mode()&0o111 != 0}
 	if !keep(fi.Size()) {
 		h := sha256.New()
 		var scan mediatype.TextScan

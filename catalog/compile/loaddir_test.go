@@ -169,7 +169,7 @@ func TestLoadDirErrors(t *testing.T) {
 }
 
 // TestDeterminism loads the same tree written in two orders, with different times and
-// modes, from two places: the catalogs must be equal.
+// modes (but the execute bit), from two places: the catalogs must be equal.
 func TestDeterminism(t *testing.T) {
 	files := map[string]string{
 		"b/SKILL.md":           "---\nname: b\ndescription: d\nextra: 1\n---\nB\n",
@@ -196,7 +196,7 @@ func TestDeterminism(t *testing.T) {
 	writeTree(t, two, files, reverse, 0o600)
 	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 	filepath.Walk(two, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
-	os.Chmod(filepath.Join(two, "b", "z.txt"), 0o755)
+	os.Chmod(filepath.Join(two, "b", "z.txt"), 0o664)
 
 	c1, p1, err1 := LoadDir(one, Options{})
 	c2, p2, err2 := LoadDir(two, Options{})
@@ -205,6 +205,19 @@ func TestDeterminism(t *testing.T) {
 	}
 	if !reflect.DeepEqual(c1, c2) {
 		t.Error("catalogs differ")
+	}
+	// Of a file's mode only the execute bit is kept: a script stays one.
+	os.Chmod(filepath.Join(two, "b", "z.txt"), 0o750)
+	c3, _, err := LoadDir(two, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c3.Skills {
+		for _, f := range s.Files {
+			if f.Exec != (f.Path == "b/z.txt") {
+				t.Errorf("%s: Exec %v", f.Path, f.Exec)
+			}
+		}
 	}
 	strip := func(ps []Problem, label string) []Problem {
 		for i := range ps {

@@ -80,6 +80,9 @@ type File struct {
 	// and every file of at most KeepBytes. A larger file's bytes are read again, by Open,
 	// when they are needed, so that a catalog never holds its large files in memory.
 	Data []byte
+	// Exec says the file is executable (a script: mode 0755 in the folder or in git): its
+	// archives carry mode 0755 for it, and pull installs it so. No other bit is kept.
+	Exec bool
 	// Size is the length of the file's bytes.
 	Size int64
 	// MIME is the content type without parameters ("text/markdown", "image/png").

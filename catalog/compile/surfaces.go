@@ -52,7 +52,7 @@ func (en *encoder) archives(s *Skill, served map[string]int) []*blob {
 	}
 	entries := make([]archive.Entry, len(s.Files))
 	for i, f := range s.Files {
-		entries[i] = archive.Entry{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: f.Data}
+		entries[i] = archive.Entry{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: f.Data, Exec: f.Exec}
 		if f.reopen != nil {
 			entries[i].Size, entries[i].Open = f.Size, f.Open
 		}

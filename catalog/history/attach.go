@@ -497,6 +497,9 @@ func (a *attacher) place(folder fstest.MapFS, at string, v Version) error {
 			return err
 		}
 		mf := &fstest.MapFile{Data: b, Mode: 0o644}
+		if f.Exec {
+			mf.Mode = 0o755
+		}
 		if f.Link {
 			mf.Mode = fs.ModeSymlink | 0o777
 		}

@@ -120,7 +120,7 @@ func (g *gitRepo) Files(ctx context.Context, commit string) ([]File, error) {
 		if !ok {
 			continue
 		}
-		files = append(files, File{Path: p, Blob: f[2], Link: f[0] == "120000", Size: size})
+		files = append(files, File{Path: p, Blob: f[2], Link: f[0] == "120000", Exec: f[0] == "100755", Size: size})
 	}
 	return files, nil
 }

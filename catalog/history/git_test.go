@@ -79,6 +79,7 @@ func TestGit(t *testing.T) {
 	r.commit("add a", map[string]string{"skills/a/SKILL.md": skill("1.0.0", "one"), "skills/a/ref.md": "r"})
 	r.commit("link", map[string]string{"skills/a/link.md": "->ref.md"})
 	r.commit("outside again", map[string]string{"README.md": "repo 2"})
+	os.Chmod(filepath.Join(r.dir, "skills/a/ref.md"), 0o755) // a script now: mode 100755
 	r.commit("bump", map[string]string{"skills/a/SKILL.md": skill("1.1.0", "two")})
 	r.git("mv", "skills/a", "skills/b")
 	r.commit("rename a to b", nil)
@@ -109,6 +110,9 @@ func TestGit(t *testing.T) {
 		names = append(names, f.Path)
 		if f.Path == "link.md" && !f.Link {
 			t.Errorf("link.md is not marked a link")
+		}
+		if f.Exec != (f.Path == "ref.md") {
+			t.Errorf("%s: Exec %v; only ref.md is 100755", f.Path, f.Exec)
 		}
 	}
 	if !slices.Equal(names, []string{"SKILL.md", "link.md", "ref.md"}) {

@@ -96,6 +96,7 @@ type File struct {
 	Path string // relative to the skills folder, slash-separated
 	Blob string // the git object name of its content
 	Link bool   // a symbolic link (its content is the link's target)
+	Exec bool   // executable (git's mode 100755): served as a script
 	// Size is the content's size in bytes, as the object's header gives it: known before
 	// the content is read, so that a file too large to serve is never read.
 	Size int64
@@ -517,7 +518,7 @@ func skillFiles(files []File) map[string][]File {
 	for _, f := range files {
 		for d := path.Dir(f.Path); d != "." && d != "/"; d = path.Dir(d) {
 			if _, ok := out[d]; ok {
-				out[d] = append(out[d], File{Path: strings.TrimPrefix(f.Path, d+"/"), Blob: f.Blob, Link: f.Link, Size: f.Size})
+				out[d] = append(out[d], File{Path: strings.TrimPrefix(f.Path, d+"/"), Blob: f.Blob, Link: f.Link, Exec: f.Exec, Size: f.Size})
 			}
 		}
 	}

@@ -14,7 +14,8 @@ import (
 // localChanges returns the paths, relative to the skill's folder and "/"-separated, at
 // which DIR/NAME differs from what the lock says: a file missing, changed, or added, or
 // anything that is not a regular file or folder. A missing skill folder is one change,
-// ".". nil when the folder is exactly as pulled.
+// ".". nil when the folder is exactly as pulled. A file whose execute bit the lock does not
+// say (a chmod +x, or -x) is a change too.
 func localChanges(dir string, l *LockedSkill) []string {
 	root := filepath.Join(dir, l.Name)
 	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
@@ -43,7 +44,8 @@ func localChanges(dir string, l *LockedSkill) []string {
 		}
 		seen[rel] = true
 		b, err := os.ReadFile(p)
-		if err != nil || int64(len(b)) != f.Size || digestOf(b) != f.Digest {
+		info, ierr := d.Info()
+		if err != nil || ierr != nil || int64(len(b)) != f.Size || digestOf(b) != f.Digest || executable(info.Mode()) != f.Exec {
 			changed = append(changed, rel)
 		}
 		return nil
@@ -77,7 +79,11 @@ func writeTemp(dir, name string, files []archive.File) (_ string, n int64, err e
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return "", 0, err
 		}
-		w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		mode := os.FileMode(0o644)
+		if f.Exec {
+			mode = 0o755 // a script, as the archive says; never a set-id or other bit
+		}
+		w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if err != nil {
 			return "", 0, err
 		}
@@ -146,3 +152,7 @@ func writeLock(dir string, l *Lock) error {
 	}
 	return werr
 }
+
+// executable reports whether the owner may execute a file of mode m: the bit pull sets
+// for a script (0755), whatever the umask left of the others.
+func executable(m fs.FileMode) bool { return m.Perm()&0o100 != 0 }

@@ -94,3 +94,36 @@ func TestListAndRemove(t *testing.T) {
 		t.Errorf("the folder holds %d entries", len(ents))
 	}
 }
+
+// TestPullModes: a file the archive marks executable is installed 0755 and locked so, every
+// other 0644; a chmod of it is a local change; a hostile archive's set-id, sticky and
+// world-writable bits are never set, only the execute bits.
+func TestPullModes(t *testing.T) {
+	srv := newCatalogServer(t, testCatalog())
+	md := []byte(skillMD("evil", "Evil."))
+	srv.raw["evil"] = rawTarGz(tarEntry{name: "SKILL.md", data: md}, tarEntry{name: "run", data: []byte("#!/bin/sh\n"), mode: 0o7777})
+	srv.set("evil", map[string]string{"SKILL.md": string(md), "run": "#!/bin/sh\n"})
+	dir := t.TempDir()
+	if _, err := Pull(context.Background(), srv.URL, dir, loopback()); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{"alpha/scripts/run.sh": true, "alpha/SKILL.md": false, "alpha/ref/a.md": false, "evil/run": true} {
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if executable(fi.Mode()) != want || fi.Mode()&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky) != 0 || fi.Mode().Perm()&0o022 != 0 {
+			t.Errorf("%s: mode %v", p, fi.Mode())
+		}
+	}
+	lock, _ := ReadLock(dir)
+	for _, f := range lock.find("alpha").Files {
+		if f.Exec != (f.Path == "scripts/run.sh") {
+			t.Errorf("the lock says %s exec %v", f.Path, f.Exec)
+		}
+	}
+	os.Chmod(filepath.Join(dir, "alpha", "scripts", "run.sh"), 0o644)
+	if list, _ := List(dir); !reflect.DeepEqual(list[0].Changed, []string{"scripts/run.sh"}) {
+		t.Errorf("a chmod -x is no local change: %+v", list[0])
+	}
+}

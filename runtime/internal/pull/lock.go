@@ -80,6 +80,9 @@ type LockedFile struct {
 	Path   string `json:"path"` // relative to the skill's folder, "/"-separated
 	Digest string `json:"digest"`
 	Size   int64  `json:"size"`
+	// Exec is set for a file installed executable (mode 0755): the source's archive
+	// marked it so (a script).
+	Exec bool `json:"exec,omitempty"`
 	// ETag is, for a file read from a v0.1.0 index, the ETag it was served with: a later
 	// pull asks with If-None-Match and downloads nothing when the server answers 304.
 	ETag string `json:"etag,omitempty"`

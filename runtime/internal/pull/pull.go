@@ -279,7 +279,7 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 			continue
 		}
 		ls := st.lock
-		if old != nil && !old.Pinned && ls.Manifest == old.Manifest && unchangedHere(dir, old, f, opt.Force) {
+		if old != nil && !old.Pinned && ls.Manifest == old.Manifest && sameModes(old, &ls) && unchangedHere(dir, old, f, opt.Force) {
 			// The same files under another digest (the lock was made by a read over
 			// MCP, which gives the manifest digest only), or read again from a v0.1.0
 			// index: nothing to write but the lock, which a frozen pull leaves as it is.
@@ -419,6 +419,21 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	return res, nil
 }
 
+// sameModes reports whether a and b give their files the same execute bits: the manifest
+// digest covers names and bytes only, and a script that became one is an update.
+func sameModes(a, b *LockedSkill) bool {
+	exec := map[string]bool{}
+	for _, f := range a.Files {
+		exec[f.Path] = f.Exec
+	}
+	for _, f := range b.Files {
+		if exec[f.Path] != f.Exec {
+			return false
+		}
+	}
+	return true
+}
+
 // stageLockedVersion stages, for a frozen pull, the version l locks of a skill whose
 // source serves other bytes now: read from its version path, verified as a pinned
 // version is, and only if its files are exactly those the lock names.
@@ -519,7 +534,7 @@ func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
 			return ls, fmt.Errorf("%s: %s: file %q refused: %s", f.Name, f.URL, file.Name, why)
 		}
 		paths = append(paths, file.Name)
-		ls.Files = append(ls.Files, LockedFile{Path: file.Name, Digest: digestOf(file.Data), Size: int64(len(file.Data)), ETag: f.ETags[file.Name]})
+		ls.Files = append(ls.Files, LockedFile{Path: file.Name, Digest: digestOf(file.Data), Size: int64(len(file.Data)), Exec: file.Exec, ETag: f.ETags[file.Name]})
 		if file.Name == "SKILL.md" {
 			ls.Version = frontmatterVersion(file.Data)
 		}

@@ -62,7 +62,7 @@ func (s *catalogServer) artifact(name string) []byte {
 	}
 	var entries []archive.Entry
 	for p, c := range s.skills[name] {
-		entries = append(entries, archive.Entry{Name: p, Data: []byte(c)})
+		entries = append(entries, archive.Entry{Name: p, Data: []byte(c), Exec: strings.HasSuffix(p, ".sh")}) // a script
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 	b, err := archive.TarGz(entries)
@@ -130,6 +130,9 @@ func rawTarGz(entries ...tarEntry) []byte {
 	tw := tar.NewWriter(gz)
 	for _, e := range entries {
 		h := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.data)), Typeflag: tar.TypeReg}
+		if e.mode != 0 {
+			h.Mode = e.mode
+		}
 		if e.link != "" {
 			h = &tar.Header{Name: e.name, Mode: 0o777, Typeflag: tar.TypeSymlink, Linkname: e.link}
 		}
@@ -145,4 +148,5 @@ type tarEntry struct {
 	name string
 	data []byte
 	link string
+	mode int64 // 0: 0644
 }
