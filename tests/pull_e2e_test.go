@@ -440,9 +440,10 @@ func TestPullMCP(t *testing.T) {
 
 // TestREADMEPull runs the README's block of "Install skills into an agent" line by line
 // against `skilledge serve` of the example catalog, the README's placeholder deployment
-// URL replaced by the server's and --allow-http-loopback added (the server is plain http
-// on loopback): the pull installs every example skill into the folder the block names,
-// relative to a scratch project, and outdated finds nothing to update.
+// URL replaced by the server's (plain http on loopback, which needs no flag): the pull
+// installs every example skill into the folder the block names, relative to a scratch
+// project, outdated finds nothing to update, list lists them, and remove takes the one it
+// names away.
 func TestREADMEPull(t *testing.T) {
 	const placeholder = "https://skills.example.com"
 	blocks := docBlocks(t, "README.md")
@@ -456,20 +457,29 @@ func TestREADMEPull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var folder string
+	var folder, removed string
 	for _, line := range strings.Split(blocks[i], "\n") {
 		args := strings.Fields(strings.ReplaceAll(line, placeholder, base))
 		if len(args) < 3 || args[0] != "skilledge" {
 			t.Fatalf("a line of the block is not a skilledge command: %q", line)
 		}
-		folder = args[len(args)-1]
-		cmd := exec.Command(bin, append(args[1:], "--allow-http-loopback")...)
+		switch args[1] {
+		case "pull":
+			folder = args[len(args)-1]
+		case "remove":
+			removed = args[len(args)-1]
+		}
+		cmd := exec.Command(bin, args[1:]...) // plain http to loopback: no flag
 		cmd.Dir = project
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", line, err, out)
 		}
 	}
 	want := sourceSkills(t, filepath.Join(repoRoot(t), "catalog", "examples", "skills"))
+	if _, ok := want[removed]; !ok {
+		t.Fatalf("the README removes %q, which the examples do not hold", removed)
+	}
+	delete(want, removed)
 	if got := pulledSkills(t, filepath.Join(project, folder)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("the README's pull installed %v, want %v", mapKeys(got), mapKeys(want))
 	}
