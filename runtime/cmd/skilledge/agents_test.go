@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,5 +78,32 @@ func TestAgentFolders(t *testing.T) {
 	// Given as DIR, the user's own choice, the same folder is used.
 	if code, _, errOut := call(t, "", "pull", base, ".gemini/skills"); code != 0 {
 		t.Errorf("pull into a link given as DIR: %d\n%s", code, errOut)
+	}
+}
+
+// TestPullLocalSources: pull takes a skills folder and a git repository as it takes a
+// deployment, says what it skipped, and list shows where each skill came from.
+func TestPullLocalSources(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git command")
+	}
+	src := t.TempDir()
+	writeFile(t, filepath.Join(src, "skills", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: Alpha.\n---\nAlpha.\n")
+	writeFile(t, filepath.Join(src, "skills", "Bad", "SKILL.md"), "---\nname: Bad\ndescription: Bad.\n---\n")
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "skills"}} {
+		if out, err := exec.Command("git", append([]string{"-C", src}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for name, source := range map[string]string{"folder": filepath.Join(src, "skills"), "git": "git+file://" + src} {
+		dir := t.TempDir()
+		code, out, errOut := call(t, "", "pull", source, dir)
+		if code != 0 || !strings.Contains(out, "1 installed (alpha)") || !strings.Contains(out, "publishes no digests") ||
+			!strings.Contains(errOut, `Bad/SKILL.md: warning: skipped, not served: name "Bad"`) {
+			t.Fatalf("%s: pull %s: %d\n%s%s", name, source, code, out, errOut)
+		}
+		if code, out, _ := call(t, "", "list", dir); code != 0 || !strings.Contains(out, "alpha  -  "+source+"  1 file") {
+			t.Errorf("%s: list: %d\n%s", name, code, out)
+		}
 	}
 }

@@ -115,7 +115,11 @@ func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("pull", "skilledge pull URL [DIR] [flags], or pull --frozen [DIR]",
 		`Installs the skills of the catalog at URL into DIR, each in DIR/NAME, and records them in
 DIR/skills.lock. URL is what "skilledge verify" takes: the deployment's origin (or its
-path prefix).
+path prefix). It may also be a skills folder on this machine (a path), or a git
+repository (git+URL, a URL ending in .git, or an https URL on github.com, gitlab.com,
+codeberg.org or bitbucket.org; URL#REF for a branch or tag): read as "skilledge build"
+reads a folder (its skills/ folder, else its root), a skill it refuses left out and
+named; the lock records the commit, which pull --frozen reads again.
 
 Without DIR, --agent NAME (repeatable) installs into that agent's skills folder: `+agentNames()+`
 (README, "Install skills into an agent", lists each folder). With neither, pull looks
@@ -180,7 +184,7 @@ failure or when an edited skill was left as it is, 2 on bad usage.`)
 	switch {
 	case len(pos) == 2:
 		source, dir = pos[0], pos[1]
-	case len(pos) == 1 && strings.Contains(pos[0], "://"):
+	case len(pos) == 1 && (strings.Contains(pos[0], "://") || !*frozen):
 		source = pos[0]
 	case len(pos) == 1 && *frozen:
 		dir = pos[0]
@@ -276,6 +280,9 @@ func pullInto(ctx context.Context, source, dir string, opt pull.Options, deadlin
 	if asJSON {
 		return res, 0
 	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(stderr, "skilledge pull: %s\n", s)
+	}
 	fmt.Fprintln(stdout, pullSummary(res, dir))
 	for _, e := range res.Edited {
 		files := make([]string, len(e.Files))
@@ -318,6 +325,10 @@ func pullSummary(r *pull.Result, dir string) string {
 		if len(r.Unverified) > 0 {
 			unverified += fmt.Sprintf(" (%s, locked as downloaded, unverified)", strings.Join(r.Unverified, ", "))
 		}
+	}
+	switch r.Via {
+	case pull.ViaFolder, pull.ViaGit:
+		unverified = "; read as skilledge build reads a folder: a folder or repository publishes no digests to check, so skills.lock records those of what was read"
 	}
 	if len(r.Edited) > 0 {
 		names := make([]string, len(r.Edited))

@@ -65,6 +65,8 @@ type LockedSkill struct {
 	// Artifact is "" when Unverified.
 	URL      string `json:"url"`
 	Artifact string `json:"artifact"`
+	// Commit is, for a skill pulled from a git repository, the commit it was read at.
+	Commit string `json:"commit,omitempty"`
 	// Unverified is set for a skill read from a source that publishes no digest (the
 	// well-known v0.1.0 index): Manifest and Files are the SHA-256 of what was
 	// downloaded and installed, which nothing checked against the publisher's.
@@ -162,6 +164,9 @@ func ParseLock(b []byte) (*Lock, error) {
 		seen[s.Name] = true
 		if s.Source == "" {
 			return nil, fmt.Errorf("%s: no source", s.Name)
+		}
+		if s.Commit != "" && !isCommitID(s.Commit) {
+			return nil, fmt.Errorf("%s: commit %q is no git commit id", s.Name, s.Commit)
 		}
 		if s.Pinned && s.Version == "" {
 			return nil, fmt.Errorf("%s: pinned, with no version", s.Name)

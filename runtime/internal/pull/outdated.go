@@ -74,7 +74,7 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 			}
 			return nil
 		}
-		got, _, err := fetchCatalog(ctx, src, opt, want, lockETags(lock, src, dir))
+		got, _, err := fetchCatalog(ctx, src, opt, want, lockETags(lock, src, dir), nil)
 		if err != nil {
 			return nil, &SourceError{Source: src, Err: err}
 		}

@@ -61,6 +61,9 @@ type Options struct {
 	// together (0: DefaultMaxTotal). A pull over it fails with ErrTooLarge, having
 	// swapped nothing into place.
 	MaxTotal int64
+	// commit is, for a frozen pull of a git repository, the commit the lock records:
+	// the repository is read at it, not at its head.
+	commit string
 }
 
 // Result is what Pull did. Each list holds skill names, sorted.
@@ -90,6 +93,9 @@ type Result struct {
 	// were asked for (Lock.Selections), which a pull that names none keeps to: not
 	// installed; pull --skill NAME adds one.
 	New []string `json:"new"`
+	// Skipped are, for a folder or git source, the loader's reasons for each skill of it
+	// left out (one line a skill, "path: warning: skipped, not served: …").
+	Skipped []string `json:"skipped,omitempty"`
 	// Edited are the installed skills changed locally since they were pulled that this
 	// pull would have replaced or removed: without Force, each is left as it is (and its
 	// lock entry too) while the others are updated; the caller is to say so and fail.
@@ -110,6 +116,13 @@ type Edited struct {
 // pulled, which the pull would replace or remove, is left as it is without Force, and
 // named in Result.Edited, while the others are updated.
 func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error) {
+	if sourceKind(source) == ViaFolder {
+		abs, err := filepath.Abs(source) // the lock is read from other folders too
+		if err != nil {
+			return nil, err
+		}
+		source = abs
+	}
 	lock, err := ReadLock(dir)
 	if err != nil {
 		return nil, err
@@ -117,6 +130,18 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	names, pins, err := parseSelection(opt.Skills)
 	if err != nil {
 		return nil, err
+	}
+	if kind := sourceKind(source); kind != "" {
+		if len(pins) > 0 {
+			return nil, usageErrorf("%s keeps no versions to pin: a git repository is read at a branch or tag (%s#REF), a folder as it is", source, source)
+		}
+		if opt.Frozen && kind == ViaGit {
+			for _, l := range lock.Skills {
+				if l.Source == source && l.Commit != "" {
+					opt.commit = l.Commit // every skill of the source was read at one commit
+				}
+			}
+		}
 	}
 	paths, err := cleanPaths(opt.Paths)
 	if err != nil {
@@ -208,11 +233,12 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	stage := newStager(dir, source, opt.MaxTotal)
 	defer stage.cleanup()
 	opt.Verify.Take = stage.take
-	got, via, err := fetchCatalog(ctx, source, opt, want, lockETags(lock, source, dir))
+	var skipped []string
+	got, via, err := fetchCatalog(ctx, source, opt, want, lockETags(lock, source, dir), &skipped)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Source: source, Via: via}
+	res := &Result{Source: source, Via: via, Skipped: skipped}
 	served := map[string]verify.Fetched{}
 	for _, f := range got {
 		served[f.Name] = f
@@ -523,7 +549,7 @@ func reportError(source string, rep *verify.Report) error {
 // makes its lock entry.
 func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
 	var paths []string
-	ls := LockedSkill{Name: f.Name, Source: source, Path: f.Path, URL: f.URL, Artifact: f.Digest}
+	ls := LockedSkill{Name: f.Name, Source: source, Path: f.Path, URL: f.URL, Artifact: f.Digest, Commit: f.Commit}
 	if f.Kind == verify.DigestUnpublished {
 		// The source published no digest: claim none (Manifest and Files are what was
 		// downloaded).

@@ -22,8 +22,19 @@ import (
 // nothing is returned from a catalog that did not verify.
 //
 // etags gives, for a skill read from a v0.1.0 index, the ETags of the files the caller
-// holds (see verify.FetchV01), or nil.
-func fetchCatalog(ctx context.Context, source string, opt Options, want func(verify.Fetched) bool, etags func(name string) map[string]string) ([]verify.Fetched, string, error) {
+// holds (see verify.FetchV01), or nil. A folder or git repository (sourceKind) is read by
+// fetchLocal instead, and the skills it left out are put in skipped (when not nil).
+func fetchCatalog(ctx context.Context, source string, opt Options, want func(verify.Fetched) bool, etags func(name string) map[string]string, skipped *[]string) ([]verify.Fetched, string, error) {
+	if sourceKind(source) != "" {
+		if opt.Index != "" || opt.Era != "" {
+			return nil, "", usageErrorf("--index and --era read a deployment, not the folder or git repository %s", source)
+		}
+		got, via, sk, err := fetchLocal(ctx, source, opt, want)
+		if skipped != nil {
+			*skipped = sk
+		}
+		return got, via, err
+	}
 	endpoint := source
 	if !isMCPEndpoint(source) {
 		endpoint = strings.TrimSuffix(source, "/") + "/mcp"

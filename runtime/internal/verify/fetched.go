@@ -50,6 +50,9 @@ type Fetched struct {
 	// Taken is set when the files were downloaded, verified and handed to Options.Take
 	// instead of returned.
 	Taken bool
+	// Commit is, for a skill read from a git repository (not by this package), the
+	// commit read.
+	Commit string
 }
 
 // What Fetched.Digest is.

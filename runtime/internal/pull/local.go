@@ -1,0 +1,218 @@
+package pull
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog/archive"
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// Sources that are no deployment: a skills folder on this machine, or a git repository.
+// Either is read as `skilledge build` reads a folder (compile.LoadDir: the same loader
+// and rules), in memory; a skill the loader refuses is left out and named in
+// Result.Skipped. A git repository is cloned (one commit, no submodules, no hooks run)
+// into a temporary folder that is removed after the read; its skills are those of its
+// skills/ folder when it has one, else of its root. Nothing is verified against a
+// publisher's digest (there is none): the lock records the manifest digest of what was
+// read, and for git the commit.
+const (
+	ViaFolder = "folder"
+	ViaGit    = "git"
+)
+
+// gitHosts are the hosts whose https URLs name git repositories, not deployments.
+var gitHosts = map[string]bool{"github.com": true, "gitlab.com": true, "codeberg.org": true, "bitbucket.org": true}
+
+// sourceKind says what source is: ViaFolder for a path (no "://"), ViaGit for "git+URL",
+// a URL ending in ".git" or on a git host, "" for a deployment.
+func sourceKind(source string) string {
+	if strings.HasPrefix(source, "git+") {
+		return ViaGit
+	}
+	if !strings.Contains(source, "://") {
+		return ViaFolder
+	}
+	u, err := url.Parse(source)
+	if err != nil {
+		return ""
+	}
+	if strings.HasSuffix(u.Path, ".git") || (u.Scheme == "https" && gitHosts[strings.ToLower(u.Hostname())]) {
+		return ViaGit
+	}
+	return ""
+}
+
+// fetchLocal reads the folder or git source as fetchCatalog reads a deployment: each
+// skill given to want, and those it wants read (handed to opt.Verify.Take when set). It
+// returns the skills and the problems of the ones left out.
+func fetchLocal(ctx context.Context, source string, opt Options, want func(verify.Fetched) bool) ([]verify.Fetched, string, []string, error) {
+	via := sourceKind(source)
+	dir, commit := source, ""
+	if via == ViaGit {
+		tmp, c, err := cloneGit(ctx, source, opt.commit)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		defer os.RemoveAll(tmp)
+		dir, commit = tmp, c
+		if fi, err := os.Stat(filepath.Join(tmp, "skills")); err == nil && fi.IsDir() {
+			dir = filepath.Join(tmp, "skills")
+		}
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, "", nil, usageErrorf("%s is no folder and no URL (a deployment https://…, or a git repository: git+URL, or a URL ending in .git)", source)
+	}
+	cat, problems, err := compile.LoadDir(dir, compile.Options{SkipInvalid: true})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var skipped []string
+	for _, p := range problems {
+		if p.Skipped {
+			skipped = append(skipped, verify.Printable(strings.TrimPrefix(p.String(), dir+string(filepath.Separator))))
+		}
+	}
+	byName := map[string]string{}
+	var out []verify.Fetched
+	for _, s := range cat.Skills {
+		if other, ok := byName[s.Name]; ok {
+			return nil, "", nil, fmt.Errorf("%s: two skills are named %s (%s and %s): pull installs a skill by its name", source, s.Name, other, s.Path)
+		}
+		byName[s.Name] = s.Path
+		f := verify.Fetched{Name: s.Name, Path: s.Path, URL: source, Digest: compile.ManifestDigest(s), Kind: verify.DigestManifest,
+			Version: compile.FrontmatterVersion(s.Files[0].Data), Commit: commit}
+		if commit != "" {
+			f.URL = source + "#" + commit
+		}
+		if want(f) {
+			if f.Files, err = skillFiles(s); err != nil {
+				return nil, "", nil, err
+			}
+			if opt.Verify.Take != nil {
+				if err := opt.Verify.Take(f); err != nil {
+					return nil, "", nil, err
+				}
+				f.Files, f.Taken = nil, true
+			}
+		}
+		out = append(out, f)
+	}
+	return out, via, skipped, nil
+}
+
+// skillFiles reads the files of s, named relative to its folder.
+func skillFiles(s *compile.Skill) ([]archive.File, error) {
+	files := make([]archive.File, 0, len(s.Files))
+	for _, f := range s.Files {
+		data := f.Data
+		if data == nil {
+			r, err := f.Open()
+			if err != nil {
+				return nil, err
+			}
+			data, err = io.ReadAll(r)
+			r.Close()
+			if err != nil {
+				return nil, err
+			}
+		}
+		files = append(files, archive.File{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: data, Exec: f.Exec})
+	}
+	return files, nil
+}
+
+// cloneGit clones source ("git+URL" or a git URL, "#REF" naming a branch or tag) at one
+// commit into a new temporary folder and returns it and the commit: the head of REF, or
+// at (a frozen pull's locked commit), for which the history is cloned whole and at
+// checked out. Only the https, http, ssh, git and file transports are allowed (never
+// ext::, which runs a command), the URL cannot pass for an option, no credential is asked
+// for on a terminal, no hook runs, and submodules are not cloned.
+func cloneGit(ctx context.Context, source, at string) (dir, commit string, err error) {
+	u, ref, _ := strings.Cut(strings.TrimPrefix(source, "git+"), "#")
+	if strings.HasPrefix(u, "-") || strings.HasPrefix(ref, "-") {
+		return "", "", usageErrorf("%s: a git URL or ref cannot begin with \"-\"", source)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return "", "", fmt.Errorf("%s is a git repository, and reading it needs the git command: %v", source, err)
+	}
+	dir, err = os.MkdirTemp("", "skilledge-pull-git-")
+	if err != nil {
+		return "", "", err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	args := []string{"-c", "core.hooksPath=/dev/null", "clone", "--quiet", "--no-tags", "--single-branch"}
+	if at == "" {
+		args = append(args, "--depth", "1")
+	}
+	if ref != "" {
+		args = append(args, "--branch", ref)
+	}
+	args = append(args, "--", u, dir)
+	if err := runGit(ctx, "", args...); err != nil {
+		return "", "", fmt.Errorf("%s: git clone: %w", source, err)
+	}
+	if at != "" {
+		if !isCommitID(at) {
+			return "", "", fmt.Errorf("%s: the lock's commit %q is no commit id", source, at)
+		}
+		if err := runGit(ctx, dir, "-c", "core.hooksPath=/dev/null", "checkout", "--quiet", "--detach", at, "--"); err != nil {
+			return "", "", fmt.Errorf("%s: the commit %s that %s locks is not on %s: %w", source, at, LockName, u, err)
+		}
+	}
+	var out bytes.Buffer
+	cmd := gitCommand(ctx, dir, &out, "rev-parse", "HEAD")
+	if err := cmd.Run(); err != nil {
+		return "", "", fmt.Errorf("%s: git rev-parse HEAD: %w", source, err)
+	}
+	return dir, strings.TrimSpace(out.String()), nil
+}
+
+// runGit runs git with args in dir, its output kept for the error.
+func runGit(ctx context.Context, dir string, args ...string) error {
+	var out bytes.Buffer
+	if err := gitCommand(ctx, dir, &out, args...).Run(); err != nil {
+		msg := strings.TrimSpace(out.String())
+		if len(msg) > 500 {
+			msg = msg[:500] + "…"
+		}
+		return errors.New(verify.Printable(err.Error() + ": " + msg))
+	}
+	return nil
+}
+
+// gitCommand is the git command with args in dir, writing stdout and stderr to out, with
+// the environment that keeps it from asking, or from running anything but git.
+func gitCommand(ctx context.Context, dir string, out io.Writer, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=",
+		"GIT_ALLOW_PROTOCOL=https:http:ssh:git:file", "GIT_CONFIG_NOSYSTEM=1", "GIT_LFS_SKIP_SMUDGE=1")
+	return cmd
+}
+
+// isCommitID reports whether s is a full git object id (SHA-1 or SHA-256, lowercase hex).
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
