@@ -305,8 +305,10 @@ func TestPullVersionPin(t *testing.T) {
 	if got := pulledSkills(t, dir)["alpha"]; got["ref.md"] != "ref two\n" {
 		t.Fatal("a pull that names nothing moved the pinned alpha")
 	}
-	if code, out := pullCLI(t, nil, "outdated", dir, "--allow-http-loopback"); code != 0 {
-		t.Fatalf("outdated lists a pinned skill: %d\n%s", code, out)
+	// outdated shows the pin behind the latest, wanted where it is, and exits 0 for it.
+	if code, out := pullCLI(t, nil, "outdated", dir); code != 0 || !strings.Contains(out, "alpha  1.1.0 sha256:") ||
+		!strings.Contains(out, "(pinned, wanted) -> latest 1.2.0 sha256:") {
+		t.Fatalf("outdated of a pinned skill: %d\n%s", code, out)
 	}
 	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--skill", "alpha@9.9.9")
 	if code != 1 || !strings.Contains(out, "1.2.0") || !strings.Contains(out, "not kept") {

@@ -357,7 +357,9 @@ func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) i
 the version and digest served now. It reads each source's index, and downloads only what
 that cannot tell: a skill that changed, when the index names no versions, to read its
 version; and a source read through its v0.1 index, which publishes no digests, has its
-skills downloaded to compare. Nothing is written. Without DIR, it looks at the folders of
+skills downloaded to compare. A skill pinned to a version (pull --skill NAME@VERSION) is
+listed when the source's latest version is another, marked pinned and wanted where it is;
+it alone does not make the exit status 1. Nothing is written. Without DIR, it looks at the folders of
 --agent NAME, or of the agents the project uses that hold a skills.lock (as pull finds
 them), else `+defaultSkillsDir+`.
 The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
@@ -404,8 +406,10 @@ The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 		}
 		writeJSON(stdout, map[string]any{"outdated": out})
 	}
-	if len(out) > 0 {
-		return 1
+	for _, o := range out {
+		if !o.Pinned { // a pin behind the latest is shown, and wanted where it is
+			return 1
+		}
 	}
 	return 0
 }

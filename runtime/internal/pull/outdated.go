@@ -25,12 +25,16 @@ type Outdated struct {
 	ToDigest    string `json:"toDigest,omitempty"`
 	// Removed is set when the source no longer serves the skill.
 	Removed bool `json:"removed,omitempty"`
+	// Pinned is set for a skill pulled as NAME@VERSION: a pull leaves it where it is (the
+	// version wanted is FromVersion) although the source serves ToVersion now.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // CheckOutdated reads each source of DIR's lock once (its index; a skill only when it
 // changed and the index names no version, to read the version) and returns the locked
 // skills whose artifact digest differs from the one the source serves now, or that it no
-// longer serves, by name. opt.Verify is used for every source: each is sent only the
+// longer serves, and the pinned skills whose source's latest version is another one
+// (Outdated.Pinned), by name. opt.Verify is used for every source: each is sent only the
 // token bound to its own origin (verify.Credentials), none when it has none. A source
 // that cannot be read fails the whole check with a *SourceError naming it.
 func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, error) {
@@ -61,7 +65,7 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 				return true
 			}
 			l := locked[f.Name]
-			return l != nil && !l.Pinned && f.Version == "" && !lockMatches(l, f)
+			return l != nil && f.Version == "" && !lockMatches(l, f) // a pin: to read the latest's version
 		}
 		// A downloaded skill is read for its version and let go: one skill's files in
 		// memory at a time.
@@ -83,10 +87,19 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 			now[f.Name] = f
 		}
 		for _, l := range bySource[src] {
-			if l.Pinned {
-				continue // a version's name always names the same bytes
-			}
 			f, ok := now[l.Name]
+			if l.Pinned {
+				// A version's name always names the same bytes: the pin is current, and
+				// said to be behind when the source's latest is another version.
+				latest := f.Version
+				if latest == "" {
+					latest = versions[f.Name]
+				}
+				if ok && latest != "" && latest != l.Version {
+					out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: l.Manifest, ToVersion: latest, ToDigest: f.Digest, Pinned: true})
+				}
+				continue
+			}
 			from := l.Artifact
 			if l.Unverified || f.Kind == verify.DigestManifest || f.Kind == verify.DigestUnpublished {
 				from = l.Manifest // an unverified skill has no artifact digest
@@ -108,7 +121,8 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 }
 
 // String renders o as one line: "NAME  VERSION sha256:abc… -> VERSION sha256:def…
-// (SOURCE)", each version where it is known, with controls escaped (verify.Escape:
+// (SOURCE)", each version where it is known; a pinned skill's "NAME  VERSION … (pinned,
+// wanted) -> latest VERSION …"; with controls escaped (verify.Escape:
 // skills.lock is a file anyone can edit; the versions came from servers, and are
 // Printable already, so a backslash is left as it is).
 func (o Outdated) String() string {
@@ -122,6 +136,10 @@ func (o Outdated) String() string {
 	from := short(o.FromDigest)
 	if o.FromVersion != "" {
 		from = o.FromVersion + " " + from
+	}
+	if o.Pinned {
+		from += " (pinned, wanted)"
+		to = "latest " + to
 	}
 	return verify.Escape(fmt.Sprintf("%s  %s -> %s  (%s)", o.Name, from, to, o.Source), `\`)
 }
