@@ -105,10 +105,11 @@ func versionsStory(t testing.TB) (with, without *Server) {
 	)
 }
 
-var metaMember = regexp.MustCompile(`,"_meta":\{"` + regexp.QuoteMeta(catalog.MetaVersions) + `":\[[^\]]*\]\}`)
+var metaMember = regexp.MustCompile(`,"_meta":\{"` + regexp.QuoteMeta(catalog.MetaVersions) + `":\[[^\]]*\]\}|,"version":"\d{4}-\d\d-\d\d\.[0-9a-f]{8}"`)
 
 // TestVersionsListingsUnchanged: a client that knows nothing of versions sees the same
-// listings as without history, but for the versions' _meta.
+// listings as without history, but for the versions' _meta and, in the skills/list entry
+// of a skill that declares no version, the name of its version.
 func TestVersionsListingsUnchanged(t *testing.T) {
 	with, without := versionsStory(t)
 	for _, req := range []string{
@@ -121,6 +122,9 @@ func TestVersionsListingsUnchanged(t *testing.T) {
 		if got := metaMember.ReplaceAll(a, nil); string(got) != string(b) {
 			t.Errorf("%s:\nwith history    %s\nwithout history %s", req, a, b)
 		}
+	}
+	if list := handle(t, with, V20251125, request(1, "skills/list", "")); !regexp.MustCompile(`"name":"notes","description":"Test skill notes.","version":"\d{4}-\d\d-\d\d\.[0-9a-f]{8}"`).Match(list) {
+		t.Errorf("the entry of a skill without a frontmatter version names no version: %s", list)
 	}
 	for _, path := range []string{catalog.AgentSkillsIndex, catalog.SkillsIndex, "/.well-known/agent-skills/runbook.tar.gz"} {
 		a := with.ServeHTTP(&wire.Request{Method: "GET", Target: path, Header: header("Host", "localhost")})

@@ -835,8 +835,12 @@ func jsonEqual(a, b string) bool {
 	return bytes.Equal(xb, yb)
 }
 
+// historyVersion is the name a history gives a version whose SKILL.md declares none.
+var historyVersion = regexp.MustCompile(`^\d{4}-\d\d-\d\d\.[0-9a-f]{8}$`)
+
 // withoutKept is a JSON answer without the kept versions in any _meta (and without a
-// _meta left empty by that), re-encoded.
+// _meta left empty by that), and without the version an entry names for a skill whose
+// frontmatter declares none (a history's "2026-01-02.2d8e0826"), re-encoded.
 func withoutKept(t *testing.T, raw []byte) string {
 	t.Helper()
 	var v any
@@ -852,6 +856,9 @@ func withoutKept(t *testing.T, raw []byte) string {
 				if len(m) == 0 {
 					delete(x, "_meta")
 				}
+			}
+			if v, ok := x["version"].(string); ok && historyVersion.MatchString(v) {
+				delete(x, "version")
 			}
 			for _, e := range x {
 				strip(e)
@@ -870,7 +877,8 @@ func withoutKept(t *testing.T, raw []byte) string {
 // TestVersionsLatestUnchanged: the versions repository's build and the build of the same
 // folder at HEAD without the versions section (outside git) serve the latest skills
 // alike: the same skills/list in both eras, resources/list (URIs, sizes, order) and every
-// latest file, skill and directory listing, but for the kept versions in _meta, the same
+// latest file, skill and directory listing, but for the kept versions in _meta and the
+// version named for a skill that declares none, the same
 // skill://index.json and well-known indexes, byte for byte, and the same sitemap; the
 // catalog page with history names the older versions; only the build with history serves
 // the change feed.
@@ -902,7 +910,7 @@ func TestVersionsLatestUnchanged(t *testing.T) {
 				t.Errorf("%s %s with history:\n%s\nwithout:\n%s", era, what, xs, ys)
 			}
 		}
-		same("skills/list", a.call(t, "skills/list", nil), b.call(t, "skills/list", nil), false)
+		same("skills/list", a.call(t, "skills/list", nil), b.call(t, "skills/list", nil), true)
 		la, lb := a.call(t, "resources/list", nil), b.call(t, "resources/list", nil)
 		same("resources/list", la, lb, true)
 		if la.Raw == lb.Raw || !strings.Contains(la.Raw, "io.github.skilledge/versions") {

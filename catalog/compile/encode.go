@@ -379,7 +379,8 @@ func readValue(data []byte, text bool) []byte {
 // skillEntry renders the skills extension v1 entry {"uri","frontmatter","resources"}, with
 // every file of the skill (nested skills' files included), and with the SEP-2076 fields
 // name, description and, where the frontmatter has them with the right types, title,
-// version and tags, and arguments and dependencies as declared: a superset that both
+// version and tags (version also, in a catalog that keeps history, the version's name
+// when the frontmatter declares none), and arguments and dependencies as declared: a superset that both
 // generations of clients read.
 func skillEntry(s *Skill) []byte {
 	var b []byte
@@ -394,6 +395,11 @@ func skillEntry(s *Skill) []byte {
 		if v := fm.Get(k); v.Type == gjson.String {
 			b = append(b, `,"`+k+`":`...)
 			b = append(b, v.Raw...)
+		} else if k == "version" && s.Version != "" {
+			// A catalog that keeps history names every version, one without a
+			// frontmatter version too ("2026-11-02.1a2b3c4d"): the entry says which.
+			b = append(b, `,"version":`...)
+			b = append(b, jsonString(s.Version)...)
 		}
 	}
 	if tags := fm.Get("tags"); tags.IsArray() && allStrings(tags) {
