@@ -38,6 +38,18 @@ func nodeBin(t testing.TB) string {
 	return p
 }
 
+// userPath is the PATH a reader of the README has: skilledge (cliBinary), and Node 22,
+// deno, bun and wrangler (the tooling build/package-lock.json pins) before the system's,
+// as "PATH=…".
+func userPath() (string, error) {
+	bin, err := cliBinary()
+	if err != nil {
+		return "", err
+	}
+	tools := filepath.Join(repoRoot(nil), "build", "node_modules", ".bin")
+	return "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + tools + string(os.PathListSeparator) + os.Getenv("PATH"), nil
+}
+
 // cliBinary builds runtime/cmd/skilledge once per test binary.
 var cliBinary = sync.OnceValues(func() (string, error) {
 	dir, err := scratchDir("skilledge-e2e-")

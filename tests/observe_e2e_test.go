@@ -788,7 +788,11 @@ func TestREADMEObserve(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	startCommand(t, dir, serveBlock, "metrics at http://127.0.0.1:9464/metrics", 5*time.Minute)
+	path, err := userPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	startCommand(t, dir, serveBlock, "metrics at http://127.0.0.1:9464/metrics", 5*time.Minute, path)
 	id := 0
 	for _, m := range knownMix {
 		for range m.times {
@@ -802,6 +806,7 @@ func TestREADMEObserve(t *testing.T) {
 		for {
 			cmd := exec.Command("sh", "-c", block)
 			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), path)
 			out, err = cmd.CombinedOutput()
 			if err == nil && strings.Contains(string(out), fmt.Sprintf("%d requests", id)) {
 				break

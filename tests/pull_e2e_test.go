@@ -748,3 +748,72 @@ func TestPullFrozenKeptVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestPullJourneyWorkerd follows a team's skills through the Worker in workerd: a project
+// using Claude Code and Codex pulls into both agents' folders (found, not named), a
+// script keeping its execute bit through the archive; list shows both folders; remove
+// takes a skill from one, and a later pull leaves it out there, and only there.
+func TestPullJourneyWorkerd(t *testing.T) {
+	src := t.TempDir()
+	if err := writeFiles(src, map[string]string{
+		"deploy/SKILL.md":        "---\nname: deploy\ndescription: Deploy the services.\n---\nRun scripts/ship.sh.\n",
+		"deploy/scripts/ship.sh": "#!/bin/sh\necho shipped\n",
+		"review/SKILL.md":        "---\nname: review\ndescription: Review a change.\n---\nRead the diff.\n",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(src, "deploy", "scripts", "ship.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := deployFolder(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := workerdFor(t, d, "")[0]
+	project := t.TempDir()
+	for _, dir := range []string{".claude", ".codex"} {
+		os.MkdirAll(filepath.Join(project, dir), 0o755)
+	}
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = project
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, string(out)
+	}
+	code, out := run("pull", base)
+	if code != 0 || !strings.Contains(out, "skilledge pull: .claude/skills (Claude Code: .claude is in the project)") ||
+		!strings.Contains(out, "skilledge pull: .agents/skills (Codex: .codex is in the project)") || strings.Count(out, "2 installed (deploy, review)") != 2 {
+		t.Fatalf("pull: %d\n%s", code, out)
+	}
+	for _, dir := range []string{".claude/skills", ".agents/skills"} {
+		fi, err := os.Stat(filepath.Join(project, dir, "deploy", "scripts", "ship.sh"))
+		if err != nil || fi.Mode().Perm()&0o100 == 0 {
+			t.Errorf("%s: the script is not executable: %v %v", dir, fi, err)
+		}
+	}
+	if code, out := run("list"); code != 0 || !strings.Contains(out, "2 skills installed in .claude/skills") || !strings.Contains(out, "2 skills installed in .agents/skills") {
+		t.Fatalf("list: %d\n%s", code, out)
+	}
+	if code, out := run("remove", ".claude/skills", "review"); code != 0 || !strings.Contains(out, "removed review from .claude/skills") {
+		t.Fatalf("remove: %d\n%s", code, out)
+	}
+	if code, out := run("pull", base); code != 0 || strings.Contains(out, "installed (review)") {
+		t.Fatalf("a pull after remove: %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".claude", "skills", "review")); !os.IsNotExist(err) {
+		t.Error("the pull brought review back into .claude/skills")
+	}
+	if _, err := os.Stat(filepath.Join(project, ".agents", "skills", "review", "SKILL.md")); err != nil {
+		t.Errorf("review left .agents/skills: %v", err)
+	}
+}

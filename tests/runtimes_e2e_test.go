@@ -64,7 +64,7 @@ var listening = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 
 // loopbackCommand is the README's command for rt, made to listen on a free loopback port,
 // and the environment it needs for that: Deno listens where deno serve's flags say, Bun
-// and Node where $PORT and $HOST do.
+// and Node where $PORT and $HOST do; the runtimes are found on a reader's PATH (userPath).
 func loopbackCommand(t *testing.T, rt jsRuntime) (command string, env []string) {
 	t.Helper()
 	_, commands := runtimeCommands(t)
@@ -75,7 +75,11 @@ func loopbackCommand(t *testing.T, rt jsRuntime) (command string, env []string) 
 		}
 		command = strings.Replace(command, "--port 8787", "--host 127.0.0.1 --port 0", 1)
 	}
-	return command, []string{"PORT=0", "HOST=127.0.0.1"}
+	path, err := userPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return command, []string{"PORT=0", "HOST=127.0.0.1", path}
 }
 
 // startRuntime runs the README's command for rt in dir (a checkout whose dist/ holds a

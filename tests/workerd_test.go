@@ -125,9 +125,13 @@ func runBlock(block, skills string) (dir, output string, err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	path, err := userPath()
+	if err != nil {
+		return "", "", err
+	}
 	cmd := exec.CommandContext(ctx, "sh", "-ec", block)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), toolEnv...)
+	cmd.Env = append(append(os.Environ(), toolEnv...), path)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", "", fmt.Errorf("the README's commands failed (%v):\n%s\n%s", err, block, out)
