@@ -817,3 +817,32 @@ func TestPullJourneyWorkerd(t *testing.T) {
 		t.Errorf("review left .agents/skills: %v", err)
 	}
 }
+
+// TestPullUnlisted: an unlisted skill, served by name though no listing names it, is
+// pulled by name from the private catalog on serve and workerd (with a reader's key, bound
+// to the origin); a later pull that names nothing keeps it, and list shows it; a pull
+// without the name never installs it.
+func TestPullUnlisted(t *testing.T) {
+	d := privateDeployment(t)
+	servers, key := privateServersOf(t, privateSetup.dir, d)
+	for _, srv := range servers[:2] { // serve and workerd
+		t.Run(srv.name, func(t *testing.T) {
+			whole := t.TempDir()
+			if code, out := pullCLI(t, nil, "pull", srv.base, whole, "--token", key); code != 0 || strings.Contains(out, "idea") {
+				t.Fatalf("a pull of the whole catalog: %d\n%s", code, out)
+			}
+			dir := t.TempDir()
+			code, out := pullCLI(t, nil, "pull", srv.base, dir, "--token", key, "--skill", "idea")
+			if code != 0 || !strings.Contains(out, "1 installed (idea)") {
+				t.Fatalf("pull --skill idea: %d\n%s", code, out)
+			}
+			if got := pulledSkills(t, dir)["idea"]; !strings.Contains(got["SKILL.md"], "Not ready.") {
+				t.Fatalf("idea as installed: %v", got)
+			}
+			code, out = pullCLI(t, nil, "pull", srv.base, dir, "--token", key)
+			if code != 0 || !strings.Contains(out, "1 skill unchanged") || strings.Contains(out, "removed") {
+				t.Fatalf("a pull that names nothing: %d\n%s", code, out)
+			}
+		})
+	}
+}

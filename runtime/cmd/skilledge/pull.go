@@ -168,7 +168,7 @@ installed, updated and removed; --json prints a report instead. The exit status 
 failure or when an edited skill was left as it is, 2 on bad usage.`)
 	rf := addReadFlags(c)
 	var skills stringList
-	c.fs.Var(&skills, "skill", "pull only the skill `NAME`, or pin it with NAME@VERSION (a version the catalog keeps); repeatable")
+	c.fs.Var(&skills, "skill", "pull only the skill `NAME` (an unlisted one too, looked up by name over MCP), or pin it with NAME@VERSION (a version the catalog keeps); repeatable")
 	var paths stringList
 	c.fs.Var(&paths, "path", "pull only the skills whose catalog path is `PREFIX` or under it, segment by segment (read over MCP); repeatable")
 	frozen := c.fs.Bool("frozen", false, "install exactly what skills.lock says; fail if the catalog no longer serves it")

@@ -243,6 +243,30 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	for _, f := range got {
 		served[f.Name] = f
 	}
+	// An unlisted skill is served by name though no listing names it: a skill named in
+	// this pull, or locked from this source, that the read did not find is looked up by
+	// name over MCP before it is said not to be served.
+	var unlisted []string
+	for _, n := range names {
+		if _, ok := served[n]; !ok {
+			unlisted = append(unlisted, n)
+		}
+	}
+	for _, l := range lock.Skills {
+		if _, ok := served[l.Name]; !ok && l.Source == source && !contains(unlisted, l.Name) && inScope(l.Name, l.Path) {
+			unlisted = append(unlisted, l.Name)
+		}
+	}
+	if len(unlisted) > 0 && sourceKind(source) == "" {
+		found, err := fetchUnlisted(ctx, source, opt, unlisted, want)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			served[f.Name] = f
+			got = append(got, f)
+		}
+	}
 	for _, n := range names {
 		if _, ok := served[n]; !ok {
 			return nil, fmt.Errorf("%s serves no skill %q", source, n)

@@ -146,6 +146,32 @@ func usageErrorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)
 }
 
+// fetchUnlisted looks the skills called names up one by one over MCP (verify.Options.
+// Unlisted: skills/get {name}, then {uri}), downloading those want accepts, and returns
+// the ones the server serves; none from a deployment with no MCP endpoint.
+func fetchUnlisted(ctx context.Context, source string, opt Options, names []string, want func(verify.Fetched) bool) ([]verify.Fetched, error) {
+	endpoint := source
+	if !isMCPEndpoint(source) {
+		endpoint = strings.TrimSuffix(source, "/") + "/mcp"
+	}
+	vo := opt.Verify
+	vo.Unlisted = names
+	got, err := verify.FetchMCP(ctx, endpoint, vo, opt.Era, func(f verify.Fetched) bool { return contains(names, f.Name) && want(f) })
+	if verify.NoEndpoint(err) {
+		return nil, nil // a deployment without MCP serves no skill its index does not list
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []verify.Fetched
+	for _, f := range got {
+		if contains(names, f.Name) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
 // lockETags gives, for a skill of lock read from source through a v0.1.0 index, the
 // ETags of its files as locked, when every file has one and the folder in dir holds
 // exactly what the lock says; else nil (the files are downloaded).

@@ -77,8 +77,74 @@ func FetchMCP(ctx context.Context, endpoint string, opt Options, era string, wan
 		}
 		out = append(out, f)
 	}
+	for i, name := range v.opt.Unlisted {
+		if _, listed := byName[name]; listed || !ValidName(name) {
+			continue
+		}
+		e, err := v.unlistedEntry(ctx, ep, s, 1000+2*i, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ep, err)
+		}
+		if !e.Exists() {
+			continue
+		}
+		f, files, err := v.mcpListed(e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ep, err)
+		}
+		byName[name] = f.URL
+		if want(f) {
+			if f.Files, err = v.readFiles(ctx, ep, s, f, files); err != nil {
+				return nil, fmt.Errorf("%s: %w", ep, err)
+			}
+			if f = v.deliver(f); v.takeErr != nil {
+				return nil, v.takeErr
+			}
+		}
+		out = append(out, f)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// NoEndpoint reports whether err, from FetchMCP, says there is no MCP endpoint to read: an
+// HTTP 404 or 405 where the endpoint should answer.
+func NoEndpoint(err error) bool {
+	var re *rpcError
+	return errors.As(err, &re) && (re.status == 404 || re.status == 405)
+}
+
+// unlistedEntry returns the skill entry of the skill called name, which the listing does
+// not name, or a Result that does not exist when the server knows no such skill:
+// skills/get {name} (SEP-2076) gives its files, whose SKILL.md URI skills/get {uri}
+// gives the entry of. The entry must be the named skill's.
+func (v *verifier) unlistedEntry(ctx context.Context, ep *url.URL, s session, id int, name string) (gjson.Result, error) {
+	r, err := v.rpc(ctx, ep, s, id, "skills/get", map[string]any{"name": name})
+	var re *rpcError
+	if errors.As(err, &re) && re.code != "" {
+		return gjson.Result{}, nil // unknown, or ambiguous: not one skill to install by name
+	}
+	if err != nil {
+		return gjson.Result{}, err
+	}
+	uri := ""
+	for _, f := range r.Get("files").Array() {
+		if f.Get("name").Str == "SKILL.md" && f.Get("uri").Type == gjson.String {
+			uri = f.Get("uri").Str
+		}
+	}
+	if uri == "" {
+		return gjson.Result{}, fmt.Errorf("skills/get %q: the result names no SKILL.md", name)
+	}
+	r, err = v.rpc(ctx, ep, s, id+1, "skills/get", map[string]any{"uri": uri})
+	if err != nil {
+		return gjson.Result{}, err
+	}
+	e := r.Get("skill")
+	if got := e.Get("frontmatter.name"); got.Str != name || e.Get("uri").Str != uri {
+		return gjson.Result{}, fmt.Errorf("skills/get %s: the entry is not the skill %q that skills/get {name} named", Printable(uri), name)
+	}
+	return e, nil
 }
 
 // listAll opens a session in era (see FetchMCP) and returns every skills/list entry.

@@ -93,6 +93,11 @@ type Options struct {
 	// it downloads. Take's first error ends the read (nothing more is downloaded) and is
 	// the read's error. FetchVersion returns its one skill's files as it always does.
 	Take func(Fetched) error
+	// Unlisted are skill names FetchMCP looks up one by one when the listing does not
+	// name them: an unlisted skill is served by name and URI though no listing names it
+	// (skills/get {name} gives its SKILL.md URI, skills/get {uri} its entry, checked as a
+	// listed one is). A name the server does not know is left out.
+	Unlisted []string
 }
 
 // Report is what Verify found. Problems are readable lines, each naming the skill (if
