@@ -307,7 +307,7 @@ func TestPullVersionPin(t *testing.T) {
 	}
 	// outdated shows the pin behind the latest, wanted where it is, and exits 0 for it.
 	if code, out := pullCLI(t, nil, "outdated", dir); code != 0 || !strings.Contains(out, "alpha  1.1.0 sha256:") ||
-		!strings.Contains(out, "(pinned, wanted) -> latest 1.2.0 sha256:") {
+		!strings.Contains(out, " current, wanted (pinned) -> 1.2.0 sha256:") || !strings.Contains(out, " latest  (") {
 		t.Fatalf("outdated of a pinned skill: %d\n%s", code, out)
 	}
 	code, out = pullCLI(t, nil, "pull", base, dir, "--allow-http-loopback", "--skill", "alpha@9.9.9")

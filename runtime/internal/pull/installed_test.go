@@ -127,3 +127,23 @@ func TestPullModes(t *testing.T) {
 		t.Errorf("a chmod -x is no local change: %+v", list[0])
 	}
 }
+
+// TestOutdatedString: a line says current, wanted and latest as npm outdated does.
+func TestOutdatedString(t *testing.T) {
+	d1, d2 := "sha256:"+strings.Repeat("a", 64), "sha256:"+strings.Repeat("b", 64)
+	for _, c := range []struct {
+		o    Outdated
+		want string
+	}{
+		{Outdated{Name: "x", Source: "https://s", FromVersion: "1.0", FromDigest: d1, ToVersion: "1.1", ToDigest: d2},
+			"x  1.0 " + short(d1) + " current -> 1.1 " + short(d2) + " wanted, latest  (https://s)"},
+		{Outdated{Name: "x", Source: "https://s", FromVersion: "1.0", FromDigest: d1, ToVersion: "1.1", ToDigest: d2, Pinned: true},
+			"x  1.0 " + short(d1) + " current, wanted (pinned) -> 1.1 " + short(d2) + " latest  (https://s)"},
+		{Outdated{Name: "x", Source: "https://s", FromDigest: d1, Removed: true},
+			"x  " + short(d1) + " current -> (no longer served: a pull removes it)  (https://s)"},
+	} {
+		if got := c.o.String(); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
+}

@@ -120,9 +120,10 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 	return out, nil
 }
 
-// String renders o as one line: "NAME  VERSION sha256:abc… -> VERSION sha256:def…
-// (SOURCE)", each version where it is known; a pinned skill's "NAME  VERSION … (pinned,
-// wanted) -> latest VERSION …"; with controls escaped (verify.Escape:
+// String renders o as one line: "NAME  VERSION sha256:abc… current -> VERSION
+// sha256:def… wanted, latest  (SOURCE)", each version where it is known; a pinned
+// skill's "NAME  VERSION … current, wanted (pinned) -> VERSION … latest"; with controls
+// escaped (verify.Escape:
 // skills.lock is a file anyone can edit; the versions came from servers, and are
 // Printable already, so a backslash is left as it is).
 func (o Outdated) String() string {
@@ -130,16 +131,19 @@ func (o Outdated) String() string {
 	if o.ToVersion != "" {
 		to = o.ToVersion + " " + to
 	}
-	if o.Removed {
-		to = "(no longer served)"
-	}
 	from := short(o.FromDigest)
 	if o.FromVersion != "" {
 		from = o.FromVersion + " " + from
 	}
-	if o.Pinned {
-		from += " (pinned, wanted)"
-		to = "latest " + to
+	// As npm outdated says them: current (what is installed), wanted (what the lock or
+	// the pin allows: a pull installs it), latest (what the source serves).
+	switch {
+	case o.Removed:
+		from, to = from+" current", "(no longer served: a pull removes it)"
+	case o.Pinned:
+		from, to = from+" current, wanted (pinned)", to+" latest"
+	default:
+		from, to = from+" current", to+" wanted, latest"
 	}
 	return verify.Escape(fmt.Sprintf("%s  %s -> %s  (%s)", o.Name, from, to, o.Source), `\`)
 }
