@@ -156,6 +156,17 @@ func targets(dir string, named []string, user, installed bool) ([]target, error)
 	return out, nil
 }
 
+// installedTargets is targets for list, outdated and remove: the folder pos names (DIR,
+// when the command was given one), or the folders --agent names or the project's agents
+// hold a skills.lock in.
+func installedTargets(pos []string, named *stringList, user *bool) ([]target, error) {
+	dir := ""
+	if len(pos) == 1 {
+		dir = pos[0]
+	}
+	return targets(dir, *named, *user, true)
+}
+
 // contained returns an error when dir, or a folder between base and it, is a symbolic
 // link that leads out of base. Folders that do not exist yet are fine: pull makes them.
 func contained(dir, base string) error {

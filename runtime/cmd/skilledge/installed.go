@@ -24,11 +24,7 @@ status is 1 when a lock cannot be read, 2 on bad usage.`)
 	if !ok {
 		return code
 	}
-	dir := ""
-	if len(pos) == 1 {
-		dir = pos[0]
-	}
-	ts, err := targets(dir, *named, *user, true)
+	ts, err := installedTargets(pos, named, user)
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
@@ -100,11 +96,8 @@ failure, 2 on bad usage.`)
 	if !ok {
 		return code
 	}
-	dir, name := "", pos[0]
-	if len(pos) == 2 {
-		dir, name = pos[0], pos[1]
-	}
-	ts, err := targets(dir, *named, *user, true)
+	name := pos[len(pos)-1]
+	ts, err := installedTargets(pos[:len(pos)-1], named, user)
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}

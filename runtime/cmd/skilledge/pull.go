@@ -369,11 +369,7 @@ The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	if !ok {
 		return code
 	}
-	dir := ""
-	if len(pos) == 1 {
-		dir = pos[0]
-	}
-	ts, err := targets(dir, *named, *user, true)
+	ts, err := installedTargets(pos, named, user)
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}

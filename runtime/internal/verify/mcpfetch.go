@@ -67,13 +67,8 @@ func FetchMCP(ctx context.Context, endpoint string, opt Options, era string, wan
 			return nil, fmt.Errorf("%s: skills %s and %s are both named %q: a folder of skills cannot hold both", ep, other, f.URL, f.Name)
 		}
 		byName[f.Name] = f.URL
-		if want(f) {
-			if f.Files, err = v.readFiles(ctx, ep, s, f, files); err != nil {
-				return nil, fmt.Errorf("%s: %w", ep, err)
-			}
-			if f = v.deliver(f); v.takeErr != nil {
-				return nil, v.takeErr
-			}
+		if f, err = v.fetchListed(ctx, ep, s, f, files, want); err != nil {
+			return nil, err
 		}
 		out = append(out, f)
 	}
@@ -93,18 +88,29 @@ func FetchMCP(ctx context.Context, endpoint string, opt Options, era string, wan
 			return nil, fmt.Errorf("%s: %w", ep, err)
 		}
 		byName[name] = f.URL
-		if want(f) {
-			if f.Files, err = v.readFiles(ctx, ep, s, f, files); err != nil {
-				return nil, fmt.Errorf("%s: %w", ep, err)
-			}
-			if f = v.deliver(f); v.takeErr != nil {
-				return nil, v.takeErr
-			}
+		if f, err = v.fetchListed(ctx, ep, s, f, files, want); err != nil {
+			return nil, err
 		}
 		out = append(out, f)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// fetchListed downloads the files of f, an entry of the endpoint ep, when want accepts
+// it, and hands them over (deliver); f as it was when want declines it.
+func (v *verifier) fetchListed(ctx context.Context, ep *url.URL, s session, f Fetched, files []listedFile, want func(Fetched) bool) (Fetched, error) {
+	if !want(f) {
+		return f, nil
+	}
+	var err error
+	if f.Files, err = v.readFiles(ctx, ep, s, f, files); err != nil {
+		return f, fmt.Errorf("%s: %w", ep, err)
+	}
+	if f = v.deliver(f); v.takeErr != nil {
+		return f, v.takeErr
+	}
+	return f, nil
 }
 
 // NoEndpoint reports whether err, from FetchMCP, says there is no MCP endpoint to read: an
