@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -93,6 +94,48 @@ func TestHostileServer(t *testing.T) {
 			pullRefused(t, srv.URL, c.want)
 		})
 	}
+
+	// A git source is hostile input too: its URL and ref are refused before git runs
+	// when they would pass for options, git runs no transport that runs a command, and a
+	// repository whose skills cannot be installed by name is refused whole. (A skill that
+	// links out of itself is left out: TestPullFromGit.)
+	if _, err := exec.LookPath("git"); err != nil {
+		return
+	}
+	pwned := filepath.Join(t.TempDir(), "pwned")
+	twice := t.TempDir()
+	for _, p := range []string{"skills/a/evil/SKILL.md", "skills/b/evil/SKILL.md"} {
+		os.MkdirAll(filepath.Join(twice, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(twice, p), md, 0o644)
+	}
+	gitInit(t, twice)
+	for name, c := range map[string]struct{ source, want string }{
+		"git: the ext transport, which runs a command": {"git+ext::sh -c touch% " + pwned, "transport 'ext' not allowed"},
+		"git: a URL that passes for an option":         {"git+--upload-pack=touch " + pwned, `cannot begin with "-"`},
+		"git: a ref that passes for an option":         {"git+file://" + twice + "#--upload-pack=touch " + pwned, `cannot begin with "-"`},
+		"git: two skills of one name":                  {"git+file://" + twice, "two skills are named evil"},
+	} {
+		t.Run(name, func(t *testing.T) { pullRefused(t, c.source, c.want) })
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("a git source ran a command")
+	}
+}
+
+// gitInit makes dir a git repository with one commit of everything in it.
+func gitInit(t *testing.T, dir string) string {
+	t.Helper()
+	var head string
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "skills"}, {"rev-parse", "HEAD"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		head = strings.TrimSpace(string(out))
+	}
+	return head
 }
 
 // pullRefused pulls from the hostile source into a DIR holding a file of its own, with

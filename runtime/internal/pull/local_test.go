@@ -63,9 +63,8 @@ func TestPullFromFolder(t *testing.T) {
 }
 
 // TestPullFromGit: a git repository is cloned at one commit, its skills/ folder read as
-// build reads it, and the commit locked; a branch is named with #REF. Hostile sources are
-// refused before git runs (an ext:: transport, an option for a URL), and a link out of a
-// skill is not followed: that skill is skipped.
+// build reads it, and the commit locked; a branch is named with #REF; a link out of a
+// skill is not followed: that skill is skipped (hostile URLs: TestHostileServer).
 func TestPullFromGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git command")
@@ -80,20 +79,15 @@ func TestPullFromGit(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(repo, "skills", "evil", "passwd")); err != nil {
 		t.Fatal(err)
 	}
-	git := func(args ...string) string {
+	git := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
+		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %s: %v\n%s", args, err, out)
 		}
-		return strings.TrimSpace(string(out))
 	}
-	git("init", "-q", "-b", "main")
-	git("add", "-A")
-	git("commit", "-q", "-m", "skills")
+	head := gitInit(t, repo)
 	git("branch", "stable")
-	head := git("rev-parse", "HEAD")
 	dir := t.TempDir()
 	source := "git+file://" + repo + "#stable"
 	res, err := Pull(context.Background(), source, dir, Options{})
@@ -127,18 +121,5 @@ func TestPullFromGit(t *testing.T) {
 	}
 	if lock, _ := ReadLock(dir); lock.find("alpha").Commit == head {
 		t.Error("the lock still names the old commit")
-	}
-	pwned := filepath.Join(t.TempDir(), "pwned")
-	for bad, why := range map[string]string{
-		"git+ext::sh -c touch% " + pwned:                       "transport 'ext' not allowed",
-		"git+-uhttps://x/y.git":                                `cannot begin with "-"`,
-		"git+file://" + repo + "#--upload-pack=touch " + pwned: `cannot begin with "-"`,
-	} {
-		if _, err := Pull(context.Background(), bad, t.TempDir(), Options{}); err == nil || !strings.Contains(err.Error(), why) {
-			t.Errorf("%q: %v, want %q", bad, err, why)
-		}
-	}
-	if _, err := os.Stat(pwned); err == nil {
-		t.Fatal("a source ran a command")
 	}
 }
