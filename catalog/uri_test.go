@@ -106,7 +106,7 @@ func TestValidVersion(t *testing.T) {
 		s  string
 		ok bool
 	}{
-		{"1.2.0", true}, {"1.2.0-rc.1+build.5", true}, {"2026-11-20.3f2a9c1e", true}, {"v2_final", true},
+		{"1.2.0", true}, {"1.2.0-rc.1+build.5", true}, {"2026-11-20.143005.3f2a9c1e", true}, {"v2_final", true},
 		{"", false}, {".", false}, {"..", false}, {"1.0 beta", false}, {"a/b", false}, {"%41", false},
 		{"é", false}, {strings.Repeat("1", 65), false}, {strings.Repeat("1", 64), true},
 	} {

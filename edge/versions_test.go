@@ -105,7 +105,7 @@ func versionsStory(t testing.TB) (with, without *Server) {
 	)
 }
 
-var metaMember = regexp.MustCompile(`,"_meta":\{"` + regexp.QuoteMeta(catalog.MetaVersions) + `":\[[^\]]*\]\}|,"version":"\d{4}-\d\d-\d\d\.[0-9a-f]{8}"`)
+var metaMember = regexp.MustCompile(`,"_meta":\{"` + regexp.QuoteMeta(catalog.MetaVersions) + `":\[[^\]]*\]\}|,"version":"\d{4}-\d\d-\d\d\.\d{6}\.[0-9a-f]{8}"`)
 
 // TestVersionsListingsUnchanged: a client that knows nothing of versions sees the same
 // listings as without history, but for the versions' _meta and, in the skills/list entry
@@ -123,7 +123,7 @@ func TestVersionsListingsUnchanged(t *testing.T) {
 			t.Errorf("%s:\nwith history    %s\nwithout history %s", req, a, b)
 		}
 	}
-	if list := handle(t, with, V20251125, request(1, "skills/list", "")); !regexp.MustCompile(`"name":"notes","description":"Test skill notes.","version":"\d{4}-\d\d-\d\d\.[0-9a-f]{8}"`).Match(list) {
+	if list := handle(t, with, V20251125, request(1, "skills/list", "")); !regexp.MustCompile(`"name":"notes","description":"Test skill notes.","version":"\d{4}-\d\d-\d\d\.\d{6}\.[0-9a-f]{8}"`).Match(list) {
 		t.Errorf("the entry of a skill without a frontmatter version names no version: %s", list)
 	}
 	for _, path := range []string{catalog.AgentSkillsIndex, catalog.SkillsIndex, "/.well-known/agent-skills/runbook.tar.gz"} {

@@ -836,11 +836,11 @@ func jsonEqual(a, b string) bool {
 }
 
 // historyVersion is the name a history gives a version whose SKILL.md declares none.
-var historyVersion = regexp.MustCompile(`^\d{4}-\d\d-\d\d\.[0-9a-f]{8}$`)
+var historyVersion = regexp.MustCompile(`^\d{4}-\d\d-\d\d\.\d{6}\.[0-9a-f]{8}$`)
 
 // withoutKept is a JSON answer without the kept versions in any _meta (and without a
 // _meta left empty by that), and without the version an entry names for a skill whose
-// frontmatter declares none (a history's "2026-01-02.2d8e0826"), re-encoded.
+// frontmatter declares none (a history's "2026-01-02.120000.2d8e0826"), re-encoded.
 func withoutKept(t *testing.T, raw []byte) string {
 	t.Helper()
 	var v any

@@ -397,7 +397,7 @@ func skillEntry(s *Skill) []byte {
 			b = append(b, v.Raw...)
 		} else if k == "version" && s.Version != "" {
 			// A catalog that keeps history names every version, one without a
-			// frontmatter version too ("2026-11-02.1a2b3c4d"): the entry says which.
+			// frontmatter version too ("2026-11-02.091500.1a2b3c4d"): the entry says which.
 			b = append(b, `,"version":`...)
 			b = append(b, jsonString(s.Version)...)
 		}

@@ -387,7 +387,7 @@ func (r *reader) version(ctx context.Context, p string, t *trail, c Commit, fs [
 		r.names[p] = used
 	}
 	short := content[:8]
-	dated := c.Date.UTC().Format("2006-01-02") + "." + short
+	dated := c.Date.UTC().Format("2006-01-02.150405") + "." + short // ordered by name, within a day too
 	switch {
 	case name == "":
 		name = dated

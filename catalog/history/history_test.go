@@ -20,6 +20,7 @@ type memory struct {
 	commits []map[string]string
 	subject []string
 	shallow bool
+	sameDay bool // every commit on 2026-11-01, an hour apart from 09:00
 	blobs   map[string]string
 	read    map[string]int // how often each blob was read
 }
@@ -29,7 +30,11 @@ func (m *memory) hash(i int) string { return fmt.Sprintf("%040x", i+1) }
 func (m *memory) Log(context.Context) ([]Commit, error) {
 	var out []Commit
 	for i := len(m.commits) - 1; i >= 0; i-- {
-		out = append(out, Commit{Hash: m.hash(i), Date: time.Date(2026, 11, 1+i, 12, 0, 0, 0, time.UTC), Subject: m.subject[i]})
+		date := time.Date(2026, 11, 1+i, 12, 0, 0, 0, time.UTC)
+		if m.sameDay {
+			date = time.Date(2026, 11, 1, 9+i, 0, 0, 0, time.UTC)
+		}
+		out = append(out, Commit{Hash: m.hash(i), Date: date, Subject: m.subject[i]})
 	}
 	return out, nil
 }
@@ -157,9 +162,9 @@ func TestRead(t *testing.T) {
 				step{"edit a's ref", map[string]string{"a/SKILL.md": skill("1.1.0", "one"), "a/ref.md": "r2"}},
 				step{"add b", map[string]string{"b/SKILL.md": skill("", "b")}},
 			),
-			skills: []string{"a: 1.1.0 1.0.0 (dropped 0)", "b: 2026-11-03.XXXXXXXX (dropped 0)"},
+			skills: []string{"a: 1.1.0 1.0.0 (dropped 0)", "b: 2026-11-03.120000.XXXXXXXX (dropped 0)"},
 			changes: []string{
-				"add b b ->2026-11-03.XXXXXXXX +[SKILL.md] ~[] -[]",
+				"add b b ->2026-11-03.120000.XXXXXXXX +[SKILL.md] ~[] -[]",
 				"edit a's ref a 1.0.0>1.1.0 +[] ~[SKILL.md ref.md] -[]",
 				"add a a ->1.0.0 +[SKILL.md ref.md] ~[] -[]",
 			},
@@ -246,9 +251,9 @@ func TestRead(t *testing.T) {
 			src: story(
 				step{"add", map[string]string{"a/SKILL.md": skill("1.0 beta/2", "")}},
 			),
-			skills:   []string{"a: 2026-11-01.XXXXXXXX (dropped 0)"},
-			changes:  []string{"add a ->2026-11-01.XXXXXXXX +[SKILL.md] ~[] -[]"},
-			problems: []string{`a/SKILL.md: version "1.0 beta/2" (in 000000000000) cannot be part of a URI path segment (letters, digits, ".", "-", "+" and "_", at most 64): published as 2026-11-01.XXXXXXXX`},
+			skills:   []string{"a: 2026-11-01.120000.XXXXXXXX (dropped 0)"},
+			changes:  []string{"add a ->2026-11-01.120000.XXXXXXXX +[SKILL.md] ~[] -[]"},
+			problems: []string{`a/SKILL.md: version "1.0 beta/2" (in 000000000000) cannot be part of a URI path segment (letters, digits, ".", "-", "+" and "_", at most 64): published as 2026-11-01.120000.XXXXXXXX`},
 		},
 		{
 			name: "a skill removed and added again cannot publish other bytes under a name it used",
@@ -370,5 +375,29 @@ func TestMaxCommits(t *testing.T) {
 	}
 	if h, _ := Read(context.Background(), src, Options{VersionOf: versionOf}); h.Cut || h.Commits != 3 {
 		t.Fatalf("the default: cut %t, %d commits", h.Cut, h.Commits)
+	}
+}
+
+// TestDatedNamesOrder: versions of a skill without a frontmatter version, published the
+// same day, are named so that their names sort as their commits came: the date and the
+// time of day before the digest.
+func TestDatedNamesOrder(t *testing.T) {
+	m := story(step{"one", map[string]string{"a/SKILL.md": skill("", "one")}},
+		step{"two", map[string]string{"a/SKILL.md": skill("", "two")}},
+		step{"three", map[string]string{"a/SKILL.md": skill("", "three")}})
+	m.sameDay = true
+	h, err := Read(context.Background(), m, Options{VersionOf: versionOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range h.Skills[0].Versions { // newest first
+		names = append(names, v.Name)
+	}
+	if len(names) != 3 || !strings.HasPrefix(names[2], "2026-11-01.090000.") || !strings.HasPrefix(names[0], "2026-11-01.110000.") {
+		t.Fatalf("names %q", names)
+	}
+	if sorted := slices.Sorted(slices.Values(names)); !slices.Equal(sorted, []string{names[2], names[1], names[0]}) {
+		t.Errorf("names %q do not sort oldest first", names)
 	}
 }
