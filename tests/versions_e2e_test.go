@@ -158,8 +158,8 @@ type wantVersion struct{ name, published, skill string }
 var versionsWant = map[string][]wantVersion{
 	"skill://alpha/SKILL.md":      {{`1\.2\.0`, "2026-01-09", ""}, {`1\.1\.0\+[0-9a-f]{8}`, "2026-01-05", ""}, {`1\.1\.0`, "2026-01-03", ""}, {`1\.0\.0`, "2026-01-01", ""}},
 	"skill://epsilon/SKILL.md":    {{`2\.0\.0`, "2026-01-04", ""}},
-	"skill://tools/beta/SKILL.md": {{`2026-01-02\.[0-9a-f]{8}`, "2026-01-02", ""}, {`2026-01-01\.[0-9a-f]{8}`, "2026-01-01", ""}},
-	"skill://zeta/SKILL.md":       {{`2026-01-07\.[0-9a-f]{8}`, "2026-01-07", ""}, {`2026-01-01\.[0-9a-f]{8}`, "2026-01-01", "gamma"}},
+	"skill://tools/beta/SKILL.md": {{`2026-01-02\.\d{6}\.[0-9a-f]{8}`, "2026-01-02", ""}, {`2026-01-01\.\d{6}\.[0-9a-f]{8}`, "2026-01-01", ""}},
+	"skill://zeta/SKILL.md":       {{`2026-01-07\.\d{6}\.[0-9a-f]{8}`, "2026-01-07", ""}, {`2026-01-01\.\d{6}\.[0-9a-f]{8}`, "2026-01-01", "gamma"}},
 }
 
 // versionsGone are URIs the versions repository served once and serves no more: a
