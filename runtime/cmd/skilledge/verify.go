@@ -22,7 +22,8 @@ prefix of the skill's path segment by segment. A bare user-generated-content dom
 verify reads URL/.well-known/agent-skills/index.json (well-known discovery v0.2.0),
 refuses every skill URL outside the trust root without fetching it, downloads each
 skill and checks its SHA-256 digest, unpacks archives in memory (refusing traversal,
-links and bombs), and checks that the files are exactly those of the MCP manifest
+links and bombs; the .zip served beside a .tar.gz, when there is one, must hold the same
+files with the same execute bits), and checks that the files are exactly those of the MCP manifest
 (skills/list at URL/mcp) and of the v0.1.0 index at URL/.well-known/skills/index.json,
 if there is one. A catalog that keeps versions lists each skill's kept versions in
 resources/list: verify downloads every one's archive and checks its files against the

@@ -16,6 +16,8 @@ import (
 	"github.com/skilledge/skilledge/catalog/archive"
 	"github.com/skilledge/skilledge/catalog/trust"
 	"github.com/skilledge/skilledge/edge/wire"
+	"maps"
+	"slices"
 )
 
 // maxIndexBytes bounds an index and a page of the MCP manifest.
@@ -237,6 +239,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 			v.skillProblem(sr, sr.URL, "%v", err)
 			return
 		}
+		v.checkZip(ctx, sr, u, limit, files)
 	}
 	sr.Files = len(files)
 	st.files = make(map[string]fileInfo, len(files))
@@ -296,6 +299,51 @@ func (v *verifier) archiveLimit() int64 {
 
 // unpack reads an archive in memory. The format comes from the Content-Type, or from the
 // URL's extension when the type is missing or generic.
+// checkZip compares, for Verify, the .zip served beside the .tar.gz at u (skilledge serves
+// both), when there is one, with the .tar.gz's files, verified already: the same files, by digest,
+// and the same execute bits, for an agent that unpacks either must get the same skill.
+// The index names no .zip, so none is no problem.
+func (v *verifier) checkZip(ctx context.Context, sr *SkillReport, u *url.URL, limit int64, tar []archive.File) {
+	if v.want != nil || !strings.HasSuffix(u.Path, ".tar.gz") {
+		return // a read for pull takes the .tar.gz alone: it downloads nothing more
+	}
+	zu := *u
+	zu.Path, zu.RawPath = strings.TrimSuffix(u.Path, ".tar.gz")+".zip", ""
+	resp, err := v.get(ctx, &zu, "*/*", v.outside, limit)
+	if err != nil || resp.status == 404 {
+		return
+	}
+	at := zu.String()
+	if resp.status != 200 {
+		v.skillProblem(sr, at, "%s", statusText(resp.status))
+		return
+	}
+	zip, err := v.unpack(resp, &zu)
+	if err != nil {
+		v.skillProblem(sr, at, "%v", err)
+		return
+	}
+	byName := make(map[string]archive.File, len(tar))
+	for _, f := range tar {
+		byName[f.Name] = f
+	}
+	for _, z := range zip {
+		t, ok := byName[z.Name]
+		switch {
+		case !ok:
+			v.skillProblem(sr, at, "file %q is in the .zip but not in the .tar.gz", z.Name)
+		case DigestOf(z.Data) != DigestOf(t.Data):
+			v.skillProblem(sr, at, "file %q differs between the .zip and the .tar.gz", z.Name)
+		case z.Exec != t.Exec:
+			v.skillProblem(sr, at, "file %q is executable in %s only: the archives disagree on its mode", z.Name, map[bool]string{true: "the .zip", false: "the .tar.gz"}[z.Exec])
+		}
+		delete(byName, z.Name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		v.skillProblem(sr, at, "file %q is in the .tar.gz but not in the .zip", name)
+	}
+}
+
 func (v *verifier) unpack(resp *response, u *url.URL) ([]archive.File, error) {
 	var inspect func([]byte, archive.Limits) ([]archive.File, error)
 	switch resp.contentType {

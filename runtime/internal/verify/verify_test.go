@@ -966,3 +966,41 @@ func manifestOfEntries(es []archive.Entry) string {
 	}
 	return ManifestDigest(fs)
 }
+
+// TestVerifyZipModes: the .zip served beside a skill's .tar.gz must hold the same files
+// with the same execute bits; a script executable in one archive only is a problem, and a
+// deployment that serves no .zip is none.
+func TestVerifyZipModes(t *testing.T) {
+	exec := make([]archive.Entry, len(refunds))
+	copy(exec, refunds)
+	exec[3].Exec = true // scripts/run.sh
+	for _, c := range []struct {
+		name     string
+		tar, zip []archive.Entry
+		want     string // "" for no problem
+	}{
+		{"no zip", exec, nil, ""},
+		{"the same", exec, exec, ""},
+		{"executable in the tar only", exec, refunds, `file "scripts/run.sh" is executable in the .tar.gz only`},
+		{"a file missing from the zip", exec, exec[:3], `file "scripts/run.sh" is in the .tar.gz but not in the .zip`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newFake(t)
+			tgz := tarGz(t, c.tar)
+			d.serve("/.well-known/agent-skills/refunds.tar.gz", "application/gzip", tgz)
+			d.index["skills"].([]any)[1].(map[string]any)["digest"] = sha(tgz)
+			if c.zip != nil {
+				z, err := archive.Zip(c.zip)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d.serve("/.well-known/agent-skills/refunds.zip", "application/zip", z)
+			}
+			_, rep := run(t, d, nil)
+			got := allProblems(rep)
+			if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+				t.Errorf("problems %q, want %q", got, c.want)
+			}
+		})
+	}
+}
