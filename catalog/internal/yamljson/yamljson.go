@@ -270,7 +270,29 @@ func yamlErrorLine(err error, src []byte, off int) Problem {
 	if n := bytes.Count(src, []byte("\n")) + 1; line > n {
 		line = n
 	}
+	if msg == "mapping values are not allowed in this context" && plainColon.Match(srcLine(src, line)) {
+		// The commonest mistake of real frontmatter: "description: Use when: …".
+		msg += `: a plain value cannot hold ": "; put the value in quotes`
+	}
 	return Problem{line + off, "invalid YAML: " + msg}
+}
+
+// plainColon matches a "key: value" line whose plain (unquoted) value holds ": ".
+var plainColon = regexp.MustCompile(`^\s*[^\s:#'"][^:]*:\s+[^\s'"|>\[{][^#]*:\s`)
+
+// srcLine returns line n (1-based) of src, without its end.
+func srcLine(src []byte, n int) []byte {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return nil
+		}
+		src = src[j+1:]
+	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return bytes.TrimRight(src, "\r")
 }
 
 // anchor is the state npm yaml keeps for an anchored node while converting (see
