@@ -96,24 +96,21 @@ func TestHostileServer(t *testing.T) {
 	}
 
 	// A git source is hostile input too: its URL and ref are refused before git runs
-	// when they would pass for options, git runs no transport that runs a command, and a
-	// repository whose skills cannot be installed by name is refused whole. (A skill that
-	// links out of itself is left out: TestPullFromGit.)
+	// when they would pass for options, and git runs no transport that runs a command. (A
+	// skill that links out of itself, and skills that share a name, are left out:
+	// TestPullFromGit.)
 	if _, err := exec.LookPath("git"); err != nil {
 		return
 	}
 	pwned := filepath.Join(t.TempDir(), "pwned")
-	twice := t.TempDir()
-	for _, p := range []string{"skills/a/evil/SKILL.md", "skills/b/evil/SKILL.md"} {
-		os.MkdirAll(filepath.Join(twice, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(twice, p), md, 0o644)
-	}
-	gitInit(t, twice)
+	repo := t.TempDir()
+	os.MkdirAll(filepath.Join(repo, "skills", "evil"), 0o755)
+	os.WriteFile(filepath.Join(repo, "skills", "evil", "SKILL.md"), md, 0o644)
+	gitInit(t, repo)
 	for name, c := range map[string]struct{ source, want string }{
 		"git: the ext transport, which runs a command": {"git+ext::sh -c touch% " + pwned, "transport 'ext' not allowed"},
 		"git: a URL that passes for an option":         {"git+--upload-pack=touch " + pwned, `cannot begin with "-"`},
-		"git: a ref that passes for an option":         {"git+file://" + twice + "#--upload-pack=touch " + pwned, `cannot begin with "-"`},
-		"git: two skills of one name":                  {"git+file://" + twice, "two skills are named evil"},
+		"git: a ref that passes for an option":         {"git+file://" + repo + "#--upload-pack=touch " + pwned, `cannot begin with "-"`},
 	} {
 		t.Run(name, func(t *testing.T) { pullRefused(t, c.source, c.want) })
 	}

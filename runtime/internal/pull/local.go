@@ -53,8 +53,9 @@ func sourceKind(source string) string {
 }
 
 // fetchLocal reads the folder or git source as fetchCatalog reads a deployment: each
-// skill given to want, and those it wants read (handed to opt.Verify.Take when set). It
-// returns the skills and the problems of the ones left out.
+// skill under opt.Paths given to want, and those it wants read (handed to
+// opt.Verify.Take when set). It returns the skills and why each left out was: the
+// loader's reason, or a name that other skills share.
 func fetchLocal(ctx context.Context, source string, opt Options, want func(verify.Fetched) bool) ([]verify.Fetched, string, []string, error) {
 	via := sourceKind(source)
 	dir, commit := source, ""
@@ -81,13 +82,24 @@ func fetchLocal(ctx context.Context, source string, opt Options, want func(verif
 			skipped = append(skipped, verify.Printable(strings.TrimPrefix(p.String(), dir+string(filepath.Separator))))
 		}
 	}
-	byName := map[string]string{}
+	// A skill is installed by its name, so skills that share one (a copy, a backup, a
+	// fork in the same repository) are left out, each named: --path selects one.
+	byName := map[string][]string{}
+	for _, s := range cat.Skills {
+		if underPaths(s.Path, opt.Paths) {
+			byName[s.Name] = append(byName[s.Name], s.Path)
+		}
+	}
 	var out []verify.Fetched
 	for _, s := range cat.Skills {
-		if other, ok := byName[s.Name]; ok {
-			return nil, "", nil, fmt.Errorf("%s: two skills are named %s (%s and %s): pull installs a skill by its name", source, s.Name, other, s.Path)
+		if !underPaths(s.Path, opt.Paths) {
+			continue
 		}
-		byName[s.Name] = s.Path
+		if paths := byName[s.Name]; len(paths) > 1 {
+			skipped = append(skipped, verify.Printable(fmt.Sprintf("%s: warning: skipped, not installed: %d skills are named %s (%s): pull --path selects one",
+				s.Path, len(paths), s.Name, strings.Join(paths, ", "))))
+			continue
+		}
 		f := verify.Fetched{Name: s.Name, Path: s.Path, URL: source, Digest: compile.ManifestDigest(s), Kind: verify.DigestManifest,
 			Version: compile.FrontmatterVersion(s.Files[0].Data), Commit: commit}
 		if commit != "" {

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -269,6 +270,11 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 	}
 	for _, n := range names {
 		if _, ok := served[n]; !ok {
+			for _, s := range skipped { // a folder's or repository's skill left out: say why
+				if p, _, _ := strings.Cut(s, ": "); path.Base(strings.TrimSuffix(p, "/SKILL.md")) == n {
+					return nil, fmt.Errorf("%s serves no skill %q: %s", source, n, s)
+				}
+			}
 			return nil, fmt.Errorf("%s serves no skill %q", source, n)
 		}
 	}
