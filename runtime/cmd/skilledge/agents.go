@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -202,7 +203,7 @@ func contained(dir, base string) error {
 }
 
 // sayTargets tells, when the folders were chosen for the user, which and why.
-func sayTargets(w interface{ Write([]byte) (int, error) }, cmd string, ts []target) {
+func sayTargets(w io.Writer, cmd string, ts []target) {
 	for _, t := range ts {
 		if t.implicit {
 			fmt.Fprintf(w, "skilledge %s: %s (%s)\n", cmd, t.dir, t.why)

@@ -35,19 +35,23 @@ func List(dir string) ([]Installed, error) {
 	}
 	out := []Installed{}
 	for i := range lock.Skills {
-		l := &lock.Skills[i]
-		in := Installed{Name: l.Name, Source: l.Source, Path: l.Path, Version: l.Version, Pinned: l.Pinned, Unverified: l.Unverified,
-			Files: len(l.Files), Changed: localChanges(dir, l)}
-		for _, f := range l.Files {
-			in.Bytes += f.Size
-		}
-		if in.Changed == nil {
-			in.Changed = []string{}
-		}
-		out = append(out, in)
+		out = append(out, installedOf(dir, &lock.Skills[i]))
 	}
 	slices.SortFunc(out, func(a, b Installed) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// installedOf is the locked skill l as installed in dir, compared with its folder.
+func installedOf(dir string, l *LockedSkill) Installed {
+	in := Installed{Name: l.Name, Source: l.Source, Path: l.Path, Version: l.Version, Pinned: l.Pinned, Unverified: l.Unverified,
+		Files: len(l.Files), Changed: localChanges(dir, l)}
+	for _, f := range l.Files {
+		in.Bytes += f.Size
+	}
+	if in.Changed == nil {
+		in.Changed = []string{}
+	}
+	return in
 }
 
 // ErrNotInstalled is Remove's error for a name the lock does not name.
@@ -70,10 +74,7 @@ func Remove(dir, name string, force bool) (*Installed, error) {
 	if l == nil {
 		return nil, fmt.Errorf("%s: %w in %s (%s does not name it)", name, ErrNotInstalled, dir, LockName)
 	}
-	gone := Installed{Name: l.Name, Source: l.Source, Path: l.Path, Version: l.Version, Pinned: l.Pinned, Files: len(l.Files), Changed: localChanges(dir, l)}
-	for _, f := range l.Files {
-		gone.Bytes += f.Size
-	}
+	gone := installedOf(dir, l)
 	if len(gone.Changed) > 0 && !missing(gone.Changed) && !force {
 		files := make([]string, len(gone.Changed))
 		for i, c := range gone.Changed {
@@ -89,9 +90,6 @@ func Remove(dir, name string, force bool) (*Installed, error) {
 	lock.markRemoved(source, name)
 	if err := writeLock(dir, lock); err != nil {
 		return nil, err
-	}
-	if gone.Changed == nil {
-		gone.Changed = []string{}
 	}
 	return &gone, nil
 }

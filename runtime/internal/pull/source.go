@@ -35,10 +35,7 @@ func fetchCatalog(ctx context.Context, source string, opt Options, want func(ver
 		}
 		return got, via, err
 	}
-	endpoint := source
-	if !isMCPEndpoint(source) {
-		endpoint = strings.TrimSuffix(source, "/") + "/mcp"
-	}
+	endpoint := mcpEndpoint(source)
 	if opt.Index != "" && (opt.Era != "" || len(opt.Paths) > 0 || isMCPEndpoint(source)) {
 		return nil, "", usageErrorf("--index %s reads a well-known index, which --era, --path and an MCP URL do not", opt.Index)
 	}
@@ -146,14 +143,20 @@ func usageErrorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)
 }
 
+// mcpEndpoint is the MCP endpoint of the deployment source: source itself when it is one
+// (isMCPEndpoint), else SOURCE/mcp.
+func mcpEndpoint(source string) string {
+	if isMCPEndpoint(source) {
+		return source
+	}
+	return strings.TrimSuffix(source, "/") + "/mcp"
+}
+
 // fetchUnlisted looks the skills called names up one by one over MCP (verify.Options.
 // Unlisted: skills/get {name}, then {uri}), downloading those want accepts, and returns
 // the ones the server serves; none from a deployment with no MCP endpoint.
 func fetchUnlisted(ctx context.Context, source string, opt Options, names []string, want func(verify.Fetched) bool) ([]verify.Fetched, error) {
-	endpoint := source
-	if !isMCPEndpoint(source) {
-		endpoint = strings.TrimSuffix(source, "/") + "/mcp"
-	}
+	endpoint := mcpEndpoint(source)
 	vo := opt.Verify
 	vo.Unlisted = names
 	got, err := verify.FetchMCP(ctx, endpoint, vo, opt.Era, func(f verify.Fetched) bool { return contains(names, f.Name) && want(f) })

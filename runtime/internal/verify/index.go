@@ -239,7 +239,6 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 			v.skillProblem(sr, sr.URL, "%v", err)
 			return
 		}
-		v.checkZip(ctx, sr, u, limit, files)
 	}
 	sr.Files = len(files)
 	st.files = make(map[string]fileInfo, len(files))
@@ -253,6 +252,9 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	if skillMD == nil {
 		v.skillProblem(sr, sr.URL, "the archive has no SKILL.md at its root")
 		return
+	}
+	if typ.Str == "archive" {
+		v.checkZip(ctx, sr, u, limit, files, st.files)
 	}
 	switch got, err := frontmatterName(skillMD); {
 	case err != nil:
@@ -302,8 +304,8 @@ func (v *verifier) archiveLimit() int64 {
 // checkZip compares, for Verify, the .zip served beside the .tar.gz at u (skilledge serves
 // both), when there is one, with the .tar.gz's files, verified already: the same files, by digest,
 // and the same execute bits, for an agent that unpacks either must get the same skill.
-// The index names no .zip, so none is no problem.
-func (v *verifier) checkZip(ctx context.Context, sr *SkillReport, u *url.URL, limit int64, tar []archive.File) {
+// The index names no .zip, so none is no problem. digests are the .tar.gz's files'.
+func (v *verifier) checkZip(ctx context.Context, sr *SkillReport, u *url.URL, limit int64, tar []archive.File, digests map[string]fileInfo) {
 	if v.want != nil || !strings.HasSuffix(u.Path, ".tar.gz") {
 		return // a read for pull takes the .tar.gz alone: it downloads nothing more
 	}
@@ -332,7 +334,7 @@ func (v *verifier) checkZip(ctx context.Context, sr *SkillReport, u *url.URL, li
 		switch {
 		case !ok:
 			v.skillProblem(sr, at, "file %q is in the .zip but not in the .tar.gz", z.Name)
-		case DigestOf(z.Data) != DigestOf(t.Data):
+		case DigestOf(z.Data) != digests[t.Name].digest:
 			v.skillProblem(sr, at, "file %q differs between the .zip and the .tar.gz", z.Name)
 		case z.Exec != t.Exec:
 			v.skillProblem(sr, at, "file %q is executable in %s only: the archives disagree on its mode", z.Name, map[bool]string{true: "the .zip", false: "the .tar.gz"}[z.Exec])
