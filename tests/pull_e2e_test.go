@@ -820,8 +820,8 @@ func TestPullJourneyWorkerd(t *testing.T) {
 
 // TestPullUnlisted: an unlisted skill, served by name though no listing names it, is
 // pulled by name from the private catalog on serve and workerd (with a reader's key, bound
-// to the origin); a later pull that names nothing keeps it, and list shows it; a pull
-// without the name never installs it.
+// to the origin); a later pull that names nothing keeps it; a pull without the name never
+// installs it; and a hidden skill asked for by name is answered as one that does not exist.
 func TestPullUnlisted(t *testing.T) {
 	d := privateDeployment(t)
 	servers, key := privateServersOf(t, privateSetup.dir, d)
@@ -842,6 +842,14 @@ func TestPullUnlisted(t *testing.T) {
 			code, out = pullCLI(t, nil, "pull", srv.base, dir, "--token", key)
 			if code != 0 || !strings.Contains(out, "1 skill unchanged") || strings.Contains(out, "removed") {
 				t.Fatalf("a pull that names nothing: %d\n%s", code, out)
+			}
+			// Looked up by name, a skill the reader may not see is a skill that does not
+			// exist: the same answer, word for word, and nothing of it.
+			hidden, hiddenOut := pullCLI(t, nil, "pull", srv.base, t.TempDir(), "--token", key, "--skill", "ledger")
+			none, noneOut := pullCLI(t, nil, "pull", srv.base, t.TempDir(), "--token", key, "--skill", "nosuch")
+			if hidden != 1 || none != 1 || strings.ReplaceAll(hiddenOut, "ledger", "NAME") != strings.ReplaceAll(noneOut, "nosuch", "NAME") ||
+				strings.Contains(hiddenOut, "finance") || strings.Contains(hiddenOut, "QUARTERLYSECRET") {
+				t.Fatalf("pull --skill of a hidden skill:\n%d %s\nof none:\n%d %s", hidden, hiddenOut, none, noneOut)
 			}
 		})
 	}
