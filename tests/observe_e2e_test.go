@@ -24,7 +24,7 @@ import (
 	"time"
 )
 
-// The operator's view of a deployment (README, "Observe a deployment"), each checked with
+// The operator's view of a deployment (DEPLOY.md, "Observe a deployment"), each checked with
 // the real thing on the other end: Prometheus (Debian's package, which build/test
 // installs) scraping `serve --metrics`, the OpenTelemetry Collector (tests/otelcol)
 // receiving serve's OTLP, workerd running the Worker with an Analytics Engine binding,
@@ -184,9 +184,9 @@ func TestPrometheusScrapesServe(t *testing.T) {
 	target := strings.TrimSuffix(strings.TrimPrefix(metrics, "http://"), "/metrics")
 	dir := t.TempDir()
 	config := filepath.Join(dir, "prometheus.yml")
-	_, readmeYAML, _ := readmeObserve(t) // the README's, scraping this serve, every second
+	_, readmeYAML, _ := readmeObserve(t) // DEPLOY.md's, scraping this serve, every second
 	if !strings.Contains(readmeYAML, "'127.0.0.1:9464'") {
-		t.Fatalf("the README's Prometheus configuration does not scrape 127.0.0.1:9464:\n%s", readmeYAML)
+		t.Fatalf("DEPLOY.md's Prometheus configuration does not scrape 127.0.0.1:9464:\n%s", readmeYAML)
 	}
 	os.WriteFile(config, []byte("global:\n  scrape_interval: 1s\n"+strings.Replace(readmeYAML, "127.0.0.1:9464", target, 1)+"\n"), 0o644)
 	addr := freeAddr(t)
@@ -679,7 +679,7 @@ func httptestServer(t *testing.T, h http.HandlerFunc) string {
 	return "http://" + ln.Addr().String()
 }
 
-// TestEntriesTelemetry: the Deno, Bun and Node entries, run by the README's commands with
+// TestEntriesTelemetry: the Deno, Bun and Node entries, run by DEPLOY.md's commands with
 // SKILLEDGE_LOG=json and an OTLP endpoint, write a JSON line per request, replays
 // included, and send the Collector a span per request, the client's traceparent its
 // parent.
@@ -749,11 +749,11 @@ func TestEntriesTelemetry(t *testing.T) {
 	}
 }
 
-// readmeObserve returns the README's blocks of "Observe a deployment": the serve command,
+// readmeObserve returns DEPLOY.md's blocks of "Observe a deployment": the serve command,
 // the Prometheus configuration, and the two stats commands.
 func readmeObserve(t *testing.T) (serve, prometheusYAML string, stats []string) {
 	t.Helper()
-	for _, b := range docBlocks(t, "README.md") {
+	for _, b := range docBlocks(t, "DEPLOY.md") {
 		switch {
 		case strings.Contains(b, "serve --metrics"):
 			serve = b
@@ -764,12 +764,12 @@ func readmeObserve(t *testing.T) (serve, prometheusYAML string, stats []string) 
 		}
 	}
 	if serve == "" || prometheusYAML == "" || len(stats) != 2 {
-		t.Fatalf("the README's \"Observe a deployment\" lacks the serve --metrics block, the Prometheus configuration or the two stats blocks: %q %q %q", serve, prometheusYAML, stats)
+		t.Fatalf("DEPLOY.md's \"Observe a deployment\" lacks the serve --metrics block, the Prometheus configuration or the two stats blocks: %q %q %q", serve, prometheusYAML, stats)
 	}
 	return serve, prometheusYAML, stats
 }
 
-// TestREADMEObserve runs the README's "Observe a deployment" commands as written, in a
+// TestREADMEObserve runs DEPLOY.md's "Observe a deployment" commands as written, in a
 // scratch checkout: serve with --metrics and --log json, a known mix of requests, then
 // both stats commands, whose tables name the skills read and the methods asked.
 func TestREADMEObserve(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 )
 
 // The JavaScript runtimes: `skilledge build`'s output served by its Deno, Bun and Node
-// entries (build/deno.mjs, bun.mjs, node.mjs), each started with the README's own command
+// entries (build/deno.mjs, bun.mjs, node.mjs), each started with DEPLOY.md's own command
 // for it, by the runtime build/package-lock.json pins.
 
 // jsRuntime is one of them.
@@ -36,10 +36,10 @@ var jsRuntimes = []jsRuntime{
 	{"node", "dist/node.mjs", false},
 }
 
-// runtimeCommands returns the README's command for each runtime (the code block that runs
+// runtimeCommands returns DEPLOY.md's command for each runtime (the code block that runs
 // its entry) and the block that builds dist/ and installs the SDK.
 func runtimeCommands(t testing.TB) (build string, commands map[string]string) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "DEPLOY.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,14 +55,14 @@ func runtimeCommands(t testing.TB) (build string, commands map[string]string) {
 		}
 	}
 	if build == "" || len(commands) != len(jsRuntimes) {
-		t.Fatalf("the README has no block with `npm ci --prefix dist`, or not one one-line block per runtime entry: %q", commands)
+		t.Fatalf("DEPLOY.md has no block with `npm ci --prefix dist`, or not one one-line block per runtime entry: %q", commands)
 	}
 	return build, commands
 }
 
 var listening = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 
-// loopbackCommand is the README's command for rt, made to listen on a free loopback port,
+// loopbackCommand is DEPLOY.md's command for rt, made to listen on a free loopback port,
 // and the environment it needs for that: Deno listens where deno serve's flags say, Bun
 // and Node where $PORT and $HOST do; the runtimes are found on a reader's PATH (userPath).
 func loopbackCommand(t *testing.T, rt jsRuntime) (command string, env []string) {
@@ -71,7 +71,7 @@ func loopbackCommand(t *testing.T, rt jsRuntime) (command string, env []string) 
 	command = commands[rt.name]
 	if rt.name == "deno" {
 		if !strings.Contains(command, "--port 8787") {
-			t.Fatalf("the README's deno command has no --port 8787: %q", command)
+			t.Fatalf("DEPLOY.md's deno command has no --port 8787: %q", command)
 		}
 		command = strings.Replace(command, "--port 8787", "--host 127.0.0.1 --port 0", 1)
 	}
@@ -82,7 +82,7 @@ func loopbackCommand(t *testing.T, rt jsRuntime) (command string, env []string) 
 	return command, []string{"PORT=0", "HOST=127.0.0.1", path}
 }
 
-// startRuntime runs the README's command for rt in dir (a checkout whose dist/ holds a
+// startRuntime runs DEPLOY.md's command for rt in dir (a checkout whose dist/ holds a
 // build with the SDK installed) on a free loopback port, with options as
 // SKILLEDGE_OPTIONS ("" for none), and returns its base URL. It stops when the test ends.
 func startRuntime(t *testing.T, rt jsRuntime, dir, options string, env ...string) string {
@@ -104,7 +104,7 @@ func startRuntime(t *testing.T, rt jsRuntime, dir, options string, env ...string
 var sdkLinks sync.Map // dir -> func() error
 
 // withSDK gives the dist/ of the deployment d the Extism JS SDK its entries import: a link
-// to build/node_modules, which holds the version dist/package-lock.json pins (the README's
+// to build/node_modules, which holds the version dist/package-lock.json pins (DEPLOY.md's
 // `npm ci --prefix dist` is run by TestREADMERuntimes; the protocol cases' many
 // deployments share the tooling's copy instead).
 func withSDK(t *testing.T, d *deployment) string {
@@ -170,7 +170,7 @@ func runtimeServers(t *testing.T) []e2eServer {
 	return out
 }
 
-// TestREADMERuntimes runs the README's commands for Deno, Bun and Node as written, in a
+// TestREADMERuntimes runs DEPLOY.md's commands for Deno, Bun and Node as written, in a
 // scratch checkout, on two catalogs: one shaped like a popular public skills repository
 // (about 11 MB) and one of awkward names (nested skills, spaces, a percent sign, non-ASCII
 // letters, a binary file). The build block (skilledge build, then npm ci --prefix dist

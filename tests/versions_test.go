@@ -100,12 +100,12 @@ func runbook(version, body string) string {
 	return "---\nname: deploy-runbook\ndescription: How we deploy.\nversion: " + version + "\n---\n" + body + "\n"
 }
 
-// TestVersionsREADME: the README's Versions section holds, in process: its policy keeps
+// TestVersionsREADME: DEPLOY.md's Versions section holds, in process: its policy keeps
 // versions, and the pinned URI, skills/get {name, version}, the well-known archive, the
 // _meta key and the change feed it names all answer for a folder with a bump in its
 // history.
 func TestVersionsREADME(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "DEPLOY.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestVersionsREADME(t *testing.T) {
 	for _, s := range []string{policy, pinned, archive, `skills/get {name: "deploy-runbook", version: "1.2.0"}`, catalog.MetaVersions,
 		catalog.ChangesJSON, catalog.ChangesAtom, catalog.ChangesURI} {
 		if s == "" || !strings.Contains(text, s) {
-			t.Fatalf("the README's Versions section does not say %q (or has no versions: block)", s)
+			t.Fatalf("DEPLOY.md's Versions section does not say %q (or has no versions: block)", s)
 		}
 	}
 	g := newGitFolder(t)

@@ -37,10 +37,10 @@ type deployment struct {
 	output string // what the commands printed, stdout and stderr
 }
 
-// deployBlock returns the README's code block that builds and dry-runs the deployment
+// deployBlock returns DEPLOY.md's code block that builds and dry-runs the deployment
 // from a clone (the one with the release binary is TestReleaseREADME's).
 func deployBlock(root string) (string, error) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(root, "DEPLOY.md"))
 	if err != nil {
 		return "", err
 	}
@@ -49,7 +49,7 @@ func deployBlock(root string) (string, error) {
 			return b, nil
 		}
 	}
-	return "", errors.New("README.md has no code block with `go run ./runtime/cmd/skilledge build` and `wrangler deploy --dry-run`")
+	return "", errors.New("DEPLOY.md has no code block with `go run ./runtime/cmd/skilledge build` and `wrangler deploy --dry-run`")
 }
 
 // toolEnv is added to the environment of the README's commands: wrangler sends no
