@@ -134,7 +134,6 @@ type linkCheck struct {
 var notInRepo = map[string]string{
 	"RATIONALE.md edge/plugin/default.pgo": "a profile tried and not kept",
 	"RATIONALE.md catalog/build":           "catalog/compile's former name",
-	"RATIONALE.md LPT1.md":                 "a name Windows reserves, as an example",
 	"catalog/uri.go LPT1.md":               "a name Windows reserves, as an example",
 
 	// Where a skills repository keeps the workflow it copies (build/skills-repo/skills.yml).
