@@ -17,8 +17,19 @@
 // objects (Answer) that it writes to node:http's response, with no promise to wait for
 // when the answer needs none. A Request and a Response for every request, and an async
 // call's turns, would cost Node more than the plugin's answer does (BENCHMARKS.md,
-// RATIONALE.md). Only a body without a length, or longer than the plugin takes, goes
-// through Host.fetch as a stream (NodeRequest).
+// below). Only a body without a length, or longer than the plugin takes, goes through
+// Host.fetch as a stream (NodeRequest).
+//
+// Why do the Node and Deno entries not turn on V8's lazy validation? V8 compiles wasm
+// lazily in Node and Deno already, but validates every function first;
+// --wasm-lazy-validation leaves that to each function's first call, and takes
+// WebAssembly.compile of the public plugin in Node 22 from about 9 ms to about 3 ms
+// (BENCHMARKS.md, "Why not lazy validation"). The flag is experimental (off by default,
+// and V8 may drop it); Node can set it only from the command line or with
+// v8.setFlagsFromString after the VM has started, which Node's own documentation says may
+// do nothing or misbehave; Deno would need it in every user's command line (--v8-flags);
+// Bun is not V8; the Worker cannot set V8 flags at all. A few milliseconds on a start of
+// the entries, which are not where the start-up targets are, do not pay for that.
 import { createServer } from "node:http";
 import { open, readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
