@@ -12,6 +12,20 @@
 // SKILLEDGE_OPTIONS is) and an auth option from $SKILLEDGE_AUTH. The plugin and the index
 // are loaded once per isolate; the SDK's browser build is the one loaded, as on every
 // platform. Everything a host does is host.mjs's; this file says where Deno keeps things.
+//
+// Why `deno serve --config dist/deno.json`? deno run finds package.json from the script's
+// folder, but deno serve looks from the working directory only, so from the repository
+// root it would not resolve the SDK at all. --config dist/deno.json points Deno at dist/,
+// where it also reads package.json and node_modules/. The alternative, cd dist first, is a
+// command people would drop.
+//
+// Why is Netlify Edge not served as it is? Netlify Edge Functions run Deno without a file
+// system: plugin.wasm and catalog.pack would have to be imported as modules and the store
+// fetched from the site's static files by URL. The store would then be a public surface
+// (every object at its digest's URL), which a private catalog must not have. Deno Deploy
+// reads files uploaded with the project, which is what this entry does. None of these
+// platforms is reachable from here, so the README says which is tested (the runtimes) and
+// which is not (the platforms).
 import { optionsFrom, startHost, storeDir, telemetryFrom } from "./host.mjs";
 
 const here = (name) => new URL(name, import.meta.url);

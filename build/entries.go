@@ -97,6 +97,30 @@ type Entry struct {
 // and integrity build/package-lock.json has (so `npm ci --prefix OUT` installs the bytes
 // the tests ran), and deno.json, the configuration `deno serve --config OUT/deno.json`
 // reads to resolve it from OUT/node_modules.
+//
+// Why do the entries load the SDK's browser build on every runtime? The Extism JS SDK's
+// package has a build per platform: bun, node (which uses node:wasi, experimental in Node
+// 22, and prints a warning on start) and default, the browser build, which needs nothing
+// but WebAssembly and the web APIs and which the Worker already runs. Deno resolves the
+// package's node condition, and its node:wasi does not run the plugin. One build
+// everywhere is one set of behaviours, the one workerd tests. The package's exports name
+// only ".", so the entries find the package's entry with
+// import.meta.resolve("@extism/extism") (which all three runtimes have) and import
+// ../browser/mod.js beside it by URL, which no exports check applies to. The SDK's layout
+// is pinned with its version; entries_test.go checks the entries do this, and every e2e
+// run would fail at the first request if the file moved.
+//
+// Why does `build` write `package.json` and `package-lock.json` into `dist/`? The Deno,
+// Bun and Node entries import the Extism SDK by name; something must put it where the
+// runtime finds it from dist/. Both are read from build/package.json and its lock when
+// skilledge is built, so npm ci --prefix dist installs exactly the bytes the tests ran, and
+// any platform that installs a package.json (a container, a Node function, Deno Deploy)
+// does too. Rejected: npm: specifiers (Deno only; Node and Bun have none), copying the
+// SDK into dist/ from the Go binary (a third party's code vendored into ours, unpinned by
+// any lockfile), and documenting npm install @extism/extism@1.0.3 (a version to keep in
+// step by hand). TestREADMERuntimes runs the README's npm ci --prefix dist (served from
+// npm's cache that build/test's install filled, or the registry); the protocol cases' many
+// deployments link build/node_modules instead.
 func Entries() []Entry {
 	return []Entry{
 		{WorkerName, "the Cloudflare Workers entry module", Worker},

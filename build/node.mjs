@@ -17,8 +17,40 @@
 // objects (Answer) that it writes to node:http's response, with no promise to wait for
 // when the answer needs none. A Request and a Response for every request, and an async
 // call's turns, would cost Node more than the plugin's answer does (BENCHMARKS.md,
-// RATIONALE.md). Only a body without a length, or longer than the plugin takes, goes
-// through Host.fetch as a stream (NodeRequest).
+// below). Only a body without a length, or longer than the plugin takes, goes through
+// Host.fetch as a stream (NodeRequest).
+//
+// Why does the Node entry not use `Request` and `Response`? node:http is not a Fetch
+// server: a Request made from each request and a Response read back for each answer cost
+// more CPU than the plugin's whole answer. Measured with the runtimes benchmark's small
+// read, the entry answered about a third of the Node floor's rate with both, and two
+// thirds to three quarters without (BENCHMARKS.md, "Why the Node entry does without
+// Request and Response"). The host's Response option makes its answers plain objects
+// (Answer), written in one go with their Content-Length (of a stream too: the store says
+// each object's length, as FixedLengthStream does on Workers). The rest of the gap was the
+// shape of a request's path, not its work: Host.fetch is an async call that awaits the
+// body, so a request cost two promises and their turns, where the floor answers from the
+// request's end event. So the host has a second door, Host.respondTo, for a body the entry
+// has read whole; it returns a promise only when something must be awaited (objects not
+// in the cache, a key set, a new instance). Rejected: making fetch itself synchronous when
+// the body is in hand (a Request's body never is, so it would only move the branch).
+// Header values come from req.headers, which node:http makes for every request, unless a
+// field name repeats: it keeps only the first Authorization or Host, so then they come
+// from headersDistinct, every value joined with ", " as the Fetch API does, and a request
+// with two Host fields is refused as on workerd. With these and the host's own savings (a
+// replay allocates its answer once; the object cache marks hits), the runtimes benchmark
+// measured it at about nine tenths of its floor.
+//
+// Why do the Node and Deno entries not turn on V8's lazy validation? V8 compiles wasm
+// lazily in Node and Deno already, but validates every function first;
+// --wasm-lazy-validation leaves that to each function's first call, and takes
+// WebAssembly.compile of the public plugin in Node 22 from about 9 ms to about 3 ms
+// (BENCHMARKS.md, "Why not lazy validation"). The flag is experimental (off by default,
+// and V8 may drop it); Node can set it only from the command line or with
+// v8.setFlagsFromString after the VM has started, which Node's own documentation says may
+// do nothing or misbehave; Deno would need it in every user's command line (--v8-flags);
+// Bun is not V8; the Worker cannot set V8 flags at all. A few milliseconds on a start of
+// the entries, which are not where the start-up targets are, do not pay for that.
 import { createServer } from "node:http";
 import { open, readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
@@ -249,6 +281,17 @@ const empty = new Uint8Array(0);
 
 // The server reads a request head of up to 64 KiB, as `skilledge serve` does (Node's own
 // default is 16 KiB, less than a large access token needs).
+//
+// Why does the Node entry read a 64 KiB head and close gently after `node:http`'s own
+// errors? When node:http refuses a request on its own (a malformed one, a head over the
+// limit), it writes its 400 or 431 and destroys the socket at once, so a client still
+// sending its head gets a reset connection instead of the answer. The entry writes the
+// same answer, ends its side and reads what the client still sends for up to a second, as
+// Go's net/http does. The hostile suite runs against the three entries: where a runtime's
+// HTTP layer answers on its own (Deno refuses two Host fields and a thousand fields with
+// 400, Bun a thousand fields with 431, and Bun closes the connection on a method it does
+// not know), the case file says so for that runtime, and the server must be healthy
+// after it.
 const server = createServer({ maxHeaderSize: 64 * 1024 }, serve);
 server.keepAliveTimeout = 65_000;
 // A request node:http cannot parse gets its 400, or 431 for a head over the limit, as

@@ -18,6 +18,18 @@
 // answer: a JSON line on the console with SKILLEDGE_LOG = "json" (Workers Logs and Logpush
 // ingest it), and a data point in the Analytics Engine dataset bound as SKILLEDGE_ANALYTICS,
 // when there is one (telemetryFrom; SKILLEDGE_LOG_CALLERS = "false" leaves callers out).
+//
+// Why does the Worker start its plugin on the first request, not when the script loads?
+// Because it cannot do otherwise. Go's runtime, as it starts (_initialize), reads the clock
+// and draws random numbers, which the Workers runtime refuses outside a request: created
+// at the module's top level, the instance dies with "nanotime returning zero". The options
+// are also a binding, which only a request's env carries. Measured in workerd from process
+// start to the first skills/list answer, most of what the skilledge script adds to a plain
+// Worker's start is compiling the module's wasm code as the script loads; creating the
+// instance (the Extism SDK, then Go's runtime and package initialisation) adds less, and
+// configuring, loading the index and answering less still (BENCHMARKS.md, "Why the Worker
+// starts its plugin on the first request"). Compilation grows with the code:
+// encoding/json, reflect and fmt are a good part of it, the Go runtime a larger one.
 import createPlugin from "@extism/extism";
 import module from "./plugin.wasm";
 import pack from "./catalog.pack";
@@ -32,6 +44,16 @@ let refusalLogged = false; // the options could not be read, and the log says wh
 // it went stale may come from Cloudflare's cache, kept there for the least time a set is
 // fresh, so that the isolates of one location share a fetch; a set the plugin wants again
 // because it lacked a token's key (a rotation) is fetched past every cache.
+//
+// Why does the Worker use Cloudflare's cache for a first fetch, but not when the plugin
+// wants a set again? The host keeps the sets in the isolate (KeySets), but a Worker runs
+// in many isolates that start and stop; fetching through Cloudflare's cache for a minute
+// (cf.cacheTtl) lets those of one location share a fetch, so a cold isolate answers its
+// first authorized request without waiting for the issuer. A set the plugin wants again
+// because it lacked a token's key is fetched with cache: "no-store" (and every host sends
+// Cache-Control: no-cache): a cached copy is exactly the one that lacked the key. Rejected:
+// no shared cache (every cold isolate waits on the issuer) and the cache for every fetch
+// (a rotation invisible for the cache's lifetime).
 function fetchKeys(url, init, { urgent }) {
 	const cache = urgent ? { cache: "no-store" } : { cf: { cacheTtl: limits.KeysMinAge, cacheEverything: true } };
 	return fetch(url, { ...init, ...cache });
@@ -41,6 +63,14 @@ function fetchKeys(url, init, { urgent }) {
 // whose auth option the SKILLEDGE_AUTH secret replaces when it is set (`wrangler secret
 // put SKILLEDGE_AUTH < auth.json`), so that static keys' digests and the like stay out of
 // wrangler.toml (optionsFrom).
+//
+// Why are the Worker's options a `[vars]` table in `wrangler.toml`, not a file `build`
+// writes? Host and Origin policy, body cap and page size are deployment settings, and
+// wrangler.toml is where a Workers user looks for them; a [vars.NAME] table arrives as a
+// JSON binding, typed, and can differ between wrangler environments without rebuilding.
+// Baking them into dist/ would tie one catalog build to one deployment. The cost: the
+// options reach the plugin on the first request, and bad options show as a 500 naming the
+// problem on every request, not as a build error.
 export const optionsOf = (env) => optionsFrom(env.SKILLEDGE_OPTIONS, env.SKILLEDGE_AUTH, "SKILLEDGE_AUTH secret");
 
 export default {

@@ -14,6 +14,19 @@ import (
 // optional, and user-facing through the completion API). Every resource is also listed
 // concretely; the templates are there so that a person can pick a skill, then a file of it,
 // with completion/complete suggesting each part.
+//
+// Why two resource templates, with completion values in URI form? The reference server
+// offers one catch-all, skill://{+skillFilePath}, completing over every file of every
+// skill: on a catalog of hundreds of files its suggestions are noise. The pre-submission
+// SEP frames templates as user-facing, so there is one to pick a skill and one to pick a
+// file of it (filePath completes once context.arguments.skillPath names a skill). Values
+// are the path segments as they stand in the canonical URI, so a client can expand the
+// template with them unchanged (+ expansion keeps percent-encodings); the skill path a
+// client passes back is canonicalised as any URI is. Completion is two binary searches in
+// tables built at build time, never a scan of the catalog, and stops at the 100 values MCP
+// allows. The 2026-07-28 schema gives CompleteResult no ttlMs, so completion is not a
+// cacheable method. Prompt references are -32602: no prompt of this server completes
+// arguments.
 const (
 	skillTemplate = catalog.Scheme + "{+skillPath}/" + catalog.SkillMD
 	fileTemplate  = catalog.Scheme + "{+skillPath}/{+filePath}"

@@ -14,6 +14,11 @@ import (
 // The kind keeps a skills/list cursor out of resources/list; the digest prefix makes a
 // cursor from another catalog (a redeploy mid-listing) an error rather than a silent skip.
 // Offsets are only ever issued strictly inside the list, so 0 or >= n is invalid.
+//
+// Why are cursors tied to the catalog? So that a cursor from a previous deployment is an
+// explicit -32602 instead of a silent skip or repeat, and a cursor of one kind or scope is
+// refused by another listing. A server-side cursor table would be state, which a
+// stateless server spread over many instances cannot have.
 
 // page works out the window [from, to) of a listing of n items from params.cursor.
 func (s *Server) page(c *call, kind string, n int) (from, to int, err *jsonrpc.Error) {

@@ -67,6 +67,19 @@ type headers struct {
 // Accept, so each field costs one length switch and at most two comparisons. assertion is
 // the field an Access assertion comes in (assertionField); another than
 // Cf-Access-Jwt-Assertion costs one more comparison a field.
+//
+// Why is a request with two `Host` or two `Origin` headers a 403? Only the first of each
+// was checked, so "Origin: http://localhost" followed by "Origin: http://evil.com" was
+// answered: whoever reads the second (a proxy, a framework, a log) sees another sender
+// than the one we allowed. So scanHeaders counts them, and a request with more than one
+// Host or Origin (or a value holding a comma, which is how the Fetch API and proxies join
+// repeated fields, RFC 9110 §5.3, and how workerd hands two Host fields to the Worker) is
+// refused before anything else, whatever the options allow. 403, as for a disallowed
+// value: we cannot tell who the request is from, so it is forbidden, and clients get one
+// kind of refusal for rebinding defences. RFC 9112 §3.2 asks a server for 400 on a
+// repeated Host; Go's net/http answers that 400 itself before serve's plugin sees the
+// request, so the plugin's 403 is what the Worker and hosts that pass fields through
+// give. The hostile suite holds both.
 func scanHeaders(h wire.Header, assertion string) headers {
 	var hd headers
 	custom := assertion != hdrAccessAssertion

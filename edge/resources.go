@@ -71,6 +71,17 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 // "skill://acme/" (or "skill://acme") the skills under acme, segment by segment. Entries
 // come in SKILL.md URI order, paginated; the range is two binary searches in the index. A
 // URI of another scheme has nothing under it; a malformed skill URI is -32602.
+//
+// Why does a scoped `resources/list` match URI segments, list skills only, and answer
+// other schemes with nothing? The pre-submission skills SEP scopes resources/list by
+// params.uri and, for a skill scope, lists skills, not their files. A plain string prefix
+// would put skill://acmecorp/x under skill://acme. Each entry is the skill's SKILL.md
+// descriptor, stored once more per skill in the index (the writer dedups the bytes), and
+// the skills under a scope are a contiguous range of the index's skills sorted by SKILL.md
+// URI; so entries come in URI order, not listing order. A URI of another scheme has,
+// truthfully, nothing of ours under it: an empty list, where -32602 would break a client
+// that scopes every server it talks to. Cursors carry the scope's range, so a cursor of
+// one scope is refused by another.
 func (s *Server) scopedList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	u := c.p.uri
 	if u.Type != gjson.String {

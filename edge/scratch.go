@@ -32,6 +32,13 @@ type reply struct {
 // so steady traffic allocates nothing proportional to response size. Inside the
 // single-threaded plugin this is one reply per instance; natively, one per concurrent
 // request.
+//
+// Why does edge answer into reused buffers? Inside wasm, Go's collector is slow, and a
+// response buffer grown from scratch on every request made allocation the largest cost of
+// a big read: reusing one buffer per instance (AppendHTTP, AppendMessage) cut a 1 MiB
+// resources/read through the raw ABI to under a third of its time (BENCHMARKS.md, "Why
+// edge answers into reused buffers"). The cost is buffers that keep the size of the
+// largest answer, which the memory cap already accounts for.
 var scratch = sync.Pool{New: func() any { return new(reply) }}
 
 func getScratch() *reply { return scratch.Get().(*reply) }

@@ -18,6 +18,21 @@ import (
 // are tool results with isError set, which the model sees and can correct; an unknown tool
 // or malformed params are JSON-RPC errors. See
 // https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling
+//
+// Why does `read_skill_file` answer text as text and other files as an embedded
+// resource? Models read a text content block directly; most hosts render an embedded
+// resource as an attachment, or not at all. A text file's text is the very JSON string
+// resources/read sends (the same store object is spliced), so the bytes and digest agree.
+// A binary file has no text form, and an image block would be wrong for a PDF or a zip:
+// the embedded resource is exactly resources/read's content object, blob and mimeType
+// included. load_skill sends the SKILL.md body without its frontmatter (the name and
+// description are already in the tool's description) and, as a second block, the other
+// files with their URIs and sizes, so the model asks for what the instructions point at.
+// Failures a model can correct name what would work; an unknown tool is -32602.
+// list_skills' text block is the list written for a model to read, not the JSON of its
+// structuredContent that the tools spec says a tool SHOULD also send as text: the same
+// facts, in the form a model uses best; a client that wants JSON reads structuredContent,
+// which the declared outputSchema describes.
 
 // toolTextBudget bounds the text of one list_skills page: about eight thousand tokens.
 const toolTextBudget = 32 << 10

@@ -5,6 +5,20 @@ import "unicode/utf8"
 // checkJSON validates b in one pass: nil for one JSON value at most MaxDepth deep; -32600
 // for a message nested deeper (whether or not it is also invalid, as TooDeep says);
 // -32700 for anything else that is not JSON, invalid UTF-8 included (with data saying so).
+//
+// Why is invalid UTF-8 a parse error (-32700), and an escaped lone surrogate not? JSON
+// text exchanged between systems MUST be UTF-8 (RFC 8259 §8.1), so bytes that are not are
+// no JSON at all, and the JSON-RPC specification's answer to invalid JSON is -32700 with a
+// null id. Before, gjson's grammar let the bytes through: an id of "\xff\xfe" was echoed
+// raw, so the reply was not UTF-8 JSON, and invalid bytes in a URI or name became U+FFFD,
+// so a client asking for one file could be answered about another. -32600 was rejected:
+// it says the JSON is fine and the message is not, and it would echo the id, whose bytes
+// are the problem. An escaped lone surrogate ("\ud800") is valid JSON text (§8.2 leaves
+// its meaning to the reader), is echoed as written (ASCII) and decodes to U+FFFD, as
+// encoding/json decodes it. Every writer keeps the rest: AppendString writes invalid bytes
+// as \ufffd, the fuzz tests hold validate to gjson.ValidBytes and utf8.Valid together and
+// every reply of edge's fuzz targets to valid UTF-8, and the index's JSON is rendered at
+// build time from UTF-8 only.
 func checkJSON(b []byte) *Error {
 	return checkJSONTop(b, nil)
 }
@@ -33,6 +47,16 @@ func checkJSONTop(b []byte, top *fields) *Error {
 // failure. It accepts exactly what gjson.ValidBytes accepts for such input, when that
 // input is valid UTF-8 (a fuzz test holds the two together). With top not nil and b an object, the same pass records in
 // top the raw value of the first occurrence of each member Parse reads.
+//
+// Why validate JSON with our own single pass rather than `gjson.ValidBytes` and a depth
+// check? A small 2026-07-28 request was read four times (the depth check,
+// gjson.ValidBytes, the top-level walk, and again for params and _meta), and inside the
+// plugin that was a large share of its time for it (BENCHMARKS.md, "Why validate JSON in
+// one pass"). Now one pass checks the grammar and the depth and records the members Parse
+// reads, and params and _meta are walked once (Members, without callbacks or number
+// parsing). A fuzz test holds validate to gjson.ValidBytes on every input and another
+// holds the recorded members to a separate walk. The cost is about 250 lines of JSON
+// grammar that we own.
 func validate(b []byte, top *fields) (ok, deep bool) {
 	var stack [MaxDepth/64 + 1]uint64 // bit set: the container at that depth is an object
 	depth := 0

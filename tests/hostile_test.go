@@ -28,7 +28,19 @@ import (
 // loopback to `skilledge serve`, the Worker in workerd and the Deno, Bun and Node entries,
 // all serving the same catalog with the plugin's loopback defaults. After every request a health check reads a
 // file and compares its bytes, so a request that breaks the server fails at once. A new
-// case is a data file. Sections come in pairs:
+// case is a data file.
+//
+// Why is the hostile suite raw HTTP over a socket, with a health check after every
+// request? The requests an attacker sends are the ones an HTTP client library refuses to
+// make: two Host fields, bytes that are not UTF-8 in a header, a Content-Length beside
+// Transfer-Encoding: chunked, a 100 KB header. Where the HTTP server in front of the
+// plugin answers on its own (Go's net/http refuses two Host fields, workerd an unknown
+// method) the case says so per target. The health check makes a request that breaks or
+// wedges a server fail where it is sent, not somewhere later. Comparing whole answers byte
+// for byte, as the protocol cases do, was rejected: for a 9 MB batch answer the
+// interesting facts are its shape and its bound.
+//
+// Sections come in pairs:
 //
 //	-- request: NAME --   the request: "METHOD TARGET", header lines, a blank line, the
 //	                      body. $HOST is the server's host:port. Content-Length is added

@@ -54,6 +54,21 @@ import (
 //
 // Example paths that are not the repository's (skills/x/SKILL.md, dist/plugin.wasm,
 // OUT/assets/sha256/) start with no entry of the root, and are not checked.
+//
+// Why does a test check every reference to a file, rather than a convention for writing
+// them? Comments and documents pointed at things no clone has: over fifty places cited
+// sections of a protocol summary and a design note kept outside the repository, and one
+// entry named a test file by the name it had before a rename. "Cite only files of the
+// repository" had been the convention, and nothing noticed it broken: a reference is read
+// only when someone follows it. Now the protocol and the architecture are PROTOCOL.md and
+// DESIGN.md, whose headings are anchors comments point at, and removing or renaming a file
+// fails every stale mention of it at once (taking PROTOCOL.md away failed 54 lines). What
+// it costs: the rules above for what counts as a reference, the short notInRepo list, and
+// renaming a cited heading means changing its citations. Rejected: checking Markdown links
+// only (most references are Go comments and code spans), checking every slash-separated
+// word (import paths, MIME types and example paths such as skills/x/SKILL.md would fail),
+// and a link checker from the Node tooling (it reads links in Markdown, not Go comments,
+// and would run only under ./build/test).
 func TestLinks(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -134,7 +149,6 @@ type linkCheck struct {
 var notInRepo = map[string]string{
 	"RATIONALE.md edge/plugin/default.pgo": "a profile tried and not kept",
 	"RATIONALE.md catalog/build":           "catalog/compile's former name",
-	"RATIONALE.md LPT1.md":                 "a name Windows reserves, as an example",
 	"catalog/uri.go LPT1.md":               "a name Windows reserves, as an example",
 
 	// Where a skills repository keeps the workflow it copies (build/skills-repo/skills.yml).

@@ -43,6 +43,20 @@ import (
 // the servers: every figure counts its cost too, alike for every server. Beside
 // throughput, the table gives each server's own CPU time per request (from
 // /proc/PID/stat), which does not depend on the client.
+//
+// Why is the load benchmark's client Go's `net/http`, in the benchmark's own process? When
+// the load benchmark was asked for, its figures came from a client of its own, which drew
+// about a quarter as many requests per second from the floor as this client draws from the
+// same kind of floor on the same two cores (BENCHMARKS.md, "Why the load benchmark's
+// client is Go's"). A heavier client takes more of the two cores per request, for every
+// server alike, which pushes every ratio towards 1: the ratios would look better and mean
+// less. The lightest client we can write makes the servers' own costs count most, so the
+// ratios are the strict ones. A client in another process (an npm load generator) would
+// add nothing but its cost. Each server's answers are checked, every one, against the
+// bytes it gave first, whose contents were checked against skilledge's, so no server wins
+// by answering something else; and every answer must be the first one's bytes with the
+// request's own id in place (the floor and the plain Worker echo the id too), so that a
+// server that answered every request with one stored byte string could not pass.
 
 const (
 	loadRounds  = 3               // rounds per server and case, taken in turn

@@ -550,6 +550,12 @@ func requestLines(log string) []map[string]any {
 // Engine binding (workerd forwards its events to a service of the test's), logs a JSON line
 // and writes a data point for every request, replays included, naming the skill and what
 // of it was read.
+//
+// Why does the Worker test bind Analytics Engine in workerd rather than stand one in?
+// workerd has the binding (behind --experimental) and forwards each data point to a
+// service of the configuration as JSON, which the test serves: the Worker writes through
+// the real binding, and the test reads what the runtime made of it, blobs and doubles in
+// order.
 func TestWorkerTelemetry(t *testing.T) {
 	var mu sync.Mutex
 	var points []aePoint

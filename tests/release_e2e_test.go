@@ -235,6 +235,17 @@ var releaseSteps = map[string][]string{
 // names are exactly the release's) and a gh on PATH that records what it is asked and
 // keeps the files it is given to upload. The uploaded files must be the release's, each
 // as SHA256SUMS says.
+//
+// Why does the release workflow's test run its steps in a clone? build/release stamps the
+// commit and builds from what git tracks, as the tag's checkout would: a clone of HEAD with
+// the working tree's changes to tracked files applied (git diff --binary HEAD | git apply)
+// is that, with the edits under test, and without anything untracked (a file not yet
+// added fails here as it would in the release). Every run: step runs as written through the
+// runner shared with the skills repository's workflow test (runJob); actions/checkout is
+// the clone, setup-go the go on PATH (which must be the release go.mod names). Rejected:
+// checking the YAML's shape only (a broken command would pass), and running the steps in
+// the developer's own tree (dist/ there, and a release stamped from whatever is lying
+// around).
 func TestReleaseWorkflow(t *testing.T) {
 	root := repoRoot(t)
 	dir := t.TempDir()

@@ -36,6 +36,13 @@ import (
 // writes the soak section of BENCHMARKS.md. It fails, after writing, on any error or
 // digest mismatch, and when the server's RSS at the end is more than 10% over its RSS
 // after warm-up (a leak); never on a timing.
+//
+// Why does the soak check every byte against the files on disk? A soak that counts only
+// statuses passes a server that serves the wrong file. The soak reads the catalog's files
+// itself and keeps their SHA-256, asks every deterministic request once before the run,
+// and then holds each answer to the same bytes (lists, skills, directories, indexes) or to
+// the file's digest (every resources/read content, well-known file and archive), with
+// hostile requests mixed in and their refusals checked.
 
 const (
 	soakRequests = 200_000

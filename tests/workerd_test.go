@@ -28,6 +28,15 @@ import (
 // The worker target: the example catalog deployed as the README says (skilledge build,
 // then the pinned wrangler's deploy --dry-run), and wrangler's output bundle served by the
 // pinned workerd, Cloudflare's Workers runtime, on loopback.
+//
+// Why test the Worker in workerd serving wrangler's dry-run bundle, rather than under
+// `wrangler dev`? The bundle wrangler deploy --dry-run --outdir writes is exactly what
+// would be uploaded; serving it with the pinned workerd binary tests those bytes in
+// Cloudflare's runtime, answers within a fraction of a second of starting (BENCHMARKS.md,
+// "The Worker in workerd"), takes its sockets as file descriptors (no port guessed), and
+// can host several Workers with different options in one process. wrangler dev adds a
+// proxy and a simulator around the same workerd; the README test still runs it, once, and
+// checks it answers like serve.
 
 // deployment is the result of the README's deploy commands.
 type deployment struct {
@@ -512,6 +521,14 @@ func (workerTarget) unsupported(section string, data []byte) string {
 // canonical, repeated fields joined with ", " (as the Fetch API's Headers do), fields
 // sorted by name, and without the fields the HTTP layer owns (Content-Length, Date,
 // connection management), which the plugin's frame does not carry and workerd adds.
+//
+// Why are workerd's answers compared after normalising the headers, and why are some
+// exchanges not run there? Across a real HTTP hop header order and name case are not
+// preserved, the Fetch API joins repeated fields with ", ", and workerd adds
+// Content-Length and Date; so a case compares status, the set of fields and the body byte
+// for byte, which is what a client sees. The stdio section has no meaning for a Worker,
+// and requests with dot segments never reach one as sent, so those exchanges are listed as
+// not run, with the reason (unsupported), rather than given different expectations.
 func (workerTarget) normalize(frame []byte) []byte {
 	r, err := wire.ParseResponse(frame)
 	if err != nil {

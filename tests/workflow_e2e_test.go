@@ -22,6 +22,21 @@ import (
 // actions/checkout (the sample repository is the workspace), actions/setup-node (the pinned
 // Node 22), the `npm install` step (build/node_modules, whose versions package.json must
 // pin), and the deploy, which runs with --dry-run.
+//
+// Why does the workflow's test link `node_modules` instead of running `npm install`? There
+// is no network in the tests, and npm install against build/node_modules would rewrite the
+// shared install. The step is the only one the test does not run: it must be exactly npm
+// install --no-audit --no-fund, the skills repository's package.json must pin exactly the
+// versions build/package.json pins (so the linked tree is what npm would install at the
+// top level), and then node_modules is linked to build/node_modules. Every other run: runs
+// as written, with bash as the runner runs it (--noprofile --norc -eo pipefail), the
+// workflow's, job's and step's env (secrets empty, as for a fork's pull request) and
+// GITHUB_PATH carried between steps; actions/checkout is the sample repository itself and
+// actions/setup-node the pinned Node 22 (its node-version must be that major); the deploy
+// gets --dry-run --outdir. The step names and their order are listed in the test, so
+// renaming, removing or reordering a step fails it. Rejected: running the workflow under a
+// GitHub Actions emulator (another large tool to pin, with network assumptions of its
+// own), and checking the YAML's shape only (a broken command would pass).
 
 // The steps each job must have, in order.
 var workflowSteps = map[string][]string{
@@ -61,8 +76,7 @@ var skillsJobs = jobContext{
 		switch script := strings.TrimSpace(s.Run); {
 		case script == npmInstall:
 			// No network: package.json must pin what build/node_modules holds, which is
-			// linked in instead (RATIONALE: "Why does the workflow's test link
-			// node_modules instead of running npm install?").
+			// linked in instead (the file's comment above says why).
 			checkPins(t, filepath.Join(dir, "package.json"))
 			if err := os.Symlink(filepath.Join(repoRoot(t), "build", "node_modules"), filepath.Join(dir, "node_modules")); err != nil && !errors.Is(err, os.ErrExist) {
 				t.Fatal(err)

@@ -3,6 +3,37 @@
 // The plugin's raw exports (edge/plugin/main.go), as the host calls them: the options,
 // the index, each request and each key set go in with one copy, and what the plugin
 // answers is read from its memory.
+//
+// Why does the worker serve requests through the raw export, not the Extism `http`
+// export? The Extism JS SDK instantiates the plugin (it supplies WASI and
+// extism:host/env); the host then applies the options and the index through
+// skilledge_configure and skilledge_load (one copy each, where the Extism exports read
+// their input 8 bytes per call), and answers through skilledge_http on the same instance:
+// one copy of the frame in, one out, and a synchronous call, so no queue is needed to
+// keep requests of one isolate from interleaving inside the instance. With the Extism http
+// export (the first shim's), go-pdk crossed into JavaScript once per 8 bytes, and the
+// plugin's share of a skills/list in workerd, over the plain-Worker floor, was up to twice
+// what it is through the raw export (BENCHMARKS.md, "Why the Worker calls the raw export";
+// the workerd section has the current run). The Extism contract stays proven by an
+// official host: the Extism Go SDK test in tests/extism.
+//
+// Why does the Worker write the request into the plugin's memory, and hand the Response
+// header pairs? A CPU profile of workerd serving small reads at 16 clients (perf with V8's
+// perf map, checked against the inspector's profiler) put under a tenth of its time in the
+// plugin, about a fifth in the shim and the built-ins it calls (Headers, Response,
+// TextEncoder and TextDecoder, typed arrays), about an eighth in garbage collection, and
+// the rest in workerd's own per-request work. So the host encodes the request head with
+// encodeInto straight into the plugin's input buffer and copies the body after it (Raw),
+// reads the answer from the plugin's memory instead of copying it out first (copying only
+// what an await must keep), parses the head with indexOf instead of split (frame.mjs), and
+// gives the Response [name, value] pairs instead of a Headers object it would copy. Those
+// changes alone moved a Worker A/B less than its noise (rounds of one bundle differ by as
+// much as a fifth). What did show was the number of awaits, each a turn of workerd's event
+// loop: a small read now awaits only the body, as the plain Worker does (the started
+// instance is kept, and an answer that needs no fetch is returned as it is). Interleaved
+// rounds of each bundle gave a few percent less workerd CPU per small read and a few
+// percent more requests per second (BENCHMARKS.md, "Why the Worker writes into the
+// plugin's memory").
 
 import { parseFacts } from "./facts.mjs";
 import { keysFrame } from "./keys.mjs";

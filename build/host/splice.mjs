@@ -147,6 +147,29 @@ function objectFailure(r, o) {
 // kept, or since it last had a second chance, is dropped (the "clock" approximation of
 // least recently used): a hit only marks its object used, where reordering the map would
 // cost every hit two map writes.
+//
+// Why does the Worker keep small store objects in the isolate? Once file contents left the
+// script, every resources/read cost the Worker a subrequest to its assets, even for a
+// 10-byte file: in the load benchmark it served a small read at about a third of the plain
+// Worker's rate, with nearly three times its CPU per request. Keeping objects of at most
+// 64 KiB (the answers it assembles in memory anyway), 8 MiB in all, and reading a body of
+// known length in one arrayBuffer() instead of chunk by chunk, about doubled that rate, to
+// over two thirds of the plain Worker's; later changes moved it by about as much as load
+// runs of the same code differ, and with replays a repeated read skips the plugin as well
+// (BENCHMARKS.md, "Why the Worker keeps small objects"). Rejected: the Cache API
+// (caches.default) costs a lookup per object about as dear as the assets' own, and is not
+// shared across a colo's isolates anyway; putting small files back into the index would
+// make the script grow with file contents again, which the content store exists to
+// prevent. TestWorkerStoreObjects holds the behaviour: a file read once is served again
+// after every object is deleted, a file not yet read is a 500.
+//
+// Why does the object cache give a second chance rather than keep exact recency? Exact
+// order, deleting and setting a hit's map entry again, was two map writes on every hit, the
+// hot path of a small read on every host (a visible cost in the Node entry's profile:
+// BENCHMARKS.md, "Why a second chance"). The clock drops what has not been used since its
+// last chance, which is what the budget is for; the order among objects all in use is what
+// it gives up, which no answer depends on (the bytes are the same whenever they are
+// fetched). build/host.test.mjs ("object cache") holds the order.
 export class ObjectCache {
 	/** @param {number} [budget] */
 	constructor(budget = 8 * 1024 * 1024) {

@@ -7,6 +7,22 @@
 // holds a token, a body or a file's contents: only the plugin's facts and what the host
 // knows. The caller (and the client's address) only when the auth option named one, and
 // only while callers are logged (SKILLEDGE_LOG_CALLERS, default true).
+//
+// Why do the entries write OTLP as JSON with `fetch`, not with the OpenTelemetry JS SDK?
+// The host imports nothing, so that every runtime's entry can use it (Workers, Deno, Bun
+// and Node resolve modules differently), and the SDK is dozens of modules. OTLP/HTTP with
+// JSON is part of the OTLP specification and every Collector takes it; a span is a small
+// object, sent in batches with the runtime's fetch. The samplers are the specification's,
+// read from OTEL_TRACES_SAMPLER. The entries send no OTLP metrics: their log lines and, on
+// Workers, Analytics Engine carry the counts, and skilledge stats reads the lines.
+//
+// Why does the Worker log a JSON line and write to Analytics Engine, and nothing else? A
+// Worker has no listener for a scrape and no process to keep a batch in. Workers Logs and
+// Logpush ingest what the Worker writes on the console, and a JSON object becomes fields
+// to query; Analytics Engine takes a data point per request without a round trip the
+// request waits for, and answers SQL over three months, which is what "most used skills
+// this week" and "unused for a month" need. Both are Cloudflare's, bound in wrangler.toml,
+// with no secret to keep.
 
 /** @typedef {import("../host.mjs").Observed} Observed */
 

@@ -26,6 +26,16 @@
 //     external attributes (plus the MS-DOS directory bit on directories); the UTF-8 flag
 //     only on names that need it (as archive/zip and Info-ZIP decide); no comments.
 //
+// Why fixed archive metadata: 1980-01-01, level 9, explicit directories, ustar?
+// 1980-01-01T00:00:00Z is the earliest instant a zip date holds, so the tar and the zip
+// state the same time; Unix 0 cannot be written in a zip, and build or file times change
+// with every checkout. Level 9 is a little smaller than the default for somewhat more CPU,
+// paid once per build (BENCHMARKS.md, "Why archive level 9"). Explicit directory entries
+// at 0755 make extraction independent of the extractor's umask. ustar with PAX only for
+// names ustar cannot hold is readable by every tar. A golden digest test notices a Go
+// release that changes the compressed bytes; refreshing it is deliberate, since every
+// published digest moves with it.
+//
 // Reading: InspectTarGz and InspectZip unpack an archive into memory, never onto a disk,
 // and refuse anything an unpacker could be tricked by (see the functions).
 package archive

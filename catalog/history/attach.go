@@ -26,6 +26,13 @@ import (
 // loaded by the rules Load applies to the folder: one that does not load (a SKILL.md that
 // the rules of today refuse, a link out of its skill) is not kept, with a warning. A
 // version published twice with different content is a warning, an error under strict.
+//
+// Why is every version loaded by today's rules? Each kept version is loaded from git's
+// blobs by the loader that loads the folder (compile.Load over the version's files at its
+// version path), so a version is served with the same checks, types, links and archives as
+// the latest, and one that today's rules refuse is not kept, with a warning naming it,
+// rather than served unchecked. Its digest is taken the same way, so that what Load leaves
+// out (clutter, links) is out of the digest too.
 func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, strict bool) ([]compile.Problem, error) {
 	h, err := Read(ctx, src, Options{Keep: c.Keep, VersionOf: compile.FrontmatterVersion})
 	if err != nil {
@@ -378,6 +385,13 @@ func versionIn(p string) string {
 // ("1.2.0+uncommitted.3f2a9c1e"), or that name alone when the two are not a version
 // name (catalog.ValidVersion). A commit names such content otherwise (by its date, or
 // the digest of its git objects), so no name of this kind is ever published.
+//
+// Why is a latest skill that is not committed named `uncommitted.…`? serve DIR --watch
+// serves a work tree mid-edit, whose latest skills may differ from every committed
+// version. A commit's name for such content carries a digest of git's objects, or the
+// commit's date, neither known before the commit: a name that looked like a published one
+// would name other bytes once published. It has no published date. Rejected: the latest
+// committed version's name (it would name bytes it is not).
 func uncommittedName(s *compile.Skill, digest string, vs []Version) string {
 	short := "uncommitted." + strings.TrimPrefix(digest, "sha256:")[:8]
 	v := compile.FrontmatterVersion(s.Files[0].Data)

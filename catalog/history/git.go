@@ -94,6 +94,17 @@ func parseLog(out []byte) ([]Commit, error) {
 // Files implements Source: the blobs of the folder's tree at commit, with their sizes
 // (ls-tree --long reads them from the objects' headers, not their contents); submodules
 // are no files: they are left out.
+//
+// Why are a version's sizes read from git's object headers? A history can hold blobs that
+// compress a thousandfold: a .git of 244 KB held 1.5 GB of files, and the build read every
+// blob of every version, kept them all, and let older versions skip the per-skill limit.
+// With the sizes from the headers a version over the limits is refused before a byte of it
+// is read, and the others are read (through one git cat-file --batch, Read) when needed
+// and let go: across the history only digests and frontmatter names are kept, and a kept
+// version keeps in memory what the latest does (files up to compile.KeepBytes, one copy
+// per digest), its larger files read from git again when encoded. Rejected: a size check
+// after reading (the reading is the cost), and a cache of blobs by a memory budget (the
+// history is read once; nothing is asked for twice but the names and digests kept).
 func (g *gitRepo) Files(ctx context.Context, commit string) ([]File, error) {
 	out, err := git(ctx, g.top, "ls-tree", "-r", "-z", "--long", "--full-tree", "--end-of-options", commit, "--", g.pathspec())
 	if err != nil {

@@ -5,20 +5,54 @@
 //
 // A version is a skill's content as a commit left it: every file under the skill's
 // directory, nested skills' included. A skill's version is named by the `version` of its
-// SKILL.md frontmatter (Options.VersionOf reads it) or, without one, by the commit date and
-// a short digest of its content ("2026-11-20.3f2a9c1e"). A name, once published, always
-// names the same bytes: content that changed while its SKILL.md kept the same `version`
-// (a bump forgotten) is published as that version with a short digest of its own appended
-// ("1.2.0+3f2a9c1e"), and a Problem says so, naming both commits. Content that goes back to
-// an earlier version's is that version again, not a new one.
+// SKILL.md frontmatter (Options.VersionOf reads it) or, without one, by the commit's date
+// and time of day (UTC) and a short digest of its content ("2026-11-20.143005.3f2a9c1e").
+// A name, once published, always names the same bytes: content that changed while its
+// SKILL.md kept the same `version` (a bump forgotten) is published as that version with a
+// short digest of its own appended ("1.2.0+3f2a9c1e"), and a Problem says so, naming both
+// commits. Content that goes back to an earlier version's is that version again, not a
+// new one.
+//
+// Why is a skill's history read from git with the git command, and a version named as it
+// is? The history is git's, so it is read from git, by the git command the folder's owner
+// already has, through one small interface (Source) that tests feed from memory: no Go
+// library of git (a large dependency for four commands: log, ls-tree, cat-file,
+// rev-parse), and nothing read but what was committed, since what is not committed is not
+// published. A version is named by its SKILL.md's `version` when it has one, because that
+// is the name its authors use, and otherwise by the commit date and a short digest of its
+// content, which sorts by time and says which bytes it is. A pin must mean something, so a
+// forgotten bump gets a digest appended and a Problem naming both commits, rather than a
+// refused history (a team cannot rewrite published commits) or a name that moves (a
+// pinned agent would silently get other bytes).
+//
+// Why does a dated version name carry the time of day? Named by date alone
+// ("2026-11-20.3f2a9c1e"), two versions of one day sorted by digest, not by time, so a
+// client or a person could not tell from the names which came later. With the time of
+// day, names sort as the commits came, and the digest still tells two of one second
+// apart. The change renamed the dated versions of catalogs built before it; no release
+// carried the old names, so no lock pinned one. Rejected: the time alone (two commits of
+// one second), a counter per day (it changes when history is rewritten or cut by keep),
+// and leaving the order to _meta's list and published (the name is what people and locks
+// see).
 //
 // A skill is known by its path. A path that disappears in a commit in which a path appears
 // with the same content is a move: the skill's history goes with it, under the new path.
 // So is one that appears with the same content but for its name (its last segment and the
-// `name` line of its SKILL.md): a rename.
+// `name` line of its SKILL.md): a rename; the renamed content, changed, is a version of its
+// own. Rejected: git's own rename detection (it pairs files, not skill directories, and
+// its similarity threshold would make a skill's history depend on how much of it changed
+// in the move).
 // A skill whose path is gone at the newest commit is removed: it has no versions to serve,
 // and its removal is a Change; one added again at its path goes on with its history. A
 // version name is never used at one path for two contents, whichever skill held the path.
+//
+// Why does a removed skill serve no versions, and does a moved one keep them? Deleting a
+// skill is how a team withdraws it: a skill removed for a wrong instruction or a leaked
+// secret must stop being served, pinned or not, so a pin to it breaks loudly (not found)
+// rather than serving a withdrawn skill quietly. A skill moved or renamed is the same
+// skill (its content arrives where it left), so its history follows it, each version
+// under its own name. Rejected: keeping removed skills' versions (a withdrawal would need
+// a history rewrite).
 //
 // The history is the branch's: its first-parent commits, so that a version made on a
 // branch merged later is published by the merge (Git).

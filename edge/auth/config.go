@@ -135,6 +135,16 @@ func ParseConfig(b []byte) (*Config, error) {
 }
 
 // issuer reads a jwt section.
+//
+// Why does a `skew` of 0 allow none? 0 used to read as "not given" and allow the default
+// minute, so a deployment that asked for none (its issuer's clock is its own, or it wants
+// exp to the second) silently got 60 seconds. Now a skew that is given, 0 included, is the
+// skew, and only one not given at all is DefaultSkew (the issuer starts with it before the
+// section is read; Issuer.Skew is used as it is). The bounds are 0 to MaxSkew: more than
+// five minutes is a clock to fix, not to allow. Rejected: refusing 0 with a message (0 is
+// a sensible thing to ask for, and the natural reading of the number), and keeping 0 as
+// the default with a negative value for none (a value that reads as one thing and means
+// another is the mistake being fixed).
 func (c *Config) issuer(v gjson.Result, what string, err *error) (*Issuer, string) {
 	is := &Issuer{Skew: DefaultSkew} // a skew given, 0 included, replaces it
 	var uri string
@@ -176,6 +186,23 @@ func (c *Config) issuer(v gjson.Result, what string, err *error) (*Issuer, strin
 }
 
 // access reads the access section (Cloudflare Access).
+//
+// Why does `access` grant the scopes it names, rather than read them from the assertion?
+// Cloudflare Access signs an application token for whoever its policy lets through: its
+// claims name the user and the application (email, sub, aud, country, identity_nonce,
+// Cloudflare's "Application token" page), and none says a scope or a group (groups come
+// from Access's identity endpoint, a request per sign-in the plugin cannot make). So with
+// the README's own policy (default: [skills:read]) every assertion was answered 403, and a
+// team behind Access needed another identity provider after all. Who may reach the skills
+// is already Access's policy; access.scopes says what getting through it is worth here,
+// granted to every valid assertion, beside what a scope claim or scopesClaim holds (for an
+// identity provider that passes one on). TestPrivateAccessREADME serves the README's
+// example as written with an assertion such as Access sends. Rejected: granting the
+// catalog's default scopes to every assertion without being told (the option would mean
+// different things under different catalogs, and a scope added to default later would let
+// every Access user past it unasked); scopesClaim alone (Access's assertions have no such
+// claim to name); and asking Access's identity endpoint for groups (a network call per
+// new assertion, from a plugin that makes none).
 func (c *Config) access(v gjson.Result, err *error) {
 	const what = "auth.access"
 	is := &Issuer{Skew: DefaultSkew}

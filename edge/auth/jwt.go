@@ -50,6 +50,15 @@ type Issuer struct {
 	Skew time.Duration
 	// Type, when set, is the typ the header must carry ("at+jwt": an access token, RFC 9068
 	// §2.1, so that an ID token whose aud happens to be the resource is not taken for one).
+	//
+	// Why must a JWT access token say `typ: at+jwt`? An OpenID Connect provider signs ID
+	// tokens with the same keys as access tokens, and an ID token's aud is the client's
+	// id, which a careless registration can make equal to the resource. RFC 9068 §2.1
+	// gives access tokens the type at+jwt so that a resource server can tell them apart;
+	// the jwt section requires it (Cloudflare Access assertions, typed JWT, are checked
+	// against the Access team and AUD instead). Scopes are read as RFC 6749 says: the
+	// scope claim split on spaces only (a no-break space does not make two scopes), a
+	// string in any other claim one value, and anything that is not a scope token dropped.
 	Type string
 }
 

@@ -7,6 +7,14 @@
 // with the tag skilledge_public (edge/authz_public.go): it leaves out edge/auth and refuses
 // the auth option, and answers everything else as this build does.
 //
+// Why two ABIs in one module? Any Extism host SDK (Go, JS in workerd, Python, Rust, …)
+// must be able to embed the server, so the Extism exports are the public contract. But
+// go-pdk moves input and output 8 bytes per host call: a 1 MiB response costs tens of
+// times as much through it as through the raw exports (BENCHMARKS.md, "Why two ABIs"; its
+// boundary section measures both on every run). Our own hosts therefore use the raw
+// exports of the same module: one file, one build, nothing to keep in sync. The cost is
+// two small export files.
+//
 // The result is a WASI reactor: a host instantiates it with wasi_snapshot_preview1, calls
 // the export _initialize once, then any of the exports below, one call at a time. Exports
 // are not reentrant and an instance is not safe for concurrent calls; hosts run one
@@ -180,8 +188,12 @@
 // A Go panic or fatal error (such as running out of memory) inside an export is not
 // recovered: the Go runtime prints it on stderr and executes the wasm unreachable
 // instruction, which the host sees as a trap. The instance is then unusable, and the host
-// discards it; only the request it was serving is affected. Recovering instead would keep
-// an instance whose state a half-run export may have left inconsistent.
+// discards it; only the request it was serving is affected (500 / -32603).
+//
+// Why does the plugin not recover panics? A half-run export can leave globals
+// inconsistent, and recover plus a 500 would keep serving from a possibly broken instance.
+// The next request gets a fresh instance, a matter of milliseconds with a warm compilation
+// cache (BENCHMARKS.md, "Why the plugin does not recover panics").
 package main
 
 import (

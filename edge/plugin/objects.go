@@ -13,6 +13,16 @@ import (
 
 // objectSet is the content store of the self-contained (Extism) ABI: the objects a host
 // gave with put, by name. It implements wire.Store.
+//
+// Why does the Extism ABI hold the objects itself (`put`), instead of a host function or
+// WASI files? The README promises embedding in any Extism host with no custom host
+// function, and an Extism host SDK gives the plugin nothing to splice with: its http
+// export must return the whole answer. A host function would break that promise; WASI
+// preopened directories work in some SDKs but not in browsers or Workers. So the host puts
+// each file of the store, the plugin names it by its SHA-256 (and refuses bytes the index
+// does not refer to), and http and rpc splice from what it holds. The costs: an Extism
+// instance's memory grows with the catalog, and crypto/sha256 adds to plugin.wasm
+// (BENCHMARKS.md, "Why the Extism ABI holds the objects").
 type objectSet struct {
 	byName map[string][]byte
 	wanted map[string]catalog.ObjectUse // what the loaded index refers to; nil until needed

@@ -31,6 +31,15 @@ import (
 // (ParseFacts fails, and the host counts the answer with no facts: telemetry never fails
 // a request).
 //
+// Why are the facts lines of `NAME SP VALUE`, percent-encoded, with unknown names skipped?
+// They are read in Go and in JavaScript, where a line scan is a few lines of code and no
+// JSON parser runs per request; a fact added later (a skill's version, say) is a line an
+// older host skips, so a plugin and a host need not be upgraded together. A value may hold
+// anything a token's sub holds, so a control character (and "%") is percent-encoded: a
+// line never breaks, and a host's log line never takes a caller's LF as its own. The
+// caller and client are cut to 128 bytes. Facts that do not parse are counted as none,
+// where a malformed response frame is the instance's failure.
+//
 // What the facts never hold: a token, a request or response body, or a file's contents.
 // A skill is named only when the answer found it in the caller's view: a request for a
 // skill the caller may not see, or for one that does not exist, names none, so nothing a

@@ -12,6 +12,16 @@ package wire
 // when the request has none (some runtimes cannot tell an empty Host from a missing one;
 // the server refuses both alike unless it answers every Host). So every host frames one
 // request as the same bytes, which replays need.
+//
+// Why do hosts join a repeated field's values with ", ", not frame a line per value? A
+// Worker cannot do otherwise: the Fetch API's Headers.get gives a repeated field's values
+// joined, and iterating the headers costs a sorted, lowercased copy of every field. serve
+// used to frame a line per value, so the two hosts could answer the same request
+// differently (edge takes the first of repeated fields, so two Content-Type lines were
+// accepted by serve and refused by the Worker). Edge already treats a comma in Host or
+// Origin as several values (RFC 9110 §5.3), so nothing it refuses became acceptable.
+// serve looks keys up in their canonical form, as http.Header.Get does: a key set
+// in-process in another case is not framed.
 func AppendRequestHead(dst []byte, method, target string, fields []string, value func(field string) (string, bool)) []byte {
 	dst = append(dst, method...)
 	dst = append(dst, ' ')

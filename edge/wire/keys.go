@@ -12,6 +12,39 @@ import (
 // testdata/keys.json hold every host to it.
 
 // The key sets' numbers.
+//
+// Why one fetch per URL every 30 seconds, and one retry of the request that wanted it?
+// Tokens with made-up kids cost an attacker nothing; without a bound each would cost the
+// issuer a request, sent by us. Thirty seconds (KeysRefetch) bounds that to two requests a
+// minute per URL whatever comes in, and still picks up a real rotation within half a
+// minute. The request whose token revealed the rotation is asked again once the new set is
+// in hand, so that its client, which holds a valid token, never sees a 401 for it. Only
+// that request is retried, once: a retry loop or retrying every waiting request would turn
+// one forged token into many plugin calls. The cost: a token of a new key that arrives
+// within 30 seconds of the last fetch is refused, and its client asks again.
+//
+// Why is a failed key set fetch tried again after 1 s, doubling, and on the host's own?
+// Thirty seconds is the pause after a fetch that brought a set. After one that failed, the
+// pause is 1 s (KeysRetry), then 2, 4, 8, 16, and 30 s from then on, and a host whose set
+// is due (none in hand, or a stale one) fetches again on its own timer rather than at the
+// next request: a serve that started while the identity provider restarted would
+// otherwise refuse every token for half a minute, or for as long as no token arrived to
+// ask. Doubling keeps an issuer that stays down at two requests a minute per URL.
+// Rejected: a fixed short retry (an issuer that is down would be asked every second by
+// every host); retrying only when a request comes (a quiet server stays locked out until
+// its first caller is refused). On Workers an isolate runs no timer between requests, so
+// there the first request past the pause fetches.
+//
+// Why honour max-age only between a minute and a day, and keep a stale set up to a day?
+// Issuers say how long their key sets may be kept (Cache-Control max-age, often hours);
+// below a minute a host would fetch in a loop, above a day a key the issuer withdrew (a
+// leak) would stay trusted too long, so the age is clamped (KeysAge), and 10 minutes
+// without one. When no fetch can refresh a stale set, the host keeps using it rather than
+// refuse every caller because the issuer's endpoint is down, but for a day at most: then
+// it hands the plugin an empty set and says so, and every token is refused until a fetch
+// succeeds. Rejected: dropping the set at once (an issuer's outage becomes ours) and
+// keeping it forever (a withdrawn key trusted for as long as someone keeps the endpoint
+// unreachable).
 const (
 	// KeySetMax bounds a key set document (edge/auth.MaxKeySet): a longer one is refused.
 	KeySetMax = 256 << 10

@@ -26,6 +26,16 @@ type Options struct {
 	// AllowHosts lists the Host header values (with or without port) this server answers
 	// to; "*" accepts any; Loopback accepts loopback names. Empty means Loopback only, which
 	// defeats DNS rebinding of a local server; a public deployment sets "*" or its own names.
+	//
+	// Why does the plugin answer only loopback hosts until `configure` says otherwise? An
+	// Extism embedder calls the plugin with whatever Host its own server received, and the
+	// README once called configure optional: a request with "Host: x" then got a bare 403.
+	// Defaulting to any host would make every embedder that forgets the option a server
+	// open to DNS rebinding, the one attack a static, read-only catalog still has to care
+	// about when it runs on someone's machine; the Worker and serve set their lists
+	// explicitly. So the default stays loopback-only, the README's step says what configure
+	// is for and when it is needed, and the 403 names the option that allows a name
+	// (allowHosts, allowOrigins). tests/extism runs the steps as written, both ways.
 	AllowHosts []string
 	// MaxBody is the largest request body accepted, in bytes; larger gets 413. Hosts
 	// pass at most MaxBody+1 bytes. Default 1 MiB.
@@ -42,6 +52,14 @@ type Options struct {
 	// the skills extension (PROTOCOL.md#fallbacks): the tools list_skills, load_skill and
 	// read_skill_file, and one prompt per skill. Off by default: a client that speaks the
 	// extension sees nothing new, and the capabilities are declared only when on.
+	//
+	// Why are the tools and prompts fallbacks off by default? A host that speaks the
+	// skills extension already lists every skill; with the fallbacks on it would also see
+	// three tools and a prompt per skill that say the same thing, and tool descriptions
+	// are sent to the model on every turn (load_skill's names every skill, up to 8 KiB).
+	// The fallbacks are for hosts that do not speak the extension, which the operator
+	// knows and the server cannot tell (a client's capabilities do not say which server
+	// features it uses). Without them tools/* and prompts/* are -32601.
 	Tools, Prompts bool
 	// ListChanged says that the host sends notifications/skills/list_changed and
 	// notifications/resources/list_changed when the catalog changes (skilledge stdio
@@ -53,10 +71,20 @@ type Options struct {
 	Auth []byte
 }
 
-// DefaultPageSize is Options.PageSize when unset. A stock client stops after a number of
-// pages (64 for the TypeScript SDK's list calls by default): 2000 lets it list the 100,000
-// files a Worker's assets can hold in 50 pages, and keeps a page of resources/list under
-// about a megabyte (RATIONALE: "Why pages of 2000, bounded at 4 MiB?").
+// DefaultPageSize is Options.PageSize when unset.
+//
+// Why pages of 2000, bounded at 4 MiB? A stock client lists with its SDK's helpers, which
+// stop after a number of pages: the TypeScript SDK v2's listResources() throws
+// LIST_PAGINATION_EXCEEDED after 64 pages by default. With pages of 100 a 1,000-skill,
+// 10,000-file catalog needed 101 pages and no stock client could list it. A Worker's
+// assets hold at most 100,000 files (about two per distinct file), so no Worker catalog
+// has more than 100,000 resources: pages of 2000 list the largest in 50 pages. A
+// resources/list entry is 150 to 400 bytes (1.3 KB with a long description), so a page is
+// about 0.5 MB and never 3 MB. skills/list entries vary far more (one holds every file's
+// URI and digest), so every listing also ends a page before its items pass 4 MiB (edge's
+// pageBudget), with at least one item per page: the offset cursor is unchanged, only where
+// a page ends. Rejected: pages cut by size alone (a small catalog would come in several
+// pages for no reason) and a larger count (a 100,000-file page is a 30 MB answer).
 const DefaultPageSize = 2000
 
 // Version is the skilledge release reported in serverInfo by default.

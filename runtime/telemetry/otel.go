@@ -171,6 +171,14 @@ func (o *OTel) Observe(r *front.Record) {
 	}
 }
 
+// span makes r's span, once r is answered, with the start time it had.
+//
+// Why is a request's span made once it is answered? A span made when the request arrives
+// is carried through the front, the pool and the instance, for a sampler that keeps one in
+// a hundred. Made at the end, it costs an unsampled request a trace id and a sampling
+// decision, and nothing else: its attributes are set only on a span that records. The
+// facts are all known by then, so the span has its name (SpanName) from the start, and the
+// client's traceparent is read only when present.
 func (o *OTel) span(r *front.Record) {
 	ctx := context.Background()
 	if r.Request != nil && r.Request.Header.Get("Traceparent") != "" {

@@ -9,9 +9,13 @@ import (
 
 // The per-request deadline, without wazero's termination checks.
 //
-// wazero can stop a running call only with WithCloseOnContextDone, which compiles an exit
-// to Go into every loop header; every Go function compiled to wasm starts with a loop, so
-// the plugin ran three to five times slower with it on (RATIONALE.md). Instead, the
+// Why is the per-request deadline a counter compiled into the plugin, and not wazero's
+// `WithCloseOnContextDone`? A runaway call must be stopped (an instance abandoned instead
+// would burn a core forever), and wazero can stop a running call only with
+// WithCloseOnContextDone, which compiles an exit to Go into every loop header; every Go
+// function compiled to wasm starts with a loop, so the plugin ran three to five times
+// slower with it on (BENCHMARKS.md, "Why the deadline is a counter in the plugin"; the
+// boundary section's last column measures it on every run). Instead, the
 // harness gives the module one more global, the deadline flag (a mutable i32 exported as
 // deadlineGlobal), gives every function one more local, a counter, and inserts at the
 // top of every loop body
@@ -32,6 +36,20 @@ import (
 // that frame's counter comes round: the host sets the flag from a timer when a call's
 // time is up, and the call traps within tickEvery iterations; the instance is then
 // discarded like any trapped one.
+//
+// The same request then cost about a fifth more than with no check at all (and, on the
+// faster plugin of the latest run, about the same). Two other designs were tried and
+// rejected. Checking only the flag at every loop header (no measurable cost) deadlocks the
+// process: while a runaway loop spins, a collection cannot stop the world and the timer
+// that would set the flag never runs. Counting down a global instead of a local turns
+// every loop header into loads and stores to the module's memory: a small read through
+// Pool.HTTP took about a sixth longer that way than with the local, on the same build. A
+// call whose deadline passes in its last few thousand iterations finishes, its answer
+// kept. TestRunawayCall runs a test-only export that spins forever beside a stream of
+// requests and a forced collection: stopped at the deadline (2 s), a collection finishes
+// while it spins, no other request failed, the instance replaced. Where the module cannot
+// be instrumented (an instruction the rewriter does not know, no sched_yield import) the
+// harness falls back to WithCloseOnContextDone.
 
 // tickEvery is how many iterations of one loop pass between two calls into the host:
 // microseconds of the plugin's work, so the Go runtime is never held off longer. A power
@@ -285,6 +303,15 @@ var instrumentRun = 256 << 10
 // contiguous runs on up to GOMAXPROCS goroutines (the plugin's 4 MB of code took about
 // 30 ms on one core, on every start) and joined in order: the result does not depend on
 // how they were split.
+//
+// Why does the deadline instrumenter look instructions up in a table, on several
+// goroutines? Every start rewrites the module's function bodies (the compilation cache
+// holds the machine code of the rewritten module, not the rewrite). One table lookup per
+// instruction (opClass), where there was a chain of comparisons, and the bodies split in
+// runs over GOMAXPROCS goroutines take about half the time it took (BENCHMARKS.md, "Why
+// the instrumenter uses a table"). A test holds the output to the same bytes. Rejected for
+// now: caching the rewritten module keyed by the plugin's digest (a few more milliseconds
+// saved, another file in the cache to keep consistent).
 func instrumentCode(body []byte, params []uint32, flag, yield uint32) ([]byte, error) {
 	r := reader{b: body}
 	n := r.u32()

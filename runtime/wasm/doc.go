@@ -16,4 +16,21 @@
 // the sets in hand, and after a 401 that wants one, has it fetched and asks again). It imports the contract
 // (edge/wire) and the catalog reader, never the server (edge) outside tests. Every
 // protocol decision is the plugin's.
+//
+// Why does a first start not answer through wazero's interpreter? Tried and reverted (the
+// commits are named in BENCHMARKS.md, "Why not start through the interpreter", with the
+// figures). The interpreter takes plugin.wasm several times sooner than a cold compilation
+// to machine code does, and answers initialize ten or more times slower; so serve and
+// stdio answered through it when the compilation cache did not hold the module (a mark
+// Compile left in the cache), compiled in the background and swapped the machine code's
+// pool in when it was done. On a one-skill folder the first answer of a stdio launch with
+// empty caches came about four times sooner. But the mark is written only when the
+// background compilation ends, and the start-up benchmark, like any client that stops a
+// server within a second or two, ends every process before that, so every later start
+// interpreted again, two to three times slower than loading warm machine code, and the
+// interpreter loads a large index slowly (serve OUT of 1,000 skills took about seven times
+// as long). The first launch on the ~10 MB catalog was no faster. What would make it work:
+// knowing whether wazero's cache holds the module without compiling (wazero 1.12 does not
+// say), and waiting for the compilation at exit the first time; either is a change of its
+// own.
 package wasm

@@ -20,6 +20,13 @@ import (
 // and out 8 bytes per host call (store_u64/load_u64). The arena is reset before every
 // export call, as Extism does, so nothing allocated in one call survives to the next;
 // vars (var_set) do survive.
+//
+// Why implement `extism:host/env` in the harness instead of using the Extism Go SDK? The
+// harness serves through the raw ABI and needs the Extism path only as proof and for
+// benchmarks; the SDK would add a dependency to the main module (which the design limits
+// to gjson, yaml.v3, go-pdk and wazero) and a second runtime setup. About 250 lines and
+// table tests implement the host functions go-pdk imports. Proof with an official Extism
+// host belongs in its own module, tests/extism.
 
 const extismModule = "extism:host/env"
 

@@ -20,6 +20,15 @@ import (
 // it reads is the input of CompileModule as the instrumenter's output would be: wazero
 // decodes and validates it in full, as any module, before it looks its machine code up
 // (by the SHA-256 of these bytes).
+//
+// Why does `Compile` keep the instrumented module on disk? Instrumenting took more of a
+// warm start than loading the machine code from wazero's cache; kept, a warm Compile of
+// the public plugin went from about 79 ms to 60 ms in new processes (BENCHMARKS.md, "Why
+// keep the instrumented module"). A kept module that does not compile (a damaged disk) is
+// made and written again. Rejected: shipping the plugin instrumented (the Worker and the
+// Extism hosts would carry a counter in every loop for nothing), and checking a digest of
+// the kept file on every read (as long again as the time saved is worth, for a file the
+// user's own cache holds beside machine code that is trusted as it is).
 
 // deadlineFormat names what instrumentDeadline writes: a change to the instrumenter that
 // changes its output changes it, or a start would compile an earlier instrumentation kept

@@ -16,6 +16,25 @@ import (
 // scanned or paced by the Go collector (which, for memory on the heap, lets the heap grow
 // to twice what is live), and closing the instance returns every page to the system at
 // once. Where the reservation fails, the memory falls back to the Go heap.
+//
+// Why does each instance's linear memory live in a mapping of its own, outside the Go
+// heap? With file contents out of the plugin, an instance's linear memory is a few MiB
+// (the Go runtime inside, the index, the buffers), but on the Go heap, as wazero keeps it
+// by default, it cost serve about four times that in peak RSS per instance under load,
+// and every memory.grow copied the memory into a larger slice and left the old one as
+// garbage. Measured with the same load when this was chosen, an instance beyond the first
+// cost less than half of what it cost on the heap; what is left on the Go heap per
+// instance is wazero's own structures (BENCHMARKS.md, "Why linear memory is a mapping of
+// its own"; the store section has the latest run). Reserving address space costs nothing
+// on 64-bit systems.
+//
+// Why is a discarded instance's memory unmapped at once? Two clients crashing instances in
+// a loop once took serve to over four times its RSS, where it stayed (BENCHMARKS.md, "Why a
+// discarded instance's memory is unmapped"): the linear memory was on the Go heap, which
+// returns pages to the system lazily. The mapping is unmapped when wazero closes the
+// module (Free), which the pool does as it discards a failed instance;
+// TestDiscardedInstanceUnmapped counts the live mappings through five crashes and a
+// close.
 var linearMemory experimental.MemoryAllocator = experimental.MemoryAllocatorFunc(func(capacity, limit uint64) experimental.LinearMemory {
 	if limit == 0 || limit > 1<<32 {
 		limit = 1 << 32

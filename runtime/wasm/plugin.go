@@ -29,6 +29,14 @@ type Config struct {
 	// DefaultMemoryLimit; 16 MiB to 4 GiB. Each instance keeps its own copy of the pack, so
 	// the limit must exceed the pack size substantially (NewPool checks MinMemoryLimit).
 	// The Go runtime inside is given GOMEMLIMIT at 90% of it.
+	//
+	// Why a per-instance memory cap that depends on the index, plus `GOMEMLIMIT`? Each
+	// instance keeps its own copy of the index and, while answering, a few copies of the
+	// response it builds, which holds no file contents: it is made of the index's
+	// fragments. A fixed cap would either refuse very large indexes or waste memory on
+	// small ones, so NewPool refuses a cap below MinMemoryLimit with a clear message.
+	// Without a soft limit the Go GC lets the heap grow to twice what is live and crashes
+	// into the hard cap; GOMEMLIMIT at 90% of the cap makes it collect first.
 	MemoryLimit uint64
 	// CacheDir is where wazero keeps compiled machine code between runs, and Compile the
 	// module with the deadline instrumented in (instrumented.go). "" means

@@ -108,10 +108,17 @@ test("skills/list lists the catalog's skills, and resources/read gives every fil
 	assert.ok(files > skills.length, `only ${files} files read`);
 });
 
-// Why DEPLOY.md's example copies what readFileSync returns: a small file comes back as a
-// view into Node's shared buffer pool, the SDK sends the view's whole underlying buffer, and
-// the plugin refuses those bytes, saying so. Should the SDK ever send the view alone, this
-// fails, and DEPLOY.md's reason is no longer true.
+// Why does DEPLOY.md's JavaScript host copy every file it reads before giving it to the
+// SDK? Node's readFileSync returns a file smaller than 4 KiB (Buffer.poolSize >>> 1) as a
+// Buffer that is a view into a shared 8 KiB pool, and the Extism JS SDK (1.0.3) stores a
+// Uint8Array input as its whole underlying ArrayBuffer (input.buffer), not the bytes the
+// view spans. The natural first host, plugin.call("put", readFileSync(f)), therefore sends
+// the 8,192 bytes of the pool, and the plugin, which names each object by the SHA-256 of
+// what it is given, refuses them. The example copies (new Uint8Array(buffer)) rather than
+// slicing the buffer because the copy is the shortest form that is right for any view, and
+// says why in a comment and in the prose, with the plugin's message, so that someone who
+// meets the message in their own host finds the cause. This test holds the cause: should
+// the SDK ever send the view alone, it fails, and DEPLOY.md's reason is no longer true.
 test("without the copy, put gets Node's whole buffer pool and the plugin refuses it", async () => {
 	const dist = join(dir, "dist");
 	const store = join(dist, "assets", "sha256");

@@ -3,6 +3,14 @@
 // every batch of spans and metrics it is given as one line of OTLP JSON to a file. The
 // tests run it with a configuration of their own (tests/observe_e2e_test.go) and read the
 // file.
+//
+// Why is the OTLP receiver a Collector built from a module of its own, with an exporter of
+// ours? The tests check what a real receiver accepts: the Collector's own OTLP receiver,
+// built from its pinned modules here (a module of its own, so that skilledge's go.mod
+// requires none of it). The Collector's distributions are binaries this machine cannot
+// download, and its file exporter is in the contrib repository at other versions; an
+// exporter of ours, twenty lines on the Collector's pdata, writes what the receiver decoded
+// as OTLP JSON lines the test reads.
 package main
 
 import (

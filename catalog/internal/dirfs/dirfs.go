@@ -1,4 +1,21 @@
 // Package dirfs is the file system the compiler reads a skills folder through.
+//
+// Why does the loader open files non-blocking, and warn about hard links, colliding names
+// and Windows names? A file replaced by a named pipe between the listing and the open
+// blocked validate, build and serve in open until a writer came, forever. So every file
+// and directory is opened with O_NONBLOCK and must be, once open, a regular file or a
+// directory (fstat on the descriptor, not the name, so nothing can swap it after the
+// check; FS.Open); checking the type with lstat before opening, the obvious fix, leaves
+// the same race one step earlier. Three things are served, but said (catalog/compile's
+// warnings, each naming the file and, for a collision, the other name, with escapes so
+// that the two can be told apart): a file with more than one hard link (LinkCount: the
+// same inode may be a file outside the folder, which os.Root cannot see); names of one
+// directory equal under Unicode normalization or letter case (NFC and NFD "café.md",
+// README.md beside readme.md), which macOS and Windows hold as one file, so a checkout or
+// an unpacked archive silently loses one (catalog/internal/unicodex says how they are
+// compared); and names Windows reserves or cannot hold (catalog.WindowsNameProblem).
+// Warnings, not errors: each is served correctly over MCP and HTTP, where URIs are exact,
+// and refusing would break folders that only ever live on Linux.
 package dirfs
 
 import (

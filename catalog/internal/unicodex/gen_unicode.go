@@ -7,7 +7,8 @@
 //	go run gen_unicode.go /usr/share/unicode/UnicodeData.txt
 //
 // (Debian's unicode-data package installs that file.) The standard library has no
-// normalization and the main module takes no golang.org/x/text: see RATIONALE.md.
+// normalization and the main module takes no golang.org/x/text: see the package doc
+// (unicodex.go).
 package main
 
 import (

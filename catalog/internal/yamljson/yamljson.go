@@ -9,6 +9,27 @@
 //
 // The package was written for SKILL.md frontmatter: its messages call the document "the
 // frontmatter", and what a document must hold is its caller's to check.
+//
+// Why resolve YAML scalars ourselves instead of using yaml.v3's types? yaml.v3 resolves
+// like YAML 1.1 in places: 2024-01-15 becomes a timestamp and 014 octal 12. Hosts (the
+// Inspector, the conformance suite, the ext-skills client) re-parse the served SKILL.md
+// with npm yaml and refuse a skill on any difference from the frontmatter we list. So
+// yaml.v3 only parses, and each scalar is typed from its style and text with npm's own
+// patterns; a table test runs the same documents through the real npm package. The cost
+// is about 100 lines that must follow npm if it changes its schema.
+//
+// Why are frontmatter keys rendered as `String(value)`, not as written? Hosts compare the
+// objects npm builds, and npm names properties with JavaScript's String(value): "0x10: x"
+// is the key "16". Rendering the text would make hosts refuse the skill; the cost is that
+// an author's odd spelling of a key is normalised (jsKey).
+//
+// Why refuse some valid YAML (merge keys, NEL/LS/PS, glued comments, custom tags)? Each
+// is read differently by yaml.v3 and npm, silently: a quoted NEL becomes a space for one
+// of them, "<<" merges for one and is a plain key for the other. A served frontmatter that
+// hosts parse differently is a skill they refuse, so the build refuses it first, with the
+// line; the cost is that a few documents that are valid YAML 1.2 are refused. npm's alias
+// limit (maxAliasCount) is copied for the same reason, on top of our own node and size
+// caps.
 package yamljson
 
 import (

@@ -10,6 +10,26 @@ import (
 // as Origin writes it). A read of a deployment sends the token of the deployment's own
 // origin, and only to that origin: a read of any other source (another entry of
 // skills.lock, a redirect, a skill URL elsewhere) gets none, whatever else the map holds.
+//
+// Why does `skilledge verify --token` send the token to the deployment's origin only? A
+// bearer token is good for whoever holds it. A private deployment's indexes, files and MCP
+// endpoint are all on its origin, so that is where an agent sends the token, and where
+// verify does; a skill URL elsewhere, or a redirect that leaves the origin, gets no
+// Authorization (Go's client would keep it for a subdomain). Rejected: every request, as a
+// literal reading of "check it as an agent would" suggests (one index naming another host
+// would hand it the token).
+//
+// Why is a token bound to an origin, and does `outdated` refuse a bare one? outdated reads
+// every source that skills.lock names, and the README tells teams to commit that file: a
+// line anyone adds to it (a pull request, a vendored folder) names a source. A token given
+// once for "the catalog" and sent to each source's own origin went to every origin the
+// lock named, so one lure entry collected the token of whoever ran outdated, CI included.
+// So a bare --token TOKEN is bound to the origin of the URL on the command line, --token
+// ORIGIN=TOKEN to ORIGIN, and each read sends only its own origin's token. A command with
+// no URL (outdated) has nothing to bind a bare token to and refuses it, naming the form to
+// use. Rejected: binding a bare token to the lock's only source when there is one (a pull
+// request that rewrites that source's URL hands the token over just the same), and keeping
+// a bare token and warning (a warning in CI is read by nobody).
 type Credentials map[string]string
 
 // For returns the token bound to u's origin, or "".

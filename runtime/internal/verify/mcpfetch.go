@@ -18,6 +18,14 @@ import (
 
 // Eras FetchMCP speaks: EraModern is ProtocolVersion (stateless), EraLegacy the newest
 // 2025 revision (initialize first).
+//
+// Why does an MCP pull try the 2026 era first, then `initialize`? A 2026-07-28 request
+// needs no session: skills/list is one request. A server that does not speak it answers
+// with a JSON-RPC error or a status, and only then does the read open a 2025 session
+// (initialize, notifications/initialized, Mcp-Session-Id when given). --era legacy goes
+// there directly. Rejected: always initializing first, one more round trip for every
+// modern server, and guessing from server/discover, which a legacy server does not answer
+// either.
 const (
 	EraModern = ProtocolVersion
 	EraLegacy = "2025-11-25"

@@ -13,6 +13,15 @@ import (
 // reorders or hides text (bidi overrides and isolates, zero-width marks, U+2028/U+2029)
 // and every byte that is not UTF-8 is written as a Go escape (\x1b, \u202e, \xff), and a
 // backslash as "\\" so that an escape cannot be forged. Any other text is as it was.
+//
+// Why is a server's text escaped twice before it is printed? pull, verify, outdated and
+// stats print what servers sent. Printed raw, a hostile server set the window title,
+// cleared the screen and printed a forged line. Such strings are made Printable where they
+// enter, so that one stays on one line; and these commands write through a filter that
+// escapes any control character but the line break and the tab (Escape), for a string that
+// was missed. Rejected: the filter alone (it cannot tell a server's line break from the
+// command's own, so a forged line would pass), and quoting every string with %q (the
+// readable text of every error would change, and a missed one would still pass raw).
 func Printable(s string) string { return Escape(s, "") }
 
 // Escape is Printable, but leaves the characters of keep as they are (a command's own

@@ -14,6 +14,15 @@
 // index (/.well-known/skills/index.json), its files are fetched and checked the same way.
 //
 // Nothing is ever written to disk, and nothing fetched is run.
+//
+// Why does `skilledge verify` refuse what it cannot read unambiguously? A verifier that
+// normalises URLs differently from the server can be tricked (/acme%2F../evil), so a URL
+// with dot segments, encoded separators, userinfo or another port is never under a trust
+// root; a root on a user-generated-content platform must name a path; a self-declared
+// trustRoot must contain the index declaring it, or any index could claim any publisher;
+// plain http is refused except to loopback (Options.AllowHTTPLoopback). A digest mismatch
+// stops that artifact's checks: bytes the index does not vouch for are not the skill, and
+// unpacking them serves no one.
 package verify
 
 import (
@@ -64,6 +73,17 @@ type Options struct {
 	// "http://127.0.0.1:8080/" is a valid root holding "http://127.0.0.1:8080/x" (and,
 	// harmlessly, "https://127.0.0.1:8080/x"). Plain http to any other host is refused
 	// whatever this says.
+	//
+	// Why is plain http to a loopback deployment allowed without a flag? verify, pull and
+	// outdated against a local serve needed --allow-http-loopback on every run, and the
+	// refusal spoke of DVS. Plain http to a loopback host never leaves the machine: there
+	// is no one on the path to read or change it. So a deployment URL that is itself
+	// loopback http is read without a flag, its trust root the loopback origin, and the
+	// lock records that URL as given. What the flag guarded stays closed: an https
+	// deployment still cannot steer a read to a loopback http URL (a local service) unless
+	// the flag says so, and plain http anywhere else is refused, in words that say what is
+	// allowed. Rejected: dropping the flag (tests and mirrors serve https indexes that name
+	// loopback files) and allowing any http (a network path can rewrite it).
 	AllowHTTPLoopback bool
 	// Client makes the requests. nil means a client with a 30-second timeout per request.
 	// Verify uses a copy whose CheckRedirect is its own: at most 5 redirects, each target

@@ -134,6 +134,19 @@ func (v *verifier) versionFiles(ctx context.Context, name string, k Version) ([]
 // manifest digest resources/list gives (versionFiles), and holds the newest kept version,
 // which is the latest's own, to the manifest digest of the latest files the index's
 // artifact gave.
+//
+// Why does `skilledge verify` check kept versions by their archives? A catalog that keeps
+// versions publishes bytes no listing or index names: each older version, served at its
+// own path. verify once checked the latest only, so a damaged or altered version in the
+// store went unseen until an agent pinned it. The versions are read where they are
+// announced, the _meta of each latest SKILL.md in resources/list (one pass over the
+// listing); an entry that is not a version name, a SKILL.md URI under the skill's own
+// @VERSION/ and a digest is a problem, and nothing it names is fetched. This is the read
+// pull NAME@VERSION makes (versionFiles serves both). A server without resources/list
+// keeps no versions. Rejected: reading each version's files over MCP (resources/read per
+// file), many more requests for the same check, and a --versions flag, since a check that
+// leaves bytes out by default is the gap this closes. Cost: one download per kept
+// version, up to keep times the latest's.
 func (v *verifier) checkVersions(ctx context.Context) {
 	if v.mcp == nil {
 		return // the MCP manifest was not read: already a problem
