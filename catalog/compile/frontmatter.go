@@ -119,3 +119,21 @@ func frontmatterString(skillMD []byte, key string) string {
 	}
 	return ""
 }
+
+// fieldReport receives one finding at a line of SKILL.md.
+type fieldReport func(sev Severity, line int, msg string)
+
+func article(k yamljson.Kind) string {
+	if k == yamljson.Null {
+		return "null"
+	}
+	return "a " + k.String()
+}
+
+// quoteHint suggests quoting a scalar that YAML read as a number or boolean.
+func quoteHint(v *yamljson.Value) string {
+	if v.Kind == yamljson.Number || v.Kind == yamljson.Bool {
+		return fmt.Sprintf(` (put it in quotes: "%s")`, v.Src)
+	}
+	return ""
+}
