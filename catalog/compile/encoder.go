@@ -10,7 +10,15 @@ import (
 )
 
 // encoder is an encoding under way: the store its objects go to, and the first error
-// (reading a file again, writing an object), after which it adds nothing.
+// (reading a file again, writing an object), after which it adds nothing. Its methods are
+// in two files: here, those that put objects in the store (a file, its resources/read
+// form, a document, an archive, a generated resource's row); in encode.go, those that lay
+// out the index (index, views, feed), which call these and are called by none of them.
+//
+// Why not the methods in the files of the surfaces they make, as the archives' were in
+// surfaces.go? Then each such file calls the store's methods here and is called from the
+// index, so the files call each other round; the surfaces' files hold only what renders
+// bytes, and the encoder alone writes the store.
 type encoder struct {
 	st  *Store
 	err error

@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// Where a symbolic link of the folder leads (PROTOCOL.md#skill-format): resolved link by
+// link inside the folder, and the tests its target is held to.
+
 // maxLinkHops bounds symbolic link resolution, as POSIX's SYMLOOP_MAX does.
 const maxLinkHops = 40
 

@@ -37,6 +37,16 @@ const (
 	MaxSkillBytes = 16 << 20
 )
 
+// loader is one Load under way: the folder, what was listed and read, the problems
+// found, and the policy file, read once. Its methods are in two files: here, those that
+// list, read and check the folder's files and report what they find; in load.go, those
+// that make the catalog of them (build, loadSkill, the policy's checks), which call these
+// and are called by none of them.
+//
+// Why two files, one above the other, and not a file per feature? A feature's file
+// holding loader methods (the policy's, the version marks') calls the reporting here and
+// is called from build, so the files call each other round, and none reads as the ground
+// of another; one file of all the methods would be over 600 lines.
 type loader struct {
 	fsys   fs.FS
 	reopen func(name string) (fs.File, error)

@@ -3,6 +3,20 @@
 // frontmatter as verbatim JSON, digests every file, and encodes the result as an index
 // (catalog.Writer) and a content store (Store). It runs at build time only and is never
 // linked into the plugin (it imports yaml.v3).
+//
+// It is two halves over one model (model.go: Catalog, Skill, File, History). The load
+// half makes a Catalog of a folder: load.go drives the loader (loader.go) over the rules
+// of a folder (names.go, frontmatter.go, validate.go, sep2076.go, entry.go, access.go).
+// The encode half makes an index and a store of a Catalog: encode.go lays out the index,
+// the encoder (encoder.go) puts objects in the store, and the renderers below them make
+// the bytes (skills.go, resources.go, surfaces.go, fallbacks.go, page.go, versions.go,
+// feed.go). Each file uses only files below it: none uses a file that uses it.
+//
+// Why one package in two halves, and not a load package and an encode package? The
+// halves share the model's unexported insides: the loader gives a File the way to read
+// it again (reopen), and the encoder reads it so; the tests of each half build their
+// catalogs with the other. Two packages would export those insides, or need a third
+// package for the model.
 package compile
 
 import (
@@ -222,7 +236,9 @@ func (c *Catalog) Fingerprint() [32]byte {
 	return sum
 }
 
-// History is what a folder's git history adds to its catalog.
+// History is what a folder's git history adds to its catalog (versions.go tells how it
+// is served). It is here, with Kept, Change and ChangeVersion, because Catalog and Skill
+// hold them and they hold Skills: the model is one file, below both halves.
 type History struct {
 	// Keep is the policy's versions.keep: the versions kept per skill, the latest
 	// included.

@@ -10,6 +10,9 @@ import (
 	"github.com/skilledge/skilledge/catalog/internal/mediatype"
 )
 
+// Reading one file of the folder: kept in memory when small, hashed as it streams past
+// when not, and never more than a skill may hold.
+
 var errTooLarge = errors.New("file too large")
 
 // content is what reading a file found: its bytes when kept, its size, digest and

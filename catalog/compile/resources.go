@@ -10,6 +10,10 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 )
 
+// The resources table's fragments (catalog.TableResources, catalog.TableDirs): the tree
+// of served files and directories, each file's resources/list descriptor, and the head
+// and value of its resources/read contents.
+
 // encoding holds the derived structure of a catalog: the served files in listing order
 // (each once, under its innermost skill) and the directory tree.
 type encoding struct {

@@ -8,6 +8,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// The skills table's fragments (catalog.TableSkills): a skill's entry, the same for
+// skills/list, skills/get and the discovery indexes' frontmatter, and the parts of the
+// SEP-2076 skills/get {name} result around its instructions.
+
 // skillEntry renders the skills extension v1 entry {"uri","frontmatter","resources"}, with
 // every file of the skill (nested skills' files included), and with the SEP-2076 fields
 // name, description and, where the frontmatter has them with the right types, title,

@@ -8,10 +8,11 @@ import (
 
 // The distribution surfaces beside the v1 extension (PROTOCOL.md#archives,
 // PROTOCOL.md#well-known): each skill's reproducible archives, the June-2026-draft resource
-// skill://index.json, and the two well-known HTTP discovery indexes. All are rendered here,
+// skill://index.json, and the two well-known HTTP discovery indexes. All are rendered
 // once, from the same files and digests as the v1 manifest, at the paths and under the
 // names the server routes by (catalog.AgentSkillsPrefix, catalog.SkillsPrefix,
-// catalog.ArchiveTarGz, …).
+// catalog.ArchiveTarGz, …): the documents here, the archives by the encoder, which writes
+// them into the store as their files are read (encoder.archives, in encoder.go).
 
 // DiscoverySchema identifies the discovery RFC v0.2.0 index format.
 const DiscoverySchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"

@@ -10,7 +10,8 @@ import (
 
 // The views of a private catalog (catalog/views.go): one public-format index per
 // combination of scope lists a caller can hold, each encoded from the skills it shows as
-// if the folder held nothing else.
+// if the folder held nothing else. What each view shows is worked out here; the encoder
+// writes them (encoder.views, in encode.go).
 
 // scopeSets returns the distinct scope lists of skills, sorted, each as its scopes.
 func scopeSets(skills []*Skill) [][]string {
