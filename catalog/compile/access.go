@@ -22,6 +22,9 @@ const PolicyFile = "skilledge.yaml"
 // maxPolicyBytes bounds the policy file read: a policy is a few rules.
 const maxPolicyBytes = 1 << 20
 
+// MaxKeep bounds the policy's versions.keep.
+const MaxKeep = 100
+
 // Access is a catalog's access policy: who may see which skill. A catalog without one is
 // public. Every caller needs the Default scopes (an authenticated caller with none of them
 // is refused everything); a skill under a rule's path needs that rule's scopes as well.
@@ -77,87 +80,6 @@ func (a *Access) Scopes(p string) (scopes []string, listed bool) {
 	}
 	slices.Sort(scopes)
 	return slices.Compact(scopes), listed
-}
-
-// loadAccess reads the policy file, if the folder has one, and checks it against the
-// skills found (every skill, valid or not, so that a rule is never said to match nothing
-// because its skill has an error elsewhere). Problems go to l's report, as errors of the
-// whole catalog: a policy that cannot be enforced as written is never served in part.
-func (l *loader) loadAccess() *Access {
-	a, problems, err := l.readPolicy()
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		l.report(Error, PolicyFile, 0, "", "cannot read the policy file: "+errText(err))
-		return &Access{Broken: true}
-	}
-	for _, p := range problems {
-		l.report(Error, PolicyFile, p.line, "", p.msg)
-	}
-	if a == nil {
-		if len(problems) > 0 {
-			return &Access{Broken: true}
-		}
-		return nil
-	}
-	before := len(l.problems)
-	for _, r := range a.Rules {
-		if !slices.ContainsFunc(l.skillList, r.Matches) {
-			l.report(Error, PolicyFile, r.Line, "", fmt.Sprintf("rule for path %q matches no skill: no SKILL.md is at %s or under it", r.Path+"/", r.Path))
-		}
-	}
-	l.checkNesting(a)
-	a.Broken = len(l.problems) > before
-	return a
-}
-
-// readPolicy reads and parses the policy file once: its access section and its
-// versions.keep (l.keep), and its problems.
-func (l *loader) readPolicy() (*Access, []policyProblem, error) {
-	if !l.policyRead {
-		l.policyRead = true
-		var b []byte
-		if b, l.policyErr = readPolicy(l.fsys); l.policyErr == nil {
-			var vp versionsPolicy
-			l.policy, vp, l.policyProblems = parsePolicy(b)
-			l.keep, l.declassify = vp.keep, vp.declassify
-		}
-	}
-	return l.policy, l.policyProblems, l.policyErr
-}
-
-// checkNesting refuses a policy that a nested skill would betray: a skill's files include
-// those of the skills nested in it (PROTOCOL.md#skill-format), so whoever may see the
-// enclosing skill reads every nested one in its file list and archives. A nested skill may
-// therefore need no scope its enclosing skill does not, and may not be unlisted inside a
-// listed one.
-func (l *loader) checkNesting(a *Access) {
-	for _, s := range l.skillList {
-		encl := l.enclosing(s)
-		if len(encl) == 0 {
-			continue
-		}
-		inner, innerListed := a.Scopes(s)
-		outerPath := encl[0] // the innermost skill holding s
-		outer, outerListed := a.Scopes(outerPath)
-		var more []string
-		for _, sc := range inner {
-			if !slices.Contains(outer, sc) {
-				more = append(more, sc)
-			}
-		}
-		if len(more) > 0 {
-			l.report(Error, PolicyFile, 0, "", fmt.Sprintf(
-				"skill %s needs scope %s that skill %s, which holds it, does not: anyone who may see %s reads %s's files through it; give %s the same rule, or move %s out of it",
-				s, strings.Join(more, ", "), outerPath, outerPath, s, outerPath, s))
-		}
-		if outerListed && !innerListed {
-			l.report(Error, PolicyFile, 0, "", fmt.Sprintf(
-				"skill %s is unlisted but skill %s, which holds it, is listed: its SKILL.md is listed among %s's files; unlist %s too, or move %s out of it",
-				s, outerPath, outerPath, outerPath, s))
-		}
-	}
 }
 
 func readPolicy(fsys fs.FS) ([]byte, error) {
@@ -443,30 +365,4 @@ func yamlProblem(err error) policyProblem {
 		}
 	}
 	return policyProblem{0, "not valid YAML: " + msg}
-}
-
-// encodeAccess writes c's access tables into w and marks the index private
-// (catalog.MagicPrivate): the policy's default scopes and every scope it names, and each
-// skill's scopes and listing.
-func encodeAccess(w *catalog.Writer, c *Catalog) {
-	all := slices.Clone(c.Access.Default)
-	for _, r := range c.Access.Rules {
-		all = append(all, r.Scopes...)
-	}
-	slices.Sort(all)
-	all = slices.Compact(all)
-	w.Private = true
-	w.Table(catalog.TablePolicy, catalog.PolicyFields, [][][]byte{{
-		catalog.PolicyDefault: []byte(strings.Join(c.Access.Default, " ")),
-		catalog.PolicyScopes:  []byte(strings.Join(all, " ")),
-	}})
-	rows := make([][][]byte, len(c.Skills))
-	for i, s := range c.Skills {
-		listed := []byte("1")
-		if s.Unlisted {
-			listed = nil
-		}
-		rows[i] = [][]byte{catalog.AccessScopes: []byte(strings.Join(s.Scopes, " ")), catalog.AccessListed: listed}
-	}
-	w.Table(catalog.TableAccess, catalog.AccessFields, rows)
 }

@@ -3,23 +3,16 @@ package compile
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/skilledge/skilledge/catalog"
 )
-
-// Generator names the writer of an index (TableMeta). It carries no time or machine data
-// so that indexes stay reproducible.
-const Generator = "skilledge catalog/compile"
 
 // Encoded is a catalog encoded for serving: the index every plugin instance loads
 // (catalog.Pack's format) and the content store its references name.
@@ -239,301 +232,6 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	return w.Bytes()
 }
 
-// encoding holds the derived structure of a catalog: the served files in listing order
-// (each once, under its innermost skill) and the directory tree.
-type encoding struct {
-	files     []*File
-	fileIndex map[string]int // file URI -> row
-	owner     map[*File]*Skill
-	dirs      []string          // directory URIs, sorted
-	dirName   map[string]string // directory URI -> its last path segment, unescaped
-	dirIndex  map[string]int
-	children  map[string][]child // by directory URI, sorted by URI
-}
-
-type child struct {
-	uri string
-	dir bool
-}
-
-func newEncoding(c *Catalog) *encoding {
-	e := &encoding{fileIndex: map[string]int{}, owner: map[*File]*Skill{}, dirName: map[string]string{}, dirIndex: map[string]int{}, children: map[string][]child{}}
-	// Innermost owner: skills are sorted by path, so a nested skill comes after its parent
-	// and overwrites the parent's claim.
-	for _, s := range c.Skills {
-		for _, f := range s.Files {
-			e.owner[f] = s
-		}
-	}
-	seenDir := map[string]bool{}
-	addDir := func(rel string) {
-		uri := catalog.Scheme + catalog.EscapePath(rel)
-		if !seenDir[uri] {
-			seenDir[uri] = true
-			e.dirs = append(e.dirs, uri)
-			e.dirName[uri] = path.Base(rel)
-		}
-	}
-	for _, s := range c.Skills {
-		addDir(s.Path)
-		for _, f := range s.Files {
-			if e.owner[f] == s {
-				e.fileIndex[fileURI(f)] = len(e.files)
-				e.files = append(e.files, f)
-			}
-			// Every directory between the skill root and the file is a directory resource.
-			for dir := path.Dir(f.Path); len(dir) > len(s.Path); dir = path.Dir(dir) {
-				addDir(dir)
-			}
-		}
-	}
-	sort.Strings(e.dirs)
-	for i, d := range e.dirs {
-		e.dirIndex[d] = i
-	}
-	// Children: each file under its directory, each directory under its parent, when the
-	// parent is itself a directory resource (skill roots under a prefix have none).
-	seenChild := map[string]bool{}
-	for _, f := range e.files {
-		uri := fileURI(f)
-		e.addChild(uri[:strings.LastIndexByte(uri, '/')], child{uri: uri}, seenChild)
-	}
-	for _, d := range e.dirs {
-		if parent := d[:strings.LastIndexByte(d, '/')]; seenDir[parent] {
-			e.addChild(parent, child{uri: d, dir: true}, seenChild)
-		}
-	}
-	for _, d := range e.dirs {
-		cs := e.children[d]
-		sort.Slice(cs, func(i, j int) bool { return cs[i].uri < cs[j].uri })
-	}
-	return e
-}
-
-func (e *encoding) addChild(dir string, c child, seen map[string]bool) {
-	if !seen[c.uri] {
-		seen[c.uri] = true
-		e.children[dir] = append(e.children[dir], c)
-	}
-}
-
-// descriptor renders the resources/list entry of f (MCP Resource).
-func (e *encoding) descriptor(f *File) []byte {
-	s := e.owner[f]
-	isSkillMD := f.Path == s.Path+"/"+catalog.SkillMD
-	var b []byte
-	b = append(b, `{"uri":`...)
-	b = append(b, jsonString(fileURI(f))...)
-	b = append(b, `,"name":`...)
-	if isSkillMD {
-		b = append(b, jsonString(s.Name)...)
-		b = append(b, `,"description":`...)
-		b = append(b, jsonString(s.Description)...)
-	} else {
-		b = append(b, jsonString(strings.TrimPrefix(f.Path, s.Path+"/"))...)
-	}
-	b = append(b, `,"mimeType":`...)
-	b = append(b, jsonString(f.MIME)...)
-	b = append(b, `,"size":`...)
-	b = strconv.AppendInt(b, f.Size, 10)
-	if isSkillMD {
-		b = append(b, `,"annotations":{"audience":["assistant"],"priority":0.8}`...)
-		if m := versionsMeta(s); m != nil {
-			b = append(append(append(b, `,"_meta":{`...), m...), '}')
-		}
-		b = append(b, '}')
-	} else {
-		b = append(b, `,"annotations":{"audience":["assistant"],"priority":0.3}}`...)
-	}
-	return b
-}
-
-// readHead renders the resources/read content object of the resource uri up to its value
-// (catalog.ResReadHead, whose shape is catalog.AppendReadHead's): "text" for UTF-8 text,
-// "blob" otherwise. The value (readValue, a store object) and the closing brace follow.
-func readHead(uri, mime string, text bool) []byte {
-	return catalog.AppendReadHead(nil, jsonString(uri), jsonString(mime), text)
-}
-
-// readForm describes the resources/read form of a content, for messages.
-func readForm(text bool) string {
-	if text {
-		return " as a JSON string (resources/read)"
-	}
-	return " in base64 (resources/read)"
-}
-
-// readValue renders the value of a resources/read content: the text as a JSON string, or
-// the bytes as a base64 JSON string. The bytes are exactly the file's: no newline or BOM
-// rewriting.
-func readValue(data []byte, text bool) []byte {
-	if text {
-		return jsonString(string(data))
-	}
-	b := make([]byte, 0, base64.StdEncoding.EncodedLen(len(data))+2)
-	b = append(b, '"')
-	b = base64.StdEncoding.AppendEncode(b, data)
-	return append(b, '"')
-}
-
-// skillEntry renders the skills extension v1 entry {"uri","frontmatter","resources"}, with
-// every file of the skill (nested skills' files included), and with the SEP-2076 fields
-// name, description and, where the frontmatter has them with the right types, title,
-// version and tags (version also, in a catalog that keeps history, the version's name
-// when the frontmatter declares none), and arguments and dependencies as declared: a superset that both
-// generations of clients read.
-func skillEntry(s *Skill) []byte {
-	var b []byte
-	b = append(b, `{"uri":`...)
-	b = append(b, jsonString(skillURI(s))...)
-	b = append(b, `,"name":`...)
-	b = append(b, jsonString(s.Name)...)
-	b = append(b, `,"description":`...)
-	b = append(b, jsonString(s.Description)...)
-	fm := gjson.ParseBytes(s.Frontmatter)
-	for _, k := range []string{"title", "version"} {
-		if v := fm.Get(k); v.Type == gjson.String {
-			b = append(b, `,"`+k+`":`...)
-			b = append(b, v.Raw...)
-		} else if k == "version" && s.Version != "" {
-			// A catalog that keeps history names every version, one without a
-			// frontmatter version too ("2026-11-02.091500.1a2b3c4d"): the entry says which.
-			b = append(b, `,"version":`...)
-			b = append(b, jsonString(s.Version)...)
-		}
-	}
-	if tags := fm.Get("tags"); tags.IsArray() && allStrings(tags) {
-		b = append(b, `,"tags":`...)
-		b = append(b, tags.Raw...)
-	}
-	b = appendArgumentsDependencies(b, s)
-	b = append(b, `,"frontmatter":`...)
-	b = append(b, s.Frontmatter...)
-	b = append(b, `,"resources":[`...)
-	for i, f := range s.Files {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"uri":`...)
-		b = append(b, jsonString(fileURI(f))...)
-		b = append(b, `,"digest":`...)
-		b = append(b, jsonString(digestString(f))...)
-		b = append(b, `,"size":`...)
-		b = strconv.AppendInt(b, f.Size, 10)
-		b = append(b, '}')
-	}
-	return append(b, "]}"...)
-}
-
-// byNameHead and byNameTail render the members of the SEP-2076 skills/get {name} result
-// around the instructions (the SKILL.md body, a store object): "description",
-// "instructions", "files" (every file of the skill, named by its path in the skill) and,
-// where the frontmatter declares them, "arguments" and "dependencies".
-func byNameHead(s *Skill) []byte {
-	var b []byte
-	b = append(b, `"description":`...)
-	b = append(b, jsonString(s.Description)...)
-	return append(b, `,"instructions":`...)
-}
-
-func byNameTail(s *Skill) []byte {
-	b := []byte(`,"files":[`)
-	for i, f := range s.Files {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"name":`...)
-		b = append(b, jsonString(strings.TrimPrefix(f.Path, s.Path+"/"))...)
-		b = append(b, `,"uri":`...)
-		b = append(b, jsonString(fileURI(f))...)
-		b = append(b, `,"mimeType":`...)
-		b = append(b, jsonString(f.MIME)...)
-		b = append(b, '}')
-	}
-	b = append(b, ']')
-	return appendArgumentsDependencies(b, s)
-}
-
-// appendArgumentsDependencies appends the SEP-2076 members "arguments" and "dependencies"
-// of s, when its frontmatter declares them in SEP-2076's shape.
-func appendArgumentsDependencies(b []byte, s *Skill) []byte {
-	if s.Arguments != nil {
-		b = append(append(b, `,"arguments":`...), s.Arguments...)
-	}
-	if s.Dependencies != nil {
-		b = append(append(b, `,"dependencies":`...), s.Dependencies...)
-	}
-	return b
-}
-
-// requiredArguments renders the SkillRequired field of s: the name of each required
-// SEP-2076 argument followed by "\n" (names have no control characters).
-func requiredArguments(s *Skill) []byte {
-	var b []byte
-	gjson.ParseBytes(s.Arguments).ForEach(func(_, a gjson.Result) bool {
-		if a.Get("required").Type == gjson.True {
-			b = append(b, a.Get("name").Str...)
-			b = append(b, '\n')
-		}
-		return true
-	})
-	return b
-}
-
-// sortedFiles returns the resource rows of the files of s (nested skills' included),
-// sorted by URI.
-func sortedFiles(s *Skill, fileIndex map[string]int) []uint32 {
-	uris := make([]string, len(s.Files))
-	for i, f := range s.Files {
-		uris[i] = fileURI(f)
-	}
-	sort.Strings(uris)
-	rows := make([]uint32, len(uris))
-	for i, u := range uris {
-		rows[i] = uint32(fileIndex[u])
-	}
-	return rows
-}
-
-func allStrings(arr gjson.Result) bool {
-	ok := true
-	arr.ForEach(func(_, v gjson.Result) bool {
-		ok = v.Type == gjson.String
-		return ok
-	})
-	return ok
-}
-
-func dirDescriptor(uri, name string) []byte {
-	var b []byte
-	b = append(b, `{"uri":`...)
-	b = append(b, jsonString(uri)...)
-	b = append(b, `,"name":`...)
-	b = append(b, jsonString(name)...)
-	return append(b, `,"mimeType":"inode/directory"}`...)
-}
-
-// skillURI is the URI of the SKILL.md of s (catalog.SkillURI).
-func skillURI(s *Skill) string {
-	return catalog.Scheme + catalog.EscapePath(s.Path) + "/" + catalog.SkillMD
-}
-
-func fileURI(f *File) string { return catalog.Scheme + catalog.EscapePath(f.Path) }
-
-func digestString(f *File) string { return "sha256:" + hex.EncodeToString(f.Digest[:]) }
-
-// jsonString renders s as a JSON string. HTML characters are left as they are; s is valid
-// UTF-8 (the loader guarantees it for names, paths and text files).
-func jsonString(s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		panic(err) // strings always encode
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
-
 // sortedRows returns 0..n-1 ordered by key.
 func sortedRows(n int, key func(int) string) []uint32 {
 	rows := make([]uint32, n)
@@ -542,4 +240,132 @@ func sortedRows(n int, key func(int) string) []uint32 {
 	}
 	sort.Slice(rows, func(i, j int) bool { return key(int(rows[i])) < key(int(rows[j])) })
 	return rows
+}
+
+// feedDocs are the change feed's documents: the resource ChangesURI, and ChangesJSON and
+// ChangesAtom over HTTP.
+type feedDocs struct{ resource, json, atom *blob }
+
+// feed renders c's change feed, or nil when c keeps no history: feedChanges of the
+// catalog's caller (History.visible; every change to a listed skill when it is not one
+// caller's view).
+func (en *encoder) feed(c *Catalog) *feedDocs {
+	h := c.History
+	if h == nil {
+		return nil
+	}
+	private := h.private || c.Access != nil
+	visible := h.visible
+	if visible == nil {
+		visible = func(_ []string, unlisted bool) bool { return !unlisted }
+	}
+	shown := feedChanges(h.Changes, private, visible)
+	j := changesJSON(shown, private)
+	return &feedDocs{
+		resource: en.doc(catalog.ChangesURI, "application/json", j),
+		json:     en.doc(catalog.ChangesJSON, "application/json", j),
+		atom:     en.doc(catalog.ChangesAtom, "application/atom+xml", changesAtom(shown, private, c.TrustRoot)),
+	}
+}
+
+// encodeAccess writes c's access tables into w and marks the index private
+// (catalog.MagicPrivate): the policy's default scopes and every scope it names, and each
+// skill's scopes and listing.
+func encodeAccess(w *catalog.Writer, c *Catalog) {
+	all := slices.Clone(c.Access.Default)
+	for _, r := range c.Access.Rules {
+		all = append(all, r.Scopes...)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	w.Private = true
+	w.Table(catalog.TablePolicy, catalog.PolicyFields, [][][]byte{{
+		catalog.PolicyDefault: []byte(strings.Join(c.Access.Default, " ")),
+		catalog.PolicyScopes:  []byte(strings.Join(all, " ")),
+	}})
+	rows := make([][][]byte, len(c.Skills))
+	for i, s := range c.Skills {
+		listed := []byte("1")
+		if s.Unlisted {
+			listed = nil
+		}
+		rows[i] = [][]byte{catalog.AccessScopes: []byte(strings.Join(s.Scopes, " ")), catalog.AccessListed: listed}
+	}
+	w.Table(catalog.TableAccess, catalog.AccessFields, rows)
+}
+
+// views writes c's view tables into w: the scope lists and, for every mask a caller can
+// have, the index of the skills it shows (and of those with the unlisted ones, when
+// there are any).
+func (en *encoder) views(w *catalog.Writer, c *Catalog) {
+	sets := scopeSets(c.Skills)
+	if c.History != nil {
+		// An older version may need more scopes than its latest skill (it was published
+		// where fewer callers could see it): its list is a set of its own.
+		sets = scopeSets(append(slices.Clone(c.Skills), c.History.Versions...))
+	}
+	if p := viewsProblem(c.Access.Default, sets); p != "" {
+		en.fail(fmt.Errorf("%w: %s", ErrPolicy, p))
+		return
+	}
+	setOf := map[string]int{}
+	setRows := make([][][]byte, len(sets))
+	for j, set := range sets {
+		l := strings.Join(set, " ")
+		setOf[l] = j
+		setRows[j] = [][]byte{catalog.SetScopes: []byte(l)}
+	}
+	w.Table(catalog.TableScopeSets, catalog.SetFields, setRows)
+	var rows [][][]byte
+	// The whole catalog, as a view, is the index's own tables (catalog.Self), with the
+	// digest its own index would have: a caller's cursors carry it, and it must be one the
+	// caller could compute from what it sees, not one that also covers the policy.
+	index := func(skills []*Skill, h *History, whole bool) []byte {
+		if whole && len(skills) == len(c.Skills) {
+			return []byte(catalog.Self + entriesDigest(skills))
+		}
+		return en.index(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, History: h}, nil)
+	}
+	for _, m := range catalog.ClosedMasks(c.Access.Default, sets, catalog.MaxViews) {
+		sees := func(s *Skill) bool { return m&(1<<setOf[strings.Join(s.Scopes, " ")]) != 0 }
+		var listed, all []*Skill
+		whole := true // the view shows every skill as it is: the catalog's own tables
+		for _, s := range c.Skills {
+			if !sees(s) {
+				whole = false
+				continue
+			}
+			if v := keptFor(s, sees); v != s {
+				s, whole = v, false
+			}
+			all = append(all, s)
+			if !s.Unlisted {
+				listed = append(listed, s)
+			}
+		}
+		row := [][]byte{catalog.ViewMask: binary.LittleEndian.AppendUint32(nil, m)}
+		h := viewHistory(c, m, sets, setOf)
+		if h != nil && len(h.Versions) < len(c.History.Versions) {
+			whole = false
+		}
+		row = append(row, index(listed, h, whole), nil)
+		if len(all) > len(listed) {
+			row[catalog.ViewAll] = index(all, nil, whole)
+		}
+		rows = append(rows, row)
+	}
+	w.Table(catalog.TableViews, catalog.ViewFields, rows)
+}
+
+// entriesDigest is the catalog digest (catalog.MetaDigest) of a public index of skills:
+// the SHA-256 of their skills/list entries, each followed by a newline (and, in a catalog
+// that keeps history, by its versions: versionsDigestLine).
+func entriesDigest(skills []*Skill) string {
+	h := sha256.New()
+	for _, s := range skills {
+		h.Write(skillEntry(s))
+		h.Write([]byte{'\n'})
+		h.Write(versionsDigestLine(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

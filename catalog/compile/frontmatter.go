@@ -94,7 +94,7 @@ func isDelimiter(line []byte) bool {
 }
 
 // FrontmatterVersion returns the `version` of a SKILL.md's frontmatter when it is a
-// string, as the skill entry serves it (encode.go); "" when the file has no frontmatter
+// string, as the skill entry serves it (skills.go); "" when the file has no frontmatter
 // that reads, or no such field. It names a skill's versions in its history
 // (catalog/history.Options.VersionOf).
 func FrontmatterVersion(skillMD []byte) string { return frontmatterString(skillMD, "version") }
@@ -116,6 +116,24 @@ func frontmatterString(skillMD []byte, key string) string {
 	}
 	if k, ok := top.Lookup(key); ok && k.Val.Kind == yamljson.String {
 		return k.Val.Text
+	}
+	return ""
+}
+
+// fieldReport receives one finding at a line of SKILL.md.
+type fieldReport func(sev Severity, line int, msg string)
+
+func article(k yamljson.Kind) string {
+	if k == yamljson.Null {
+		return "null"
+	}
+	return "a " + k.String()
+}
+
+// quoteHint suggests quoting a scalar that YAML read as a number or boolean.
+func quoteHint(v *yamljson.Value) string {
+	if v.Kind == yamljson.Number || v.Kind == yamljson.Bool {
+		return fmt.Sprintf(` (put it in quotes: "%s")`, v.Src)
 	}
 	return ""
 }

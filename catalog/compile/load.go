@@ -1,47 +1,19 @@
 package compile
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/internal/dirfs"
-	"github.com/skilledge/skilledge/catalog/internal/mediatype"
-	"github.com/skilledge/skilledge/catalog/internal/unicodex"
 	"github.com/skilledge/skilledge/catalog/internal/yamljson"
 )
-
-// Per-skill limits fixed by the MCP Skills extension (PROTOCOL.md#skill-format): files and
-// bytes summed over the skill's files, nested skills' files included. catalog/history
-// holds every older version to them too.
-const (
-	MaxSkillFiles = 512
-	MaxSkillBytes = 16 << 20
-)
-
-// Options for Load.
-type Options struct {
-	// SkipInvalid leaves invalid skills out of the catalog, reporting each, instead of
-	// making the whole catalog unservable.
-	SkipInvalid bool
-	// AllowOversize serves skills over 512 files or 16 MiB (reported as warnings) instead
-	// of refusing them.
-	AllowOversize bool
-	// Strict reports every field in another shape than the Agent Skills format's (a
-	// description over 1024 characters, metadata holding mappings, allowed-tools as a
-	// list, …) as an error, as the format words it; without it each is a warning, and the
-	// skill is served: SKILL.md as written, its entry as entry.go says
-	// (PROTOCOL.md#skill-format).
-	Strict bool
-}
 
 // LoadDir loads the skills folder dir, opened with os.OpenRoot so that nothing, symbolic
 // links included, resolves outside it, and read so that nothing blocks (a file replaced by
@@ -119,127 +91,6 @@ func load(fsys fs.FS, label string, opt Options, reopen func(name string) (fs.Fi
 
 // testHookListed, when set, is called between listing the folder and reading its files.
 var testHookListed func()
-
-type loader struct {
-	fsys   fs.FS
-	reopen func(name string) (fs.File, error)
-	label  string
-	opt    Options
-
-	entries    []entry         // every file, link and special file, sorted by path
-	unreadable []entry         // directories that could not be listed
-	skills     map[string]bool // directories holding SKILL.md
-	skillList  []string        // the same, sorted
-	files      map[string]*File
-	paths      []string // keys of files, sorted
-
-	problems []Problem
-	errs     map[string][]string // skill path -> messages of the errors affecting it
-	reported map[string]bool     // bad names already reported
-
-	// The policy file, read once (readPolicy).
-	policyRead     bool
-	policy         *Access
-	keep           int
-	policyProblems []policyProblem
-	declassify     []string // versions.declassify
-	policyErr      error
-}
-
-type entry struct {
-	path string
-	typ  fs.FileMode
-	err  error
-}
-
-func join(dir, name string) string {
-	if dir == "." {
-		return name
-	}
-	return dir + "/" + name
-}
-
-// display is how the user sees the path rel: with the label in front.
-func (l *loader) display(rel string) string {
-	switch {
-	case rel == ".":
-		if l.label == "" {
-			return "."
-		}
-		return l.label
-	case l.label == "":
-		return rel
-	case strings.HasSuffix(l.label, "/"):
-		return l.label + rel
-	}
-	return l.label + "/" + rel
-}
-
-// report records a problem with the file rel. An Error makes every skill in affects
-// invalid.
-func (l *loader) report(sev Severity, rel string, line int, skill, msg string, affects ...string) {
-	l.problems = append(l.problems, Problem{Path: l.display(rel), Line: line, Severity: sev, Skill: skill, Msg: msg})
-	if sev == Error {
-		for _, s := range affects {
-			l.errs[s] = append(l.errs[s], msg)
-		}
-	}
-}
-
-// walk lists the tree depth-first. Only a failure to list the root is returned.
-func (l *loader) walk(dir string) error {
-	ents, err := fs.ReadDir(l.fsys, dir)
-	if err != nil {
-		if dir == "." {
-			return err
-		}
-		l.unreadable = append(l.unreadable, entry{path: dir, err: err})
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if clutterDirs[name] || isClutterFile(name) {
-			continue
-		}
-		p := join(dir, name)
-		if e.IsDir() {
-			l.walk(p)
-			continue
-		}
-		l.entries = append(l.entries, entry{path: p, typ: e.Type()})
-	}
-	return nil
-}
-
-// enclosing returns the skills whose directories are strict ancestors of p, innermost
-// first.
-func (l *loader) enclosing(p string) []string {
-	var out []string
-	for d := path.Dir(p); d != "."; d = path.Dir(d) {
-		if l.skills[d] {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// affected returns the skills a problem with the file or directory p makes invalid: those
-// enclosing it, and those it is or holds.
-func (l *loader) affected(p string) []string {
-	var out []string
-	for _, s := range l.skillList {
-		if s == p || strings.HasPrefix(p, s+"/") || strings.HasPrefix(s, p+"/") {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func innermost(skills []string) string {
-	if len(skills) == 0 {
-		return ""
-	}
-	return skills[0]
-}
 
 func (l *loader) build() *Catalog {
 	sort.Slice(l.entries, func(i, j int) bool { return l.entries[i].path < l.entries[j].path })
@@ -348,389 +199,6 @@ func (l *loader) build() *Catalog {
 	return c
 }
 
-// badName reports (once) and returns true if a segment of p below the outermost skill
-// outer cannot be served.
-func (l *loader) badName(p, outer string) bool {
-	cur := outer
-	segs := strings.Split(p[len(outer)+1:], "/")
-	for i, seg := range segs {
-		cur += "/" + seg
-		why := checkSegment(seg)
-		if why == "" {
-			continue
-		}
-		if !l.reported[cur] {
-			l.reported[cur] = true
-			what := "directory"
-			if i == len(segs)-1 {
-				what = "file"
-			}
-			l.report(Error, cur, 0, innermost(l.enclosing(cur)),
-				fmt.Sprintf("%s name %q %s, so it cannot be part of a skill:// URI", what, seg, why), l.affected(cur)...)
-		}
-		return true
-	}
-	return false
-}
-
-// readFile reads the file, link or special file e into l.files, reporting what is not
-// served.
-func (l *loader) readFile(e entry, encl []string) {
-	p, skill := e.path, innermost(encl)
-	warn := func(msg string) { l.report(Warning, p, 0, skill, msg) }
-	target := p
-	switch {
-	case e.typ.IsRegular():
-	case e.typ&fs.ModeSymlink != 0:
-		rl, ok := l.fsys.(fs.ReadLinkFS)
-		if !ok {
-			warn("symbolic link cannot be followed (the file system does not read links, so where it leads cannot be checked); not served")
-			return
-		}
-		t, inside, err := resolveLink(rl, p)
-		switch {
-		case !inside:
-			l.linkOut(p, t, encl)
-			return
-		case errors.Is(err, errLinkBackslash):
-			l.report(Error, p, 0, skill, "symbolic link not served: "+err.Error()+"; link with \"/\"", encl...)
-			return
-		case err == nil && clutterIn(t):
-			l.report(Error, p, 0, skill, fmt.Sprintf("symbolic link to %s, which is version-control or system clutter the build never serves (a link is served to whoever may see its skill)", l.display(t)), encl...)
-			return
-		case errors.Is(err, fs.ErrNotExist):
-			warn("broken symbolic link; not served")
-			return
-		case err != nil:
-			warn("symbolic link cannot be followed (" + errText(err) + "); not served")
-			return
-		}
-		info, err := fs.Stat(l.fsys, t)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			warn("broken symbolic link; not served")
-			return
-		case err != nil:
-			// An os.Root file system refuses links that leave it (the link changed since).
-			warn("symbolic link leads outside the folder or cannot be followed (" + errText(err) + "); not served")
-			return
-		case info.IsDir():
-			warn("symbolic link to a directory; not followed")
-			return
-		case !info.Mode().IsRegular():
-			warn("symbolic link to something other than a regular file; not served")
-			return
-		case !within(t, skill):
-			l.linkOut(p, t, encl)
-			return
-		}
-		target = t
-	default:
-		warn(fmt.Sprintf("not a regular file (%s); not served", dirfs.TypeName(e.typ)))
-		return
-	}
-	limit := int64(-1)
-	if !l.opt.AllowOversize {
-		limit = MaxSkillBytes // one file over it makes its skill oversize: read no further
-	}
-	// SKILL.md is kept (its frontmatter and body are needed), and small files; larger
-	// ones are read again when the catalog is encoded.
-	keep := func(size int64) bool { return size <= KeepBytes || path.Base(p) == catalog.SkillMD }
-	c, err := readFile(l.fsys, target, limit, keep)
-	var notRegular *dirfs.NotRegularError
-	if errors.As(err, &notRegular) {
-		// It was a regular file when listed, or a link to one.
-		warn(fmt.Sprintf("not a regular file (%s); not served", dirfs.TypeName(notRegular.Mode)))
-		return
-	}
-	if errors.Is(err, errTooLarge) {
-		l.report(Error, p, 0, skill, fmt.Sprintf("the file is over the per-skill limit of %d bytes (16 MiB); not read (--allow-oversize serves it anyway)", MaxSkillBytes), encl...)
-		return
-	}
-	if err != nil {
-		l.report(Error, p, 0, skill, "cannot read: "+errText(err), encl...)
-		return
-	}
-	if c.links > 1 {
-		warn(fmt.Sprintf("the file has %d hard links: the same file is also elsewhere, perhaps outside the folder, and a change there changes what is served; copy it in if it belongs here", c.links))
-	}
-	f := &File{Path: p, Data: c.data, Size: c.size, MIME: mimeType(p, c.text), Text: c.text, Digest: c.digest, Exec: c.exec}
-	if c.data == nil {
-		// The function alone, not the loader, which holds the file system: a file
-		// system in memory (catalog/history's versions) must be let go once loaded.
-		reopen := l.reopen
-		f.reopen = func() (fs.File, error) { return reopen(target) }
-	}
-	l.files[p] = f
-}
-
-// mimeType is the content type served for the file at p: SKILL.md is always
-// catalog.SkillMDType, any other file what mediatype.Of says.
-func mimeType(p string, text bool) string {
-	if path.Base(p) == catalog.SkillMD {
-		return catalog.SkillMDType
-	}
-	return mediatype.Of(p, text)
-}
-
-// clutterIn reports whether the path p of the folder lies in a directory, or is a file,
-// that Load skips as clutter (.git, .DS_Store …): such a file is never served, through a
-// link either.
-func clutterIn(p string) bool {
-	segs := strings.Split(p, "/")
-	for i, seg := range segs {
-		if Ignored(seg, i < len(segs)-1) {
-			return true
-		}
-	}
-	return false
-}
-
-// within reports whether the path p of the folder is the directory dir or lies under it.
-func within(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
-
-// linkOut reports the symbolic link p, a file of the skills encl (innermost first), whose
-// target leaves its skill: to is the path resolveLink gave, in the folder or out of it. A
-// link is served as a file of its skill, to whoever may see that skill, so following it
-// would serve another skill's file under this one's access rule (or a file of no skill,
-// or one outside the folder); skipping it would quietly serve the skill without a file its
-// author put there. Like any file in error, it makes every skill holding it invalid.
-func (l *loader) linkOut(p, to string, encl []string) {
-	skill := innermost(encl)
-	shown, where := l.display(to), "outside the folder"
-	switch {
-	case path.IsAbs(to) || filepath.IsAbs(to) || filepath.VolumeName(to) != "":
-		shown = to
-	case to == ".." || strings.HasPrefix(to, "../"):
-	case len(l.enclosing(to)) > 0:
-		where = "a file of skill " + printable(innermost(l.enclosing(to)))
-	default:
-		where = "which is in no skill"
-	}
-	l.report(Error, p, 0, skill, fmt.Sprintf(
-		"symbolic link to %s, %s: a link is served to whoever may see its skill (%s), so it may lead only to a file of that skill; copy the file in if it belongs there, or remove the link",
-		printable(shown), where, printable(skill)), encl...)
-}
-
-var errTooLarge = errors.New("file too large")
-
-// content is what reading a file found: its bytes when kept, its size, digest and
-// whether it is text.
-type content struct {
-	data   []byte // nil when not kept
-	size   int64
-	digest [32]byte
-	text   bool
-	links  uint64 // hard links, 0 when the file system does not say
-	exec   bool   // an execute bit is set
-}
-
-// readFile reads the regular file name. It keeps the bytes when keep says so for the
-// size the file has when opened; otherwise it hashes them and decides whether they are
-// text as they come, holding none, so that a large file costs no memory. It fails with
-// errTooLarge as soon as it has more than limit bytes (limit < 0: no limit), and with a
-// *dirfs.NotRegularError when the opened file is not a regular file (whatever the listing said).
-func readFile(fsys fs.FS, name string, limit int64, keep func(size int64) bool) (content, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return content{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return content{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return content{}, &fs.PathError{Op: "open", Path: name, Err: &dirfs.NotRegularError{Mode: fi.Mode()}}
-	}
-	r := io.Reader(f)
-	if limit >= 0 {
-		r = io.LimitReader(f, limit+1)
-	}
-	c := content{links: dirfs.LinkCount(fi), exec: fi.Mode()&0o111 != 0}
-	if !keep(fi.Size()) {
-		h := sha256.New()
-		var scan mediatype.TextScan
-		n, err := io.CopyBuffer(io.MultiWriter(h, &scan), r, make([]byte, 256<<10))
-		if err != nil {
-			return content{}, err
-		}
-		if limit >= 0 && n > limit {
-			return content{}, errTooLarge
-		}
-		c.size, c.text = n, scan.Text()
-		h.Sum(c.digest[:0])
-		return c, nil
-	}
-	// Room for the size the file has now and one byte more, so that reading it does not
-	// grow (and copy) the buffer.
-	want := fi.Size() + 1
-	if limit >= 0 {
-		want = min(want, limit+1)
-	}
-	data := make([]byte, 0, max(want, 512))
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := r.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return content{}, err
-		}
-	}
-	if limit >= 0 && int64(len(data)) > limit {
-		return content{}, errTooLarge
-	}
-	c.data, c.size, c.digest, c.text = data, int64(len(data)), sha256.Sum256(data), mediatype.IsText(data)
-	return c, nil
-}
-
-// checkPortability warns about served names that are one file, or none, on other
-// systems: names in one directory that are equal under Unicode normalization or letter
-// case (macOS compares names normalized and, by default, ignoring case; Windows ignores
-// case), each warning naming the others; and names Windows cannot hold. Every file and
-// directory under the folder that holds a served file is checked once.
-func (l *loader) checkPortability() {
-	type sibling struct{ path, name string }
-	groups := map[string][]sibling{} // parent directory + "/" + key -> its names
-	var keys []string
-	seen := map[string]bool{}
-	for _, p := range l.paths {
-		segs := strings.Split(p, "/")
-		for i, seg := range segs {
-			cur := strings.Join(segs[:i+1], "/")
-			if seen[cur] {
-				continue
-			}
-			seen[cur] = true
-			what := "directory"
-			if i == len(segs)-1 {
-				what = "file"
-			}
-			skill := innermost(l.enclosing(cur))
-			if why := catalog.WindowsNameProblem(seg); why != "" {
-				where := "a checkout of the folder fails there"
-				if skill != "" {
-					where = "archives of the skill do not unpack there"
-				}
-				l.report(Warning, cur, 0, skill, fmt.Sprintf("%s name %q %s: %s", what, seg, why, where))
-			}
-			key := path.Dir(cur) + "/" + unicodex.FoldCase(unicodex.NFD(seg))
-			if _, ok := groups[key]; !ok {
-				keys = append(keys, key)
-			}
-			groups[key] = append(groups[key], sibling{cur, seg})
-		}
-	}
-	for _, key := range keys {
-		g := groups[key]
-		if len(g) < 2 {
-			continue
-		}
-		for _, a := range g {
-			what := "file"
-			if l.files[a.path] == nil {
-				what = "directory"
-			}
-			for _, b := range g {
-				if a.path == b.path {
-					continue
-				}
-				how := "differ only in letter case: Windows and macOS (by default) keep one of them"
-				if unicodex.NFD(a.name) == unicodex.NFD(b.name) {
-					how = "are one name under Unicode normalization (NFC): macOS keeps one of them"
-				} else if unicodex.FoldCase(a.name) != unicodex.FoldCase(b.name) {
-					how = "differ only in Unicode normalization and letter case: macOS (by default) keeps one of them"
-				}
-				where := "in a checkout of the folder"
-				if len(l.enclosing(a.path)) > 0 {
-					where = "in a checkout and in archives of the skill unpacked there"
-				}
-				l.report(Warning, a.path, 0, innermost(l.enclosing(a.path)), fmt.Sprintf(
-					"%s name %+q and %+q in the same directory %s, %s; rename one", what, a.name, b.name, how, where))
-			}
-		}
-	}
-}
-
-// errText is err without the path a *fs.PathError repeats.
-func errText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// maxLinkHops bounds symbolic link resolution, as POSIX's SYMLOOP_MAX does.
-const maxLinkHops = 40
-
-var errLinkLoop = errors.New("too many levels of symbolic links")
-
-// errLinkBackslash is resolveLink's error for a link whose target holds a backslash: a
-// separator on Windows, where the build would follow it past the checks made here.
-var errLinkBackslash = errors.New(`its target holds a backslash ("\"), which Windows reads as a path separator`)
-
-// resolveLink resolves the symbolic link p component by component, as the kernel would,
-// without leaving the file system: it returns the path of the final target (which
-// contains no links), or inside == false as soon as a link or ".." would lead out, with
-// where the path leads, unresolved from there: relative to the folder ("../x") or the
-// absolute path a link names.
-func resolveLink(fsys fs.ReadLinkFS, p string) (target string, inside bool, err error) {
-	rest := strings.Split(p, "/")
-	cur, hops := "", 0
-	for len(rest) > 0 {
-		seg := rest[0]
-		rest = rest[1:]
-		switch seg {
-		case "", ".":
-			continue
-		case "..":
-			if cur == "" {
-				return path.Join(append([]string{".."}, rest...)...), false, nil
-			}
-			if cur = path.Dir(cur); cur == "." {
-				cur = ""
-			}
-			continue
-		}
-		next := seg
-		if cur != "" {
-			next = cur + "/" + seg
-		}
-		info, err := fsys.Lstat(next)
-		if err != nil {
-			return "", true, err
-		}
-		if info.Mode()&fs.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if hops++; hops > maxLinkHops {
-			return "", true, errLinkLoop
-		}
-		t, err := fsys.ReadLink(next)
-		if err != nil {
-			return "", true, err
-		}
-		if strings.ContainsRune(t, '\\') {
-			return "", true, errLinkBackslash
-		}
-		if path.IsAbs(t) || filepath.IsAbs(t) || filepath.VolumeName(t) != "" {
-			return path.Join(append([]string{t}, rest...)...), false, nil
-		}
-		rest = append(strings.Split(t, "/"), rest...)
-	}
-	if cur == "" {
-		return ".", true, nil
-	}
-	return cur, true, nil
-}
-
 // skillFiles returns the files under the skill directory s, SKILL.md first.
 func (l *loader) skillFiles(s string) []*File {
 	prefix := s + "/"
@@ -823,4 +291,85 @@ func (l *loader) loadSkill(s string) (*Skill, int) {
 		Body:         f.Data[sp.bodyStart:],
 		Files:        files,
 	}, nameLine
+}
+
+// loadAccess reads the policy file, if the folder has one, and checks it against the
+// skills found (every skill, valid or not, so that a rule is never said to match nothing
+// because its skill has an error elsewhere). Problems go to l's report, as errors of the
+// whole catalog: a policy that cannot be enforced as written is never served in part.
+func (l *loader) loadAccess() *Access {
+	a, problems, err := l.readPolicy()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		l.report(Error, PolicyFile, 0, "", "cannot read the policy file: "+errText(err))
+		return &Access{Broken: true}
+	}
+	for _, p := range problems {
+		l.report(Error, PolicyFile, p.line, "", p.msg)
+	}
+	if a == nil {
+		if len(problems) > 0 {
+			return &Access{Broken: true}
+		}
+		return nil
+	}
+	before := len(l.problems)
+	for _, r := range a.Rules {
+		if !slices.ContainsFunc(l.skillList, r.Matches) {
+			l.report(Error, PolicyFile, r.Line, "", fmt.Sprintf("rule for path %q matches no skill: no SKILL.md is at %s or under it", r.Path+"/", r.Path))
+		}
+	}
+	l.checkNesting(a)
+	a.Broken = len(l.problems) > before
+	return a
+}
+
+// readPolicy reads and parses the policy file once: its access section and its
+// versions.keep (l.keep), and its problems.
+func (l *loader) readPolicy() (*Access, []policyProblem, error) {
+	if !l.policyRead {
+		l.policyRead = true
+		var b []byte
+		if b, l.policyErr = readPolicy(l.fsys); l.policyErr == nil {
+			var vp versionsPolicy
+			l.policy, vp, l.policyProblems = parsePolicy(b)
+			l.keep, l.declassify = vp.keep, vp.declassify
+		}
+	}
+	return l.policy, l.policyProblems, l.policyErr
+}
+
+// checkNesting refuses a policy that a nested skill would betray: a skill's files include
+// those of the skills nested in it (PROTOCOL.md#skill-format), so whoever may see the
+// enclosing skill reads every nested one in its file list and archives. A nested skill may
+// therefore need no scope its enclosing skill does not, and may not be unlisted inside a
+// listed one.
+func (l *loader) checkNesting(a *Access) {
+	for _, s := range l.skillList {
+		encl := l.enclosing(s)
+		if len(encl) == 0 {
+			continue
+		}
+		inner, innerListed := a.Scopes(s)
+		outerPath := encl[0] // the innermost skill holding s
+		outer, outerListed := a.Scopes(outerPath)
+		var more []string
+		for _, sc := range inner {
+			if !slices.Contains(outer, sc) {
+				more = append(more, sc)
+			}
+		}
+		if len(more) > 0 {
+			l.report(Error, PolicyFile, 0, "", fmt.Sprintf(
+				"skill %s needs scope %s that skill %s, which holds it, does not: anyone who may see %s reads %s's files through it; give %s the same rule, or move %s out of it",
+				s, strings.Join(more, ", "), outerPath, outerPath, s, outerPath, s))
+		}
+		if outerListed && !innerListed {
+			l.report(Error, PolicyFile, 0, "", fmt.Sprintf(
+				"skill %s is unlisted but skill %s, which holds it, is listed: its SKILL.md is listed among %s's files; unlist %s too, or move %s out of it",
+				s, outerPath, outerPath, outerPath, s))
+		}
+	}
 }

@@ -3,6 +3,20 @@
 // frontmatter as verbatim JSON, digests every file, and encodes the result as an index
 // (catalog.Writer) and a content store (Store). It runs at build time only and is never
 // linked into the plugin (it imports yaml.v3).
+//
+// It is two halves over one model (model.go: Catalog, Skill, File, History). The load
+// half makes a Catalog of a folder: load.go drives the loader (loader.go) over the rules
+// of a folder (names.go, frontmatter.go, validate.go, sep2076.go, entry.go, access.go).
+// The encode half makes an index and a store of a Catalog: encode.go lays out the index,
+// the encoder (encoder.go) puts objects in the store, and the renderers below them make
+// the bytes (skills.go, resources.go, surfaces.go, fallbacks.go, page.go, versions.go,
+// feed.go). Each file uses only files below it: none uses a file that uses it.
+//
+// Why one package in two halves, and not a load package and an encode package? The
+// halves share the model's unexported insides: the loader gives a File the way to read
+// it again (reopen), and the encoder reads it so; the tests of each half build their
+// catalogs with the other. Two packages would export those insides, or need a third
+// package for the model.
 package compile
 
 import (
@@ -13,6 +27,11 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"path"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/internal/mediatype"
 )
 
 // Catalog is a validated skills folder, ready to encode. Everything in it is a pure
@@ -107,6 +126,22 @@ const KeepBytes = 64 << 10
 // built".
 var ErrChanged = errors.New("the file changed while the catalog was being built")
 
+// NewFile returns the file at path (relative to the catalog root) with bytes data, typed
+// and digested as Load does.
+func NewFile(path string, data []byte) *File {
+	text := mediatype.IsText(data)
+	return &File{Path: path, Data: data, Size: int64(len(data)), MIME: mimeType(path, text), Text: text, Digest: sha256.Sum256(data)}
+}
+
+// mimeType is the content type served for the file at p: SKILL.md is always
+// catalog.SkillMDType, any other file what mediatype.Of says.
+func mimeType(p string, text bool) string {
+	if path.Base(p) == catalog.SkillMD {
+		return catalog.SkillMDType
+	}
+	return mediatype.Of(p, text)
+}
+
 // Open returns a reader of f's bytes: Data, or the file read again. The reader fails with
 // an error wrapping ErrChanged, at the latest when it reaches the end, unless it read
 // exactly the Size bytes whose SHA-256 is Digest.
@@ -199,4 +234,87 @@ func (c *Catalog) Fingerprint() [32]byte {
 	var sum [32]byte
 	h.Sum(sum[:0])
 	return sum
+}
+
+// History is what a folder's git history adds to its catalog (versions.go tells how it
+// is served). It is here, with Kept, Change and ChangeVersion, because Catalog and Skill
+// hold them and they hold Skills: the model is one file, below both halves.
+type History struct {
+	// Keep is the policy's versions.keep: the versions kept per skill, the latest
+	// included.
+	Keep int
+	// Versions are the older kept versions, each a skill at its version path, sorted by
+	// Path. A skill nested in a version is a skill here too, as in the folder.
+	Versions []*Skill
+	// Changes are the latest changes, newest first, at most MaxChanges.
+	Changes []*Change
+	// Commits is the number of commits read; Shallow and Cut say the history was cut
+	// short (a shallow clone, or more than the commits read).
+	Commits        int
+	Shallow, Cut   bool
+	Objects, Bytes int // the content-store objects and bytes the versions add (Encode)
+
+	// private and visible are set for the catalog of one caller's view (views.go): the
+	// feed leaves out what the view may not see, and, under an access policy, commit
+	// names and subjects. Without them every listed skill's changes are shown.
+	private bool
+	visible func(scopes []string, unlisted bool) bool
+}
+
+// fingerprint writes into w everything of h that Encode renders (Catalog.Fingerprint).
+func (h *History) fingerprint(w io.Writer) {
+	fmt.Fprintf(w, "history %d %d %t %t\n", h.Keep, h.Commits, h.Shallow, h.Cut)
+	for _, s := range h.Versions {
+		fmt.Fprintf(w, "version %q %q %q\n", s.Path, s.Version, s.Scopes)
+		for _, f := range s.Files {
+			fmt.Fprintf(w, "file %q %x\n", f.Path, f.Digest)
+		}
+	}
+	for _, ch := range h.Changes {
+		fmt.Fprintf(w, "change %q %q %q %q %q %d %q %q %q %q %q %q %q\n", ch.Path, ch.Name, ch.Moved, ch.From, ch.To, ch.Date.Unix(),
+			ch.Commit, ch.Subject, ch.Added, ch.Changed, ch.Removed, ch.MovedName, ch.MovedFiles)
+	}
+}
+
+// Kept is one entry of a latest skill's list of versions (catalog.MetaVersions).
+type Kept struct {
+	Version string
+	// Skill is the version as served: the latest skill itself, or an older version at
+	// its version path.
+	Skill *Skill
+	// Published is when the version was first committed; zero for a latest skill whose
+	// content is not committed.
+	Published time.Time
+}
+
+// Change is what one commit did to one skill: the change feed's entry.
+type Change struct {
+	// Path and Name are the skill's after the commit (before it, for a removal).
+	Path, Name string
+	// Moved is the skill's path before the commit, when the commit moved it.
+	Moved string
+	// From is nil for a skill the commit added, To for one it removed.
+	From, To *ChangeVersion
+	Date     time.Time
+	// Commit is the commit's full name, Subject the first line of its message.
+	Commit, Subject string
+	// Added, Changed and Removed are files, relative to the skill's directory; Files
+	// are every file of To (for a caller who sees the skill arrive rather than move).
+	Added, Changed, Removed, Files []string
+	// MovedName and MovedFiles are, for a move, the skill's name and files before it:
+	// for a caller who may see the old path but not the new one, the skill left, and the
+	// feed shows the move as the removal a deletion would be.
+	MovedName  string
+	MovedFiles []string
+	// Scopes and Unlisted are what the access policy says of Path (Access.Scopes), and
+	// MovedScopes and MovedUnlisted of Moved: a caller sees the change at Path only if it
+	// may see the skill there, and its old path only if it may see that too.
+	Scopes, MovedScopes     []string
+	Unlisted, MovedUnlisted bool
+}
+
+// ChangeVersion names one side of a change.
+type ChangeVersion struct {
+	Version string
+	Digest  string // the version's manifest digest (ManifestDigest)
 }

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"unicode"
@@ -70,3 +71,16 @@ func checkAuthority(seg string) string {
 	}
 	return ""
 }
+
+// skillURI is the URI of the SKILL.md of s (catalog.SkillURI).
+func skillURI(s *Skill) string {
+	return catalog.Scheme + catalog.EscapePath(s.Path) + "/" + catalog.SkillMD
+}
+
+func fileURI(f *File) string { return catalog.Scheme + catalog.EscapePath(f.Path) }
+
+func digestString(f *File) string { return "sha256:" + hex.EncodeToString(f.Digest[:]) }
+
+// Generator names the writer of an index (TableMeta). It carries no time or machine data
+// so that indexes stay reproducible.
+const Generator = "skilledge catalog/compile"

@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"errors"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,4 +92,13 @@ func sortProblems(ps []Problem) {
 		}
 		return ps[i].Line < ps[j].Line
 	})
+}
+
+// errText is err without the path a *fs.PathError repeats.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

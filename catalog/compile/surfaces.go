@@ -1,20 +1,18 @@
 package compile
 
 import (
-	"io"
-	"strconv"
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/archive"
 )
 
 // The distribution surfaces beside the v1 extension (PROTOCOL.md#archives,
 // PROTOCOL.md#well-known): each skill's reproducible archives, the June-2026-draft resource
-// skill://index.json, and the two well-known HTTP discovery indexes. All are rendered here,
+// skill://index.json, and the two well-known HTTP discovery indexes. All are rendered
 // once, from the same files and digests as the v1 manifest, at the paths and under the
 // names the server routes by (catalog.AgentSkillsPrefix, catalog.SkillsPrefix,
-// catalog.ArchiveTarGz, …).
+// catalog.ArchiveTarGz, …): the documents here, the archives by the encoder, which writes
+// them into the store as their files are read (encoder.archives, in encoder.go).
 
 // DiscoverySchema identifies the discovery RFC v0.2.0 index format.
 const DiscoverySchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
@@ -29,77 +27,6 @@ type blob struct {
 	ref       catalog.Ref
 	digest    string
 	data      []byte // a document's bytes; nil for an archive
-}
-
-// doc puts the document data in the store as a blob.
-func (en *encoder) doc(uri, mime string, data []byte) *blob {
-	ref := en.add(data, uri)
-	return &blob{uri: uri, mime: mime, ref: ref, digest: "sha256:" + ref.Name, data: data}
-}
-
-// archives puts the .tar.gz and .zip of s in the store and returns them, or nil when their
-// URIs would collide with a file the catalog serves (a file named like a nested skill's
-// archive). Each is written as its files are read: large files are read again, never held.
-func (en *encoder) archives(s *Skill, served map[string]int) []*blob {
-	base := catalog.Scheme + catalog.EscapePath(s.Path)
-	_, tgzTaken := served[base+catalog.ArchiveTarGz]
-	_, zipTaken := served[base+catalog.ArchiveZip]
-	if tgzTaken || zipTaken {
-		return nil
-	}
-	if a, ok := en.archived[s]; ok {
-		return a
-	}
-	entries := make([]archive.Entry, len(s.Files))
-	for i, f := range s.Files {
-		entries[i] = archive.Entry{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: f.Data, Exec: f.Exec}
-		if f.reopen != nil {
-			entries[i].Size, entries[i].Open = f.Size, f.Open
-		}
-	}
-	var out []*blob
-	for _, a := range []struct {
-		ext, mime string
-		write     func(io.Writer, []archive.Entry) error
-	}{{catalog.ArchiveTarGz, "application/gzip", archive.WriteTarGz}, {catalog.ArchiveZip, "application/zip", archive.WriteZip}} {
-		ref := en.stream(base+a.ext, func(w io.Writer) error { return a.write(w, entries) })
-		out = append(out, &blob{uri: base + a.ext, mime: a.mime, ref: ref, digest: "sha256:" + ref.Name})
-	}
-	en.archived[s] = out
-	return out
-}
-
-// blobRow renders a generated artifact as an unlisted (or, for the index, listed)
-// resource, its resources/read form put in the store.
-func (en *encoder) blobRow(b *blob, name, description string) [][]byte {
-	row := make([][]byte, catalog.ResFields)
-	row[catalog.ResURI] = []byte(b.uri)
-	list := append([]byte(`{"uri":`), jsonString(b.uri)...)
-	list = append(list, `,"name":`...)
-	list = append(list, jsonString(name)...)
-	if description != "" {
-		list = append(list, `,"description":`...)
-		list = append(list, jsonString(description)...)
-	}
-	list = append(list, `,"mimeType":`...)
-	list = append(list, jsonString(b.mime)...)
-	list = append(list, `,"size":`...)
-	list = strconv.AppendInt(list, b.ref.Size, 10)
-	row[catalog.ResList] = append(list, `,"annotations":{"audience":["assistant"],"priority":0.5}}`...)
-	text := strings.HasPrefix(b.mime, "application/json")
-	row[catalog.ResReadHead] = readHead(b.uri, b.mime, text)
-	var read catalog.Ref
-	if b.data != nil {
-		read = en.add(readValue(b.data, text), b.uri+readForm(text))
-	} else {
-		read = en.form(b.ref, text, b.uri+readForm(text))
-	}
-	row[catalog.ResReadValue] = read.Cell()
-	row[catalog.ResMIME] = []byte(b.mime)
-	row[catalog.ResDigest] = []byte(b.digest)
-	row[catalog.ResSize] = strconv.AppendInt(nil, b.ref.Size, 10)
-	row[catalog.ResObject] = b.ref.Cell()
-	return row
 }
 
 // juneIndex renders skill://index.json: the 06-08 draft fields (url and digest of SKILL.md,

@@ -22,9 +22,6 @@ const (
 // (PROTOCOL.md#sep-2076), so they are expected rather than unknown.
 var passedFields = map[string]string{"title": "string", "version": "string", "tags": "list of strings"}
 
-// fieldReport receives one finding at a line of SKILL.md.
-type fieldReport func(sev Severity, line int, msg string)
-
 // fields is what validateFields makes of a frontmatter.
 type fields struct {
 	// name and description are the frontmatter's (valid or not, "" when not strings);
@@ -190,21 +187,6 @@ func isString(k yamljson.Key, report fieldReport) bool {
 	}
 	report(Error, k.Line, fmt.Sprintf("%s: must be a string, not %s%s", k.Name, article(k.Val.Kind), quoteHint(k.Val)))
 	return false
-}
-
-func article(k yamljson.Kind) string {
-	if k == yamljson.Null {
-		return "null"
-	}
-	return "a " + k.String()
-}
-
-// quoteHint suggests quoting a scalar that YAML read as a number or boolean.
-func quoteHint(v *yamljson.Value) string {
-	if v.Kind == yamljson.Number || v.Kind == yamljson.Bool {
-		return fmt.Sprintf(` (put it in quotes: "%s")`, v.Src)
-	}
-	return ""
 }
 
 func validateName(line int, name, dirName string, report fieldReport) {

@@ -3,14 +3,10 @@ package compile
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/internal/mediatype"
 )
 
 // Versions (PROTOCOL.md#versions). A folder whose policy file asks for history
@@ -21,73 +17,6 @@ import (
 // (catalog.TableHistory) that answers only the lookups the latest skills miss. The latest
 // skills keep their URIs and bytes; what they gain is the list of their versions in _meta
 // (catalog.MetaVersions) and the change feed.
-
-// History is what a folder's git history adds to its catalog.
-type History struct {
-	// Keep is the policy's versions.keep: the versions kept per skill, the latest
-	// included.
-	Keep int
-	// Versions are the older kept versions, each a skill at its version path, sorted by
-	// Path. A skill nested in a version is a skill here too, as in the folder.
-	Versions []*Skill
-	// Changes are the latest changes, newest first, at most MaxChanges.
-	Changes []*Change
-	// Commits is the number of commits read; Shallow and Cut say the history was cut
-	// short (a shallow clone, or more than the commits read).
-	Commits        int
-	Shallow, Cut   bool
-	Objects, Bytes int // the content-store objects and bytes the versions add (Encode)
-
-	// private and visible are set for the catalog of one caller's view (views.go): the
-	// feed leaves out what the view may not see, and, under an access policy, commit
-	// names and subjects. Without them every listed skill's changes are shown.
-	private bool
-	visible func(scopes []string, unlisted bool) bool
-}
-
-// MaxKeep bounds the policy's versions.keep.
-const MaxKeep = 100
-
-// MaxChanges and MaxFeedBytes bound the change feed: the newest changes a caller may
-// see, at most MaxChanges of them, and no more than fit in MaxFeedBytes of entries in
-// each document (the JSON and the Atom feed): a commit of many skills, each with many
-// files, cannot make a feed larger than a host serves.
-const (
-	MaxChanges   = 100
-	MaxFeedBytes = 1 << 20
-)
-
-// Change is what one commit did to one skill: the change feed's entry.
-type Change struct {
-	// Path and Name are the skill's after the commit (before it, for a removal).
-	Path, Name string
-	// Moved is the skill's path before the commit, when the commit moved it.
-	Moved string
-	// From is nil for a skill the commit added, To for one it removed.
-	From, To *ChangeVersion
-	Date     time.Time
-	// Commit is the commit's full name, Subject the first line of its message.
-	Commit, Subject string
-	// Added, Changed and Removed are files, relative to the skill's directory; Files
-	// are every file of To (for a caller who sees the skill arrive rather than move).
-	Added, Changed, Removed, Files []string
-	// MovedName and MovedFiles are, for a move, the skill's name and files before it:
-	// for a caller who may see the old path but not the new one, the skill left, and the
-	// feed shows the move as the removal a deletion would be.
-	MovedName  string
-	MovedFiles []string
-	// Scopes and Unlisted are what the access policy says of Path (Access.Scopes), and
-	// MovedScopes and MovedUnlisted of Moved: a caller sees the change at Path only if it
-	// may see the skill there, and its old path only if it may see that too.
-	Scopes, MovedScopes     []string
-	Unlisted, MovedUnlisted bool
-}
-
-// ChangeVersion names one side of a change.
-type ChangeVersion struct {
-	Version string
-	Digest  string // the version's manifest digest (ManifestDigest)
-}
 
 // ManifestDigest is a skill's content digest, the same wherever the skill is served
 // (latest or at its version path): "sha256:" and the hex SHA-256 of its files as lines in
@@ -103,17 +32,6 @@ func ManifestDigest(s *Skill) string {
 		h.Write([]byte("\n"))
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
-// Kept is one entry of a latest skill's list of versions (catalog.MetaVersions).
-type Kept struct {
-	Version string
-	// Skill is the version as served: the latest skill itself, or an older version at
-	// its version path.
-	Skill *Skill
-	// Published is when the version was first committed; zero for a latest skill whose
-	// content is not committed.
-	Published time.Time
 }
 
 // versionsMeta renders the _meta object member of a latest skill's kept versions:
@@ -143,46 +61,6 @@ func versionsMeta(s *Skill) []byte {
 	return append(b, ']')
 }
 
-// checkVersionMarks refuses, in a folder that keeps history, every served path with a
-// segment starting with catalog.VersionMark: such a segment names a version
-// (catalog.VersionPath), so a folder or file named so would collide with one.
-func (l *loader) checkVersionMarks() {
-	for _, p := range l.paths {
-		encl := l.enclosing(p)
-		for dir, seg := range pathSegments(p) {
-			if strings.HasPrefix(seg, catalog.VersionMark) && !l.reported[dir] {
-				l.reported[dir] = true
-				l.report(Error, dir, 0, innermost(encl), fmt.Sprintf(
-					"%q starts with %q, which names a skill's versions in a catalog that keeps history (versions: in %s): rename it",
-					seg, catalog.VersionMark, PolicyFile), encl...)
-			}
-		}
-	}
-}
-
-// pathSegments yields each segment of the slash-separated path p with the path up to and
-// including it.
-func pathSegments(p string) func(yield func(prefix, seg string) bool) {
-	return func(yield func(prefix, seg string) bool) {
-		start := 0
-		for i := 0; i <= len(p); i++ {
-			if i == len(p) || p[i] == '/' {
-				if !yield(p[:i], p[start:i]) {
-					return
-				}
-				start = i + 1
-			}
-		}
-	}
-}
-
-// NewFile returns the file at path (relative to the catalog root) with bytes data, typed
-// and digested as Load does.
-func NewFile(path string, data []byte) *File {
-	text := mediatype.IsText(data)
-	return &File{Path: path, Data: data, Size: int64(len(data)), MIME: mimeType(path, text), Text: text, Digest: sha256.Sum256(data)}
-}
-
 // versionURIs renders SkillVersionURIs: "VERSION SP URI LF" per kept version.
 func versionURIs(s *Skill) []byte {
 	var b []byte
@@ -192,31 +70,26 @@ func versionURIs(s *Skill) []byte {
 	return b
 }
 
-// feedDocs are the change feed's documents: the resource ChangesURI, and ChangesJSON and
-// ChangesAtom over HTTP.
-type feedDocs struct{ resource, json, atom *blob }
-
-// feed renders c's change feed, or nil when c keeps no history: feedChanges of the
-// catalog's caller (History.visible; every change to a listed skill when it is not one
-// caller's view).
-func (en *encoder) feed(c *Catalog) *feedDocs {
-	h := c.History
-	if h == nil {
+// versionsDigestLine is what a skill's versions add to the catalog digest
+// (catalog.MetaDigest): its versions' _meta and a newline, nothing without history, so
+// that a new version, or a version newly committed, is a new catalog (serve --watch swaps
+// it in), and a catalog without history keeps its digest.
+func versionsDigestLine(s *Skill) []byte {
+	m := versionsMeta(s)
+	if m == nil {
 		return nil
 	}
-	private := h.private || c.Access != nil
-	visible := h.visible
-	if visible == nil {
-		visible = func(_ []string, unlisted bool) bool { return !unlisted }
-	}
-	shown := feedChanges(h.Changes, private, visible)
-	j := changesJSON(shown, private)
-	return &feedDocs{
-		resource: en.doc(catalog.ChangesURI, "application/json", j),
-		json:     en.doc(catalog.ChangesJSON, "application/json", j),
-		atom:     en.doc(catalog.ChangesAtom, "application/atom+xml", changesAtom(shown, private, c.TrustRoot)),
-	}
+	return append(m, '\n')
 }
+
+// MaxChanges and MaxFeedBytes bound the change feed: the newest changes a caller may
+// see, at most MaxChanges of them, and no more than fit in MaxFeedBytes of entries in
+// each document (the JSON and the Atom feed): a commit of many skills, each with many
+// files, cannot make a feed larger than a host serves.
+const (
+	MaxChanges   = 100
+	MaxFeedBytes = 1 << 20
+)
 
 // feedChanges are the changes of changes (newest first) a caller may see, as it sees
 // them: the newest, at most MaxChanges and no more than fit in MaxFeedBytes of entries
@@ -261,33 +134,6 @@ func feedChanges(changes []*Change, private bool, visible func(scopes []string, 
 		return strings.Compare(a.Path, b.Path)
 	})
 	return shown
-}
-
-// fingerprint writes into w everything of h that Encode renders (Catalog.Fingerprint).
-func (h *History) fingerprint(w io.Writer) {
-	fmt.Fprintf(w, "history %d %d %t %t\n", h.Keep, h.Commits, h.Shallow, h.Cut)
-	for _, s := range h.Versions {
-		fmt.Fprintf(w, "version %q %q %q\n", s.Path, s.Version, s.Scopes)
-		for _, f := range s.Files {
-			fmt.Fprintf(w, "file %q %x\n", f.Path, f.Digest)
-		}
-	}
-	for _, ch := range h.Changes {
-		fmt.Fprintf(w, "change %q %q %q %q %q %d %q %q %q %q %q %q %q\n", ch.Path, ch.Name, ch.Moved, ch.From, ch.To, ch.Date.Unix(),
-			ch.Commit, ch.Subject, ch.Added, ch.Changed, ch.Removed, ch.MovedName, ch.MovedFiles)
-	}
-}
-
-// versionsDigestLine is what a skill's versions add to the catalog digest
-// (catalog.MetaDigest): its versions' _meta and a newline, nothing without history, so
-// that a new version, or a version newly committed, is a new catalog (serve --watch swaps
-// it in), and a catalog without history keeps its digest.
-func versionsDigestLine(s *Skill) []byte {
-	m := versionsMeta(s)
-	if m == nil {
-		return nil
-	}
-	return append(m, '\n')
 }
 
 // Relocate returns copies of skills (a skill and the skills nested in it) moved from the

@@ -1,9 +1,6 @@
 package compile
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,7 +10,8 @@ import (
 
 // The views of a private catalog (catalog/views.go): one public-format index per
 // combination of scope lists a caller can hold, each encoded from the skills it shows as
-// if the folder held nothing else.
+// if the folder held nothing else. What each view shows is worked out here; the encoder
+// writes them (encoder.views, in encode.go).
 
 // scopeSets returns the distinct scope lists of skills, sorted, each as its scopes.
 func scopeSets(skills []*Skill) [][]string {
@@ -43,69 +41,6 @@ func viewsProblem(base []string, sets [][]string) string {
 	return ""
 }
 
-// views writes c's view tables into w: the scope lists and, for every mask a caller can
-// have, the index of the skills it shows (and of those with the unlisted ones, when
-// there are any).
-func (en *encoder) views(w *catalog.Writer, c *Catalog) {
-	sets := scopeSets(c.Skills)
-	if c.History != nil {
-		// An older version may need more scopes than its latest skill (it was published
-		// where fewer callers could see it): its list is a set of its own.
-		sets = scopeSets(append(slices.Clone(c.Skills), c.History.Versions...))
-	}
-	if p := viewsProblem(c.Access.Default, sets); p != "" {
-		en.fail(fmt.Errorf("%w: %s", ErrPolicy, p))
-		return
-	}
-	setOf := map[string]int{}
-	setRows := make([][][]byte, len(sets))
-	for j, set := range sets {
-		l := strings.Join(set, " ")
-		setOf[l] = j
-		setRows[j] = [][]byte{catalog.SetScopes: []byte(l)}
-	}
-	w.Table(catalog.TableScopeSets, catalog.SetFields, setRows)
-	var rows [][][]byte
-	// The whole catalog, as a view, is the index's own tables (catalog.Self), with the
-	// digest its own index would have: a caller's cursors carry it, and it must be one the
-	// caller could compute from what it sees, not one that also covers the policy.
-	index := func(skills []*Skill, h *History, whole bool) []byte {
-		if whole && len(skills) == len(c.Skills) {
-			return []byte(catalog.Self + entriesDigest(skills))
-		}
-		return en.index(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, History: h}, nil)
-	}
-	for _, m := range catalog.ClosedMasks(c.Access.Default, sets, catalog.MaxViews) {
-		sees := func(s *Skill) bool { return m&(1<<setOf[strings.Join(s.Scopes, " ")]) != 0 }
-		var listed, all []*Skill
-		whole := true // the view shows every skill as it is: the catalog's own tables
-		for _, s := range c.Skills {
-			if !sees(s) {
-				whole = false
-				continue
-			}
-			if v := keptFor(s, sees); v != s {
-				s, whole = v, false
-			}
-			all = append(all, s)
-			if !s.Unlisted {
-				listed = append(listed, s)
-			}
-		}
-		row := [][]byte{catalog.ViewMask: binary.LittleEndian.AppendUint32(nil, m)}
-		h := viewHistory(c, m, sets, setOf)
-		if h != nil && len(h.Versions) < len(c.History.Versions) {
-			whole = false
-		}
-		row = append(row, index(listed, h, whole), nil)
-		if len(all) > len(listed) {
-			row[catalog.ViewAll] = index(all, nil, whole)
-		}
-		rows = append(rows, row)
-	}
-	w.Table(catalog.TableViews, catalog.ViewFields, rows)
-}
-
 // keptFor is s as a view that sees a skill when sees says so shows it: s itself, or a
 // copy whose kept versions (its _meta) leave out those the view may not see.
 func keptFor(s *Skill, sees func(*Skill) bool) *Skill {
@@ -127,19 +62,6 @@ func keptFor(s *Skill, sees func(*Skill) bool) *Skill {
 	v := *s
 	v.Kept = kept
 	return &v
-}
-
-// entriesDigest is the catalog digest (catalog.MetaDigest) of a public index of skills:
-// the SHA-256 of their skills/list entries, each followed by a newline (and, in a catalog
-// that keeps history, by its versions: versionsDigestLine).
-func entriesDigest(skills []*Skill) string {
-	h := sha256.New()
-	for _, s := range skills {
-		h.Write(skillEntry(s))
-		h.Write([]byte{'\n'})
-		h.Write(versionsDigestLine(s))
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // viewHistory is the history the view of mask m shows, nil when c keeps none: the older

@@ -1,0 +1,164 @@
+package compile
+
+import (
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/archive"
+)
+
+// encoder is an encoding under way: the store its objects go to, and the first error
+// (reading a file again, writing an object), after which it adds nothing. Its methods are
+// in two files: here, those that put objects in the store (a file, its resources/read
+// form, a document, an archive, a generated resource's row); in encode.go, those that lay
+// out the index (index, views, feed), which call these and are called by none of them.
+//
+// Why not the methods in the files of the surfaces they make, as the archives' were in
+// surfaces.go? Then each such file calls the store's methods here and is called from the
+// index, so the files call each other round; the surfaces' files hold only what renders
+// bytes, and the encoder alone writes the store.
+type encoder struct {
+	st  *Store
+	err error
+	// archived holds each skill's archives once made: a private catalog's views encode a
+	// skill again, and its archives are the same bytes.
+	archived map[*Skill][]*blob
+}
+
+// fail records err, the first one only.
+func (en *encoder) fail(err error) {
+	if en.err == nil {
+		en.err = err
+	}
+}
+
+// add puts data in the store (see Store.add).
+func (en *encoder) add(data []byte, what string) catalog.Ref {
+	if en.err != nil {
+		return catalog.Ref{}
+	}
+	ref, err := en.st.add(data, what)
+	en.err = err
+	return ref
+}
+
+// stream puts in the store the bytes write writes (see Store.addStream).
+func (en *encoder) stream(what string, write func(w io.Writer) error) catalog.Ref {
+	if en.err != nil {
+		return catalog.Ref{}
+	}
+	ref, err := en.st.addStream(what, write)
+	en.err = err
+	return ref
+}
+
+// file puts f's bytes and their resources/read form in the store and returns both
+// references. A file not held in memory is read again once, its bytes copied into the
+// store as they come, and its form made from the stored object: it is never held whole.
+func (en *encoder) file(f *File) (raw, read catalog.Ref) {
+	if f.reopen == nil {
+		return en.add(f.Data, f.Path), en.add(readValue(f.Data, f.Text), f.Path+readForm(f.Text))
+	}
+	raw = en.stream(f.Path, func(w io.Writer) error {
+		r, err := f.Open()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		_, err = io.Copy(w, r)
+		return err
+	})
+	return raw, en.form(raw, f.Text, f.Path+readForm(f.Text))
+}
+
+// form puts in the store the resources/read form of the stored object ref (readValue:
+// the text as a JSON string, or base64), made as the object is read.
+func (en *encoder) form(ref catalog.Ref, text bool, what string) catalog.Ref {
+	if en.err != nil {
+		return catalog.Ref{}
+	}
+	return en.stream(what, func(w io.Writer) error {
+		r, err := en.st.open(ref.Name)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if text {
+			return writeJSONString(w, r, 64<<10)
+		}
+		return writeBase64(w, r)
+	})
+}
+
+// doc puts the document data in the store as a blob.
+func (en *encoder) doc(uri, mime string, data []byte) *blob {
+	ref := en.add(data, uri)
+	return &blob{uri: uri, mime: mime, ref: ref, digest: "sha256:" + ref.Name, data: data}
+}
+
+// blobRow renders a generated artifact as an unlisted (or, for the index, listed)
+// resource, its resources/read form put in the store.
+func (en *encoder) blobRow(b *blob, name, description string) [][]byte {
+	row := make([][]byte, catalog.ResFields)
+	row[catalog.ResURI] = []byte(b.uri)
+	list := append([]byte(`{"uri":`), jsonString(b.uri)...)
+	list = append(list, `,"name":`...)
+	list = append(list, jsonString(name)...)
+	if description != "" {
+		list = append(list, `,"description":`...)
+		list = append(list, jsonString(description)...)
+	}
+	list = append(list, `,"mimeType":`...)
+	list = append(list, jsonString(b.mime)...)
+	list = append(list, `,"size":`...)
+	list = strconv.AppendInt(list, b.ref.Size, 10)
+	row[catalog.ResList] = append(list, `,"annotations":{"audience":["assistant"],"priority":0.5}}`...)
+	text := strings.HasPrefix(b.mime, "application/json")
+	row[catalog.ResReadHead] = readHead(b.uri, b.mime, text)
+	var read catalog.Ref
+	if b.data != nil {
+		read = en.add(readValue(b.data, text), b.uri+readForm(text))
+	} else {
+		read = en.form(b.ref, text, b.uri+readForm(text))
+	}
+	row[catalog.ResReadValue] = read.Cell()
+	row[catalog.ResMIME] = []byte(b.mime)
+	row[catalog.ResDigest] = []byte(b.digest)
+	row[catalog.ResSize] = strconv.AppendInt(nil, b.ref.Size, 10)
+	row[catalog.ResObject] = b.ref.Cell()
+	return row
+}
+
+// archives puts the .tar.gz and .zip of s in the store and returns them, or nil when their
+// URIs would collide with a file the catalog serves (a file named like a nested skill's
+// archive). Each is written as its files are read: large files are read again, never held.
+func (en *encoder) archives(s *Skill, served map[string]int) []*blob {
+	base := catalog.Scheme + catalog.EscapePath(s.Path)
+	_, tgzTaken := served[base+catalog.ArchiveTarGz]
+	_, zipTaken := served[base+catalog.ArchiveZip]
+	if tgzTaken || zipTaken {
+		return nil
+	}
+	if a, ok := en.archived[s]; ok {
+		return a
+	}
+	entries := make([]archive.Entry, len(s.Files))
+	for i, f := range s.Files {
+		entries[i] = archive.Entry{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: f.Data, Exec: f.Exec}
+		if f.reopen != nil {
+			entries[i].Size, entries[i].Open = f.Size, f.Open
+		}
+	}
+	var out []*blob
+	for _, a := range []struct {
+		ext, mime string
+		write     func(io.Writer, []archive.Entry) error
+	}{{catalog.ArchiveTarGz, "application/gzip", archive.WriteTarGz}, {catalog.ArchiveZip, "application/zip", archive.WriteZip}} {
+		ref := en.stream(base+a.ext, func(w io.Writer) error { return a.write(w, entries) })
+		out = append(out, &blob{uri: base + a.ext, mime: a.mime, ref: ref, digest: "sha256:" + ref.Name})
+	}
+	en.archived[s] = out
+	return out
+}
