@@ -7,6 +7,15 @@ import "strings"
 // section 4b: the middle snake, then the two halves), so that two files of N and M lines
 // cost O(N+M) memory whatever their difference, and the time is bounded by a budget
 // rather than by the files' product.
+//
+// Why does the page's diff use Myers' algorithm with a budget, and `<del>`/`<ins>` without
+// colours? Its time grows with the difference, so a small edit to a large SKILL.md is
+// cheap, where an LCS table costs N·M for every pair; a budget of 4e6 steps (maxDiffWork,
+// about 12 ms at worst) and 64 KiB a file (maxDiffBytes) bound the page, and past them it
+// says the file changed and by how many lines. Lines are marked with <del> and <ins> and a
+// "+" or "-", which browsers show struck through and underlined, so the stylesheet, whose
+// hash the page's Content-Security-Policy carries, stays as it is. Rejected: colour rules
+// (a new stylesheet hash for a nicety).
 
 // diffOp is what one line of a diff does.
 type diffOp byte

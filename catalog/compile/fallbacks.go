@@ -97,6 +97,12 @@ func sizeText(n int64) string {
 // promptNames gives each skill its prompt name: its name when no other skill has it, else
 // its path with "/" turned into "-" (hosts show prompt names as slash commands), else,
 // should that collide with another prompt name, its path, which is unique.
+//
+// Why are repeated skill names prompts named by their path? Prompts are keyed by name and
+// shown as slash commands, and two skills may share a name under different prefixes: the
+// path with "-" for "/" (team-deploy) reads as a command, and the path itself is unique.
+// Numbering duplicates (deploy-2) was rejected: the number depends on which other skills
+// exist and says nothing about which skill it is.
 func promptNames(c *Catalog) []string {
 	count := map[string]int{}
 	for _, s := range c.Skills {

@@ -104,13 +104,18 @@ const atomNamespace = "http://www.w3.org/2005/Atom"
 //	 <content type="text">…</content></entry>…
 //	</feed>
 //
-// Every id is a urn:uuid derived from a hash (atomID): permanent, the same in every
-// build and every view. The feed's updated is the newest change's date, or the epoch
-// when there is none: never the time of the build, so that builds are reproducible and a
-// change a caller cannot see dates nothing. The links are relative references, resolved
-// against the feed's own URL (RFC 4287 section 4.2.7.1 allows an IRI reference), since the
-// host name is not known at build time. trustRoot, when set, is the feed's author; the
-// feed has one author, so no entry needs its own.
+// Why are the Atom feed's ids `urn:uuid`s made from a hash, and its `updated` the newest
+// change's date? Atom ids must be permanent, unique IRIs, and a build knows no host name,
+// so every id is a name-based UUID made from a hash (atomID says of what, and why not a
+// tag: or http IRI): the same change has the same id in every build and every view, and a
+// private catalog's commit does not show through it. The feed's updated is the newest
+// change's date, or the epoch when there is none, never the time of the build: builds stay
+// reproducible, and a change a caller cannot see dates nothing. The links are relative
+// references, resolved against the feed's own URL (RFC 4287 section 4.2.7.1 allows an IRI
+// reference), since the host name is known only at request time.
+//
+// trustRoot, when set, is the feed's author; the feed has one author, so no entry needs its
+// own.
 func changesAtom(changes []*Change, private bool, trustRoot string) []byte {
 	newest := time.Unix(0, 0)
 	for i, c := range changes {

@@ -25,6 +25,16 @@ var errLinkBackslash = errors.New(`its target holds a backslash ("\"), which Win
 // contains no links), or inside == false as soon as a link or ".." would lead out, with
 // where the path leads, unresolved from there: relative to the folder ("../x") or the
 // absolute path a link names.
+//
+// Why resolve symlinks one component at a time when `os.Root` already confines them? Load
+// takes any fs.FS, and os.DirFS or fstest.MapFS follow links out of the tree; a chain like
+// a → b → ../x defeats a single check of a link's target text. Resolving every link
+// component by component gives the same verdict on every file system, and LoadDir adds the
+// OS-level enforcement of os.Root on top. A link to a regular file of its own skill is
+// served as that file; a link leading anywhere else is an error (RATIONALE.md, "Why is a
+// link out of its skill an error, rather than followed or skipped with a warning?"); one to
+// a directory, or to nothing, is reported and skipped. On a file system that cannot read
+// links (no fs.ReadLinkFS) where a link leads cannot be checked, so it is not served.
 func resolveLink(fsys fs.ReadLinkFS, p string) (target string, inside bool, err error) {
 	rest := strings.Split(p, "/")
 	cur, hops := "", 0

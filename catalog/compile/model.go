@@ -17,6 +17,12 @@
 // it again (reopen), and the encoder reads it so; the tests of each half build their
 // catalogs with the other. Two packages would export those insides, or need a third
 // package for the model.
+//
+// Why `catalog/compile`? It was catalog/build: to people and to tools that draw the code, a
+// folder named build reads as generated output, and the repository had two packages called
+// build. It compiles a folder into a catalog, so it is catalog/compile. What it shares with
+// the server (tool names, well-known prefixes, the resources/read content object) is
+// defined once, in package catalog, which the plugin links.
 package compile
 
 import (
@@ -37,6 +43,11 @@ import (
 // Catalog is a validated skills folder, ready to encode. Everything in it is a pure
 // function of the folder's relative paths and file bytes: no absolute paths, mtimes,
 // modes or directory-listing order leak in.
+//
+// Why does a loaded catalog hold only valid skills, with errors reported beside it? The
+// catalog is what could be served and the problems say whether serving is allowed, so
+// validate and build --skip-invalid share one code path. Returning no catalog on error
+// would give less information and no extra safety: callers must check HasErrors anyway.
 type Catalog struct {
 	// Skills in listing order: sorted by Path, byte-wise.
 	Skills []*Skill
@@ -118,6 +129,30 @@ type File struct {
 }
 
 // KeepBytes is the largest file (other than SKILL.md) whose bytes Load keeps in memory.
+//
+// Why does the build read large files twice instead of holding them? --allow-oversize
+// serves skills of any size, and the build held every file, its resources/read form and
+// both archives with theirs in memory until the end: build and serve took many times the
+// size of the large files in RSS (BENCHMARKS.md, "Why the build reads large files twice").
+// Now a larger file is hashed and checked for text as Load reads it, and read again when
+// the catalog is encoded, through File.Open, which fails (ErrChanged) unless it reads the
+// same size and SHA-256: a file edited during the build is an error naming it, never an
+// object that contradicts its digest. EncodeWith with a directory writes each object as it
+// is made, through a temporary file renamed to the object's name, and the resources/read
+// forms and archives are made from readers (writeJSONString renders text in pieces cut at
+// rune boundaries, byte for byte what the whole would give; archive.WriteTarGz and WriteZip
+// read each file as they write it). A zip states each file's CRC-32 and compressed size
+// before its data, and ours must (no data descriptors: the bytes, and so every published
+// digest, must not change), so an entry over 4 MiB is read and compressed twice, once to
+// count, once to write. build stages the objects beside OUT and moves them in once the
+// catalog is accepted, so a refused catalog still leaves nothing. TestBuildMemory holds the
+// build of four 18 MiB files under twice the largest file plus 64 MiB (it measured well
+// under that); TestEncodeDirSameBytes holds the streamed index and objects to the in-memory
+// ones. The costs: a large file is read up to four times (loading, its object, each
+// archive), from the page cache in practice, and its zip entry is compressed twice.
+// Rejected: holding the large files but writing objects as they are made (still the whole
+// catalog at load); temporary files for compressed zip entries (on a tmpfs they are memory
+// again).
 const KeepBytes = 64 << 10
 
 // ErrChanged is wrapped by the error of reading a file again (File.Open)

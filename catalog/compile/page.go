@@ -116,6 +116,18 @@ const (
 // connectClients renders the page's configuration of each client, named beside it with
 // the file it goes in; u and j are the markers of the MCP URL as HTML text and as a JSON
 // string.
+//
+// Why does the catalog page show one configuration per client, not one generic `mcpServers`
+// block? The clients agree on less than they seem to: Claude Code's .mcp.json wants "type":
+// "http" beside the url; Cursor's mcp.json takes a remote server as a bare url; VS Code's
+// .vscode/mcp.json keys its servers "servers", not "mcpServers", and requires a type;
+// Claude Desktop's claude_desktop_config.json starts local commands outside the user's
+// shell, so its paths must be absolute. A generic block that "a desktop client" takes is
+// wrong for at least one of them, and a new user cannot tell which. So the page and the
+// README name each client beside its snippet with the file it goes in, and
+// TestConnectFormats (tests/connect_test.go) holds each snippet to the shape that client
+// documents (client, file, the key holding the servers, the entry exactly), so a change to
+// a snippet that breaks its client fails a test rather than a user's first try.
 func connectClients(u, j string) string {
 	pre := func(id, text, url string) string {
 		return "<pre id=\"" + id + "\"><code>" + strings.ReplaceAll(html.EscapeString(text), connectURL, url) + "</code></pre>\n"

@@ -214,7 +214,20 @@ func isNameChar(r rune) bool {
 
 // validateMetadata checks the field metadata (k), a mapping of strings to strings, and
 // records its entry form in e when it has another: flattened (flattenMetadata) when it is
-// a mapping, left out when it is not.
+// a mapping, left out when it is not. A key under reservedMetaPrefix is a warning, and
+// served as written.
+//
+// Why is a reserved `io.modelcontextprotocol/` metadata key a warning, served verbatim? The
+// protocol summary this project started from had the build refuse it
+// (PROTOCOL.md#skill-format has the rule as built), but the primary sources disagree: the
+// stable extension reserves the prefix for MCP extensions, defines no key under it, and
+// says implementations SHOULD ignore keys they do not know, and the reference TypeScript
+// server serves such a skill. Refusing the whole folder punished an author for what no
+// client misreads; dropping the key would break the verbatim frontmatter that hosts compare
+// with the SKILL.md they parse again (the Inspector's --verify would refuse the skill). So
+// the warning names the line, and the key is served as written;
+// TestInspectorReservedMetadata (tests/inspector_test.go) has the Inspector verify such a
+// skill on both servers and eras.
 func validateMetadata(k yamljson.Key, e *entryFields, shape func(line int, problem, served string), report fieldReport) {
 	switch k.Val.Kind {
 	case yamljson.Map:
@@ -233,9 +246,7 @@ func validateMetadata(k yamljson.Key, e *entryFields, shape func(line int, probl
 				fmt.Sprintf("read as the string %q, in SKILL.md and skill entries alike, but some YAML readers refuse such a key: put it in quotes", m.Name))
 		}
 		if strings.HasPrefix(m.Name, reservedMetaPrefix) {
-			// The extension reserves the prefix but defines no key under it, and says
-			// implementations SHOULD ignore keys they do not know; the reference server
-			// serves such a skill. So: a warning, and the key is served as written.
+			// A warning, and the key served as written: see validateMetadata.
 			report(Warning, m.Line, fmt.Sprintf("metadata key %q: the prefix %q is reserved for MCP extensions, which define no such key; served verbatim, and clients ignore keys they do not know", m.Name, reservedMetaPrefix))
 		}
 		switch m.Val.Kind {
