@@ -41,8 +41,8 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
 // writing out (front.Server.ServeStdio), until in ends or ctx does. It returns the error
 // that stopped it, but context.Canceled.
 //
-// Why not wait for ServeStdio to return when ctx ends? Because it notices ctx only between
-// messages: an interrupt must not wait for the next line, so on one ServeStdio returns at
+// Why not wait for front.Server.ServeStdio to return when ctx ends? Because it notices ctx
+// only between messages, and an interrupt must not wait for the next line: this returns at
 // once (the process is about to exit), leaving the read behind.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	done := make(chan error, 1)

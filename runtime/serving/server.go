@@ -49,6 +49,11 @@ type Options struct {
 	Command string
 	// Advise is how the watcher writes an error on Log: the error, then what to do when
 	// the caller knows (the CLI's advice names its flags). Nil writes the error as it is.
+	//
+	// Why a function, when Open and Start return their errors for the caller to print?
+	// Because the watcher's rebuilds fail on a goroutine of their own, long after Open
+	// returned: there is no caller to return to, and the failure is a line on the log,
+	// worded as the same failure is at start-up.
 	Advise func(error) string
 }
 
@@ -69,7 +74,11 @@ type Server struct {
 // opens the catalog of opt.Dir: a built catalog as it is; a skills folder checked (its
 // problems printed on opt.Log; ErrInvalid, ErrBrokenPolicy) and built into the build
 // cache, or the previous build reused when nothing changed. On error nothing is left
-// running.
+// running; otherwise Close ends what Open started.
+//
+// Why are Open and Start two steps? Because what is served decides whether it may be:
+// serve refuses a private catalog (Pack().Private()) without the auth option, and says so
+// before a pool is made or a line on the plugin's compilation is printed.
 func Open(ctx context.Context, opt Options) (*Server, error) {
 	s := &Server{opt: opt, stopWatch: func() {}}
 	if opt.Advise == nil {

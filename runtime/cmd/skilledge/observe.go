@@ -38,6 +38,15 @@ func (l *logFormat) Set(v string) error {
 	return nil
 }
 
+// lines is the writer of serve's own lines (start-up, errors) given the requests' lines'
+// writer: with --log json, each as a JSON line among the requests'.
+func (o *observeFlags) lines(logs io.Writer) io.Writer {
+	if o.log == "json" {
+		return telemetry.NewLines(logs)
+	}
+	return logs
+}
+
 // options are what the flags and the environment ask telemetry.Start for; logs are the
 // request lines' writer (stderr), src what the metrics read when scraped.
 func (o *observeFlags) options(logs io.Writer, src telemetry.Sources) telemetry.Options {
