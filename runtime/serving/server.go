@@ -35,7 +35,7 @@ type Options struct {
 	// MemoryMiB is each instance's memory cap, from MinMemoryMiB to MaxMemoryMiB; 0 is
 	// wasm.DefaultMemoryLimit, or what the catalog needs if more (wasm.MinMemoryLimitOf).
 	MemoryMiB int
-	// Pool are the options of every pool made (Server.Start, and each rebuild of Watch).
+	// Pool holds the options of every pool made (Server.Start, and each rebuild of Watch).
 	Pool wasm.Options
 	// Watch takes a snapshot of Dir, a skills folder, before anything reads it, for
 	// Server.Watch to compare with first: an edit made while the server starts is seen.
@@ -78,7 +78,7 @@ type Server struct {
 //
 // Why are Open and Start two steps? Because what is served decides whether it may be:
 // serve refuses a private catalog (Pack().Private()) without the auth option, and says so
-// before a pool is made or a line on the plugin's compilation is printed.
+// at once, without waiting for the plugin's compilation or making a pool.
 func Open(ctx context.Context, opt Options) (*Server, error) {
 	s := &Server{opt: opt, stopWatch: func() {}}
 	if opt.Advise == nil {
