@@ -121,6 +121,14 @@ var importRules = []importRule{
 		importedBy: []string{"edge", "runtime/cmd/skilledge"},
 	},
 	{
+		rule:       "runtime/serving is the CLI's, and links neither edge/auth nor runtime/telemetry",
+		why:        "it builds, caches, starts and watches the catalog serve and stdio answer from, and writes build's deployment, for the CLI alone; the auth option reaches it as bytes for the plugin (who is asking is the plugin's to decide; the CLI parses --auth), and what an operator is told reaches it as a front.Observer, so that it links neither the credential code nor OpenTelemetry and Prometheus",
+		build:      "host",
+		of:         []string{"runtime/serving"},
+		never:      []string{"edge/auth", "runtime/telemetry"},
+		importedBy: []string{"runtime/cmd/skilledge"},
+	},
+	{
 		rule:  "edge never links the harness",
 		why:   "the server is host-neutral: runtime/ is one host of several, and whatever edge links, the plugin links",
 		build: "host",

@@ -49,7 +49,7 @@ const (
 	histWarm   = 250 * time.Millisecond
 )
 
-// Workers free plan limits (runtime/cmd/skilledge/size.go has the same).
+// Workers free plan limits (runtime/serving/limits.go has the same).
 const (
 	freeScript      = 3 << 20 // the script, gzipped
 	freeAssets      = 20_000  // static asset files

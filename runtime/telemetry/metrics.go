@@ -37,6 +37,13 @@ const (
 	MetricKeyFetches  = "skilledge_key_set_fetches_total"
 )
 
+// The labels ReadStats reads back (stats.go), named once for the writer and the reader.
+const (
+	labelMethod    = "mcp_method_name"
+	labelSkillPath = "skill_path"
+	labelErrorType = "error_type"
+)
+
 // Metrics counts every answer as Prometheus metrics, served by Handler (serve --metrics).
 type Metrics struct {
 	reg                                           *prometheus.Registry
@@ -87,15 +94,15 @@ func NewMetrics(src Sources, callers bool) *Metrics {
 		reg: reg,
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: MetricDuration,
 			Help:    "How long the server took to answer an MCP request (OpenTelemetry's mcp.server.operation.duration), by method, protocol revision and error type.",
-			Buckets: DurationBuckets}, []string{"mcp_method_name", "mcp_protocol_version", "error_type"}),
+			Buckets: DurationBuckets}, []string{labelMethod, "mcp_protocol_version", labelErrorType}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricRequests,
 			Help: "HTTP requests answered, by route (mcp, well-known, page, changes, metadata, other) and status."}, []string{"route", "status"}),
 		skill: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricSkill,
-			Help: "Answers that read a skill, by the skill's path and name and what of it was read (activation, file, archive, directory)."}, []string{"skill_path", "skill_name", "read"}),
+			Help: "Answers that read a skill, by the skill's path and name and what of it was read (activation, file, archive, directory)."}, []string{labelSkillPath, "skill_name", "read"}),
 		activations: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricActivations,
-			Help: "Reads of a skill's SKILL.md (resources/read, skills/get, prompts/get, load_skill, its well-known URL), by skill."}, []string{"skill_path", "skill_name"}),
+			Help: "Reads of a skill's SKILL.md (resources/read, skills/get, prompts/get, load_skill, its well-known URL), by skill."}, []string{labelSkillPath, "skill_name"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricErrors,
-			Help: "Answers that were errors, by error type: a JSON-RPC error code, a 5xx status, or the host's own failure (busy, instance, store, body)."}, []string{"error_type"}),
+			Help: "Answers that were errors, by error type: a JSON-RPC error code, a 5xx status, or the host's own failure (busy, instance, store, body)."}, []string{labelErrorType}),
 		callers: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricCallers,
 			Help: "Requests by caller (a token's sub or a static key's name, and its client_id), under the auth option."}, []string{"caller", "client_id"}),
 		replays: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricReplays,

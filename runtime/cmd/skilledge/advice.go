@@ -5,6 +5,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/serving"
 	"github.com/skilledge/skilledge/runtime/store"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
@@ -34,6 +35,10 @@ func advice(err error) string {
 		return "build the catalog again"
 	case errors.Is(err, compile.ErrChanged):
 		return "build again"
+	case errors.Is(err, serving.ErrInvalid):
+		return "fix them, or pass --skip-invalid to serve the valid ones"
+	case errors.Is(err, serving.ErrBrokenPolicy):
+		return "--skip-invalid does not skip it"
 	}
 	return ""
 }

@@ -15,16 +15,17 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	deploy "github.com/skilledge/skilledge/build"
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
-	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/serving"
 )
 
 // TestMain points the build cache at a temporary directory, so that tests neither use nor
@@ -34,7 +35,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	cacheRoot = func() string { return dir }
+	buildCache = dir
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -370,40 +371,6 @@ func storeFiles(t *testing.T, out string) map[string][]byte {
 	return m
 }
 
-// TestBuildLimits: build reports the Worker script and assets against the Workers limits:
-// a warning (it still builds) over a plan's script size or asset count, saying which and
-// what to do.
-func TestBuildLimits(t *testing.T) {
-	p := examplesIndex(t)
-	art := func(gz int) artifact { return artifact{path: "x", data: make([]byte, gz), gzipped: gz} }
-	for _, tc := range []struct {
-		name       string
-		index      int // gzipped bytes
-		assets     int // files
-		out, err   string
-		noWarnings bool
-	}{
-		{"fits", 100 << 10, 500, "Worker script: about 1.", "", true},
-		{"script over free", 2 << 20, 500, "Worker script: about 3.", "over the free plan's limit of 3 MiB: it deploys only on a paid plan", false},
-		{"script over paid", 9 << 20, 500, "Worker script: about 10.", "over the paid plan's limit of 10 MiB: wrangler deploy will be refused", false},
-		{"assets over free", 100 << 10, 20_001, "Worker assets: 20001 files", "more than the free plan's 20,000: it deploys only on a paid plan", false},
-		{"assets over paid", 100 << 10, 100_001, "Worker assets: 100001 files", "more than the paid plan's 100,000: wrangler deploy will be refused", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			reportBundle(&stdout, &stderr, art(tc.index), art(1200<<10), []artifact{art(2 << 10)}, p)
-			reportAssetCount(&stdout, &stderr, tc.assets, 1<<20)
-			expect(t, 0, stdout.String(), stderr.String(), 0, tc.out, tc.err)
-			if tc.noWarnings != (stderr.Len() == 0) {
-				t.Fatalf("warnings: %q", stderr.String())
-			}
-			if !tc.noWarnings && !strings.Contains(stderr.String(), "Split the catalog across Workers") {
-				t.Fatalf("the warning does not say what to do: %s", stderr.String())
-			}
-		})
-	}
-}
-
 // TestBuildRefusesLargeAsset: a content whose store object would be over 25 MiB (here a
 // 13 MiB text file of newlines, which is 26 MiB as a JSON string) is refused, naming the
 // file, before anything is written.
@@ -418,24 +385,6 @@ func TestBuildRefusesLargeAsset(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Fatal("build wrote output for a refused catalog")
 	}
-}
-
-// examplesIndex is the opened index of the built-in examples.
-func examplesIndex(t *testing.T) *catalog.Pack {
-	t.Helper()
-	c, _, err := compile.Load(examples.FS, "examples", compile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := compile.Encode(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := catalog.Open(enc.Index)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // TestSkipInvalidEverything builds a folder whose every skill is invalid with
@@ -486,6 +435,34 @@ func TestTrustRoot(t *testing.T) {
 	}
 }
 
+// syncBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestWatchNeedsAFolder: --watch is refused without a skills folder to watch.
+func TestWatchNeedsAFolder(t *testing.T) {
+	code, stdout, stderr := call(t, "", "stdio", "--watch")
+	expect(t, code, stdout, stderr, 2, "", "--watch watches a skills folder: give one")
+	out := filepath.Join(t.TempDir(), "out")
+	writeFile(t, filepath.Join(out, serving.IndexFile), "x")
+	code, stdout, stderr = call(t, "", "serve", out, "--watch")
+	expect(t, code, stdout, stderr, 2, "", "is a built catalog")
+}
+
 func writeFile(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -525,84 +502,6 @@ func TestServeBuilt(t *testing.T) {
 	os.RemoveAll(filepath.Join(out, "assets"))
 	code, stdout, stderr = call(t, in, "stdio", out)
 	expect(t, code, stdout, stderr, 1, "", "has no content store")
-}
-
-// TestBuildCache: serving a skills folder builds it once; the next start finds the build
-// of the same content and says so, and a changed file makes a new build that serves it.
-func TestBuildCache(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "one", "SKILL.md"), "---\nname: one\ndescription: First.\n---\nVersion 1.\n")
-	in := `{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"name":"one"}}` + "\n"
-	code, stdout, stderr := call(t, in, "stdio", dir)
-	expect(t, code, stdout, stderr, 0, `"instructions":"Version 1.\n"`, "serving 1 skill")
-	if strings.Contains(stderr, "reusing") {
-		t.Fatalf("first start reused a build: %s", stderr)
-	}
-	code, stdout, stderr = call(t, in, "stdio", dir)
-	expect(t, code, stdout, stderr, 0, `"instructions":"Version 1.\n"`, "reusing the build of "+dir+" from ")
-	// Same size, new bytes, old mtime: the content decides, not the file's metadata.
-	p := filepath.Join(dir, "one", "SKILL.md")
-	fi, _ := os.Stat(p)
-	writeFile(t, p, "---\nname: one\ndescription: First.\n---\nVersion 2.\n")
-	os.Chtimes(p, fi.ModTime(), fi.ModTime())
-	code, stdout, stderr = call(t, in, "stdio", dir)
-	expect(t, code, stdout, stderr, 0, `"instructions":"Version 2.\n"`, "serving 1 skill")
-	if strings.Contains(stderr, "reusing") {
-		t.Fatalf("a changed folder reused the old build: %s", stderr)
-	}
-	// Other flags are another build.
-	code, stdout, stderr = call(t, in, "stdio", dir, "--trust-root", "https://skills.example.com/")
-	if strings.Contains(stderr, "reusing") || code != 0 {
-		t.Fatalf("exit %d; a build with another trust root was reused: %s", code, stderr)
-	}
-
-	// A cached build missing an object is built again, not refused.
-	matches, _ := filepath.Glob(filepath.Join(cacheRoot(), folderKey(dir, catalogFlags{}), "assets", "sha256", "*"))
-	if len(matches) == 0 {
-		t.Fatal("no cached objects")
-	}
-	for _, m := range matches {
-		os.Remove(m)
-	}
-	code, stdout, stderr = call(t, in, "stdio", dir)
-	expect(t, code, stdout, stderr, 0, `"instructions":"Version 2.\n"`, "is incomplete (")
-	expect(t, code, stdout, stderr, 0, "", "building it again")
-	code, stdout, stderr = call(t, in, "stdio", dir)
-	expect(t, code, stdout, stderr, 0, `"instructions":"Version 2.\n"`, "reusing the build of ")
-}
-
-// TestBuildProgress: a build that takes long says what it builds, how far it got, and
-// when it is done (here "long" is shortened to nothing).
-func TestBuildProgress(t *testing.T) {
-	defer func(a, e time.Duration) { progressAfter, progressEvery = a, e }(progressAfter, progressEvery)
-	progressAfter, progressEvery = 0, 0
-	c, _, err := compile.Load(examples.FS, "examples", compile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if _, err := encode(c, t.TempDir(), "the built-in examples", &out); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"skilledge: building the catalog of the built-in examples (6 skills, 13 files, ",
-		"skilledge: archived 1 of 6 skills…\n",
-		"skilledge: archived 6 of 6 skills…\n",
-		"skilledge: built in ",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Fatalf("progress lacks %q:\n%s", want, out.String())
-		}
-	}
-	// A fast build says nothing.
-	progressAfter, progressEvery = time.Hour, time.Hour
-	out.Reset()
-	if _, err := encode(c, t.TempDir(), "the built-in examples", &out); err != nil {
-		t.Fatal(err)
-	}
-	if out.Len() != 0 {
-		t.Fatalf("a fast build printed %q", out.String())
-	}
 }
 
 // TestMemoryLimitFlag: --memory-limit takes a whole number of MiB from 16 to 4096 and says
@@ -768,21 +667,6 @@ func TestNewcomerDetails(t *testing.T) {
 	for _, args := range [][]string{{"validate", empty}, {"validate", "--strict", empty}} {
 		if code, _, errOut := call(t, "", args...); code != 1 || !strings.Contains(errOut, "holds no skill (no folder in it has a SKILL.md): is it the skills folder?") {
 			t.Errorf("%v: %d %s", args, code, errOut)
-		}
-	}
-}
-
-// TestMetricsURL: stats adds /metrics to a listener's bare address, and leaves any other
-// path as given.
-func TestMetricsURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"http://127.0.0.1:9090":         "http://127.0.0.1:9090/metrics",
-		"http://127.0.0.1:9090/":        "http://127.0.0.1:9090/metrics",
-		"http://127.0.0.1:9090/metrics": "http://127.0.0.1:9090/metrics",
-		"http://127.0.0.1:9090/other":   "http://127.0.0.1:9090/other",
-	} {
-		if got := metricsURL(in); got != want {
-			t.Errorf("metricsURL(%s) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/runtime/serving"
 )
 
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
@@ -28,9 +29,9 @@ With --format github each problem is printed as a GitHub Actions workflow comman
 ("::error file=PATH,line=N,title=skilledge::MESSAGE"), which annotates that line of the
 pull request; PATH is DIR joined with the file's path in it, so give DIR relative to the
 repository's root.`)
-	var f catalogFlags
-	c.fs.BoolVar(&f.allowOversize, "allow-oversize", false, "report skills over 512 files or 16 MiB as warnings instead of errors")
-	c.fs.BoolVar(&f.strict, "strict", false, "report every field in another shape than the Agent Skills format's, a warning by default, and a version\npublished twice with different content (versions: in skilledge.yaml), as errors")
+	var opt serving.BuildOptions
+	c.fs.BoolVar(&opt.AllowOversize, "allow-oversize", false, "report skills over 512 files or 16 MiB as warnings instead of errors")
+	c.fs.BoolVar(&opt.Strict, "strict", false, "report every field in another shape than the Agent Skills format's, a warning by default, and a version\npublished twice with different content (versions: in skilledge.yaml), as errors")
 	format := c.fs.String("format", "text", "print problems as `FORMAT`: text (path:line: message) or github (GitHub Actions workflow commands)")
 	pos, code, ok := c.parse(args, 1, 1, stdout, stderr)
 	if !ok {
@@ -45,20 +46,20 @@ repository's root.`)
 	default:
 		return c.usageError(stderr, fmt.Sprintf("--format %q: want text or github", *format))
 	}
-	l, err := loadCatalog(pos[0], f)
+	f, err := serving.Load(pos[0], opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge validate: %v\n", err)
 		return 1
 	}
-	l.print(stdout, line)
-	historyLine(stdout, l.catalog, false)
-	if l.checked == 0 {
+	f.Print(stdout, line)
+	serving.HistoryLine(stdout, f.Catalog, false)
+	if f.Checked == 0 {
 		// An empty or mistyped folder validates nothing: a CI step that passes on it
 		// checks nothing either.
 		fmt.Fprintf(stderr, "skilledge validate: %s holds no skill (no folder in it has a %s): is it the skills folder?\n", pos[0], "SKILL.md")
 		return 1
 	}
-	if l.errors > 0 {
+	if f.Errors > 0 {
 		return 1
 	}
 	return 0

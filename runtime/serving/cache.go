@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"crypto/sha256"
@@ -20,11 +20,12 @@ import (
 
 // The build cache: serve and stdio build a skills folder into
 //
-//	<user cache>/skilledge/catalogs/<folder key>/index-<fingerprint>.pack
-//	<user cache>/skilledge/catalogs/<folder key>/assets/sha256/<object>
+//	<cache>/<folder key>/index-<fingerprint>.pack
+//	<cache>/<folder key>/assets/sha256/<object>
 //
-// and reuse that build when the folder has not changed. The folder key names the folder
-// (its absolute path) and the build flags; the fingerprint names the content (see
+// where <cache> is Options.Cache, by default <user cache>/skilledge/catalogs, and reuse
+// that build when the folder has not changed. The folder key names the folder (its
+// absolute path) and the build options; the fingerprint names the content (see
 // buildFingerprint), so an index never changes once written and two processes serving the
 // same folder at once (clients that launch a stdio server twice) share it safely. A build
 // is reused only if its store still holds every object, with the right size; otherwise it
@@ -32,20 +33,26 @@ import (
 // no run has used for cacheKeep go, then every object no remaining index refers to.
 const cacheKeep = 7 * 24 * time.Hour
 
-// cacheRoot is the build cache's directory; tests point it elsewhere.
-var cacheRoot = func() string { return cachedir.Dir("catalogs") }
+// cacheRoot is the build cache's directory: cache, or the user cache's when "".
+func cacheRoot(cache string) string {
+	if cache != "" {
+		return cache
+	}
+	return cachedir.Dir("catalogs")
+}
 
-// cachedBuild returns the index and assets folder of the build of l (from dir, "" for the
-// examples): the cached one when the cache holds a complete build of exactly this content,
+// cachedBuild returns the index and assets folder of the build of f in the build cache
+// cache: the cached one when the cache holds a complete build of exactly this content,
 // else a new one, written to the cache first. It says which on progress.
-func cachedBuild(dir string, l *loaded, f catalogFlags, label string, progress io.Writer) (indexPath, assets string, err error) {
-	fp, err := buildFingerprint(l.catalog, f)
+func cachedBuild(cache string, f *Folder, opt BuildOptions, progress io.Writer) (indexPath, assets string, err error) {
+	fp, err := buildFingerprint(f.Catalog, opt)
 	if err != nil {
 		return "", "", err
 	}
-	root := filepath.Join(cacheRoot(), folderKey(dir, f))
+	label := f.label()
+	root := filepath.Join(cacheRoot(cache), folderKey(f.Dir, opt))
 	indexPath = filepath.Join(root, "index-"+fp+".pack")
-	assets = filepath.Join(root, assetsDir)
+	assets = filepath.Join(root, AssetsDir)
 	if fi, err := os.Stat(indexPath); err == nil && fi.Mode().IsRegular() {
 		err := checkBuild(indexPath, assets)
 		if err == nil {
@@ -61,7 +68,7 @@ func cachedBuild(dir string, l *loaded, f catalogFlags, label string, progress i
 	}
 	// Objects first, written into the store as they are made, then the index that names
 	// them: a reader that finds the index finds its objects.
-	enc, err := encode(l.catalog, assets, label, progress)
+	enc, err := encode(f.Catalog, assets, label, progress)
 	if err != nil {
 		return "", "", err
 	}
@@ -117,7 +124,7 @@ func pruneCache(root, current string) {
 			keep[o.Name] = true
 		}
 	}
-	compile.PruneDir(filepath.Join(root, assetsDir), keep, time.Now().Add(-cacheKeep))
+	compile.PruneDir(filepath.Join(root, AssetsDir), keep, time.Now().Add(-cacheKeep))
 }
 
 // privateDir makes dir (and its parents) if missing, readable only by this user, and
@@ -137,8 +144,8 @@ func privateDir(dir string) error {
 	return nil
 }
 
-// folderKey names the cache folder of dir built with f.
-func folderKey(dir string, f catalogFlags) string {
+// folderKey names the cache folder of dir built with opt.
+func folderKey(dir string, opt BuildOptions) string {
 	abs := "examples"
 	if dir != "" {
 		if a, err := filepath.Abs(dir); err == nil {
@@ -147,20 +154,20 @@ func folderKey(dir string, f catalogFlags) string {
 			abs = dir
 		}
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%q %t %t %q", abs, f.skipInvalid, f.allowOversize, f.trustRoot)))
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%q %t %t %q", abs, opt.SkipInvalid, opt.AllowOversize, opt.TrustRoot)))
 	return hex.EncodeToString(sum[:8])
 }
 
 // buildFingerprint names the build of c: the catalog's content fingerprint (every file's
 // path and SHA-256, which Load computed from the bytes it read, and the trust root), the
-// build flags, and the skilledge program itself (a new skilledge may encode differently).
-func buildFingerprint(c *compile.Catalog, f catalogFlags) (string, error) {
+// build options, and the skilledge program itself (a new skilledge may encode differently).
+func buildFingerprint(c *compile.Catalog, opt BuildOptions) (string, error) {
 	self, err := selfDigest()
 	if err != nil {
 		return "", err
 	}
 	content := c.Fingerprint()
-	sum := sha256.Sum256(fmt.Appendf(nil, "%x %x %t %t", content, self, f.skipInvalid, f.allowOversize))
+	sum := sha256.Sum256(fmt.Appendf(nil, "%x %x %t %t", content, self, opt.SkipInvalid, opt.AllowOversize))
 	return hex.EncodeToString(sum[:16]), nil
 }
 

@@ -1,8 +1,7 @@
-package main
+package serving
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,24 +16,6 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 )
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestStdioWatch runs stdio --watch on a folder and edits it: a valid edit is swapped in
 // and announced with both list_changed notifications, a touch that changes no content is
@@ -60,10 +40,12 @@ func TestStdioWatch(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr syncBuffer
-	exit := make(chan int, 1)
+	cache := t.TempDir()
+	exit := make(chan error, 1)
 	go func() {
-		exit <- run(ctx, []string{"stdio", dir, "--watch"}, inR, outW, &stderr)
+		err := stdio(ctx, Options{Dir: dir, Watch: true, Cache: cache, Log: &stderr}, inR, outW)
 		outW.Close()
+		exit <- err
 	}()
 	lines := make(chan string, 16)
 	go func() {
@@ -148,9 +130,9 @@ func TestStdioWatch(t *testing.T) {
 
 	inW.Close()
 	select {
-	case code := <-exit:
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr.String())
+	case err := <-exit:
+		if err != nil {
+			t.Fatalf("%v: %s", err, stderr.String())
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("stdio did not end at the end of stdin")
@@ -159,15 +141,6 @@ func TestStdioWatch(t *testing.T) {
 		t.Errorf("unexpected line after the last reply: %s", l)
 	}
 	t.Log(stderr.String())
-}
-
-func TestWatchNeedsAFolder(t *testing.T) {
-	code, stdout, stderr := call(t, "", "stdio", "--watch")
-	expect(t, code, stdout, stderr, 2, "", "--watch watches a skills folder: give one")
-	out := filepath.Join(t.TempDir(), "out")
-	writeFile(t, filepath.Join(out, indexFile), "x")
-	code, stdout, stderr = call(t, "", "serve", out, "--watch")
-	expect(t, code, stdout, stderr, 2, "", "is a built catalog")
 }
 
 // TestSnapshot checks what the watcher notices: contents, new files, removals, and not
@@ -216,6 +189,7 @@ func TestWatchSeesStartupEdits(t *testing.T) {
 		writeFile(t, md, "---\nname: alpha\ndescription: Edited while starting.\n---\nBody\n")
 	}
 
+	cache := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -223,7 +197,7 @@ func TestWatchSeesStartupEdits(t *testing.T) {
 	ran := make(chan struct{})
 	go func() {
 		defer close(ran)
-		run(ctx, []string{"stdio", link, "--watch"}, inR, outW, &stderr)
+		stdio(ctx, Options{Dir: link, Watch: true, Cache: cache, Log: &stderr}, inR, outW)
 		outW.Close()
 	}()
 	// The run and its watcher end before the deferred restores above (deferred calls run

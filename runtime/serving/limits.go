@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
@@ -29,19 +30,20 @@ const (
 // worker.mjs, gzipped. A test in tests/ compares the total with wrangler's own figure.
 const extismSDKGzipped = 31 << 10
 
-// artifact is one file build writes.
+// artifact is one file Build writes.
 type artifact struct {
 	path    string
 	data    []byte
-	gzipped int // len(gzip(data)) at the default level, as the Workers limit measures
+	gzipped int    // len(gzip(data)) at the default level, as the Workers limit measures
+	what    string // what it is, for Report: a host module's or an entry's What
 }
 
-func newArtifact(path string, data []byte) artifact {
+func newArtifact(path string, data []byte, what string) artifact {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
 	zw.Write(data)
 	zw.Close()
-	return artifact{path, data, buf.Len()}
+	return artifact{path: path, data: data, gzipped: buf.Len(), what: what}
 }
 
 // reportBundle prints the Worker script's estimated gzipped size on stdout and, when it
@@ -92,8 +94,8 @@ func reportAssetCount(stdout, stderr io.Writer, files int, bytes int64) {
 }
 
 // checkAssetSizes refuses a store holding an object larger than a Workers static asset
-// may be, naming each such object's file and form on stderr and what to do.
-func checkAssetSizes(st *compile.Store, stderr io.Writer) bool {
+// may be: the error (ErrAssetSize) names each such object's file and form, and its size.
+func checkAssetSizes(st *compile.Store) error {
 	var big []string
 	for _, name := range st.Names() {
 		if n := st.ObjectSize(name); n > assetMaxSize {
@@ -101,16 +103,21 @@ func checkAssetSizes(st *compile.Store, stderr io.Writer) bool {
 		}
 	}
 	if len(big) == 0 {
-		return true
+		return nil
 	}
 	slices.Sort(big)
-	fmt.Fprintf(stderr, "skilledge build: %s of this catalog would be over %s, the most a Workers static asset may be:\n", plural(len(big), "content"), size(assetMaxSize))
-	for _, b := range big {
-		fmt.Fprintln(stderr, b)
-	}
-	fmt.Fprintf(stderr, "skilledge build: make those files smaller or split them (the MCP Skills extension allows 16 MiB per skill), or serve the folder with skilledge serve, which has no such limit.\n")
-	return false
+	return &assetSizeError{big}
 }
+
+// assetSizeError is checkAssetSizes' error: a line per object too large.
+type assetSizeError struct{ big []string }
+
+func (e *assetSizeError) Error() string {
+	return fmt.Sprintf("%s of this catalog would be over %s, the most a Workers static asset may be:\n%s",
+		plural(len(e.big), "content"), size(assetMaxSize), strings.Join(e.big, "\n"))
+}
+
+func (e *assetSizeError) Is(target error) bool { return target == ErrAssetSize }
 
 // thousands formats n with a comma every three digits: 20,000.
 func thousands(n int) string {

@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"context"
@@ -29,20 +29,17 @@ var (
 )
 
 // watcher rebuilds a skills folder when it changes and swaps the new catalog into a
-// running server (serve --watch, stdio --watch).
+// running server (Server.Watch: serve --watch, stdio --watch).
 type watcher struct {
-	name   string // the command, for messages: "serve" or "stdio"
-	dir    string // the skills folder
-	flags  catalogFlags
+	opt    Options // the folder (Dir), how it is built, the pools' options, where to log
 	plugin *wasm.Plugin
-	opt    wasm.Options // of every pool it makes
 	srv    *front.Server
-	stderr io.Writer
 	// served is the digest of the catalog being served (catalog.Pack.Digest).
 	served string
-	// store is the content store of the catalog served: the build cache's folder for dir
-	// and the flags (folderKey), which every rebuild writes into, so the pools it makes
-	// share it, and the objects it has loaded, instead of opening it again each time.
+	// store is the content store of the catalog served: the build cache's folder for the
+	// folder and its build options (folderKey), which every rebuild writes into, so the
+	// pools it makes share it, and the objects it has loaded, instead of opening it again
+	// each time.
 	store *store.Dir
 	// first is the folder's snapshot taken before the served catalog was built, so that
 	// an edit made while the server started is seen.
@@ -62,7 +59,7 @@ func (w *watcher) run(ctx context.Context) {
 		if !sleep(ctx, watchInterval) {
 			return
 		}
-		cur := snapshot(w.dir)
+		cur := snapshot(w.opt.Dir)
 		if cur == last {
 			continue
 		}
@@ -70,7 +67,7 @@ func (w *watcher) run(ctx context.Context) {
 			if !sleep(ctx, watchQuiet) {
 				return
 			}
-			next := snapshot(w.dir)
+			next := snapshot(w.opt.Dir)
 			if next == cur {
 				break
 			}
@@ -84,36 +81,37 @@ func (w *watcher) run(ctx context.Context) {
 // rebuild checks and builds the folder and swaps the result in, unless it is invalid or
 // the same catalog.
 func (w *watcher) rebuild(ctx context.Context) {
-	fmt.Fprintf(w.stderr, "skilledge: %s changed; checking it\n", w.dir)
-	l, ok := checkedFolder(w.name, w.dir, w.flags, w.stderr)
-	if !ok {
-		fmt.Fprintln(w.stderr, "skilledge: still serving the previous catalog")
+	dir, name, log := w.opt.Dir, w.opt.Command, w.opt.Log
+	fmt.Fprintf(log, "skilledge: %s changed; checking it\n", dir)
+	f, err := Check(dir, w.opt.Build, log)
+	if err != nil {
+		fmt.Fprintf(log, "skilledge %s: %s\nskilledge: still serving the previous catalog\n", name, w.opt.Advise(err))
 		return
 	}
-	indexPath, _, err := cachedBuild(w.dir, l, w.flags, w.dir, w.stderr) // into w.store's folder
+	indexPath, _, err := cachedBuild(w.opt.Cache, f, w.opt.Build, log) // into w.store's folder
 	if err != nil {
-		fmt.Fprintf(w.stderr, "skilledge %s: building the catalog: %v; still serving the previous one\n", w.name, err)
+		fmt.Fprintf(log, "skilledge %s: building the catalog: %v; still serving the previous one\n", name, err)
 		return
 	}
 	index, pack, err := readIndex(indexPath)
 	if err != nil {
-		fmt.Fprintf(w.stderr, "skilledge %s: %v; still serving the previous catalog\n", w.name, err)
+		fmt.Fprintf(log, "skilledge %s: %v; still serving the previous catalog\n", name, err)
 		return
 	}
 	src := &source{index: index, pack: pack, store: w.store}
 	if src.pack.Digest() == w.served {
-		fmt.Fprintln(w.stderr, "skilledge: no skill changed; the catalog served stays")
+		fmt.Fprintln(log, "skilledge: no skill changed; the catalog served stays")
 		return
 	}
-	pool, err := w.plugin.NewPool(ctx, src.catalog(), w.opt)
+	pool, err := w.plugin.NewPool(ctx, src.catalog(), w.opt.Pool)
 	if err != nil {
-		fmt.Fprintf(w.stderr, "skilledge %s: %s; still serving the previous catalog\n", w.name, advised(err))
+		fmt.Fprintf(log, "skilledge %s: %s; still serving the previous catalog\n", name, w.opt.Advise(err))
 		return
 	}
 	w.srv.Swap(pool)
 	w.served = src.pack.Digest()
-	n := w.srv.Notify(wire.ListChangedNotifications(w.opt.Server)...)
-	fmt.Fprintf(w.stderr, "skilledge: now serving %s (%s)%s\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), notified(w.name, n))
+	n := w.srv.Notify(wire.ListChangedNotifications(w.opt.Pool.Server)...)
+	fmt.Fprintf(log, "skilledge: now serving %s (%s)%s\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), notified(name, n))
 }
 
 // notified says, for the log, whether stdio connections were told of the change. HTTP has

@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"context"
@@ -32,10 +32,10 @@ func attachHistory(c *compile.Catalog, dir string, strict bool) ([]compile.Probl
 	return problems, nil
 }
 
-// historyLine says what a catalog's history added: versions and the commits they came
+// HistoryLine says what a catalog's history added: versions and the commits they came
 // from, and, once it is encoded, objects and bytes; and, for a history cut short, how many
 // commits could be seen and why. Nothing without history.
-func historyLine(w io.Writer, c *compile.Catalog, encoded bool) {
+func HistoryLine(w io.Writer, c *compile.Catalog, encoded bool) {
 	h := c.History
 	if h == nil {
 		return

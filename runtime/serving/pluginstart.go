@@ -1,13 +1,15 @@
-package main
+package serving
 
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
 	"github.com/skilledge/skilledge/runtime/wasm"
@@ -73,7 +75,7 @@ func (s *pluginStart) wait(ctx context.Context, limit uint64, progress io.Writer
 	return compilePlugin(ctx, module, wasm.Config{MemoryLimit: limit, Stderr: progress}, progress)
 }
 
-// abandon gives the start up, when the command fails before it needs the plugin: the
+// abandon gives the start up, when serving fails before it needs the plugin: the
 // build is stopped, nothing more is said on progress, and the plugin, compiled or still
 // compiling, is closed. It does not wait. After wait it does nothing.
 func (s *pluginStart) abandon() {
@@ -88,27 +90,17 @@ func (s *pluginStart) abandon() {
 	}
 }
 
-// variantFor is the plugin serve and stdio run: the full one when the auth option is given
-// (--auth FILE), the public one otherwise, which a private catalog needs no more of over
-// stdio (no credential is asked) and serve refuses without --auth.
-func variantFor(authFile string) pluginbuild.Variant {
-	if authFile != "" {
-		return pluginbuild.Full
-	}
-	return pluginbuild.Public
-}
-
-// guessIndexSize is the size of the index serve and stdio will load from dir, as far as
-// can be told before opening it: the built catalog's index, else the newest index of the
-// folder's build in the cache (the one reused when nothing changed), else 0.
-func guessIndexSize(dir string, f catalogFlags) int {
-	if isBuilt(dir) {
-		if fi, err := os.Stat(filepath.Join(dir, indexFile)); err == nil {
+// guessIndexSize is the size of the index Open will load from dir, as far as can be told
+// before opening it: the built catalog's index, else the newest index of the folder's
+// build in the build cache cache (the one reused when nothing changed), else 0.
+func guessIndexSize(dir, cache string, opt BuildOptions) int {
+	if IsBuilt(dir) {
+		if fi, err := os.Stat(filepath.Join(dir, IndexFile)); err == nil {
 			return int(fi.Size())
 		}
 		return 0
 	}
-	ents, err := os.ReadDir(filepath.Join(cacheRoot(), folderKey(dir, f)))
+	ents, err := os.ReadDir(filepath.Join(cacheRoot(cache), folderKey(dir, opt)))
 	if err != nil {
 		return 0
 	}
@@ -122,19 +114,6 @@ func guessIndexSize(dir string, f catalogFlags) int {
 		}
 	}
 	return size
-}
-
-// lockedWriter serializes writes to w: serve and stdio write on stderr from two
-// goroutines while the plugin starts.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // gatedWriter writes to w until closed, then drops what it is given.
@@ -176,4 +155,26 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// compilePlugin compiles module (plugin.wasm), saying so on progress, in whole lines, when
+// it takes more than a second (a cold compilation cache).
+func compilePlugin(ctx context.Context, module []byte, cfg wasm.Config, progress io.Writer) (*wasm.Plugin, error) {
+	start := time.Now()
+	var mu sync.Mutex
+	said := false
+	t := time.AfterFunc(time.Second, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		said = true
+		fmt.Fprintln(progress, "skilledge: compiling plugin.wasm (first run; later runs reuse it)…")
+	})
+	p, err := wasm.Compile(ctx, module, cfg)
+	t.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if said && err == nil {
+		fmt.Fprintf(progress, "skilledge: compiled plugin.wasm in %.1fs\n", time.Since(start).Seconds())
+	}
+	return p, err
 }

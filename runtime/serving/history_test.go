@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"os"
@@ -19,13 +19,38 @@ func gitIn(t *testing.T, dir string, args ...string) {
 	}
 }
 
+// validate loads dir as skilledge validate does, and returns its errors and what it
+// prints: the problems, the summary and the history line.
+func validate(t *testing.T, dir string, strict bool) (errors int, out string) {
+	t.Helper()
+	f, err := Load(dir, BuildOptions{Strict: strict})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	f.Report(&b)
+	HistoryLine(&b, f.Catalog, false)
+	return f.Errors, b.String()
+}
+
+// expectValidate fails t unless dir, validated, has errors errors and prints want.
+func expectValidate(t *testing.T, dir string, strict bool, errors int, want string) string {
+	t.Helper()
+	n, out := validate(t, dir, strict)
+	if n != errors || !strings.Contains(out, want) {
+		t.Fatalf("validate %s: %d errors (want %d)\n%s\n(want %q)", dir, n, errors, out, want)
+	}
+	return out
+}
+
 func versionedMD(version, body string) string {
 	return "---\nname: a\ndescription: A.\nversion: " + version + "\n---\n" + body + "\n"
 }
 
-// TestValidateHistory: validate says what the history keeps; a forgotten bump is a
-// warning, an error with --strict; a shallow clone says how much it could read and how to
-// get the rest; a folder in no work tree is served without history, with a warning.
+// TestValidateHistory: validate (Load, Report, HistoryLine) says what the history keeps;
+// a forgotten bump is a warning, an error with Strict; a shallow clone says how much it
+// could read and how to get the rest; a folder in no work tree is served without
+// history, with a warning.
 func TestValidateHistory(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git command")
@@ -39,22 +64,18 @@ func TestValidateHistory(t *testing.T) {
 		gitIn(t, repo, "commit", "-q", "-m", "commit "+string(rune('1'+i)))
 	}
 	skills := filepath.Join(repo, "skills")
-	code, stdout, stderr := call(t, "", "validate", skills)
-	expect(t, code, stdout, stderr, 0, "skilledge: history: 2 older versions of 1 skill kept (at most 10 a skill) from 3 commits", "")
+	stdout := expectValidate(t, skills, false, 0, "skilledge: history: 2 older versions of 1 skill kept (at most 10 a skill) from 3 commits")
 	if !strings.Contains(stdout, `warning: version 1.1.0 changed in`) || !strings.Contains(stdout, `the new content is published as 1.1.0+`) {
 		t.Errorf("the forgotten bump: %s", stdout)
 	}
-	code, stdout, stderr = call(t, "", "validate", "--strict", skills)
-	expect(t, code, stdout, stderr, 1, "1 skill checked: 1 error, 0 warnings", "")
+	expectValidate(t, skills, true, 1, "1 skill checked: 1 error, 0 warnings")
 
 	shallow := filepath.Join(t.TempDir(), "shallow")
 	gitIn(t, repo, "clone", "-q", "--depth", "1", "file://"+repo, shallow)
-	code, stdout, stderr = call(t, "", "validate", filepath.Join(shallow, "skills"))
-	expect(t, code, stdout, stderr, 0, "the clone is shallow (1 commit of its history could be read): fetch the whole history", "")
+	expectValidate(t, filepath.Join(shallow, "skills"), false, 0, "the clone is shallow (1 commit of its history could be read): fetch the whole history")
 
 	plain := t.TempDir()
 	writeFile(t, filepath.Join(plain, "skilledge.yaml"), "versions:\n  keep: 10\n")
 	writeFile(t, filepath.Join(plain, "a", "SKILL.md"), versionedMD("1.0.0", "one"))
-	code, stdout, stderr = call(t, "", "validate", plain)
-	expect(t, code, stdout, stderr, 0, "warning: versions: the folder is in no git work tree (or git is not installed), so it has no history to keep", "")
+	expectValidate(t, plain, false, 0, "warning: versions: the folder is in no git work tree (or git is not installed), so it has no history to keep")
 }

@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"errors"
@@ -9,9 +9,6 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 )
-
-// errMisplacedPolicy is wrapped by the error of a folder whose policy file sits above it.
-var errMisplacedPolicy = errors.New("a policy file outside the skills folder")
 
 // misplacedPolicy looks for a policy file (skilledge.yaml) that a newcomer put beside
 // the skills folder dir rather than in it: when dir has none, in each folder above it up

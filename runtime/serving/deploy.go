@@ -1,0 +1,152 @@
+package serving
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	deploy "github.com/skilledge/skilledge/build"
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
+)
+
+// DeployOptions say which plugin Build ships.
+type DeployOptions struct {
+	// Plugin is the plugin.wasm file to ship; "" is the one pluginbuild.Module finds.
+	Plugin string
+	// WithAuth ships the full plugin, which checks credentials, for a catalog without an
+	// access policy too (one with a policy always gets it); otherwise the public one.
+	WithAuth bool
+}
+
+// Deployment is what Build wrote, for Report.
+type Deployment struct {
+	folder            *Folder
+	pack              *catalog.Pack
+	plugin            string // DeployOptions.Plugin
+	variant           pluginbuild.Variant
+	index, wasm, host artifact
+	modules, entries  []artifact
+	storeDir          string // OUT/assets/sha256/
+	storeLen          int
+	storeSize         int64
+}
+
+// Build writes the deployment of the checked folder f into out (created if missing):
+// out/catalog.pack, the content store in out/assets/sha256/, out/plugin.wasm (the public
+// plugin unless the catalog has an access policy or opt.WithAuth), and the JavaScript
+// host and its entries (build's entries.go). It says on progress what takes long. The
+// store's objects are written as they are made (so that no large file is held in memory)
+// into a staging folder beside out, or in it when it exists, and moved into place once
+// the catalog is accepted: a catalog refused (ErrAssetSize: an object over the Workers
+// asset limit) leaves nothing behind. Objects of earlier builds in out/assets go, so that
+// the assets are exactly this catalog's. Everything is reproducible.
+func Build(ctx context.Context, f *Folder, out string, opt DeployOptions, progress io.Writer) (*Deployment, error) {
+	stageIn := filepath.Dir(filepath.Clean(out))
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		stageIn = out
+	}
+	staging, err := os.MkdirTemp(stageIn, ".skilledge-build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(staging)
+	enc, err := encode(f.Catalog, staging, f.label(), progress)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAssetSizes(enc.Store); err != nil {
+		return nil, err
+	}
+	d := &Deployment{folder: f, plugin: opt.Plugin, variant: pluginbuild.Public, storeLen: enc.Store.Len(), storeSize: enc.Store.Size()}
+	if opt.WithAuth || f.Catalog.Access != nil {
+		d.variant = pluginbuild.Full
+	}
+	wasm, _, err := pluginbuild.Module(ctx, opt.Plugin, d.variant, progress)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeStore(enc.Store, filepath.Join(out, AssetsDir)); err != nil {
+		return nil, fmt.Errorf("writing the content store: %w", err)
+	}
+	d.storeDir = filepath.Join(out, AssetsDir, catalog.StoreDir) + string(filepath.Separator)
+	d.index = newArtifact(filepath.Join(out, IndexFile), enc.Index, "")
+	d.wasm = newArtifact(filepath.Join(out, "plugin.wasm"), wasm, "")
+	d.host = newArtifact(filepath.Join(out, deploy.HostName), deploy.Host, "")
+	for _, m := range deploy.HostModules() {
+		d.modules = append(d.modules, newArtifact(filepath.Join(out, filepath.FromSlash(m.Name)), m.Data, m.What))
+	}
+	for _, e := range deploy.Entries() {
+		d.entries = append(d.entries, newArtifact(filepath.Join(out, e.Name), e.Data, e.What))
+	}
+	for _, a := range slices.Concat([]artifact{d.index, d.wasm, d.host}, d.modules, d.entries) {
+		err := os.MkdirAll(filepath.Dir(a.path), 0o755)
+		if err == nil {
+			err = compile.WriteFileAtomic(a.path, a.data)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if d.pack, err = catalog.Open(enc.Index); err != nil { // a bug in catalog/compile
+		return nil, fmt.Errorf("the encoded index does not open: %w", err)
+	}
+	return d, nil
+}
+
+// writeStore moves the store's objects from the staging folder into assets, then removes
+// the objects of earlier builds (a serve of OUT running meanwhile must be restarted). The
+// index that names them is written after.
+func writeStore(st *compile.Store, assets string) error {
+	keep := map[string]bool{}
+	for _, name := range st.Names() {
+		keep[name] = true
+	}
+	if err := st.WriteDir(assets); err != nil {
+		return err
+	}
+	return compile.PruneDir(assets, keep, time.Time{})
+}
+
+// Report prints what Build wrote on stdout, a line per file with its size (gzipped, as
+// the Workers limit measures) and what it is, the history kept, and the Worker's script
+// and assets against the Workers plan limits, with a warning on stderr for each limit
+// passed (reportBundle, reportAssetCount).
+func (d *Deployment) Report(stdout, stderr io.Writer) {
+	p := d.pack
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the index: %s, %s, catalog digest %s%s\n", d.index.path, len(d.index.data), size(d.index.gzipped),
+		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), p.Digest(), privateNote(p))
+	fmt.Fprintf(stdout, "%s  %s in %s  the content store\n", d.storeDir, size(int(d.storeSize)), plural(d.storeLen, "object"))
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x  %s\n", d.wasm.path, len(d.wasm.data), size(d.wasm.gzipped), sha256.Sum256(d.wasm.data), variantNote(d.variant, d.plugin))
+	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the JavaScript host: the entries' API\n", d.host.path, len(d.host.data), size(d.host.gzipped))
+	for _, m := range d.modules {
+		fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  %s\n", m.path, len(m.data), size(m.gzipped), m.what)
+	}
+	for _, e := range d.entries {
+		fmt.Fprintf(stdout, "%s  %d bytes  %s\n", e.path, len(e.data), e.what)
+	}
+	HistoryLine(stdout, d.folder.Catalog, true)
+	worker := d.entries[0] // deploy.Entries starts with worker.mjs
+	reportBundle(stdout, stderr, d.index, d.wasm, slices.Concat([]artifact{worker, d.host}, d.modules), p)
+	reportAssetCount(stdout, stderr, d.storeLen, d.storeSize)
+}
+
+// variantNote says which plugin Build wrote: the variant, or the file given instead.
+func variantNote(v pluginbuild.Variant, file string) string {
+	switch {
+	case file != "" || os.Getenv(pluginbuild.Env) != "":
+		return "the plugin named by --plugin or $" + pluginbuild.Env
+	case v == pluginbuild.Public:
+		return "the public plugin: no auth option (--with-auth for one)"
+	}
+	return "the full plugin: the auth option checks credentials"
+}
