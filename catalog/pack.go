@@ -22,13 +22,13 @@ type Pack struct {
 	views []View
 	// history is the index of the older versions of the skills (versions.go), nil
 	// without history.
-	history *Pack
+	older *Pack
 	// digest, when set, is the Digest of a view that reads a private index's own tables
 	// (Self), in place of the private index's.
 	digest string
 }
 
-// tableKinds bounds the table kinds this reader knows (TableMeta … TableHistory); tables
+// tableKinds bounds the table kinds this reader knows (TableMeta … TableVersions); tables
 // of other kinds, from newer writers, are checked and skipped.
 const tableKinds = 17
 
@@ -102,7 +102,7 @@ func Open(b []byte) (*Pack, error) {
 	if err := p.checkRefs(); err != nil {
 		return nil, err
 	}
-	if err := p.openHistory(); err != nil {
+	if err := p.openVersions(); err != nil {
 		return nil, err
 	}
 	if p.private {

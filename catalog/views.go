@@ -73,10 +73,10 @@ const (
 // answers a lookup (a read, a get) that Listed does not find: a skill that is served but
 // left out of listings.
 type View struct {
-	Mask    uint32
-	Listed  *Pack
-	All     *Pack
-	History *Pack // the older versions of the view's skills, listed or not: its Listed's History
+	Mask     uint32
+	Listed   *Pack
+	All      *Pack
+	Versions *Pack // the older versions of the view's skills, listed or not: its Listed's Versions
 }
 
 // ClosedMasks returns every mask over the scope lists sets (each a set of scopes) that a
@@ -153,7 +153,7 @@ func (p *Pack) openViews() error {
 				return fmt.Errorf("view %d: %w", r, err)
 			}
 		}
-		v.History = v.Listed.history // the view's index holds its own (history.go)
+		v.Versions = v.Listed.older // the view's index holds its own (versions.go)
 		p.views[r] = v
 	}
 	if p.views[len(p.views)-1].Mask != full {

@@ -26,7 +26,7 @@ type Server struct {
 	views    []*Server
 	unlisted *Server
 	// history answers the lookups by URI that the latest skills miss from the index of
-	// the older versions (catalog.Pack.History), nil without history.
+	// the older versions (catalog.Pack.Versions), nil without history.
 	history *Server
 	// assertion is the field an Access assertion comes in (assertionField).
 	assertion string
@@ -62,7 +62,7 @@ func newServer(p *catalog.Pack, opt wire.Options, a *authz) *Server {
 		s.newViews(opt) // the views say their own instructions; this server answers nothing
 		return s
 	}
-	if h := p.History(); h != nil {
+	if h := p.Versions(); h != nil {
 		s.history = newServer(h, opt, a)
 	}
 	if s.opt.Instructions == "" {

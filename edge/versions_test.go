@@ -16,11 +16,11 @@ import (
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
-	"github.com/skilledge/skilledge/catalog/history"
+	"github.com/skilledge/skilledge/catalog/versions"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
-// storySource is a history.Source held in memory: commits oldest first, each the whole
+// storySource is a versions.Source held in memory: commits oldest first, each the whole
 // folder as path -> content.
 type storySource struct {
 	commits []map[string]string
@@ -29,23 +29,23 @@ type storySource struct {
 
 func (m *storySource) hash(i int) string { return fmt.Sprintf("%040x", i+1) }
 
-func (m *storySource) Log(context.Context) ([]history.Commit, error) {
-	var out []history.Commit
+func (m *storySource) Log(context.Context) ([]versions.Commit, error) {
+	var out []versions.Commit
 	for i := len(m.commits) - 1; i >= 0; i-- {
-		out = append(out, history.Commit{Hash: m.hash(i), Date: time.Date(2026, 11, 1+i, 12, 0, 0, 0, time.UTC), Subject: fmt.Sprintf("commit %d", i+1)})
+		out = append(out, versions.Commit{Hash: m.hash(i), Date: time.Date(2026, 11, 1+i, 12, 0, 0, 0, time.UTC), Subject: fmt.Sprintf("commit %d", i+1)})
 	}
 	return out, nil
 }
 
-func (m *storySource) Files(_ context.Context, commit string) ([]history.File, error) {
+func (m *storySource) Files(_ context.Context, commit string) ([]versions.File, error) {
 	for i := range m.commits {
 		if m.hash(i) == commit {
-			var out []history.File
+			var out []versions.File
 			for p, data := range m.commits[i] {
 				sum := sha1.Sum([]byte(data))
 				blob := hex.EncodeToString(sum[:])
 				m.blobs[blob] = []byte(data)
-				out = append(out, history.File{Path: p, Blob: blob})
+				out = append(out, versions.File{Path: p, Blob: blob})
 			}
 			return out, nil
 		}
@@ -83,7 +83,7 @@ func versionedServers(t testing.TB, commits ...map[string]string) (with, without
 		return c
 	}
 	c := load("versions:\n  keep: 5\n")
-	if _, err := history.Attach(context.Background(), c, &storySource{commits: commits, blobs: map[string][]byte{}}, "test", false); err != nil {
+	if _, err := versions.Attach(context.Background(), c, &storySource{commits: commits, blobs: map[string][]byte{}}, "test", false); err != nil {
 		t.Fatal(err)
 	}
 	p, err := encode(c)

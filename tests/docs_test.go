@@ -150,7 +150,7 @@ func designArrows(t *testing.T, design string) []designArrow {
 			head = strings.TrimSpace(parts[0])
 		}
 		for i := 0; i+1 < len(parts); i++ {
-			out = append(out, designArrow{names(parts[i]), names(parts[i+1])})
+			out = append(out, designArrow{stopNames(parts[i]), stopNames(parts[i+1])})
 		}
 	}
 	if len(out) < 5 {
@@ -159,8 +159,8 @@ func designArrows(t *testing.T, design string) []designArrow {
 	return out
 }
 
-// names splits a stop of an arrow ("jsonrpc, catalog") into package names.
-func names(stop string) []string {
+// stopNames splits a stop of an arrow ("jsonrpc, catalog") into package names.
+func stopNames(stop string) []string {
 	var out []string
 	for _, n := range strings.Split(stop, ",") {
 		if n = strings.TrimSpace(n); n != "" {

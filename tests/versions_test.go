@@ -14,7 +14,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
-	"github.com/skilledge/skilledge/catalog/history"
+	"github.com/skilledge/skilledge/catalog/versions"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 )
@@ -76,11 +76,11 @@ func buildWithHistory(t *testing.T, dir string) (*compile.Catalog, *compile.Enco
 		t.Fatal(err)
 	}
 	if c.Keep > 0 {
-		src, err := history.Git(context.Background(), dir)
+		src, err := versions.Git(context.Background(), dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		hp, err := history.Attach(context.Background(), c, src, dir, false)
+		hp, err := versions.Attach(context.Background(), c, src, dir, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -208,12 +208,12 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		catalog.IndexSkillsByPath: catalog.U32s(skillsByPath),
 	}})
 
-	if c.History != nil && len(c.History.Versions) > 0 {
+	if c.Versions != nil && len(c.Versions.Older) > 0 {
 		objects, size := en.st.Len(), en.st.Size()
-		w.Table(catalog.TableHistory, catalog.HistoryFields, [][][]byte{{
-			catalog.HistoryIndex: en.index(&Catalog{Skills: c.History.Versions, TrustRoot: c.TrustRoot}, nil),
+		w.Table(catalog.TableVersions, catalog.VersionsFields, [][][]byte{{
+			catalog.VersionsIndex: en.index(&Catalog{Skills: c.Versions.Older, TrustRoot: c.TrustRoot}, nil),
 		}})
-		c.History.Objects, c.History.Bytes = en.st.Len()-objects, int(en.st.Size()-size)
+		c.Versions.Objects, c.Versions.Bytes = en.st.Len()-objects, int(en.st.Size()-size)
 	}
 	if c.Access != nil {
 		encodeAccess(&w, c)
@@ -247,10 +247,10 @@ func sortedRows(n int, key func(int) string) []uint32 {
 type feedDocs struct{ resource, json, atom *blob }
 
 // feed renders c's change feed, or nil when c keeps no history: feedChanges of the
-// catalog's caller (History.visible; every change to a listed skill when it is not one
+// catalog's caller (Versions.visible; every change to a listed skill when it is not one
 // caller's view).
 func (en *encoder) feed(c *Catalog) *feedDocs {
-	h := c.History
+	h := c.Versions
 	if h == nil {
 		return nil
 	}
@@ -299,10 +299,10 @@ func encodeAccess(w *catalog.Writer, c *Catalog) {
 // there are any).
 func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	sets := scopeSets(c.Skills)
-	if c.History != nil {
+	if c.Versions != nil {
 		// An older version may need more scopes than its latest skill (it was published
 		// where fewer callers could see it): its list is a set of its own.
-		sets = scopeSets(append(slices.Clone(c.Skills), c.History.Versions...))
+		sets = scopeSets(append(slices.Clone(c.Skills), c.Versions.Older...))
 	}
 	if p := viewsProblem(c.Access.Default, sets); p != "" {
 		en.fail(fmt.Errorf("%w: %s", ErrPolicy, p))
@@ -320,11 +320,11 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	// The whole catalog, as a view, is the index's own tables (catalog.Self), with the
 	// digest its own index would have: a caller's cursors carry it, and it must be one the
 	// caller could compute from what it sees, not one that also covers the policy.
-	index := func(skills []*Skill, h *History, whole bool) []byte {
+	index := func(skills []*Skill, h *Versions, whole bool) []byte {
 		if whole && len(skills) == len(c.Skills) {
 			return []byte(catalog.Self + entriesDigest(skills))
 		}
-		return en.index(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, History: h}, nil)
+		return en.index(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, Versions: h}, nil)
 	}
 	for _, m := range catalog.ClosedMasks(c.Access.Default, sets, catalog.MaxViews) {
 		sees := func(s *Skill) bool { return m&(1<<setOf[strings.Join(s.Scopes, " ")]) != 0 }
@@ -344,8 +344,8 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 			}
 		}
 		row := [][]byte{catalog.ViewMask: binary.LittleEndian.AppendUint32(nil, m)}
-		h := viewHistory(c, m, sets, setOf)
-		if h != nil && len(h.Versions) < len(c.History.Versions) {
+		h := viewVersions(c, m, sets, setOf)
+		if h != nil && len(h.Older) < len(c.Versions.Older) {
 			whole = false
 		}
 		row = append(row, index(listed, h, whole), nil)

@@ -96,7 +96,7 @@ func isDelimiter(line []byte) bool {
 // FrontmatterVersion returns the `version` of a SKILL.md's frontmatter when it is a
 // string, as the skill entry serves it (skills.go); "" when the file has no frontmatter
 // that reads, or no such field. It names a skill's versions in its history
-// (catalog/history.Options.VersionOf).
+// (catalog/versions.Options.VersionOf).
 func FrontmatterVersion(skillMD []byte) string { return frontmatterString(skillMD, "version") }
 
 // FrontmatterName returns the `name` of a SKILL.md's frontmatter when it is a string, ""

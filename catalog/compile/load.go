@@ -67,7 +67,7 @@ func Load(fsys fs.FS, label string, opt Options) (*Catalog, []Problem, error) {
 
 // LoadReopen is Load with reopen, which opens a file of fsys again after Load returns,
 // for the bytes of a file it did not keep (over KeepBytes): a file system that is let go
-// once loaded (catalog/history's versions, whose bytes come from git) gives the way to
+// once loaded (catalog/versions's versions, whose bytes come from git) gives the way to
 // read them again, so that the catalog holds no large file in memory.
 func LoadReopen(fsys fs.FS, label string, opt Options, reopen func(name string) (fs.File, error)) (*Catalog, []Problem, error) {
 	return load(fsys, label, opt, reopen)

@@ -30,7 +30,7 @@ type Options struct {
 }
 
 // Per-skill limits fixed by the MCP Skills extension (PROTOCOL.md#skill-format): files and
-// bytes summed over the skill's files, nested skills' files included. catalog/history
+// bytes summed over the skill's files, nested skills' files included. catalog/versions
 // holds every older version to them too.
 const (
 	MaxSkillFiles = 512
@@ -277,7 +277,7 @@ func (l *loader) readFile(e entry, encl []string) {
 	f := &File{Path: p, Data: c.data, Size: c.size, MIME: mimeType(p, c.text), Text: c.text, Digest: c.digest, Exec: c.exec}
 	if c.data == nil {
 		// The function alone, not the loader, which holds the file system: a file
-		// system in memory (catalog/history's versions) must be let go once loaded.
+		// system in memory (catalog/versions's versions) must be let go once loaded.
 		reopen := l.reopen
 		f.reopen = func() (fs.File, error) { return reopen(target) }
 	}

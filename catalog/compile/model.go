@@ -4,7 +4,7 @@
 // (catalog.Writer) and a content store (Store). It runs at build time only and is never
 // linked into the plugin (it imports yaml.v3).
 //
-// It is two halves over one model (model.go: Catalog, Skill, File, History). The load
+// It is two halves over one model (model.go: Catalog, Skill, File, Versions). The load
 // half makes a Catalog of a folder: load.go drives the loader (loader.go) over the rules
 // of a folder (names.go, frontmatter.go, validate.go, sep2076.go, entry.go, access.go).
 // The encode half makes an index and a store of a Catalog: encode.go lays out the index,
@@ -58,15 +58,15 @@ type Catalog struct {
 	// skill's Scopes and Unlisted are what it says of that skill.
 	Access *Access
 	// Keep is the policy's versions.keep, 0 when the folder asks for no history. Package
-	// catalog/history reads it and fills History; nil serves the latest skills only.
+	// catalog/versions reads it and fills Versions; nil serves the latest skills only.
 	Keep int
 	// Declassify are the policy's versions.declassify: skill path prefixes (whole
 	// segments) whose earlier versions are published to whoever may see the skill today,
-	// even those published where fewer callers could see them. Package catalog/history
+	// even those published where fewer callers could see them. Package catalog/versions
 	// reads it; by default such a version is served only to callers who could see it
 	// where it was published too.
 	Declassify []string
-	History    *History
+	Versions   *Versions
 }
 
 // Skill is one directory holding a SKILL.md.
@@ -258,8 +258,8 @@ func (c *Catalog) Fingerprint() [32]byte {
 			}
 		}
 	}
-	if c.History != nil {
-		c.History.fingerprint(h)
+	if c.Versions != nil {
+		c.Versions.fingerprint(h)
 		for _, s := range c.Skills {
 			for _, k := range s.Kept {
 				fmt.Fprintf(h, "kept %q %q %q %d\n", s.Path, k.Version, k.Skill.Path, k.Published.Unix())
@@ -271,16 +271,16 @@ func (c *Catalog) Fingerprint() [32]byte {
 	return sum
 }
 
-// History is what a folder's git history adds to its catalog (versions.go tells how it
+// Versions is what a folder's git history adds to its catalog (versions.go tells how it
 // is served). It is here, with Kept, Change and ChangeVersion, because Catalog and Skill
 // hold them and they hold Skills: the model is one file, below both halves.
-type History struct {
+type Versions struct {
 	// Keep is the policy's versions.keep: the versions kept per skill, the latest
 	// included.
 	Keep int
 	// Versions are the older kept versions, each a skill at its version path, sorted by
 	// Path. A skill nested in a version is a skill here too, as in the folder.
-	Versions []*Skill
+	Older []*Skill
 	// Changes are the latest changes, newest first, at most MaxChanges.
 	Changes []*Change
 	// Commits is the number of commits read; Shallow and Cut say the history was cut
@@ -297,9 +297,9 @@ type History struct {
 }
 
 // fingerprint writes into w everything of h that Encode renders (Catalog.Fingerprint).
-func (h *History) fingerprint(w io.Writer) {
+func (h *Versions) fingerprint(w io.Writer) {
 	fmt.Fprintf(w, "history %d %d %t %t\n", h.Keep, h.Commits, h.Shallow, h.Cut)
-	for _, s := range h.Versions {
+	for _, s := range h.Older {
 		fmt.Fprintf(w, "version %q %q %q\n", s.Path, s.Version, s.Scopes)
 		for _, f := range s.Files {
 			fmt.Fprintf(w, "file %q %x\n", f.Path, f.Digest)

@@ -68,7 +68,7 @@ func pageTemplate(c *Catalog) []byte {
 	b.WriteString("<meta name=\"generator\" content=\"" + Generator + "\">\n")
 	b.WriteString("<title>Agent Skills: " + plural(len(c.Skills), "skill") + "</title>\n")
 	feeds := ""
-	if c.History != nil { // the change feeds, which a catalog keeping history serves
+	if c.Versions != nil { // the change feeds, which a catalog keeping history serves
 		b.WriteString("<link rel=\"alternate\" type=\"application/atom+xml\" title=\"Changes\" href=\"" + catalog.ChangesAtom + "\">\n")
 		b.WriteString("<link rel=\"alternate\" type=\"application/json\" title=\"Changes (JSON)\" href=\"" + catalog.ChangesJSON + "\">\n")
 		feeds = "<a href=\"" + catalog.ChangesAtom + "\">changes (Atom)</a><a href=\"" + catalog.ChangesJSON + "\">changes (JSON)</a>"
@@ -142,7 +142,7 @@ func connectClients(u, j string) string {
 
 // pageSkills renders the page's list of skills: each skill's name, description, path,
 // links over well-known HTTP when it has them, its files with size and digest, and its
-// history when it keeps more than one version (pageHistory).
+// history when it keeps more than one version (pageVersions).
 func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 	published := map[*Skill]bool{}
 	for _, s := range httpSkills(c) {
@@ -188,18 +188,18 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 		}
 		b.WriteString("</tbody>\n</table>\n</details>\n")
 		if len(s.Kept) > 1 {
-			b.WriteString(pageHistory(s))
+			b.WriteString(pageVersions(s))
 		}
 		b.WriteString("</article>\n")
 	}
 	return []byte(b.String())
 }
 
-// pageHistory renders a skill's kept versions, newest first, in a closed <details>: each
+// pageVersions renders a skill's kept versions, newest first, in a closed <details>: each
 // version's name, when it was published ("not committed" for content not yet committed),
 // URI and manifest digest, and under each but the oldest how its SKILL.md changed from
 // the version before it (pageDiff).
-func pageHistory(s *Skill) string {
+func pageVersions(s *Skill) string {
 	e := htmlText
 	var b strings.Builder
 	b.WriteString("<details class=\"history\">\n<summary>History (" + plural(len(s.Kept), "version") + ")</summary>\n<ol class=\"versions\">\n")

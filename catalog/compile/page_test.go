@@ -154,7 +154,7 @@ func TestPageFeeds(t *testing.T) {
 	} {
 		cat := &Catalog{}
 		if c.history {
-			cat.History = &History{}
+			cat.Versions = &Versions{}
 		}
 		page := string(pageTemplate(cat))
 		head := page[:strings.Index(page, "</head>")]

@@ -11,10 +11,10 @@ import (
 
 // Versions (PROTOCOL.md#versions). A folder whose policy file asks for history
 // (versions: {keep: N}) is compiled with its skills' older published versions beside the
-// latest: package catalog/history reads them from git and fills Catalog.History, and
+// latest: package catalog/versions reads them from git and fills Catalog.Versions, and
 // Encode serves each older version as a skill of its own at its version path
 // (catalog.VersionPath), left out of every listing, in an index of its own
-// (catalog.TableHistory) that answers only the lookups the latest skills miss. The latest
+// (catalog.TableVersions) that answers only the lookups the latest skills miss. The latest
 // skills keep their URIs and bytes; what they gain is the list of their versions in _meta
 // (catalog.MetaVersions) and the change feed.
 

@@ -64,12 +64,12 @@ func keptFor(s *Skill, sees func(*Skill) bool) *Skill {
 	return &v
 }
 
-// viewHistory is the history the view of mask m shows, nil when c keeps none: the older
+// viewVersions is the history the view of mask m shows, nil when c keeps none: the older
 // versions of the skills the view shows, listed or not, and the changes it may see (a
 // change's scope list is seen when the scopes every caller of the view holds, the
 // default ones and those of the mask's lists, include it).
-func viewHistory(c *Catalog, m uint32, sets [][]string, setOf map[string]int) *History {
-	if c.History == nil {
+func viewVersions(c *Catalog, m uint32, sets [][]string, setOf map[string]int) *Versions {
+	if c.Versions == nil {
 		return nil
 	}
 	held := map[string]bool{}
@@ -83,7 +83,7 @@ func viewHistory(c *Catalog, m uint32, sets [][]string, setOf map[string]int) *H
 			}
 		}
 	}
-	h := &History{Keep: c.History.Keep, Changes: c.History.Changes, private: true,
+	h := &Versions{Keep: c.Versions.Keep, Changes: c.Versions.Changes, private: true,
 		visible: func(scopes []string, unlisted bool) bool {
 			if unlisted {
 				return false
@@ -95,9 +95,9 @@ func viewHistory(c *Catalog, m uint32, sets [][]string, setOf map[string]int) *H
 			}
 			return true
 		}}
-	for _, v := range c.History.Versions {
+	for _, v := range c.Versions.Older {
 		if m&(1<<setOf[strings.Join(v.Scopes, " ")]) != 0 {
-			h.Versions = append(h.Versions, v)
+			h.Older = append(h.Older, v)
 		}
 	}
 	return h

@@ -52,7 +52,7 @@ func openSource(dir string, opt BuildOptions, cacheDir string, log io.Writer) (*
 	if err != nil {
 		return nil, err
 	}
-	HistoryLine(log, f.Catalog, false)
+	VersionsLine(log, f.Catalog, false)
 	indexPath, assets, err := cachedBuild(cacheDir, f, opt, log)
 	if err != nil {
 		return nil, fmt.Errorf("building the catalog: %w", err)

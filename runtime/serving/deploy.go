@@ -134,7 +134,7 @@ func (d *Deployment) Report(stdout, stderr io.Writer) {
 	for _, e := range d.entries {
 		fmt.Fprintf(stdout, "%s  %d bytes  %s\n", e.path, len(e.data), e.what)
 	}
-	HistoryLine(stdout, d.folder.Catalog, true)
+	VersionsLine(stdout, d.folder.Catalog, true)
 	worker := d.entries[0] // deploy.Entries starts with worker.mjs
 	reportBundle(stdout, stderr, d.index, d.wasm, slices.Concat([]artifact{worker, d.host}, d.modules), p)
 	reportAssetCount(stdout, stderr, d.storeLen, d.storeSize)

@@ -4,7 +4,7 @@
 // serve, stdio, build and validate:
 //
 //   - Load and Check read and check a skills folder (or the built-in examples), with its
-//     git history when its policy file keeps versions (history.go), and refuse a policy
+//     git history when its policy file keeps versions (versions.go), and refuse a policy
 //     file left beside the folder (policy.go);
 //   - Open opens the catalog serve and stdio answer from: a built output folder as it is
 //     (built.go), or a skills folder built into the build cache, which a later start

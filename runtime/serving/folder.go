@@ -58,7 +58,7 @@ func Load(dir string, opt BuildOptions) (*Folder, error) {
 		return nil, err
 	}
 	if c.Keep > 0 && dir != "" {
-		hp, err := attachHistory(c, dir, opt.Strict)
+		hp, err := attachVersions(c, dir, opt.Strict)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog/compile"
-	"github.com/skilledge/skilledge/catalog/history"
+	"github.com/skilledge/skilledge/catalog/versions"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/front"
 	"github.com/skilledge/skilledge/runtime/store"
@@ -182,7 +182,7 @@ func snapshot(dir string) [32]byte {
 	return sum
 }
 
-// gitDirs caches, by skills folder, where its git history is kept (history.GitDirs), so
+// gitDirs caches, by skills folder, where its git history is kept (versions.GitDirs), so
 // that a snapshot runs no git command after the first.
 var gitDirs sync.Map // dir -> [2]string, empty when it is in no work tree
 
@@ -197,7 +197,7 @@ func gitSnapshot(h io.Writer, dir string) {
 	}
 	v, ok := gitDirs.Load(dir)
 	if !ok {
-		g, c, err := history.GitDirs(context.Background(), dir)
+		g, c, err := versions.GitDirs(context.Background(), dir)
 		if err != nil {
 			g, c = "", ""
 		}

@@ -52,7 +52,7 @@ repository's root.`)
 		return 1
 	}
 	f.Print(stdout, line)
-	serving.HistoryLine(stdout, f.Catalog, false)
+	serving.VersionsLine(stdout, f.Catalog, false)
 	if f.Checked == 0 {
 		// An empty or mistyped folder validates nothing: a CI step that passes on it
 		// checks nothing either.

@@ -8,35 +8,35 @@ import (
 	"path/filepath"
 
 	"github.com/skilledge/skilledge/catalog/compile"
-	"github.com/skilledge/skilledge/catalog/history"
+	"github.com/skilledge/skilledge/catalog/versions"
 )
 
-// attachHistory reads the git history of the skills folder dir for c, whose policy file
+// attachVersions reads the git history of the skills folder dir for c, whose policy file
 // asks for versions (compile.Catalog.Keep), and gives c what it keeps
-// (history.Attach). A folder in no git work tree, or a machine without git, is served
+// (versions.Attach). A folder in no git work tree, or a machine without git, is served
 // without history, with a warning saying so.
-func attachHistory(c *compile.Catalog, dir string, strict bool) ([]compile.Problem, error) {
+func attachVersions(c *compile.Catalog, dir string, strict bool) ([]compile.Problem, error) {
 	ctx := context.Background()
-	src, err := history.Git(ctx, dir)
-	if errors.Is(err, history.ErrNotRepo) {
+	src, err := versions.Git(ctx, dir)
+	if errors.Is(err, versions.ErrNotRepo) {
 		return []compile.Problem{{Path: filepath.ToSlash(filepath.Join(dir, compile.PolicyFile)), Severity: compile.Warning,
 			Msg: "versions: the folder is in no git work tree (or git is not installed), so it has no history to keep: the latest skills are served alone"}}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	problems, err := history.Attach(ctx, c, src, dir, strict)
+	problems, err := versions.Attach(ctx, c, src, dir, strict)
 	if err != nil {
 		return nil, fmt.Errorf("reading the history of %s: %w", dir, err)
 	}
 	return problems, nil
 }
 
-// HistoryLine says what a catalog's history added: versions and the commits they came
+// VersionsLine says what a catalog's history added: versions and the commits they came
 // from, and, once it is encoded, objects and bytes; and, for a history cut short, how many
 // commits could be seen and why. Nothing without history.
-func HistoryLine(w io.Writer, c *compile.Catalog, encoded bool) {
-	h := c.History
+func VersionsLine(w io.Writer, c *compile.Catalog, encoded bool) {
+	h := c.Versions
 	if h == nil {
 		return
 	}

@@ -56,7 +56,7 @@
 //
 // The history is the branch's: its first-parent commits, so that a version made on a
 // branch merged later is published by the merge (Git).
-package history
+package versions
 
 import (
 	"context"
@@ -217,7 +217,7 @@ func (p Problem) String() string {
 }
 
 // A History is what Read found.
-type History struct {
+type Versions struct {
 	Skills  []Skill  // the skills at the newest commit, by Path
 	Changes []Change // newest first; within a commit, by Path
 	// Commits is the number of commits read; Shallow says the history was cut short
@@ -231,7 +231,7 @@ type History struct {
 }
 
 // Skill returns the history of the skill at p, or nil.
-func (h *History) Skill(p string) *Skill {
+func (h *Versions) Skill(p string) *Skill {
 	i, ok := slices.BinarySearchFunc(h.Skills, p, func(s Skill, p string) int { return strings.Compare(s.Path, p) })
 	if !ok {
 		return nil
@@ -241,7 +241,7 @@ func (h *History) Skill(p string) *Skill {
 
 // Read reads the history of src. It fails only when src does; what it finds odd in the
 // history is a Problem.
-func Read(ctx context.Context, src Source, opt Options) (*History, error) {
+func Read(ctx context.Context, src Source, opt Options) (*Versions, error) {
 	if opt.Keep <= 0 {
 		opt.Keep = DefaultKeep
 	}
@@ -261,7 +261,7 @@ func Read(ctx context.Context, src Source, opt Options) (*History, error) {
 	if cut {
 		commits = commits[:opt.MaxCommits]
 	}
-	r := &reader{src: src, opt: opt, skills: map[string]*trail{}, names: map[string]map[string]*Version{}, removed: map[string]*trail{}, h: &History{Commits: len(commits), Shallow: shallow, Cut: cut}}
+	r := &reader{src: src, opt: opt, skills: map[string]*trail{}, names: map[string]map[string]*Version{}, removed: map[string]*trail{}, h: &Versions{Commits: len(commits), Shallow: shallow, Cut: cut}}
 	for i := len(commits) - 1; i >= 0; i-- {
 		if c := commits[i]; c.Unreadable != "" {
 			r.h.Problems = append(r.h.Problems, Problem{Message: fmt.Sprintf("commit %s is skipped: %s; what it changed is the next commit's", c.Short(), c.Unreadable)})
@@ -293,7 +293,7 @@ type reader struct {
 	// removed are the trails of skills removed, by their last path: a skill added again
 	// there goes on with its history.
 	removed map[string]*trail
-	h       *History
+	h       *Versions
 }
 
 // commit reads one commit, oldest first, and records what it did to each skill.

@@ -1,4 +1,4 @@
-package history
+package versions
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 )
 
 // Attach reads the history of the skills folder that c was loaded from (compile.Load, with
-// c.Keep > 0) from src and gives c what it keeps: c.History (the older kept versions, each
+// c.Keep > 0) from src and gives c what it keeps: c.Versions (the older kept versions, each
 // loaded as a skill at its version path, and the changes), and each latest skill's
 // Version and Kept. label names the folder in problems, as Load's label does.
 //
@@ -170,7 +170,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 				Msg: fmt.Sprintf("version %s (%s) is not kept: it does not load by today's rules%s", o.v.Name, o.v.Commit.Short(), why)})
 		}
 	}
-	hist := &compile.History{Keep: c.Keep, Commits: h.Commits, Shallow: h.Shallow, Cut: h.Cut}
+	hist := &compile.Versions{Keep: c.Keep, Commits: h.Commits, Shallow: h.Shallow, Cut: h.Cut}
 	for _, o := range olders {
 		vs := byPath[o.at]
 		if vs == nil {
@@ -205,7 +205,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 			}
 		}
 		s.Version = versionIn(s.Path)
-		hist.Versions = append(hist.Versions, s)
+		hist.Older = append(hist.Older, s)
 	}
 	for _, l := range c.Skills {
 		if vs := narrowed[l]; len(vs) > 0 {
@@ -227,9 +227,9 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 			m.Scopes, m.Unlisted, m.Version = s.Scopes, s.Unlisted, s.Version
 		}
 		s.Kept[0].Skill = moved[0]
-		hist.Versions = append(hist.Versions, moved...)
+		hist.Older = append(hist.Older, moved...)
 	}
-	slices.SortFunc(hist.Versions, func(x, y *compile.Skill) int { return strings.Compare(x.Path, y.Path) })
+	slices.SortFunc(hist.Older, func(x, y *compile.Skill) int { return strings.Compare(x.Path, y.Path) })
 
 	notServed := func(v *Version) bool { return refused[refusedKey(*v)] || a.oversize(*v) != "" }
 	for _, ch := range h.Changes {
@@ -294,7 +294,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 		}
 		hist.Changes = append(hist.Changes, cc)
 	}
-	c.History = hist
+	c.Versions = hist
 	return problems, nil
 }
 
@@ -330,7 +330,7 @@ func declassified(c *compile.Catalog, p string) bool {
 // narrowedMessage is the warning for the latest skill at p whose versions vs are served
 // only to callers who could see them where they were published: it names the move that
 // widened its audience and how to publish them on purpose.
-func narrowedMessage(h *History, access *compile.Access, p string, vs []string) string {
+func narrowedMessage(h *Versions, access *compile.Access, p string, vs []string) string {
 	moved := ""
 	cur := p
 	for _, ch := range h.Changes { // newest first: follow the skill back through its moves

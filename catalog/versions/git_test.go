@@ -1,4 +1,4 @@
-package history
+package versions
 
 import (
 	"context"
@@ -135,7 +135,7 @@ func TestGit(t *testing.T) {
 }
 
 // readGit reads the history of the skills folder dir through Git.
-func readGit(t *testing.T, dir string) *History {
+func readGit(t *testing.T, dir string) *Versions {
 	t.Helper()
 	src, err := Git(context.Background(), dir)
 	if err != nil {

@@ -1,4 +1,4 @@
-package history
+package versions
 
 import (
 	"context"
@@ -120,13 +120,13 @@ func TestAttach(t *testing.T) {
 	// The version 1.1.0 serves the bytes of its commit, at its version path, with the
 	// manifest digest _meta gives it.
 	var v110 *compile.Skill
-	for _, v := range c.History.Versions {
+	for _, v := range c.Versions.Older {
 		if v.Path == "runbook/@1.1.0/runbook" {
 			v110 = v
 		}
 	}
 	if v110 == nil {
-		t.Fatalf("no runbook/@1.1.0/runbook among %d versions", len(c.History.Versions))
+		t.Fatalf("no runbook/@1.1.0/runbook among %d versions", len(c.Versions.Older))
 	}
 	var files []string
 	for _, f := range v110.Files {
@@ -137,7 +137,7 @@ func TestAttach(t *testing.T) {
 	}
 	// The changes, newest first, name the versions by their digests.
 	var changes []string
-	for _, ch := range c.History.Changes {
+	for _, ch := range c.Versions.Changes {
 		line := ch.Path + " " + ch.Name
 		if ch.From != nil {
 			line += " from " + ch.From.Version
@@ -168,7 +168,7 @@ func TestAttach(t *testing.T) {
 			t.Errorf("change %d:\n got  %s\n want %s", i, changes[i], w)
 		}
 	}
-	for _, ch := range c.History.Changes {
+	for _, ch := range c.Versions.Changes {
 		if ch.To != nil && ch.Path == "runbook" && ch.To.Version == "1.1.0" && ch.To.Digest != compile.ManifestDigest(v110) {
 			t.Errorf("the feed's digest of 1.1.0 %s, the served version's %s", ch.To.Digest, compile.ManifestDigest(v110))
 		}
@@ -306,7 +306,7 @@ func TestAttachPrivate(t *testing.T) {
 	if string(reader.Listed.Bytes()) != string(alone.Listed.Bytes()) {
 		t.Error("the reader's view differs from the catalog without the finance skill")
 	}
-	if reader.History == nil || string(reader.History.Bytes()) != string(alone.History.Bytes()) {
+	if reader.Versions == nil || string(reader.Versions.Bytes()) != string(alone.Versions.Bytes()) {
 		t.Error("the reader's versions differ from the catalog without the finance skill")
 	}
 	feed, _ := reader.Listed.HTTPDoc(catalog.ChangesJSON, catalog.HTTPDigest)
@@ -315,8 +315,8 @@ func TestAttachPrivate(t *testing.T) {
 		t.Error("the reader's feed differs from the catalog without the finance skill")
 	}
 	var versions []string
-	for i := range reader.History.NumSkills() {
-		versions = append(versions, string(reader.History.SkillPath(i)))
+	for i := range reader.Versions.NumSkills() {
+		versions = append(versions, string(reader.Versions.SkillPath(i)))
 	}
 	want := []string{"drafts/z/@2026-11-01.*/z", "drafts/z/@2026-11-04.*/z", "public/x/@1.0.0/x", "public/x/@1.1.0/x", "public/x/@1.2.0/x"}
 	if len(versions) != len(want) {
@@ -329,8 +329,8 @@ func TestAttachPrivate(t *testing.T) {
 	}
 	full := with.Views()[len(with.Views())-1]
 	var all []string
-	for i := range full.History.NumSkills() {
-		all = append(all, string(full.History.SkillPath(i)))
+	for i := range full.Versions.NumSkills() {
+		all = append(all, string(full.Versions.SkillPath(i)))
 	}
 	if !slices.Contains(all, "finance/y/@1.1.0/y") {
 		t.Errorf("the full view's versions: %q", all)
@@ -509,8 +509,8 @@ func TestAttachDeclassify(t *testing.T) {
 			t.Fatalf("no view for %s", scopes)
 		}
 		var out []string
-		for i := range v.History.NumSkills() {
-			out = append(out, string(v.History.SkillPath(i)))
+		for i := range v.Versions.NumSkills() {
+			out = append(out, string(v.Versions.SkillPath(i)))
 		}
 		if i, ok := v.Listed.ResourceByURI("skill://tools/plan/SKILL.md"); ok {
 			out = append(out, "meta "+string(v.Listed.Resource(i, catalog.ResReadMeta)))
@@ -587,7 +587,7 @@ func TestAttachOversizeVersion(t *testing.T) {
 	if !slices.Equal(kept, []string{"1.2.0", "1.0.0"}) {
 		t.Errorf("kept %q", kept)
 	}
-	for _, ch := range c.History.Changes {
+	for _, ch := range c.Versions.Changes {
 		for _, v := range []*compile.ChangeVersion{ch.From, ch.To} {
 			if v != nil && v.Version == "1.1.0" {
 				t.Errorf("the feed names 1.1.0: %+v", ch)

@@ -7,35 +7,35 @@ import (
 
 // Versions (PROTOCOL.md#versions). A catalog that keeps history serves each older kept
 // version of a skill as a skill of its own at its version path (VersionPath), from an
-// index of its own: a public-format index of the older versions alone, in TableHistory
+// index of its own: a public-format index of the older versions alone, in TableVersions
 // (a private catalog's view has one in its own index, with the versions of the skills it
 // shows). A server answers from it only the lookups by
 // URI that the latest skills miss, so listings, counts and cursors are those of the latest
 // skills; a latest skill's row names its versions (SkillVersions, SkillVersionURIs).
 
-// TableHistory has one row (HistoryIndex) when the catalog keeps history.
-const TableHistory uint32 = 16
+// TableVersions has one row (VersionsIndex) when the catalog keeps history.
+const TableVersions uint32 = 16
 
-// Fields of TableHistory.
+// Fields of TableVersions.
 const (
-	HistoryIndex  = iota // the index of the older versions: a public-format pack
-	HistoryFields        // the number of fields
+	VersionsIndex  = iota // the index of the older versions: a public-format pack
+	VersionsFields        // the number of fields
 )
 
-// openHistory opens the index of TableHistory, if p has one.
-func (p *Pack) openHistory() error {
-	t := p.tables[TableHistory]
+// openVersions opens the index of TableVersions, if p has one.
+func (p *Pack) openVersions() error {
+	t := p.tables[TableVersions]
 	if t.rows == 0 {
 		return nil
 	}
-	if t.rows != 1 || t.fields < HistoryFields {
+	if t.rows != 1 || t.fields < VersionsFields {
 		return fmt.Errorf("%w: the history table is short or long", ErrCorrupt)
 	}
-	h, err := openPublic(p.cell(TableHistory, 0, HistoryIndex), "the history")
+	h, err := openPublic(p.cell(TableVersions, 0, VersionsIndex), "the history")
 	if err != nil {
 		return err
 	}
-	p.history = h
+	p.older = h
 	return nil
 }
 
@@ -48,15 +48,15 @@ func openPublic(b []byte, what string) (*Pack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if q.history != nil {
+	if q.older != nil {
 		return nil, fmt.Errorf("%w: %s has a history of its own", ErrCorrupt, what)
 	}
 	return q, nil
 }
 
-// History returns the index of the older versions of p's skills, nil when p keeps no
+// Versions returns the index of the older versions of p's skills, nil when p keeps no
 // history. For a private catalog it is the full view's.
-func (p *Pack) History() *Pack { return p.history }
+func (p *Pack) Versions() *Pack { return p.older }
 
 // SkillVersionURI returns the URI of the SKILL.md of version of skill i, from its
 // SkillVersionURIs, and false when the skill has no such version kept.

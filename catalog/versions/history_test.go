@@ -1,4 +1,4 @@
-package history
+package versions
 
 import (
 	"context"
@@ -120,7 +120,7 @@ func versionOf(b []byte) string {
 }
 
 // summary is a History in a line per skill and change, for comparing with a table.
-func summary(h *History) (skills, changes []string) {
+func summary(h *Versions) (skills, changes []string) {
 	for _, s := range h.Skills {
 		var vs []string
 		for _, v := range s.Versions {

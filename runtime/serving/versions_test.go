@@ -29,7 +29,7 @@ func validate(t *testing.T, dir string, strict bool) (errors int, out string) {
 	}
 	var b strings.Builder
 	f.Report(&b)
-	HistoryLine(&b, f.Catalog, false)
+	VersionsLine(&b, f.Catalog, false)
 	return f.Errors, b.String()
 }
 
@@ -47,7 +47,7 @@ func versionedMD(version, body string) string {
 	return "---\nname: a\ndescription: A.\nversion: " + version + "\n---\n" + body + "\n"
 }
 
-// TestValidateHistory: validate (Load, Report, HistoryLine) says what the history keeps;
+// TestValidateHistory: validate (Load, Report, VersionsLine) says what the history keeps;
 // a forgotten bump is a warning, an error with Strict; a shallow clone says how much it
 // could read and how to get the rest; a folder in no work tree is served without
 // history, with a warning.
