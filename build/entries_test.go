@@ -172,12 +172,16 @@ func TestEntries(t *testing.T) {
 // TestHostPrivateMagic: the host tells a private catalog by the magic the build opens its
 // index with, to refuse to start one without an auth option as serve does.
 func TestHostPrivateMagic(t *testing.T) {
-	m := regexp.MustCompile(`(?m)^const privateMagic = ("[^"]*");$`).FindSubmatch(Host)
+	src, err := hostFiles.ReadFile("host/start.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^const privateMagic = ("[^"]*");$`).FindSubmatch(src)
 	if m == nil {
-		t.Fatal(`host.mjs has no line const privateMagic = "…";`)
+		t.Fatal(`host/start.mjs has no line const privateMagic = "…";`)
 	}
 	if got, err := strconv.Unquote(string(m[1])); err != nil || got != catalog.MagicPrivate {
-		t.Fatalf("host.mjs privateMagic = %s (%v), want %q", m[1], err, catalog.MagicPrivate)
+		t.Fatalf("host/start.mjs privateMagic = %s (%v), want %q", m[1], err, catalog.MagicPrivate)
 	}
 }
 
