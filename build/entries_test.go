@@ -195,3 +195,11 @@ func TestHostStoreDir(t *testing.T) {
 		t.Fatalf("host.mjs storeDir = %q, want %q", m[1], want)
 	}
 }
+
+// TestHostLength: host.mjs, the entries' API, stays at most 600 lines; a role that grows
+// it past them is a module of its own in build/host/.
+func TestHostLength(t *testing.T) {
+	if n := bytes.Count(Host, []byte("\n")); n > 600 {
+		t.Errorf("host.mjs has %d lines, want at most 600: move a role into build/host/", n)
+	}
+}
