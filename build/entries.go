@@ -55,6 +55,7 @@ func HostModules() []Entry {
 		hostModule("failure.mjs", "the host's own failure answers"),
 		hostModule("plugin.mjs", "the host's calls into the plugin's raw exports"),
 		hostModule("limits.mjs", "the host contract's limits"),
+		hostModule("start.mjs", "the host's start: the options an entry gives, a refused start's answer"),
 		hostModule("facts.mjs", "the facts the plugin gives of each answer"),
 		hostModule("telemetry.mjs", "what an entry tells of each answer: log lines, data points, spans"),
 	}

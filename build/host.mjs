@@ -31,8 +31,10 @@
 //   - fetch the signing key sets the plugin names (KeySets, host/keys.mjs), give them to the
 //     instance, and after a 401 that wants one, fetch it and ask the plugin again once.
 //
-// The contract's limits are host/limits.mjs's. The Extism JS SDK instantiates the plugin
-// (WASI and the extism:host/env imports); the options, the index and every request then go
+// The contract's limits are host/limits.mjs's; the options an entry gives and the refusal
+// of a host that cannot start, host/start.mjs's; what an entry makes of each answer it is
+// told of (Observed), host/telemetry.mjs's. The Extism JS SDK instantiates the plugin (WASI
+// and the extism:host/env imports); the options, the index and every request then go
 // through the raw exports (skilledge_configure, skilledge_load, skilledge_http: Raw,
 // host/plugin.mjs), which move their input with one copy instead of go-pdk's host call per
 // 8 bytes (BENCHMARKS.md, RATIONALE.md). One instance, with the index loaded, serves every
@@ -46,10 +48,12 @@ import { limits } from "./host/limits.mjs";
 import { KeysRefused, Raw } from "./host/plugin.mjs";
 import { Replays } from "./host/replay.mjs";
 import { ObjectCache, respond } from "./host/splice.mjs";
+import { OptionsRefused, isPrivate, startFailure, withoutWasiDebug } from "./host/start.mjs";
 
 export { limits } from "./host/limits.mjs";
 export { telemetryFrom } from "./host/telemetry.mjs";
 export { readsWhole } from "./host/frame.mjs";
+export { OptionsRefused, optionsFrom, startFailure } from "./host/start.mjs";
 
 /** @typedef {import("./host/failure.mjs").Answer} Answer */
 /** @typedef {import("./host/failure.mjs").ResponseClass} ResponseClass */
@@ -62,29 +66,7 @@ export { readsWhole } from "./host/frame.mjs";
 /** @typedef {import("./host/splice.mjs").Context} Context */
 /** @typedef {import("./host/splice.mjs").Store} Store */
 /** @typedef {import("./host/facts.mjs").Facts} Facts */
-
-/**
- * Observed is an answer as the host saw it, for an entry's logs, metrics and traces
- * (HostInit.observe): the request's method, path (without the query) and header fields;
- * the answer's status and body length as sent; the request body's length; whether a kept
- * answer was given again (replayed), and the request body itself; the host's own failure ("instance", "store", "body",
- * "start", "auth"; "" when the plugin answered); the plugin's facts (null for none); and
- * when it began and how long it took, in milliseconds (Date.now(): in a Worker, time
- * stands still while the isolate computes).
- * @typedef {object} Observed
- * @property {string} method
- * @property {string} path
- * @property {HeadersLike} headers
- * @property {number} status
- * @property {number} bytes
- * @property {number} bodyBytes
- * @property {Uint8Array} body the request body, valid only while the observer runs
- * @property {boolean} replayed
- * @property {string} failure
- * @property {Facts | null} facts
- * @property {number} start
- * @property {number} duration
- */
+/** @typedef {import("./host/telemetry.mjs").Observed} Observed */
 
 /**
  * Note is what reply gathers of one answer for the observer.
@@ -127,64 +109,6 @@ const empty = new Uint8Array(0);
 // storeDir is where the content store's objects are in `skilledge build`'s assets
 // (catalog.StoreDir).
 export const storeDir = "/sha256/";
-
-// optionsFrom is the plugin's options (edge/wire Options) as an entry module is given
-// them: options, an object or its JSON text (SKILLEDGE_OPTIONS: a wrangler.toml table, or
-// an environment variable), or undefined for none; and auth, the JSON text of an auth
-// option that replaces options.auth when it is given (SKILLEDGE_AUTH, a Worker secret or
-// an environment variable; authName says which in errors). Text that is not a JSON object
-// throws OptionsRefused, which names it and says nothing of its content, as the plugin
-// refuses bad options: never a server without the authorization it was given.
-/**
- * @param {Record<string, any> | string | undefined} options
- * @param {string | undefined} auth
- * @param {string} [authName]
- * @returns {Record<string, any>}
- */
-export function optionsFrom(options, auth, authName = "SKILLEDGE_AUTH") {
-	/** @type {(text: string, name: string, what: string, isAuth: boolean) => Record<string, any>} */
-	const object = (text, name, what, isAuth) => {
-		let v = null;
-		try {
-			v = JSON.parse(text);
-		} catch {}
-		if (v === null || typeof v !== "object" || Array.isArray(v)) throw new OptionsRefused(`the ${name} is not a JSON object (${what})`, isAuth);
-		return v;
-	};
-	let o = options ?? {};
-	if (typeof o === "string") o = object(o, "SKILLEDGE_OPTIONS", "the plugin's options", false);
-	if (auth === undefined) return o;
-	return { ...o, auth: object(auth, authName, "the auth option", true) };
-}
-
-// OptionsRefused is why the options cannot be used: text that is not a JSON object
-// (optionsFrom), or options the plugin refuses (Host). auth says that the auth option is
-// what was refused: then a request is answered with the failure "auth", which says nothing
-// of it, because the reason (the message) may quote its values, a secret even when they
-// are wrong; the reason goes to the log, or to the terminal of an entry that is a process.
-// Any other refusal is answered with the failure "start" and the reason (startFailure).
-export class OptionsRefused extends Error {
-	/**
-	 * @param {string} message
-	 * @param {boolean} auth
-	 */
-	constructor(message, auth) {
-		super(message);
-		this.auth = auth;
-	}
-}
-
-// startFailure is the answer, made with R, of a host that could not start for err: the
-// failure "auth" for a refused auth option (OptionsRefused.auth), which says nothing of it,
-// else "start" with err's message.
-/**
- * @param {Error} err
- * @param {ResponseClass} [R]
- * @returns {Answer}
- */
-export function startFailure(err, R = Response) {
-	return err instanceof OptionsRefused && err.auth ? failureResponse("auth", undefined, R) : failureResponse("start", err.message, R);
-}
 
 // Host serves requests with one plugin instance, made on the first request.
 //
@@ -630,50 +554,6 @@ export class Host {
  */
 function failed(err, start) {
 	return { start, facts: null, replayed: false, bytes: 0, failure: err instanceof OptionsRefused && err.auth ? "auth" : "start" };
-}
-
-// withoutWasiDebug runs make, which makes a plugin instance with the Extism SDK, with
-// console.log filtered of the debug lines of the SDK's WASI shim. The shim
-// (@bjorn3/browser_wasi_shim, in the SDK's browser build) turns its debug log on when made
-// without a debug option, which the SDK does not give, and binds console.log, as it is
-// then, to print them: "wasi: 0 0", twice, as the plugin starts. So console.log is, while
-// make runs, a function that drops exactly the shim's debug calls (console.log("%c%s",
-// "color: #265BA0", "wasi:", …)) and passes every other on; the shim keeps that function
-// for the instance's life, and console.log is what it was again once make is done.
-/**
- * @template T
- * @param {() => Promise<T>} make
- * @returns {Promise<T>}
- */
-async function withoutWasiDebug(make) {
-	const log = console.log;
-	/** @param {...any} args */
-	console.log = function (...args) {
-		if (args[0] === "%c%s" && args[1] === "color: #265BA0" && args[2] === "wasi:") return;
-		return log.apply(this, args);
-	};
-	try {
-		return await make();
-	} finally {
-		console.log = log;
-	}
-}
-
-// privateMagic opens the index of a private catalog, one whose skills folder has an
-// access policy (catalog.MagicPrivate). The plugin answers such a catalog over HTTP only
-// with an auth option, and without one answers every request 503.
-const privateMagic = "SKLPACK\x82";
-
-// isPrivate reports whether pack, the bytes of catalog.pack, is a private catalog's index.
-/**
- * @param {ArrayBuffer | Uint8Array} pack
- * @returns {boolean}
- */
-function isPrivate(pack) {
-	const b = pack instanceof Uint8Array ? pack : new Uint8Array(pack);
-	if (b.length < privateMagic.length) return false;
-	for (let i = 0; i < privateMagic.length; i++) if (b[i] !== privateMagic.charCodeAt(i)) return false;
-	return true;
 }
 
 // startHost makes the Host of init() (a function, so that what it throws, bad options

@@ -1,3 +1,5 @@
+// @ts-check
+
 // The Node entry module (Node ≥ 22): plugin.wasm behind the platform-neutral host
 // (host.mjs) on node:http, with the content store read from the assets folder beside it.
 //
@@ -56,6 +58,12 @@ import { open, readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { optionsFrom, readsWhole, startHost, storeDir, telemetryFrom } from "./host.mjs";
 
+/** @typedef {import("node:http").IncomingMessage} IncomingMessage */
+/** @typedef {import("node:http").ServerResponse} ServerResponse */
+/** @typedef {import("./host.mjs").Store} Store */
+/** @typedef {Uint8Array | string | ReadableStream<Uint8Array> | null} Body */
+
+/** @type {(name: string) => URL} */
 const here = (name) => new URL(name, import.meta.url);
 const { default: createPlugin } = await import(new URL("../browser/mod.js", import.meta.resolve("@extism/extism")).href);
 const [module, pack] = await Promise.all([readFile(here("plugin.wasm")).then((b) => WebAssembly.compile(b)), readFile(here("catalog.pack"))]);
@@ -63,6 +71,10 @@ const [module, pack] = await Promise.all([readFile(here("plugin.wasm")).then((b)
 // Answer is an answer of the host (its Response option): the body, the status and the
 // header fields as [name, value] pairs.
 class Answer {
+	/**
+	 * @param {Body} body
+	 * @param {{ status: number, headers: [string, string][] }} init
+	 */
 	constructor(body, { status, headers }) {
 		this.body = body ?? null;
 		this.status = status;
@@ -89,10 +101,12 @@ const host = await startHost(
 
 // lengths holds the length of each stream the store gives (a file's, or one it makes for
 // a spliced answer), sent as the Content-Length, as the Workers runtime does.
+/** @type {WeakMap<object, number>} */
 const lengths = new WeakMap();
 
 // store reads the content store's objects from OUT/assets/sha256/, each streamed from
 // its file with its length (a missing one is a 404).
+/** @type {Store} */
 const store = {
 	async object(name) {
 		let file;
@@ -124,6 +138,10 @@ const store = {
 // without a length, or longer than the plugin takes: read as a stream, only as far as the
 // host needs.
 class NodeRequest {
+	/**
+	 * @param {IncomingMessage} req
+	 * @param {NodeHeaders} headers
+	 */
 	constructor(req, headers) {
 		this.req = req;
 		this.method = req.method;
@@ -141,6 +159,7 @@ class NodeRequest {
 
 // targetOf is req's target as it came: node:http, like a plain server, resolves nothing
 // in it.
+/** @param {IncomingMessage} req */
 function targetOf(req) {
 	return req.url.startsWith("/") ? req.url : "/" + req.url;
 }
@@ -148,7 +167,13 @@ function targetOf(req) {
 // readBody reads req's body whole and calls done with it as a plain Uint8Array over the
 // Buffer's bytes (the host copies what it keeps with slice, which on a Buffer would give a
 // view), or calls failed.
+/**
+ * @param {IncomingMessage} req
+ * @param {(body: Uint8Array) => void} done
+ * @param {(err: Error) => void} failed
+ */
 function readBody(req, done, failed) {
+	/** @type {Buffer[]} */
 	const parts = [];
 	req.on("data", (part) => parts.push(part));
 	req.on("end", () => {
@@ -164,12 +189,18 @@ function readBody(req, done, failed) {
 // one does, it keeps only the first of some (Authorization, Host, …), and the fields are
 // read from req.headersDistinct instead.
 class NodeHeaders {
+	/** @param {IncomingMessage} req */
 	constructor(req) {
 		this.req = req;
+		/** @type {Record<string, string | string[] | undefined> | null} */
 		this.fields = null; // req.headers, or req.headersDistinct when a field repeats
 		this.distinct = false;
 	}
 
+	/**
+	 * @param {string} name
+	 * @returns {string | null}
+	 */
 	get(name) {
 		if (this.fields === null) {
 			const h = this.req.headers;
@@ -179,12 +210,17 @@ class NodeHeaders {
 		const v = this.fields[name] ?? this.fields[name.toLowerCase()];
 		if (v === undefined) return null;
 		if (!this.distinct && !Array.isArray(v)) return v;
-		return v.length === 1 ? v[0] : v.join(", ");
+		return v.length === 1 ? v[0] : /** @type {string[]} */ (v).join(", "); // distinct: every value is an array
 	}
 }
 
 // fieldsOf is a's header fields, and then Content-Length: length when it is known, as
 // node:http takes them (name, value, …).
+/**
+ * @param {Answer} a
+ * @param {number | undefined} length
+ * @returns {string[]}
+ */
 function fieldsOf(a, length) {
 	const h = a.headers;
 	const f = new Array(2 * h.length + (length === undefined ? 0 : 2));
@@ -201,17 +237,27 @@ function fieldsOf(a, length) {
 
 // send writes answer a to res: a body in memory at once, with its length; a stream as it
 // comes, with its length when the store said it (then it returns a promise).
+/**
+ * @param {Answer} a
+ * @param {ServerResponse} res
+ * @returns {Promise<void> | undefined}
+ */
 function send(a, res) {
 	const body = typeof a.body === "string" ? Buffer.from(a.body) : a.body;
 	if (body === null || body instanceof Uint8Array) {
-		res.writeHead(a.status, fieldsOf(a, body?.length));
-		res.end(body);
+		const bytes = /** @type {Uint8Array | null} */ (body); // the check is not strict: body === null narrows nothing
+		res.writeHead(a.status, fieldsOf(a, bytes?.length));
+		res.end(bytes);
 		return;
 	}
 	res.writeHead(a.status, fieldsOf(a, lengths.get(body)));
 	return sendStream(body, res);
 }
 
+/**
+ * @param {ReadableStream<Uint8Array>} body
+ * @param {ServerResponse} res
+ */
 async function sendStream(body, res) {
 	for await (const chunk of body) {
 		if (!res.write(chunk)) await new Promise((resolve) => res.once("drain", resolve));
@@ -222,6 +268,10 @@ async function sendStream(body, res) {
 // answerOf sends res the answer f gives: what it throws is a 500, as for an answer that
 // fails, never an exception that would stop the process (serve runs in node:http's
 // events, with no promise to catch it).
+/**
+ * @param {() => Answer | Promise<Answer>} f
+ * @param {ServerResponse} res
+ */
 function answerOf(f, res) {
 	let a;
 	try {
@@ -233,6 +283,10 @@ function answerOf(f, res) {
 }
 
 // answer sends res the host's answer a (or a promise of it).
+/**
+ * @param {Answer | Promise<Answer>} a
+ * @param {ServerResponse} res
+ */
 function answer(a, res) {
 	if (a instanceof Promise) {
 		a.then((x) => send(x, res)).catch((err) => failed(err, res));
@@ -245,6 +299,10 @@ function answer(a, res) {
 	}
 }
 
+/**
+ * @param {unknown} err
+ * @param {ServerResponse} res
+ */
 function failed(err, res) {
 	console.error("skilledge:", err);
 	if (res.headersSent) res.destroy(err);
@@ -255,6 +313,10 @@ function failed(err, res) {
 // when the answer needs none: a body of known length the plugin takes is read from the
 // request's events and handed to the host whole (Host.respondTo); any other body is read
 // by the host as a stream (Host.fetch), as far as it needs.
+/**
+ * @param {IncomingMessage} req
+ * @param {ServerResponse} res
+ */
 function serve(req, res) {
 	const headers = new NodeHeaders(req);
 	let length, chunked;
@@ -303,7 +365,8 @@ server.on("clientError", (err, socket) => {
 	const status = err.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
 	socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 	socket.on("data", () => {}).resume();
-	setTimeout(() => socket.destroy(), 1000).unref();
+	// (Node's setTimeout gives a Timeout; the DOM's types the check uses, a number.)
+	/** @type {any} */ (setTimeout(() => socket.destroy(), 1000)).unref();
 });
 server.listen(Number(process.env.PORT ?? 8787), process.env.HOST, () => {
 	const { address, port } = server.address();

@@ -43,7 +43,11 @@ type workflowJob struct {
 	RunsOn      string `yaml:"runs-on"`
 	Permissions map[string]string
 	Env         map[string]string
-	Steps       []workflowStep
+	Strategy    struct {
+		FailFast *bool `yaml:"fail-fast"`
+		Matrix   map[string][]string
+	}
+	Steps []workflowStep
 }
 
 type workflowStep struct {
@@ -249,10 +253,13 @@ func fakeCurl(t *testing.T, files map[string]string) (dir, log string) {
 }
 
 // TestCIWorkflow checks that CI (.github/workflows/ci.yml) runs the README's test command
-// on every push and pull request: its last step runs .ci/run, which TestREADME holds to
-// exec the test command, after the checkout and the Go go.mod names.
+// on every push and pull request, in its tiers: a job for each tier ./build/test runs when
+// given none (its line tiers=(…)), none cancelled when another fails, whose last step runs
+// ./build/test with the tier, after the checkout and the Go go.mod names. (.ci/run, which
+// TestREADME holds to exec the test command, runs them in one go.)
 func TestCIWorkflow(t *testing.T) {
-	wf := readWorkflow(t, filepath.Join(repoRoot(t), ".github", "workflows", "ci.yml"),
+	root := repoRoot(t)
+	wf := readWorkflow(t, filepath.Join(root, ".github", "workflows", "ci.yml"),
 		map[string][]string{"test": {"actions/checkout", "actions/setup-go", "Test"}})
 	if fmt.Sprint(wf.On) != "map[pull_request:<nil> push:<nil>]" {
 		t.Errorf("on: %v, want every push and pull request", wf.On)
@@ -261,8 +268,22 @@ func TestCIWorkflow(t *testing.T) {
 	if job.Steps[1].With["go-version-file"] != "go.mod" {
 		t.Errorf("setup-go with %v, want go-version-file: go.mod", job.Steps[1].With)
 	}
-	if run := strings.TrimSpace(job.Steps[2].Run); run != ".ci/run" {
-		t.Errorf("Test runs %q, want .ci/run", run)
+	if run := strings.TrimSpace(job.Steps[2].Run); run != "./build/test ${{ matrix.tier }}" {
+		t.Errorf("Test runs %q, want ./build/test ${{ matrix.tier }}", run)
+	}
+	script, err := os.ReadFile(filepath.Join(root, "build", "test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^tiers=\(([a-z0-9 ]+)\)$`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal("build/test has no line tiers=(…)")
+	}
+	if want, got := strings.Fields(string(m[1])), job.Strategy.Matrix["tier"]; !slices.Equal(got, want) || len(job.Strategy.Matrix) != 1 {
+		t.Errorf("the job's matrix is %v, want tier: %q, the tiers ./build/test runs", job.Strategy.Matrix, want)
+	}
+	if f := job.Strategy.FailFast; f == nil || *f {
+		t.Errorf("the job's fail-fast is not false: a failing tier would cancel the others")
 	}
 }
 

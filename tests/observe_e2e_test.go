@@ -176,10 +176,7 @@ func freeAddr(t *testing.T) string {
 // requests goes to serve, and its query API then gives, per skill, the requests and
 // activations sent, and the histogram's count of MCP requests.
 func TestPrometheusScrapesServe(t *testing.T) {
-	prom, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Fatal("prometheus is missing: build/test installs Debian's package (apt-get install prometheus)")
-	}
+	prom := needPrometheus(t)
 	mcp, metrics, _ := observedServe(t, nil, "--metrics", "127.0.0.1:0")
 	target := strings.TrimSuffix(strings.TrimPrefix(metrics, "http://"), "/metrics")
 	dir := t.TempDir()
@@ -288,10 +285,7 @@ var otelcolBinary = sync.OnceValues(func() (string, error) {
 // JSON a batch.
 func startCollector(t *testing.T) (endpoint, file string) {
 	t.Helper()
-	bin, err := otelcolBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := needCollector(t)
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	file = filepath.Join(dir, "otlp.jsonl")

@@ -177,7 +177,7 @@ func privateDeployment(t *testing.T) *deployment {
 		privateSetup.dir, privateSetup.err = dir, err
 	})
 	if privateSetup.err != nil {
-		t.Fatal(privateSetup.err)
+		failOrSkip(t, privateSetup.err)
 	}
 	return privateSetup.d
 }

@@ -153,7 +153,7 @@ func TestRelease(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin, "serve", "out", "--addr", "127.0.0.1:0")
 	cmd.Dir, cmd.Env = dir, env
 	url := serveURL(t, cmd, cancel)
-	suite := filepath.Join(root, "build", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	suite := conformanceSuite(t)
 	baseline := filepath.Join(root, "tests", "conformance", "expected-failures.yml")
 	for _, r := range conformanceRuns {
 		if strings.HasPrefix(r.scenario, "sep-2640-skills") {

@@ -110,8 +110,14 @@ func deployFolderWith(skills, buildFlags string) (*deployment, error) {
 // runBlock runs a README code block with sh in a scratch checkout: every top-level entry
 // of the repository linked in (so dist/ is the scratch one, never the developer's), and
 // skills/ linked to the skills folder given. It returns the checkout and what the block
-// printed, stdout and stderr.
+// printed, stdout and stderr; or, before running anything, a missingPart when the
+// pinned tooling the blocks run (node, under npm, and wrangler) is not installed.
 func runBlock(block, skills string) (dir, output string, err error) {
+	for _, name := range []string{"node", "wrangler"} {
+		if err := toolingCommand(name); err != nil {
+			return "", "", err
+		}
+	}
 	root := repoRoot(nil)
 	if dir, err = scratchDir("skilledge-deploy-"); err != nil {
 		return "", "", err
@@ -152,7 +158,7 @@ func runBlock(block, skills string) (dir, output string, err error) {
 func deployed(t testing.TB) *deployment {
 	d, err := exampleDeployment()
 	if err != nil {
-		t.Fatal(err)
+		failOrSkip(t, err)
 	}
 	return d
 }
@@ -162,18 +168,9 @@ func deployed(t testing.TB) *deployment {
 func deployedFull(t testing.TB) *deployment {
 	d, err := exampleDeploymentFull()
 	if err != nil {
-		t.Fatal(err)
+		failOrSkip(t, err)
 	}
 	return d
-}
-
-// workerdBin is the pinned workerd binary.
-func workerdBin(t testing.TB) string {
-	p := filepath.Join(repoRoot(t), "build", "node_modules", "@cloudflare", "workerd-linux-64", "bin", "workerd")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("workerd missing (%v): run `npm ci --prefix build` (the README's test command does)", err)
-	}
-	return p
 }
 
 // wranglerSettings is what the root wrangler.toml deploys the Worker with.
@@ -454,7 +451,7 @@ func caseDeploymentWith(t *testing.T, skills *caseSkills, buildFlags string) *de
 	}))
 	d, err := f.(func() (*deployment, error))()
 	if err != nil {
-		t.Fatal(err)
+		failOrSkip(t, err)
 	}
 	return d
 }
@@ -654,7 +651,7 @@ func TestWorkerStoreObjects(t *testing.T) {
 	}
 	d, err := deployFolder(skills)
 	if err != nil {
-		t.Fatal(err)
+		failOrSkip(t, err)
 	}
 	url := workerdFor(t, d, deployedOptions(t))[0] + "/mcp"
 	read := func(name string) (int, []byte) {

@@ -24,7 +24,31 @@
 // this week" and "unused for a month" need. Both are Cloudflare's, bound in wrangler.toml,
 // with no secret to keep.
 
-/** @typedef {import("../host.mjs").Observed} Observed */
+/** @typedef {import("./frame.mjs").HeadersLike} HeadersLike */
+/** @typedef {import("./facts.mjs").Facts} Facts */
+
+/**
+ * Observed is an answer as the host saw it, for an entry's logs, metrics and traces
+ * (host.mjs's HostInit.observe): the request's method, path (without the query) and
+ * header fields; the answer's status and body length as sent; the request body's length;
+ * whether a kept answer was given again (replayed), and the request body itself; the
+ * host's own failure ("instance", "store", "body", "start", "auth"; "" when the plugin
+ * answered); the plugin's facts (null for none); and when it began and how long it took,
+ * in milliseconds (Date.now(): in a Worker, time stands still while the isolate computes).
+ * @typedef {object} Observed
+ * @property {string} method
+ * @property {string} path
+ * @property {HeadersLike} headers
+ * @property {number} status
+ * @property {number} bytes
+ * @property {number} bodyBytes
+ * @property {Uint8Array} body the request body, valid only while the observer runs
+ * @property {boolean} replayed
+ * @property {string} failure
+ * @property {Facts | null} facts
+ * @property {number} start
+ * @property {number} duration
+ */
 
 /**
  * AnalyticsEngine is a Workers Analytics Engine dataset binding.
