@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/archive"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
@@ -53,11 +53,11 @@ func pathProblem(p string) string {
 }
 
 // foldCollision returns two of paths that name one file on a case-insensitive or
-// normalizing file system (Windows, macOS: compile.FileKey), or "", "".
+// normalizing file system (Windows, macOS: archive.FileKey), or "", "".
 func foldCollision(paths []string) (string, string) {
 	seen := make(map[string]string, len(paths))
 	for _, p := range paths {
-		k := compile.FileKey(p)
+		k := archive.FileKey(p)
 		if q, ok := seen[k]; ok {
 			return q, p
 		}
