@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/runtime/internal/pull"
+	"github.com/skilledge/skilledge/runtime/internal/pull/loaddir"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
@@ -108,7 +109,7 @@ func (f readFlags) pullOptions(target string) (pull.Options, error) {
 	if err != nil {
 		return pull.Options{}, err
 	}
-	return pull.Options{Verify: verify.Options{TrustRoot: *f.root, AllowHTTPLoopback: *f.loopback, Tokens: creds}, Era: era, Index: index}, nil
+	return pull.Options{Verify: verify.Options{TrustRoot: *f.root, AllowHTTPLoopback: *f.loopback, Tokens: creds}, Era: era, Index: index, LoadFolder: loaddir.Load}, nil
 }
 
 func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -62,6 +62,9 @@ type Options struct {
 	// together (0: DefaultMaxTotal). A pull over it fails with ErrTooLarge, having
 	// swapped nothing into place.
 	MaxTotal int64
+	// LoadFolder reads a source that is a skills folder or a git repository as
+	// `skilledge build` does (FolderLoader); without it such a source is an error.
+	LoadFolder FolderLoader
 	// commit is, for a frozen pull of a git repository, the commit the lock records:
 	// the repository is read at it, not at its head.
 	commit string
