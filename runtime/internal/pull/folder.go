@@ -11,6 +11,29 @@ import (
 	"github.com/skilledge/skilledge/catalog/archive"
 )
 
+// folderState is the skills folder as a plan sees it: for each locked skill, where its
+// folder differs from what the lock says (localChanges), read once per plan.
+type folderState struct {
+	dir     string
+	changed map[string][]string // by skill name
+}
+
+func newFolderState(dir string) *folderState {
+	return &folderState{dir: dir, changed: map[string][]string{}}
+}
+
+// changes is localChanges of the locked skill l, read the first time it is asked for.
+// Why read once? Because deciding what to download, then what to write, then what to
+// refuse each asks, and a skill's files are read and hashed whole.
+func (f *folderState) changes(l *LockedSkill) []string {
+	ch, ok := f.changed[l.Name]
+	if !ok {
+		ch = localChanges(f.dir, l)
+		f.changed[l.Name] = ch
+	}
+	return ch
+}
+
 // localChanges returns the paths, relative to the skill's folder and "/"-separated, at
 // which DIR/NAME differs from what the lock says: a file missing, changed, or added, or
 // anything that is not a regular file or folder. A missing skill folder is one change,

@@ -175,22 +175,12 @@ func fetchUnlisted(ctx context.Context, source string, opt Options, names []stri
 	return out, nil
 }
 
-// lockETags gives, for a skill of lock read from source through a v0.1.0 index, the
-// ETags of its files as locked, when every file has one and the folder in dir holds
-// exactly what the lock says; else nil (the files are downloaded).
-func lockETags(lock *Lock, source, dir string) func(name string) map[string]string {
-	return func(name string) map[string]string {
-		l := lock.find(name)
-		if l == nil || l.Source != source || !l.Unverified || l.Pinned || len(localChanges(dir, l)) > 0 {
-			return nil
-		}
-		m := make(map[string]string, len(l.Files))
-		for _, f := range l.Files {
-			if f.ETag == "" {
-				return nil
-			}
-			m[f.Path] = f.ETag
-		}
-		return m
+// reportError renders the problems of a report that did not verify.
+func reportError(source string, rep *verify.Report) error {
+	var lines []string
+	lines = append(lines, rep.Problems...)
+	for _, s := range rep.Skills {
+		lines = append(lines, s.Problems...)
 	}
+	return fmt.Errorf("%s did not verify; nothing was written:\n  %s", source, strings.Join(lines, "\n  "))
 }
