@@ -320,6 +320,35 @@ func (l *Lock) unremove(source string, names []string) bool {
 	return len(sel.Removed) != n
 }
 
+// sources returns the sources of the locked skills, each once, in the lock's order.
+func (l *Lock) sources() []string {
+	var out []string
+	for _, s := range l.Skills {
+		if !slices.Contains(out, s.Source) {
+			out = append(out, s.Source)
+		}
+	}
+	return out
+}
+
+// Sources returns the sources a pull into dir reads: source, when given; else those the
+// lock of dir names, each once, in order (pull --frozen DIR pulls from each), and an error
+// when it names none.
+func Sources(source, dir string) ([]string, error) {
+	if source != "" {
+		return []string{source}, nil
+	}
+	lock, err := ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := lock.sources()
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no %s naming a source: give the URL (pull URL %s)", dir, LockName, dir)
+	}
+	return out, nil
+}
+
 // find returns the locked skill called name, or nil.
 func (l *Lock) find(name string) *LockedSkill {
 	for i := range l.Skills {

@@ -3,8 +3,8 @@ package pull
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
-	"slices"
 	"sort"
 	"strings"
 
@@ -46,12 +46,7 @@ func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, er
 	if err != nil {
 		return nil, err
 	}
-	var sources []string
-	for _, s := range lock.Skills {
-		if !slices.Contains(sources, s.Source) {
-			sources = append(sources, s.Source)
-		}
-	}
+	sources := lock.sources()
 	sort.Strings(sources)
 	folder := newFolderState(dir)
 	var out []Outdated
@@ -135,6 +130,17 @@ func (o Outdated) String() string {
 		from, to = from+" current", to+" wanted, latest"
 	}
 	return verify.Escape(fmt.Sprintf("%s  %s -> %s  (%s)", o.Name, from, to, o.Source), `\`)
+}
+
+// WriteOutdated prints the rows of CheckOutdated of dir, a line each, or that every skill
+// in dir is up to date.
+func WriteOutdated(w io.Writer, dir string, rows []Outdated) {
+	for _, o := range rows {
+		fmt.Fprintln(w, o)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(w, "every skill in %s is up to date\n", dir)
+	}
 }
 
 // SourceError is the failure to read one source of a lock.

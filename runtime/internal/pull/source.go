@@ -88,6 +88,29 @@ const (
 	IndexV01 = "v0.1"
 )
 
+// ParseEra maps a protocol era as --era names it (modern, legacy, or the revision) to the
+// revision Options.Era takes.
+func ParseEra(s string) (string, error) {
+	switch s {
+	case "":
+		return "", nil
+	case "modern", verify.EraModern:
+		return verify.EraModern, nil
+	case "legacy", verify.EraLegacy:
+		return verify.EraLegacy, nil
+	}
+	return "", fmt.Errorf("--era %q is neither modern nor legacy", s)
+}
+
+// ParseIndex checks an index version as --index names it, for Options.Index.
+func ParseIndex(s string) (string, error) {
+	switch s {
+	case "", IndexV02, IndexV01:
+		return s, nil
+	}
+	return "", fmt.Errorf("--index %q is neither v0.2 nor v0.1", s)
+}
+
 // isMCPEndpoint reports whether source names an MCP endpoint: its path ends in "/mcp".
 func isMCPEndpoint(source string) bool {
 	u, err := url.Parse(source)
