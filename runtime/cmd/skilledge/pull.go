@@ -234,6 +234,11 @@ func pullArgs(pos []string, frozen bool) (source, dir string, err error) {
 // pullInto pulls source into dir (with opt.DryRun, plans the pull) and, unless asJSON,
 // prints what it did (the plan). It returns what --json prints, and whether a skill was
 // refused (left as it was); or nil and the exit status of the failure, said on stderr.
+//
+// Why does a dry run whose plan refuses a skill exit 1, and one the pull would fail on
+// (a folder skills.lock does not name) print its plan and exit 1 too? Because a dry run
+// answers what the pull would do: a script reads the status the pull would give, and a
+// person the plan that explains it. Rejected: 0 for any plan made, which says nothing.
 func pullInto(ctx context.Context, source, dir string, opt pull.Options, deadline func(error) error, stdout, stderr io.Writer, asJSON bool) (any, bool, int) {
 	p, err := pull.MakePlan(ctx, source, dir, opt)
 	if err != nil {
