@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 )
 
 // Apply does what the checked plan says, and nothing else: each skill installed or
@@ -139,18 +136,4 @@ func (p *Plan) result() *Result {
 		}
 	}
 	return res
-}
-
-// sort gives every list of r, sorted, and [] for none.
-func (r *Result) sort() {
-	if r.Edited == nil {
-		r.Edited = []Edited{}
-	}
-	slices.SortFunc(r.Edited, func(a, b Edited) int { return strings.Compare(a.Name, b.Name) })
-	for _, l := range []*[]string{&r.Installed, &r.Updated, &r.Unchanged, &r.Removed, &r.Elsewhere, &r.Unverified, &r.Compared, &r.New} {
-		if *l == nil {
-			*l = []string{}
-		}
-		sort.Strings(*l)
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/skilledge/skilledge/catalog/archive"
@@ -74,12 +75,24 @@ func localChanges(dir string, l *LockedSkill) []string {
 		return nil
 	})
 	for p := range want {
-		if !seen[p] && !contains(changed, p) {
+		if !seen[p] && !slices.Contains(changed, p) {
 			changed = append(changed, p)
 		}
 	}
 	sort.Strings(changed)
 	return changed
+}
+
+// missing reports whether changes say the skill's folder is gone.
+func missing(changes []string) bool { return len(changes) == 1 && changes[0] == "." }
+
+// inFolder is files of the skill name, relative to its folder, as paths under dir.
+func inFolder(dir, name string, files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = filepath.Join(dir, name, filepath.FromSlash(f))
+	}
+	return out
 }
 
 // writeTemp writes files into a new temporary folder in DIR (".skilledge-pull-NAME-…")

@@ -224,16 +224,3 @@ func gitCommand(ctx context.Context, dir string, out io.Writer, args ...string) 
 		"GIT_ALLOW_PROTOCOL=https:http:ssh:git:file", "GIT_CONFIG_NOSYSTEM=1", "GIT_LFS_SKIP_SMUDGE=1")
 	return cmd
 }
-
-// isCommitID reports whether s is a full git object id (SHA-1 or SHA-256, lowercase hex).
-func isCommitID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
-			return false
-		}
-	}
-	return true
-}

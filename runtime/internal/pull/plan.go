@@ -2,6 +2,8 @@ package pull
 
 import (
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
@@ -104,7 +106,7 @@ func (s *scope) plan(r *reading) []Action {
 		}
 		acts = append(acts, s.decideServed(f, r))
 	}
-	for _, name := range sortedKeys(s.pins) {
+	for _, name := range slices.Sorted(maps.Keys(s.pins)) {
 		acts = append(acts, s.decidePin(name, r))
 	}
 	for i := range s.lock.Skills {
@@ -143,7 +145,7 @@ func (s *scope) decideNotDownloaded(a *Action) {
 		a.Do, a.Why = DoKeep, WhyUnchanged
 	case old == nil && !s.inScope(f.Name, f.Path):
 		a.Do, a.Why = DoSkip, WhyNotSelected
-		if contains(s.removed, f.Name) {
+		if slices.Contains(s.removed, f.Name) {
 			a.Why = WhyRemoved
 		} else if s.sel != nil {
 			a.Why = WhyNew

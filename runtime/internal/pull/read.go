@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/skilledge/skilledge/runtime/internal/verify"
@@ -111,7 +113,7 @@ func (r *reading) lookUpUnlisted(ctx context.Context, s *scope, opt Options) err
 		}
 	}
 	for _, l := range s.lock.Skills {
-		if _, ok := r.served[l.Name]; !ok && l.Source == s.source && !contains(unlisted, l.Name) && s.inScope(l.Name, l.Path) {
+		if _, ok := r.served[l.Name]; !ok && l.Source == s.source && !slices.Contains(unlisted, l.Name) && s.inScope(l.Name, l.Path) {
 			unlisted = append(unlisted, l.Name)
 		}
 	}
@@ -141,7 +143,7 @@ func (r *reading) checkNamed(s *scope) error {
 		return fmt.Errorf("%s serves no skill %q", s.source, n)
 	}
 	for _, f := range r.got {
-		if old := s.lock.find(f.Name); old != nil && old.Source != s.source && contains(s.names, f.Name) {
+		if old := s.lock.find(f.Name); old != nil && old.Source != s.source && slices.Contains(s.names, f.Name) {
 			return installedElsewhere(s.source, f.Name, old)
 		}
 	}
@@ -199,7 +201,7 @@ func stageLockedVersion(ctx context.Context, source string, opt Options, stage *
 // it is what is installed already (scope.pinKept). A frozen pull pins only what the
 // lock pins.
 func (r *reading) readPins(ctx context.Context, s *scope, opt Options, stage *stager) error {
-	for _, name := range sortedKeys(s.pins) {
+	for _, name := range slices.Sorted(maps.Keys(s.pins)) {
 		ver, old := s.pins[name], s.lock.find(name)
 		if old != nil && old.Source != s.source {
 			return installedElsewhere(s.source, name, old)

@@ -2,7 +2,7 @@ package pull
 
 import (
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/skilledge/skilledge/runtime/internal/verify"
@@ -101,13 +101,13 @@ func (s *scope) inSelection(name, path string) bool {
 	if s.check {
 		return s.locked(name) != nil
 	}
-	if contains(s.removed, name) && !contains(s.names, name) {
+	if slices.Contains(s.removed, name) && !slices.Contains(s.names, name) {
 		return false
 	}
 	if s.sel != nil {
-		return contains(s.sel.Skills, name) || len(s.sel.Paths) > 0 && underPaths(path, s.sel.Paths)
+		return slices.Contains(s.sel.Skills, name) || len(s.sel.Paths) > 0 && underPaths(path, s.sel.Paths)
 	}
-	return (len(s.names) == 0 || contains(s.names, name)) && underPaths(path, s.paths)
+	return (len(s.names) == 0 || slices.Contains(s.names, name)) && underPaths(path, s.paths)
 }
 
 // pinnedHere says whether the skill called name stays at a pinned version: pinned by
@@ -117,7 +117,7 @@ func (s *scope) pinnedHere(name string) bool {
 		return true
 	}
 	l := s.locked(name)
-	return l != nil && l.Pinned && !contains(s.names, name)
+	return l != nil && l.Pinned && !slices.Contains(s.names, name)
 }
 
 // inScope says whether the skill called name at path is one this plan may change:
@@ -214,9 +214,6 @@ func (s *scope) etags(name string) map[string]string {
 	return m
 }
 
-// missing reports whether changes say the skill's folder is gone.
-func missing(changes []string) bool { return len(changes) == 1 && changes[0] == "." }
-
 // parseSelection splits --skill values, NAME or NAME@VERSION, into the names and the
 // pinned versions by name.
 func parseSelection(skills []string) ([]string, map[string]string, error) {
@@ -230,7 +227,7 @@ func parseSelection(skills []string) ([]string, map[string]string, error) {
 		if pinned && (ver == "" || strings.ContainsAny(ver, "/\\@") || strings.ContainsFunc(ver, func(r rune) bool { return r <= ' ' || r == 0x7f })) {
 			return nil, nil, usageErrorf("--skill %q: %q is not a version name", s, ver)
 		}
-		if contains(names, name) {
+		if slices.Contains(names, name) {
 			return nil, nil, usageErrorf("--skill %s is given twice", name)
 		}
 		names = append(names, name)
@@ -239,22 +236,4 @@ func parseSelection(skills []string) ([]string, map[string]string, error) {
 		}
 	}
 	return names, pins, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

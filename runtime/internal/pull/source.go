@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/skilledge/skilledge/runtime/internal/verify"
@@ -82,35 +83,6 @@ const (
 	ViaMCP          = "mcp"             // skills/list and resources/read, digests checked
 )
 
-// The values of Options.Index.
-const (
-	IndexV02 = "v0.2"
-	IndexV01 = "v0.1"
-)
-
-// ParseEra maps a protocol era as --era names it (modern, legacy, or the revision) to the
-// revision Options.Era takes.
-func ParseEra(s string) (string, error) {
-	switch s {
-	case "":
-		return "", nil
-	case "modern", verify.EraModern:
-		return verify.EraModern, nil
-	case "legacy", verify.EraLegacy:
-		return verify.EraLegacy, nil
-	}
-	return "", fmt.Errorf("--era %q is neither modern nor legacy", s)
-}
-
-// ParseIndex checks an index version as --index names it, for Options.Index.
-func ParseIndex(s string) (string, error) {
-	switch s {
-	case "", IndexV02, IndexV01:
-		return s, nil
-	}
-	return "", fmt.Errorf("--index %q is neither v0.2 nor v0.1", s)
-}
-
 // isMCPEndpoint reports whether source names an MCP endpoint: its path ends in "/mcp".
 func isMCPEndpoint(source string) bool {
 	u, err := url.Parse(source)
@@ -135,37 +107,6 @@ func sameFiles(l *LockedSkill, st *staged) bool {
 	return st != nil && st.lock.Manifest == l.Manifest
 }
 
-// underPaths reports whether the skill path p is one of prefixes or under one of them,
-// segment by segment; every path is when there are none.
-func underPaths(p string, prefixes []string) bool {
-	if len(prefixes) == 0 {
-		return true
-	}
-	for _, x := range prefixes {
-		if p == x || strings.HasPrefix(p, x+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// cleanPaths checks --path values and returns them without a trailing "/".
-func cleanPaths(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		q := strings.TrimSuffix(p, "/")
-		if why := pathProblem(q); why != "" {
-			return nil, usageErrorf("--path %q: %s", p, why)
-		}
-		out = append(out, q)
-	}
-	return out, nil
-}
-
-func usageErrorf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)
-}
-
 // mcpEndpoint is the MCP endpoint of the deployment source: source itself when it is one
 // (isMCPEndpoint), else SOURCE/mcp.
 func mcpEndpoint(source string) string {
@@ -182,7 +123,7 @@ func fetchUnlisted(ctx context.Context, source string, opt Options, names []stri
 	endpoint := mcpEndpoint(source)
 	vo := opt.Verify
 	vo.Unlisted = names
-	got, err := verify.FetchMCP(ctx, endpoint, vo, opt.Era, func(f verify.Fetched) bool { return contains(names, f.Name) && want(f) })
+	got, err := verify.FetchMCP(ctx, endpoint, vo, opt.Era, func(f verify.Fetched) bool { return slices.Contains(names, f.Name) && want(f) })
 	if verify.NoEndpoint(err) {
 		return nil, nil // a deployment without MCP serves no skill its index does not list
 	}
@@ -191,7 +132,7 @@ func fetchUnlisted(ctx context.Context, source string, opt Options, names []stri
 	}
 	var out []verify.Fetched
 	for _, f := range got {
-		if contains(names, f.Name) {
+		if slices.Contains(names, f.Name) {
 			out = append(out, f)
 		}
 	}

@@ -3,7 +3,6 @@ package pull
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 )
 
@@ -86,15 +85,6 @@ func WriteInstalled(w io.Writer, dir string, list []Installed) {
 func (s *Installed) RemovedFrom(dir string) string {
 	return fmt.Sprintf("removed %s from %s (%s, %s, from %s); a pull of that source leaves it out until pull --skill %s",
 		s.Name, dir, plural(s.Files, "file"), sizeOf(s.Bytes), s.Source, s.Name)
-}
-
-// inFolder is files of the skill name, relative to its folder, as paths under dir.
-func inFolder(dir, name string, files []string) []string {
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = filepath.Join(dir, name, filepath.FromSlash(f))
-	}
-	return out
 }
 
 // sizeOf says n bytes in the unit a person reads: bytes, KiB or MiB.
