@@ -144,6 +144,13 @@ var importRules = []importRule{
 		never:  []string{"go.opentelemetry.io/...", "github.com/prometheus/..."},
 	},
 	{
+		rule:  "pull and verify never link the compiler",
+		why:   "they read what a deployment serves and write what an agent installs; a folder or git source is read by the loader the CLI gives pull (runtime/internal/pull/loaddir), so the compiler, 4,800 lines and a YAML resolver, is not linked for the nine lines of archive.FileKey",
+		build: "host",
+		of:    []string{"runtime/internal/pull", "runtime/internal/verify"},
+		never: []string{"catalog/compile/..."},
+	},
+	{
 		rule:   "nothing outside tests/ imports tests/, not even its tests",
 		why:    "tests/ drives the product from outside, as users and hosts do; a package that imported it would test itself with its own test harness",
 		build:  "host",

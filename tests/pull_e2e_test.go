@@ -214,6 +214,76 @@ func TestPullServe(t *testing.T) {
 	}
 }
 
+// TestPullDryRun drives pull --dry-run through the CLI against `skilledge serve --watch`:
+// after changes at the source (a skill edited, one added, one taken away) and a local
+// edit of a skill the source changed too, the plan names each skill with what a pull would
+// do and why, exits 1 for the edit it would refuse, and leaves the folder and skills.lock
+// as they were, byte for byte; with --force it plans the overwrite and exits 0, and the
+// pull that follows does what the plan said.
+func TestPullDryRun(t *testing.T) {
+	md := func(name, body string) string {
+		return "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\n" + body + "\n"
+	}
+	src := t.TempDir()
+	files := map[string]string{}
+	for _, n := range []string{"alpha", "beta", "gamma", "epsilon"} {
+		files[n+"/SKILL.md"] = md(n, "One.")
+	}
+	if err := writeFiles(src, files); err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(serve(t, src, "--watch"), "/mcp")
+	dir := t.TempDir()
+	if code, out := pullCLI(t, nil, "pull", base, dir); code != 0 || !strings.Contains(out, "4 installed") {
+		t.Fatalf("pull: %d\n%s", code, out)
+	}
+	if err := writeFiles(src, map[string]string{"alpha/SKILL.md": md("alpha", "Two."), "beta/SKILL.md": md("beta", "Two."), "delta/SKILL.md": md("delta", "One.")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(src, "epsilon")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "alpha", "SKILL.md"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := readTree(t, dir, nil)
+	var code int
+	var out string
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		code, out = pullCLI(t, nil, "pull", base, dir, "--dry-run")
+		if strings.Contains(out, "install delta") && strings.Contains(out, "remove  epsilon") || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, want := range []string{
+		"plan: pull " + base + " into " + dir + " (read: well-known)\n",
+		"\n  refuse  alpha  edited locally: SKILL.md\n",
+		"\n  update  beta  changed at the source: sha256:",
+		"\n  install delta  not installed\n",
+		"\n  remove  epsilon  no longer served\n",
+		"\n  keep    gamma  unchanged\n",
+		"\n1 to install, 1 to update, 1 to remove, 1 kept, 1 refused, 0 skipped; nothing written (--dry-run)\n",
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Fatalf("pull --dry-run: %d, want 1 and %q:\n%s", code, want, out)
+		}
+	}
+	if after := readTree(t, dir, nil); !reflect.DeepEqual(before, after) {
+		t.Fatalf("pull --dry-run wrote: before %v\nafter %v", before, after)
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--dry-run", "--force")
+	if code != 0 || !strings.Contains(out, "\n  update  alpha  changed at the source: sha256:") {
+		t.Fatalf("pull --dry-run --force: %d\n%s", code, out)
+	}
+	if after := readTree(t, dir, nil); !reflect.DeepEqual(before, after) {
+		t.Fatal("pull --dry-run --force wrote")
+	}
+	code, out = pullCLI(t, nil, "pull", base, dir, "--force")
+	if code != 0 || !strings.Contains(out, ": 1 installed (delta), 2 updated (alpha, beta), 1 unchanged, 1 removed (epsilon);") {
+		t.Fatalf("the pull after its dry run: %d\n%s", code, out)
+	}
+}
+
 // TestPullWorkerd pulls the example catalog from the Worker in workerd (the README's
 // deployment) and compares the pulled tree with the examples folder byte for byte; a
 // second pull downloads nothing; pulls over MCP in both eras give the same tree.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/archive"
 	"github.com/skilledge/skilledge/catalog/internal/dirfs"
 	"github.com/skilledge/skilledge/catalog/internal/unicodex"
 )
@@ -337,7 +338,7 @@ func (l *loader) checkPortability() {
 				}
 				l.report(Warning, cur, 0, skill, fmt.Sprintf("%s name %q %s: %s", what, seg, why, where))
 			}
-			key := path.Dir(cur) + "/" + unicodex.FoldCase(unicodex.NFD(seg))
+			key := path.Dir(cur) + "/" + archive.FileKey(seg)
 			if _, ok := groups[key]; !ok {
 				keys = append(keys, key)
 			}

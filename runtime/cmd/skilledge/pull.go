@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/skilledge/skilledge/runtime/internal/agents"
 	"github.com/skilledge/skilledge/runtime/internal/pull"
+	"github.com/skilledge/skilledge/runtime/internal/pull/loaddir"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
@@ -23,26 +23,21 @@ const defaultSkillsDir = ".agents/skills"
 // readFlags are the flags pull and outdated share (the first two, addTrustFlags, with
 // verify too).
 type readFlags struct {
-	root, era *string
-	index     *string
-	token     *stringList
-	loopback  *bool
-	json      *bool
-	timeout   *time.Duration
+	root, era, index *string
+	token            *stringList
+	loopback, json   *bool
+	timeout          *time.Duration
 }
 
 func addReadFlags(c *command) readFlags {
 	root, loopback := addTrustFlags(c)
 	token := &stringList{}
 	c.fs.Var(token, "token", tokenUsage)
-	return readFlags{
-		root:     root,
-		loopback: loopback,
-		token:    token,
-		timeout:  c.fs.Duration("timeout", defaultTimeout, "give up after `DURATION` (e.g. 30m): a server can hold a read open"),
-		json:     c.fs.Bool("json", false, "print a JSON report on stdout instead of lines"),
-		index:    c.fs.String("index", "", "read only the well-known index `VERSION`: v0.2 (digests checked) or v0.1 (no digests published: nothing verified); default: v0.2, else v0.1, else MCP"),
-		era:      c.fs.String("era", "", "read URL as an MCP endpoint in the protocol era `ERA`: modern (2026-07-28) or legacy (2025, initialize first); default: the well-known index, or MCP when URL ends in /mcp or has no index"),
+	return readFlags{root: root, loopback: loopback, token: token,
+		timeout: c.fs.Duration("timeout", defaultTimeout, "give up after `DURATION` (e.g. 30m): a server can hold a read open"),
+		json:    c.fs.Bool("json", false, "print a JSON report on stdout instead of lines"),
+		index:   c.fs.String("index", "", "read only the well-known index `VERSION`: v0.2 (digests checked) or v0.1 (no digests published: nothing verified); default: v0.2, else v0.1, else MCP"),
+		era:     c.fs.String("era", "", "read URL as an MCP endpoint in the protocol era `ERA`: modern (2026-07-28) or legacy (2025, initialize first); default: the well-known index, or MCP when URL ends in /mcp or has no index"),
 	}
 }
 
@@ -70,37 +65,16 @@ func addTrustFlags(c *command) (root *string, loopback *bool) {
 	return root, loopback
 }
 
-// eraOf maps --era to the protocol revision, or says why it cannot.
-func eraOf(s string) (string, error) {
-	switch s {
-	case "":
-		return "", nil
-	case "modern", verify.EraModern:
-		return verify.EraModern, nil
-	case "legacy", verify.EraLegacy:
-		return verify.EraLegacy, nil
-	}
-	return "", fmt.Errorf("--era %q is neither modern nor legacy", s)
-}
-
-// indexOf checks --index.
-func indexOf(s string) (string, error) {
-	switch s {
-	case "", pull.IndexV02, pull.IndexV01:
-		return s, nil
-	}
-	return "", fmt.Errorf("--index %q is neither v0.2 nor v0.1", s)
-}
-
 // pullOptions are the options both pull and outdated read a catalog with: verify's, the
-// era and the index; an error says which flag is wrong. target is the URL the command was
-// given, to which a bare --token is bound ("" for outdated, which refuses one).
+// era and the index, and the compiler to read a folder or git repository with; an error
+// says which flag is wrong. target is the URL the command was given, to which a bare
+// --token is bound ("" for outdated, which refuses one).
 func (f readFlags) pullOptions(target string) (pull.Options, error) {
-	era, err := eraOf(*f.era)
+	era, err := pull.ParseEra(*f.era)
 	if err != nil {
 		return pull.Options{}, err
 	}
-	index, err := indexOf(*f.index)
+	index, err := pull.ParseIndex(*f.index)
 	if err != nil {
 		return pull.Options{}, err
 	}
@@ -108,12 +82,11 @@ func (f readFlags) pullOptions(target string) (pull.Options, error) {
 	if err != nil {
 		return pull.Options{}, err
 	}
-	return pull.Options{Verify: verify.Options{TrustRoot: *f.root, AllowHTTPLoopback: *f.loopback, Tokens: creds}, Era: era, Index: index}, nil
+	return pull.Options{Verify: verify.Options{TrustRoot: *f.root, AllowHTTPLoopback: *f.loopback, Tokens: creds}, Era: era, Index: index, LoadFolder: loaddir.Load}, nil
 }
 
-func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("pull", "skilledge pull URL [DIR] [flags], or pull --frozen [DIR]",
-		`Installs the skills of the catalog at URL into DIR, each in DIR/NAME, and records them in
+// pullUsage is pull's help text, after its synopsis.
+var pullUsage = `Installs the skills of the catalog at URL into DIR, each in DIR/NAME, and records them in
 DIR/skills.lock. URL is what "skilledge verify" takes: the deployment's origin (or its
 path prefix). It may also be a skills folder on this machine (a path), or a git
 repository (git+URL, a URL ending in .git, or an https URL on github.com, gitlab.com,
@@ -121,11 +94,11 @@ codeberg.org or bitbucket.org; URL#REF for a branch or tag): read as "skilledge 
 reads a folder (its skills/ folder, else its root), a skill it refuses left out and
 named; the lock records the commit, which pull --frozen reads again.
 
-Without DIR, --agent NAME (repeatable) installs into that agent's skills folder: `+agentNames()+`
+Without DIR, --agent NAME (repeatable) installs into that agent's skills folder: ` + agents.Names() + `
 (README, "Install skills into an agent", lists each folder). With neither, pull looks
 for the agents the project uses (.claude/, .cursor/, .gemini/, … in the working
 directory; --user: in your home directory), installs into their folders (.agents/skills
-for every agent that reads it) or, finding none, into `+defaultSkillsDir+`, and says which it
+for every agent that reads it) or, finding none, into ` + defaultSkillsDir + `, and says which it
 chose. A folder so chosen that is a symbolic link out of the project (or home) is refused.
 
 pull reads URL/.well-known/agent-skills/index.json (well-known discovery v0.2.0) and
@@ -163,197 +136,152 @@ the catalog no longer serves it (for CI): a skill its source has changed since i
 from the version path of the version locked, where a catalog that keeps versions still
 publishes it. pull --frozen DIR, without URL, pulls from every source skills.lock names.
 
+--dry-run prints the plan instead, writing nothing: what pull would do to each skill
+(install, update, keep, remove, refuse, skip) and why, having downloaded and verified
+what it would; --json prints it as JSON. Its exit status is the pull's: 1 when a skill
+would be refused (left as it is, or not pull's to write).
+
 It prints a line per skill written on a terminal, then a summary naming what it
 installed, updated and removed; --json prints a report instead. The exit status is 1 on
-failure or when an edited skill was left as it is, 2 on bad usage.`)
+failure or when an edited skill was left as it is, 2 on bad usage.`
+
+func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCommand("pull", "skilledge pull URL [DIR] [flags], or pull --frozen [DIR]", pullUsage)
 	rf := addReadFlags(c)
-	var skills stringList
+	var skills, paths stringList
 	c.fs.Var(&skills, "skill", "pull only the skill `NAME` (an unlisted one too, looked up by name over MCP), or pin it with NAME@VERSION (a version the catalog keeps); repeatable")
-	var paths stringList
 	c.fs.Var(&paths, "path", "pull only the skills whose catalog path is `PREFIX` or under it, segment by segment (read over MCP); repeatable")
 	frozen := c.fs.Bool("frozen", false, "install exactly what skills.lock says; fail if the catalog no longer serves it")
 	maxTotal := c.fs.Int64("max-total", pull.DefaultMaxTotal>>20, "refuse, writing nothing, a pull whose selected skills hold more than `MIB` mebibytes of files")
 	force := c.fs.Bool("force", false, "overwrite skills edited locally since they were pulled")
+	dryRun := c.fs.Bool("dry-run", false, "print what pull would do to each skill, and why, writing nothing")
 	named, user := addAgentFlags(c, "install into")
 	pos, code, ok := c.parse(args, 0, 2, stdout, stderr)
 	if !ok {
 		return code
 	}
-	// pull URL [DIR]; with --frozen, pull [DIR] takes the URLs from DIR's skills.lock.
-	var source, dir string
-	switch {
-	case len(pos) == 2:
-		source, dir = pos[0], pos[1]
-	case len(pos) == 1 && (strings.Contains(pos[0], "://") || !*frozen):
-		source = pos[0]
-	case len(pos) == 1 && *frozen:
-		dir = pos[0]
-	case len(pos) == 0 && *frozen:
-	default:
-		return c.usageError(stderr, "missing argument URL (pull --frozen [DIR] takes the URLs from DIR's skills.lock)")
+	source, dir, err := pullArgs(pos, *frozen)
+	if err != nil {
+		return c.usageError(stderr, err.Error())
 	}
-	ts, err := targets(dir, *named, *user, source == "")
+	ts, err := agents.Targets(dir, *named, *user, source == "")
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
 	opt, err := rf.pullOptions(source)
+	if err == nil && *maxTotal < 1 {
+		err = errors.New("--max-total must be at least 1 (MiB)")
+	}
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
-	if *maxTotal < 1 {
-		return c.usageError(stderr, "--max-total must be at least 1 (MiB)")
-	}
-	opt.Skills, opt.Paths, opt.Frozen, opt.Force, opt.MaxTotal = skills, paths, *frozen, *force, *maxTotal<<20
+	opt.Skills, opt.Paths, opt.Frozen, opt.Force, opt.MaxTotal, opt.DryRun = skills, paths, *frozen, *force, *maxTotal<<20, *dryRun
 	if !*rf.json && isTerminal(stderr) {
 		opt.Progress = stderr
 	}
 	sayTargets(stderr, "pull", ts)
 	ctx, cancel, deadline := rf.withDeadline(ctx)
 	defer cancel()
-	var results []*pull.Result
-	for _, t := range ts {
-		sources := []string{source}
-		if source == "" {
-			if sources, err = lockSources(t.dir); err != nil {
-				fmt.Fprintf(stderr, "skilledge pull: %v\n", err)
-				return 1
-			}
-		}
-		for _, src := range sources {
-			res, code := pullInto(ctx, src, t.dir, opt, deadline, stdout, stderr, *rf.json)
-			if res == nil {
-				return code
-			}
-			results = append(results, res)
-		}
-	}
-	code = 0
-	for _, res := range results {
-		if len(res.Edited) > 0 {
-			code = 1 // the others are updated; these are not, and a script must know it
-		}
-	}
-	if *rf.json {
-		if len(results) == 1 {
-			writeJSON(stdout, results[0])
-		} else {
-			writeJSON(stdout, results)
-		}
+	reports, code := pullEach(ctx, source, ts, opt, deadline, stdout, stderr, *rf.json)
+	if *rf.json && reports != nil {
+		writeJSON(stdout, oneOrAll(reports))
 	}
 	return code
 }
 
-// lockSources returns the sources dir's skills.lock names, each once, in order.
-func lockSources(dir string) ([]string, error) {
-	lock, err := pull.ReadLock(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, s := range lock.Skills {
-		if !slices.Contains(out, s.Source) {
-			out = append(out, s.Source)
+// pullEach pulls source (without one, each source its lock names) into each folder of
+// ts, and returns what --json prints and the exit status: 1 when a skill was left as it
+// was, or, having stopped, that of the failure.
+func pullEach(ctx context.Context, source string, ts []agents.Target, opt pull.Options, deadline func(error) error, stdout, stderr io.Writer, asJSON bool) ([]any, int) {
+	var reports []any
+	code := 0
+	for _, t := range ts {
+		sources, err := pull.Sources(source, t.Dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "skilledge pull: %v\n", err)
+			return nil, 1
+		}
+		for _, src := range sources {
+			report, refused, failed := pullInto(ctx, src, t.Dir, opt, deadline, stdout, stderr, asJSON)
+			if report == nil {
+				return nil, failed
+			}
+			if refused {
+				code = 1 // the others are updated; these are not, and a script must know it
+			}
+			reports = append(reports, report)
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s has no %s naming a source: give the URL (pull URL %s)", dir, pull.LockName, dir)
-	}
-	return out, nil
+	return reports, code
 }
 
-// pullInto pulls source into dir and, unless asJSON, prints its summary and the skills
-// left as they were; a nil Result comes with the exit status of the failure, said on
-// stderr.
-func pullInto(ctx context.Context, source, dir string, opt pull.Options, deadline func(error) error, stdout, stderr io.Writer, asJSON bool) (*pull.Result, int) {
-	res, err := pull.Pull(ctx, source, dir, opt)
-	err = deadline(err)
+// pullArgs are the URL and DIR of pull URL [DIR]; with --frozen, pull [DIR] takes the
+// URLs from DIR's skills.lock.
+func pullArgs(pos []string, frozen bool) (source, dir string, err error) {
+	switch {
+	case len(pos) == 2:
+		return pos[0], pos[1], nil
+	case len(pos) == 1 && (strings.Contains(pos[0], "://") || !frozen):
+		return pos[0], "", nil
+	case len(pos) == 1 && frozen:
+		return "", pos[0], nil
+	case len(pos) == 0 && frozen:
+		return "", "", nil
+	}
+	return "", "", errors.New("missing argument URL (pull --frozen [DIR] takes the URLs from DIR's skills.lock)")
+}
+
+// pullInto pulls source into dir (with opt.DryRun, plans the pull) and, unless asJSON,
+// prints what it did (the plan). It returns what --json prints, and whether a skill was
+// refused (left as it was); or nil and the exit status of the failure, said on stderr.
+//
+// Why does a dry run whose plan refuses a skill exit 1, and one the pull would fail on
+// (a folder skills.lock does not name) print its plan and exit 1 too? Because a dry run
+// answers what the pull would do: a script reads the status the pull would give, and a
+// person the plan that explains it. Rejected: 0 for any plan made, which says nothing.
+func pullInto(ctx context.Context, source, dir string, opt pull.Options, deadline func(error) error, stdout, stderr io.Writer, asJSON bool) (any, bool, int) {
+	p, err := pull.MakePlan(ctx, source, dir, opt)
 	if err != nil {
-		fmt.Fprintf(stderr, "skilledge pull: %v\n", err)
-		if errors.Is(err, verify.ErrUsage) {
-			return nil, 2
-		}
-		if !hasToken(opt.Verify.Tokens, source) && strings.Contains(err.Error(), "HTTP 401") {
-			fmt.Fprint(stderr, "skilledge pull: the catalog asks for a credential: pass --token or set "+tokenEnv+"\n")
-		}
-		return nil, 1
+		return nil, false, failed("pull", deadline(err), opt, source, stderr)
 	}
-	if asJSON {
-		return res, 0
+	defer p.Close()
+	checked := p.Check()
+	if opt.DryRun {
+		if !asJSON {
+			saySkipped(stderr, p.Skipped)
+			p.WriteText(stdout)
+		}
+		if checked != nil {
+			fmt.Fprintf(stderr, "skilledge pull: %v\n", checked)
+		}
+		return p, p.Refused(), 0
 	}
-	for _, s := range res.Skipped {
+	if checked != nil {
+		return nil, false, failed("pull", deadline(checked), opt, source, stderr)
+	}
+	res, err := p.Apply()
+	if err != nil {
+		return nil, false, failed("pull", deadline(err), opt, source, stderr)
+	}
+	if !asJSON {
+		saySkipped(stderr, res.Skipped)
+		fmt.Fprintln(stdout, res.Summary(dir))
+		for _, e := range res.Edited {
+			fmt.Fprintf(stderr, "skilledge pull: %s\n", e.Says(dir))
+		}
+	}
+	return res, len(res.Edited) > 0, 0
+}
+
+// saySkipped says on stderr each line of a folder's or repository's skills left out.
+func saySkipped(stderr io.Writer, skipped []string) {
+	for _, s := range skipped {
 		fmt.Fprintf(stderr, "skilledge pull: %s\n", s)
 	}
-	fmt.Fprintln(stdout, pullSummary(res, dir))
-	for _, e := range res.Edited {
-		files := make([]string, len(e.Files))
-		for i, f := range e.Files {
-			files[i] = filepath.Join(dir, e.Name, filepath.FromSlash(f))
-		}
-		fmt.Fprintf(stderr, "skilledge pull: %s was changed locally since it was pulled (%s): left as it is; pass --force to overwrite it\n", e.Name, strings.Join(files, ", "))
-	}
-	return res, 0
 }
 
-// sizeOf says n bytes in the unit a person reads: bytes, KiB or MiB.
-func sizeOf(n int64) string {
-	switch {
-	case n < 1<<10:
-		return plural(int(n), "byte")
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-}
-
-// counted is "N VERB (a, b)", or "N VERB" when names is empty.
-func counted(verb string, names []string) string {
-	if len(names) == 0 {
-		return "0 " + verb
-	}
-	return fmt.Sprintf("%d %s (%s)", len(names), verb, strings.Join(names, ", "))
-}
-
-// pullSummary is the last line of a pull.
-func pullSummary(r *pull.Result, dir string) string {
-	elsewhere := ""
-	if len(r.Elsewhere) > 0 {
-		elsewhere = fmt.Sprintf("; left alone, installed from another source: %s", strings.Join(r.Elsewhere, ", "))
-	}
-	unverified := ""
-	if r.Via == pull.ViaWellKnownV01 {
-		unverified = "; the source's v0.1 index publishes no digests: nothing was verified"
-		if len(r.Unverified) > 0 {
-			unverified += fmt.Sprintf(" (%s, locked as downloaded, unverified)", strings.Join(r.Unverified, ", "))
-		}
-	}
-	switch r.Via {
-	case pull.ViaFolder, pull.ViaGit:
-		unverified = "; read as skilledge build reads a folder: a folder or repository publishes no digests to check, so skills.lock records those of what was read"
-	}
-	if len(r.Edited) > 0 {
-		names := make([]string, len(r.Edited))
-		for i, e := range r.Edited {
-			names[i] = e.Name
-		}
-		elsewhere += fmt.Sprintf("; %s changed locally, left as %s (%s): pull --force to overwrite", plural(len(r.Edited), "skill"), map[bool]string{true: "it is", false: "they are"}[len(r.Edited) == 1], strings.Join(names, ", "))
-	}
-	if len(r.New) > 0 {
-		elsewhere += fmt.Sprintf("; %s in the catalog, not in this folder's selection (%s): pull --skill NAME to add one", plural(len(r.New), "new skill"), strings.Join(r.New, ", "))
-	}
-	if len(r.Installed)+len(r.Updated)+len(r.Removed) == 0 {
-		nothing := "nothing downloaded"
-		if len(r.Compared) > 0 {
-			nothing = fmt.Sprintf("nothing written (%s downloaded to compare: the server answered no ETag with 304)", plural(len(r.Compared), "skill"))
-		}
-		return fmt.Sprintf("%s up to date in %s: %s unchanged, %s%s%s", r.Source, dir, plural(len(r.Unchanged), "skill"), nothing, elsewhere, unverified)
-	}
-	return fmt.Sprintf("%s into %s: %s, %s, %d unchanged, %s; %s written%s%s",
-		r.Source, dir, counted("installed", r.Installed), counted("updated", r.Updated), len(r.Unchanged), counted("removed", r.Removed), sizeOf(r.Bytes), elsewhere, unverified)
-}
-
-func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("outdated", "skilledge outdated [DIR] [flags]",
-		`Lists the skills installed in DIR by "skilledge pull" whose source now serves other bytes, or serves them no more: name, locked version and digest ->
+// outdatedUsage is outdated's help text, after its synopsis.
+const outdatedUsage = `Lists the skills installed in DIR by "skilledge pull" whose source now serves other bytes, or serves them no more: name, locked version and digest ->
 the version and digest served now. It reads each source's index, and downloads only what
 that cannot tell: a skill that changed, when the index names no versions, to read its
 version; and a source read through its v0.1 index, which publishes no digests, has its
@@ -361,8 +289,11 @@ skills downloaded to compare. A skill pinned to a version (pull --skill NAME@VER
 listed when the source's latest version is another, marked pinned and wanted where it is;
 it alone does not make the exit status 1. Nothing is written. Without DIR, it looks at the folders of
 --agent NAME, or of the agents the project uses that hold a skills.lock (as pull finds
-them), else `+defaultSkillsDir+`.
-The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
+them), else ` + defaultSkillsDir + `.
+The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`
+
+func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCommand("outdated", "skilledge outdated [DIR] [flags]", outdatedUsage)
 	rf := addReadFlags(c)
 	named, user := addAgentFlags(c, "look in")
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
@@ -380,26 +311,18 @@ The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	sayTargets(stderr, "outdated", ts)
 	ctx, cancel, deadline := rf.withDeadline(ctx)
 	defer cancel()
-	var out []pull.Outdated
+	out := []pull.Outdated{}
 	for _, t := range ts {
-		o, err := pull.CheckOutdated(ctx, t.dir, opt)
+		o, err := pull.CheckOutdated(ctx, t.Dir, opt)
 		if err = deadline(err); err != nil {
-			return outdatedFailed(err, opt, stderr)
+			return failed("outdated", err, opt, "", stderr)
 		}
 		if !*rf.json {
-			for _, o := range o {
-				fmt.Fprintln(stdout, o)
-			}
-			if len(o) == 0 {
-				fmt.Fprintf(stdout, "every skill in %s is up to date\n", t.dir)
-			}
+			pull.WriteOutdated(stdout, t.Dir, o)
 		}
 		out = append(out, o...)
 	}
 	if *rf.json {
-		if out == nil {
-			out = []pull.Outdated{}
-		}
 		writeJSON(stdout, map[string]any{"outdated": out})
 	}
 	for _, o := range out {
@@ -410,15 +333,24 @@ The exit status is 1 when any skill is outdated or on failure, 2 on bad usage.`)
 	return 0
 }
 
-// outdatedFailed says why outdated failed and returns its exit status.
-func outdatedFailed(err error, opt pull.Options, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "skilledge outdated: %v\n", err)
+// failed says on stderr why cmd failed, and that a source asks for a credential when it
+// answered 401 to a read without one, and returns the exit status: 2 on bad usage, else
+// 1. source is the URL pull was given ("" for outdated, whose error names its source).
+func failed(cmd string, err error, opt pull.Options, source string, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "skilledge %s: %v\n", cmd, err)
 	if errors.Is(err, verify.ErrUsage) {
 		return 2
 	}
 	var se *pull.SourceError
-	if errors.As(err, &se) && !hasToken(opt.Verify.Tokens, se.Source) && strings.Contains(err.Error(), "HTTP 401") {
-		fmt.Fprintf(stderr, "skilledge outdated: %s asks for a credential: pass --token %s=TOKEN or set %s to it\n", se.Origin(), se.Origin(), tokenEnv)
+	if errors.As(err, &se) {
+		source = se.Source
+	}
+	switch {
+	case hasToken(opt.Verify.Tokens, source) || !strings.Contains(err.Error(), "HTTP 401"):
+	case se != nil:
+		fmt.Fprintf(stderr, "skilledge %s: %s asks for a credential: pass --token %s=TOKEN or set %s to it\n", cmd, se.Origin(), se.Origin(), tokenEnv)
+	default:
+		fmt.Fprint(stderr, "skilledge "+cmd+": the catalog asks for a credential: pass --token or set "+tokenEnv+"\n")
 	}
 	return 1
 }
@@ -427,6 +359,14 @@ func writeJSON(w io.Writer, v any) {
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
 	e.Encode(v)
+}
+
+// oneOrAll is what --json prints of reports: the one, or the list of them.
+func oneOrAll(reports []any) any {
+	if len(reports) == 1 {
+		return reports[0]
+	}
+	return reports
 }
 
 // isTerminal reports whether w is a character device (a terminal), through escaping.

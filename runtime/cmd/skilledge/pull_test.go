@@ -186,15 +186,6 @@ func TestPullEdited(t *testing.T) {
 	}
 }
 
-// TestSizeOf: sizes in the unit a person reads.
-func TestSizeOf(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 bytes", 1: "1 byte", 1023: "1023 bytes", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 20: "5.0 MiB", 1<<30 + 1<<29: "1536.0 MiB"} {
-		if got := sizeOf(n); got != want {
-			t.Errorf("sizeOf(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // TestListRemoveCommands: list shows what pull installed and whether it was changed;
 // remove deletes a skill and says that pulls leave it out; bad usage exits 2.
 func TestListRemoveCommands(t *testing.T) {
@@ -246,5 +237,48 @@ func TestInit(t *testing.T) {
 		if code, _, _ := call(t, "", "init", name, dir); code != 2 {
 			t.Errorf("init %q: exit %d, want 2", name, code)
 		}
+	}
+}
+
+// TestPullDryRunCommand: pull --dry-run prints the plan and writes nothing, exit 0; a
+// plan with a refusal (a folder skills.lock does not name) exits 1, as the pull would,
+// saying why; --json prints the plan.
+func TestPullDryRunCommand(t *testing.T) {
+	base := fakeDeployment(t, "")
+	dir := filepath.Join(t.TempDir(), "skills")
+	code, out, errOut := call(t, "", "pull", base, dir, "--dry-run")
+	if code != 0 || out != "plan: pull "+base+" into "+dir+" (read: well-known)\n  install greet  not installed\n"+
+		"1 to install, 0 to update, 0 to remove, 0 kept, 0 refused, 0 skipped; nothing written (--dry-run)\n" {
+		t.Fatalf("pull --dry-run into a new folder: %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("a dry run made %s: %v", dir, err)
+	}
+	if code, out, errOut := call(t, "", "pull", base, dir); code != 0 {
+		t.Fatalf("pull: %d\n%s%s", code, out, errOut)
+	}
+	lock, _ := os.ReadFile(filepath.Join(dir, "skills.lock"))
+	code, out, _ = call(t, "", "pull", base, dir, "--dry-run")
+	if after, _ := os.ReadFile(filepath.Join(dir, "skills.lock")); code != 0 || !strings.Contains(out, "\n  keep    greet  unchanged\n") || string(after) != string(lock) {
+		t.Fatalf("pull --dry-run of an installed skill: %d\n%s", code, out)
+	}
+
+	other := t.TempDir()
+	writeFile(t, filepath.Join(other, "greet", "SKILL.md"), "mine")
+	code, out, errOut = call(t, "", "pull", base, other, "--dry-run", "--json")
+	var plan struct {
+		DryRun  bool
+		Actions []struct{ Name, Do, Why, Detail string }
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil || code != 1 || !plan.DryRun || len(plan.Actions) != 1 ||
+		plan.Actions[0].Do != "refuse" || plan.Actions[0].Detail != filepath.Join(other, "greet") ||
+		!strings.Contains(errOut, "skilledge pull: "+filepath.Join(other, "greet")+" exists and skills.lock does not name it") {
+		t.Fatalf("pull --dry-run over a folder pull did not install: %d %v\n%s%s", code, err, out, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(other, "greet", "SKILL.md")); string(b) != "mine" {
+		t.Fatalf("a dry run wrote %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(other, "skills.lock")); !os.IsNotExist(err) {
+		t.Fatalf("a dry run wrote skills.lock: %v", err)
 	}
 }

@@ -10,9 +10,8 @@ import (
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
-func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("verify", "skilledge verify URL [flags]",
-		`Verifies the skills deployment at URL the way a DVS (Domain-Verified Skills,
+// verifyUsage is verify's help text, after its synopsis.
+const verifyUsage = `Verifies the skills deployment at URL the way a DVS (Domain-Verified Skills,
 draft-zzn-dvs) client would. A DVS skill is identified by its https URL and trusted only
 under a trust root, an https URL prefix such as https://skills.example.com/ or
 https://github.com/ORG/: the host must match exactly and the root's path must be a
@@ -37,10 +36,13 @@ A private deployment (served with an auth option) answers only callers with a
 credential: --token TOKEN sends "Authorization: Bearer TOKEN" with every request to
 URL's origin, as an agent would (a static key from "skilledge key", or an access
 token), and never to another origin; --token ORIGIN=TOKEN binds a token to ORIGIN
-instead. $`+tokenEnv+` holds the same forms, when no --token is given.
+instead. $` + tokenEnv + ` holds the same forms, when no --token is given.
 
 It prints one line per skill and a summary. The exit status is 1 if anything failed to
-verify, 2 on bad usage.`)
+verify, 2 on bad usage.`
+
+func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCommand("verify", "skilledge verify URL [flags]", verifyUsage)
 	root, loopback := addTrustFlags(c)
 	var tokens stringList
 	c.fs.Var(&tokens, "token", tokenUsage)
@@ -58,7 +60,7 @@ verify, 2 on bad usage.`)
 		return 2
 	}
 	if rep != nil {
-		printReport(stdout, rep)
+		rep.WriteText(stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge verify: %v\n", err)
@@ -71,44 +73,4 @@ verify, 2 on bad usage.`)
 		return 1
 	}
 	return 0
-}
-
-// printReport prints the trust root, a line per skill ("ok  NAME  (N files)", and ", M
-// versions" when it keeps versions; or a "FAIL" line per problem), the deployment's
-// problems and notes, and a summary.
-func printReport(w io.Writer, rep *verify.Report) {
-	if rep.TrustRoot != "" {
-		fmt.Fprintf(w, "trust root %s (%s)\n", rep.TrustRoot, rep.TrustRootSource)
-	}
-	failed := 0
-	for _, s := range rep.Skills {
-		if s.OK() {
-			versions := ""
-			if s.Versions > 0 {
-				versions = ", " + plural(s.Versions, "version")
-			}
-			fmt.Fprintf(w, "ok  %s  (%s%s)\n", s.Name, plural(s.Files, "file"), versions)
-			continue
-		}
-		failed++
-		for _, p := range s.Problems {
-			fmt.Fprintf(w, "FAIL %s\n", p)
-		}
-	}
-	for _, p := range rep.Problems {
-		fmt.Fprintf(w, "FAIL %s\n", p)
-	}
-	for _, n := range rep.Notes {
-		fmt.Fprintf(w, "note %s\n", n)
-	}
-	under := ""
-	if rep.TrustRoot != "" {
-		under = " under " + rep.TrustRoot
-	}
-	if rep.OK() {
-		fmt.Fprintf(w, "%s verified%s\n", plural(len(rep.Skills), "skill"), under)
-		return
-	}
-	fmt.Fprintf(w, "not verified: %s checked%s, %d verified, %d failed; %s\n",
-		plural(len(rep.Skills), "skill"), under, len(rep.Skills)-failed, failed, plural(rep.NumProblems(), "problem"))
 }

@@ -6,10 +6,34 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/skilledge/skilledge/catalog/archive"
 )
+
+// folderState is the skills folder as a plan sees it: for each locked skill, where its
+// folder differs from what the lock says (localChanges), read once per plan.
+type folderState struct {
+	dir     string
+	changed map[string][]string // by skill name
+}
+
+func newFolderState(dir string) *folderState {
+	return &folderState{dir: dir, changed: map[string][]string{}}
+}
+
+// changes is localChanges of the locked skill l, read the first time it is asked for.
+// Why read once? Because deciding what to download, then what to write, then what to
+// refuse each asks, and a skill's files are read and hashed whole.
+func (f *folderState) changes(l *LockedSkill) []string {
+	ch, ok := f.changed[l.Name]
+	if !ok {
+		ch = localChanges(f.dir, l)
+		f.changed[l.Name] = ch
+	}
+	return ch
+}
 
 // localChanges returns the paths, relative to the skill's folder and "/"-separated, at
 // which DIR/NAME differs from what the lock says: a file missing, changed, or added, or
@@ -51,12 +75,24 @@ func localChanges(dir string, l *LockedSkill) []string {
 		return nil
 	})
 	for p := range want {
-		if !seen[p] && !contains(changed, p) {
+		if !seen[p] && !slices.Contains(changed, p) {
 			changed = append(changed, p)
 		}
 	}
 	sort.Strings(changed)
 	return changed
+}
+
+// missing reports whether changes say the skill's folder is gone.
+func missing(changes []string) bool { return len(changes) == 1 && changes[0] == "." }
+
+// inFolder is files of the skill name, relative to its folder, as paths under dir.
+func inFolder(dir, name string, files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = filepath.Join(dir, name, filepath.FromSlash(f))
+	}
+	return out
 }
 
 // writeTemp writes files into a new temporary folder in DIR (".skilledge-pull-NAME-…")

@@ -3,7 +3,6 @@ package pull
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -76,11 +75,7 @@ func Remove(dir, name string, force bool) (*Installed, error) {
 	}
 	gone := installedOf(dir, l)
 	if len(gone.Changed) > 0 && !missing(gone.Changed) && !force {
-		files := make([]string, len(gone.Changed))
-		for i, c := range gone.Changed {
-			files[i] = filepath.Join(dir, name, filepath.FromSlash(c))
-		}
-		return nil, fmt.Errorf("%s was changed locally since it was pulled (%s): nothing was removed; pass --force to remove it anyway", name, strings.Join(files, ", "))
+		return nil, fmt.Errorf("%s was changed locally since it was pulled (%s): nothing was removed; pass --force to remove it anyway", name, strings.Join(inFolder(dir, name, gone.Changed), ", "))
 	}
 	if err := removeSkill(dir, name); err != nil {
 		return nil, err
@@ -92,4 +87,31 @@ func Remove(dir, name string, force bool) (*Installed, error) {
 		return nil, err
 	}
 	return &gone, nil
+}
+
+// Removal is a skill RemoveFrom removed, and the folder it was in.
+type Removal struct {
+	Dir string
+	*Installed
+}
+
+// RemoveFrom removes the skill name from each of dirs whose lock names it (Remove); a
+// folder whose lock does not name it is passed over when there are others. It returns
+// what it removed, and the first error; it fails when none of dirs has the skill.
+func RemoveFrom(dirs []string, name string, force bool) ([]Removal, error) {
+	var out []Removal
+	for _, dir := range dirs {
+		gone, err := Remove(dir, name, force)
+		switch {
+		case errors.Is(err, ErrNotInstalled) && len(dirs) > 1:
+			continue // in another of the folders, perhaps
+		case err != nil:
+			return out, err
+		}
+		out = append(out, Removal{dir, gone})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s is installed in none of %s", name, strings.Join(dirs, ", "))
+	}
+	return out, nil
 }

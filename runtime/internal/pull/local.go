@@ -13,14 +13,13 @@ import (
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog/archive"
-	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
 // Sources that are no deployment: a skills folder on this machine, or a git repository.
-// Either is read as `skilledge build` reads a folder (compile.LoadDir: the same loader
-// and rules), in memory; a skill the loader refuses is left out and named in
-// Result.Skipped. A git repository is cloned (one commit, no submodules, no hooks run)
+// Either is read as `skilledge build` reads a folder (Options.LoadFolder, which the CLI
+// fills with compile.LoadDir: the same loader and rules), in memory; a skill the loader
+// refuses is left out and named in Result.Skipped. A git repository is cloned (one commit, no submodules, no hooks run)
 // into a temporary folder that is removed after the read; its skills are those of its
 // skills/ folder when it has one, else of its root. Nothing is verified against a
 // publisher's digest (there is none): the lock records the manifest digest of what was
@@ -52,11 +51,45 @@ func sourceKind(source string) string {
 	return ""
 }
 
+// FolderSkill is one skill of a skills folder as a FolderLoader loads it.
+type FolderSkill struct {
+	Name string
+	Path string // its folder, relative to the skills folder, "/"-separated
+	// Manifest is the manifest digest of its files (PROTOCOL.md#versions), Version its
+	// SKILL.md's frontmatter version ("" when it declares none).
+	Manifest, Version string
+	// Files reads its files, named relative to its folder: called only for a skill the
+	// pull downloads.
+	Files func() ([]archive.File, error)
+}
+
+// A FolderLoader reads the skills folder dir as `skilledge build` reads one, leaving out
+// each skill it refuses: it returns the skills it loaded, and a line for each left out,
+// its path relative to dir ("path: warning: skipped, not served: …").
+//
+// Why does the caller give the loader (Options.LoadFolder), rather than pull calling the
+// compiler? Because reading a folder by build's rules is the compiler (catalog/compile,
+// its YAML resolver and encoder), which pull would otherwise link for the one kind of
+// source that needs it; the CLI, which links the compiler anyway, fills it in
+// (runtime/internal/pull/loaddir).
+type FolderLoader func(dir string) (skills []FolderSkill, skipped []string, err error)
+
+// defaultLoadFolder is the loader of a pull whose Options name none: none, so that such a
+// pull of a folder or git repository fails; the package's tests set it.
+var defaultLoadFolder FolderLoader
+
 // fetchLocal reads the folder or git source as fetchCatalog reads a deployment: each
 // skill under opt.Paths given to want, and those it wants read (handed to
 // opt.Verify.Take when set). It returns the skills and why each left out was: the
 // loader's reason, or a name that other skills share.
 func fetchLocal(ctx context.Context, source string, opt Options, want func(verify.Fetched) bool) ([]verify.Fetched, string, []string, error) {
+	load := opt.LoadFolder
+	if load == nil {
+		load = defaultLoadFolder
+	}
+	if load == nil {
+		return nil, "", nil, fmt.Errorf("pull: %s is a folder or git repository, and Options.LoadFolder is not set", source)
+	}
 	via := sourceKind(source)
 	dir, commit := source, ""
 	if via == ViaGit {
@@ -72,26 +105,24 @@ func fetchLocal(ctx context.Context, source string, opt Options, want func(verif
 	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, "", nil, usageErrorf("%s is no folder and no URL (a deployment https://…, or a git repository: git+URL, or a URL ending in .git)", source)
 	}
-	cat, problems, err := compile.LoadDir(dir, compile.Options{SkipInvalid: true})
+	skills, loaderSkipped, err := load(dir)
 	if err != nil {
 		return nil, "", nil, err
 	}
 	var skipped []string
-	for _, p := range problems {
-		if p.Skipped {
-			skipped = append(skipped, verify.Printable(strings.TrimPrefix(p.String(), dir+string(filepath.Separator))))
-		}
+	for _, s := range loaderSkipped {
+		skipped = append(skipped, verify.Printable(s))
 	}
 	// A skill is installed by its name, so skills that share one (a copy, a backup, a
 	// fork in the same repository) are left out, each named: --path selects one.
 	byName := map[string][]string{}
-	for _, s := range cat.Skills {
+	for _, s := range skills {
 		if underPaths(s.Path, opt.Paths) {
 			byName[s.Name] = append(byName[s.Name], s.Path)
 		}
 	}
 	var out []verify.Fetched
-	for _, s := range cat.Skills {
+	for _, s := range skills {
 		if !underPaths(s.Path, opt.Paths) {
 			continue
 		}
@@ -100,13 +131,12 @@ func fetchLocal(ctx context.Context, source string, opt Options, want func(verif
 				s.Path, len(paths), s.Name, strings.Join(paths, ", "))))
 			continue
 		}
-		f := verify.Fetched{Name: s.Name, Path: s.Path, URL: source, Digest: compile.ManifestDigest(s), Kind: verify.DigestManifest,
-			Version: compile.FrontmatterVersion(s.Files[0].Data), Commit: commit}
+		f := verify.Fetched{Name: s.Name, Path: s.Path, URL: source, Digest: s.Manifest, Kind: verify.DigestManifest, Version: s.Version, Commit: commit}
 		if commit != "" {
 			f.URL = source + "#" + commit
 		}
 		if want(f) {
-			if f.Files, err = skillFiles(s); err != nil {
+			if f.Files, err = s.Files(); err != nil {
 				return nil, "", nil, err
 			}
 			if opt.Verify.Take != nil {
@@ -119,27 +149,6 @@ func fetchLocal(ctx context.Context, source string, opt Options, want func(verif
 		out = append(out, f)
 	}
 	return out, via, skipped, nil
-}
-
-// skillFiles reads the files of s, named relative to its folder.
-func skillFiles(s *compile.Skill) ([]archive.File, error) {
-	files := make([]archive.File, 0, len(s.Files))
-	for _, f := range s.Files {
-		data := f.Data
-		if data == nil {
-			r, err := f.Open()
-			if err != nil {
-				return nil, err
-			}
-			data, err = io.ReadAll(r)
-			r.Close()
-			if err != nil {
-				return nil, err
-			}
-		}
-		files = append(files, archive.File{Name: strings.TrimPrefix(f.Path, s.Path+"/"), Data: data, Exec: f.Exec})
-	}
-	return files, nil
 }
 
 // cloneGit clones source ("git+URL" or a git URL, "#REF" naming a branch or tag) at one
@@ -214,17 +223,4 @@ func gitCommand(ctx context.Context, dir string, out io.Writer, args ...string) 
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=",
 		"GIT_ALLOW_PROTOCOL=https:http:ssh:git:file", "GIT_CONFIG_NOSYSTEM=1", "GIT_LFS_SKIP_SMUDGE=1")
 	return cmd
-}
-
-// isCommitID reports whether s is a full git object id (SHA-1 or SHA-256, lowercase hex).
-func isCommitID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -133,25 +133,8 @@ func ParseLock(b []byte) (*Lock, error) {
 	if l.LockVersion == 1 && len(l.Selections) > 0 {
 		return nil, errors.New("lockVersion 1 has no selections")
 	}
-	sources := map[string]bool{}
-	for i, sel := range l.Selections {
-		if sel.Source == "" || sources[sel.Source] {
-			return nil, fmt.Errorf("selections[%d]: no source, or a source given twice", i)
-		}
-		sources[sel.Source] = true
-		if len(sel.Skills)+len(sel.Paths)+len(sel.Removed) == 0 {
-			return nil, fmt.Errorf("selections[%d]: selects nothing", i)
-		}
-		for _, n := range slices.Concat(sel.Skills, sel.Removed) {
-			if !validName(n) {
-				return nil, fmt.Errorf("selections[%d]: %q is not a valid skill name", i, n)
-			}
-		}
-		for _, p := range sel.Paths {
-			if why := pathProblem(p); why != "" {
-				return nil, fmt.Errorf("selections[%d]: path %q: %s", i, p, why)
-			}
-		}
+	if err := checkSelections(l.Selections); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, s := range l.Skills {
@@ -162,39 +145,71 @@ func ParseLock(b []byte) (*Lock, error) {
 			return nil, fmt.Errorf("skills[%d]: %s is locked twice", i, s.Name)
 		}
 		seen[s.Name] = true
-		if s.Source == "" {
-			return nil, fmt.Errorf("%s: no source", s.Name)
-		}
-		if s.Commit != "" && !isCommitID(s.Commit) {
-			return nil, fmt.Errorf("%s: commit %q is no git commit id", s.Name, s.Commit)
-		}
-		if s.Pinned && s.Version == "" {
-			return nil, fmt.Errorf("%s: pinned, with no version", s.Name)
-		}
-		if !(validDigest(s.Artifact) || s.Unverified && s.Artifact == "") || !validDigest(s.Manifest) {
-			return nil, fmt.Errorf("%s: a digest is not \"sha256:\" and 64 lowercase hex digits", s.Name)
-		}
-		if len(s.Files) == 0 {
-			return nil, fmt.Errorf("%s: no files", s.Name)
-		}
-		files := map[string]bool{}
-		for _, f := range s.Files {
-			if why := pathProblem(f.Path); why != "" {
-				return nil, fmt.Errorf("%s: file %q: %s", s.Name, f.Path, why)
-			}
-			if files[f.Path] {
-				return nil, fmt.Errorf("%s: file %q is listed twice", s.Name, f.Path)
-			}
-			files[f.Path] = true
-			if !validDigest(f.Digest) || f.Size < 0 {
-				return nil, fmt.Errorf("%s: file %q: bad digest or size", s.Name, f.Path)
-			}
-			if f.ETag != "" && !verify.ValidETag(f.ETag) {
-				return nil, fmt.Errorf("%s: file %q: etag %q is not a quoted entity tag of printable ASCII", s.Name, f.Path, f.ETag)
-			}
+		if err := checkLocked(&s); err != nil {
+			return nil, err
 		}
 	}
 	return &l, nil
+}
+
+// checkSelections checks a lock's selections: each of a source given once, selecting
+// something, by valid names and safe paths.
+func checkSelections(sels []Selection) error {
+	sources := map[string]bool{}
+	for i, sel := range sels {
+		if sel.Source == "" || sources[sel.Source] {
+			return fmt.Errorf("selections[%d]: no source, or a source given twice", i)
+		}
+		sources[sel.Source] = true
+		if len(sel.Skills)+len(sel.Paths)+len(sel.Removed) == 0 {
+			return fmt.Errorf("selections[%d]: selects nothing", i)
+		}
+		for _, n := range slices.Concat(sel.Skills, sel.Removed) {
+			if !validName(n) {
+				return fmt.Errorf("selections[%d]: %q is not a valid skill name", i, n)
+			}
+		}
+		for _, p := range sel.Paths {
+			if why := pathProblem(p); why != "" {
+				return fmt.Errorf("selections[%d]: path %q: %s", i, p, why)
+			}
+		}
+	}
+	return nil
+}
+
+// checkLocked checks a locked skill but its name: a source, a commit id, a pin's version,
+// the digests, and its files, each a safe path given once.
+func checkLocked(s *LockedSkill) error {
+	switch {
+	case s.Source == "":
+		return fmt.Errorf("%s: no source", s.Name)
+	case s.Commit != "" && !isCommitID(s.Commit):
+		return fmt.Errorf("%s: commit %q is no git commit id", s.Name, s.Commit)
+	case s.Pinned && s.Version == "":
+		return fmt.Errorf("%s: pinned, with no version", s.Name)
+	case !(validDigest(s.Artifact) || s.Unverified && s.Artifact == "") || !validDigest(s.Manifest):
+		return fmt.Errorf("%s: a digest is not \"sha256:\" and 64 lowercase hex digits", s.Name)
+	case len(s.Files) == 0:
+		return fmt.Errorf("%s: no files", s.Name)
+	}
+	files := map[string]bool{}
+	for _, f := range s.Files {
+		if why := pathProblem(f.Path); why != "" {
+			return fmt.Errorf("%s: file %q: %s", s.Name, f.Path, why)
+		}
+		if files[f.Path] {
+			return fmt.Errorf("%s: file %q is listed twice", s.Name, f.Path)
+		}
+		files[f.Path] = true
+		if !validDigest(f.Digest) || f.Size < 0 {
+			return fmt.Errorf("%s: file %q: bad digest or size", s.Name, f.Path)
+		}
+		if f.ETag != "" && !verify.ValidETag(f.ETag) {
+			return fmt.Errorf("%s: file %q: etag %q is not a quoted entity tag of printable ASCII", s.Name, f.Path, f.ETag)
+		}
+	}
+	return nil
 }
 
 // Marshal renders the lock in its stable form: skills by name, files SKILL.md first then
@@ -318,6 +333,35 @@ func (l *Lock) unremove(source string, names []string) bool {
 		}
 	}
 	return len(sel.Removed) != n
+}
+
+// sources returns the sources of the locked skills, each once, in the lock's order.
+func (l *Lock) sources() []string {
+	var out []string
+	for _, s := range l.Skills {
+		if !slices.Contains(out, s.Source) {
+			out = append(out, s.Source)
+		}
+	}
+	return out
+}
+
+// Sources returns the sources a pull into dir reads: source, when given; else those the
+// lock of dir names, each once, in order (pull --frozen DIR pulls from each), and an error
+// when it names none.
+func Sources(source, dir string) ([]string, error) {
+	if source != "" {
+		return []string{source}, nil
+	}
+	lock, err := ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := lock.sources()
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no %s naming a source: give the URL (pull URL %s)", dir, LockName, dir)
+	}
+	return out, nil
 }
 
 // find returns the locked skill called name, or nil.

@@ -3,6 +3,7 @@ package pull
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"sort"
 	"strings"
@@ -37,87 +38,70 @@ type Outdated struct {
 // (Outdated.Pinned), by name. opt.Verify is used for every source: each is sent only the
 // token bound to its own origin (verify.Credentials), none when it has none. A source
 // that cannot be read fails the whole check with a *SourceError naming it.
+//
+// The rows are read from each source's plan (outdatedPlan): what a pull would update
+// (changed at the source) or remove (no longer served), and the pins it keeps.
 func CheckOutdated(ctx context.Context, dir string, opt Options) ([]Outdated, error) {
 	lock, err := ReadLock(dir)
 	if err != nil {
 		return nil, err
 	}
-	bySource := map[string][]LockedSkill{}
-	var sources []string
-	for _, s := range lock.Skills {
-		if _, ok := bySource[s.Source]; !ok {
-			sources = append(sources, s.Source)
-		}
-		bySource[s.Source] = append(bySource[s.Source], s)
-	}
+	sources := lock.sources()
 	sort.Strings(sources)
+	folder := newFolderState(dir)
 	var out []Outdated
 	for _, src := range sources {
-		// A v0.1.0 index publishes no digest: its skills are downloaded to compare. A
-		// v0.2.0 index names no versions: the skills that changed are downloaded (and
-		// verified) to read the version their SKILL.md says.
-		locked := map[string]*LockedSkill{}
-		for i := range bySource[src] {
-			locked[bySource[src][i].Name] = &bySource[src][i]
-		}
-		want := func(f verify.Fetched) bool {
-			if f.Kind == verify.DigestUnpublished {
-				return true
-			}
-			l := locked[f.Name]
-			return l != nil && f.Version == "" && !lockMatches(l, f) // a pin: to read the latest's version
-		}
-		// A downloaded skill is read for its version and let go: one skill's files in
-		// memory at a time.
-		versions := map[string]string{}
-		opt.Verify.Take = func(f verify.Fetched) error {
-			for _, file := range f.Files {
-				if file.Name == "SKILL.md" {
-					versions[f.Name] = frontmatterVersion(file.Data)
-				}
-			}
-			return nil
-		}
-		got, _, err := fetchCatalog(ctx, src, opt, want, lockETags(lock, src, dir), nil)
+		p, err := outdatedPlan(ctx, checkScope(lock, folder, src), opt)
 		if err != nil {
 			return nil, &SourceError{Source: src, Err: err}
 		}
-		now := map[string]verify.Fetched{}
-		for _, f := range got {
-			now[f.Name] = f
-		}
-		for _, l := range bySource[src] {
-			f, ok := now[l.Name]
-			if l.Pinned {
-				// A version's name always names the same bytes: the pin is current, and
-				// said to be behind when the source's latest is another version.
-				latest := f.Version
-				if latest == "" {
-					latest = versions[f.Name]
-				}
-				if ok && latest != "" && latest != l.Version {
-					out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: l.Manifest, ToVersion: latest, ToDigest: f.Digest, Pinned: true})
-				}
-				continue
-			}
-			from := l.Artifact
-			if l.Unverified || f.Kind == verify.DigestManifest || f.Kind == verify.DigestUnpublished {
-				from = l.Manifest // an unverified skill has no artifact digest
-			}
-			switch {
-			case !ok:
-				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, Removed: true})
-			case !lockMatches(&l, f):
-				to := f.Version
-				if to == "" {
-					to = versions[f.Name] // downloaded: a v0.1.0 index has no versions
-				}
-				out = append(out, Outdated{Name: l.Name, Source: src, FromVersion: l.Version, FromDigest: from, ToVersion: to, ToDigest: f.Digest})
-			}
-		}
+		out = append(out, p.outdated()...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// outdatedPlan is the plan of a pull of the skills s has from its source, made from its
+// listing alone: a skill is downloaded only to read what the listing does not say
+// (scope.wantToCompare), and let go. A change is planned as an update without its files.
+//
+// Why not a dry run of the pull? Because a dry run downloads and verifies every change,
+// looks unlisted skills up one by one and reads pinned versions, and outdated is to read
+// each source once: the plan is the same, the reads are fewer.
+func outdatedPlan(ctx context.Context, s *scope, opt Options) (*Plan, error) {
+	r, err := readToCompare(ctx, s, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Source: s.source, Via: r.via, DryRun: true, Actions: s.plan(r), scope: s}, nil
+}
+
+// outdated are the rows of the plan: each locked skill it updates because the source
+// changed it, each it removes, and each pin it keeps where the source's latest version is
+// another.
+func (p *Plan) outdated() []Outdated {
+	var out []Outdated
+	for _, a := range p.Actions {
+		l := a.Locked
+		if l == nil || l.Source != p.Source {
+			continue
+		}
+		o := Outdated{Name: l.Name, Source: p.Source, FromVersion: l.Version, FromDigest: fromDigest(l, a.Served)}
+		switch {
+		case a.Do == DoRemove:
+			o.Removed = true
+		case a.Do == DoUpdate && a.Why == WhyChanged:
+			o.ToVersion, o.ToDigest = a.Latest, a.Served.Digest
+		case a.Do == DoKeep && a.Why == WhyPinned && a.Served != nil && a.Latest != "" && a.Latest != l.Version:
+			// A version's name always names the same bytes: the pin is current, and said
+			// to be behind when the source's latest is another version.
+			o.FromDigest, o.ToVersion, o.ToDigest, o.Pinned = l.Manifest, a.Latest, a.Served.Digest, true
+		default:
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // String renders o as one line: "NAME  VERSION sha256:abc… current -> VERSION
@@ -146,6 +130,17 @@ func (o Outdated) String() string {
 		from, to = from+" current", to+" wanted, latest"
 	}
 	return verify.Escape(fmt.Sprintf("%s  %s -> %s  (%s)", o.Name, from, to, o.Source), `\`)
+}
+
+// WriteOutdated prints the rows of CheckOutdated of dir, a line each, or that every skill
+// in dir is up to date.
+func WriteOutdated(w io.Writer, dir string, rows []Outdated) {
+	for _, o := range rows {
+		fmt.Fprintln(w, o)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(w, "every skill in %s is up to date\n", dir)
+	}
 }
 
 // SourceError is the failure to read one source of a lock.

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/archive"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
@@ -53,15 +53,55 @@ func pathProblem(p string) string {
 }
 
 // foldCollision returns two of paths that name one file on a case-insensitive or
-// normalizing file system (Windows, macOS: compile.FileKey), or "", "".
+// normalizing file system (Windows, macOS: archive.FileKey), or "", "".
 func foldCollision(paths []string) (string, string) {
 	seen := make(map[string]string, len(paths))
 	for _, p := range paths {
-		k := compile.FileKey(p)
+		k := archive.FileKey(p)
 		if q, ok := seen[k]; ok {
 			return q, p
 		}
 		seen[k] = p
 	}
 	return "", ""
+}
+
+// underPaths reports whether the skill path p is one of prefixes or under one of them,
+// segment by segment; every path is when there are none.
+func underPaths(p string, prefixes []string) bool {
+	if len(prefixes) == 0 {
+		return true
+	}
+	for _, x := range prefixes {
+		if p == x || strings.HasPrefix(p, x+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanPaths checks --path values and returns them without a trailing "/".
+func cleanPaths(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		q := strings.TrimSuffix(p, "/")
+		if why := pathProblem(q); why != "" {
+			return nil, usageErrorf("--path %q: %s", p, why)
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// isCommitID reports whether s is a full git object id (SHA-1 or SHA-256, lowercase hex).
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/skilledge/skilledge/runtime/internal/verify"
@@ -82,12 +83,6 @@ const (
 	ViaMCP          = "mcp"             // skills/list and resources/read, digests checked
 )
 
-// The values of Options.Index.
-const (
-	IndexV02 = "v0.2"
-	IndexV01 = "v0.1"
-)
-
 // isMCPEndpoint reports whether source names an MCP endpoint: its path ends in "/mcp".
 func isMCPEndpoint(source string) bool {
 	u, err := url.Parse(source)
@@ -112,37 +107,6 @@ func sameFiles(l *LockedSkill, st *staged) bool {
 	return st != nil && st.lock.Manifest == l.Manifest
 }
 
-// underPaths reports whether the skill path p is one of prefixes or under one of them,
-// segment by segment; every path is when there are none.
-func underPaths(p string, prefixes []string) bool {
-	if len(prefixes) == 0 {
-		return true
-	}
-	for _, x := range prefixes {
-		if p == x || strings.HasPrefix(p, x+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// cleanPaths checks --path values and returns them without a trailing "/".
-func cleanPaths(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		q := strings.TrimSuffix(p, "/")
-		if why := pathProblem(q); why != "" {
-			return nil, usageErrorf("--path %q: %s", p, why)
-		}
-		out = append(out, q)
-	}
-	return out, nil
-}
-
-func usageErrorf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)
-}
-
 // mcpEndpoint is the MCP endpoint of the deployment source: source itself when it is one
 // (isMCPEndpoint), else SOURCE/mcp.
 func mcpEndpoint(source string) string {
@@ -159,7 +123,7 @@ func fetchUnlisted(ctx context.Context, source string, opt Options, names []stri
 	endpoint := mcpEndpoint(source)
 	vo := opt.Verify
 	vo.Unlisted = names
-	got, err := verify.FetchMCP(ctx, endpoint, vo, opt.Era, func(f verify.Fetched) bool { return contains(names, f.Name) && want(f) })
+	got, err := verify.FetchMCP(ctx, endpoint, vo, opt.Era, func(f verify.Fetched) bool { return slices.Contains(names, f.Name) && want(f) })
 	if verify.NoEndpoint(err) {
 		return nil, nil // a deployment without MCP serves no skill its index does not list
 	}
@@ -168,29 +132,19 @@ func fetchUnlisted(ctx context.Context, source string, opt Options, names []stri
 	}
 	var out []verify.Fetched
 	for _, f := range got {
-		if contains(names, f.Name) {
+		if slices.Contains(names, f.Name) {
 			out = append(out, f)
 		}
 	}
 	return out, nil
 }
 
-// lockETags gives, for a skill of lock read from source through a v0.1.0 index, the
-// ETags of its files as locked, when every file has one and the folder in dir holds
-// exactly what the lock says; else nil (the files are downloaded).
-func lockETags(lock *Lock, source, dir string) func(name string) map[string]string {
-	return func(name string) map[string]string {
-		l := lock.find(name)
-		if l == nil || l.Source != source || !l.Unverified || l.Pinned || len(localChanges(dir, l)) > 0 {
-			return nil
-		}
-		m := make(map[string]string, len(l.Files))
-		for _, f := range l.Files {
-			if f.ETag == "" {
-				return nil
-			}
-			m[f.Path] = f.ETag
-		}
-		return m
+// reportError renders the problems of a report that did not verify.
+func reportError(source string, rep *verify.Report) error {
+	var lines []string
+	lines = append(lines, rep.Problems...)
+	for _, s := range rep.Skills {
+		lines = append(lines, s.Problems...)
 	}
+	return fmt.Errorf("%s did not verify; nothing was written:\n  %s", source, strings.Join(lines, "\n  "))
 }

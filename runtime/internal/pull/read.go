@@ -1,0 +1,225 @@
+package pull
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// reading is what a plan read of its source: every skill served, as listed, and what was
+// downloaded. Nothing in it is written to the folder yet.
+type reading struct {
+	via     string
+	got     []verify.Fetched          // the skills served, in the order read
+	served  map[string]verify.Fetched // the same, by name
+	skipped []string                  // a folder's or repository's skills left out, and why
+	// staged are the skills downloaded and verified for a pull, by name (the stager's).
+	staged map[string]*staged
+	// pinPaths are the catalog paths of the pinned versions read, by name.
+	pinPaths map[string]string
+	// versions are, for outdated, the versions read from the SKILL.md of the skills
+	// downloaded to compare, by name.
+	versions map[string]string
+}
+
+func (r *reading) add(fs ...verify.Fetched) {
+	if r.served == nil {
+		r.served = map[string]verify.Fetched{}
+	}
+	for _, f := range fs {
+		r.served[f.Name] = f
+		r.got = append(r.got, f)
+	}
+}
+
+// latest is the version the source serves of f: as its listing says, else as the
+// SKILL.md downloaded says ("" when neither does).
+func (r *reading) latest(f verify.Fetched) string {
+	switch {
+	case f.Version != "":
+		return f.Version
+	case r.versions[f.Name] != "":
+		return r.versions[f.Name]
+	case r.staged[f.Name] != nil:
+		return r.staged[f.Name].lock.Version
+	}
+	return ""
+}
+
+// readSource reads the catalog at s.source for a pull's plan, each skill s.want accepts
+// downloaded into stage: the listing (fetchCatalog); the skills named, or locked, that no
+// listing names, looked up by name; for a frozen pull, the locked version of a skill the
+// source has moved past; and each version this pull pins. It fails, before anything is
+// planned, on what no plan can hold: a named skill not served, or installed from another
+// source, or a frozen pull the source cannot give what the lock says.
+func readSource(ctx context.Context, s *scope, opt Options, stage *stager) (*reading, error) {
+	r := &reading{staged: stage.skills, pinPaths: map[string]string{}}
+	got, via, err := fetchCatalog(ctx, s.source, opt, s.want, s.etags, &r.skipped)
+	if err != nil {
+		return nil, err
+	}
+	r.via = via
+	r.add(got...)
+	if err := r.lookUpUnlisted(ctx, s, opt); err != nil {
+		return nil, err
+	}
+	if err := r.checkNamed(s); err != nil {
+		return nil, err
+	}
+	if err := r.readLockedVersions(ctx, s, opt, stage); err != nil {
+		return nil, err
+	}
+	if err := r.readPins(ctx, s, opt, stage); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readToCompare reads the catalog at s.source for outdated's plan: the listing, and the
+// skills s.wantToCompare accepts downloaded, each let go once its version is read.
+func readToCompare(ctx context.Context, s *scope, opt Options) (*reading, error) {
+	r := &reading{versions: map[string]string{}}
+	opt.Verify.Take = func(f verify.Fetched) error {
+		for _, file := range f.Files {
+			if file.Name == "SKILL.md" {
+				r.versions[f.Name] = frontmatterVersion(file.Data)
+			}
+		}
+		return nil
+	}
+	got, via, err := fetchCatalog(ctx, s.source, opt, s.wantToCompare, s.etags, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.via = via
+	r.add(got...)
+	return r, nil
+}
+
+// lookUpUnlisted looks up by name over MCP the skills named in this pull, or locked from
+// the source and in scope, that the listing did not name: an unlisted skill is served by
+// name though no listing names it. A folder or git repository has none.
+func (r *reading) lookUpUnlisted(ctx context.Context, s *scope, opt Options) error {
+	var unlisted []string
+	for _, n := range s.names {
+		if _, ok := r.served[n]; !ok {
+			unlisted = append(unlisted, n)
+		}
+	}
+	for _, l := range s.lock.Skills {
+		if _, ok := r.served[l.Name]; !ok && l.Source == s.source && !slices.Contains(unlisted, l.Name) && s.inScope(l.Name, l.Path) {
+			unlisted = append(unlisted, l.Name)
+		}
+	}
+	if len(unlisted) == 0 || sourceKind(s.source) != "" {
+		return nil
+	}
+	found, err := fetchUnlisted(ctx, s.source, opt, unlisted, s.want)
+	if err != nil {
+		return err
+	}
+	r.add(found...)
+	return nil
+}
+
+// checkNamed fails for a skill named in this pull that the source does not serve (saying
+// why when a folder or repository left it out), or that the lock has from another source.
+func (r *reading) checkNamed(s *scope) error {
+	for _, n := range s.names {
+		if _, ok := r.served[n]; ok {
+			continue
+		}
+		for _, sk := range r.skipped { // a folder's or repository's skill left out: say why
+			if p, _, _ := strings.Cut(sk, ": "); path.Base(strings.TrimSuffix(p, "/SKILL.md")) == n {
+				return fmt.Errorf("%s serves no skill %q: %s", s.source, n, sk)
+			}
+		}
+		return fmt.Errorf("%s serves no skill %q", s.source, n)
+	}
+	for _, f := range r.got {
+		if old := s.lock.find(f.Name); old != nil && old.Source != s.source && slices.Contains(s.names, f.Name) {
+			return installedElsewhere(s.source, f.Name, old)
+		}
+	}
+	return nil
+}
+
+// installedElsewhere is the error for a skill named in a pull of source that the lock
+// has from another source.
+func installedElsewhere(source, name string, old *LockedSkill) error {
+	return fmt.Errorf("%s: already installed from %s; remove it from %s to pull it from %s", name, old.Source, LockName, source)
+}
+
+// readLockedVersions holds a frozen pull to the lock: each locked skill in scope must be
+// served, and one whose files the source has changed since is read at the version the
+// lock names, which a catalog that keeps versions still publishes (PROTOCOL.md#versions).
+func (r *reading) readLockedVersions(ctx context.Context, s *scope, opt Options, stage *stager) error {
+	for _, l := range s.lock.Skills {
+		if !s.frozen || l.Source != s.source || !s.inScope(l.Name, l.Path) {
+			continue
+		}
+		f, ok := r.served[l.Name]
+		switch {
+		case !ok:
+			return fmt.Errorf("--frozen: %s no longer serves %s, which %s locks", s.source, l.Name, LockName)
+		case !lockMatches(&l, f) && !sameFiles(&l, stage.skills[l.Name]):
+			if err := stageLockedVersion(ctx, s.source, opt, stage, &l); err != nil {
+				return fmt.Errorf("--frozen: %s serves %s at %s, not what %s locks, %w", s.source, l.Name, f.Digest, LockName, err)
+			}
+		}
+	}
+	return nil
+}
+
+// stageLockedVersion stages, for a frozen pull, the version l locks of a skill whose
+// source serves other bytes now: read from its version path, verified as a pinned
+// version is, and only if its files are exactly those the lock names.
+func stageLockedVersion(ctx context.Context, source string, opt Options, stage *stager, l *LockedSkill) error {
+	if l.Version == "" {
+		return errors.New("and it names no version to read instead (the skill declares none)")
+	}
+	f, _, err := verify.FetchVersion(ctx, source, opt.Verify, l.Name, l.Version)
+	if err != nil {
+		return fmt.Errorf("and its version %s cannot be read: %v", l.Version, err)
+	}
+	if err := stage.take(f); err != nil {
+		return err
+	}
+	if !sameFiles(l, stage.skills[l.Name]) {
+		return fmt.Errorf("and its version %s holds other files", l.Version)
+	}
+	return nil
+}
+
+// readPins reads each version this pull pins (--skill NAME@VERSION) into stage, unless
+// it is what is installed already (scope.pinKept). A frozen pull pins only what the
+// lock pins.
+func (r *reading) readPins(ctx context.Context, s *scope, opt Options, stage *stager) error {
+	for _, name := range slices.Sorted(maps.Keys(s.pins)) {
+		ver, old := s.pins[name], s.lock.find(name)
+		if old != nil && old.Source != s.source {
+			return installedElsewhere(s.source, name, old)
+		}
+		if s.frozen && (old == nil || !old.Pinned || old.Version != ver) {
+			return fmt.Errorf("--frozen: %s locks no %s@%s", LockName, name, ver)
+		}
+		if s.pinKept(name) {
+			continue
+		}
+		f, path, err := verify.FetchVersion(ctx, s.source, opt.Verify, name, ver)
+		if err != nil {
+			return err
+		}
+		if err := stage.take(f); err != nil {
+			return err
+		}
+		r.pinPaths[name] = path
+	}
+	return nil
+}

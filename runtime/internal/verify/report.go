@@ -1,0 +1,54 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+)
+
+// WriteText prints the report for a person (skilledge verify): the trust root, a line per
+// skill ("ok  NAME  (N files)", and ", M versions" when it keeps versions; or a "FAIL" line
+// per problem), the deployment's problems and notes, and a summary.
+func (r *Report) WriteText(w io.Writer) {
+	if r.TrustRoot != "" {
+		fmt.Fprintf(w, "trust root %s (%s)\n", r.TrustRoot, r.TrustRootSource)
+	}
+	failed := 0
+	for _, s := range r.Skills {
+		if s.OK() {
+			versions := ""
+			if s.Versions > 0 {
+				versions = ", " + plural(s.Versions, "version")
+			}
+			fmt.Fprintf(w, "ok  %s  (%s%s)\n", s.Name, plural(s.Files, "file"), versions)
+			continue
+		}
+		failed++
+		for _, p := range s.Problems {
+			fmt.Fprintf(w, "FAIL %s\n", p)
+		}
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "FAIL %s\n", p)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note %s\n", n)
+	}
+	under := ""
+	if r.TrustRoot != "" {
+		under = " under " + r.TrustRoot
+	}
+	if r.OK() {
+		fmt.Fprintf(w, "%s verified%s\n", plural(len(r.Skills), "skill"), under)
+		return
+	}
+	fmt.Fprintf(w, "not verified: %s checked%s, %d verified, %d failed; %s\n",
+		plural(len(r.Skills), "skill"), under, len(r.Skills)-failed, failed, plural(r.NumProblems(), "problem"))
+}
+
+// plural is "1 what" or "N whats".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
