@@ -3,12 +3,12 @@
 // The JavaScript host of plugin.wasm, for any runtime with WebAssembly and the web APIs
 // (workerd, Deno, Bun, Node): a pipe between a Request and the plugin. This module is the
 // API of the entry modules (Host, startHost, optionsFrom, startFailure, storeDir, limits,
-// readsWhole, and OptionsRefused, what optionsFrom and a Host throw for options they
-// cannot use); each of the host's roles is a module of its own in host/, which imports
-// nothing but its neighbours there. So the host imports nothing of a platform: an entry
-// module (worker.mjs for Cloudflare Workers) hands it what only the platform has: the
-// Extism SDK's createPlugin, the compiled module, the index, the options, and a content
-// store to fetch objects from.
+// readsWhole, telemetryFrom, and OptionsRefused, what optionsFrom and a Host throw for
+// options they cannot use); each of the host's roles is a module of its own in host/,
+// which imports nothing but its neighbours there. So the host imports nothing of a
+// platform: an entry module (worker.mjs for Cloudflare Workers) hands it what only the
+// platform has: the Extism SDK's createPlugin, the compiled module, the index, the
+// options, and a content store to fetch objects from.
 //
 // Every HTTP and MCP decision is the plugin's (edge/). What a host does is the contract
 // of edge/wire (its package doc), which these modules follow and which the vectors in
@@ -40,6 +40,24 @@
 // 8 bytes (BENCHMARKS.md, RATIONALE.md). One instance, with the index loaded, serves every
 // request; calls into it are synchronous, so they never interleave. When it traps, only
 // that request fails, and the next request gets a new instance (Host).
+//
+// Why is the JavaScript host split into modules by role, typed in JSDoc rather than
+// written in TypeScript? One file of 1,300 lines held framing, splicing, replays, key sets,
+// failure answers and the calls into the plugin, and exported 30 names. Now each role is a
+// module of host/ (frame, splice, replay, keys, failure, plugin, limits, facts, telemetry,
+// start), as runtime/front has a file for each in Go: a reader finds the rule next to the
+// contract's section it follows, the tests import the role they check, and a test holds
+// this file to 600 lines (TestHostLength). The modules import each other by relative paths
+// with .mjs, which wrangler's bundler, Deno, Bun and Node all resolve; skilledge build
+// writes them beside host.mjs, and a test holds what it writes to what the entries import.
+// The JSDoc types, under @ts-check, are checked by the pinned TypeScript compiler in
+// build/test (tsc --noEmit --checkJs, over these modules and every entry, node.mjs too,
+// with build/platforms.d.ts declaring what the entries use of Workers, Deno, Bun and Node).
+// TypeScript sources would need a build step between the repository and every runtime
+// (compiled by skilledge build or carried compiled, types stripped by wrangler, Deno and
+// Bun each their own way, a loader for Node): the files a deployment runs would no longer
+// be the files the tests ran. The check is not --strict: the boundaries (what an entry
+// gives the host, what crosses a module's edge) are typed, the helpers where it needs it.
 
 import { failure, failureResponse } from "./host/failure.mjs";
 import { FrameParser, requestBody, requestHead } from "./host/frame.mjs";
@@ -48,7 +66,7 @@ import { limits } from "./host/limits.mjs";
 import { KeysRefused, Raw } from "./host/plugin.mjs";
 import { Replays } from "./host/replay.mjs";
 import { ObjectCache, respond } from "./host/splice.mjs";
-import { OptionsRefused, isPrivate, startFailure, withoutWasiDebug } from "./host/start.mjs";
+import { OptionsRefused, refusePrivate, startFailure, withoutWasiDebug } from "./host/start.mjs";
 
 export { limits } from "./host/limits.mjs";
 export { telemetryFrom } from "./host/telemetry.mjs";
@@ -559,9 +577,8 @@ function failed(err, start) {
 // startHost makes the Host of init() (a function, so that what it throws, bad options
 // among them, is caught too) and its instance (ready), or says on the console what is
 // wrong and calls exit(1): an entry that is a process serves only once it can answer. A
-// private catalog without an auth option is refused so, with what `skilledge serve` says
-// of one without --auth: it would answer nobody. where names the catalog in that message
-// (the entry's catalog.pack).
+// private catalog without an auth option is refused so (refusePrivate, host/start.mjs),
+// where naming the catalog (the entry's catalog.pack).
 /**
  * @param {() => HostInit} init
  * @param {(code: number) => never} exit
@@ -571,12 +588,7 @@ function failed(err, start) {
 export async function startHost(init, exit, where = "the catalog") {
 	try {
 		const host = new Host(init());
-		if (host.options.auth === undefined && isPrivate(host.pack)) {
-			throw new Error(
-				`${where} has an access policy (skilledge.yaml): serve it with SKILLEDGE_AUTH, which says who is asking (README, "Private catalogs");\n` +
-					"  without it nobody could be told apart over HTTP. skilledge stdio serves it to a local process without one.",
-			);
-		}
+		refusePrivate(host.options, host.pack, where);
 		await host.ready();
 		return host;
 	} catch (err) {

@@ -2,9 +2,10 @@
 
 // A host's start: the plugin's options as an entry is given them (optionsFrom) and why
 // they cannot be used (OptionsRefused), the answer of a host that could not start
-// (startFailure), a private catalog told by its index (isPrivate), and the plugin made
-// without the debug lines of the Extism SDK's WASI shim (withoutWasiDebug). host.mjs
-// gives the entries the first three as its own.
+// (startFailure), the refusal of a private catalog without an auth option, told by its
+// index (refusePrivate, isPrivate), and the plugin made without the debug lines of the
+// Extism SDK's WASI shim (withoutWasiDebug). host.mjs gives the entries the first three as
+// its own; its startHost refuses with refusePrivate.
 
 import { failureResponse } from "./failure.mjs";
 
@@ -77,6 +78,14 @@ export function startFailure(err, R = Response) {
 // make runs, a function that drops exactly the shim's debug calls (console.log("%c%s",
 // "color: #265BA0", "wasi:", …)) and passes every other on; the shim keeps that function
 // for the instance's life, and console.log is what it was again once make is done.
+//
+// Why filter console.log while the plugin is made, to drop "wasi: 0 0"? The shim prints
+// those lines for args_sizes_get and environ_sizes_get in every runtime and the Worker, the
+// SDK (1.0.3) has no option to pass the shim, and node_modules is not ours to patch. Since
+// the shim binds whatever console.log is when it is made, the filter lives only in what
+// the shim bound. Rejected: a filter in each entry for the whole process (it would sit over
+// every log line the process prints), and patching or replacing the SDK's WASI (a fork of
+// the SDK to keep).
 /**
  * @template T
  * @param {() => Promise<T>} make
@@ -100,6 +109,36 @@ export async function withoutWasiDebug(make) {
 // access policy (catalog.MagicPrivate). The plugin answers such a catalog over HTTP only
 // with an auth option, and without one answers every request 503.
 const privateMagic = "SKLPACK\x82";
+
+// refusePrivate throws, for startHost, when pack (the bytes of catalog.pack) is a private
+// catalog's index and options hold no auth option, with what `skilledge serve` says of one
+// without --auth (SKILLEDGE_AUTH for --auth FILE): the host would answer nobody. where
+// names the catalog in the message (the entry's catalog.pack).
+//
+// Why do the Deno, Bun and Node entries refuse a private catalog without SKILLEDGE_AUTH?
+// skilledge serve refuses a catalog with an access policy and no --auth: it could tell
+// nobody apart, so it would answer nobody. The process entries started anyway, printed
+// "serving", and answered every request 503 (the plugin's answer to such a catalog over
+// HTTP). Now startHost refuses, before the instance is made, and exits 1, as it does for
+// options it cannot use. The host tells a private catalog by the first bytes of
+// catalog.pack: the build opens a private index with catalog.MagicPrivate, so that readers
+// that know no access tables refuse it, and a Go test holds privateMagic to it. Rejected:
+// asking the plugin (a probe request and its 503, or a new export: the first reads a policy
+// out of an error answer, the second changes the host contract in three places for one bit
+// the index's first eight bytes already give); refusing in the Worker too (a Worker has no
+// start to refuse: its 503, which says why, is what its log and its callers see).
+/**
+ * @param {Record<string, any>} options
+ * @param {ArrayBuffer | Uint8Array} pack
+ * @param {string} where
+ */
+export function refusePrivate(options, pack, where) {
+	if (options.auth !== undefined || !isPrivate(pack)) return;
+	throw new Error(
+		`${where} has an access policy (skilledge.yaml): serve it with SKILLEDGE_AUTH, which says who is asking (README, "Private catalogs");\n` +
+			"  without it nobody could be told apart over HTTP. skilledge stdio serves it to a local process without one.",
+	);
+}
 
 // isPrivate reports whether pack, the bytes of catalog.pack, is a private catalog's index.
 /**

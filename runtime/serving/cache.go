@@ -31,6 +31,25 @@ import (
 // is reused only if its store still holds every object, with the right size; otherwise it
 // is written again, which also replaces damaged objects. After a new build, indexes that
 // no run has used for cacheKeep go, then every object no remaining index refers to.
+//
+// Why is a skills folder's build reused by a content fingerprint, and not by file times?
+// serve DIR and stdio DIR load the folder anyway: every file is read, hashed and
+// validated, which for a skills repository of some 11 MB takes tens of milliseconds
+// (BENCHMARKS.md, "Why reuse a build by a content fingerprint"), and its problems are
+// reported as validate reports them. The build is named by a fingerprint of exactly what
+// the encoder reads (every file's path and SHA-256, the skill layout, the trust root),
+// the build options and the SHA-256 of the skilledge executable (a new skilledge may
+// encode differently), so a reused build is the one this run would write: an edit is
+// never missed, even one that keeps the size and the modification time, and nothing else
+// forces a rebuild. Modification times and inode numbers lie across checkouts, copies and
+// touch; trusting them would save that time and risk serving stale contents. Indexes and
+// objects no build has used for a week (cacheKeep) are removed, so that a long-running
+// server on an older build keeps its objects; and an object goes only when no index this
+// skilledge can read names it and no build has written or used it for a week (pruneCache),
+// because two skilledge versions share the folder and an older one reads a newer index
+// without the tables it does not know: by references alone it removed the newer build's
+// catalog page (a 500 on / until the next start rebuilt it; seen while two versions ran
+// side by side).
 const cacheKeep = 7 * 24 * time.Hour
 
 // cacheRoot is the build cache's directory: cache, or the user cache's when "".

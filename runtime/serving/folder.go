@@ -117,6 +117,11 @@ func (f *Folder) Report(w io.Writer) {
 
 // Print prints every problem formatted by line, then the summary line: "3 skills
 // checked: 2 errors, 0 warnings", and "; 2 skills skipped" when skills were left out.
+//
+// Why does the summary count a skipped skill apart? With --skip-invalid each invalid skill
+// gets a line saying it is skipped and why, which repeats its first error; counted as a
+// warning, one bad description read "1 error, 1 warning". The line is kept (it says what
+// is not served), and the summary counts it as a skill skipped instead.
 func (f *Folder) Print(w io.Writer, line func(compile.Problem) string) {
 	for _, p := range f.Problems {
 		fmt.Fprintln(w, line(p))

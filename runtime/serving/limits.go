@@ -17,6 +17,17 @@ import (
 // static assets (the content store) by count and by the size of each file. See
 // https://developers.cloudflare.com/workers/platform/limits/#worker-size and
 // https://developers.cloudflare.com/workers/static-assets/#limits
+//
+// Why does `build` warn over the script size and asset count, but refuse an asset over 25
+// MiB? The script and asset-count limits depend on the account's plan, and the same
+// output serves serve and the Extism hosts, which have no such limits: a warning names the
+// limit crossed, what is large and what to do. The 25 MiB limit on one asset is the same
+// on every plan and wrangler refuses the upload, so build refuses the catalog before
+// writing anything, naming each file whose content (raw, or in its resources/read form: a
+// 13 MiB text of newlines is 26 MiB as a JSON string) would be over, and pointing at
+// skilledge serve, which has no such limit. The script estimate adds the Extism SDK's
+// bundled size (extismSDKGzipped) to the gzipped files; a test holds it within 3% of
+// wrangler's own figure.
 const (
 	workersFreeLimit = 3 << 20
 	workersPaidLimit = 10 << 20

@@ -16,9 +16,21 @@ import (
 )
 
 // pluginStart is plugin.wasm being found (or built from source) and compiled on a
-// goroutine of its own while serve and stdio open the catalog: on a first run both take
-// seconds (compiling the module with a cold compilation cache, building the folder), and
-// on every run tens of milliseconds, and neither needs the other until the pool is made.
+// goroutine of its own while serve and stdio open the catalog.
+//
+// Why do `serve` and `stdio` compile the plugin while they open or build the catalog?
+// Neither needs the other until the pool is made, and on a first run both take seconds
+// (compiling the module with a cold compilation cache, building the folder), on every run
+// tens of milliseconds. Doing both at once took about two fifths off the first stdio
+// launch on a ~10 MB catalog with empty caches, and about a quarter off a warm launch
+// (BENCHMARKS.md, "Why compile while the catalog opens"). What it costs: the memory limit
+// the plugin is compiled with depends on the index's size, which is guessed from the
+// index on disk (guessIndexSize); when the catalog turns out to need another limit, the
+// module is compiled again, from the warm cache (wait). Progress is said in whole lines
+// ("compiling plugin.wasm …", then "compiled plugin.wasm in 1.2s"), since two goroutines
+// write to stderr. A cold compile also uses GOMAXPROCS workers (runtime/wasm, with
+// wazero's experimental.WithCompilationWorkers), which takes about two fifths off it on
+// two cores.
 type pluginStart struct {
 	cancel context.CancelFunc
 	done   chan struct{}

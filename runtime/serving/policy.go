@@ -16,6 +16,17 @@ import (
 // at all outside a work tree). skilledge reads the file only in the skills folder, so
 // such a file's access policy would not apply: the catalog would be public. It returns
 // an error naming the file and where it belongs, or nil.
+//
+// Why does a `skilledge.yaml` above the skills folder stop the build, rather than be read?
+// The skills-repository layout puts its deploy files at the repository's root, so that is
+// where a newcomer writes skilledge.yaml; skilledge read it only in the skills folder and
+// said nothing, so its access: policy was ignored and a private catalog was served to
+// every caller. So every command that loads the folder stops, naming the file and where
+// it belongs.
+// Rejected: reading it there too (two places for one file, and a repository with several
+// skills folders would share a policy none of them names), and a warning (a served catalog
+// that should be private is the failure, not a remark about it). Above the work tree, or
+// outside one, nothing is looked at: those folders are not the repository's.
 func misplacedPolicy(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, compile.PolicyFile)); !errors.Is(err, fs.ErrNotExist) {
 		return nil // the folder has its own (or it cannot be told: the load says why)

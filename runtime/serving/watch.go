@@ -23,6 +23,19 @@ import (
 // How --watch looks at the folder: a walk of it every watchInterval, and once something
 // changed, another every watchQuiet until two in a row agree (the editor or git has
 // finished writing), then a rebuild. Tests shorten them.
+//
+// Why does `--watch` poll the folder instead of using inotify (fsnotify)? The main
+// module's dependencies are fixed (gjson, yaml.v3, go-pdk, wazero), and fsnotify would be
+// one more; writing inotify, kqueue and ReadDirectoryChangesW by hand would be three
+// platform files for one feature. Polling also sees what event APIs miss: network and
+// container mounts, editors that save by renaming over the file, directories created with
+// their contents in one step; and it needs no watch per directory (inotify's per-user
+// limit). The cost is a walk of the folder with one stat per file, twice a second, reading
+// nothing (snapshot); waiting until two walks a quarter of a second apart agree makes an
+// editor's or git's burst of writes one rebuild. The rebuild reads and hashes every file,
+// as on start, through the build cache, so a change of times alone ends in "no skill
+// changed" and no swap. Directory times are left out of the walk: they change when clutter
+// (.git, .DS_Store) is written, which Load ignores anyway.
 var (
 	watchInterval = 500 * time.Millisecond
 	watchQuiet    = 250 * time.Millisecond
@@ -80,6 +93,15 @@ func (w *watcher) run(ctx context.Context) {
 
 // rebuild checks and builds the folder and swaps the result in, unless it is invalid or
 // the same catalog.
+//
+// Why does `--watch` keep the previous catalog on an invalid edit, and swap whole pools? A
+// half-typed SKILL.md is normal while writing; serving a catalog without that skill, or
+// none, would make the client's list flicker at every keystroke. So the problems are
+// printed as validate prints them and the last good catalog stays until the folder is
+// valid again (with --skip-invalid, the valid skills are swapped in, as on start). A new
+// catalog gets a new pool of instances of the plugin already compiled, and front.Server's
+// Swap replaces the pool atomically: each request runs on one pool from start to end, so
+// none sees half of each, and the old pool closes once its requests are done.
 func (w *watcher) rebuild(ctx context.Context) {
 	dir, name, log := w.opt.Dir, w.opt.Command, w.opt.Log
 	fmt.Fprintf(log, "skilledge: %s changed; checking it\n", dir)

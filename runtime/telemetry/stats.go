@@ -27,6 +27,13 @@ import (
 // to which /metrics is added), else a JSON log (serve --log json, or an entry's
 // SKILLEDGE_LOG=json lines) in the file src, "-" for stdin. A log's lines that are not
 // requests are skipped; a log with none is an error.
+//
+// Why does `skilledge stats` read a metrics listener or a log, not Prometheus? It is the
+// look without a dashboard: a serve on a laptop or a single machine has its metrics
+// listener, and any host has its JSON log (the Worker's, from Logpush or wrangler tail).
+// From the metrics the percentiles are read from the histogram's buckets, to within a
+// bucket; from a log they are exact, and per skill too. A Prometheus server, when there is
+// one, already answers these questions with its own queries.
 func ReadStats(ctx context.Context, src string) (*Stats, error) {
 	st := &Stats{}
 	var err error

@@ -58,6 +58,15 @@ type tokenEntry struct {
 	Scopes []string `json:"scopes"`
 }
 
+// cmdKey makes a static API key and prints it, and its entry of the auth option.
+//
+// Why does `skilledge key` print the key, and the entry, on stdout? The server never holds
+// a static key, only its SHA-256 (the auth option's tokens), so the moment the key is made
+// is the only one it exists in clear: it goes to stdout once, the first line, for a person
+// to copy or a script to read (head -1), and the entry to add to the auth file, holding
+// the digest, is the second. What to do with each goes to stderr. Rejected: writing the
+// auth file (the CLI would edit a configuration it did not write, and the Worker's lives
+// in wrangler.toml) and a key file (a secret left on disk).
 func cmdKey(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("key", "skilledge key [--name NAME] [--scope SCOPE ...]",
 		`Makes a new static API key for a private deployment, for CI and agents without OAuth.

@@ -105,8 +105,11 @@ func (c *command) parse(args []string, minArgs, maxArgs int, stdout, stderr io.W
 }
 
 // usageError prints what is wrong with the command line, and where the help is, on one
-// line: the help itself, which --help prints, would bury it. It returns the exit status
-// of bad usage, 2.
+// line. It returns the exit status of bad usage, 2.
+//
+// Why is a usage error one line? An unknown flag printed the command's whole help, 50
+// lines and more, with the error at the top, scrolled away. A usage error is now one line:
+// what is wrong and "(see skilledge COMMAND --help)"; --help prints the help, to stdout.
 func (c *command) usageError(stderr io.Writer, what string) int {
 	fmt.Fprintf(stderr, "skilledge %s: %s (see skilledge %s --help)\n", c.name, what, c.name)
 	return 2

@@ -46,6 +46,13 @@ No token, body or file content is ever among them.`
 const privateWithoutAuth = "skilledge serve: %s has an access policy (%s): serve it with --auth FILE, which says who is asking (README, \"Private catalogs\");\n" +
 	"  without it nobody could be told apart over HTTP. skilledge stdio serves it to a local process without one.\n"
 
+// cmdServe serves a catalog over MCP Streamable HTTP until ctx ends.
+//
+// Why does serve listen before it builds? A busy port was reported after the folder was
+// checked and built, which for a large folder takes long, and behind the folder's own
+// problems. The listener is taken first: the port is said at once, and connections that
+// arrive during the build wait in the listen queue until the server serves. Rejected:
+// checking the port by binding and closing it (another process can take it in between).
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("serve", "skilledge serve [DIR|OUT] [flags]", serveAbout)
 	var f serverFlags
@@ -130,6 +137,11 @@ func (h *httpFlags) register(fs *flag.FlagSet) {
 // check refuses what the flags must not ask without another (a non-loopback address
 // without --public), and adds to server whom it answers: the flags add to the loopback
 // defaults, so that the URL serve prints keeps working.
+//
+// Why does `serve` refuse a non-loopback address without `--public`? Exposing a catalog to
+// the network should be a decision, not a typo. --public also widens the accepted Host
+// names, since the loopback-only Host check would otherwise refuse every request arriving
+// by another name.
 func (h *httpFlags) check(server *wire.Options) error {
 	switch {
 	case h.replays < 0:

@@ -17,6 +17,13 @@ OUT, the output of skilledge build, is served as it is. With --watch, DIR is reb
 whenever its files change, the new catalog replaces the served one atomically, and the
 client is sent notifications/skills/list_changed and notifications/resources/list_changed.`
 
+// cmdStdio serves a catalog over the MCP stdio transport until stdin ends.
+//
+// Why does `stdio` take `--auth` when it never asks for a credential? A catalog with an
+// access policy is served only with an auth option, so that no host can serve it to
+// everyone by forgetting one; over stdio the caller is a local process that already has
+// the files, and MCP asks no credential there. So stdio --auth FILE checks the option and
+// serves without asking, and fetches no key set (nothing would use it).
 func cmdStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("stdio", "skilledge stdio [DIR|OUT] [flags]", stdioAbout)
 	var f serverFlags

@@ -11,6 +11,17 @@ import (
 	"github.com/skilledge/skilledge/runtime/serving"
 )
 
+// cmdValidate checks a skills folder and prints its problems and their summary, as text
+// or as GitHub Actions workflow commands.
+//
+// Why does only validate take --strict? It is for CI: a pipeline that wants the
+// specification's limits held runs `skilledge validate --strict` before it builds, and the
+// build then serves what was validated. On serve, stdio and build it would only bring back
+// the refusal that made fields in other shapes warnings (RATIONALE.md, "Why are fields in
+// other shapes warnings, served in entries strict clients accept, and the name an
+// error?"), and it would be one more input to the build cache's key. Rejected: --strict
+// on every command (no one asked to have a local server refuse a skill its clients would
+// take).
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("validate", "skilledge validate DIR [flags]",
 		`Checks every skill in DIR against the Agent Skills format and the limits of the MCP
@@ -71,7 +82,15 @@ repository's root.`)
 // "skills/x") and escaped as a property, the message as data, the way the runner
 // unescapes them (actions/toolkit, command.ts): %, CR and LF in both, and : and , in
 // properties, so that no file name or message can end the command early or start
-// another one.
+// another one. Other control characters are left as they are: the runner would not
+// unescape them.
+//
+// Why `--format github` workflow commands, not a problem matcher? A problem matcher is a
+// JSON file registered by a step, whose regular expressions parse the text format: a
+// second file to copy, and paths holding ":" or messages spanning lines break it.
+// Workflow commands are the runner's own protocol, escaped as above. The path is DIR
+// joined with the file's path in it: the workflow names the skills folder relative to the
+// checkout, which is the repository root annotations are relative to.
 func githubCommand(p compile.Problem) string {
 	var b strings.Builder
 	b.WriteString("::")
