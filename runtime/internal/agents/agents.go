@@ -4,6 +4,18 @@
 // repository's root, the working directory) and per user (the home directory); an agent
 // that also reads .agents/skills shares that folder with every other such agent a
 // project has.
+//
+// Why does `pull` without a folder install where the project's agents read? A project says
+// which agents it uses: .claude/, .cursor/, .gemini/ in its root. So pull without DIR
+// installs into their folders, .agents/skills standing for every agent that reads it
+// (Codex, Cursor, Gemini CLI, OpenCode), and prints each folder and why (Target.Why); with
+// none found, .agents/skills, the folder the most agents read. --agent NAME names them
+// outright, as the `skills` CLI does. It stays in the project unless --user says the home
+// directory: a pull never writes to a home folder unasked. A folder chosen this way is
+// refused when it leads out of the project by a symbolic link (Targets); a folder given as
+// DIR is the user's own choice, and followed. Rejected: .agents/skills alone (Claude Code
+// does not read it, and its users had to know the folder), and installing into every
+// known agent's folder (folders for agents the project does not use).
 package agents
 
 import (

@@ -15,6 +15,17 @@ import (
 // Why a check apart from the plan? Because the plan says what the source and the lock
 // ask for, and the check what the folder allows: outdated reads the plan alone, and a
 // dry run shows both, each refusal with its reason.
+//
+// Why does a local edit keep its skill from an update instead of being overwritten or
+// merged? Someone who edits an installed skill has a reason, and an update that silently
+// drops the edit loses work no one sees. The lock's file digests tell an edit from the
+// pulled bytes (localChanges), so an edited skill is refused here and left as it is, each
+// changed file named (Result.Edited), and Force takes the source's. An edit is kept when
+// the source has not changed too (scope.want downloads nothing for it). The other skills
+// are updated all the same, and the pull exits 1: one edited skill once held back every
+// update of the folder, which made a team choose between its edit and every fix upstream.
+// Rejected: a three-way merge (skills are not only text), a backup copy beside the skill
+// (an agent would load it as a skill), and stopping the whole pull (the old behaviour).
 func (p *Plan) Check() error {
 	var first error
 	for i := range p.Actions {

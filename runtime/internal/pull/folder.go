@@ -141,6 +141,16 @@ func writeTemp(dir, name string, files []archive.File) (_ string, n int64, err e
 // swapIn renames the folder tmp (in DIR) into place as DIR/NAME, exchanged with the old
 // folder where the system can, so the skill is always either all old or all new; the old
 // one is then removed.
+//
+// Why is a skill replaced by exchanging folders, not file by file? Each skill is written
+// to a temporary folder inside DIR as it verifies (writeTemp; inside DIR, so that the
+// rename stays on one file system) and, when the plan is applied, exchanged with the
+// installed one in one step (renameat2 with RENAME_EXCHANGE on Linux), so an agent reading
+// the folder, or a pull interrupted, sees the old skill or the new one, never a mix. Where
+// the exchange is not available (another system, or a file system that cannot), two
+// renames leave the skill briefly absent, never mixed (exchangeByRenames). Rejected:
+// overwriting files in place, which mixes versions on interruption and leaves removed
+// files behind.
 func swapIn(dir, name, tmp string) error {
 	final := filepath.Join(dir, name)
 	if _, err := os.Lstat(final); errors.Is(err, os.ErrNotExist) {

@@ -17,13 +17,29 @@ import (
 )
 
 // Sources that are no deployment: a skills folder on this machine, or a git repository.
-// Either is read as `skilledge build` reads a folder (Options.LoadFolder, which the CLI
-// fills with compile.LoadDir: the same loader and rules), in memory; a skill the loader
-// refuses is left out and named in Result.Skipped. A git repository is cloned (one commit, no submodules, no hooks run)
-// into a temporary folder that is removed after the read; its skills are those of its
-// skills/ folder when it has one, else of its root. Nothing is verified against a
-// publisher's digest (there is none): the lock records the manifest digest of what was
-// read, and for git the commit.
+// Either is read as `skilledge build` reads a folder, by the loader the caller gives
+// (Options.LoadFolder: the CLI's is runtime/internal/pull/loaddir, on compile.LoadDir), in
+// memory; a skill the loader refuses is left out and named in Result.Skipped. A git
+// repository is cloned (cloneGit) into a temporary folder that is removed after the read;
+// its skills are those of its skills/ folder when it has one, else of its root. Nothing is
+// verified against a publisher's digest (there is none): the lock records the manifest
+// digest of what was read, and for git the commit.
+//
+// Why does `pull` read a folder or a git repository with the build's loader? Teams keep
+// skills in repositories and folders before (or instead of) deploying them, and the
+// `skills` CLI installs from both. Read by the loader `build` and `serve` use, a skill
+// installs from a repository exactly when it would be served from it: same rules, same
+// refusals, a refused skill named and left out rather than failing the pull. pull itself
+// never links that loader, the compiler: the caller gives it (FolderLoader). Skills that
+// share a name (copies, backups and forks in one repository: 1,066 in one public
+// collection) are left out too, each named, since a skill is installed by its name;
+// --path selects one of them. A git source is cloned once, by the user's own git: at a
+// branch or tag with --depth 1, the whole history only for a frozen pull, which checks out
+// the commit the lock records; with the ext:: transport refused (it runs a command), hooks
+// off, no submodules, no prompt for a credential, and a URL or ref that begins with "-"
+// refused before git sees it. Rejected: a Go git library (a large dependency for one
+// clone, and the user's own git already knows their credentials and proxies), and
+// requiring a deployment first (the very step these sources spare).
 const (
 	ViaFolder = "folder"
 	ViaGit    = "git"

@@ -35,6 +35,19 @@ type Lock struct {
 // paths, each sorted and given once; with neither, the whole catalog. Removed are the
 // skills removed from the folder (skilledge remove), which a pull does not bring back
 // until one is named again.
+//
+// Why does `skills.lock` remember what a pull was asked for? `pull URL DIR --skill pdf
+// --skill docx`, then the update step `pull URL DIR`, installed every other skill of the
+// catalog: the second pull had nothing to say what the first one chose. So the lock
+// records, by source, the skills and paths a pull was asked for; a pull that names none
+// keeps to them (newScope) and names the catalog's other skills as new (WhyNew), installing
+// none. A source first pulled whole stays whole (it has no selection: Lock.pulledWhole),
+// and --frozen keeps to the lock's skills alone. The lock says lockVersion 2 only when it
+// holds a selection (LockVersion), so that a lock without one is read by every skilledge,
+// and an older one refuses a lock whose selection it would ignore. Rejected: inferring the
+// selection from the skills locked (a skill withdrawn and published again would fall out
+// of it), and installing new skills with a note (what an agent loads is the team's choice,
+// not the catalog's).
 type Selection struct {
 	Source  string   `json:"source"`
 	Skills  []string `json:"skills,omitempty"`
@@ -46,6 +59,15 @@ type Selection struct {
 func (s *Selection) whole() bool { return len(s.Skills)+len(s.Paths) == 0 }
 
 // LockedSkill is one installed skill.
+//
+// Why does `skills.lock` keep the artifact's digest beside the manifest digest? The
+// manifest digest (PROTOCOL.md#versions) names a skill's files wherever it is served, so it
+// is what a reviewer compares; but the well-known index gives the digest of the artifact,
+// and comparing that one is what lets a pull or outdated decide without downloading
+// anything (lockMatches). Rejected: the manifest digest alone, which needs a download or
+// the MCP _meta to compare. A skill read from a v0.1.0 index, which publishes no digest, has
+// an empty Artifact and Unverified set. The lock holds no token: the token is a flag or
+// $SKILLEDGE_TOKEN, and the lock is meant to be committed.
 type LockedSkill struct {
 	// Name is the skill's name and its folder in the skills folder.
 	Name string `json:"name"`
@@ -70,6 +92,35 @@ type LockedSkill struct {
 	// Unverified is set for a skill read from a source that publishes no digest (the
 	// well-known v0.1.0 index): Manifest and Files are the SHA-256 of what was
 	// downloaded and installed, which nothing checked against the publisher's.
+	//
+	// Why does a pull from a v0.1.0 index lock what it downloaded, marked unverified?
+	// Discovery v0.1.0 (/.well-known/skills/index.json, the cloudflare RFC, which other
+	// servers publish too) lists each skill's files and no digest. pull reads it when a
+	// deployment has no v0.2.0 index, before MCP (fetchCatalog): a server that publishes
+	// only v0.1.0 is more likely to speak no MCP at all than to speak it better. With
+	// nothing to verify the bytes against, pull says so rather than pretend: Result.Via is
+	// well-known-v0.1, the skills it writes are listed as unverified (Result.Unverified, in
+	// --json and the summary), and their entry has "unverified": true and an empty
+	// Artifact, the field that elsewhere holds the digest the publisher gave (lockedOf).
+	// Manifest and each file's Digest are still the SHA-256 of what was downloaded and
+	// installed, so outdated, --frozen and the local-edit check work as on the other
+	// paths, comparing what is there with what was installed. Every other rule is the same
+	// code as on the other paths: verify.FetchV01 shares verify's reading of v0.1.0 (safe
+	// relative paths, no encoded separators, the trust root, a bound on a skill's files and
+	// bytes, a SKILL.md named as its folder), then pull's collision checks, staging and
+	// folder swap, nothing swapped into place until every selected skill is read. With no
+	// digest to compare, a later pull learns from the server that a skill is unchanged:
+	// each file's ETag is kept as served (LockedFile.ETag; skilledge serve and most static
+	// hosts send one), a pull asks for each file with If-None-Match, and a skill whose
+	// every file is answered 304 is unchanged, with nothing downloaded. A server that sends
+	// no ETag costs a download of each selected skill at every pull, to compare
+	// (Result.Compared); one that answers 304 falsely only keeps the files already
+	// installed. ETags are asked for only when the folder holds what the lock says
+	// (scope.etags), and kept only when they are quoted printable ASCII, as they go back
+	// into a header. Rejected: recording the downloaded SHA-256 as Artifact, which would
+	// later read as the publisher's; refusing v0.1.0 outright, which leaves those servers
+	// to hand copying, with no lock at all; and Last-Modified dates, which name a second,
+	// not the bytes.
 	Unverified bool `json:"unverified,omitempty"`
 	// Manifest is the manifest digest of its files (PROTOCOL.md#versions).
 	Manifest string `json:"manifest"`

@@ -53,7 +53,15 @@ func pathProblem(p string) string {
 }
 
 // foldCollision returns two of paths that name one file on a case-insensitive or
-// normalizing file system (Windows, macOS: archive.FileKey), or "", "".
+// normalizing file system (Windows, macOS: archive.FileKey), or "", "". lockedOf refuses
+// a skill that has two.
+//
+// Why are file names that fold or normalize to one name refused, not renamed? Windows and
+// macOS (by default) store README.md and readme.md, or an NFC and an NFD café.md, as one
+// file: writing both would leave one, and which one depends on the order of writes. The
+// key is the compiler's (archive.FileKey: NFD, then case folding, as catalog/compile
+// compares sibling names), so a catalog `validate` warns about is the one pull refuses.
+// Rejected: renaming one of them, which breaks every reference to it inside the skill.
 func foldCollision(paths []string) (string, string) {
 	seen := make(map[string]string, len(paths))
 	for _, p := range paths {

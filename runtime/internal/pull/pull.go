@@ -47,9 +47,17 @@ func Pull(ctx context.Context, source, dir string, opt Options) (*Result, error)
 // opt.DryRun, nowhere: its files are counted and let go). The caller checks the plan, then
 // applies it, and closes it in any case.
 //
-// Why is the whole plan made before any write? Because a hostile or broken entry late in
-// the index would otherwise leave the folder half updated, and because a plan that is a
-// value can be printed (pull --dry-run) and read (outdated) as well as applied.
+// Why does `pull` verify every selected skill before writing any? Because a hostile or
+// broken entry late in the index would otherwise leave the folder half updated: some
+// skills new, one refused. So MakePlan fails on a skill that does not verify, and on a
+// frozen pull the source cannot hold to its lock; Plan.Check then refuses what the folder
+// does not allow (a folder the lock does not name, a local edit); only Plan.Apply swaps a
+// skill into place. Rejected: swapping each skill into place as it verifies. Cost: disk
+// for the selected skills at once, in their temporary folders (one skill's files in memory
+// at a time), bounded by Options.MaxTotal (1 GiB by default).
+//
+// Why is the whole plan made before any write? Because a plan that is a value can be
+// printed (pull --dry-run), read (outdated) and checked whole as well as applied.
 func MakePlan(ctx context.Context, source, dir string, opt Options) (*Plan, error) {
 	s, opt, err := newScope(source, dir, opt)
 	if err != nil {

@@ -159,6 +159,23 @@ func installedElsewhere(source, name string, old *LockedSkill) error {
 // readLockedVersions holds a frozen pull to the lock: each locked skill in scope must be
 // served, and one whose files the source has changed since is read at the version the
 // lock names, which a catalog that keeps versions still publishes (PROTOCOL.md#versions).
+//
+// Why does `pull --frozen` compare a skill's files, not the digest its lock names? A lock
+// records the digest the read gave: the archive's from a well-known index, the manifest
+// digest (of the files) from a read over MCP, and the manifest digest in both. The same
+// source can be read either way (--path reads over MCP, a plain pull the index), and a
+// frozen pull through the index of a skill locked over MCP once failed for identical
+// files: it compared an archive digest to a manifest digest. So a frozen pull that meets an
+// archive digest not in the lock downloads that skill (scope.want), verifies it against
+// the index as always, and holds it to the lock's manifest digest (sameFiles): the same
+// files pass, other files send it to the locked version (stageLockedVersion), and nothing
+// is written until every skill has been compared. The lock stays as it was (a plain pull
+// records the archive digest, so that later pulls download nothing): a frozen pull is for
+// CI, and writes back only a deleted skill's folder (or, with --force, an edited one).
+// Rejected: failing whenever the digest kinds differ, which ties a lock to one way of
+// reading; and recording both digests at every read, which an MCP read cannot (it sees no
+// archive). Cost: a frozen pull downloads such a skill on every run until a plain pull
+// relocks it.
 func (r *reading) readLockedVersions(ctx context.Context, s *scope, opt Options, stage *stager) error {
 	for _, l := range s.lock.Skills {
 		if !s.frozen || l.Source != s.source || !s.inScope(l.Name, l.Path) {
@@ -180,6 +197,18 @@ func (r *reading) readLockedVersions(ctx context.Context, s *scope, opt Options,
 // stageLockedVersion stages, for a frozen pull, the version l locks of a skill whose
 // source serves other bytes now: read from its version path, verified as a pinned
 // version is, and only if its files are exactly those the lock names.
+//
+// Why does a frozen pull read the locked version from its version path? pull --frozen in
+// CI failed after every upstream commit that touched a locked skill, although a catalog
+// that keeps versions still publishes the locked bytes at the version's path
+// (NAME/@VERSION/NAME). So when the source now serves other files, a frozen pull reads the
+// version the lock names from there (verify.FetchVersion), verifies it as a pinned version
+// is (against the manifest digest the MCP listing gives: readPins), and installs it only if
+// its files are exactly those the lock records; without that version (not kept, or a skill
+// that declares none) it fails as before, naming why. pull --frozen DIR takes its URLs
+// from the lock (Sources), as CI knows the folder and not always the URLs. Rejected:
+// pinning every locked skill (a plain pull would then never update), and failing (CI
+// breaks for a change it did not ask for).
 func stageLockedVersion(ctx context.Context, source string, opt Options, stage *stager, l *LockedSkill) error {
 	if l.Version == "" {
 		return errors.New("and it names no version to read instead (the skill declares none)")
@@ -200,6 +229,18 @@ func stageLockedVersion(ctx context.Context, source string, opt Options, stage *
 // readPins reads each version this pull pins (--skill NAME@VERSION) into stage, unless
 // it is what is installed already (scope.pinKept). A frozen pull pins only what the
 // lock pins.
+//
+// Why does `--skill NAME@VERSION` check the manifest digest from `resources/list`? The
+// well-known index lists latest skills only, so it has no digest for an older version's
+// archive; the digest that names a version wherever it is served is its manifest digest,
+// in _meta["io.github.skilledge/versions"] of the latest SKILL.md in resources/list. So
+// verify.FetchVersion downloads /.well-known/agent-skills/NAME/@VERSION/NAME.tar.gz,
+// unpacks it, and refuses it unless the manifest digest of its files is that one. A pinned
+// skill is left at its version by later pulls and by outdated (scope.pinnedHere: a
+// version's name always names the same bytes) until it is named again. Rejected: taking
+// the archive as served, which no index vouches for. Cost: a pin needs the MCP endpoint
+// beside the well-known files, and a version whose name differs from the latest's (a
+// renamed skill) is refused, since the folder must carry the skill's name.
 func (r *reading) readPins(ctx context.Context, s *scope, opt Options, stage *stager) error {
 	for _, name := range slices.Sorted(maps.Keys(s.pins)) {
 		ver, old := s.pins[name], s.lock.find(name)

@@ -25,6 +25,26 @@ import (
 // etags gives, for a skill read from a v0.1.0 index, the ETags of the files the caller
 // holds (see verify.FetchV01), or nil. A folder or git repository (sourceKind) is read by
 // fetchLocal instead, and the skills it left out are put in skipped (when not nil).
+//
+// Why does `pull` read the well-known index and archives first, and MCP only without one?
+// A skill's archive is one request that carries every file, and the v0.2.0 index gives its
+// digest, so a pull costs one request for the index and one per changed skill, and an
+// up-to-date folder the index alone. Over MCP a pull is skills/list, then a resources/read
+// per file (eight at a time), each checked against the digest and size the listing gives:
+// many more requests, and about 1.7× the cold time on the benchmark's catalog
+// (BENCHMARKS.md#pull-installing-a-catalog-into-a-folder). So MCP is the path for a URL
+// that names the endpoint, for --era, for --path (the index names skills by name only;
+// skills/list gives each skill's path), and for a server with neither well-known index
+// (the TS SDK's); one with a v0.1.0 index and no v0.2.0 one is read through that, before
+// MCP (LockedSkill.Unverified). A read over MCP is compared with the lock's manifest
+// digest, a read of the index with its artifact digest (lockMatches); an archive whose
+// files match a lock made over MCP only rewrites the lock (WhySameFiles). The reads are
+// verify's own (verify.Fetch, verify.FetchV01, verify.FetchMCP): the trust root, loopback
+// and token rules, redirect checks, bounds and safe unpacking are the same code, so what
+// skilledge verify refuses pull never writes. Rejected: a package of its own for the
+// fetching of both commands (their entries are small, and nothing is written twice), and
+// resources/directory/read to list a skill's files, which skills/list already gives with
+// their digests.
 func fetchCatalog(ctx context.Context, source string, opt Options, want func(verify.Fetched) bool, etags func(name string) map[string]string, skipped *[]string) ([]verify.Fetched, string, error) {
 	if sourceKind(source) != "" {
 		if opt.Index != "" || opt.Era != "" {
