@@ -240,44 +240,14 @@ func pullArgs(pos []string, frozen bool) (source, dir string, err error) {
 // answers what the pull would do: a script reads the status the pull would give, and a
 // person the plan that explains it. Rejected: 0 for any plan made, which says nothing.
 func pullInto(ctx context.Context, source, dir string, opt pull.Options, deadline func(error) error, stdout, stderr io.Writer, asJSON bool) (any, bool, int) {
-	p, err := pull.MakePlan(ctx, source, dir, opt)
+	if asJSON {
+		stdout = nil // the report is printed whole, after
+	}
+	report, refused, err := pull.Into(ctx, source, dir, opt, stdout, stderr, "skilledge pull: ")
 	if err != nil {
 		return nil, false, failed("pull", deadline(err), opt, source, stderr)
 	}
-	defer p.Close()
-	checked := p.Check()
-	if opt.DryRun {
-		if !asJSON {
-			saySkipped(stderr, p.Skipped)
-			p.WriteText(stdout)
-		}
-		if checked != nil {
-			fmt.Fprintf(stderr, "skilledge pull: %v\n", checked)
-		}
-		return p, p.Refused(), 0
-	}
-	if checked != nil {
-		return nil, false, failed("pull", deadline(checked), opt, source, stderr)
-	}
-	res, err := p.Apply()
-	if err != nil {
-		return nil, false, failed("pull", deadline(err), opt, source, stderr)
-	}
-	if !asJSON {
-		saySkipped(stderr, res.Skipped)
-		fmt.Fprintln(stdout, res.Summary(dir))
-		for _, e := range res.Edited {
-			fmt.Fprintf(stderr, "skilledge pull: %s\n", e.Says(dir))
-		}
-	}
-	return res, len(res.Edited) > 0, 0
-}
-
-// saySkipped says on stderr each line of a folder's or repository's skills left out.
-func saySkipped(stderr io.Writer, skipped []string) {
-	for _, s := range skipped {
-		fmt.Fprintf(stderr, "skilledge pull: %s\n", s)
-	}
+	return report, refused, 0
 }
 
 // outdatedUsage is outdated's help text, after its synopsis.
