@@ -104,7 +104,7 @@ func (f *serverFlags) check(name, dir string, server *wire.Options, stderr io.Wr
 			return "", false
 		}
 		server.Auth = b
-		authLine = fmt.Sprintf("skilledge: every request needs a credential (%s): %s\n", f.auth, authSummary(cfg))
+		authLine = fmt.Sprintf("skilledge: every request needs a credential (%s): %s\n", f.auth, cfg.Summary())
 	}
 	switch {
 	case !f.watch:
