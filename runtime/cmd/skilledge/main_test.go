@@ -131,17 +131,6 @@ func TestUsageErrorOneLine(t *testing.T) {
 	}
 }
 
-func TestLoopbackAddr(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"127.0.0.1:8787": true, "localhost:1": true, "[::1]:80": true, "127.0.0.2:0": true,
-		":8787": false, "0.0.0.0:80": false, "[::]:80": false, "example.com:80": false, "192.168.1.2:80": false, "nonsense": false,
-	} {
-		if got := loopbackAddr(addr); got != want {
-			t.Errorf("loopbackAddr(%q) = %v", addr, got)
-		}
-	}
-}
-
 func TestValidate(t *testing.T) {
 	dir := skillsDir(t)
 	want := dir + "/nodesc/SKILL.md:1: missing required field \"description\"\n" +
