@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -176,7 +175,7 @@ func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return c.usageError(stderr, err.Error())
 	}
 	opt.Skills, opt.Paths, opt.Frozen, opt.Force, opt.MaxTotal, opt.DryRun = skills, paths, *frozen, *force, *maxTotal<<20, *dryRun
-	if !*rf.json && isTerminal(stderr) {
+	if !*rf.json && verify.IsTerminal(stderr) {
 		opt.Progress = stderr
 	}
 	sayTargets(stderr, "pull", ts)
@@ -316,7 +315,7 @@ func failed(cmd string, err error, opt pull.Options, source string, stderr io.Wr
 		source = se.Source
 	}
 	switch {
-	case hasToken(opt.Verify.Tokens, source) || !strings.Contains(err.Error(), "HTTP 401"):
+	case opt.Verify.Tokens.Has(source) || !strings.Contains(err.Error(), "HTTP 401"):
 	case se != nil:
 		fmt.Fprintf(stderr, "skilledge %s: %s asks for a credential: pass --token %s=TOKEN or set %s to it\n", cmd, se.Origin(), se.Origin(), tokenEnv)
 	default:
@@ -337,17 +336,4 @@ func oneOrAll(reports []any) any {
 		return reports[0]
 	}
 	return reports
-}
-
-// isTerminal reports whether w is a character device (a terminal), through escaping.
-func isTerminal(w io.Writer) bool {
-	if e, ok := w.(escaping); ok {
-		w = e.w
-	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
