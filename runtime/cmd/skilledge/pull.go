@@ -294,10 +294,8 @@ func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if *rf.json {
 		writeJSON(stdout, map[string]any{"outdated": out})
 	}
-	for _, o := range out {
-		if !o.Pinned { // a pin behind the latest is shown, and wanted where it is
-			return 1
-		}
+	if pull.Behind(out) {
+		return 1
 	}
 	return 0
 }
