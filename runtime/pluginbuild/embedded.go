@@ -2,6 +2,7 @@ package pluginbuild
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,20 @@ func Carried(v Variant) []byte {
 		return EmbeddedPublic
 	}
 	return Embedded
+}
+
+// WriteCarried writes, for `skilledge version`, a line per variant the binary carries
+// with its SHA-256: "plugin.wasm sha256 HEX (full, carried by this binary)"; or, when it
+// carries none (not a release build), the line that says the plugin is built from the
+// source on first use.
+func WriteCarried(w io.Writer) {
+	if Embedded == nil {
+		fmt.Fprintf(w, "plugin.wasm built from the skilledge source on first use (not a release build)\n")
+		return
+	}
+	for _, v := range Variants {
+		fmt.Fprintf(w, "plugin.wasm sha256 %x (%s, carried by this binary)\n", sha256.Sum256(Carried(v)), v)
+	}
 }
 
 // ReleaseTag is the build tag under which the CLI carries its plugin (Embedded).

@@ -13,7 +13,10 @@
 //     front that serves it, and Server.Watch rebuilds the folder when it changes and
 //     swaps the new catalog in (watch.go);
 //   - Build writes a deployment (deploy.go) and reports it against the Workers plan
-//     limits (limits.go).
+//     limits (limits.go);
+//   - NewSkill makes the new skill of init (newskill.go), and Banner, Loopback,
+//     DisplayAddr and SyncWriter are what a server says when it starts, where it may
+//     listen, and how its log is written from several goroutines (listen.go).
 //
 // It says what takes long, and what a folder's problems are, in whole lines on the
 // writer it is given; its errors say what failed and where, and what to do about them

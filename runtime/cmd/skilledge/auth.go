@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -34,28 +33,6 @@ func readAuth(name, path string, stderr io.Writer) (b []byte, cfg *auth.Config, 
 		return nil, nil, false
 	}
 	return b, cfg, true
-}
-
-// authSummary says what credentials cfg accepts, for the start-up line.
-func authSummary(cfg *auth.Config) string {
-	var kinds []string
-	if cfg.JWT != nil {
-		kinds = append(kinds, "access tokens from "+cfg.JWT.Issuer)
-	}
-	if cfg.Access != nil {
-		kinds = append(kinds, "Cloudflare Access assertions of "+cfg.Access.Issuer)
-	}
-	if n := len(cfg.Tokens); n > 0 {
-		kinds = append(kinds, plural(n, "static key"))
-	}
-	return strings.Join(kinds, ", ")
-}
-
-// tokenEntry is a static key's entry of the auth option's tokens list.
-type tokenEntry struct {
-	Name   string   `json:"name"`
-	SHA256 string   `json:"sha256"`
-	Scopes []string `json:"scopes"`
 }
 
 // cmdKey makes a static API key and prints it, and its entry of the auth option.
@@ -91,15 +68,7 @@ which holds only the key's SHA-256, with its name and scopes. The agent sends th
 			list = append(list, f)
 		}
 	}
-	entry, key := auth.NewStaticKey(*name, list)
-	e := tokenEntry{Name: entry.Name, SHA256: entry.Hex(), Scopes: strings.Fields(string(entry.Scopes))}
-	if e.Name == "" {
-		e.Name = "key-" + e.SHA256[:8]
-	}
-	if e.Scopes == nil {
-		e.Scopes = []string{}
-	}
-	b, err := json.Marshal(e)
+	key, b, err := auth.NewKey(*name, list)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge key: %v\n", err)
 		return 1

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/skilledge/skilledge/catalog/trust"
 	"github.com/skilledge/skilledge/edge/wire"
@@ -104,7 +103,7 @@ func (f *serverFlags) check(name, dir string, server *wire.Options, stderr io.Wr
 			return "", false
 		}
 		server.Auth = b
-		authLine = fmt.Sprintf("skilledge: every request needs a credential (%s): %s\n", f.auth, authSummary(cfg))
+		authLine = fmt.Sprintf("skilledge: every request needs a credential (%s): %s\n", f.auth, cfg.Summary())
 	}
 	switch {
 	case !f.watch:
@@ -139,26 +138,6 @@ func (f *serverFlags) open(ctx context.Context, name, dir string, pool wasm.Opti
 		return nil, false
 	}
 	return s, true
-}
-
-// lockedWriter serializes writes to w: serve and stdio write on stderr from several
-// goroutines (serving.Options.Log).
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func dirArg(pos []string) string {

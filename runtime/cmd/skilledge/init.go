@@ -1,16 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
+	"github.com/skilledge/skilledge/runtime/serving"
 )
 
 func cmdInit(args []string, stdout, stderr io.Writer) int {
@@ -30,23 +25,8 @@ already is left as it is. The exit status is 1 on failure, 2 on bad usage.`)
 	if !verify.ValidName(name) {
 		return c.usageError(stderr, fmt.Sprintf("%q is not a skill name: 1-64 of a-z, 0-9 and \"-\", no \"-\" first, last or twice", name))
 	}
-	folder := filepath.Join(dir, name)
-	if _, err := os.Lstat(folder); !errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(stderr, "skilledge init: %s exists already: nothing was written\n", folder)
-		return 1
-	}
-	if err := os.MkdirAll(folder, 0o755); err != nil {
-		fmt.Fprintf(stderr, "skilledge init: %v\n", err)
-		return 1
-	}
-	title := strings.ToUpper(name[:1]) + strings.ReplaceAll(name[1:], "-", " ")
-	md := "---\nname: " + name + "\n" +
-		"description: What " + name + " does, and when an agent should use it. Agents read this line to choose a skill; say both in a sentence or two.\n" +
-		"---\n\n# " + title + "\n\n" +
-		"Write the steps an agent follows, the files of this folder it should read (link each\n" +
-		"by its path in the folder), and how it checks its work.\n"
-	path := filepath.Join(folder, catalog.SkillMD)
-	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+	path, err := serving.NewSkill(dir, name)
+	if err != nil {
 		fmt.Fprintf(stderr, "skilledge init: %v\n", err)
 		return 1
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
 func main() {
@@ -42,19 +44,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "build":
 		return cmdBuild(ctx, rest, stdout, stderr)
 	case "verify":
-		return cmdVerify(ctx, rest, escaping{stdout}, escaping{stderr})
+		return cmdVerify(ctx, rest, verify.Escaping(stdout), verify.Escaping(stderr))
 	case "pull":
-		return cmdPull(ctx, rest, escaping{stdout}, escaping{stderr})
+		return cmdPull(ctx, rest, verify.Escaping(stdout), verify.Escaping(stderr))
 	case "outdated":
-		return cmdOutdated(ctx, rest, escaping{stdout}, escaping{stderr})
+		return cmdOutdated(ctx, rest, verify.Escaping(stdout), verify.Escaping(stderr))
 	case "list":
-		return cmdList(rest, escaping{stdout}, escaping{stderr})
+		return cmdList(rest, verify.Escaping(stdout), verify.Escaping(stderr))
 	case "remove":
-		return cmdRemove(rest, escaping{stdout}, escaping{stderr})
+		return cmdRemove(rest, verify.Escaping(stdout), verify.Escaping(stderr))
 	case "key":
 		return cmdKey(rest, stdout, stderr)
 	case "stats":
-		return cmdStats(ctx, rest, escaping{stdout}, escaping{stderr})
+		return cmdStats(ctx, rest, verify.Escaping(stdout), verify.Escaping(stderr))
 	case "version", "--version", "-version":
 		if len(rest) > 0 && !isHelp(rest[0]) {
 			fmt.Fprintf(stderr, "skilledge version: unexpected argument %q\n", rest[0])

@@ -21,7 +21,6 @@ import (
 
 	deploy "github.com/skilledge/skilledge/build"
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
@@ -128,17 +127,6 @@ func TestUsageErrorOneLine(t *testing.T) {
 		code, stdout, stderr := call(t, "", c.args...)
 		if code != 2 || stdout != "" || stderr != c.want {
 			t.Errorf("%v: exit %d\nstdout: %s\nstderr: %s\nwant: %s", c.args, code, stdout, stderr, c.want)
-		}
-	}
-}
-
-func TestLoopbackAddr(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"127.0.0.1:8787": true, "localhost:1": true, "[::1]:80": true, "127.0.0.2:0": true,
-		":8787": false, "0.0.0.0:80": false, "[::]:80": false, "example.com:80": false, "192.168.1.2:80": false, "nonsense": false,
-	} {
-		if got := loopbackAddr(addr); got != want {
-			t.Errorf("loopbackAddr(%q) = %v", addr, got)
 		}
 	}
 }
@@ -517,28 +505,6 @@ func TestMemoryLimitFlag(t *testing.T) {
 	expect(t, code, stdout, stderr, 1, "", "; raise the memory limit")
 	code, stdout, stderr = call(t, "", "stdio", "--memory-limit", "400")
 	expect(t, code, stdout, stderr, 0, "", "serving 6 skills")
-}
-
-func TestGitHubCommand(t *testing.T) {
-	for _, tt := range []struct {
-		p    compile.Problem
-		want string
-	}{
-		{compile.Problem{Path: "skills/a/SKILL.md", Line: 2, Msg: `name "b": must equal the skill's directory name "a"`},
-			`::error file=skills/a/SKILL.md,line=2,title=skilledge::name "b": must equal the skill's directory name "a"`},
-		{compile.Problem{Path: "skills/a/big.bin", Severity: compile.Warning, Msg: "over 16 MiB"},
-			"::warning file=skills/a/big.bin,title=skilledge::over 16 MiB"},
-		{compile.Problem{Path: "./skills//a/SKILL.md", Line: 1, Msg: "x"},
-			"::error file=skills/a/SKILL.md,line=1,title=skilledge::x"},
-		// Properties escape %, CR, LF, : and ,; the message %, CR and LF only.
-		{compile.Problem{Path: "skills/a,b:c%d\r\n::error file=x/SKILL.md", Line: 3, Msg: "100% bad,\r\n::error::injected: yes"},
-			"::error file=skills/a%2Cb%3Ac%25d%0D%0A%3A%3Aerror file=x/SKILL.md,line=3,title=skilledge::100%25 bad,%0D%0A::error::injected: yes"},
-		{compile.Problem{Msg: "no file"}, "::error title=skilledge::no file"},
-	} {
-		if got := githubCommand(tt.p); got != tt.want {
-			t.Errorf("githubCommand(%+v)\n got %s\nwant %s", tt.p, got, tt.want)
-		}
-	}
 }
 
 func TestValidateGitHub(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -176,7 +175,7 @@ func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return c.usageError(stderr, err.Error())
 	}
 	opt.Skills, opt.Paths, opt.Frozen, opt.Force, opt.MaxTotal, opt.DryRun = skills, paths, *frozen, *force, *maxTotal<<20, *dryRun
-	if !*rf.json && isTerminal(stderr) {
+	if !*rf.json && verify.IsTerminal(stderr) {
 		opt.Progress = stderr
 	}
 	sayTargets(stderr, "pull", ts)
@@ -240,44 +239,14 @@ func pullArgs(pos []string, frozen bool) (source, dir string, err error) {
 // answers what the pull would do: a script reads the status the pull would give, and a
 // person the plan that explains it. Rejected: 0 for any plan made, which says nothing.
 func pullInto(ctx context.Context, source, dir string, opt pull.Options, deadline func(error) error, stdout, stderr io.Writer, asJSON bool) (any, bool, int) {
-	p, err := pull.MakePlan(ctx, source, dir, opt)
+	if asJSON {
+		stdout = nil // the report is printed whole, after
+	}
+	report, refused, err := pull.Into(ctx, source, dir, opt, stdout, stderr, "skilledge pull: ")
 	if err != nil {
 		return nil, false, failed("pull", deadline(err), opt, source, stderr)
 	}
-	defer p.Close()
-	checked := p.Check()
-	if opt.DryRun {
-		if !asJSON {
-			saySkipped(stderr, p.Skipped)
-			p.WriteText(stdout)
-		}
-		if checked != nil {
-			fmt.Fprintf(stderr, "skilledge pull: %v\n", checked)
-		}
-		return p, p.Refused(), 0
-	}
-	if checked != nil {
-		return nil, false, failed("pull", deadline(checked), opt, source, stderr)
-	}
-	res, err := p.Apply()
-	if err != nil {
-		return nil, false, failed("pull", deadline(err), opt, source, stderr)
-	}
-	if !asJSON {
-		saySkipped(stderr, res.Skipped)
-		fmt.Fprintln(stdout, res.Summary(dir))
-		for _, e := range res.Edited {
-			fmt.Fprintf(stderr, "skilledge pull: %s\n", e.Says(dir))
-		}
-	}
-	return res, len(res.Edited) > 0, 0
-}
-
-// saySkipped says on stderr each line of a folder's or repository's skills left out.
-func saySkipped(stderr io.Writer, skipped []string) {
-	for _, s := range skipped {
-		fmt.Fprintf(stderr, "skilledge pull: %s\n", s)
-	}
+	return report, refused, 0
 }
 
 // outdatedUsage is outdated's help text, after its synopsis.
@@ -325,10 +294,8 @@ func cmdOutdated(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if *rf.json {
 		writeJSON(stdout, map[string]any{"outdated": out})
 	}
-	for _, o := range out {
-		if !o.Pinned { // a pin behind the latest is shown, and wanted where it is
-			return 1
-		}
+	if pull.Behind(out) {
+		return 1
 	}
 	return 0
 }
@@ -346,7 +313,7 @@ func failed(cmd string, err error, opt pull.Options, source string, stderr io.Wr
 		source = se.Source
 	}
 	switch {
-	case hasToken(opt.Verify.Tokens, source) || !strings.Contains(err.Error(), "HTTP 401"):
+	case opt.Verify.Tokens.Has(source) || !strings.Contains(err.Error(), "HTTP 401"):
 	case se != nil:
 		fmt.Fprintf(stderr, "skilledge %s: %s asks for a credential: pass --token %s=TOKEN or set %s to it\n", cmd, se.Origin(), se.Origin(), tokenEnv)
 	default:
@@ -367,17 +334,4 @@ func oneOrAll(reports []any) any {
 		return reports[0]
 	}
 	return reports
-}
-
-// isTerminal reports whether w is a character device (a terminal), through escaping.
-func isTerminal(w io.Writer) bool {
-	if e, ok := w.(escaping); ok {
-		w = e.w
-	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

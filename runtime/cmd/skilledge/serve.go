@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
-	"strings"
 
-	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/front"
+	"github.com/skilledge/skilledge/runtime/serving"
 	"github.com/skilledge/skilledge/runtime/telemetry"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
@@ -84,7 +82,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	defer ln.Close()                      // closed by ServeHTTP; here for the returns before that
-	logs := &lockedWriter{w: stderr}      // the requests' lines
+	logs := serving.SyncWriter(stderr)    // the requests' lines
 	stderr = h.observe.lines(logs)        // every other line
 	keys := front.NewKeySets(stderr, nil) // fetches the key sets the auth option names
 	s, ok := f.open(ctx, "serve", dir, wasm.Options{Server: server, Keys: keys}, stderr)
@@ -106,7 +104,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	s.Watch(ctx) // stopped by s.Close, before the front closes
-	h.banner(stdout, ln, metricsLn, s.Pack(), server.Endpoint, authLine, tel)
+	h.banner(stdout, ln, metricsLn, s, server.Endpoint, authLine, tel)
 	if err := s.ServeHTTP(ctx, ln); err != nil {
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
@@ -149,10 +147,10 @@ func (h *httpFlags) check(server *wire.Options) error {
 	case h.replays == 0:
 		h.replays = -1 // front.Options: none kept
 	}
-	if h.observe.metrics != "" && !h.public && !loopbackAddr(h.observe.metrics) {
+	if h.observe.metrics != "" && !h.public && !serving.Loopback(h.observe.metrics) {
 		return fmt.Errorf("refusing to serve metrics on %s without --public: they name the skills, and under --auth the callers, of this catalog. Pass --public if that is what you want.", h.observe.metrics)
 	}
-	if !h.public && !loopbackAddr(h.addr) {
+	if !h.public && !serving.Loopback(h.addr) {
 		return fmt.Errorf("refusing to listen on %s without --public: the catalog would be reachable from other machines, not only this one. Pass --public if that is what you want.", h.addr)
 	}
 	if h.public && len(h.hosts) == 0 {
@@ -181,41 +179,17 @@ func (h *httpFlags) listen() (ln, metrics net.Listener, err error) {
 	return ln, metrics, nil
 }
 
-// banner says on stdout where the catalog pack is served, what credential it needs (auth,
+// banner says on stdout where the catalog of s is served, what credential it needs (auth,
 // the --auth line, or ""), and where what it answers is told; it serves the metrics on
 // the listener metrics from here on.
-func (h *httpFlags) banner(stdout io.Writer, ln, metrics net.Listener, pack *catalog.Pack, endpoint, auth string, tel *telemetry.Telemetry) {
-	if endpoint == "" {
-		endpoint = "/mcp" // the plugin's default
-	}
-	fmt.Fprintf(stdout, "skilledge: serving %s (%s) at http://%s%s\nskilledge: the catalog page is at http://%s/\n%s",
-		plural(pack.NumSkills(), "skill"), plural(pack.NumFiles(), "file"), displayAddr(ln.Addr()), endpoint, displayAddr(ln.Addr()), auth)
+func (h *httpFlags) banner(stdout io.Writer, ln, metrics net.Listener, s *serving.Server, endpoint, auth string, tel *telemetry.Telemetry) {
+	s.Banner(stdout, ln, endpoint)
+	fmt.Fprint(stdout, auth)
 	if tel.Metrics != nil {
 		tel.ServeMetrics(metrics)
-		fmt.Fprintf(stdout, "skilledge: metrics at http://%s/metrics\n", displayAddr(metrics.Addr()))
+		fmt.Fprintf(stdout, "skilledge: metrics at http://%s/metrics\n", serving.DisplayAddr(metrics.Addr()))
 	}
 	if tel.OTel != nil {
 		fmt.Fprintf(stdout, "skilledge: sending %s over OTLP to %s\n", h.observe.otel.What(), h.observe.otel.Where)
 	}
-}
-
-// loopbackAddr reports whether a listen address binds loopback only.
-func loopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
-
-// displayAddr formats a listener address for a URL.
-func displayAddr(a net.Addr) string {
-	if ta, ok := a.(*net.TCPAddr); ok {
-		return netip.AddrPortFrom(ta.AddrPort().Addr().Unmap(), ta.AddrPort().Port()).String()
-	}
-	return a.String()
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/skilledge/skilledge/runtime/front"
+	"github.com/skilledge/skilledge/runtime/serving"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
@@ -41,7 +42,7 @@ func cmdStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if _, ok := f.check("stdio", dirArg(pos), &server, stderr); !ok {
 		return 2
 	}
-	stderr = &lockedWriter{w: stderr}
+	stderr = serving.SyncWriter(stderr)
 	// A stdio message may be a whole line: budget instance memory for the longest.
 	s, ok := f.open(ctx, "stdio", dirArg(pos), wasm.Options{Size: 1, MaxBody: front.MaxLine, Server: server}, stderr)
 	if !ok {
@@ -52,7 +53,7 @@ func cmdStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "skilledge stdio: %s\n", advised(err))
 		return 1
 	}
-	fmt.Fprintf(stderr, "skilledge: serving %s (%s) on stdio\n", plural(s.Pack().NumSkills(), "skill"), plural(s.Pack().NumFiles(), "file"))
+	s.Banner(stderr, nil, "")
 	s.Watch(ctx) // stopped by s.Close, before the front closes
 	if err := s.ServeStdio(ctx, stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "skilledge stdio: %v\n", err)

@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path"
-	"strconv"
-	"strings"
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/runtime/serving"
@@ -53,7 +50,7 @@ repository's root.`)
 	case "text":
 		line = compile.Problem.String
 	case "github":
-		line = githubCommand
+		line = compile.Problem.GitHub
 	default:
 		return c.usageError(stderr, fmt.Sprintf("--format %q: want text or github", *format))
 	}
@@ -75,46 +72,3 @@ repository's root.`)
 	}
 	return 0
 }
-
-// githubCommand formats p as a GitHub Actions workflow command that annotates its file
-// and line: "::error file=PATH,line=N,title=skilledge::MESSAGE" (or ::warning, and no
-// line= when the problem is about no line). The path is cleaned ("./skills/x" is
-// "skills/x") and escaped as a property, the message as data, the way the runner
-// unescapes them (actions/toolkit, command.ts): %, CR and LF in both, and : and , in
-// properties, so that no file name or message can end the command early or start
-// another one. Other control characters are left as they are: the runner would not
-// unescape them.
-//
-// Why `--format github` workflow commands, not a problem matcher? A problem matcher is a
-// JSON file registered by a step, whose regular expressions parse the text format: a
-// second file to copy, and paths holding ":" or messages spanning lines break it.
-// Workflow commands are the runner's own protocol, escaped as above. The path is DIR
-// joined with the file's path in it: the workflow names the skills folder relative to the
-// checkout, which is the repository root annotations are relative to.
-func githubCommand(p compile.Problem) string {
-	var b strings.Builder
-	b.WriteString("::")
-	b.WriteString(p.Severity.String())
-	b.WriteString(" ")
-	if p.Path != "" {
-		b.WriteString("file=")
-		b.WriteString(escapeProperty(path.Clean(p.Path)))
-		b.WriteString(",")
-		if p.Line > 0 {
-			b.WriteString("line=")
-			b.WriteString(strconv.Itoa(p.Line))
-			b.WriteString(",")
-		}
-	}
-	b.WriteString("title=skilledge::")
-	b.WriteString(escapeData(p.Msg))
-	return b.String()
-}
-
-var (
-	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-)
-
-func escapeData(s string) string     { return dataEscaper.Replace(s) }
-func escapeProperty(s string) string { return propertyEscaper.Replace(s) }

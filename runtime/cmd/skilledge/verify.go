@@ -67,7 +67,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	if !rep.OK() {
-		if !hasToken(creds, pos[0]) && strings.Contains(strings.Join(rep.Problems, "\n"), "HTTP 401") {
+		if !creds.Has(pos[0]) && strings.Contains(strings.Join(rep.Problems, "\n"), "HTTP 401") {
 			fmt.Fprint(stderr, "skilledge verify: the deployment asks for a credential: pass --token\n")
 		}
 		return 1

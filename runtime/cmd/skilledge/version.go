@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"runtime"
@@ -33,11 +32,5 @@ func printVersion(w io.Writer) {
 		c = "unknown"
 	}
 	fmt.Fprintf(w, "commit %s\n", c)
-	if pluginbuild.Embedded != nil {
-		for _, v := range pluginbuild.Variants {
-			fmt.Fprintf(w, "plugin.wasm sha256 %x (%s, carried by this binary)\n", sha256.Sum256(pluginbuild.Carried(v)), v)
-		}
-	} else {
-		fmt.Fprintf(w, "plugin.wasm built from the skilledge source on first use (not a release build)\n")
-	}
+	pluginbuild.WriteCarried(w)
 }

@@ -132,6 +132,17 @@ func (o Outdated) String() string {
 	return verify.Escape(fmt.Sprintf("%s  %s -> %s  (%s)", o.Name, from, to, o.Source), `\`)
 }
 
+// Behind reports whether a row of rows is behind what its skill wants: any row but that of
+// a pinned skill, which is shown with the source's latest version and wanted where it is.
+func Behind(rows []Outdated) bool {
+	for _, o := range rows {
+		if !o.Pinned {
+			return true
+		}
+	}
+	return false
+}
+
 // WriteOutdated prints the rows of CheckOutdated of dir, a line each, or that every skill
 // in dir is up to date.
 func WriteOutdated(w io.Writer, dir string, rows []Outdated) {

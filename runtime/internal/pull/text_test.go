@@ -10,3 +10,19 @@ func TestSizeOf(t *testing.T) {
 		}
 	}
 }
+
+// TestBehind: a pin behind the latest version alone is not behind; any other row is.
+func TestBehind(t *testing.T) {
+	for _, tt := range []struct {
+		rows []Outdated
+		want bool
+	}{
+		{nil, false},
+		{[]Outdated{{Name: "a", Pinned: true}}, false},
+		{[]Outdated{{Name: "a", Pinned: true}, {Name: "b"}}, true},
+	} {
+		if got := Behind(tt.rows); got != tt.want {
+			t.Errorf("Behind(%+v) = %v", tt.rows, got)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -54,6 +55,35 @@ func (c Credentials) Add(origin, token string) error {
 	}
 	c[Origin(u)] = token
 	return nil
+}
+
+// ParseCredentials binds the credentials of values, each as the command line gives it
+// (SplitCredential), to their origins: "ORIGIN=TOKEN" to ORIGIN, a bare TOKEN to the
+// origin of target, the URL the command was given. A command given none (outdated reads
+// every source its lock names) refuses a bare token: it would go to whatever origin the
+// lock says, and a lock is a file anyone can add a line to. from names where values
+// came from ("--token", "$SKILLEDGE_TOKEN"), in the errors.
+func ParseCredentials(values []string, from, target string) (Credentials, error) {
+	creds := Credentials{}
+	for _, v := range values {
+		origin, token := SplitCredential(v)
+		if origin == "" {
+			if target == "" {
+				return nil, fmt.Errorf("%s gives a token with no origin, and outdated reads every source %s names: bind it to one, ORIGIN=TOKEN (for example https://skills.example.com=TOKEN)", from, "skills.lock")
+			}
+			origin = target
+		}
+		if err := creds.Add(origin, token); err != nil {
+			return nil, fmt.Errorf("%s: %v", from, err)
+		}
+	}
+	return creds, nil
+}
+
+// Has reports whether c holds a token for the origin of the URL u.
+func (c Credentials) Has(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && c.For(p) != ""
 }
 
 // sendable reports whether token can be sent as it is in one Authorization header: no

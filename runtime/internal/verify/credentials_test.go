@@ -3,6 +3,7 @@ package verify
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -79,6 +80,38 @@ func TestPrintable(t *testing.T) {
 	} {
 		if got := Printable(c.in); got != c.want {
 			t.Errorf("Printable(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestParseCredentials: a bare token is bound to the target's origin, or refused without
+// one; ORIGIN=TOKEN to ORIGIN; Has finds a token by a URL of its origin.
+func TestParseCredentials(t *testing.T) {
+	for _, tt := range []struct {
+		values  []string
+		target  string
+		want    Credentials
+		wantErr string
+	}{
+		{[]string{"https://a.example=ta", "http://127.0.0.1:8787=tb"}, "", Credentials{"https://a.example": "ta", "http://127.0.0.1:8787": "tb"}, ""},
+		{[]string{"bare"}, "https://skills.example.com/team", Credentials{"https://skills.example.com": "bare"}, ""},
+		{[]string{"bare"}, "", nil, "--token gives a token with no origin, and outdated reads every source skills.lock names"},
+		{[]string{"ftp://x=t"}, "", nil, "--token: \"ftp://x\" is not an origin"},
+	} {
+		got, err := ParseCredentials(tt.values, "--token", tt.target)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%v: %v, want %q", tt.values, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(tt.want) {
+			t.Fatalf("%v: %v %v", tt.values, got, err)
+		}
+		for o, tok := range tt.want {
+			if got[o] != tok || !got.Has(o+"/path") {
+				t.Errorf("%v: %v", tt.values, got)
+			}
 		}
 	}
 }
