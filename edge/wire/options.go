@@ -33,7 +33,7 @@ type Options struct {
 	// Defaulting to any host would make every embedder that forgets the option a server
 	// open to DNS rebinding, the one attack a static, read-only catalog still has to care
 	// about when it runs on someone's machine; the Worker and serve set their lists
-	// explicitly. So the default stays loopback-only, the README's step says what configure
+	// explicitly. So the default stays loopback-only, DEPLOY.md's step says what configure
 	// is for and when it is needed, and the 403 names the option that allows a name
 	// (allowHosts, allowOrigins). tests/extism runs the steps as written, both ways.
 	AllowHosts []string

@@ -23,7 +23,7 @@ import (
 // nothing. The buckets run from 50 µs to 10 s, 17 of them.
 var DurationBuckets = []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
-// Names of the Prometheus metrics (the README's "Observe a deployment" lists them).
+// Names of the Prometheus metrics (DEPLOY.md's "Observe a deployment" lists them).
 const (
 	MetricDuration    = "mcp_server_operation_duration_seconds"
 	MetricRequests    = "skilledge_requests_total"

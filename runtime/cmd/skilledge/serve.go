@@ -81,7 +81,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "skilledge serve: %v\n", err)
 		return 1
 	}
-	defer ln.Close()                      // closed by ServeHTTP; here for the returns before that
+	defer ln.Close() // closed by ServeHTTP; here for the returns before that
+	if metricsLn != nil {
+		defer metricsLn.Close() // closed by the metrics server; here for the returns before that
+	}
 	logs := serving.SyncWriter(stderr)    // the requests' lines
 	stderr = h.observe.lines(logs)        // every other line
 	keys := front.NewKeySets(stderr, nil) // fetches the key sets the auth option names

@@ -25,10 +25,17 @@ func (p *Plan) Apply() (*Result, error) {
 	}
 	lock := p.scope.lock
 	for i := range p.Actions {
-		if a := &p.Actions[i]; a.writes() && a.st != nil {
-			if err := p.write(a, res); err != nil {
-				return res, err
-			}
+		a := &p.Actions[i]
+		if !a.writes() {
+			continue
+		}
+		if a.st == nil {
+			// A plan that says it writes a skill it did not download (outdated's plans,
+			// which download nothing, are never applied) would write nothing and say so.
+			return res, fmt.Errorf("pull: %s %s was planned with nothing downloaded", a.Do, a.Name)
+		}
+		if err := p.write(a, res); err != nil {
+			return res, err
 		}
 	}
 	for _, a := range p.Actions {

@@ -69,10 +69,15 @@ func readSource(ctx context.Context, s *scope, opt Options, stage *stager) (*rea
 	if err := r.lookUpUnlisted(ctx, s, opt); err != nil {
 		return nil, err
 	}
-	if err := r.checkNamed(s); err != nil {
+	// The order of the errors is the pull's: a named skill not served, then what a frozen
+	// pull cannot install, then a named skill the lock has from another source.
+	if err := r.checkServed(s); err != nil {
 		return nil, err
 	}
 	if err := r.readLockedVersions(ctx, s, opt, stage); err != nil {
+		return nil, err
+	}
+	if err := r.checkElsewhere(s); err != nil {
 		return nil, err
 	}
 	if err := r.readPins(ctx, s, opt, stage); err != nil {
@@ -128,9 +133,9 @@ func (r *reading) lookUpUnlisted(ctx context.Context, s *scope, opt Options) err
 	return nil
 }
 
-// checkNamed fails for a skill named in this pull that the source does not serve (saying
-// why when a folder or repository left it out), or that the lock has from another source.
-func (r *reading) checkNamed(s *scope) error {
+// checkServed fails for a skill named in this pull that the source does not serve (saying
+// why when a folder or repository left it out).
+func (r *reading) checkServed(s *scope) error {
 	for _, n := range s.names {
 		if _, ok := r.served[n]; ok {
 			continue
@@ -142,6 +147,11 @@ func (r *reading) checkNamed(s *scope) error {
 		}
 		return fmt.Errorf("%s serves no skill %q", s.source, n)
 	}
+	return nil
+}
+
+// checkElsewhere refuses a skill named in the pull that the lock has from another source.
+func (r *reading) checkElsewhere(s *scope) error {
 	for _, f := range r.got {
 		if old := s.lock.find(f.Name); old != nil && old.Source != s.source && slices.Contains(s.names, f.Name) {
 			return installedElsewhere(s.source, f.Name, old)
