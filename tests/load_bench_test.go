@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -70,6 +71,9 @@ const (
 type loadCase struct {
 	name, method, uri string
 	rest              string // the body after the id
+	// spread are the files the case's reads spread over, one picked by each request's id
+	// (spreadAt), its uri and rest ignored: reads no cache has seen lately (coldCase).
+	spread []string
 }
 
 // idPrefix starts every request body, and every skilledge answer; the id follows it.
@@ -79,15 +83,19 @@ const idPrefix = `{"jsonrpc":"2.0","id":`
 // with their own ids; distinct enough to occur once in an answer.
 const firstID = 424242
 
+// loadMeta is the _meta of every request: a 2026-07-28 client's.
+const loadMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// read is the body of a resources/read of uri after the id.
+func read(uri string) string {
+	return `,"method":"resources/read","params":{"uri":"` + uri + `",` + loadMeta + `}}`
+}
+
 func loadCases() []loadCase {
-	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-	read := func(uri string) string {
-		return `,"method":"resources/read","params":{"uri":"` + uri + `",` + meta + `}}`
-	}
 	return []loadCase{
-		{"small read (10 B file)", "resources/read", "skill://tiny/ten.txt", read("skill://tiny/ten.txt")},
-		{"skills/list", "skills/list", "", `,"method":"skills/list","params":{` + meta + `}}`},
-		{"3 MiB read", "resources/read", "skill://big/data.bin", read("skill://big/data.bin")},
+		{name: "small read (10 B file)", method: "resources/read", uri: "skill://tiny/ten.txt", rest: read("skill://tiny/ten.txt")},
+		{name: "skills/list", method: "skills/list", rest: `,"method":"skills/list","params":{` + loadMeta + `}}`},
+		{name: "3 MiB read", method: "resources/read", uri: "skill://big/data.bin", rest: read("skill://big/data.bin")},
 	}
 }
 
@@ -95,7 +103,32 @@ func loadCases() []loadCase {
 func (c loadCase) body(dst []byte, id int64) []byte {
 	dst = append(dst, idPrefix...)
 	dst = strconv.AppendInt(dst, id, 10)
+	if len(c.spread) > 0 {
+		return append(dst, read(c.uriAt(id))...)
+	}
 	return append(dst, c.rest...)
+}
+
+// uriAt is the URI the request with id reads: c.uri, or for a spread case the file of
+// c.spread that id picks, by a mix of its bits (SplitMix64's finalizer), so that the
+// clients' ids, which count up, read the files in no order a cache could follow.
+func (c loadCase) uriAt(id int64) string {
+	if len(c.spread) == 0 {
+		return c.uri
+	}
+	z := uint64(id) + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return c.spread[(z^z>>31)%uint64(len(c.spread))]
+}
+
+// key is the name of the answer that the request with id must repeat: the case's, or for
+// a spread case the file's.
+func (c loadCase) key(id int64) string {
+	if len(c.spread) == 0 {
+		return c.name
+	}
+	return c.name + " " + c.uriAt(id)
 }
 
 // answer is a server's first answer split around the id it echoes, which every later
@@ -171,8 +204,8 @@ func (c loadCase) request(url string, id int64, fields ...string) (*http.Request
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", c.method)
-	if c.uri != "" {
-		req.Header.Set("Mcp-Name", c.uri)
+	if uri := c.uriAt(id); uri != "" {
+		req.Header.Set("Mcp-Name", uri)
 	}
 	for i := 0; i+1 < len(fields); i += 2 {
 		req.Header.Set(fields[i], fields[i+1])
@@ -221,7 +254,6 @@ func measure(t *testing.T, srv loadServer, c loadCase, clients int, d time.Durat
 	start := time.Now()
 	deadline := start.Add(d)
 	var failure error
-	want := srv.answers[c.name]
 	for i := range clients {
 		wg.Add(1)
 		go func() {
@@ -234,6 +266,7 @@ func measure(t *testing.T, srv loadServer, c loadCase, clients int, d time.Durat
 				id++
 				t0 := time.Now()
 				status, body, err := c.post(client, srv.url, id, srv.fields...)
+				want := srv.answers[c.key(id)]
 				if err == nil && (status != 200 || !want.is(body, id)) {
 					err = fmt.Errorf("%s: status %d, %d bytes, not the %d expected with id %d", srv.name, status, len(body), len(want.before)+len(want.after), id)
 				}
@@ -448,19 +481,29 @@ func workerdServer(t *testing.T, name, config string) loadServer {
 }
 
 // plainLoadWorker writes a workerd configuration for a Worker that reads the request body
-// and answers with the bytes of answers for the request's Mcp-Method and Mcp-Name, the
-// request's id in place of firstID: the floor of that runtime.
+// and answers with the bytes of answers (by case name) for the request's Mcp-Method and
+// Mcp-Name, the request's id in place of firstID: the floor of that runtime.
 func plainLoadWorker(dir string, answers map[string][]byte) (string, error) {
+	keyed := map[string][]byte{}
+	for _, c := range loadCases() {
+		keyed[c.method+" "+c.uri] = answers[c.name]
+	}
+	return plainAnswersWorker(dir, keyed)
+}
+
+// plainAnswersWorker is plainLoadWorker's, with the answers keyed by "METHOD NAME" (the
+// request's Mcp-Method and Mcp-Name).
+func plainAnswersWorker(dir string, answers map[string][]byte) (string, error) {
 	var js strings.Builder
 	js.WriteString("const enc = new TextEncoder();\nconst answers = new Map([\n")
-	for _, c := range loadCases() {
-		a, ok := splitAnswer(answers[c.name])
+	for _, key := range slices.Sorted(maps.Keys(answers)) {
+		a, ok := splitAnswer(answers[key])
 		if !ok {
-			return "", fmt.Errorf("%s: the answer does not echo id %d once", c.name, firstID)
+			return "", fmt.Errorf("%s: the answer does not echo id %d once", key, firstID)
 		}
 		before, _ := json.Marshal(string(a.before)) // a JSON string is a JavaScript string
 		after, _ := json.Marshal(string(a.after))
-		fmt.Fprintf(&js, "  [%q, [enc.encode(%s), enc.encode(%s)]],\n", c.method+" "+c.uri, before, after)
+		fmt.Fprintf(&js, "  [%q, [enc.encode(%s), enc.encode(%s)]],\n", key, before, after)
 	}
 	fmt.Fprintf(&js, "]);\nconst idAt = %d;\n", len(idPrefix))
 	js.WriteString(`export default {

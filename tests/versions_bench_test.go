@@ -531,11 +531,11 @@ func compareSides(t *testing.T, sides []versionsSide, clients int) []loadResult 
 const mcpMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
 func readCase(name, uri string) loadCase {
-	return loadCase{name, "resources/read", uri, `,"method":"resources/read","params":{"uri":"` + uri + `",` + mcpMeta + `}}`}
+	return loadCase{name: name, method: "resources/read", uri: uri, rest: `,"method":"resources/read","params":{"uri":"` + uri + `",` + mcpMeta + `}}`}
 }
 
 func getCase(name, params string) loadCase {
-	return loadCase{name, "skills/get", "", `,"method":"skills/get","params":{` + params + `,` + mcpMeta + `}}`}
+	return loadCase{name: name, method: "skills/get", rest: `,"method":"skills/get","params":{` + params + `,` + mcpMeta + `}}`}
 }
 
 // resultOf posts c (a 2026-07-28 request, with its headers) and returns its result, failing
