@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 // TestStdioWatch runs stdio --watch on a folder and edits it: a valid edit is swapped in
@@ -39,7 +40,7 @@ func TestStdioWatch(t *testing.T) {
 	defer cancel()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
+	var stderr require.Buffer
 	cache := t.TempDir()
 	exit := make(chan error, 1)
 	go func() {
@@ -193,7 +194,7 @@ func TestWatchSeesStartupEdits(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
+	var stderr require.Buffer
 	ran := make(chan struct{})
 	go func() {
 		defer close(ran)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/edge/auth"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 // TestKey: a key printed once with its entry, which holds its SHA-256 and scopes and is an
@@ -120,7 +121,7 @@ func TestServeAuth(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
+	var stderr require.Buffer
 	exit := make(chan int)
 	go func() {
 		exit <- run(ctx, []string{"serve", dir, "--addr", "127.0.0.1:0", "--auth", authFile}, strings.NewReader(""), outW, &stderr)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/skilledge/skilledge/runtime/internal/require"
 )
 
 // longDescriptionDir writes a folder shaped like the skills/ folder of anthropics/skills:
@@ -60,7 +62,7 @@ func TestLongDescription(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	outR, outW := io.Pipe()
-	var errOut syncBuffer
+	var errOut require.Buffer
 	exit := make(chan int)
 	go func() {
 		exit <- run(ctx, []string{"serve", dir, "--addr", "127.0.0.1:0"}, strings.NewReader(""), outW, &errOut)

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/internal/require"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
 	"github.com/skilledge/skilledge/runtime/serving"
 )
@@ -238,7 +238,7 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer // serve writes it from two goroutines while the plugin starts
+	var stderr require.Buffer // serve writes it from two goroutines while the plugin starts
 	exit := make(chan int)
 	go func() {
 		exit <- run(ctx, []string{"serve", dir, "--addr", "127.0.0.1:0", "--skip-invalid"}, strings.NewReader(""), outW, &stderr)
@@ -421,24 +421,6 @@ func TestTrustRoot(t *testing.T) {
 	if !bytes.Contains(reply, []byte("trust root https://github.com/acme/skills/")) {
 		t.Errorf("instructions do not state the trust root: %s", reply)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestWatchNeedsAFolder: --watch is refused without a skills folder to watch.

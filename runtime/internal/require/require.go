@@ -8,6 +8,7 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -47,4 +48,23 @@ func Contains(t testing.TB, s, sub string) {
 	if !strings.Contains(s, sub) {
 		t.Fatalf("%q does not contain %q", s, sub)
 	}
+}
+
+// Buffer is a bytes.Buffer safe for a writer and a reader in different goroutines: what a
+// test reads of a server's output while the server writes it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
