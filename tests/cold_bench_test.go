@@ -83,24 +83,11 @@ func TestLoadColdReport(t *testing.T) {
 	b.WriteString("release's `serve`, built from source in the same run.\n\nNative:\n\n")
 	loadTable(t, &b, []loadServer{floor, sk, skPlugin, old}, []loadCase{cold}, 1, manyClients)
 
-	d, err := deployFolder(skills)
-	if err != nil {
-		t.Fatal(err)
-	}
 	keyed := map[string][]byte{}
 	for uri, body := range answers {
 		keyed[cold.method+" "+uri] = body
 	}
-	plainConfig, err := plainAnswersWorker(t.TempDir(), keyed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := workerdServer(t, "plain Worker", plainConfig)
-	skConfig, err := workerdConfig(t.TempDir(), d, []string{deployedOptions(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	skw := workerdServer(t, "skilledge Worker", skConfig)
+	plain, skw := loadWorkers(t, skills, keyed)
 	for _, srv := range []*loadServer{&plain, &skw} {
 		srv.expectSpread(t, cold, answers)
 	}
@@ -137,7 +124,7 @@ func coldCatalog(t *testing.T) (string, []string) {
 func coldAnswers(t *testing.T, srv loadServer, c loadCase) map[string][]byte {
 	out := make(map[string][]byte, len(c.spread))
 	for _, uri := range c.spread {
-		one := loadCase{name: c.name, method: c.method, uri: uri, rest: read(uri)}
+		one := c.only(uri)
 		status, body, err := one.post(http.DefaultClient, srv.url, firstID, srv.fields...)
 		if err != nil || status != 200 {
 			t.Fatalf("%s, %s: %d %v %.300s", srv.name, uri, status, err, body)
@@ -155,7 +142,7 @@ func (srv *loadServer) expectSpread(t *testing.T, c loadCase, want map[string][]
 		srv.answers = map[string]answer{}
 	}
 	for _, uri := range c.spread {
-		one := loadCase{name: c.name, method: c.method, uri: uri, rest: read(uri)}
+		one := c.only(uri)
 		status, body, err := one.post(http.DefaultClient, srv.url, firstID, srv.fields...)
 		a, ok := splitAnswer(body)
 		if err != nil || status != 200 || !ok || !sameContents(body, want[uri]) {
@@ -163,6 +150,11 @@ func (srv *loadServer) expectSpread(t *testing.T, c loadCase, want map[string][]
 		}
 		srv.answers[c.name+" "+uri] = a
 	}
+}
+
+// only is the case of spread case c that reads uri alone.
+func (c loadCase) only(uri string) loadCase {
+	return loadCase{name: c.name, method: c.method, uri: uri, rest: read(uri)}
 }
 
 // previousRelease builds the skilledge CLI of the previous release from source, in a

@@ -430,20 +430,11 @@ func TestLoadReport(t *testing.T) {
 	loadTable(t, &b, []loadServer{floor, sk, skPlugin, ts}, loadCases(), 1, manyClients)
 
 	// The Workers, each in a workerd of its own.
-	d, err := deployFolder(skills)
-	if err != nil {
-		t.Fatal(err)
+	keyed := map[string][]byte{}
+	for _, c := range loadCases() {
+		keyed[c.method+" "+c.uri] = answers[c.name]
 	}
-	plainConfig, err := plainLoadWorker(t.TempDir(), answers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := workerdServer(t, "plain Worker", plainConfig)
-	skConfig, err := workerdConfig(t.TempDir(), d, []string{deployedOptions(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	skw := workerdServer(t, "skilledge Worker", skConfig)
+	plain, skw := loadWorkers(t, skills, keyed)
 	tsw := workerdServer(t, "TS SDK v2 Worker", tsWorkerConfig(t, skills))
 	for _, srv := range []*loadServer{&plain, &skw, &tsw} {
 		srv.expect(t, answers)
@@ -480,19 +471,27 @@ func workerdServer(t *testing.T, name, config string) loadServer {
 	}
 }
 
-// plainLoadWorker writes a workerd configuration for a Worker that reads the request body
-// and answers with the bytes of answers (by case name) for the request's Mcp-Method and
-// Mcp-Name, the request's id in place of firstID: the floor of that runtime.
-func plainLoadWorker(dir string, answers map[string][]byte) (string, error) {
-	keyed := map[string][]byte{}
-	for _, c := range loadCases() {
-		keyed[c.method+" "+c.uri] = answers[c.name]
+// loadWorkers starts, each in a workerd of its own, the plain Worker answering with answers
+// (plainAnswersWorker) and the skilledge Worker deployed from the skills folder.
+func loadWorkers(t *testing.T, skills string, answers map[string][]byte) (plain, skw loadServer) {
+	d, err := deployFolder(skills)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return plainAnswersWorker(dir, keyed)
+	plainConfig, err := plainAnswersWorker(t.TempDir(), answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skConfig, err := workerdConfig(t.TempDir(), d, []string{deployedOptions(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return workerdServer(t, "plain Worker", plainConfig), workerdServer(t, "skilledge Worker", skConfig)
 }
 
-// plainAnswersWorker is plainLoadWorker's, with the answers keyed by "METHOD NAME" (the
-// request's Mcp-Method and Mcp-Name).
+// plainAnswersWorker writes a workerd configuration for a Worker that reads the request
+// body and answers with the bytes of answers for the request's Mcp-Method and Mcp-Name
+// (keyed "METHOD NAME"), the request's id in place of firstID: the floor of that runtime.
 func plainAnswersWorker(dir string, answers map[string][]byte) (string, error) {
 	var js strings.Builder
 	js.WriteString("const enc = new TextEncoder();\nconst answers = new Map([\n")
