@@ -891,7 +891,8 @@ func TestPullJourneyWorkerd(t *testing.T) {
 // TestPullUnlisted: an unlisted skill, served by name though no listing names it, is
 // pulled by name from the private catalog on serve and workerd (with a reader's key, bound
 // to the origin); a later pull that names nothing keeps it; a pull without the name never
-// installs it; and a hidden skill asked for by name is answered as one that does not exist.
+// installs it, nor does its dry run name it; and a hidden skill asked for by name is answered
+// as one that does not exist.
 func TestPullUnlisted(t *testing.T) {
 	d := privateDeployment(t)
 	servers, key := privateServersOf(t, privateSetup.dir, d)
@@ -900,6 +901,19 @@ func TestPullUnlisted(t *testing.T) {
 			whole := t.TempDir()
 			if code, out := pullCLI(t, nil, "pull", srv.base, whole, "--token", key); code != 0 || strings.Contains(out, "idea") {
 				t.Fatalf("a pull of the whole catalog: %d\n%s", code, out)
+			}
+			// The plan of a dry run names what the reader may see and nothing else: neither
+			// the unlisted skill nor the hidden one, by name, path or contents.
+			code, plan := pullCLI(t, nil, "pull", "--dry-run", srv.base, t.TempDir(), "--token", key)
+			for _, leak := range []string{"idea", "ledger", "finance", "QUARTERLYSECRET"} {
+				if code != 0 || strings.Contains(plan, leak) {
+					t.Fatalf("pull --dry-run names %q (exit %d):\n%s", leak, code, plan)
+				}
+			}
+			for name := range pulledSkills(t, whole) {
+				if !strings.Contains(plan, "install "+name+" ") {
+					t.Fatalf("pull --dry-run does not plan to install %s:\n%s", name, plan)
+				}
 			}
 			dir := t.TempDir()
 			code, out := pullCLI(t, nil, "pull", srv.base, dir, "--token", key, "--skill", "idea")
