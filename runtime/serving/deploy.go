@@ -13,6 +13,7 @@ import (
 	deploy "github.com/skilledge/skilledge/build"
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/runtime/internal/words"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
@@ -124,8 +125,8 @@ func writeStore(st *compile.Store, assets string) error {
 func (d *Deployment) Report(stdout, stderr io.Writer) {
 	p := d.pack
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the index: %s, %s, catalog digest %s%s\n", d.index.path, len(d.index.data), size(d.index.gzipped),
-		plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), p.Digest(), privateNote(p))
-	fmt.Fprintf(stdout, "%s  %s in %s  the content store\n", d.storeDir, size(int(d.storeSize)), plural(d.storeLen, "object"))
+		words.Plural(p.NumSkills(), "skill"), words.Plural(p.NumFiles(), "file"), p.Digest(), privateNote(p))
+	fmt.Fprintf(stdout, "%s  %s in %s  the content store\n", d.storeDir, size(int(d.storeSize)), words.Plural(d.storeLen, "object"))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  sha256 %x  %s\n", d.wasm.path, len(d.wasm.data), size(d.wasm.gzipped), sha256.Sum256(d.wasm.data), variantNote(d.variant, d.plugin))
 	fmt.Fprintf(stdout, "%s  %d bytes (%s gzipped)  the JavaScript host: the entries' API\n", d.host.path, len(d.host.data), size(d.host.gzipped))
 	for _, m := range d.modules {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/runtime/internal/words"
 )
 
 // How encode reports progress: a first line once building has taken progressAfter, then
@@ -28,7 +29,7 @@ func encode(c *compile.Catalog, dir, label string, progress io.Writer) (*compile
 		if !said {
 			said = true
 			fmt.Fprintf(progress, "skilledge: building the catalog of %s (%s, %s, %s)…\n", label,
-				plural(len(c.Skills), "skill"), plural(files, "file"), size(int(bytes)))
+				words.Plural(len(c.Skills), "skill"), words.Plural(files, "file"), size(int(bytes)))
 		}
 	}
 	t := time.AfterFunc(progressAfter, func() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/examples"
+	"github.com/skilledge/skilledge/runtime/internal/words"
 )
 
 // BuildOptions say how a skills folder is checked and built: the flags of every command
@@ -126,9 +127,9 @@ func (f *Folder) Print(w io.Writer, line func(compile.Problem) string) {
 	for _, p := range f.Problems {
 		fmt.Fprintln(w, line(p))
 	}
-	fmt.Fprintf(w, "%s checked: %s, %s", plural(f.Checked, "skill"), plural(f.Errors, "error"), plural(f.Warnings, "warning"))
+	fmt.Fprintf(w, "%s checked: %s, %s", words.Plural(f.Checked, "skill"), words.Plural(f.Errors, "error"), words.Plural(f.Warnings, "warning"))
 	if f.Skipped > 0 {
-		fmt.Fprintf(w, "; %s skipped", plural(f.Skipped, "skill"))
+		fmt.Fprintf(w, "; %s skipped", words.Plural(f.Skipped, "skill"))
 	}
 	fmt.Fprintln(w)
 }
@@ -139,11 +140,4 @@ func (f *Folder) label() string {
 		return "the built-in examples"
 	}
 	return f.Dir
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/runtime/internal/words"
 )
 
 // Cloudflare Workers limits, by plan. The script (plugin.wasm, catalog.pack, worker.mjs,
@@ -77,7 +78,7 @@ func reportBundle(stdout, stderr io.Writer, index, plugin artifact, js []artifac
 	}
 	fmt.Fprintf(stderr, "skilledge build: warning: the Worker script is about %s gzipped, %s.\n", size(total), what)
 	fmt.Fprintf(stderr, "  plugin.wasm is %s gzipped; catalog.pack, the index of %s and %s, is %s gzipped (%s raw).\n",
-		size(plugin.gzipped), plural(p.NumSkills(), "skill"), plural(p.NumFiles(), "file"), size(index.gzipped), size(len(index.data)))
+		size(plugin.gzipped), words.Plural(p.NumSkills(), "skill"), words.Plural(p.NumFiles(), "file"), size(index.gzipped), size(len(index.data)))
 	fmt.Fprintf(stderr, "  File contents are static assets and do not count; the index grows with the number of skills and files")
 	if p.Private() {
 		fmt.Fprintf(stderr, ",\n  and a private catalog's with its views (%d: one per combination of scopes a caller can hold)", len(p.Views()))
@@ -91,7 +92,7 @@ func reportBundle(stdout, stderr io.Writer, index, plugin artifact, js []artifac
 // a plan allows.
 func reportAssetCount(stdout, stderr io.Writer, files int, bytes int64) {
 	fmt.Fprintf(stdout, "Worker assets: %s, %s (Workers limits: %s files on the free plan, %s on paid, %s each)\n",
-		plural(files, "file"), size(int(bytes)), thousands(assetsFreeCount), thousands(assetsPaidCount), size(assetMaxSize))
+		words.Plural(files, "file"), size(int(bytes)), thousands(assetsFreeCount), thousands(assetsPaidCount), size(assetMaxSize))
 	if files <= assetsFreeCount {
 		return
 	}
@@ -99,7 +100,7 @@ func reportAssetCount(stdout, stderr io.Writer, files int, bytes int64) {
 	if files > assetsPaidCount {
 		what = "more than the paid plan's " + thousands(assetsPaidCount) + ": wrangler deploy will be refused"
 	}
-	fmt.Fprintf(stderr, "skilledge build: warning: the content store is %s, %s.\n", plural(files, "asset file"), what)
+	fmt.Fprintf(stderr, "skilledge build: warning: the content store is %s, %s.\n", words.Plural(files, "asset file"), what)
 	fmt.Fprintf(stderr, "  Every distinct file is stored about twice (its bytes and its resources/read form), and each skill adds four (its archives).\n")
 	fmt.Fprintf(stderr, "  Split the catalog across Workers (a skills folder each).\n")
 }
@@ -125,7 +126,7 @@ type assetSizeError struct{ big []string }
 
 func (e *assetSizeError) Error() string {
 	return fmt.Sprintf("%s of this catalog would be over %s, the most a Workers static asset may be:\n%s",
-		plural(len(e.big), "content"), size(assetMaxSize), strings.Join(e.big, "\n"))
+		words.Plural(len(e.big), "content"), size(assetMaxSize), strings.Join(e.big, "\n"))
 }
 
 func (e *assetSizeError) Is(target error) bool { return target == ErrAssetSize }
@@ -160,5 +161,5 @@ func privateNote(p *catalog.Pack) string {
 		return ""
 	}
 	return fmt.Sprintf("; private (skilledge.yaml): scopes %q needed, %q named, %s compiled ahead, one per combination of scopes a caller can hold",
-		p.DefaultScopes(), p.PolicyScopes(), plural(len(p.Views()), "view"))
+		p.DefaultScopes(), p.PolicyScopes(), words.Plural(len(p.Views()), "view"))
 }

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+
+	"github.com/skilledge/skilledge/runtime/internal/words"
 )
 
 // Banner says on w, in a line, what s serves and where: "skilledge: serving 6 skills
@@ -15,7 +17,7 @@ import (
 // /mcp); or, when ln is nil, "… on stdio".
 func (s *Server) Banner(w io.Writer, ln net.Listener, endpoint string) {
 	pack := s.Pack()
-	what := plural(pack.NumSkills(), "skill") + " (" + plural(pack.NumFiles(), "file") + ")"
+	what := words.Plural(pack.NumSkills(), "skill") + " (" + words.Plural(pack.NumFiles(), "file") + ")"
 	if ln == nil {
 		fmt.Fprintf(w, "skilledge: serving %s on stdio\n", what)
 		return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/versions"
+	"github.com/skilledge/skilledge/runtime/internal/words"
 )
 
 // attachVersions reads the git history of the skills folder dir for c, whose policy file
@@ -48,15 +49,15 @@ func VersionsLine(w io.Writer, c *compile.Catalog, encoded bool) {
 		}
 	}
 	fmt.Fprintf(w, "skilledge: history: %s of %s kept (at most %d a skill) from %s",
-		plural(older, "older version"), plural(skills, "skill"), h.Keep, plural(h.Commits, "commit"))
+		words.Plural(older, "older version"), words.Plural(skills, "skill"), h.Keep, words.Plural(h.Commits, "commit"))
 	if encoded {
-		fmt.Fprintf(w, "; +%s, +%s", plural(h.Objects, "object"), size(h.Bytes))
+		fmt.Fprintf(w, "; +%s, +%s", words.Plural(h.Objects, "object"), size(h.Bytes))
 	}
 	fmt.Fprintln(w)
 	switch {
 	case h.Shallow:
-		fmt.Fprintf(w, "skilledge: history: the clone is shallow (%s of its history could be read): fetch the whole history (git fetch --unshallow, or fetch-depth: 0 in a workflow) to keep older versions\n", plural(h.Commits, "commit"))
+		fmt.Fprintf(w, "skilledge: history: the clone is shallow (%s of its history could be read): fetch the whole history (git fetch --unshallow, or fetch-depth: 0 in a workflow) to keep older versions\n", words.Plural(h.Commits, "commit"))
 	case h.Cut:
-		fmt.Fprintf(w, "skilledge: history: read the newest %s only; older versions are not kept\n", plural(h.Commits, "commit"))
+		fmt.Fprintf(w, "skilledge: history: read the newest %s only; older versions are not kept\n", words.Plural(h.Commits, "commit"))
 	}
 }

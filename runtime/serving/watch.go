@@ -16,6 +16,7 @@ import (
 	"github.com/skilledge/skilledge/catalog/versions"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/front"
+	"github.com/skilledge/skilledge/runtime/internal/words"
 	"github.com/skilledge/skilledge/runtime/store"
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
@@ -133,7 +134,7 @@ func (w *watcher) rebuild(ctx context.Context) {
 	w.srv.Swap(pool)
 	w.served = src.pack.Digest()
 	n := w.srv.Notify(wire.ListChangedNotifications(w.opt.Pool.Server)...)
-	fmt.Fprintf(log, "skilledge: now serving %s (%s)%s\n", plural(src.pack.NumSkills(), "skill"), plural(src.pack.NumFiles(), "file"), notified(name, n))
+	fmt.Fprintf(log, "skilledge: now serving %s (%s)%s\n", words.Plural(src.pack.NumSkills(), "skill"), words.Plural(src.pack.NumFiles(), "file"), notified(name, n))
 }
 
 // notified says, for the log, whether stdio connections were told of the change. HTTP has

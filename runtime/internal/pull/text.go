@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/skilledge/skilledge/runtime/internal/words"
 )
 
 // What pull, list and remove say to a person (the CLI prints it).
@@ -31,17 +33,17 @@ func (r *Result) Summary(dir string) string {
 		for i, e := range r.Edited {
 			names[i] = e.Name
 		}
-		elsewhere += fmt.Sprintf("; %s changed locally, left as %s (%s): pull --force to overwrite", plural(len(r.Edited), "skill"), map[bool]string{true: "it is", false: "they are"}[len(r.Edited) == 1], strings.Join(names, ", "))
+		elsewhere += fmt.Sprintf("; %s changed locally, left as %s (%s): pull --force to overwrite", words.Plural(len(r.Edited), "skill"), map[bool]string{true: "it is", false: "they are"}[len(r.Edited) == 1], strings.Join(names, ", "))
 	}
 	if len(r.New) > 0 {
-		elsewhere += fmt.Sprintf("; %s in the catalog, not in this folder's selection (%s): pull --skill NAME to add one", plural(len(r.New), "new skill"), strings.Join(r.New, ", "))
+		elsewhere += fmt.Sprintf("; %s in the catalog, not in this folder's selection (%s): pull --skill NAME to add one", words.Plural(len(r.New), "new skill"), strings.Join(r.New, ", "))
 	}
 	if len(r.Installed)+len(r.Updated)+len(r.Removed) == 0 {
 		nothing := "nothing downloaded"
 		if len(r.Compared) > 0 {
-			nothing = fmt.Sprintf("nothing written (%s downloaded to compare: the server answered no ETag with 304)", plural(len(r.Compared), "skill"))
+			nothing = fmt.Sprintf("nothing written (%s downloaded to compare: the server answered no ETag with 304)", words.Plural(len(r.Compared), "skill"))
 		}
-		return fmt.Sprintf("%s up to date in %s: %s unchanged, %s%s%s", r.Source, dir, plural(len(r.Unchanged), "skill"), nothing, elsewhere, unverified)
+		return fmt.Sprintf("%s up to date in %s: %s unchanged, %s%s%s", r.Source, dir, words.Plural(len(r.Unchanged), "skill"), nothing, elsewhere, unverified)
 	}
 	return fmt.Sprintf("%s into %s: %s, %s, %d unchanged, %s; %s written%s%s",
 		r.Source, dir, counted("installed", r.Installed), counted("updated", r.Updated), len(r.Unchanged), counted("removed", r.Removed), sizeOf(r.Bytes), elsewhere, unverified)
@@ -76,22 +78,22 @@ func WriteInstalled(w io.Writer, dir string, list []Installed) {
 		if s.Unverified {
 			state += ", unverified"
 		}
-		fmt.Fprintf(w, "%s  %s  %s  %s, %s  %s\n", s.Name, version, s.Source, plural(s.Files, "file"), sizeOf(s.Bytes), state)
+		fmt.Fprintf(w, "%s  %s  %s  %s, %s  %s\n", s.Name, version, s.Source, words.Plural(s.Files, "file"), sizeOf(s.Bytes), state)
 	}
-	fmt.Fprintf(w, "%s installed in %s\n", plural(len(list), "skill"), dir)
+	fmt.Fprintf(w, "%s installed in %s\n", words.Plural(len(list), "skill"), dir)
 }
 
 // RemovedFrom is what remove says of the skill s it removed from dir.
 func (s *Installed) RemovedFrom(dir string) string {
 	return fmt.Sprintf("removed %s from %s (%s, %s, from %s); a pull of that source leaves it out until pull --skill %s",
-		s.Name, dir, plural(s.Files, "file"), sizeOf(s.Bytes), s.Source, s.Name)
+		s.Name, dir, words.Plural(s.Files, "file"), sizeOf(s.Bytes), s.Source, s.Name)
 }
 
 // sizeOf says n bytes in the unit a person reads: bytes, KiB or MiB.
 func sizeOf(n int64) string {
 	switch {
 	case n < 1<<10:
-		return plural(int(n), "byte")
+		return words.Plural(int(n), "byte")
 	case n < 1<<20:
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
@@ -104,12 +106,4 @@ func counted(verb string, names []string) string {
 		return "0 " + verb
 	}
 	return fmt.Sprintf("%d %s (%s)", len(names), verb, strings.Join(names, ", "))
-}
-
-// plural is "1 what" or "N whats".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -3,6 +3,8 @@ package verify
 import (
 	"fmt"
 	"io"
+
+	"github.com/skilledge/skilledge/runtime/internal/words"
 )
 
 // WriteText prints the report for a person (skilledge verify): the trust root, a line per
@@ -17,9 +19,9 @@ func (r *Report) WriteText(w io.Writer) {
 		if s.OK() {
 			versions := ""
 			if s.Versions > 0 {
-				versions = ", " + plural(s.Versions, "version")
+				versions = ", " + words.Plural(s.Versions, "version")
 			}
-			fmt.Fprintf(w, "ok  %s  (%s%s)\n", s.Name, plural(s.Files, "file"), versions)
+			fmt.Fprintf(w, "ok  %s  (%s%s)\n", s.Name, words.Plural(s.Files, "file"), versions)
 			continue
 		}
 		failed++
@@ -38,17 +40,9 @@ func (r *Report) WriteText(w io.Writer) {
 		under = " under " + r.TrustRoot
 	}
 	if r.OK() {
-		fmt.Fprintf(w, "%s verified%s\n", plural(len(r.Skills), "skill"), under)
+		fmt.Fprintf(w, "%s verified%s\n", words.Plural(len(r.Skills), "skill"), under)
 		return
 	}
 	fmt.Fprintf(w, "not verified: %s checked%s, %d verified, %d failed; %s\n",
-		plural(len(r.Skills), "skill"), under, len(r.Skills)-failed, failed, plural(r.NumProblems(), "problem"))
-}
-
-// plural is "1 what" or "N whats".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+		words.Plural(len(r.Skills), "skill"), under, len(r.Skills)-failed, failed, words.Plural(r.NumProblems(), "problem"))
 }
