@@ -13,22 +13,29 @@ func extismLoad() int32 {
 	if err == nil {
 		objects.retain()
 	}
+	collectIfDue(true)
 	return extismResult(err)
 }
 
 //go:wasmexport configure
 func extismConfigure() int32 {
-	return extismResult(configure(pdk.Input()))
+	err := configure(pdk.Input())
+	collectIfDue(true)
+	return extismResult(err)
 }
 
 //go:wasmexport put
 func extismPut() int32 {
-	return extismResult(objects.put(pack, pdk.Input()))
+	err := objects.put(pack, pdk.Input())
+	collectIfDue(false) // one call a file of the store: look as often as at answers
+	return extismResult(err)
 }
 
 //go:wasmexport keys
 func extismKeys() int32 {
-	return extismResult(setKeys(pdk.Input()))
+	err := setKeys(pdk.Input())
+	collectIfDue(true)
+	return extismResult(err)
 }
 
 //go:wasmexport keys_wanted
@@ -43,6 +50,7 @@ func extismKeysWanted() int32 {
 func extismHTTP() int32 {
 	out, _ := serveHTTP(nil, pdk.Input()) // an Extism host cannot ask how to replay
 	pdk.Output(objects.resolveHTTP(out))
+	collectIfDue(false)
 	return 0
 }
 
@@ -60,6 +68,7 @@ func extismRPC() int32 {
 	if err == nil {
 		out, err = objects.resolveRPC(out)
 	}
+	collectIfDue(false)
 	if err != nil {
 		return extismResult(err)
 	}

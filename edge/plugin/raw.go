@@ -45,6 +45,7 @@ func rawLoad(ptr, size uint32) uint32 {
 		in = nil
 		err = loadPack(b[:len(b):len(b)])
 	}
+	collectIfDue(true)
 	return rawStatus(err)
 }
 
@@ -54,6 +55,7 @@ func rawConfigure(ptr, size uint32) uint32 {
 	if err == nil {
 		err = configure(b)
 	}
+	collectIfDue(true)
 	return rawStatus(err)
 }
 
@@ -67,6 +69,7 @@ func rawHTTP(ptr, size uint32) uint64 {
 	var h wire.Hint
 	out, h = serveHTTP(out[:0], b)
 	replay = wire.AppendHint(replay[:0], h)
+	collectIfDue(false)
 	return packed(out)
 }
 
@@ -76,6 +79,7 @@ func rawRPC(ptr, size uint32) uint64 {
 	if err == nil {
 		out, err = handleRPC(out[:0], b)
 	}
+	collectIfDue(false)
 	if err != nil {
 		rawStatus(err)
 		return 0
@@ -113,6 +117,7 @@ func rawKeys(ptr, size uint32) uint32 {
 	if err == nil {
 		err = setKeys(b)
 	}
+	collectIfDue(true)
 	return rawStatus(err)
 }
 

@@ -185,3 +185,23 @@ func BenchmarkPoolHTTPFacts(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPoolHTTPCold: a cache-cold read, each request a file of a catalog of 6,000 at
+// random with an id of its own, through the raw ABI on one instance: the plugin's whole
+// per-request path (parse, lookups, splice, copies across the boundary) as `serve
+// --replays 0` runs it, without the network. Loading that catalog starts a collection; a
+// plugin that left it marking shows here at twice the time (TestAnswersRunWithoutWriteBarrier).
+func BenchmarkPoolHTTPCold(b *testing.B) {
+	pool := testPoolOf(b, coldCatalog(b), Options{Size: 1})
+	frames := coldReads(4096)
+	var out []byte
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if out, err = pool.HTTP(context.Background(), frames[i%len(frames)], out[:0]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

@@ -72,8 +72,15 @@ func resolved(t testing.TB, out []byte, store wire.Store) wire.Response {
 
 func testPool(t testing.TB, opt Options) *Pool {
 	t.Helper()
-	p, pack := testPlugin(t)
-	pool, err := p.NewPool(context.Background(), pack, opt)
+	_, cat := testPlugin(t)
+	return testPoolOf(t, cat, opt)
+}
+
+// testPoolOf is testPool serving cat.
+func testPoolOf(t testing.TB, cat Catalog, opt Options) *Pool {
+	t.Helper()
+	p, _ := testPlugin(t)
+	pool, err := p.NewPool(context.Background(), cat, opt)
 	require.NoError(t, err)
 	t.Cleanup(func() { pool.Close(context.Background()) })
 	return pool
