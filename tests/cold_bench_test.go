@@ -23,7 +23,9 @@ import (
 //
 //	go test -tags 'e2e benchreport' -run LoadColdReport -count=1 -timeout 60m ./tests/
 //
-// writes the load-cold section of BENCHMARKS.md. Nothing here fails on a timing.
+// writes the load-cold section of BENCHMARKS.md. Nothing here fails on a timing. With
+// SKILLEDGE_COLD_ALSO set to commits (space-separated), their `serve --replays 0` is built
+// and measured in the same run as well: a change's before and after, side by side.
 //
 // Why a previous release built from source in the same run, rather than last month's
 // figure? Figures of two runs differ by as much as the losses this row is for (BENCHMARKS:
@@ -50,7 +52,6 @@ func TestLoadColdReport(t *testing.T) {
 	}
 	bin := t.TempDir()
 	run(t, root, nil, "go", "build", "-o", filepath.Join(bin, "floor"), "./tests/loadbench/floor")
-	ref, previous := previousRelease(t, root, bin)
 
 	out := filepath.Join(t.TempDir(), "out")
 	run(t, root, nil, cli, "build", skills, "-o", out)
@@ -67,12 +68,13 @@ func TestLoadColdReport(t *testing.T) {
 	floor := loadServer{name: "net/http floor", url: floorURL + "/mcp", pid: floorCmd.Process.Pid}
 	addr, plainCmd := startProcess(t, "skilledge serve --replays 0", exec.Command(cli, "serve", out, "--addr", "127.0.0.1:0", "--replays", "0"), servingLine)
 	skPlugin := loadServer{name: "`serve --replays 0`", url: addr, pid: plainCmd.Process.Pid}
-	oldOut := filepath.Join(t.TempDir(), "out")
-	run(t, root, nil, previous, "build", skills, "-o", oldOut)
-	addr, oldCmd := startProcess(t, "previous serve --replays 0", exec.Command(previous, "serve", oldOut, "--addr", "127.0.0.1:0", "--replays", "0"), servingLine)
-	old := loadServer{name: "`serve --replays 0` at " + ref, url: addr, pid: oldCmd.Process.Pid}
-	for _, srv := range []*loadServer{&sk, &floor, &skPlugin, &old} {
-		srv.expectSpread(t, cold, answers)
+	ref := previousRelease(root)
+	servers := []loadServer{floor, sk, skPlugin}
+	for _, at := range append([]string{ref}, strings.Fields(os.Getenv("SKILLEDGE_COLD_ALSO"))...) {
+		servers = append(servers, serveAt(t, root, bin, at, skills))
+	}
+	for i := range servers {
+		servers[i].expectSpread(t, cold, answers)
 	}
 
 	var b strings.Builder
@@ -80,8 +82,12 @@ func TestLoadColdReport(t *testing.T) {
 		time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version(), workerdVersion(t), manyClients, loadRounds, loadRound)
 	fmt.Fprintf(&b, "per server, in turn), on a catalog of %d skills of ten files each; each request reads the file its id picks at\n", len(uris)/10)
 	b.WriteString("random, so that almost none repeats a request a server has kept. `serve --replays 0` at " + ref + " is the previous\n")
-	b.WriteString("release's `serve`, built from source in the same run.\n\nNative:\n\n")
-	loadTable(t, &b, []loadServer{floor, sk, skPlugin, old}, []loadCase{cold}, 1, manyClients)
+	b.WriteString("release's `serve`, built from source in the same run")
+	if len(servers) > 4 {
+		b.WriteString(", as are the other commits named")
+	}
+	b.WriteString(".\n\nNative:\n\n")
+	loadTable(t, &b, servers, []loadCase{cold}, 1, manyClients)
 
 	keyed := map[string][]byte{}
 	for uri, body := range answers {
@@ -157,18 +163,27 @@ func (c loadCase) only(uri string) loadCase {
 	return loadCase{name: c.name, method: c.method, uri: uri, rest: read(uri)}
 }
 
-// previousRelease builds the skilledge CLI of the previous release from source, in a
-// worktree of the repository at root, into bin, and returns the release's name and the
-// binary: the newest tag before HEAD, or coldBaseline while the repository has none.
-func previousRelease(t *testing.T, root, bin string) (ref, cli string) {
-	ref = coldBaseline
+// previousRelease is the release the cache-cold row compares with: the newest tag before
+// HEAD of the repository at root, or coldBaseline while it has none.
+func previousRelease(root string) string {
 	if out, err := exec.Command("git", "-C", root, "describe", "--tags", "--abbrev=0", "HEAD^").Output(); err == nil {
-		ref = strings.TrimSpace(string(out))
+		return strings.TrimSpace(string(out))
 	}
+	return coldBaseline
+}
+
+// serveAt builds the skilledge CLI of the commit ref from source, in a worktree of the
+// repository at root, into bin; builds skills with it, and starts its `serve --replays 0`.
+func serveAt(t *testing.T, root, bin, ref, skills string) loadServer {
 	src := filepath.Join(t.TempDir(), "src")
 	run(t, root, nil, "git", "worktree", "add", "--detach", src, ref)
 	t.Cleanup(func() { exec.Command("git", "-C", root, "worktree", "remove", "--force", src).Run() })
-	cli = filepath.Join(bin, "skilledge-"+ref)
+	cli := filepath.Join(bin, "skilledge-"+ref)
 	run(t, src, nil, "go", "build", "-o", cli, "./runtime/cmd/skilledge")
-	return ref, cli
+	out := filepath.Join(t.TempDir(), "out")
+	run(t, src, nil, cli, "build", skills, "-o", out)
+	cmd := exec.Command(cli, "serve", out, "--addr", "127.0.0.1:0", "--replays", "0")
+	cmd.Dir = src
+	addr, started := startProcess(t, "serve --replays 0 at "+ref, cmd, servingLine)
+	return loadServer{name: "`serve --replays 0` at " + ref, url: addr, pid: started.Process.Pid}
 }

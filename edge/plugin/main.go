@@ -24,7 +24,8 @@
 // to stderr (fd 2), and only when it crashes. A host that caps the instance's memory
 // should also set GOMEMLIMIT in its WASI environment a little below the cap (the runtime
 // harness uses 90%), so that the Go GC inside collects harder as memory fills up instead
-// of growing into the cap.
+// of growing into the cap. The plugin collects at the end of a call, never in the
+// background (gc.go): a host need not give it idle time.
 //
 // # The catalog: an index and a content store
 //
