@@ -28,9 +28,9 @@ type Pack struct {
 	digest string
 }
 
-// tableKinds bounds the table kinds this reader knows (TableMeta … TableVersions); tables
+// tableKinds bounds the table kinds this reader knows (TableMeta … TableSearch); tables
 // of other kinds, from newer writers, are checked and skipped.
-const tableKinds = 17
+const tableKinds = 18
 
 type table struct {
 	rows, fields uint32
@@ -100,6 +100,9 @@ func Open(b []byte) (*Pack, error) {
 		return nil, err
 	}
 	if err := p.checkRefs(); err != nil {
+		return nil, err
+	}
+	if err := p.checkSearch(); err != nil {
 		return nil, err
 	}
 	if err := p.openVersions(); err != nil {

@@ -16,7 +16,7 @@ import (
 // (PROTOCOL.md#fallbacks), and listChanged is true only when the host sends
 // notifications/resources/list_changed and notifications/skills/list_changed as the catalog
 // changes (wire.Options.ListChanged).
-func capabilities(opt wire.Options) []byte {
+func capabilities(opt wire.Options, searchable bool) []byte {
 	lc := `{"listChanged":false}`
 	if opt.ListChanged {
 		lc = `{"listChanged":true}`
@@ -34,7 +34,11 @@ func capabilities(opt wire.Options) []byte {
 	if opt.Prompts {
 		b = append(b, `,"prompts":`+lc...)
 	}
-	return append(b, `,"extensions":{"`+SkillsExtension+`":{"directoryRead":true}}}`...)
+	b = append(b, `,"extensions":{"`+SkillsExtension+`":{"directoryRead":true`...)
+	if searchable {
+		b = append(b, `,"query":true`...) // skills/list {query} (search.go)
+	}
+	return append(b, `}}}`...)
 }
 
 // initialize answers the legacy handshake: echo the client's revision when we speak it,

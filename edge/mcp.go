@@ -40,6 +40,7 @@ type call struct {
 type params struct {
 	uri, cursor, name, protocolVersion gjson.Result
 	version                            gjson.Result // skills/get {name, version}
+	query, limit                       gjson.Result // skills/list {query, limit} (search.go)
 	arguments                          gjson.Result // tools/call, prompts/get, skills/get {name, arguments}
 	ref, argument, context             gjson.Result // completion/complete
 	meta                               gjson.Result // _meta
@@ -68,6 +69,10 @@ func (c *call) read(msg *jsonrpc.Message, refs *[]wire.Ref) {
 			dst = &p.protocolVersion
 		case "version":
 			dst = &p.version
+		case "query":
+			dst = &p.query
+		case "limit":
+			dst = &p.limit
 		case "arguments":
 			dst = &p.arguments
 		case "ref":

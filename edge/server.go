@@ -7,8 +7,10 @@ package edge
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/search"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -32,6 +34,9 @@ type Server struct {
 	assertion string
 	// cursorDigest is what cursors carry of the catalog (digestPrefix).
 	cursorDigest string
+	// search is the view's search index, opened on first use (searchIndex).
+	searchOnce sync.Once
+	search     *search.Index
 }
 
 // New returns a Server for pack p. p must stay valid for the Server's lifetime.
@@ -57,7 +62,7 @@ func New(p *catalog.Pack, opt wire.Options) *Server {
 // newServer returns the server of p with opt (defaults set) and a, and of its views.
 func newServer(p *catalog.Pack, opt wire.Options, a *authz) *Server {
 	d := p.Digest()
-	s := &Server{pack: p, opt: opt, caps: capabilities(opt), auth: a, assertion: a.assertionHeader(), cursorDigest: d[:min(len(d), 8)]}
+	s := &Server{pack: p, opt: opt, caps: capabilities(opt, p.Search() != nil), auth: a, assertion: a.assertionHeader(), cursorDigest: d[:min(len(d), 8)]}
 	if p.Private() {
 		s.newViews(opt) // the views say their own instructions; this server answers nothing
 		return s

@@ -14,6 +14,9 @@ import (
 // skillsList answers skills/list (Skills extension v1): complete skill entries, never
 // split across pages.
 func (s *Server) skillsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
+	if c.p.query.Exists() && c.p.query.Type != gjson.Null {
+		return s.skillsSearch(c, b)
+	}
 	n := s.pack.NumSkills()
 	from, to, err := s.page(c, "s", n)
 	if err != nil {

@@ -78,10 +78,10 @@ var importRules = []importRule{
 	},
 	{
 		rule:     "the plugin links, of this module, only the server and what it reads",
-		why:      "edge, edge/auth, edge/wire, jsonrpc and catalog are the plugin; the hosts, the compiler and the tests stay out of every instance",
+		why:      "edge, edge/auth, edge/wire, jsonrpc, catalog and catalog/search are the plugin; the hosts, the compiler and the tests stay out of every instance",
 		build:    "plugin",
 		of:       []string{"edge/plugin"},
-		onlyOurs: []string{"edge", "edge/auth", "edge/wire", "jsonrpc", "catalog"},
+		onlyOurs: []string{"edge", "edge/auth", "edge/wire", "jsonrpc", "catalog", "catalog/search"},
 	},
 	{
 		rule:        "the plugin links no module but go-pdk and gjson",
@@ -112,6 +112,14 @@ var importRules = []importRule{
 		of:          []string{"catalog"},
 		never:       []string{"..."},
 		onlyModules: gjsonModules,
+	},
+	{
+		rule:        "the terms of search link nothing of this module, and no module",
+		why:         "the build's index and the plugin's queries must make terms alike, so both link catalog/search; it stands on the standard library alone, under both",
+		build:       "host",
+		of:          []string{"catalog/search"},
+		never:       []string{"..."},
+		onlyModules: []string{},
 	},
 	{
 		rule:       "edge/auth is imported only by edge and the CLI",

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // TestREADME runs the README's commands as written: the command that serves the example
@@ -43,6 +45,30 @@ func TestREADME(t *testing.T) {
 	curlCmd, curlOut := readmeCurl(t)
 	startCommand(t, root, serveCmd, "http://127.0.0.1:8787/mcp", 5*time.Minute) // the first run builds the plugin
 	checkCurl(t, curlCmd, curlOut)
+	checkSearchCurl(t)
+}
+
+// checkSearchCurl runs the README's curl of a search and fails unless its first hit is the
+// skill the README says ("answers with the best match, `NAME`").
+func checkSearchCurl(t *testing.T) {
+	t.Helper()
+	blocks := docBlocks(t, "README.md")
+	i := slices.IndexFunc(blocks, func(b string) bool { return strings.HasPrefix(b, "curl ") && strings.Contains(b, `"query"`) })
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("answers with the best match, `([^`]+)`").FindSubmatch(b)
+	if i < 0 || m == nil {
+		t.Fatal("the README has no curl of a search followed by the best match it finds")
+	}
+	out, err := exec.Command("sh", "-c", blocks[i]).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", blocks[i], err)
+	}
+	if got := gjson.GetBytes(out, "result.skills.0.name").Str; got != string(m[1]) || gjson.GetBytes(out, "result.skills.#").Int() != 1 {
+		t.Fatalf("%s printed\n%s\nbut the README says its best match is %s", blocks[i], out, m[1])
+	}
 }
 
 // docBlocks returns the code blocks of the repository's Markdown documents names, in

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/search"
 )
 
 // Encoded is a catalog encoded for serving: the index every plugin instance loads
@@ -208,11 +209,15 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		catalog.IndexSkillsByPath: catalog.U32s(skillsByPath),
 	}})
 
+	if !en.older {
+		w.Table(catalog.TableSearch, search.NumFields, searchTable(c))
+	}
 	if c.Versions != nil && len(c.Versions.Older) > 0 {
 		objects, size := en.st.Len(), en.st.Size()
-		w.Table(catalog.TableVersions, catalog.VersionsFields, [][][]byte{{
-			catalog.VersionsIndex: en.index(&Catalog{Skills: c.Versions.Older, TrustRoot: c.TrustRoot}, nil),
-		}})
+		en.older = true // the older versions are looked up by URI, never searched
+		older := en.index(&Catalog{Skills: c.Versions.Older, TrustRoot: c.TrustRoot}, nil)
+		en.older = false
+		w.Table(catalog.TableVersions, catalog.VersionsFields, [][][]byte{{catalog.VersionsIndex: older}})
 		c.Versions.Objects, c.Versions.Bytes = en.st.Len()-objects, int(en.st.Size()-size)
 	}
 	if c.Access != nil {

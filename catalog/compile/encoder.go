@@ -25,6 +25,9 @@ type encoder struct {
 	// archived holds each skill's archives once made: a private catalog's views encode a
 	// skill again, and its archives are the same bytes.
 	archived map[*Skill][]*blob
+	// older is set while the index of the older versions is encoded, which has no search
+	// table: a search finds the latest skills only.
+	older bool
 }
 
 // fail records err, the first one only.

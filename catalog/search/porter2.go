@@ -2,6 +2,17 @@ package search
 
 import "strings"
 
+// Why a Porter2 of our own, rather than a stemmer library? The plugin links no module but
+// go-pdk and gjson, and stems every query, so a library would be a new dependency of every
+// instance. The Go stemmers at hand were weighed: kljensen/snowball (Porter2, MIT) links
+// the testing package into any binary that uses its English stemmer; blevesearch's
+// snowballstem is generated code, unmaintained since 2020; go-porterstemmer is Porter's
+// first algorithm, which stems less well. Porter2 is a page of rules: written here with
+// switches and two small maps, it is held to the Snowball project's own output on its
+// English vocabulary (testdata/porter2.txt, a sample; all 29,417 words agreed when it was
+// written). The cost: the rules are ours to keep, and the algorithm's later revisions
+// (Snowball 2.x added prefixes to R1's exceptions) reach us only when we add them.
+
 // Stem returns the English stem of w, a folded word (AppendWords), by Porter2, the
 // Snowball English stemmer (https://snowballstem.org/algorithms/english/stemmer.html): a
 // word of all ASCII letters, three or more, loses its inflections and derivational

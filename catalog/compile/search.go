@@ -1,0 +1,75 @@
+package compile
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog/search"
+)
+
+// searchTable is the search table (catalog.TableSearch) of an index of c's skills: each
+// listed skill's fields as package search reads them (searchDoc).
+func searchTable(c *Catalog) [][][]byte {
+	docs := make([]search.Doc, len(c.Skills))
+	for i, s := range c.Skills {
+		docs[i] = searchDoc(s)
+	}
+	return [][][]byte{search.Build(docs)}
+}
+
+// searchDoc is what search reads of s: its name, description and path; its frontmatter's
+// tags and keywords, at the top or under metadata (a string or a list of strings each);
+// the headings of its SKILL.md, and the rest of its body. Lines of fenced code blocks are
+// body, never headings.
+func searchDoc(s *Skill) search.Doc {
+	d := search.Doc{Name: s.Name, Description: s.Description, Path: s.Path, Skip: s.Unlisted}
+	var fm struct {
+		Tags, Keywords any
+		Metadata       struct{ Tags, Keywords any }
+	}
+	if json.Unmarshal(s.Frontmatter, &fm) == nil {
+		var kw []string
+		for _, v := range []any{fm.Tags, fm.Keywords, fm.Metadata.Tags, fm.Metadata.Keywords} {
+			kw = appendStrings(kw, v)
+		}
+		d.Keywords = strings.Join(kw, "\n")
+	}
+	var headings, body strings.Builder
+	fence := ""
+	for line := range strings.Lines(string(s.Body)) {
+		t := strings.TrimLeft(line, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			body.WriteString(line)
+		case strings.HasPrefix(t, "```"), strings.HasPrefix(t, "~~~"):
+			fence = t[:3]
+			body.WriteString(line)
+		case len(line)-len(t) <= 3 && strings.HasPrefix(t, "#"):
+			headings.WriteString(strings.TrimLeft(t, "#"))
+		default:
+			body.WriteString(line)
+		}
+	}
+	d.Headings, d.Body = headings.String(), body.String()
+	return d
+}
+
+// appendStrings appends v's strings to dst: v itself when it is one, its elements that
+// are when it is a list.
+func appendStrings(dst []string, v any) []string {
+	switch v := v.(type) {
+	case string:
+		return append(dst, v)
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				dst = append(dst, s)
+			}
+		}
+	}
+	return dst
+}
+

@@ -1,0 +1,268 @@
+package search
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The bounds of a query: what ParseQuery accepts, and what Search does at most, whatever
+// the catalog's size.
+const (
+	// MaxQueryBytes bounds a query's text, and MaxQueryWords its words.
+	MaxQueryBytes = 256
+	MaxQueryWords = 8
+	// MaxExpansions bounds the terms one word stands for: itself, its completions (the last
+	// word) and its near spellings; MaxScanned bounds the terms read to choose completions.
+	MaxExpansions = 32
+	MaxScanned    = 1024
+	// MaxVisited bounds the postings a query reads: past it, the terms left add nothing.
+	MaxVisited = 1 << 20
+	// MinFuzzyBytes is the least a word must hold, folded, to find terms one edit away
+	// when the index has no term for it.
+	MinFuzzyBytes = 5
+)
+
+// Errors of ParseQuery: each says what a query may be.
+var (
+	ErrEmptyQuery    = errors.New("the query has no words: give one or more words, letters or digits")
+	ErrQueryTooLong  = errors.New("the query is too long: at most 256 bytes")
+	ErrQueryWords    = errors.New("the query has too many words: at most 8")
+	ErrQueryControl  = errors.New("the query holds a control character: give plain text")
+	ErrQueryEncoding = errors.New("the query is not valid UTF-8")
+)
+
+// Query is a query parsed: its words, folded (AppendWords). Every character that is not
+// part of a word, regular expression and wildcard syntax included, only separates words.
+type Query struct {
+	words []string
+	// prefix: the last word is matched as the start of a term too (the query was being
+	// typed: it does not end with a space or other separator).
+	prefix bool
+}
+
+// ParseQuery parses q. Errors are the Err* values above.
+func ParseQuery(q string) (Query, error) {
+	switch {
+	case len(q) > MaxQueryBytes:
+		return Query{}, ErrQueryTooLong
+	case !utf8.ValidString(q):
+		return Query{}, ErrQueryEncoding
+	case strings.IndexFunc(q, unicode.IsControl) >= 0:
+		return Query{}, ErrQueryControl
+	}
+	words := AppendWords(nil, q)
+	switch {
+	case len(words) == 0:
+		return Query{}, ErrEmptyQuery
+	case len(words) > MaxQueryWords:
+		return Query{}, ErrQueryWords
+	}
+	last, _ := utf8.DecodeLastRuneInString(q)
+	query := Query{words: words, prefix: isWordRune(last)}
+	// The words that say nothing of a skill are dropped, unless they are all there is; the
+	// last word of a query being typed stays, as the start of another.
+	kept := words[:0:0]
+	for i, w := range words {
+		if !stopWords[w] || query.prefix && i == len(words)-1 {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) > 0 {
+		query.words = kept
+	}
+	return query, nil
+}
+
+// stopWords are the English words a query drops (ParseQuery): articles, pronouns,
+// prepositions and the verbs of asking, which every skill's text holds.
+var stopWords = map[string]bool{
+	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true,
+	"in": true, "into": true, "on": true, "at": true, "by": true, "for": true, "from": true,
+	"with": true, "about": true, "this": true, "that": true, "these": true, "those": true,
+	"my": true, "me": true, "i": true, "we": true, "our": true, "you": true, "your": true,
+	"it": true, "its": true, "is": true, "are": true, "be": true, "do": true, "can": true,
+	"how": true, "what": true, "some": true, "please": true, "want": true, "need": true,
+}
+
+// Words returns the query's words, folded.
+func (q Query) Words() []string { return q.words }
+
+// Hit is a skill a query found: its row and its score, in the index's impact units
+// (Index.Score converts them).
+type Hit struct {
+	Skill int
+	Score uint32
+}
+
+// Scratch is the room Search counts in, reused from one query to the next: a few words
+// per skill of the largest index it served. Not safe for concurrent use.
+type Scratch struct {
+	gen          uint32
+	stamp, best  []uint32 // per skill: the word that last touched it, its best impact then
+	total        []uint32 // per skill: the score so far
+	seen         []uint32 // per skill: the query that last touched it
+	query        uint32
+	touched, hit []int32
+}
+
+// Search returns every skill of ix that q finds, best first (ties in row order). A word
+// finds the skills whose terms include its stem; the last word of a query being typed also
+// those with a term it begins; a word of MinFuzzyBytes or more that no term equals, those
+// with a term one edit (a letter deleted, inserted, changed, or two swapped) from its stem.
+// A skill scores the sum over words of its best impact for the word, a completion counting
+// three quarters and a near spelling half. The work is bounded (the constants above).
+func (ix *Index) Search(q Query, sc *Scratch, dst []Hit) []Hit {
+	sc.reset(ix.skills)
+	visited := 0
+	type expansion struct {
+		term   int
+		weight uint32 // in quarters
+	}
+	var exps []expansion
+	for wi, w := range q.words {
+		if visited > MaxVisited {
+			break
+		}
+		exps = exps[:0]
+		stem := Stem(w)
+		t, found := ix.lookup(stem)
+		if found {
+			exps = append(exps, expansion{t, 4})
+		} else {
+			t = -1
+		}
+		if q.prefix && wi == len(q.words)-1 {
+			for _, c := range ix.completions(w, t) {
+				exps = append(exps, expansion{c, 3})
+			}
+		}
+		if !found && len(exps) == 0 && len(w) >= MinFuzzyBytes {
+			for _, c := range ix.nearSpellings(w, stem) {
+				exps = append(exps, expansion{c, 2})
+			}
+		}
+		sc.gen++
+		sc.touched = sc.touched[:0]
+		for _, e := range exps {
+			p := ix.postingsOf(e.term)
+			if visited += len(p) / 3; visited > MaxVisited {
+				break
+			}
+			skill := uint64(0)
+			for len(p) > 0 {
+				d, n := binary.Uvarint(p)
+				skill += d
+				imp := uint32(binary.LittleEndian.Uint16(p[n:])) * e.weight / 4
+				p = p[n+2:]
+				if sc.stamp[skill] != sc.gen {
+					sc.stamp[skill], sc.best[skill] = sc.gen, imp
+					sc.touched = append(sc.touched, int32(skill))
+				} else if imp > sc.best[skill] {
+					sc.best[skill] = imp
+				}
+			}
+		}
+		for _, s := range sc.touched {
+			if sc.seen[s] != sc.query {
+				sc.seen[s], sc.total[s] = sc.query, 0
+				sc.hit = append(sc.hit, s)
+			}
+			sc.total[s] += sc.best[s]
+		}
+	}
+	for _, s := range sc.hit {
+		dst = append(dst, Hit{Skill: int(s), Score: sc.total[s]})
+	}
+	slices.SortFunc(dst, func(a, b Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return a.Skill - b.Skill
+	})
+	return dst
+}
+
+func (sc *Scratch) reset(skills int) {
+	if len(sc.stamp) < skills {
+		sc.stamp, sc.best = make([]uint32, skills), make([]uint32, skills)
+		sc.total, sc.seen = make([]uint32, skills), make([]uint32, skills)
+		sc.gen, sc.query = 0, 0
+	}
+	sc.query++
+	sc.hit = sc.hit[:0]
+}
+
+// completions returns the terms that begin with w other than term exact (the word's own
+// stem, matched already): the most common MaxExpansions of the first MaxScanned.
+func (ix *Index) completions(w string, exact int) []int {
+	var out []int
+	for i := ix.find(w); i < ix.terms && i-ix.find(w) < MaxScanned && strings.HasPrefix(ix.term(i), w); i++ {
+		if i != exact {
+			out = append(out, i)
+		}
+	}
+	if len(out) > MaxExpansions {
+		slices.SortStableFunc(out, func(a, b int) int { return len(ix.postingsOf(b)) - len(ix.postingsOf(a)) })
+		out = out[:MaxExpansions]
+		slices.Sort(out)
+	}
+	return out
+}
+
+// nearSpellings returns the terms that a word one edit from w (a letter deleted,
+// inserted, changed, or two swapped; ASCII letters only) stems to, or that are one edit
+// from stem, w's own stem: at most MaxExpansions, in term order.
+func (ix *Index) nearSpellings(w, stem string) []int {
+	if !asciiLetters(w) {
+		return nil
+	}
+	var out []int
+	add := func(term string) {
+		if i, ok := ix.lookup(term); ok && !slices.Contains(out, i) && len(out) < MaxExpansions {
+			out = append(out, i)
+		}
+	}
+	edits(stem, add)
+	edits(w, func(v string) { add(Stem(v)) })
+	slices.Sort(out)
+	return out
+}
+
+// edits calls f with every string one edit from w, an ASCII word: w with a letter deleted,
+// two neighbours swapped, a letter changed, or one inserted. The string f gets is valid
+// only during the call.
+func edits(w string, f func(string)) {
+	b := make([]byte, 0, len(w)+1)
+	for i := range len(w) {
+		f(unsafeString(append(append(b[:0], w[:i]...), w[i+1:]...)))
+	}
+	for i := 0; i+1 < len(w); i++ {
+		v := append(b[:0], w...)
+		v[i], v[i+1] = v[i+1], v[i]
+		f(unsafeString(v))
+	}
+	for i := range len(w) {
+		for c := byte('a'); c <= 'z'; c++ {
+			if c != w[i] {
+				v := append(b[:0], w...)
+				v[i] = c
+				f(unsafeString(v))
+			}
+		}
+	}
+	for i := 0; i <= len(w); i++ {
+		for c := byte('a'); c <= 'z'; c++ {
+			f(unsafeString(append(append(append(b[:0], w[:i]...), c), w[i:]...)))
+		}
+	}
+}
+
+// Score converts a Hit's score to BM25F units.
+func (ix *Index) Score(s uint32) float64 { return float64(s) * ix.top / 65535 }
