@@ -72,4 +72,3 @@ func appendStrings(dst []string, v any) []string {
 	}
 	return dst
 }
-
