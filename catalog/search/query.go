@@ -124,9 +124,6 @@ func (ix *Index) Search(q Query, sc *Scratch, dst []Hit) []Hit {
 	}
 	var exps []expansion
 	for wi, w := range q.words {
-		if visited > MaxVisited {
-			break
-		}
 		exps = exps[:0]
 		stem := Stem(w)
 		t, found := ix.lookup(stem)
@@ -149,11 +146,8 @@ func (ix *Index) Search(q Query, sc *Scratch, dst []Hit) []Hit {
 		sc.touched = sc.touched[:0]
 		for _, e := range exps {
 			p := ix.postingsOf(e.term)
-			if visited += len(p) / 3; visited > MaxVisited {
-				break
-			}
 			skill := uint64(0)
-			for len(p) > 0 {
+			for ; len(p) > 0 && visited < MaxVisited; visited++ {
 				d, n := binary.Uvarint(p)
 				skill += d
 				imp := uint32(binary.LittleEndian.Uint16(p[n:])) * e.weight / 4
@@ -203,7 +197,8 @@ func (sc *Scratch) reset(skills int) {
 // stem, matched already): the most common MaxExpansions of the first MaxScanned.
 func (ix *Index) completions(w string, exact int) []int {
 	var out []int
-	for i := ix.find(w); i < ix.terms && i-ix.find(w) < MaxScanned && strings.HasPrefix(ix.term(i), w); i++ {
+	first := ix.find(w)
+	for i := first; i < ix.terms && i-first < MaxScanned && strings.HasPrefix(ix.term(i), w); i++ {
 		if i != exact {
 			out = append(out, i)
 		}
