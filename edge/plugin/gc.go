@@ -7,39 +7,44 @@ import (
 	"runtime/debug"
 )
 
-// The plugin runs its own collections, at the end of a call, never in the background: the
-// collector's own trigger is off (GOGC=off), and collectIfDue collects once what the plugin
-// allocated since the last collection reaches a budget.
+// The plugin finishes its collections at the end of a call (collectIfDue): once what it
+// allocated since the last collection nears what starts one, it collects before it returns.
 //
-// Why does the plugin collect at the end of a call, with the collector's own trigger off?
-// Inside wasm the Go runtime is cooperative: a cycle the collector starts in the
-// background advances only as the program allocates (mark assists) or blocks, and a
-// reactor's answers do neither. Loading the index (megabytes) started a cycle that the
-// answers, which allocate nothing, never finished, so every answer ran with the write
-// barrier on: each pointer stored went through the barrier's buffer, and a cache-cold read
-// of a 10,000-file catalog took twice as long as with the cycle finished (BENCHMARKS.md,
-// "Why the plugin collects at the end of a call"). The more pointers an answer stores, the
-// more a stalled cycle costs it: that is how the facts of answers came to cost a fifth of
-// a read. runtime.GC finishes a cycle in one piece, between two answers, and leaves the
-// barrier off until the next. The memory limit a host sets (GOMEMLIMIT) still starts a
-// cycle of the collector's own when memory nears it; allocation, which is what brings
-// memory there, drives that cycle on, and the budget shrinks as memory fills so that
-// collectIfDue comes first. The costs: a look at the memory statistics at every call
-// that loads or configures, and at every gcEvery-th answer (amortized, under a tenth of a
-// microsecond an answer), and garbage of up to gcEvery answers beyond the budget.
+// Why does the plugin collect at the end of a call? Inside wasm the Go runtime is
+// cooperative: a cycle the collector starts in the background advances only as the program
+// allocates (mark assists) or blocks, and a reactor's answers do neither. Loading the index
+// (megabytes) started a cycle that the answers, which allocate nothing, never finished, so
+// every answer ran with the write barrier on: each pointer stored went through the
+// barrier's buffer, and a cache-cold read of a 10,000-file catalog took twice as long as
+// with the cycle finished (BENCHMARKS.md, "Why the plugin collects at the end of a call").
+// The more pointers an answer stores, the more a stalled cycle costs it: that is how the
+// facts of answers came to cost a fifth of a read. runtime.GC at the end of a call finishes
+// a cycle in one piece, between two answers, and leaves the barrier off until the next.
+// The collector's own trigger stays on (GOGC=100): a call that allocates a great deal (a
+// batch of large answers) is collected while it runs, as the memory limit a host sets
+// (GOMEMLIMIT) requires. Rejected: the collector's trigger off, with collections only at
+// the end of a call: within one call, garbage then grew until the memory limit started a
+// cycle, which the collector's CPU limit can slow until the instance runs out of memory
+// (TestMinMemoryLimitWorstRequests crashed so, once in a few runs on a loaded machine).
+// The costs: a look at the memory statistics at every call that loads or configures, and
+// at every gcEvery-th answer (amortized, under a tenth of a microsecond an answer); a cycle
+// a call left running may run on for up to gcEvery answers; a collection the end of a call
+// makes comes a little before the collector's own would.
 var gc = struct {
 	stats runtime.MemStats
 	// allocated is what the plugin had allocated, in all, at the end of the last
-	// collection; budget is how much more it may allocate before the next: what the last
-	// left live, as the collector's default (GOGC=100) would allow, at least minGCBudget,
-	// and less as the memory limit nears.
+	// collection; budget is how much more it may allocate before the end of a call collects:
+	// half of what the last collection left live, at least minGCBudget, and less as the
+	// memory limit nears. The collector's own trigger (GOGC=100) comes no sooner than 0.7 of
+	// what was live: a cycle it started is always one the budget finishes.
 	allocated, budget uint64
 	calls             uint64 // calls of collectIfDue
 }{budget: minGCBudget}
 
-// minGCBudget is the least a collection lets the plugin allocate before the next: the
-// runtime's own least heap goal.
-const minGCBudget = 4 << 20
+// minGCBudget is the least budget: below the least the collector lets the heap grow before
+// it starts a cycle of its own (at least 0.7 of the way from what is live to the heap goal,
+// which is never under 4 MiB).
+const minGCBudget = 1 << 20
 
 // minGCRoom is the least budget when the memory limit is near: collections come closer
 // together as memory fills, but not at every call.
@@ -49,8 +54,6 @@ const minGCRoom = 256 << 10
 // (runtime.ReadMemStats) costs inside wasm about half of a cache-cold read's answer, and
 // answers allocate next to nothing.
 const gcEvery = 64
-
-func init() { debug.SetGCPercent(-1) }
 
 // collectIfDue collects when what the plugin allocated since the last collection has
 // reached the budget. It looks every time when each is set (load, configure, keys: calls
@@ -68,7 +71,7 @@ func collectIfDue(each bool) {
 	runtime.ReadMemStats(&gc.stats)
 	gc.allocated = gc.stats.TotalAlloc
 	live := gc.stats.HeapAlloc
-	gc.budget = max(live, minGCBudget)
+	gc.budget = max(live/2, minGCBudget)
 	if limit := debug.SetMemoryLimit(-1); limit > 0 && uint64(limit) > live {
 		gc.budget = max(min(gc.budget, (uint64(limit)-live)/4), minGCRoom)
 	}
