@@ -24,6 +24,7 @@ const (
 	ToolListSkills    = "list_skills"
 	ToolLoadSkill     = "load_skill"
 	ToolReadSkillFile = "read_skill_file"
+	ToolSearchSkills  = "search_skills"
 )
 
 // Paths of well-known HTTP discovery (PROTOCOL.md#well-known). catalog/compile renders the

@@ -43,7 +43,7 @@ func duplicatesPack(t *testing.T) *Server {
 func TestToolsListDispatch(t *testing.T) {
 	s := exampleServer(t, wire.Options{Tools: true})
 	tools := result(t, s, 1, "tools/list", "").Get("tools").Array()
-	if len(tools) != 3 {
+	if len(tools) != 4 {
 		t.Fatalf("tools/list: %d tools", len(tools))
 	}
 	for _, tool := range tools {

@@ -3,6 +3,7 @@ package edge
 import (
 	"hash/fnv"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -48,37 +49,170 @@ func (s *Server) skillsSearch(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if c.p.query.Type != gjson.String {
 		return nil, invalidParams("params.query must be a string: the words to search the skills for")
 	}
-	ix := s.searchIndex()
-	if ix == nil {
-		return nil, invalidParams("this catalog has no search index: it was built by a skilledge before search; build it again")
-	}
-	q, err := search.ParseQuery(c.p.query.Str)
-	if err != nil {
-		return nil, invalidParams("params.query: " + err.Error())
-	}
 	limit := DefaultSearchLimit
 	if l := c.p.limit; l.Exists() && l.Type != gjson.Null {
-		n, err := strconv.Atoi(l.Raw) // a JSON number with no fraction or exponent
-		if l.Type != gjson.Number || err != nil || n < 1 || n > s.opt.PageSize {
+		n, ok := s.searchLimit(l)
+		if !ok {
 			return nil, invalidParams("params.limit must be a whole number from 1 to " + strconv.Itoa(s.opt.PageSize))
 		}
 		limit = n
 	}
-	room := searchScratch.Get().(*searchRoom)
-	defer searchScratch.Put(room)
-	room.hits = ix.Search(q, &room.sc, room.hits[:0])
-	hits := room.hits
-	kind := queryKind(q)
-	from, to, perr := s.pageAt(c.p.cursor, kind, len(hits))
-	if perr != nil {
-		return nil, perr
+	r, msg := s.runSearch(c.p.query.Str, c.p.cursor, limit)
+	if msg != "" {
+		return nil, invalidParams(msg)
 	}
-	to = min(from+limit, len(hits))
+	defer r.done()
 	c.listing()
 	b = append(b, `"skills":[`...)
-	b, to = appendPage(b, from, to, pageBudget, func(i int) []byte { return s.pack.Skill(hits[i].Skill, catalog.SkillEntry) })
+	b, to := appendPage(b, r.from, r.to, pageBudget, func(i int) []byte { return s.pack.Skill(r.hits[i].Skill, catalog.SkillEntry) })
 	b = append(b, ']')
-	return s.appendNextCursor(b, kind, to, len(hits)), nil
+	return s.appendNextCursor(b, r.kind, to, len(r.hits)), nil
+}
+
+// searchLimit reads a limit: a JSON number with no fraction or exponent, from 1 to the
+// page size.
+func (s *Server) searchLimit(l gjson.Result) (int, bool) {
+	n, err := strconv.Atoi(l.Raw)
+	return n, l.Type == gjson.Number && err == nil && n >= 1 && n <= s.opt.PageSize
+}
+
+// searchRun is a search done: its hits, best first, and the page of them asked for
+// (from, to), with the kind of its cursors. done gives its room back.
+type searchRun struct {
+	room     *searchRoom
+	hits     []search.Hit
+	from, to int
+	kind     string
+}
+
+func (r *searchRun) done() { searchScratch.Put(r.room) }
+
+// runSearch searches the view for query and pages the hits from cursor, limit a page; on
+// bad input it returns what is wrong, to say to the caller.
+func (s *Server) runSearch(query string, cursor gjson.Result, limit int) (*searchRun, string) {
+	ix := s.searchIndex()
+	if ix == nil {
+		return nil, "this catalog has no search index: it was built by a skilledge before search; build it again"
+	}
+	q, err := search.ParseQuery(query)
+	if err != nil {
+		return nil, "params.query: " + err.Error() // said to a tool's model without the prefix
+	}
+	r := &searchRun{room: searchScratch.Get().(*searchRoom), kind: queryKind(q)}
+	r.room.hits = ix.Search(q, &r.room.sc, r.room.hits[:0])
+	r.hits = r.room.hits
+	from, _, perr := s.pageAt(cursor, r.kind, len(r.hits))
+	if perr != nil {
+		r.done()
+		return nil, perr.Message
+	}
+	r.from, r.to = from, min(from+limit, len(r.hits))
+	return r, ""
+}
+
+// searchSkillsTool answers the search_skills tool (the tools fallback): the hits of a page
+// as text a model reads (each one's name, description and URI), a resource_link to each
+// hit's SKILL.md (from 2025-06-18, which has them), and the same as structuredContent, with
+// the number of hits and the cursor of the next page.
+func (s *Server) searchSkillsTool(c *call, args gjson.Result, b []byte) []byte {
+	var query, cursor, limit gjson.Result
+	bad := ""
+	args.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "query":
+			query = v
+		case "cursor":
+			cursor = v
+		case "limit":
+			limit = v
+		default:
+			bad = "Unknown argument " + strconv.Quote(clip(k.Str)) + ": " + catalog.ToolSearchSkills + " takes query, limit and cursor."
+			return false
+		}
+		return true
+	})
+	n := DefaultSearchLimit
+	switch {
+	case bad != "":
+	case query.Type != gjson.String:
+		bad = "The argument query must be a string: a few words of what the task is about."
+	case cursor.Exists() && cursor.Type != gjson.String:
+		bad = "The argument cursor must be a string, as the previous page gave it."
+	case limit.Exists():
+		var ok bool
+		if n, ok = s.searchLimit(limit); !ok {
+			bad = "The argument limit must be a whole number from 1 to " + strconv.Itoa(s.opt.PageSize) + "."
+		}
+	}
+	if bad != "" {
+		return toolError(b, bad)
+	}
+	r, msg := s.runSearch(query.Str, cursor, n)
+	if msg != "" {
+		switch {
+		case cursor.Exists() && strings.HasPrefix(msg, "invalid cursor"):
+			msg = "The cursor is not one this query's pages gave: call " + catalog.ToolSearchSkills + " without it to start again."
+		case strings.HasPrefix(msg, "params.query: the query"):
+			msg = "The query" + strings.TrimPrefix(msg, "params.query: the query") + "."
+		}
+		return toolError(b, msg)
+	}
+	defer r.done()
+	c.listing()
+	to := fit(r.from, r.to, toolTextBudget, func(i int) int { return len(s.pack.Fallback(r.hits[i].Skill, catalog.FallbackToolLine)) })
+	b = append(b, `"content":[{"type":"text","text":"`...)
+	head := "No skill matches " + strconv.Quote(query.Str) + ": try other words, or " + catalog.ToolListSkills + " to see every skill."
+	switch total := len(r.hits); {
+	case total == 0:
+	case r.from > 0 || to < total:
+		head = matching(total) + ", best first; " + strconv.Itoa(r.from+1) + " to " + strconv.Itoa(to) + ":\n"
+	default:
+		head = matching(total) + ", best first:\n"
+	}
+	b = appendEscaped(b, head)
+	for i := r.from; i < to; i++ {
+		b = append(b, s.pack.Fallback(r.hits[i].Skill, catalog.FallbackToolLine)...)
+	}
+	var next []byte
+	if to < len(r.hits) {
+		next = s.appendCursor(nil, r.kind, to)
+		b = appendEscaped(b, "\nMore: call "+catalog.ToolSearchSkills+" with the same query and {\"cursor\": "+string(next)+"}.")
+	}
+	b = append(b, `"}`...)
+	if c.version >= V20250618 {
+		for i := r.from; i < to; i++ {
+			k := r.hits[i].Skill
+			b = append(b, `,{"type":"resource_link","uri":`...)
+			b = jsonrpc.AppendString(b, unsafeString(s.pack.Skill(k, catalog.SkillURI)))
+			b = append(b, `,"name":`...)
+			b = jsonrpc.AppendString(b, unsafeString(s.pack.Skill(k, catalog.SkillName)))
+			b = append(b, `,"description":`...)
+			b = append(b, s.pack.Skill(k, catalog.SkillDescription)...)
+			b = append(b, `,"mimeType":"text/markdown"}`...)
+		}
+	}
+	b = append(b, `],"structuredContent":{"skills":[`...)
+	for i := r.from; i < to; i++ {
+		if i > r.from {
+			b = append(b, ',')
+		}
+		b = append(b, s.pack.Fallback(r.hits[i].Skill, catalog.FallbackToolItem)...)
+	}
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, int64(len(r.hits)), 10)
+	if next != nil {
+		b = append(b, `,"nextCursor":`...)
+		b = append(b, next...)
+	}
+	return append(b, '}')
+}
+
+// matching says how many skills match: "1 skill matches", "3 skills match".
+func matching(n int) string {
+	if n == 1 {
+		return "1 skill matches"
+	}
+	return plural(n, "skill") + " match"
 }
 
 // queryKind is the kind of a search's cursors (appendCursor): "q" and a hash of the query's

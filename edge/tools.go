@@ -11,9 +11,9 @@ import (
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
-// The tools fallback (PROTOCOL.md#fallbacks, Options.Tools): three tools through which a
-// host that speaks MCP tools but not the skills extension lists skills, loads one and reads
-// its files. Their names are catalog.Tool*; their descriptions and schemas are rendered at
+// The tools fallback (PROTOCOL.md#fallbacks, Options.Tools): four tools through which a
+// host that speaks MCP tools but not the skills extension lists skills, searches them
+// (search_skills, search.go), loads one and reads its files. Their names are catalog.Tool*; their descriptions and schemas are rendered at
 // build time (catalog.SiteTools). A tool's own failures (an unknown skill, a bad argument)
 // are tool results with isError set, which the model sees and can correct; an unknown tool
 // or malformed params are JSON-RPC errors. See
@@ -37,7 +37,7 @@ import (
 // toolTextBudget bounds the text of one list_skills page: about eight thousand tokens.
 const toolTextBudget = 32 << 10
 
-// toolsList answers tools/list: the three tools, on one page.
+// toolsList answers tools/list: the four tools, on one page.
 func (s *Server) toolsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if _, _, err := s.page(c, "t", 1); err != nil {
 		return nil, err
@@ -63,9 +63,11 @@ func (s *Server) toolsCall(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return s.loadSkillTool(c, args, b), nil
 	case catalog.ToolReadSkillFile:
 		return s.readSkillFileTool(c, args, b), nil
+	case catalog.ToolSearchSkills:
+		return s.searchSkillsTool(c, args, b), nil
 	}
 	return nil, invalidParams("Unknown tool: " + strconv.Quote(clip(name.Str)) + "; the tools are " +
-		catalog.ToolListSkills + ", " + catalog.ToolLoadSkill + " and " + catalog.ToolReadSkillFile)
+		catalog.ToolListSkills + ", " + catalog.ToolSearchSkills + ", " + catalog.ToolLoadSkill + " and " + catalog.ToolReadSkillFile)
 }
 
 // toolArgs reads the string arguments a tool takes from args: each known name's value,

@@ -64,6 +64,12 @@ type clientReport struct {
 		Text       string          `json:"text"`
 		Structured json.RawMessage `json:"structured"`
 	} `json:"listSkills"`
+	SearchSkills *struct {
+		IsError    bool            `json:"isError"`
+		Types      []string        `json:"types"`
+		Links      []string        `json:"links"`
+		Structured json.RawMessage `json:"structured"`
+	} `json:"searchSkills"`
 	Resources []string `json:"resources"`
 }
 
@@ -132,7 +138,7 @@ func hexSHA256(b []byte) string {
 }
 
 // TestTSClientFallbacks: with --tools --prompts, the TypeScript SDK v2 client, on both
-// eras, finds the three tools and a prompt per skill, loads every skill through load_skill
+// eras, finds the four tools and a prompt per skill, loads every skill through load_skill
 // (by name, or by URI where two skills share a name), and reads a text and a binary file
 // through read_skill_file with the digests skills/list publishes; without the flags the
 // methods are -32601 and the capabilities declare neither.
@@ -187,7 +193,7 @@ func TestTSClientFallbacks(t *testing.T) {
 					prompts = append(prompts, x.Name)
 				}
 			}
-			if strings.Join(tools, " ") != "list_skills load_skill read_skill_file" {
+			if strings.Join(tools, " ") != "list_skills load_skill read_skill_file search_skills" {
 				t.Errorf("tools %v (%+v)", tools, r.Tools)
 			}
 			slices.Sort(prompts)
@@ -231,6 +237,13 @@ func TestTSClientFallbacks(t *testing.T) {
 			}
 			if r.ListSkills == nil || strings.Count(r.ListSkills.Text, "\n- ") != 4 || len(gjson.GetBytes(r.ListSkills.Structured, "skills").Array()) != 4 {
 				t.Errorf("list_skills: %+v", r.ListSkills)
+			}
+			// search_skills, its structuredContent checked by the SDK against the outputSchema:
+			// the best of the two deploy skills, the next behind a cursor, and a link to it.
+			if s := r.SearchSkills; s == nil || s.IsError || strings.Join(s.Types, " ") != "text resource_link" ||
+				gjson.GetBytes(s.Structured, "total").Int() < 2 || gjson.GetBytes(s.Structured, "skills.0.name").Str != "deploy" ||
+				!gjson.GetBytes(s.Structured, "nextCursor").Exists() || len(s.Links) != 1 || s.Links[0] != gjson.GetBytes(s.Structured, "skills.0.uri").Str {
+				t.Errorf("search_skills: %+v", s)
 			}
 
 			// Without the flags: unknown methods, and capabilities as before.

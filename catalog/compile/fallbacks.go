@@ -8,7 +8,7 @@ import (
 )
 
 // For hosts that speak tools or prompts but not the skills extension
-// (PROTOCOL.md#fallbacks): the three tools and one prompt per skill, rendered here so that
+// (PROTOCOL.md#fallbacks): the four tools and one prompt per skill, rendered here so that
 // the plugin only concatenates. The server offers them only when its options switch them
 // on. The tool names are catalog.Tool*, on which the server dispatches tools/call.
 
@@ -47,6 +47,13 @@ func toolsList(c *Catalog) []byte {
 	b = append(b, jsonString("Read one file of an Agent Skill by its skill:// URI, as "+catalog.ToolLoadSkill+" lists them: text files as text, other files as an embedded resource in base64. "+
 		"The bytes are exactly those whose SHA-256 the skill's manifest gives.")...)
 	b = append(b, `,"inputSchema":{"type":"object","properties":{"uri":{"type":"string","description":"The skill:// URI of the file."}},"required":["uri"],"additionalProperties":false}`...)
+	b = append(b, ro...)
+	b = append(b, `},{"name":"`+catalog.ToolSearchSkills+`","title":"Search skills","description":`...)
+	b = append(b, jsonString("Search the Agent Skills this server publishes for the ones that fit a task, best first: give a few words of what the task is about. "+
+		"Each hit has the skill's name, description and the skill:// URI of its SKILL.md; call "+catalog.ToolLoadSkill+" with the name of the one that fits. "+
+		"More hits come in pages: pass the cursor a page ends with to get the next.")...)
+	b = append(b, `,"inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words of what the task is about, such as \"fill in a PDF form\"."},"limit":{"type":"integer","minimum":1,"description":"The most hits a page holds (default 20)."},"cursor":{"type":"string","description":"The cursor the previous page ended with; omit it for the first page."}},"required":["query"],"additionalProperties":false}`...)
+	b = append(b, `,"outputSchema":{"type":"object","properties":{"skills":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"uri":{"type":"string"}},"required":["name","description","uri"]}},"total":{"type":"integer"},"nextCursor":{"type":"string"}},"required":["skills","total"]}`...)
 	b = append(b, ro...)
 	return append(b, "}]"...)
 }

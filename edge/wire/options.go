@@ -55,7 +55,7 @@ type Options struct {
 	//
 	// Why are the tools and prompts fallbacks off by default? A host that speaks the
 	// skills extension already lists every skill; with the fallbacks on it would also see
-	// three tools and a prompt per skill that say the same thing, and tool descriptions
+	// four tools and a prompt per skill that say the same thing, and tool descriptions
 	// are sent to the model on every turn (load_skill's names every skill, up to 8 KiB).
 	// The fallbacks are for hosts that do not speak the extension, which the operator
 	// knows and the server cannot tell (a client's capabilities do not say which server

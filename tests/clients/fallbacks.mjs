@@ -66,6 +66,8 @@ if (report.tools.result) {
 	}
 	const listed = await client.callTool({ name: "list_skills", arguments: {} });
 	report.listSkills = { text: listed.content[0].text, structured: listed.structuredContent ?? null };
+	const found = await client.callTool({ name: "search_skills", arguments: { query: "deploy a service", limit: 1 } });
+	report.searchSkills = { isError: found.isError ?? false, types: found.content.map((c) => c.type), links: found.content.filter((c) => c.type === "resource_link").map((c) => c.uri), structured: found.structuredContent ?? null };
 }
 if (report.prompts.result) {
 	for (const p of report.prompts.result.prompts) {
