@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/search"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
@@ -22,9 +23,11 @@ import (
 // file of it (filePath completes once context.arguments.skillPath names a skill). Values
 // are the path segments as they stand in the canonical URI, so a client can expand the
 // template with them unchanged (+ expansion keeps percent-encodings); the skill path a
-// client passes back is canonicalised as any URI is. Completion is two binary searches in
-// tables built at build time, never a scan of the catalog, and stops at the 100 values MCP
-// allows. The 2026-07-28 schema gives CompleteResult no ttlMs, so completion is not a
+// client passes back is canonicalised as any URI is. Completing a path is two binary
+// searches in tables built at build time, never a scan of the catalog, and completing words
+// is a search, bounded as any query is (PROTOCOL.md#search); both stop at the 100 values
+// MCP allows, which need not begin with the value: the specification asks for suggestions
+// ranked by relevance. The 2026-07-28 schema gives CompleteResult no ttlMs, so completion is not a
 // cacheable method. Prompt references are -32602: no prompt of this server completes
 // arguments.
 const (
@@ -43,7 +46,8 @@ const templatesJSON = `[{"uriTemplate":"` + skillTemplate + `","name":"skill","t
 const maxCompletions = 100
 
 // complete answers completion/complete for the arguments of the resource templates:
-// skillPath by prefix over the paths of every skill, filePath by prefix over the paths of
+// skillPath by prefix over the paths of every skill, then by search (completeSkillPath),
+// filePath by prefix over the paths of
 // the files of the skill that context.arguments.skillPath names (none when it names no
 // skill). Values are in the form they take in the URI (percent-encoded where needed),
 // sorted; at most 100, with total and hasMore. Each is two binary searches in a sorted
@@ -77,20 +81,59 @@ func (s *Server) complete(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	switch {
 	case name.Str == "skillPath":
-		p := s.completing(value.Str)
-		lo, hi := p.SkillPathsWithPrefix(value.Str)
-		b = append(b, `"completion":{"values":[`...)
-		for k := lo; k < min(hi, lo+maxCompletions); k++ {
-			if k > lo {
-				b = append(b, ',')
-			}
-			b = jsonrpc.AppendString(b, unsafeString(p.SkillPath(p.SkillByPathRank(k))))
-		}
-		return appendCompletionEnd(b, hi-lo), nil
+		return s.completeSkillPath(b, value.Str), nil
 	case name.Str == "filePath" && uri.Str == fileTemplate:
 		return s.completeFilePath(c, b, value.Str)
 	}
 	return nil, invalidParams("The resource template " + clip(uri.Str) + " has no argument " + strconv.Quote(clip(name.Str)))
+}
+
+// completeSkillPath completes a skillPath: the paths that begin with value, in path order,
+// then, when value holds a space, or is a word of three letters or more with no "/", the
+// paths of the skills a search for value finds (Search), best first, that do not begin with
+// it: typing "pdf forms" offers the skills about PDF forms, wherever they lie.
+// At most maxCompletions values; total counts both, each skill once.
+func (s *Server) completeSkillPath(b []byte, value string) []byte {
+	p := s.completing(value)
+	lo, hi := p.SkillPathsWithPrefix(value)
+	b = append(b, `"completion":{"values":[`...)
+	n := 0
+	for k := lo; k < min(hi, lo+maxCompletions); k++ {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = jsonrpc.AppendString(b, unsafeString(p.SkillPath(p.SkillByPathRank(k))))
+		n++
+	}
+	total := hi - lo
+	var ix *search.Index
+	if p == s.pack {
+		ix = s.searchIndex()
+	}
+	if words := strings.ContainsAny(value, " \t"); ix == nil || !words && (strings.Contains(value, "/") || len(value) < 3) {
+		return appendCompletionEnd(b, total) // a path being typed, or its first letters: the prefix is what it asks
+	}
+	q, err := search.ParseQuery(value)
+	if err != nil {
+		return appendCompletionEnd(b, total)
+	}
+	room := searchScratch.Get().(*searchRoom)
+	defer searchScratch.Put(room)
+	room.hits = ix.Search(q, &room.sc, room.hits[:0])
+	for _, h := range room.hits {
+		path := unsafeString(p.SkillPath(h.Skill))
+		if strings.HasPrefix(path, value) {
+			continue // offered already, in path order
+		}
+		if total++; n < maxCompletions {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = jsonrpc.AppendString(b, path)
+			n++
+		}
+	}
+	return appendCompletionEnd(b, total)
 }
 
 // completeFilePath completes the filePath of a file of the skill named by
