@@ -43,6 +43,7 @@ const (
 	AgentSkillsPrefix = "/.well-known/agent-skills/" // discovery RFC v0.2.0
 	SkillsPrefix      = "/.well-known/skills/"       // discovery RFC v0.1.0, and the DVS index
 	AgentSkillsIndex  = AgentSkillsPrefix + "index.json"
+	AgentSkillsSearch = AgentSkillsPrefix + "search" // ?q=…&limit=…&cursor=…: the index's entries a search finds
 	SkillsIndex       = SkillsPrefix + "index.json"
 )
 

@@ -9,7 +9,7 @@ import "fmt"
 const TableSearch uint32 = 17
 
 // searchFields is the least number of fields a search table has (search.NumFields).
-const searchFields = 5
+const searchFields = 7
 
 // Search returns the cells of the search table's row, nil when the index has none.
 func (p *Pack) Search() [][]byte {

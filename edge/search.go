@@ -2,14 +2,17 @@ package edge
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/search"
+	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/jsonrpc"
 )
 
@@ -57,7 +60,7 @@ func (s *Server) skillsSearch(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		}
 		limit = n
 	}
-	r, msg := s.runSearch(c.p.query.Str, c.p.cursor, limit)
+	r, msg := s.runSearch(c.p.query.Str, c.p.cursor, limit, false)
 	if msg != "" {
 		return nil, invalidParams(msg)
 	}
@@ -79,6 +82,7 @@ func (s *Server) searchLimit(l gjson.Result) (int, bool) {
 // searchRun is a search done: its hits, best first, and the page of them asked for
 // (from, to), with the kind of its cursors. done gives its room back.
 type searchRun struct {
+	ix       *search.Index
 	room     *searchRoom
 	hits     []search.Hit
 	from, to int
@@ -88,8 +92,9 @@ type searchRun struct {
 func (r *searchRun) done() { searchScratch.Put(r.room) }
 
 // runSearch searches the view for query and pages the hits from cursor, limit a page; on
-// bad input it returns what is wrong, to say to the caller.
-func (s *Server) runSearch(query string, cursor gjson.Result, limit int) (*searchRun, string) {
+// bad input it returns what is wrong, to say to the caller. published keeps only the hits
+// the well-known index publishes (search.Index.Entry), before they are counted and paged.
+func (s *Server) runSearch(query string, cursor gjson.Result, limit int, published bool) (*searchRun, string) {
 	ix := s.searchIndex()
 	if ix == nil {
 		return nil, "this catalog has no search index: it was built by a skilledge before search; build it again"
@@ -100,7 +105,10 @@ func (s *Server) runSearch(query string, cursor gjson.Result, limit int) (*searc
 	}
 	r := &searchRun{room: searchScratch.Get().(*searchRoom), kind: queryKind(q)}
 	r.room.hits = ix.Search(q, &r.room.sc, r.room.hits[:0])
-	r.hits = r.room.hits
+	if published {
+		r.room.hits = slices.DeleteFunc(r.room.hits, func(h search.Hit) bool { return len(ix.Entry(h.Skill)) == 0 })
+	}
+	r.hits, r.ix = r.room.hits, ix
 	from, _, perr := s.pageAt(cursor, r.kind, len(r.hits))
 	if perr != nil {
 		r.done()
@@ -147,7 +155,7 @@ func (s *Server) searchSkillsTool(c *call, args gjson.Result, b []byte) []byte {
 	if bad != "" {
 		return toolError(b, bad)
 	}
-	r, msg := s.runSearch(query.Str, cursor, n)
+	r, msg := s.runSearch(query.Str, cursor, n, false)
 	if msg != "" {
 		switch {
 		case cursor.Exists() && strings.HasPrefix(msg, "invalid cursor"):
@@ -224,4 +232,111 @@ func queryKind(q search.Query) string {
 		h.Write([]byte{0})
 	}
 	return "q" + strconv.FormatUint(h.Sum64(), 36)
+}
+
+// httpSearch answers GET /.well-known/agent-skills/search?q=…&limit=…&cursor=… (for agents
+// and programs that speak only HTTP): the entries of the well-known index (discovery v0.2.0)
+// that a search for q finds, best first, each with its score, as one JSON object
+// {query, total, skills, nextCursor?}; cacheable as the index is. Bad input is 400, saying
+// what is allowed; wellKnown has answered any method but GET and HEAD.
+func (s *Server) httpSearch(r *wire.Request, f *Facts) *wire.Response {
+	_, raw, _ := strings.Cut(r.Target, "?")
+	var q, limit, cursor gjson.Result
+	for raw != "" {
+		var kv string
+		kv, raw, _ = strings.Cut(raw, "&")
+		k, v, _ := strings.Cut(kv, "=")
+		key, ok1 := unescapeQuery(k)
+		val, ok2 := unescapeQuery(v)
+		if !ok1 || !ok2 {
+			return s.httpText(400, "skilledge: search: the query string is malformed (a bad %-escape or not UTF-8)\n")
+		}
+		value := gjson.Result{Type: gjson.String, Str: val, Raw: val}
+		switch key {
+		case "q":
+			q = value
+		case "limit":
+			limit = gjson.Result{Type: gjson.Number, Raw: val}
+		case "cursor":
+			cursor = value
+		default:
+			return s.httpText(400, "skilledge: search: unknown parameter "+strconv.Quote(clip(key))+"; it takes q (the words to search for), limit (1 to "+strconv.Itoa(s.opt.PageSize)+") and cursor\n")
+		}
+	}
+	if !q.Exists() {
+		return s.httpText(400, "skilledge: search: give the words to search for as q: "+catalog.AgentSkillsSearch+"?q=fill+a+pdf+form\n")
+	}
+	n := DefaultSearchLimit
+	if limit.Exists() {
+		var ok bool
+		if n, ok = s.searchLimit(limit); !ok {
+			return s.httpText(400, "skilledge: search: limit must be a whole number from 1 to "+strconv.Itoa(s.opt.PageSize)+"\n")
+		}
+	}
+	run, msg := s.runSearch(q.Str, cursor, n, true)
+	if msg != "" {
+		msg = strings.Replace(msg, "params.query", "q", 1)
+		if strings.HasPrefix(msg, "invalid cursor") {
+			msg = "cursor: not one this query's pages gave; search again without it"
+		}
+		return s.httpText(400, "skilledge: search: "+msg+"\n")
+	}
+	defer run.done()
+	f.read = wire.ReadListing
+	b := []byte(`{"query":`)
+	b = jsonrpc.AppendString(b, q.Str)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, int64(len(run.hits)), 10)
+	b = append(b, `,"skills":[`...)
+	for i := run.from; i < run.to; i++ {
+		h := run.hits[i]
+		entry := run.ix.Entry(h.Skill)
+		if i > run.from {
+			b = append(b, ',')
+		}
+		b = append(b, entry[:len(entry)-1]...) // the entry without its closing brace
+		b = append(b, `,"score":`...)
+		b = strconv.AppendFloat(b, run.ix.Score(h.Score), 'f', 3, 64)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	b = s.appendNextCursor(b, run.kind, run.to, len(run.hits))
+	b = append(b, "}\n"...)
+	return &wire.Response{Status: 200, Header: header("Content-Type", "application/json", "Cache-Control", s.cacheControl()), Body: b}
+}
+
+// unescapeQuery decodes one name or value of a URL's query: %XX escapes, and + for a
+// space; false when an escape is malformed or the result is not UTF-8.
+func unescapeQuery(s string) (string, bool) {
+	if !strings.ContainsAny(s, "%+") {
+		return s, utf8.ValidString(s)
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '+':
+			b = append(b, ' ')
+		case '%':
+			if i+2 >= len(s) || unhex(s[i+1]) < 0 || unhex(s[i+2]) < 0 {
+				return "", false
+			}
+			b = append(b, byte(unhex(s[i+1])<<4|unhex(s[i+2])))
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b), utf8.Valid(b)
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
 }

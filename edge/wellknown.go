@@ -24,6 +24,9 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string, f *Facts) 
 		resp.Header = append(resp.Header, wire.Field{Name: "Allow", Value: "GET, HEAD"})
 		return resp
 	}
+	if path == catalog.AgentSkillsSearch {
+		return s.httpSearch(r, f)
+	}
 	if obj, ok := s.pack.HTTPDoc(path, catalog.HTTPObject); ok {
 		ct, _ := s.pack.HTTPDoc(path, catalog.HTTPContentType)
 		digest, _ := s.pack.HTTPDoc(path, catalog.HTTPDigest)

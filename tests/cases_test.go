@@ -33,7 +33,8 @@ import (
 //	                         sent over one connection; "< " alone expects no reply
 //
 // A request may say $CURSOR for the nextCursor of the latest response that had one (in its
-// result, or in the structuredContent of a tool result), and
+// result, in the structuredContent of a tool result, or at the top of an HTTP search's
+// answer), and
 // $ETAG for the latest ETag.
 // The same files run against every target (in-process edge, the plugin in the wazero
 // harness, …), so a new case is a data file, not new Go. `go test ./tests -update`
@@ -162,7 +163,7 @@ func runCases(t *testing.T, newTarget func(t *testing.T, options []byte, skills 
 					want := &ar.sections[i+1]
 					got := tg.HTTP(t, requestFrame(sec.data, cursor, etag))
 					checkFrame(t, got)
-					for _, path := range []string{"result.nextCursor", "result.structuredContent.nextCursor"} {
+					for _, path := range []string{"result.nextCursor", "result.structuredContent.nextCursor", "nextCursor"} {
 						if c := gjson.GetBytes(responseBody(got), path); c.Exists() {
 							cursor = c.Str
 						}

@@ -210,7 +210,7 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	}})
 
 	if !en.older {
-		w.Table(catalog.TableSearch, search.NumFields, searchTable(c))
+		w.Table(catalog.TableSearch, search.NumFields, searchTable(c, arch))
 	}
 	if c.Versions != nil && len(c.Versions.Older) > 0 {
 		objects, size := en.st.Len(), en.st.Size()

@@ -8,11 +8,19 @@ import (
 )
 
 // searchTable is the search table (catalog.TableSearch) of an index of c's skills: each
-// listed skill's fields as package search reads them (searchDoc).
-func searchTable(c *Catalog) [][][]byte {
+// listed skill's fields as package search reads them (searchDoc), and, for each skill the
+// well-known index publishes, its entry there, which the HTTP search answers with.
+func searchTable(c *Catalog, arch map[*Skill][]*blob) [][][]byte {
+	published := map[*Skill]bool{}
+	for _, s := range httpSkills(c) {
+		published[s] = true
+	}
 	docs := make([]search.Doc, len(c.Skills))
 	for i, s := range c.Skills {
 		docs[i] = searchDoc(s)
+		if published[s] {
+			docs[i].Entry = agentSkillsEntry(s, arch)
+		}
 	}
 	return [][][]byte{search.Build(docs)}
 }

@@ -95,25 +95,35 @@ func agentSkillsIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 	b = append(b, `,"skills":[`...)
 	n := 0
 	for _, s := range httpSkills(c) {
-		kind, url, digest := "skill-md", s.Name+"/"+catalog.SkillMD, digestString(s.Files[0])
-		if len(s.Files) > 1 {
-			if arch[s] == nil {
-				continue // no archive to point at (see archives)
-			}
-			kind, url, digest = "archive", s.Name+catalog.ArchiveTarGz, arch[s][0].digest
+		entry := agentSkillsEntry(s, arch)
+		if entry == nil {
+			continue
 		}
 		if n++; n > 1 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"name":`...)
-		b = append(b, jsonString(s.Name)...)
-		b = append(b, `,"type":"`+kind+`","description":`...)
-		b = append(b, jsonString(s.Description)...)
-		b = append(b, `,"url":`...)
-		b = append(b, jsonString(url)...)
-		b = append(b, `,"digest":"`+digest+`"}`...)
+		b = append(b, entry...)
 	}
 	return append(b, "]}"...)
+}
+
+// agentSkillsEntry renders s's entry in the v0.2.0 index (agentSkillsIndex), or nil when it
+// has none: a skill of several files whose archive could not be made.
+func agentSkillsEntry(s *Skill, arch map[*Skill][]*blob) []byte {
+	kind, url, digest := "skill-md", s.Name+"/"+catalog.SkillMD, digestString(s.Files[0])
+	if len(s.Files) > 1 {
+		if arch[s] == nil {
+			return nil // no archive to point at (see archives)
+		}
+		kind, url, digest = "archive", s.Name+catalog.ArchiveTarGz, arch[s][0].digest
+	}
+	b := []byte(`{"name":`)
+	b = append(b, jsonString(s.Name)...)
+	b = append(b, `,"type":"`+kind+`","description":`...)
+	b = append(b, jsonString(s.Description)...)
+	b = append(b, `,"url":`...)
+	b = append(b, jsonString(url)...)
+	return append(b, `,"digest":"`+digest+`"}`...)
 }
 
 // skillsIndex renders /.well-known/skills/index.json (discovery RFC v0.1.0, and the DVS

@@ -15,6 +15,9 @@ type Doc struct {
 	Name, Description, Path, Keywords, Headings, Body string
 	// Skip leaves the skill out of the index (an unlisted skill: no listing names it).
 	Skip bool
+	// Entry is the skill's entry in the well-known index (a JSON object), which the HTTP
+	// search answers with; nil when that index does not publish it.
+	Entry []byte
 }
 
 // Fields of a Doc, in the order of weights.
@@ -123,12 +126,21 @@ func Build(docs []Doc) [][]byte {
 		}
 		postEnds = binary.LittleEndian.AppendUint32(postEnds, uint32(len(data)))
 	}
+	var entries, entryEnds []byte
+	for _, d := range docs {
+		if !d.Skip {
+			entries = append(entries, d.Entry...)
+		}
+		entryEnds = binary.LittleEndian.AppendUint32(entryEnds, uint32(len(entries)))
+	}
 	return [][]byte{
-		FieldTerms:    text,
-		FieldTermEnds: termEnds,
-		FieldPostings: data,
-		FieldPostEnds: postEnds,
-		FieldTop:      strconv.AppendFloat(nil, top, 'g', 6, 64),
+		FieldTerms:     text,
+		FieldTermEnds:  termEnds,
+		FieldPostings:  data,
+		FieldPostEnds:  postEnds,
+		FieldTop:       strconv.AppendFloat(nil, top, 'g', 6, 64),
+		FieldEntries:   entries,
+		FieldEntryEnds: entryEnds,
 	}
 }
 
@@ -139,5 +151,7 @@ const (
 	FieldPostings        // each term's postings: (skill row, as a uvarint delta from the previous; impact, u16)
 	FieldPostEnds        // where each term's postings end in FieldPostings: u32 each
 	FieldTop             // the impact 65535 stands for, in decimal: scores × Top / 65535 are BM25F
+	FieldEntries         // each skill's well-known index entry (Doc.Entry), one after another
+	FieldEntryEnds       // where each skill's entry ends in FieldEntries: u32 each, one a skill
 	NumFields
 )

@@ -13,6 +13,7 @@ var ErrCorrupt = errors.New("search: corrupt index")
 // concurrent reads.
 type Index struct {
 	text, termEnds, postings, postEnds []byte
+	entries, entryEnds                 []byte
 	terms                              int
 	skills                             int // the skills its postings may name: rows 0..skills-1
 	top                                float64
@@ -64,7 +65,31 @@ func Open(cells [][]byte, skills int) (*Index, error) {
 	if termStart != len(ix.text) || postStart != len(ix.postings) {
 		return nil, ErrCorrupt
 	}
+	ix.entries, ix.entryEnds = cells[FieldEntries], cells[FieldEntryEnds]
+	if len(ix.entryEnds) != 4*skills {
+		return nil, ErrCorrupt
+	}
+	prev := 0
+	for k := range skills {
+		end := int(binary.LittleEndian.Uint32(ix.entryEnds[4*k:]))
+		if end < prev || end > len(ix.entries) {
+			return nil, ErrCorrupt
+		}
+		prev = end
+	}
+	if prev != len(ix.entries) {
+		return nil, ErrCorrupt
+	}
 	return ix, nil
+}
+
+// Entry returns skill's entry in the well-known index (Doc.Entry), empty when it has none.
+func (ix *Index) Entry(skill int) []byte {
+	start := 0
+	if skill > 0 {
+		start = int(binary.LittleEndian.Uint32(ix.entryEnds[4*(skill-1):]))
+	}
+	return ix.entries[start:binary.LittleEndian.Uint32(ix.entryEnds[4*skill:])]
 }
 
 // NumTerms returns the number of distinct terms.

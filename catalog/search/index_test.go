@@ -120,7 +120,7 @@ func FuzzOpen(f *testing.F) {
 	good := Build(docs)
 	f.Add(good[0], good[1], good[2], good[3], "pdf form")
 	f.Fuzz(func(t *testing.T, text, ends, postings, postEnds []byte, query string) {
-		ix, err := Open([][]byte{text, ends, postings, postEnds, []byte("1")}, 8)
+		ix, err := Open([][]byte{text, ends, postings, postEnds, []byte("1"), nil, make([]byte, 4*8)}, 8)
 		if err != nil {
 			return
 		}
