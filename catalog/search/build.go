@@ -146,12 +146,12 @@ func Build(docs []Doc) [][]byte {
 
 // Fields of the search table's one row (catalog.TableSearch).
 const (
-	FieldTerms    = iota // every term, sorted byte-wise, one after another
-	FieldTermEnds        // where each term ends in FieldTerms: u32 each
-	FieldPostings        // each term's postings: (skill row, as a uvarint delta from the previous; impact, u16)
-	FieldPostEnds        // where each term's postings end in FieldPostings: u32 each
-	FieldTop             // the impact 65535 stands for, in decimal: scores × Top / 65535 are BM25F
-	FieldEntries         // each skill's well-known index entry (Doc.Entry), one after another
-	FieldEntryEnds       // where each skill's entry ends in FieldEntries: u32 each, one a skill
+	FieldTerms     = iota // every term, sorted byte-wise, one after another
+	FieldTermEnds         // where each term ends in FieldTerms: u32 each
+	FieldPostings         // each term's postings: (skill row, as a uvarint delta from the previous; impact, u16)
+	FieldPostEnds         // where each term's postings end in FieldPostings: u32 each
+	FieldTop              // the impact 65535 stands for, in decimal: scores × Top / 65535 are BM25F
+	FieldEntries          // each skill's well-known index entry (Doc.Entry), one after another
+	FieldEntryEnds        // where each skill's entry ends in FieldEntries: u32 each, one a skill
 	NumFields
 )
