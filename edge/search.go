@@ -317,26 +317,18 @@ func unescapeQuery(s string) (string, bool) {
 		case '+':
 			b = append(b, ' ')
 		case '%':
-			if i+2 >= len(s) || unhex(s[i+1]) < 0 || unhex(s[i+2]) < 0 {
+			if i+2 >= len(s) || s[i+1] == '+' || s[i+1] == '-' {
 				return "", false
 			}
-			b = append(b, byte(unhex(s[i+1])<<4|unhex(s[i+2])))
+			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return "", false
+			}
+			b = append(b, byte(v))
 			i += 2
 		default:
 			b = append(b, c)
 		}
 	}
 	return string(b), utf8.Valid(b)
-}
-
-func unhex(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c-'a') + 10
-	case 'A' <= c && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }
