@@ -2,10 +2,7 @@
 
 package main
 
-import (
-	"runtime"
-	"runtime/debug"
-)
+import "runtime"
 
 // The plugin finishes its collections at the end of a call (collectIfDue): once what it
 // allocated since the last collection nears what starts one, it collects before it returns.
@@ -20,9 +17,10 @@ import (
 // The more pointers an answer stores, the more a stalled cycle costs it: that is how the
 // facts of answers came to cost a fifth of a read. runtime.GC at the end of a call finishes
 // a cycle in one piece, between two answers, and leaves the barrier off until the next.
-// The collector's own trigger stays on (GOGC=100): a call that allocates a great deal (a
-// batch of large answers) is collected while it runs, as the memory limit a host sets
-// (GOMEMLIMIT) requires. Rejected: the collector's trigger off, with collections only at
+// The collector's own trigger stays on: a call that allocates a great deal (a batch of
+// large answers) is collected while it runs, as the memory limit a host sets (GOMEMLIMIT)
+// requires; the budget of the end of a call is read from the collector's own heap goal, so
+// that it comes first whatever GOGC and the memory limit are. Rejected: the collector's trigger off, with collections only at
 // the end of a call: within one call, garbage then grew until the memory limit started a
 // cycle, which the collector's CPU limit can slow until the instance runs out of memory
 // (TestMinMemoryLimitWorstRequests crashed so, once in a few runs on a loaded machine).
@@ -33,22 +31,11 @@ import (
 var gc = struct {
 	stats runtime.MemStats
 	// allocated is what the plugin had allocated, in all, at the end of the last
-	// collection; budget is how much more it may allocate before the end of a call collects:
-	// half of what the last collection left live, at least minGCBudget, and less as the
-	// memory limit nears. The collector's own trigger (GOGC=100) comes no sooner than 0.7 of
-	// what was live: a cycle it started is always one the budget finishes.
+	// collection; budget is how much more it may allocate before the end of a call collects
+	// (collectIfDue: less than the collector lets it before a cycle of its own).
 	allocated, budget uint64
 	calls             uint64 // calls of collectIfDue
-}{budget: minGCBudget}
-
-// minGCBudget is the least budget: below the least the collector lets the heap grow before
-// it starts a cycle of its own (at least 0.7 of the way from what is live to the heap goal,
-// which is never under 4 MiB).
-const minGCBudget = 1 << 20
-
-// minGCRoom is the least budget when the memory limit is near: collections come closer
-// together as memory fills, but not at every call.
-const minGCRoom = 256 << 10
+}{budget: 1 << 20} // before the first collection: under the runtime's least heap goal, 4 MiB
 
 // gcEvery is how many answers pass between two looks at what the plugin allocated: a look
 // (runtime.ReadMemStats) costs inside wasm about half of a cache-cold read's answer, and
@@ -70,9 +57,11 @@ func collectIfDue(each bool) {
 	runtime.GC()
 	runtime.ReadMemStats(&gc.stats)
 	gc.allocated = gc.stats.TotalAlloc
-	live := gc.stats.HeapAlloc
-	gc.budget = max(live/2, minGCBudget)
-	if limit := debug.SetMemoryLimit(-1); limit > 0 && uint64(limit) > live {
-		gc.budget = max(min(gc.budget, (uint64(limit)-live)/4), minGCRoom)
+	// The collector starts its next cycle no sooner than 45/64 of the way from what is
+	// live to its heap goal (NextGC, which GOGC and the memory limit both set): the budget
+	// is 5/8 of that way, so the end of a call always collects first.
+	gc.budget = 0
+	if next, live := gc.stats.NextGC, gc.stats.HeapAlloc; next > live {
+		gc.budget = (next - live) / 8 * 5
 	}
 }
