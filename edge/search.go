@@ -23,7 +23,8 @@ import (
 // what the caller may not see.
 
 // DefaultSearchLimit is how many results a page of a search holds when the request does
-// not say (params.limit); a request may ask for 1 to the page size (wire.Options.PageSize).
+// not say (params.limit), or the page size (wire.Options.PageSize) when that is smaller; a
+// request may ask for 1 to the page size.
 const DefaultSearchLimit = 20
 
 // searchIndex returns the view's search index, opened (and checked) on first use; nil
@@ -52,7 +53,7 @@ func (s *Server) skillsSearch(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if c.p.query.Type != gjson.String {
 		return nil, invalidParams("params.query must be a string: the words to search the skills for")
 	}
-	limit := DefaultSearchLimit
+	limit := min(DefaultSearchLimit, s.opt.PageSize)
 	if l := c.p.limit; l.Exists() && l.Type != gjson.Null {
 		n, ok := s.searchLimit(l)
 		if !ok {
@@ -96,14 +97,17 @@ func (r *searchRun) done() { searchScratch.Put(r.room) }
 // the well-known index publishes (search.Index.Entry), before they are counted and paged.
 func (s *Server) runSearch(query string, cursor gjson.Result, limit int, published bool) (*searchRun, string) {
 	ix := s.searchIndex()
-	if ix == nil {
+	switch {
+	case ix == nil && s.pack.Search() == nil:
 		return nil, "this catalog has no search index: it was built by a skilledge before search; build it again"
+	case ix == nil:
+		return nil, "this catalog's search index is corrupt; build it again"
 	}
 	q, err := search.ParseQuery(query)
 	if err != nil {
 		return nil, "params.query: " + err.Error() // said to a tool's model without the prefix
 	}
-	r := &searchRun{room: searchScratch.Get().(*searchRoom), kind: queryKind(q)}
+	r := &searchRun{room: searchScratch.Get().(*searchRoom), kind: queryKind(q, published)}
 	r.room.hits = ix.Search(q, &r.room.sc, r.room.hits[:0])
 	if published {
 		r.room.hits = slices.DeleteFunc(r.room.hits, func(h search.Hit) bool { return len(ix.Entry(h.Skill)) == 0 })
@@ -139,14 +143,14 @@ func (s *Server) searchSkillsTool(c *call, args gjson.Result, b []byte) []byte {
 		}
 		return true
 	})
-	n := DefaultSearchLimit
+	n := min(DefaultSearchLimit, s.opt.PageSize)
 	switch {
 	case bad != "":
 	case query.Type != gjson.String:
 		bad = "The argument query must be a string: a few words of what the task is about."
-	case cursor.Exists() && cursor.Type != gjson.String:
+	case cursor.Exists() && cursor.Type != gjson.String && cursor.Type != gjson.Null:
 		bad = "The argument cursor must be a string, as the previous page gave it."
-	case limit.Exists():
+	case limit.Exists() && limit.Type != gjson.Null:
 		var ok bool
 		if n, ok = s.searchLimit(limit); !ok {
 			bad = "The argument limit must be a whole number from 1 to " + strconv.Itoa(s.opt.PageSize) + "."
@@ -223,15 +227,24 @@ func matching(n int) string {
 	return plural(n, "skill") + " match"
 }
 
-// queryKind is the kind of a search's cursors (appendCursor): "q" and a hash of the query's
-// words, so that a cursor goes on only with the query it came from.
-func queryKind(q search.Query) string {
+// queryKind is the kind of a search's cursors (appendCursor): "q" (or, for the HTTP search,
+// whose hits are only those the well-known index publishes, "h") and a hash of the query's
+// words and of whether its last word is a prefix, so that a cursor goes on only with the
+// query, and the surface, it came from.
+func queryKind(q search.Query, published bool) string {
 	h := fnv.New64a()
 	for _, w := range q.Words() {
 		h.Write([]byte(w))
 		h.Write([]byte{0})
 	}
-	return "q" + strconv.FormatUint(h.Sum64(), 36)
+	if q.Prefix() {
+		h.Write([]byte{1})
+	}
+	kind := "q"
+	if published {
+		kind = "h"
+	}
+	return kind + strconv.FormatUint(h.Sum64(), 36)
 }
 
 // httpSearch answers GET /.well-known/agent-skills/search?q=…&limit=…&cursor=… (for agents
@@ -244,7 +257,9 @@ func (s *Server) httpSearch(r *wire.Request, f *Facts) *wire.Response {
 	var q, limit, cursor gjson.Result
 	for raw != "" {
 		var kv string
-		kv, raw, _ = strings.Cut(raw, "&")
+		if kv, raw, _ = strings.Cut(raw, "&"); kv == "" {
+			continue // an empty pair, as in "a=1&&b=2"
+		}
 		k, v, _ := strings.Cut(kv, "=")
 		key, ok1 := unescapeQuery(k)
 		val, ok2 := unescapeQuery(v)
@@ -266,7 +281,7 @@ func (s *Server) httpSearch(r *wire.Request, f *Facts) *wire.Response {
 	if !q.Exists() {
 		return s.httpText(400, "skilledge: search: give the words to search for as q: "+catalog.AgentSkillsSearch+"?q=fill+a+pdf+form\n")
 	}
-	n := DefaultSearchLimit
+	n := min(DefaultSearchLimit, s.opt.PageSize)
 	if limit.Exists() {
 		var ok bool
 		if n, ok = s.searchLimit(limit); !ok {

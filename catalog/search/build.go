@@ -97,12 +97,14 @@ func Build(docs []Doc) [][]byte {
 			if p.tf[f] == 0 || sums[f] == 0 {
 				continue
 			}
-			avg := sums[f] / n
-			tf += weights[f] * float64(p.tf[f]) / (1 - bs[f] + bs[f]*lengths[p.skill][f]/avg)
+			// Each product rounded on its own (float64), so that no architecture fuses it
+			// into the next addition and the index comes out the same bytes everywhere.
+			norm := 1 - bs[f] + float64(bs[f]*float64(lengths[p.skill][f]/(sums[f]/n)))
+			tf += float64(weights[f]*float64(p.tf[f])) / norm
 		}
 		df := float64(len(ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		return idf * tf * (k1 + 1) / (k1 + tf)
+		return float64(float64(idf*tf)*(k1+1)) / (k1 + tf)
 	}
 	var top float64
 	for _, t := range terms {

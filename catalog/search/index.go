@@ -6,6 +6,10 @@ import (
 	"strconv"
 )
 
+// maxTop bounds an index's Top: a BM25F impact is a few tens at most, and a score of
+// MaxQueryWords impacts must print as a plain number.
+const maxTop = 1e6
+
 // ErrCorrupt is wrapped by the errors of Open: the cells are not a search table.
 var ErrCorrupt = errors.New("search: corrupt index")
 
@@ -32,7 +36,7 @@ func Open(cells [][]byte, skills int) (*Index, error) {
 	}
 	ix.terms = len(ix.termEnds) / 4
 	top, err := strconv.ParseFloat(string(cells[FieldTop]), 64)
-	if err != nil || top < 0 {
+	if err != nil || !(top >= 0 && top < maxTop) { // NaN and infinities fail too
 		return nil, ErrCorrupt
 	}
 	ix.top = top

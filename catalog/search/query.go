@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -22,8 +23,11 @@ const (
 	// MaxVisited bounds the postings a query reads: past it, the terms left add nothing.
 	MaxVisited = 1 << 20
 	// MinFuzzyBytes is the least a word must hold, folded, to find terms one edit away
-	// when the index has no term for it.
+	// when the index has no term for it, and MaxFuzzyBytes the most; MaxFuzzyWords bounds
+	// the words of a query that look so (each tries some 60 edits a letter).
 	MinFuzzyBytes = 5
+	MaxFuzzyBytes = 20
+	MaxFuzzyWords = 2
 )
 
 // Errors of ParseQuery: each says what a query may be.
@@ -91,6 +95,9 @@ var stopWords = map[string]bool{
 // Words returns the query's words, folded.
 func (q Query) Words() []string { return q.words }
 
+// Prefix reports whether the query's last word is matched as the start of a term too.
+func (q Query) Prefix() bool { return q.prefix }
+
 // Hit is a skill a query found: its row and its score, in the index's impact units
 // (Index.Score converts them).
 type Hit struct {
@@ -117,7 +124,7 @@ type Scratch struct {
 // three quarters and a near spelling half. The work is bounded (the constants above).
 func (ix *Index) Search(q Query, sc *Scratch, dst []Hit) []Hit {
 	sc.reset(ix.skills)
-	visited := 0
+	visited, fuzzy := 0, 0
 	type expansion struct {
 		term   int
 		weight uint32 // in quarters
@@ -137,7 +144,8 @@ func (ix *Index) Search(q Query, sc *Scratch, dst []Hit) []Hit {
 				exps = append(exps, expansion{c, 3})
 			}
 		}
-		if !found && len(exps) == 0 && len(w) >= MinFuzzyBytes {
+		if !found && len(exps) == 0 && len(w) >= MinFuzzyBytes && len(w) <= MaxFuzzyBytes && fuzzy < MaxFuzzyWords {
+			fuzzy++
 			for _, c := range ix.nearSpellings(w, stem) {
 				exps = append(exps, expansion{c, 2})
 			}
@@ -184,9 +192,11 @@ func (ix *Index) Search(q Query, sc *Scratch, dst []Hit) []Hit {
 }
 
 func (sc *Scratch) reset(skills int) {
-	if len(sc.stamp) < skills {
-		sc.stamp, sc.best = make([]uint32, skills), make([]uint32, skills)
-		sc.total, sc.seen = make([]uint32, skills), make([]uint32, skills)
+	if len(sc.stamp) < skills || sc.gen > math.MaxUint32-MaxQueryWords || sc.query == math.MaxUint32 {
+		// Grown, or the counters would wrap, and an old stamp pass for a new one: start over.
+		n := max(skills, len(sc.stamp))
+		sc.stamp, sc.best = make([]uint32, n), make([]uint32, n)
+		sc.total, sc.seen = make([]uint32, n), make([]uint32, n)
 		sc.gen, sc.query = 0, 0
 	}
 	sc.query++
