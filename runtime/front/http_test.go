@@ -1,7 +1,6 @@
 package front
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -20,31 +19,20 @@ import (
 	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
-func newTestServer(t *testing.T, pool *wasm.Pool) (*httptest.Server, *bytes.Buffer) {
+func newTestServer(t *testing.T, pool *wasm.Pool) (*httptest.Server, *require.Buffer) {
 	t.Helper()
 	ts, _, log := newTestServerWith(t, pool, Options{})
 	return ts, log
 }
 
 // newTestServerWith is newTestServer with options, also returning the Server.
-func newTestServerWith(t *testing.T, pool *wasm.Pool, opt Options) (*httptest.Server, *Server, *bytes.Buffer) {
+func newTestServerWith(t *testing.T, pool *wasm.Pool, opt Options) (*httptest.Server, *Server, *require.Buffer) {
 	t.Helper()
-	var log bytes.Buffer
-	srv := NewServer(pool, &syncWriter{w: &log}, opt)
+	log := new(require.Buffer)
+	srv := NewServer(pool, log, opt)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return ts, srv, &log
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
+	return ts, srv, log
 }
 
 func post(t *testing.T, url, body string) *http.Response {

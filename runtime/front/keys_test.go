@@ -119,9 +119,9 @@ func (c *clock) add(d time.Duration) {
 const keysResource = "http://localhost:8787/mcp"
 
 // keysPool is a pool whose auth option takes JWTs of is, with KeySets on clock c.
-func keysPool(t *testing.T, is *issuer, size int) (*wasm.Pool, *KeySets, *clock, *syncWriter) {
+func keysPool(t *testing.T, is *issuer, size int) (*wasm.Pool, *KeySets, *clock, *require.Buffer) {
 	t.Helper()
-	log := &syncWriter{w: &bytes.Buffer{}}
+	log := new(require.Buffer)
 	ks := NewKeySets(log, nil)
 	t.Cleanup(ks.Close)
 	c := &clock{t: time.Now()}
@@ -130,12 +130,6 @@ func keysPool(t *testing.T, is *issuer, size int) (*wasm.Pool, *KeySets, *clock,
 		Auth: []byte(`{"resource":"` + keysResource + `","jwt":{"issuer":"` + is.URL + `","jwksUri":"` + is.URL + `/jwks"}}`),
 	}})
 	return pool, ks, c, log
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.(*bytes.Buffer).String()
 }
 
 // status is the pool's answer's status to an initialize with token ("": no
@@ -247,7 +241,7 @@ func TestKeySetsRetry(t *testing.T) {
 	is := newIssuer(t)
 	is.rotate("k1", true)
 	is.down.Store(true)
-	log := &syncWriter{w: &bytes.Buffer{}}
+	log := new(require.Buffer)
 	ks := NewKeySets(log, nil)
 	t.Cleanup(ks.Close)
 	start := time.Now()
