@@ -61,9 +61,15 @@ func (s *Server) skillsSearch(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		}
 		limit = n
 	}
-	r, msg := s.runSearch(c.p.query.Str, c.p.cursor, limit, false)
-	if msg != "" {
-		return nil, invalidParams(msg)
+	r, fail := s.runSearch(c.p.query.Str, c.p.cursor, limit, false)
+	switch {
+	case fail == nil:
+	case fail.query != nil:
+		return nil, invalidParams("params.query: " + fail.query.Error())
+	case fail.cursor != nil:
+		return nil, fail.cursor
+	default:
+		return nil, invalidParams(fail.index)
 	}
 	defer r.done()
 	c.listing()
@@ -92,20 +98,29 @@ type searchRun struct {
 
 func (r *searchRun) done() { searchScratch.Put(r.room) }
 
-// runSearch searches the view for query and pages the hits from cursor, limit a page; on
-// bad input it returns what is wrong, to say to the caller. published keeps only the hits
-// the well-known index publishes (search.Index.Entry), before they are counted and paged.
-func (s *Server) runSearch(query string, cursor gjson.Result, limit int, published bool) (*searchRun, string) {
+// searchFailure is why runSearch could not search: one of a query that does not parse
+// (a search.ErrQuery* value), a cursor not of this query (pageAt's error), or an index that
+// cannot search (what to say). Each surface words it its own way.
+type searchFailure struct {
+	query  error
+	cursor *jsonrpc.Error
+	index  string
+}
+
+// runSearch searches the view for query and pages the hits from cursor, limit a page;
+// on bad input it says what is wrong. published keeps only the hits the well-known index
+// publishes (search.Index.Entry), before they are counted and paged.
+func (s *Server) runSearch(query string, cursor gjson.Result, limit int, published bool) (*searchRun, *searchFailure) {
 	ix := s.searchIndex()
 	switch {
 	case ix == nil && s.pack.Search() == nil:
-		return nil, "this catalog has no search index: it was built by a skilledge before search; build it again"
+		return nil, &searchFailure{index: "this catalog has no search index: it was built by a skilledge before search; build it again"}
 	case ix == nil:
-		return nil, "this catalog's search index is corrupt; build it again"
+		return nil, &searchFailure{index: "this catalog's search index is corrupt; build it again"}
 	}
 	q, err := search.ParseQuery(query)
 	if err != nil {
-		return nil, "params.query: " + err.Error() // said to a tool's model without the prefix
+		return nil, &searchFailure{query: err}
 	}
 	r := &searchRun{room: searchScratch.Get().(*searchRoom), kind: queryKind(q, published)}
 	r.room.hits = ix.Search(q, &r.room.sc, r.room.hits[:0])
@@ -116,10 +131,10 @@ func (s *Server) runSearch(query string, cursor gjson.Result, limit int, publish
 	from, _, perr := s.pageAt(cursor, r.kind, len(r.hits))
 	if perr != nil {
 		r.done()
-		return nil, perr.Message
+		return nil, &searchFailure{cursor: perr}
 	}
 	r.from, r.to = from, min(from+limit, len(r.hits))
-	return r, ""
+	return r, nil
 }
 
 // searchSkillsTool answers the search_skills tool (the tools fallback): the hits of a page
@@ -159,15 +174,15 @@ func (s *Server) searchSkillsTool(c *call, args gjson.Result, b []byte) []byte {
 	if bad != "" {
 		return toolError(b, bad)
 	}
-	r, msg := s.runSearch(query.Str, cursor, n, false)
-	if msg != "" {
-		switch {
-		case cursor.Exists() && strings.HasPrefix(msg, "invalid cursor"):
-			msg = "The cursor is not one this query's pages gave: call " + catalog.ToolSearchSkills + " without it to start again."
-		case strings.HasPrefix(msg, "params.query: the query"):
-			msg = "The query" + strings.TrimPrefix(msg, "params.query: the query") + "."
-		}
-		return toolError(b, msg)
+	r, fail := s.runSearch(query.Str, cursor, n, false)
+	switch {
+	case fail == nil:
+	case fail.query != nil:
+		return toolError(b, sentence(fail.query.Error()))
+	case fail.cursor != nil:
+		return toolError(b, "The cursor is not one this query's pages gave: call "+catalog.ToolSearchSkills+" without it to start again.")
+	default:
+		return toolError(b, sentence(fail.index))
 	}
 	defer r.done()
 	c.listing()
@@ -217,6 +232,11 @@ func (s *Server) searchSkillsTool(c *call, args gjson.Result, b []byte) []byte {
 		b = append(b, next...)
 	}
 	return append(b, '}')
+}
+
+// sentence is msg as a sentence for a model: capitalized, with a full stop.
+func sentence(msg string) string {
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }
 
 // matching says how many skills match: "1 skill matches", "3 skills match".
@@ -288,13 +308,15 @@ func (s *Server) httpSearch(r *wire.Request, f *Facts) *wire.Response {
 			return s.httpText(400, "skilledge: search: limit must be a whole number from 1 to "+strconv.Itoa(s.opt.PageSize)+"\n")
 		}
 	}
-	run, msg := s.runSearch(q.Str, cursor, n, true)
-	if msg != "" {
-		msg = strings.Replace(msg, "params.query", "q", 1)
-		if strings.HasPrefix(msg, "invalid cursor") {
-			msg = "cursor: not one this query's pages gave; search again without it"
-		}
-		return s.httpText(400, "skilledge: search: "+msg+"\n")
+	run, fail := s.runSearch(q.Str, cursor, n, true)
+	switch {
+	case fail == nil:
+	case fail.query != nil:
+		return s.httpText(400, "skilledge: search: q: "+fail.query.Error()+"\n")
+	case fail.cursor != nil:
+		return s.httpText(400, "skilledge: search: cursor: not one this query's pages gave; search again without it\n")
+	default:
+		return s.httpText(400, "skilledge: search: "+fail.index+"\n")
 	}
 	defer run.done()
 	f.read = wire.ReadListing
