@@ -56,6 +56,7 @@ func HostModules() []Entry {
 		hostModule("plugin.mjs", "the host's calls into the plugin's raw exports"),
 		hostModule("limits.mjs", "the host contract's limits"),
 		hostModule("start.mjs", "the host's start: the options an entry gives, a refused start's answer"),
+		hostModule("poll.mjs", "the host's poll_oneoff for the plugin, in place of the SDK's WASI shim's"),
 		hostModule("facts.mjs", "the facts the plugin gives of each answer"),
 		hostModule("telemetry.mjs", "what an entry tells of each answer: log lines, data points, spans"),
 	}

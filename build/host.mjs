@@ -64,6 +64,7 @@ import { FrameParser, requestBody, requestHead } from "./host/frame.mjs";
 import { KeySets } from "./host/keys.mjs";
 import { limits } from "./host/limits.mjs";
 import { KeysRefused, Raw } from "./host/plugin.mjs";
+import { wasiFunctions } from "./host/poll.mjs";
 import { Replays } from "./host/replay.mjs";
 import { ObjectCache, respond } from "./host/splice.mjs";
 import { OptionsRefused, refusePrivate, startFailure, withoutWasiDebug } from "./host/start.mjs";
@@ -93,7 +94,7 @@ export { OptionsRefused, optionsFrom, startFailure } from "./host/start.mjs";
 
 /**
  * CreatePlugin is the Extism SDK's default export (createPlugin), as the host calls it.
- * @typedef {(manifest: { wasm: { module: WebAssembly.Module }[] }, options: { useWasi: boolean, enableWasiOutput: boolean }) => Promise<{ getInstance(): Promise<WebAssembly.Instance> }>} CreatePlugin
+ * @typedef {(manifest: { wasm: { module: WebAssembly.Module }[] }, options: { useWasi: boolean, enableWasiOutput: boolean, functions: Record<string, Record<string, (ctx: any, ...args: any[]) => any>> }) => Promise<{ getInstance(): Promise<WebAssembly.Instance> }>} CreatePlugin
  */
 
 /**
@@ -196,9 +197,10 @@ export class Host {
 	/** @returns {Promise<Instance>} */
 	async start() {
 		// enableWasiOutput: the plugin writes to stderr only when it crashes; let that reach the logs.
+		const wasi = wasiFunctions(); // a poll_oneoff in place of the SDK's: host/poll.mjs says why
 		const x = await withoutWasiDebug(async () => {
-			const p = await this.createPlugin({ wasm: [{ module: this.module }] }, { useWasi: true, enableWasiOutput: true });
-			return (await p.getInstance()).exports;
+			const p = await this.createPlugin({ wasm: [{ module: this.module }] }, { useWasi: true, enableWasiOutput: true, functions: wasi.functions });
+			return wasi.made((await p.getInstance()).exports);
 		});
 		// Options and index go in through the raw exports too: one copy each, where the Extism
 		// exports read their input 8 bytes per call into JavaScript (the index of a large

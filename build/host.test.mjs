@@ -14,6 +14,7 @@ import { limits } from "./host/limits.mjs";
 import { Replays, idKind, parseHint } from "./host/replay.mjs";
 import { ObjectCache, respond } from "./host/splice.mjs";
 import { noFacts, parseFacts } from "./host/facts.mjs";
+import { pollOneoff } from "./host/poll.mjs";
 import { Telemetry, dataPoint, errorType, logLine, logRecord, sampler, spanName, telemetryFrom } from "./host/telemetry.mjs";
 
 const testdata = new URL("../edge/wire/testdata/", import.meta.url);
@@ -592,6 +593,81 @@ test("the WASI shim's debug lines (wasi: 0 0) are not printed; everything else l
 	debug("fd_write", 2); // later, from the instance it made
 	assert.equal(console.log, before, "console.log is what it was");
 	assert.deepEqual(printed, ["the plugin's own line"]);
+});
+
+// subscriptions writes WASI subscriptions (48 bytes each) at 0 of memory: each {clock,
+// timeout, abstime, userdata}, a clock subscription unless clock is false (fd_read of fd 0).
+function subscriptions(memory, subs) {
+	const v = new DataView(memory.buffer);
+	subs.forEach(({ clock = true, timeout = 0n, abstime = false, userdata = 0n }, i) => {
+		const s = i * 48;
+		v.setBigUint64(s, userdata, true);
+		v.setUint8(s + 8, clock ? 0 : 1);
+		if (clock) {
+			v.setUint32(s + 16, 1, true); // monotonic
+			v.setBigUint64(s + 24, timeout, true);
+			v.setUint16(s + 40, abstime ? 1 : 0, true);
+		}
+	});
+}
+
+test("poll_oneoff: a poll of clocks that have expired is answered at once, any other refused", async (t) => {
+	const events = 1024, nevents = 2048;
+	const cases = [
+		{ name: "one expired clock (the Go runtime's poll)", subs: [{ userdata: 7n }], errno: 0 },
+		{ name: "two expired clocks", subs: [{ userdata: 1n }, { userdata: 2n }], errno: 0 },
+		{ name: "a clock that would wait", subs: [{ timeout: 1_000_000n }], errno: 58 },
+		{ name: "an expired clock and one that would wait", subs: [{}, { timeout: 1n }], errno: 58 },
+		{ name: "an absolute time", subs: [{ abstime: true }], errno: 58 },
+		{ name: "a file descriptor", subs: [{ clock: false }], errno: 58 },
+		{ name: "nothing", subs: [], errno: 28 },
+	];
+	for (const c of cases) {
+		await t.test(c.name, () => {
+			const memory = new WebAssembly.Memory({ initial: 1 });
+			subscriptions(memory, c.subs);
+			new Uint8Array(memory.buffer, events, 1024).fill(0xee);
+			const errno = pollOneoff(() => memory)({}, 0, events, c.subs.length, nevents);
+			assert.equal(errno, c.errno);
+			const v = new DataView(memory.buffer);
+			if (errno !== 0) {
+				assert.ok(new Uint8Array(memory.buffer, events, 1024).every((b) => b === 0xee), "a refused poll writes no event");
+				return;
+			}
+			assert.equal(v.getUint32(nevents, true), c.subs.length);
+			c.subs.forEach((s, i) => {
+				const e = events + i * 32;
+				assert.equal(v.getBigUint64(e, true), s.userdata, "userdata");
+				assert.equal(v.getUint16(e + 8, true), 0, "error");
+				assert.equal(v.getUint8(e + 10), 0, "type: clock");
+			});
+		});
+	}
+	await t.test("out of bounds", () => {
+		const memory = new WebAssembly.Memory({ initial: 1 });
+		assert.equal(pollOneoff(() => memory)({}, 65536 - 47, events, 1, nevents), 28);
+		assert.equal(pollOneoff(() => memory)({}, 0, 65536 - 31, 1, nevents), 28);
+	});
+	await t.test("before the instance is made", () => {
+		assert.equal(pollOneoff(() => null)({}, 0, events, 1, nevents), 58);
+	});
+});
+
+test("poll_oneoff: the host gives the SDK its own, which reads the instance's memory once it is made", async () => {
+	const fake = fakePlugin();
+	let given = null;
+	const createPlugin = async (manifest, options) => {
+		given = options.functions?.wasi_snapshot_preview1?.poll_oneoff;
+		assert.equal(typeof given, "function", "createPlugin is given a poll_oneoff for wasi_snapshot_preview1");
+		assert.equal(given({}, 0, 1024, 1, 2048), 58, "before the instance is made, it has no memory to read");
+		return fake.createPlugin(manifest, options);
+	};
+	const host = new Host({ createPlugin, module: null, pack: new Uint8Array(0) });
+	await host.ready();
+	const memory = (await (await fake.createPlugin()).getInstance()).exports.memory;
+	subscriptions(memory, [{ userdata: 9n }]);
+	assert.equal(given({}, 0, 1024, 1, 2048), 0);
+	assert.equal(new DataView(memory.buffer).getBigUint64(1024, true), 9n);
 });
 
 test("facts: what a host parses of the facts the plugin gives", async (t) => {

@@ -27,7 +27,10 @@ import "runtime"
 // The costs: a look at the memory statistics at every call that loads or configures, and
 // at every gcEvery-th answer (amortized, under a tenth of a microsecond an answer); a cycle
 // a call left running may run on for up to gcEvery answers; a collection the end of a call
-// makes comes a little before the collector's own would.
+// makes comes a little before the collector's own would; and while runtime.GC blocks, the
+// runtime's scavenger runs and may sleep on a timer, after which the runtime polls a clock
+// that has expired (WASI poll_oneoff, timeout 0) at each start of the world, which a host
+// must answer (the JavaScript hosts' own poll_oneoff, build/host/poll.mjs, says why).
 var gc = struct {
 	stats runtime.MemStats
 	// allocated is what the plugin had allocated, in all, at the end of the last

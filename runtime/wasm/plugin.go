@@ -57,6 +57,9 @@ type Plugin struct {
 	// instrumented says the module carries the deadline global (deadline.go); else
 	// wazero's termination checks enforce the deadline.
 	instrumented bool
+	// instanceConfig, when a test sets it, is applied last to each instance's module
+	// configuration (a clock that stands still, a sleep that fails).
+	instanceConfig func(wazero.ModuleConfig) wazero.ModuleConfig
 }
 
 // Compile compiles wasm (the bytes of plugin.wasm) and checks that it has the exports
@@ -172,6 +175,9 @@ func (p *Plugin) instantiate(ctx context.Context) (api.Module, error) {
 		// A soft limit below the hard cap makes the Go GC inside collect harder as
 		// memory fills up, instead of growing the heap into the cap and crashing.
 		mc = mc.WithEnv("GOMEMLIMIT", strconv.FormatUint(p.MemoryLimit()/10*9, 10))
+	}
+	if p.instanceConfig != nil {
+		mc = p.instanceConfig(mc)
 	}
 	return p.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, linearMemory), p.compiled, mc)
 }
