@@ -19,10 +19,22 @@ func searchTable(c *Catalog, arch map[*Skill][]*blob) [][][]byte {
 	for i, s := range c.Skills {
 		docs[i] = searchDoc(s)
 		if published[s] {
-			docs[i].Entry = agentSkillsEntry(s, arch)
+			docs[i].Entry = searchEntry(s, arch)
 		}
 	}
 	return [][][]byte{search.Build(docs)}
+}
+
+// searchEntry is s's hit over HTTP but for its score: its entry in the v0.2.0 index
+// (agentSkillsEntry) with its path in the catalog, which names it where the index's url
+// names it only by name, as its MCP uri does.
+func searchEntry(s *Skill, arch map[*Skill][]*blob) []byte {
+	e := agentSkillsEntry(s, arch)
+	if e == nil {
+		return nil
+	}
+	e = append(e[:len(e)-1], `,"path":`...)
+	return append(append(e, jsonString(s.Path)...), '}')
 }
 
 // searchDoc is what search reads of s: its name, description and path; its frontmatter's
