@@ -10,6 +10,10 @@ import (
 	"time"
 )
 
+// Handler is the front Start made, as an http.Handler: for a caller that serves it on a
+// server of its own (skilledge search serves a folder to itself).
+func (s *Server) Handler() http.Handler { return s.front }
+
 // ServeHTTP serves the front Start made over HTTP on ln (which it closes) until ctx ends,
 // then shuts down gracefully, giving the requests in flight 10 seconds, and says so on
 // Options.Log. It returns the error that stopped it before ctx ended, else nil.

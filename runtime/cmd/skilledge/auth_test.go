@@ -167,6 +167,13 @@ func TestServeAuth(t *testing.T) {
 	expect(t, code, stdout, errOut, 0, "1 skill verified", "")
 	code, stdout, errOut = call(t, "", "verify", base, "--allow-http-loopback")
 	expect(t, code, stdout, errOut, 1, "HTTP 401", "the deployment asks for a credential: pass --token")
+	// search sends the token to the deployment, and without one is told the catalog is private.
+	code, stdout, errOut = call(t, "", "search", base, "hello", "--token", key)
+	expect(t, code, stdout, errOut, 0, "greet  greet  ", "")
+	code, stdout, errOut = call(t, "", "search", base, "hello")
+	expect(t, code, stdout, errOut, 1, "", "401: the catalog is private: give a token with --token")
+	code, stdout, errOut = call(t, "", "search", dir, "hello")
+	expect(t, code, stdout, errOut, 1, "", "has an access policy (skilledge.yaml): search its deployment, giving --token")
 
 	stopped(t, cancel, exit, &stderr)
 

@@ -45,6 +45,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdBuild(ctx, rest, stdout, stderr)
 	case "verify":
 		return cmdVerify(ctx, rest, verify.Escaping(stdout), verify.Escaping(stderr))
+	case "search":
+		return cmdSearch(ctx, rest, verify.Escaping(stdout), verify.Escaping(stderr))
 	case "pull":
 		return cmdPull(ctx, rest, verify.Escaping(stdout), verify.Escaping(stderr))
 	case "outdated":
@@ -91,6 +93,7 @@ Usage:
   skilledge build [DIR] -o OUT      write OUT/catalog.pack, OUT/assets/, OUT/plugin.wasm, the JavaScript host and its entries (Workers, Deno, Bun, Node)
   skilledge verify URL [flags]      check a deployment's skills against their DVS trust root
                                     (--token for a private deployment)
+  skilledge search URL|DIR QUERY    find the skills a catalog (or a folder) has for QUERY, best first
   skilledge pull URL [DIR] [flags]  install a catalog's skills into DIR (an agent's skills
                                     folder), verified, recorded in DIR/skills.lock
   skilledge outdated [DIR] [flags]  list the installed skills whose source changed

@@ -31,14 +31,20 @@ func (e escaping) Write(p []byte) (int, error) {
 
 // IsTerminal reports whether w is a character device (a terminal), written to directly
 // or through Escaping.
-func IsTerminal(w io.Writer) bool {
+func IsTerminal(w io.Writer) bool { return TerminalFile(w) != nil }
+
+// TerminalFile is the terminal w writes to, directly or through Escaping, or nil when w
+// does not write to one.
+func TerminalFile(w io.Writer) *os.File {
 	if e, ok := w.(escaping); ok {
 		w = e.w
 	}
 	f, ok := w.(*os.File)
 	if !ok {
-		return false
+		return nil
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return f
 }
