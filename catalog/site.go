@@ -35,8 +35,10 @@ const (
 	SitePromptsByName        // uint32 list of TableSkills rows sorted by FallbackPrompt
 	SiteHTTPSkills           // uint32 list of the TableSkills rows well-known HTTP publishes, in listing order
 	// The catalog page is SitePage with every PageMarker pair replaced by the MCP URL
-	// (PageURLHTML: escaped for HTML text; PageURLJSON: a JSON string, escaped for HTML)
-	// and PageSkillsMarker by the store object SitePageSkills names.
+	// (PageURLHTML: escaped for HTML text; PageURLJSON: a JSON string, escaped for HTML),
+	// PageQueryHTML by the words of the request's search (?q=, escaped for an attribute;
+	// nothing without one), and PageSkillsMarker by the store object SitePageSkills names,
+	// or by the skills that search finds.
 	SitePage
 	SitePageSkills // ref: the HTML of the skills section
 	SitePageCSP    // the Content-Security-Policy the page is served with
@@ -52,6 +54,7 @@ const (
 	PageURLHTML      = 'U'
 	PageURLJSON      = 'J'
 	PageSkillsMarker = 'S'
+	PageQueryHTML    = 'Q'
 )
 
 // checkSite verifies the row numbers the site tables hold (see Open).

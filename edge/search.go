@@ -273,19 +273,9 @@ func queryKind(q search.Query, published bool) string {
 // {query, total, skills, nextCursor?}; cacheable as the index is. Bad input is 400, saying
 // what is allowed; wellKnown has answered any method but GET and HEAD.
 func (s *Server) httpSearch(r *wire.Request, f *Facts) *wire.Response {
-	_, raw, _ := strings.Cut(r.Target, "?")
 	var q, limit, cursor gjson.Result
-	for raw != "" {
-		var kv string
-		if kv, raw, _ = strings.Cut(raw, "&"); kv == "" {
-			continue // an empty pair, as in "a=1&&b=2"
-		}
-		k, v, _ := strings.Cut(kv, "=")
-		key, ok1 := unescapeQuery(k)
-		val, ok2 := unescapeQuery(v)
-		if !ok1 || !ok2 {
-			return s.httpText(400, "skilledge: search: the query string is malformed (a bad %-escape or not UTF-8)\n")
-		}
+	unknown := ""
+	ok := queryParams(r.Target, func(key, val string) bool {
 		value := gjson.Result{Type: gjson.String, Str: val, Raw: val}
 		switch key {
 		case "q":
@@ -295,8 +285,16 @@ func (s *Server) httpSearch(r *wire.Request, f *Facts) *wire.Response {
 		case "cursor":
 			cursor = value
 		default:
-			return s.httpText(400, "skilledge: search: unknown parameter "+strconv.Quote(clip(key))+"; it takes q (the words to search for), limit (1 to "+strconv.Itoa(s.opt.PageSize)+") and cursor\n")
+			unknown = key
+			return false
 		}
+		return true
+	})
+	switch {
+	case !ok:
+		return s.httpText(400, "skilledge: search: the query string is malformed (a bad %-escape or not UTF-8)\n")
+	case unknown != "":
+		return s.httpText(400, "skilledge: search: unknown parameter "+strconv.Quote(clip(unknown))+"; it takes q (the words to search for), limit (1 to "+strconv.Itoa(s.opt.PageSize)+") and cursor\n")
 	}
 	if !q.Exists() {
 		return s.httpText(400, "skilledge: search: give the words to search for as q: "+catalog.AgentSkillsSearch+"?q=fill+a+pdf+form\n")
@@ -340,6 +338,29 @@ func (s *Server) httpSearch(r *wire.Request, f *Facts) *wire.Response {
 	b = s.appendNextCursor(b, run.kind, run.to, len(run.hits))
 	b = append(b, "}\n"...)
 	return &wire.Response{Status: 200, Header: header("Content-Type", "application/json", "Cache-Control", s.cacheControl()), Body: b}
+}
+
+// queryParams calls each with the name and value of each pair of target's query string,
+// decoded (unescapeQuery), in order, until it returns false; empty pairs ("a=1&&b=2") are
+// skipped. It is false when a pair is malformed (a bad escape, or not UTF-8).
+func queryParams(target string, each func(key, val string) bool) bool {
+	_, raw, _ := strings.Cut(target, "?")
+	for raw != "" {
+		var kv string
+		if kv, raw, _ = strings.Cut(raw, "&"); kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		key, ok1 := unescapeQuery(k)
+		val, ok2 := unescapeQuery(v)
+		if !ok1 || !ok2 {
+			return false
+		}
+		if !each(key, val) {
+			return true
+		}
+	}
+	return true
 }
 
 // unescapeQuery decodes one name or value of a URL's query: %XX escapes, and + for a

@@ -34,7 +34,7 @@ func (s *Server) site(r *wire.Request, hd *headers, path string, rb *reply) (res
 	}
 	switch {
 	case path == "/" && acceptsHTML(hd.accept):
-		return s.catalogPage(hd, rb), true
+		return s.catalogPage(r, hd, rb), true
 	case path == catalog.SitemapPath:
 		return s.sitemap(hd, 0, rb), true
 	}
@@ -130,11 +130,15 @@ func (s *Server) cacheControl() string {
 }
 
 // catalogPage answers the catalog page: catalog.SitePage with the MCP URL written where its
-// markers are and the skills section spliced from the store.
-func (s *Server) catalogPage(hd *headers, rb *reply) *wire.Response {
+// markers are, and the skills section spliced from the store; or, asked with ?q=WORDS, the
+// skills a search for WORDS finds in its place (sitesearch.go), with WORDS in the search
+// box, and status 400 when the search is refused.
+func (s *Server) catalogPage(r *wire.Request, hd *headers, rb *reply) *wire.Response {
 	url := origin(hd) + s.opt.Endpoint
 	urlHTML := html.EscapeString(url)
 	urlJSON := html.EscapeString(string(jsonrpc.AppendString(nil, url)))
+	words, ok := pageQuery(r.Target)
+	status := 200
 	tmpl := s.pack.Site(catalog.SitePage)
 	b := rb.b[:0]
 	rb.refs = rb.refs[:0]
@@ -150,12 +154,18 @@ func (s *Server) catalogPage(hd *headers, rb *reply) *wire.Response {
 			b = append(b, urlHTML...)
 		case catalog.PageURLJSON:
 			b = append(b, urlJSON...)
+		case catalog.PageQueryHTML:
+			b = appendHTMLText(b, clip(words))
 		case catalog.PageSkillsMarker:
-			rb.refs = appendRef(rb.refs, len(b), s.pack.Site(catalog.SitePageSkills))
+			if words == "" && ok {
+				rb.refs = appendRef(rb.refs, len(b), s.pack.Site(catalog.SitePageSkills))
+			} else {
+				b, status = s.appendPageResults(b, words, !ok)
+			}
 		}
 		tmpl = tmpl[i+2:]
 	}
-	return &wire.Response{Status: 200, Body: b, Refs: rb.refs, Header: header(
+	return &wire.Response{Status: status, Body: b, Refs: rb.refs, Header: header(
 		"Content-Type", "text/html; charset=utf-8",
 		"Content-Security-Policy", string(s.pack.Site(catalog.SitePageCSP)),
 		"X-Content-Type-Options", "nosniff",

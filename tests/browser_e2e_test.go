@@ -42,7 +42,20 @@ type pageReport struct {
 	Violations []string `json:"violations"`
 	Console    []string `json:"console"`
 	Scripts    int      `json:"scripts"`
+	// The search box: typed into (the page's script), and submitted with scripts off.
+	Typed           []pageHit `json:"typed"`
+	TypedStatus     string    `json:"typedStatus"`
+	TypedURL        string    `json:"typedURL"`
+	AllHidden       bool      `json:"allHidden"`
+	Submitted       []pageHit `json:"submitted"`
+	SubmittedStatus int       `json:"submittedStatus"`
+	SubmittedURL    string    `json:"submittedURL"`
+	SubmittedFound  string    `json:"submittedFound"`
+	SubmittedValue  string    `json:"submittedValue"`
 }
+
+// pageHit is a skill the page's search shows: its name, linked to its SKILL.md.
+type pageHit struct{ Name, Href string }
 
 func TestBrowserCatalogPage(t *testing.T) {
 	browser := needChromium(t)
@@ -82,11 +95,12 @@ func checkPage(t *testing.T, base string, r *pageReport) {
 		!strings.HasPrefix(r.Headers["content-security-policy"], "default-src 'none'") || r.Headers["x-content-type-options"] != "nosniff" {
 		t.Errorf("page status %d, headers %v", r.Status, r.Headers)
 	}
-	// Nothing blocked, nothing failed, no script; and the stylesheet applied under the
-	// policy (body max-width 64rem).
-	if len(r.Violations) > 0 || len(r.Console) > 0 || r.Scripts != 0 {
+	// Nothing blocked, nothing failed, one script (the search box's); and the stylesheet
+	// applied under the policy (body max-width 64rem).
+	if len(r.Violations) > 0 || len(r.Console) > 0 || r.Scripts != 1 {
 		t.Errorf("CSP violations %v, console %v, %d scripts", r.Violations, r.Console, r.Scripts)
 	}
+	checkPageSearch(t, base, r)
 	if r.BodyMaxWidth != "1024px" {
 		t.Errorf("the stylesheet did not apply: body max-width %q", r.BodyMaxWidth)
 	}
@@ -130,6 +144,43 @@ func checkPage(t *testing.T, base string, r *pageReport) {
 		for _, l := range p.Links {
 			get(t, l)
 		}
+	}
+}
+
+// checkPageSearch: the search box typed into shows, as you type, the skills the HTTP
+// search finds, best first, each linked to its SKILL.md, and the address says the query;
+// with scripts off, the form submitted gives the page whose hits are the same, with the
+// words in the box.
+func checkPageSearch(t *testing.T, base string, r *pageReport) {
+	t.Helper()
+	found := gjson.GetBytes(get(t, base+"/.well-known/agent-skills/search?q=chart+a+csv+file"), "skills.#.name").Array()
+	var want []string
+	for _, n := range found {
+		want = append(want, n.Str)
+	}
+	names := func(hits []pageHit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Name)
+			if h.Href != base+"/.well-known/skills/"+h.Name+"/SKILL.md" {
+				t.Errorf("%s links to %s", h.Name, h.Href)
+			} else {
+				get(t, h.Href)
+			}
+		}
+		return out
+	}
+	if len(want) == 0 || want[0] != "csv-insights" {
+		t.Fatalf("the HTTP search for the page's query finds %v", want)
+	}
+	if got := names(r.Typed); strings.Join(got, " ") != strings.Join(want, " ") || !r.AllHidden ||
+		r.TypedStatus != "4 skills found." || r.TypedURL != base+"/?q=chart%20a%20csv%20file" {
+		t.Errorf("typed into the box: %v (%q, the list hidden: %v, at %s); the HTTP search finds %v", got, r.TypedStatus, r.AllHidden, r.TypedURL, want)
+	}
+	if got := names(r.Submitted); strings.Join(got, " ") != strings.Join(want, " ") || r.SubmittedStatus != 200 ||
+		r.SubmittedURL != base+"/?q=chart+a+csv+file" || r.SubmittedValue != "chart a csv file" ||
+		!strings.HasPrefix(r.SubmittedFound, "4 skills found for “chart a csv file”, best first.") {
+		t.Errorf("submitted with scripts off: %d %v (%q, the box %q, at %s); the HTTP search finds %v", r.SubmittedStatus, got, r.SubmittedFound, r.SubmittedValue, r.SubmittedURL, want)
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 // depends on the host name the page is asked under: the page holds markers where the server
 // writes it (catalog.SitePage). It needs no script and loads nothing: the one stylesheet is
 // inline and allowed by its hash in the Content-Security-Policy the page is served with, so
-// it works under that strict policy. The skills section grows with the catalog and is a
+// it works under that strict policy. Its one script (pageScript), allowed the same way,
+// only makes the search box answer as you type. The skills section grows with the catalog and is a
 // store object.
 
 // pageStyle is the page's stylesheet. Its SHA-256 is in pageCSP.
@@ -45,14 +46,62 @@ th, td { text-align: left; padding: .3rem .5rem; border-top: 1px solid var(--lin
 td.size { text-align: right; white-space: nowrap; }
 td.digest code { font-size: 12px; color: var(--muted); }
 nav a { margin-right: 1rem; }
+#search { display: flex; gap: .5rem; margin: .5rem 0; }
+#search input { flex: 1; font: inherit; padding: .35rem .6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+#search button { font: inherit; padding: .35rem .9rem; border: 1px solid var(--line); border-radius: 6px; background: var(--code); color: var(--fg); cursor: pointer; }
+.results { padding-left: 1.5rem; }
+.results li { margin: .6rem 0; }
+.results .name { font-weight: 600; margin-right: .5rem; }
+`
+
+// pageScript is the page's one script: the search box as you type. It asks the catalog's
+// HTTP search (PROTOCOL.md#search) for what the box holds, 150 ms after the last key, and
+// shows the hits in place of the list of every skill; every string a hit holds goes into
+// the page as text, never as markup. Without it (scripts off) the box is a form: GET
+// /?q=WORDS, which the server answers with the page and the same hits (edge/site.go). Its
+// SHA-256 is in pageCSP.
+const pageScript = `
+(() => {
+  const box = document.getElementById("q"), all = document.getElementById("all"), list = document.getElementById("results"), said = document.getElementById("search-status");
+  let timer = 0, asked = 0;
+  box.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(search, 150); });
+  async function search() {
+    const words = box.value, n = ++asked;
+    history.replaceState(null, "", words.trim() ? "?q=" + encodeURIComponent(words) : location.pathname);
+    if (!words.trim()) { list.hidden = true; all.hidden = false; said.textContent = ""; return; }
+    let found;
+    try {
+      const r = await fetch("` + catalog.AgentSkillsSearch + `?q=" + encodeURIComponent(words), { headers: { Accept: "application/json" } });
+      found = r.ok ? await r.json() : { error: (await r.text()).replace(/^skilledge: search: (q: )?/, "").trim() };
+    } catch (e) { found = { error: "the search failed: " + e.message }; }
+    if (n !== asked) return;
+    list.replaceChildren();
+    if (found.error) said.textContent = found.error;
+    else {
+      const shown = found.skills.length, total = found.total;
+      said.textContent = total === 0 ? "No skill found." : (total === 1 ? "1 skill found" : total + " skills found") + (shown < total ? ", the first " + shown + " shown." : ".");
+      for (const s of found.skills) {
+        const li = document.createElement("li"), name = document.createElement("a"), path = document.createElement("code"), about = document.createElement("p");
+        name.className = "name"; name.href = "` + catalog.SkillsPrefix + `" + encodeURIComponent(s.name) + "/` + catalog.SkillMD + `"; name.textContent = s.name;
+        path.className = "path"; path.textContent = s.path;
+        about.className = "description"; about.textContent = s.description;
+        li.append(name, " ", path, about);
+        list.append(li);
+      }
+    }
+    list.hidden = false; all.hidden = true;
+  }
+})();
 `
 
 // pageCSP is the policy the page is served with: nothing may load or run but the inline
-// stylesheet above.
+// stylesheet and script above, and the script may ask nothing but the page's own origin
+// (the search); the search box's form goes only there.
 func pageCSP() string {
-	sum := sha256.Sum256([]byte(pageStyle))
-	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
-		"'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	style, script := sha256.Sum256([]byte(pageStyle)), sha256.Sum256([]byte(pageScript))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(style[:]) +
+		"'; script-src 'sha256-" + base64.StdEncoding.EncodeToString(script[:]) +
+		"'; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 }
 
 // marker writes a catalog.SitePage marker.
@@ -95,8 +144,12 @@ func pageTemplate(c *Catalog) []byte {
 		"<a href=\"" + catalog.AgentSkillsIndex + "\">" + catalog.AgentSkillsIndex + "</a> (discovery v0.2.0: each skill's <code>SKILL.md</code> or archive, with its digest) and " +
 		"<a href=\"" + catalog.SkillsIndex + "\">" + catalog.SkillsIndex + "</a> (v0.1.0: every file). Every file's SHA-256 is listed below.</p>\n</section>\n")
 
-	b.WriteString("<section id=\"skills\">\n<h2>Skills</h2>\n" + marker(catalog.PageSkillsMarker) + "</section>\n")
-	b.WriteString("<footer>\n<p class=\"muted\">Built by skilledge. Every file above can be checked against its SHA-256; MCP clients get the same digests from <code>skills/list</code>.</p>\n</footer>\n</body>\n</html>\n")
+	b.WriteString("<section id=\"skills\">\n<h2>Skills</h2>\n")
+	b.WriteString("<form id=\"search\" role=\"search\" action=\"/\" method=\"get\">\n<input type=\"search\" name=\"q\" id=\"q\" value=\"" + marker(catalog.PageQueryHTML) +
+		"\" maxlength=\"256\" autocomplete=\"off\" placeholder=\"fill in a PDF form\" aria-label=\"Search the skills\">\n<button type=\"submit\">Search</button>\n</form>\n")
+	b.WriteString("<p id=\"search-status\" class=\"muted\" aria-live=\"polite\"></p>\n<ol id=\"results\" class=\"results\" hidden></ol>\n")
+	b.WriteString("<div id=\"all\">\n" + marker(catalog.PageSkillsMarker) + "</div>\n</section>\n")
+	b.WriteString("<footer>\n<p class=\"muted\">Built by skilledge. Every file above can be checked against its SHA-256; MCP clients get the same digests from <code>skills/list</code>.</p>\n</footer>\n<script>" + pageScript + "</script>\n</body>\n</html>\n")
 	return []byte(b.String())
 }
 

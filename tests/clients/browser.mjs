@@ -6,8 +6,10 @@
 // person would, saves a full-page screenshot to SCREENSHOT, and prints one JSON report of
 // what rendered: the HTTP status and headers of the page, every console message and
 // Content-Security-Policy violation, whether the stylesheet applied, the connect section's
-// URL and configuration blocks, and every skill as the page shows it. The test decides
-// what is right; this script only looks.
+// URL and configuration blocks, and every skill as the page shows it; then it types a
+// search into the box and reports the hits the page's script shows, and, in a page with
+// scripts off, submits the same search and reports the hits the server's page shows. The
+// test decides what is right; this script only looks.
 import puppeteer from "../../build/node_modules/puppeteer-core/lib/puppeteer/puppeteer-core.js";
 
 const [chromium, url, screenshot] = process.argv.slice(2);
@@ -54,14 +56,34 @@ try {
 					sha256: text(tr.querySelector(".digest")),
 				})),
 			})),
-			violations: window.__violations,
 			scripts: document.scripts.length,
 		};
 	});
 	report.status = response.status();
 	report.headers = response.headers();
-	report.console = console_;
 	await page.screenshot({ path: screenshot, fullPage: true });
+
+	// The search box as a person uses it: typed into, the script answering as they type…
+	const hits = (list) => [...document.querySelectorAll(`${list} li .name`)].map((a) => ({ name: a.textContent, href: a.href }));
+	await page.type("#q", "chart a csv file");
+	await page.waitForFunction(() => !document.getElementById("results").hidden && document.querySelector("#results li"), { timeout: 15000 });
+	report.typed = await page.evaluate(`(${hits})("#results")`);
+	report.typedStatus = await page.evaluate(() => document.getElementById("search-status").textContent);
+	report.typedURL = page.url();
+	report.allHidden = await page.evaluate(() => document.getElementById("all").hidden);
+	report.violations = await page.evaluate(() => window.__violations);
+	report.console = console_;
+	// …and with scripts off, the form submitted: the page the server answers for ?q=.
+	const plain = await browser.newPage();
+	await plain.setJavaScriptEnabled(false);
+	await plain.goto(url, { waitUntil: "load" });
+	await plain.type("#q", "chart a csv file");
+	const [submitted] = await Promise.all([plain.waitForNavigation({ waitUntil: "load" }), plain.click("#search button")]);
+	report.submitted = await plain.evaluate(`(${hits})("#found-skills")`);
+	report.submittedStatus = submitted.status();
+	report.submittedURL = plain.url();
+	report.submittedFound = await plain.evaluate(() => document.getElementById("found")?.textContent ?? null);
+	report.submittedValue = await plain.evaluate(() => document.getElementById("q").value);
 	process.stdout.write(JSON.stringify(report));
 } finally {
 	await browser.close();
