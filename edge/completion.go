@@ -119,13 +119,17 @@ func (s *Server) completeSkillPath(b []byte, value string) []byte {
 	}
 	room := searchScratch.Get().(*searchRoom)
 	defer searchScratch.Put(room)
-	room.hits = ix.Search(q, &room.sc, room.hits[:0])
-	for _, h := range room.hits {
+	room.hits = ix.Find(q, &room.sc, room.hits[:0])
+	// In order, as many as can be offered, past those the prefix offered already; the rest
+	// are only counted.
+	best := maxCompletions + (hi - lo)
+	search.Best(room.hits, best)
+	for i, h := range room.hits {
 		path := unsafeString(p.SkillPath(h.Skill))
 		if strings.HasPrefix(path, value) {
 			continue // offered already, in path order
 		}
-		if total++; n < maxCompletions {
+		if total++; n < maxCompletions && i < best {
 			if n > 0 {
 				b = append(b, ',')
 			}

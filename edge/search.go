@@ -86,8 +86,9 @@ func (s *Server) searchLimit(l gjson.Result) (int, bool) {
 	return n, l.Type == gjson.Number && err == nil && n >= 1 && n <= s.opt.PageSize
 }
 
-// searchRun is a search done: its hits, best first, and the page of them asked for
-// (from, to), with the kind of its cursors. done gives its room back.
+// searchRun is a search done: its hits, best first up to the page's end (the rest, counted
+// in len(hits), in no order), and the page of them asked for (from, to), with the kind of
+// its cursors. done gives its room back.
 type searchRun struct {
 	ix       *search.Index
 	room     *searchRoom
@@ -123,7 +124,7 @@ func (s *Server) runSearch(query string, cursor gjson.Result, limit int, publish
 		return nil, &searchFailure{query: err}
 	}
 	r := &searchRun{room: searchScratch.Get().(*searchRoom), kind: queryKind(q, published)}
-	r.room.hits = ix.Search(q, &r.room.sc, r.room.hits[:0])
+	r.room.hits = ix.Find(q, &r.room.sc, r.room.hits[:0])
 	if published {
 		r.room.hits = slices.DeleteFunc(r.room.hits, func(h search.Hit) bool { return len(ix.Entry(h.Skill)) == 0 })
 	}
@@ -134,6 +135,7 @@ func (s *Server) runSearch(query string, cursor gjson.Result, limit int, publish
 		return nil, &searchFailure{cursor: perr}
 	}
 	r.from, r.to = from, min(from+limit, len(r.hits))
+	search.Best(r.hits, r.to) // in order up to the page's end: the hits after it are only counted
 	return r, nil
 }
 

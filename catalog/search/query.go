@@ -116,13 +116,22 @@ type Scratch struct {
 	touched, hit []int32
 }
 
-// Search returns every skill of ix that q finds, best first (ties in row order). A word
+// Search returns every skill of ix that q finds, best first (ties in row order): Find,
+// then every hit put in order. A caller that shows a page of them finds and puts in order
+// only as many as it shows (Best).
+func (ix *Index) Search(q Query, sc *Scratch, dst []Hit) []Hit {
+	hits := ix.Find(q, sc, dst)
+	Best(hits[len(dst):], len(hits)-len(dst))
+	return hits
+}
+
+// Find appends to dst every skill of ix that q finds, in no order. A word
 // finds the skills whose terms include its stem; the last word of a query being typed also
 // those with a term it begins; a word of MinFuzzyBytes or more that no term equals, those
 // with a term one edit (a letter deleted, inserted, changed, or two swapped) from its stem.
 // A skill scores the sum over words of its best impact for the word, a completion counting
 // three quarters and a near spelling half. The work is bounded (the constants above).
-func (ix *Index) Search(q Query, sc *Scratch, dst []Hit) []Hit {
+func (ix *Index) Find(q Query, sc *Scratch, dst []Hit) []Hit {
 	sc.reset(ix.skills)
 	visited, fuzzy := 0, 0
 	type expansion struct {
@@ -179,16 +188,62 @@ func (ix *Index) Search(q Query, sc *Scratch, dst []Hit) []Hit {
 	for _, s := range sc.hit {
 		dst = append(dst, Hit{Skill: int(s), Score: sc.total[s]})
 	}
-	slices.SortFunc(dst, func(a, b Hit) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
-				return -1
+	return dst
+}
+
+// better reports whether a ranks before b: a higher score, or the same and an earlier row.
+func better(a, b Hit) bool {
+	return a.Score > b.Score || a.Score == b.Score && a.Skill < b.Skill
+}
+
+// Best puts the k best of hits (all of them when k is more) first, best first, in
+// O(n log k): the rest follow in no order. The first k are those Search would put first.
+//
+// Why not sort every hit? A query of common words finds most of a catalog: sorting 9,500
+// hits of a 10,000-skill catalog took five sixths of a query's time natively, to show ten.
+func Best(hits []Hit, k int) {
+	k = min(k, len(hits))
+	if k == 0 {
+		return
+	}
+	if k < len(hits) {
+		// hits[:k] is a heap whose root is the worst of the best k seen so far.
+		worse := func(i, j int) bool { return better(hits[j], hits[i]) }
+		down := func(i int) {
+			for {
+				l := 2*i + 1
+				if l >= k {
+					return
+				}
+				if r := l + 1; r < k && worse(r, l) {
+					l = r
+				}
+				if !worse(l, i) {
+					return
+				}
+				hits[i], hits[l] = hits[l], hits[i]
+				i = l
 			}
+		}
+		for i := k/2 - 1; i >= 0; i-- {
+			down(i)
+		}
+		for i := k; i < len(hits); i++ {
+			if better(hits[i], hits[0]) {
+				hits[0], hits[i] = hits[i], hits[0]
+				down(0)
+			}
+		}
+	}
+	slices.SortFunc(hits[:k], func(a, b Hit) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
 			return 1
 		}
-		return a.Skill - b.Skill
+		return 0
 	})
-	return dst
 }
 
 func (sc *Scratch) reset(skills int) {
