@@ -157,3 +157,66 @@ func writeFile(path string, data []byte) error {
 	}
 	return os.WriteFile(path, data, 0o644)
 }
+
+// The vocabulary of writeScaleCatalog: what skills are about (scaleDomains), what they do
+// (scaleActions) and to what (scaleObjects), and the other words of their prose.
+var (
+	scaleDomains = strings.Fields("pdf spreadsheet slides terraform kubernetes docker react vue angular django rails postgres mysql redis kafka graphql grpc stripe sentry datadog prometheus grafana aws azure gcp cloudflare vercel expo flutter swift kotlin rust golang python typescript java dotnet bash git github jira slack notion figma tailwind webpack vite jest playwright cypress pandas numpy pytorch tensorflow spark airflow dbt snowflake bigquery elasticsearch opensearch nginx ansible helm argocd vault oauth saml ldap markdown latex csv json yaml xml openapi")
+	scaleActions = strings.Fields("review generate test deploy migrate audit refactor document debug profile optimize validate convert summarize translate format lint monitor scaffold secure benchmark analyze visualize extract merge schedule backup restore upgrade configure provision")
+	scaleObjects = strings.Fields("forms reports dashboards pipelines modules components endpoints schemas queries migrations charts tables invoices contracts releases changelogs incidents alerts logs traces metrics secrets certificates policies permissions roles tests fixtures mocks snapshots containers clusters services functions workflows jobs notebooks datasets models prompts agents commits branches reviews issues tickets pages layouts themes icons fonts images videos")
+	scaleProse   = strings.Fields("the a of to and in for with when use this skill it user asks files project before after each step check output write read run command errors result value options config default new existing changes team code data system make sure keep first then only not all any from by on at as is are be can should must will may")
+)
+
+// writeScaleCatalog writes into dir a catalog of n skills, a SKILL.md each, whose text is
+// shaped like real skills': a name of an action, a domain and an object; a description of
+// two sentences saying what it does and when to use it; tags under metadata for a third
+// of them; and a body of headings and 150 to 600 words, its words drawn more often from
+// the front of each list, as real text draws from a vocabulary (a Zipf-like law). The same
+// n gives the same bytes on every machine.
+func writeScaleCatalog(dir string, n int) error {
+	rnd := rand.New(rand.NewChaCha8([32]byte{'s', 'c', 'a', 'l', 'e'}))
+	pick := func(words []string) string { // the k-th word with probability ~ 1/(k+1)
+		k := int(float64(len(words)) * rnd.Float64() * rnd.Float64())
+		return words[k]
+	}
+	sentence := func(words int) string {
+		var b strings.Builder
+		for i := range words {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			switch rnd.IntN(6) {
+			case 0:
+				b.WriteString(pick(scaleDomains))
+			case 1:
+				b.WriteString(pick(scaleActions))
+			case 2:
+				b.WriteString(pick(scaleObjects))
+			default:
+				b.WriteString(pick(scaleProse))
+			}
+		}
+		return b.String()
+	}
+	for i := range n {
+		domain, action, object := pick(scaleDomains), pick(scaleActions), pick(scaleObjects)
+		name := fmt.Sprintf("%s-%s-%s-%d", action, domain, object, i)
+		var md strings.Builder
+		fmt.Fprintf(&md, "---\nname: %s\ndescription: %s %s %s with %s, %s. Use when the user asks to %s %s or mentions %s.\n",
+			name, strings.ToUpper(action[:1])+action[1:], domain, object, pick(scaleDomains), sentence(6+rnd.IntN(10)), pick(scaleActions), pick(scaleObjects), pick(scaleDomains))
+		if i%3 == 0 {
+			fmt.Fprintf(&md, "metadata:\n  tags: %s, %s, %s\n", domain, pick(scaleDomains), pick(scaleObjects))
+		}
+		fmt.Fprintf(&md, "---\n\n# %s %s %s\n\n", action, domain, object)
+		for _, h := range []string{"When to use", "Steps", "Checks"} {
+			fmt.Fprintf(&md, "## %s\n\n", h)
+			for range 1 + rnd.IntN(4) {
+				md.WriteString(sentence(10+rnd.IntN(40)) + ".\n\n")
+			}
+		}
+		if err := writeFile(filepath.Join(dir, name, "SKILL.md"), []byte(md.String())); err != nil {
+			return err
+		}
+	}
+	return nil
+}

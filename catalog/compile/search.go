@@ -15,14 +15,24 @@ func searchTable(c *Catalog, arch map[*Skill][]*blob) [][][]byte {
 	for _, s := range httpSkills(c) {
 		published[s] = true
 	}
-	docs := make([]search.Doc, len(c.Skills))
+	docs := SearchDocs(c)
 	for i, s := range c.Skills {
-		docs[i] = searchDoc(s)
 		if published[s] {
 			docs[i].Entry = searchEntry(s, arch)
 		}
 	}
 	return [][][]byte{search.Build(docs)}
+}
+
+// SearchDocs is what the search index reads of each of c's skills, in order (searchDoc),
+// without the well-known entries: for the relevance benchmark, which ranks them otherwise
+// (search.BuildRanked).
+func SearchDocs(c *Catalog) []search.Doc {
+	docs := make([]search.Doc, len(c.Skills))
+	for i, s := range c.Skills {
+		docs[i] = searchDoc(s)
+	}
+	return docs
 }
 
 // searchEntry is s's hit over HTTP but for its score: its entry in the v0.2.0 index

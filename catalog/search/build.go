@@ -35,22 +35,46 @@ const (
 // field's length against its average over the index, summed, then saturated by k1 and
 // multiplied by the term's inverse document frequency. Computed at build time for every
 // (term, skill), it is stored as the posting's impact, so a query only adds impacts.
-//
-// The weights are provisional: the relevance benchmark (issue 41) measures them.
-var (
-	weights = [numFields]float64{fieldName: 3, fieldPath: 2, fieldKeywords: 2, fieldDescription: 1.5, fieldHeadings: 1, fieldBody: 0.25}
-	bs      = [numFields]float64{fieldName: 0.5, fieldPath: 0.5, fieldKeywords: 0.5, fieldDescription: 0.75, fieldHeadings: 0.75, fieldBody: 0.75}
-)
 
-const k1 = 1.2
+// Ranking is BM25F's parameters: each field's weight and length normalization (b), and the
+// saturation k1.
+type Ranking struct {
+	Name, Path, Keywords, Description, Headings, Body FieldRanking
+	K1                                                float64
+}
+
+// FieldRanking is one field's weight in BM25F, and how much its length normalizes a
+// term's frequency in it (b, from 0: not at all, to 1: wholly).
+type FieldRanking struct{ Weight, B float64 }
+
+// DefaultRanking is the ranking Build uses: the weights the relevance benchmark chose
+// (BENCHMARKS.md, "Search relevance"; RATIONALE.md, "Why these search weights").
+var DefaultRanking = Ranking{
+	Name:        FieldRanking{Weight: 3, B: 0.5},
+	Path:        FieldRanking{Weight: 2, B: 0.5},
+	Keywords:    FieldRanking{Weight: 2, B: 0.5},
+	Description: FieldRanking{Weight: 1.5, B: 0.75},
+	Headings:    FieldRanking{Weight: 1, B: 0.75},
+	Body:        FieldRanking{Weight: 0.25, B: 0.75},
+	K1:          1.2,
+}
+
+// fields is r's fields in the order of the field constants.
+func (r Ranking) fields() [numFields]FieldRanking {
+	return [numFields]FieldRanking{r.Name, r.Path, r.Keywords, r.Description, r.Headings, r.Body}
+}
 
 // MaxBodyWords bounds the words of a SKILL.md body the index reads: its opening, where a
 // skill says what it is for.
 const MaxBodyWords = 2000
 
 // Build returns the cells of the search table (catalog.TableSearch) for docs, doc i being
-// the skill of row i. The same docs give the same bytes.
-func Build(docs []Doc) [][]byte {
+// the skill of row i, ranked by DefaultRanking. The same docs give the same bytes.
+func Build(docs []Doc) [][]byte { return BuildRanked(docs, DefaultRanking) }
+
+// BuildRanked is Build with the ranking r (the relevance benchmark measures others).
+func BuildRanked(docs []Doc, r Ranking) [][]byte {
+	rank := r.fields()
 	type posting struct {
 		skill uint32
 		tf    [numFields]uint16
@@ -99,12 +123,13 @@ func Build(docs []Doc) [][]byte {
 			}
 			// Each product rounded on its own (float64), so that no architecture fuses it
 			// into the next addition and the index comes out the same bytes everywhere.
-			norm := 1 - bs[f] + float64(bs[f]*float64(lengths[p.skill][f]/(sums[f]/n)))
-			tf += float64(weights[f]*float64(p.tf[f])) / norm
+			b := rank[f].B
+			norm := 1 - b + float64(b*float64(lengths[p.skill][f]/(sums[f]/n)))
+			tf += float64(rank[f].Weight*float64(p.tf[f])) / norm
 		}
 		df := float64(len(ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		return float64(float64(idf*tf)*(k1+1)) / (k1 + tf)
+		return float64(float64(idf*tf)*(r.K1+1)) / (r.K1 + tf)
 	}
 	var top float64
 	for _, t := range terms {
