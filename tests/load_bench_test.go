@@ -354,7 +354,9 @@ func startProcess(t *testing.T, name string, cmd *exec.Cmd, ready *regexp.Regexp
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

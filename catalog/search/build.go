@@ -83,12 +83,15 @@ func BuildRanked(docs []Doc, r Ranking) [][]byte {
 	var lengths [][numFields]float64
 	var sums [numFields]float64
 	indexed := 0
+	stemmed := stems{}
+	var words []string
 	for i, d := range docs {
 		var lens [numFields]float64
 		if !d.Skip {
 			indexed++
 			for f, text := range [numFields]string{d.Name, d.Path, d.Keywords, d.Description, d.Headings, d.Body} {
-				terms := AppendTerms(nil, text)
+				words = stemmed.appendTerms(words[:0], text)
+				terms := words
 				if f == fieldBody && len(terms) > MaxBodyWords {
 					terms = terms[:MaxBodyWords]
 				}

@@ -131,7 +131,11 @@ func endsShortSyllable(b []byte) bool {
 	return !isVowel(b[n-3]) && isVowel(b[n-2]) && !isVowel(c) && c != 'w' && c != 'x' && c != 'Y'
 }
 
-func hasSuffix(b []byte, s string) bool { return strings.HasSuffix(string(b), s) }
+// hasSuffix is strings.HasSuffix of b, with no copy of b into a string (the comparison of
+// a converted slice allocates nothing).
+func hasSuffix(b []byte, s string) bool {
+	return len(b) >= len(s) && string(b[len(b)-len(s):]) == s
+}
 
 func hasVowel(b []byte) bool {
 	for _, c := range b {

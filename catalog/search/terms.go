@@ -80,3 +80,22 @@ func AppendTerms(dst []string, text string) []string {
 	}
 	return dst
 }
+
+// stems is AppendTerms with each word's stem remembered: a build stems the same few
+// thousand words millions of times, and Porter2 was seven tenths of its index's time.
+type stems map[string]string
+
+func (m stems) appendTerms(dst []string, text string) []string {
+	n := len(dst)
+	dst = AppendWords(dst, text)
+	for i := n; i < len(dst); i++ {
+		w := dst[i]
+		s, ok := m[w]
+		if !ok {
+			s = Stem(w)
+			m[w] = s
+		}
+		dst[i] = s
+	}
+	return dst
+}
