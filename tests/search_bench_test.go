@@ -239,7 +239,7 @@ func buildScale(t *testing.T, dir, cli, skills string, log *os.File, serveFlags 
 	start = time.Now()
 	url, cmd := startProcess(t, "skilledge serve DIR", cmd, servingLine)
 	took := time.Since(start)
-	packs, _ := filepath.Glob(filepath.Join(cache, "skilledge", "catalogs", "*", "catalog.pack"))
+	packs, _ := filepath.Glob(filepath.Join(cache, "skilledge", "catalogs", "*", "index-*.pack"))
 	if len(packs) != 1 {
 		t.Fatalf("serve DIR left %v in its build cache", packs)
 	}
