@@ -54,8 +54,8 @@ var DefaultRanking = Ranking{
 	Path:        FieldRanking{Weight: 2, B: 0.5},
 	Keywords:    FieldRanking{Weight: 2, B: 0.5},
 	Description: FieldRanking{Weight: 1.5, B: 0.75},
-	Headings:    FieldRanking{Weight: 1, B: 0.75},
-	Body:        FieldRanking{Weight: 0.25, B: 0.75},
+	Headings:    FieldRanking{Weight: 0.1, B: 0.75},
+	Body:        FieldRanking{Weight: 0.1, B: 0.75},
 	K1:          1.2,
 }
 

@@ -71,7 +71,7 @@ func TestParseQuery(t *testing.T) {
 		err   error
 	}{
 		{"", ErrEmptyQuery}, {"   ", ErrEmptyQuery}, {"*?[]", ErrEmptyQuery},
-		{long, ErrQueryTooLong}, {"a b c d e f g h i", ErrQueryWords},
+		{long, ErrQueryTooLong}, {"a b c d e f g h i j k l m n o p q r s t u v w x y z aa bb cc dd ee ff gg", ErrQueryWords}, {"a b c d e f g h i j k l m n o p q r s t u v w x y z aa bb cc dd ee ff", nil},
 		{"pdf\x00", ErrQueryControl}, {"pdf\tforms", ErrQueryControl}, {"\xff", ErrQueryEncoding},
 		{"pdf.*forms", nil}, {"a b c d e f g h", nil},
 	} {

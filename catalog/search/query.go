@@ -15,7 +15,7 @@ import (
 const (
 	// MaxQueryBytes bounds a query's text, and MaxQueryWords its words.
 	MaxQueryBytes = 256
-	MaxQueryWords = 8
+	MaxQueryWords = 32
 	// MaxExpansions bounds the terms one word stands for: itself, its completions (the last
 	// word) and its near spellings; MaxScanned bounds the terms read to choose completions.
 	MaxExpansions = 32
@@ -34,7 +34,7 @@ const (
 var (
 	ErrEmptyQuery    = errors.New("the query has no words: give one or more words, letters or digits")
 	ErrQueryTooLong  = errors.New("the query is too long: at most 256 bytes")
-	ErrQueryWords    = errors.New("the query has too many words: at most 8")
+	ErrQueryWords    = errors.New("the query has too many words: at most 32")
 	ErrQueryControl  = errors.New("the query holds a control character: give plain text")
 	ErrQueryEncoding = errors.New("the query is not valid UTF-8")
 )

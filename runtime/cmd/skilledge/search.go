@@ -117,7 +117,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 // maxQueryArgs bounds the words of a query given as several arguments (the catalog takes
-// 8 words and 256 bytes, and says so).
+// 32 words and 256 bytes, and says so).
 const maxQueryArgs = 256
 
 // serveFolder builds the skills folder dir as serve does (the build cache reused) and

@@ -72,9 +72,9 @@ func TestSearchPages(t *testing.T) {
 	if !strings.HasPrefix(h.URL, base+"/.well-known/agent-skills/") || !strings.HasPrefix(h.Digest, "sha256:") || h.Path == "" || h.Description == "" {
 		t.Errorf("a hit: %+v", h)
 	}
-	_, err = Search(context.Background(), base, "a b c d e f g h i", Options{})
+	_, err = Search(context.Background(), base, "a b c d e f g h i j k l m n o p q r s t u v w x y z aa bb cc dd ee ff gg", Options{})
 	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "the catalog refused the query: q: ") {
-		t.Errorf("nine words: %v", err)
+		t.Errorf("33 words: %v", err)
 	}
 }
 
