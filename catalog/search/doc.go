@@ -9,10 +9,12 @@
 //     hyphens, underscores, symbols) separates words, and so does a change of case inside
 //     a word, camelCase style ("PdfFormFiller" and "PDFForm" are three and two words), so
 //     that `pdf-form-filler`, `PdfFormFiller` and `pdf form filler` meet;
-//   - fold: lower case (Unicode simple case mapping), a Latin letter with a diacritic its
-//     base letter ("résumé" is "resume"; a combining mark is dropped wherever it stands),
-//     fullwidth forms and the Latin ligatures their ASCII letters, as compatibility
-//     normalization (NFKC) would;
+//   - fold: each rune is read as its compatibility decomposition (NFKD: a fullwidth Ｆ,
+//     a mathematical 𝐅 and the ligature ﬁ are the letters they stand for, x² is x2, ㎏
+//     is kg), its nonspacing marks dropped ("résumé" is "resume"; a combining mark is
+//     dropped wherever it stands), then lower case (every case of a letter to one: Σ, σ
+//     and ς are σ), and the Latin letters that have no decomposition written as in ASCII
+//     (ß ss, æ ae, ø o, ł l); strings equal under NFKC and case folding fold alike;
 //   - bound: a word longer than MaxWordBytes is cut there;
 //   - stem: an ASCII word is reduced to its English stem (Porter2, the Snowball English
 //     stemmer: "filling", "fills" and "filled" are "fill"); any other word is kept folded.

@@ -66,7 +66,7 @@ func ParseQuery(q string) (Query, error) {
 		return Query{}, ErrQueryWords
 	}
 	last, _ := utf8.DecodeLastRuneInString(q)
-	query := Query{words: words, prefix: isWordRune(last)}
+	query := Query{words: words, prefix: endsWord(last)}
 	// The words that say nothing of a skill are dropped, unless they are all there is; the
 	// last word of a query being typed stays, as the start of another.
 	kept := words[:0:0]

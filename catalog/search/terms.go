@@ -7,37 +7,73 @@ import "unicode/utf8"
 const MaxWordBytes = 64
 
 // AppendWords appends to dst the words of text, folded and bounded but not stemmed
-// (package doc), in the order they stand. Bytes that are not UTF-8 separate words.
+// (package doc), in the order they stand. Bytes that are not UTF-8 separate words. A rune
+// that decomposes (NFKD) is read as the runes it stands for, so that a word splits where
+// they do ("½" is two words, "㎒" is "MHz": "m" and "hz").
 func AppendWords(dst []string, text string) []string {
-	var buf []byte
-	start := -1 // byte offset of the current word's first rune, or -1 between words
-	var prev rune
-	flush := func() {
-		if len(buf) > 0 {
-			dst = append(dst, string(buf[:min(len(buf), cutAt(buf))]))
-		}
-		buf, start = buf[:0], -1
-	}
+	w := words{dst: dst}
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
-		if r == utf8.RuneError && n == 1 || !isWordRune(r) {
-			flush()
-			i += n
-			prev = 0
-			continue
-		}
-		if start >= 0 && caseBoundary(prev, r, text[i+n:]) {
-			flush()
-		}
-		if start < 0 {
-			start = i
-		}
-		buf = appendFolded(buf, r)
-		prev = r
 		i += n
+		switch {
+		case r == utf8.RuneError && n == 1:
+			w.flush()
+		case r < utf8.RuneSelf || 0xC0 <= r && r < 0x180:
+			w.add(r, text[i:])
+		case hangulBase <= r && r < hangulBase+hangulCount:
+			s := r - hangulBase
+			w.add(jamoL+s/(jamoVCount*jamoTCount), "")
+			w.add(jamoV+s%(jamoVCount*jamoTCount)/jamoTCount, "")
+			if t := s % jamoTCount; t != 0 {
+				w.add(jamoT+t, "")
+			}
+		default:
+			d, ok := decomposition(r)
+			if !ok {
+				w.add(r, text[i:])
+				continue
+			}
+			for j, x := range d {
+				rest := d[j+utf8.RuneLen(x):]
+				if rest == "" {
+					rest = text[i:]
+				}
+				w.add(x, rest)
+			}
+		}
 	}
-	flush()
-	return dst
+	w.flush()
+	return w.dst
+}
+
+// words is AppendWords' state: the words so far, and the one being read.
+type words struct {
+	dst    []string
+	buf    []byte
+	inWord bool
+	prev   rune // the rune read last, in its case
+}
+
+// add reads r, which rest follows: a separator ends the word being read; a word rune
+// continues it, unless the case changes there (caseBoundary).
+func (w *words) add(r rune, rest string) {
+	if !isWordRune(r) {
+		w.flush()
+		return
+	}
+	if w.inWord && caseBoundary(w.prev, r, rest) {
+		w.flush()
+	}
+	w.buf = appendFolded(w.buf, r)
+	w.inWord, w.prev = true, r
+}
+
+// flush ends the word being read, if any, and appends it cut at MaxWordBytes.
+func (w *words) flush() {
+	if len(w.buf) > 0 {
+		w.dst = append(w.dst, string(w.buf[:min(len(w.buf), cutAt(w.buf))]))
+	}
+	w.buf, w.inWord, w.prev = w.buf[:0], false, 0
 }
 
 // cutAt is where a folded word is cut: at MaxWordBytes, moved back to the start of the

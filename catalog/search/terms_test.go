@@ -26,7 +26,18 @@ func TestAppendWords(t *testing.T) {
 		{"Straße", []string{"strasse"}},
 		{"Ærø", []string{"aero"}},
 		{"naïve café", []string{"naive", "cafe"}},
-		{"Ελληνικά ΚΕΙΜΕΝΟ", []string{"ελληνικά", "κειμενο"}}, // other scripts: lower case
+		{"Ελληνικά ΚΕΙΜΕΝΟ", []string{"ελληνικα", "κειμενο"}}, // other scripts: lower case, marks dropped
+		{"ΣΊΣΥΦΟΣ σίσυφος", []string{"σισυφοσ", "σισυφοσ"}},   // final sigma is sigma
+		{"ｶﾀｶﾅ カタカナ", []string{"カタカナ", "カタカナ"}},               // halfwidth
+		{"𝐏𝐃𝐅 𝔣𝔬𝔯𝔪 ℌ𝔢𝔩𝔩𝔬", []string{"pdf", "form", "hello"}},  // mathematical letters
+		{"x² H₂O ①②", []string{"x2", "h2o", "12"}},            // super- and subscripts, circled
+		{"½ ⑴", []string{"1", "2", "1"}},                      // the separators they stand for
+		{"5㎏ ㎒ Ⅻ", []string{"5kg", "m", "hz", "xii"}},         // squared, Roman numerals
+		{"µs μs", []string{"μs", "μs"}},                       // micro sign, mu
+		{"K İstanbul ǅemal", []string{"k", "istanbul", "dzemal"}},
+		{"한국어 \u1112\u1161\u11ab", []string{"\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165", "\u1112\u1161\u11ab"}}, // Hangul: jamo
+		{"\u2003em\u00a0space", []string{"em", "space"}},
+		{"ẞ", []string{"ss"}},
 		{"日本語のテキスト", []string{"日本語のテキスト"}},
 		{"skills/pdf-tools/SKILL.md", []string{"skills", "pdf", "tools", "skill", "md"}},
 		{"a.b*c?d[e]f^g$h|i(j)k{l}m+n\\o", []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"}},
