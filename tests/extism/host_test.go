@@ -368,3 +368,111 @@ func TestGoSDKHostNames(t *testing.T) {
 		t.Fatalf("after configure, Host skills.example.com: %d %s", status, body)
 	}
 }
+
+// TestGoSDKSearch: search answers in an Extism host as on every other (PROTOCOL.md's
+// Search), in both plugins: skills/list with a query, page after page by its cursor, each
+// hit the very entry the plain listing gives (so its digests verify it); the HTTP search
+// with the same hits in the same order; the search_skills tool once configure turns the
+// tools on; completion by search; and an empty query refused with -32602.
+func TestGoSDKSearch(t *testing.T) {
+	full, err := artifactsFull()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string]build{"public": built(t), "full": full} {
+		t.Run(name, func(t *testing.T) { testGoSDKSearch(t, b) })
+	}
+}
+
+func testGoSDKSearch(t *testing.T, b build) {
+	p := configured(t, b, `{"tools":true}`)
+	v := "MCP-Protocol-Version: 2025-11-25"
+	const query = "chart a CSV file"
+
+	_, body := post(t, p, `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`, v)
+	var listing struct{ Skills []json.RawMessage }
+	rpcResult(t, body, &listing)
+	entries := map[string]string{} // by uri: the plain listing's entry, as it was sent
+	for _, raw := range listing.Skills {
+		var s skillEntry
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		entries[s.URI] = string(raw)
+	}
+
+	var hits []string // the uris of the hits, page after page
+	cursor := ""
+	for page := 0; ; page++ {
+		params := fmt.Sprintf(`{"query":%q,"limit":1}`, query)
+		if cursor != "" {
+			params = fmt.Sprintf(`{"query":%q,"limit":1,"cursor":%q}`, query, cursor)
+		}
+		status, body := post(t, p, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"skills/list","params":%s}`, 10+page, params), v)
+		var res struct {
+			Skills     []json.RawMessage
+			NextCursor string
+		}
+		rpcResult(t, body, &res)
+		if status != 200 || len(res.Skills) != 1 || page > 10 {
+			t.Fatalf("skills/list {query %q} page %d: %d %s", query, page, status, body)
+		}
+		var s skillEntry
+		if err := json.Unmarshal(res.Skills[0], &s); err != nil {
+			t.Fatal(err)
+		}
+		if string(res.Skills[0]) != entries[s.URI] {
+			t.Fatalf("hit %s is not the listing's entry:\n%s\n%s", s.URI, res.Skills[0], entries[s.URI])
+		}
+		hits = append(hits, s.URI)
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(hits) < 2 || hits[0] != "skill://csv-insights/SKILL.md" {
+		t.Fatalf("skills/list {query %q}: %v, csv-insights first and more after it", query, hits)
+	}
+
+	status, body := get(t, p, "/.well-known/agent-skills/search?q=chart+a+CSV+file")
+	var httpSearch struct {
+		Total  int
+		Skills []struct{ Name, Path string }
+	}
+	if err := json.Unmarshal(body, &httpSearch); status != 200 || err != nil || httpSearch.Total != len(hits) || len(httpSearch.Skills) != len(hits) {
+		t.Fatalf("HTTP search: %d %v %s; skills/list found %v", status, err, body, hits)
+	}
+	for i, s := range httpSearch.Skills {
+		if want := "skill://" + s.Path + "/SKILL.md"; hits[i] != want {
+			t.Fatalf("HTTP search hit %d is %s, skills/list's %s", i, want, hits[i])
+		}
+	}
+
+	status, body = post(t, p, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_skills","arguments":{"query":%q}}}`, query), v)
+	var tool struct {
+		IsError           bool
+		Content           []struct{ Type, URI string }
+		StructuredContent struct{ Total int }
+	}
+	rpcResult(t, body, &tool)
+	var links []string
+	for _, c := range tool.Content {
+		if c.Type == "resource_link" {
+			links = append(links, c.URI)
+		}
+	}
+	if status != 200 || tool.IsError || tool.StructuredContent.Total != len(hits) || strings.Join(links, " ") != strings.Join(hits, " ") {
+		t.Fatalf("search_skills: %d %s; skills/list found %v", status, body, hits)
+	}
+
+	_, body = post(t, p, `{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"skill://{+skillPath}/SKILL.md"},"argument":{"name":"skillPath","value":"charts from a csv"}}}`, v)
+	var completion struct{ Completion struct{ Values []string } }
+	rpcResult(t, body, &completion)
+	if vals := completion.Completion.Values; len(vals) == 0 || vals[0] != "csv-insights" {
+		t.Fatalf("completion of skillPath by search: %s", body)
+	}
+
+	status, body = post(t, p, `{"jsonrpc":"2.0","id":4,"method":"skills/list","params":{"query":"   "}}`, v)
+	if status != 200 || !bytes.Contains(body, []byte(`"error":{"code":-32602,"message":"params.query: the query has no words`)) {
+		t.Fatalf("an empty query: %d %s", status, body)
+	}
+}

@@ -108,6 +108,20 @@ test("skills/list lists the catalog's skills, and resources/read gives every fil
 	assert.ok(files > skills.length, `only ${files} files read`);
 });
 
+test("skills/list with a query answers the listing's entries a search finds, best first, and refuses an empty one", () => {
+	const listing = embed("dist", '{"jsonrpc":"2.0","id":2,"method":"skills/list"}').body.result.skills;
+	const { status, body } = embed("dist", '{"jsonrpc":"2.0","id":4,"method":"skills/list","params":{"query":"chart a CSV file"}}');
+	assert.equal(status, 200, JSON.stringify(body));
+	const hits = body.result.skills;
+	assert.equal(hits[0]?.name, "csv-insights", JSON.stringify(hits.map((s) => s.name)));
+	for (const hit of hits) {
+		assert.deepEqual(hit, listing.find((s) => s.uri === hit.uri), `${hit.uri}: the hit and the listing's entry`);
+	}
+	const refused = embed("dist", '{"jsonrpc":"2.0","id":5,"method":"skills/list","params":{"query":"   "}}');
+	assert.equal(refused.body.error?.code, -32602, JSON.stringify(refused.body));
+	assert.match(refused.body.error.message, /^params\.query: the query has no words/);
+});
+
 // Why does DEPLOY.md's JavaScript host copy every file it reads before giving it to the
 // SDK? Node's readFileSync returns a file smaller than 4 KiB (Buffer.poolSize >>> 1) as a
 // Buffer that is a view into a shared 8 KiB pool, and the Extism JS SDK (1.0.3) stores a
