@@ -159,13 +159,21 @@ func (ix *Index) Find(q Query, sc *Scratch, dst []Hit) []Hit {
 				exps = append(exps, expansion{c, 2})
 			}
 		}
+		if len(exps) == 1 {
+			// One term: each skill it names once, at its impact; no best of several to keep.
+			visited = sc.addAll(ix.postingsOf(exps[0].term), exps[0].weight, visited)
+			continue
+		}
 		sc.gen++
 		sc.touched = sc.touched[:0]
 		for _, e := range exps {
 			p := ix.postingsOf(e.term)
 			skill := uint64(0)
 			for ; len(p) > 0 && visited < MaxVisited; visited++ {
-				d, n := binary.Uvarint(p)
+				d, n := uint64(p[0]), 1
+				if d >= 0x80 {
+					d, n = binary.Uvarint(p)
+				}
 				skill += d
 				imp := uint32(binary.LittleEndian.Uint16(p[n:])) * e.weight / 4
 				p = p[n+2:]
@@ -189,6 +197,29 @@ func (ix *Index) Find(q Query, sc *Scratch, dst []Hit) []Hit {
 		dst = append(dst, Hit{Skill: int(s), Score: sc.total[s]})
 	}
 	return dst
+}
+
+// addAll adds to the score of each skill of postings p its impact, weighted (in
+// quarters), as long as fewer than MaxVisited postings have been read (visited so far;
+// returned updated): the loop of a word with one term, the commonest, which keeps no best
+// of several terms per skill.
+func (sc *Scratch) addAll(p []byte, weight uint32, visited int) int {
+	skill := uint64(0)
+	for ; len(p) > 0 && visited < MaxVisited; visited++ {
+		d, n := uint64(p[0]), 1
+		if d >= 0x80 { // a gap of one byte, nearly every gap of a common term, needs no loop
+			d, n = binary.Uvarint(p)
+		}
+		skill += d
+		imp := uint32(binary.LittleEndian.Uint16(p[n:])) * weight / 4
+		p = p[n+2:]
+		if sc.seen[skill] != sc.query {
+			sc.seen[skill], sc.total[skill] = sc.query, 0
+			sc.hit = append(sc.hit, int32(skill))
+		}
+		sc.total[skill] += imp
+	}
+	return visited
 }
 
 // better reports whether a ranks before b: a higher score, or the same and an earlier row.
