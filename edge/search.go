@@ -2,6 +2,7 @@ package edge
 
 import (
 	"hash/fnv"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,11 +80,20 @@ func (s *Server) skillsSearch(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	return s.appendNextCursor(b, r.kind, to, len(r.hits)), nil
 }
 
-// searchLimit reads a limit: a JSON number with no fraction or exponent, from 1 to the
-// page size.
-func (s *Server) searchLimit(l gjson.Result) (int, bool) {
-	n, err := strconv.Atoi(l.Raw)
-	return n, l.Type == gjson.Number && err == nil && n >= 1 && n <= s.opt.PageSize
+// searchLimit reads a limit: a JSON number whose value is a whole number (an integer as
+// JSON Schema has it: 20, 20.0 and 2e1 alike), from 1 to the page size.
+func (s *Server) searchLimit(l gjson.Result) (int, bool) { return wholeNumber(l, s.opt.PageSize) }
+
+// wholeNumber reads a JSON number whose value is a whole number from 1 to most. Raw, as
+// the HTTP search's query string gives it, is held to JSON's number characters (no hex,
+// Inf or underscores, which strconv would read).
+func wholeNumber(l gjson.Result, most int) (int, bool) {
+	f, err := strconv.ParseFloat(l.Raw, 64)
+	if l.Type != gjson.Number || err != nil || l.Raw == "" || l.Raw[0] < '0' || l.Raw[0] > '9' ||
+		strings.Trim(l.Raw, "0123456789.eE+-") != "" || f != math.Trunc(f) || f < 1 || f > float64(most) {
+		return 0, false
+	}
+	return int(f), true
 }
 
 // searchRun is a search done: its hits, best first up to the page's end (the rest, counted
