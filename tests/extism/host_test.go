@@ -191,13 +191,17 @@ type skillEntry struct {
 // answers initialize and skills/list, and every file of every skill read with
 // resources/read (text and blob) and over well-known HTTP has the sha256 digest and size
 // skills/list published.
-func TestGoSDK(t *testing.T) {
+func TestGoSDK(t *testing.T) { bothPlugins(t, testGoSDK) }
+
+// bothPlugins runs test as a subtest with the example catalog's build for the public plugin
+// and with its build for the full one.
+func bothPlugins(t *testing.T, test func(*testing.T, build)) {
 	full, err := artifactsFull()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, b := range map[string]build{"public": built(t), "full": full} {
-		t.Run(name, func(t *testing.T) { testGoSDK(t, b) })
+		t.Run(name, func(t *testing.T) { test(t, b) })
 	}
 }
 
@@ -374,15 +378,7 @@ func TestGoSDKHostNames(t *testing.T) {
 // hit the very entry the plain listing gives (so its digests verify it); the HTTP search
 // with the same hits in the same order; the search_skills tool once configure turns the
 // tools on; completion by search; and an empty query refused with -32602.
-func TestGoSDKSearch(t *testing.T) {
-	full, err := artifactsFull()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string]build{"public": built(t), "full": full} {
-		t.Run(name, func(t *testing.T) { testGoSDKSearch(t, b) })
-	}
-}
+func TestGoSDKSearch(t *testing.T) { bothPlugins(t, testGoSDKSearch) }
 
 func testGoSDKSearch(t *testing.T, b build) {
 	p := configured(t, b, `{"tools":true}`)
