@@ -86,7 +86,7 @@ func appendFolded(dst []byte, r rune) []byte {
 			r += 'a' - 'A'
 		}
 		return append(dst, byte(r))
-	case unicode.Is(unicode.Mn, r):
+	case isDropped(r):
 		return dst
 	case r < 0xC0 || r >= 0x180:
 		// Upper case, then lower: every case of a letter folds to one rune, final sigma
@@ -105,12 +105,20 @@ func appendFolded(dst []byte, r rune) []byte {
 }
 
 // isWordRune reports whether r, a rune with no decomposition or one of a decomposition's
-// runes, belongs to a word: a letter, a digit, or a mark (which folds to nothing).
+// runes, belongs to a word: a letter, a digit, or a mark. A spacing mark (Mc: the vowel
+// signs of Indic scripts) is kept as written; a nonspacing or enclosing one folds to
+// nothing (isDropped).
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// isDropped reports whether r is a mark that folding drops: nonspacing (Mn, the diacritics
+// of "résumé" written apart) or enclosing (Me).
+func isDropped(r rune) bool {
+	return r >= 0x300 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r))
 }
 
 // endsWord reports whether a text that ends with r ends inside a word: r, or the last rune

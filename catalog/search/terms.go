@@ -61,6 +61,13 @@ func (w *words) add(r rune, rest string) {
 		w.flush()
 		return
 	}
+	if isDropped(r) {
+		// A mark written apart from its letter (decomposed text) continues the word and
+		// folds to nothing; the case of the letter before it stays what the next compares
+		// with, as when the mark is part of the letter ("cafe\u0301Form" is "cafe form").
+		w.inWord = true
+		return
+	}
 	if w.inWord && caseBoundary(w.prev, r, rest) {
 		w.flush()
 	}
@@ -100,10 +107,29 @@ func caseBoundary(prev, r rune, rest string) bool {
 		return true
 	}
 	if isUpper(prev) {
-		next, _ := utf8.DecodeRuneInString(rest)
-		return isLower(next)
+		return isLower(nextLetter(rest))
 	}
 	return false
+}
+
+// nextLetter returns the rune that text begins with as a word reads it: past the marks
+// that fold to nothing, and the first rune of a decomposition ("ⓒ" is "c").
+func nextLetter(text string) rune {
+	for text != "" {
+		r, n := utf8.DecodeRuneInString(text)
+		if d, ok := decomposition(r); ok {
+			if d == "" {
+				text = text[n:] // marks only
+				continue
+			}
+			r, _ = utf8.DecodeRuneInString(d)
+		}
+		if !isDropped(r) {
+			return r
+		}
+		text = text[n:]
+	}
+	return 0
 }
 
 // AppendTerms appends to dst the terms of text: its words (AppendWords), each stemmed

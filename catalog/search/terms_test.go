@@ -38,6 +38,10 @@ func TestAppendWords(t *testing.T) {
 		{"한국어 \u1112\u1161\u11ab", []string{"\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165", "\u1112\u1161\u11ab"}}, // Hangul: jamo
 		{"\u2003em\u00a0space", []string{"em", "space"}},
 		{"ẞ", []string{"ss"}},
+		{"caféForm cafe\u0301Form", []string{"cafe", "form", "cafe", "form"}}, // a mark written apart keeps the case before it
+		{"PDFÉcole PDFE\u0301cole", []string{"pdf", "ecole", "pdf", "ecole"}},
+		{"ABⓒc ABcc", []string{"a", "bcc", "a", "bcc"}},        // the next letter as it decomposes
+		{"कोड हिन्दी தமிழ்", []string{"कोड", "हिनदी", "தமிழ"}}, // spacing vowel signs stay, viramas fold away
 		{"日本語のテキスト", []string{"日本語のテキスト"}},
 		{"skills/pdf-tools/SKILL.md", []string{"skills", "pdf", "tools", "skill", "md"}},
 		{"a.b*c?d[e]f^g$h|i(j)k{l}m+n\\o", []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"}},
