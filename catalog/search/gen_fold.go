@@ -14,67 +14,28 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"go/format"
 	"log"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/skilledge/skilledge/catalog/internal/unicodex"
 )
 
 func main() {
 	if len(os.Args) != 2 {
 		log.Fatal("usage: go run gen_fold.go UnicodeData.txt")
 	}
-	f, err := os.Open(os.Args[1])
+	u, err := unicodex.ReadUCD(os.Args[1])
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer f.Close()
-	decomp := map[rune][]rune{} // one level, canonical and compatibility alike
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), ";")
-		if len(fields) < 6 {
-			log.Fatalf("bad line %q", sc.Text())
-		}
-		cp, err := strconv.ParseUint(fields[0], 16, 32)
-		if err != nil {
-			log.Fatal(err)
-		}
-		d := fields[5]
-		if i := strings.IndexByte(d, '>'); strings.HasPrefix(d, "<") && i > 0 {
-			d = d[i+1:] // the tag (<compat>, <font>, <wide>, <super>, …): NFKD drops it
-		}
-		for _, h := range strings.Fields(d) {
-			v, err := strconv.ParseUint(h, 16, 32)
-			if err != nil {
-				log.Fatal(err)
-			}
-			decomp[rune(cp)] = append(decomp[rune(cp)], rune(v))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		log.Fatal(err)
-	}
-	var full func(r rune) []rune
-	full = func(r rune) []rune {
-		d, ok := decomp[r]
-		if !ok {
-			return []rune{r}
-		}
-		var out []rune
-		for _, x := range d {
-			out = append(out, full(x)...)
-		}
-		return out
-	}
 	var keys []rune
-	for r := range decomp {
+	for r := range u.Decomp {
 		if r >= 0x80 && !(0xC0 <= r && r < 0x180) {
 			keys = append(keys, r)
 		}
@@ -84,7 +45,7 @@ func main() {
 	var blocks [0x110000 >> 8 / 8]byte
 	var keyBytes, ends, text strings.Builder
 	for _, r := range keys {
-		for _, x := range full(r) {
+		for _, x := range u.Full(r, true) {
 			if !unicode.Is(unicode.Mn, x) {
 				text.WriteRune(x)
 			}

@@ -12,79 +12,32 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"go/format"
 	"log"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/skilledge/skilledge/catalog/internal/unicodex"
 )
 
 func main() {
 	if len(os.Args) != 2 {
 		log.Fatal("usage: go run gen_unicode.go UnicodeData.txt")
 	}
-	f, err := os.Open(os.Args[1])
+	u, err := unicodex.ReadUCD(os.Args[1])
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer f.Close()
-	decomp := map[rune][]rune{} // one level, canonical only
-	ccc := map[rune]uint8{}
-	sc := bufio.NewScanner(f)
-	var first rune = -1
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), ";")
-		if len(fields) < 6 {
-			log.Fatalf("bad line %q", sc.Text())
-		}
-		cp, err := strconv.ParseUint(fields[0], 16, 32)
-		if err != nil {
-			log.Fatal(err)
-		}
-		r := rune(cp)
-		// Ranges ("<CJK Ideograph, First>" … "Last>") have class 0 and no decomposition.
-		if strings.HasSuffix(fields[1], ", First>") {
-			first = r
-			continue
-		}
-		if first >= 0 {
-			first = -1
-			continue
-		}
-		if c, err := strconv.ParseUint(fields[3], 10, 8); err == nil && c != 0 {
-			ccc[r] = uint8(c)
-		}
-		d := fields[5]
-		if d == "" || strings.HasPrefix(d, "<") {
-			continue // none, or a compatibility decomposition
-		}
-		for _, h := range strings.Fields(d) {
-			v, err := strconv.ParseUint(h, 16, 32)
-			if err != nil {
-				log.Fatal(err)
-			}
-			decomp[r] = append(decomp[r], rune(v))
+	decomp := map[rune][]rune{} // full canonical decompositions
+	for r := range u.Decomp {
+		if !u.Compat[r] {
+			decomp[r] = u.Full(r, false)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		log.Fatal(err)
-	}
-	var full func(r rune) []rune
-	full = func(r rune) []rune {
-		d, ok := decomp[r]
-		if !ok {
-			return []rune{r}
-		}
-		var out []rune
-		for _, x := range d {
-			out = append(out, full(x)...)
-		}
-		return out
-	}
+	ccc := u.Class
 	runes := make([]rune, 0, len(decomp))
 	for r := range decomp {
 		runes = append(runes, r)
@@ -104,7 +57,7 @@ func main() {
 		if i%6 == 0 {
 			b.WriteString("\t\"")
 		}
-		for _, x := range append([]rune{r}, full(r)...) {
+		for _, x := range append([]rune{r}, decomp[r]...) {
 			if x <= 0xFFFF {
 				fmt.Fprintf(&b, "\\u%04X", x)
 			} else {
