@@ -77,8 +77,8 @@ func decomposition(r rune) (string, bool) {
 	return foldText[start:end(lo)], true
 }
 
-// appendFolded appends the folding of r (package doc), a word rune with no decomposition
-// or one of a decomposition's runes, to dst.
+// appendFolded appends the folding of r (package doc), a word rune that folding keeps
+// (not isDropped) with no decomposition, or one of a decomposition's runes, to dst.
 func appendFolded(dst []byte, r rune) []byte {
 	switch {
 	case r < utf8.RuneSelf:
@@ -86,8 +86,6 @@ func appendFolded(dst []byte, r rune) []byte {
 			r += 'a' - 'A'
 		}
 		return append(dst, byte(r))
-	case isDropped(r):
-		return dst
 	case r < 0xC0 || r >= 0x180:
 		// Upper case, then lower: every case of a letter folds to one rune, final sigma
 		// (ς) and the Greek symbol forms (ϐ, ϑ) included, and ẞ to ß (then ss).

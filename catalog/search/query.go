@@ -202,7 +202,9 @@ func (ix *Index) Find(q Query, sc *Scratch, dst []Hit) []Hit {
 // addAll adds to the score of each skill of postings p its impact, weighted (in
 // quarters), as long as fewer than MaxVisited postings have been read (visited so far;
 // returned updated): the loop of a word with one term, the commonest, which keeps no best
-// of several terms per skill.
+// of several terms per skill. Find keeps its own loop for a word of several terms: one loop
+// for both, choosing per posting, made a worst-case query 4.3 ms in the plugin against 3.5
+// (Go's wasm code pays for every branch and call in it).
 func (sc *Scratch) addAll(p []byte, weight uint32, visited int) int {
 	skill := uint64(0)
 	for ; len(p) > 0 && visited < MaxVisited; visited++ {
