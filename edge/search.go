@@ -56,7 +56,7 @@ func (s *Server) skillsSearch(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	limit := min(DefaultSearchLimit, s.opt.PageSize)
 	if l := c.p.limit; l.Exists() && l.Type != gjson.Null {
-		n, ok := s.searchLimit(l)
+		n, ok := wholeNumber(l, s.opt.PageSize)
 		if !ok {
 			return nil, invalidParams("params.limit must be a whole number from 1 to " + strconv.Itoa(s.opt.PageSize))
 		}
@@ -80,11 +80,8 @@ func (s *Server) skillsSearch(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	return s.appendNextCursor(b, r.kind, to, len(r.hits)), nil
 }
 
-// searchLimit reads a limit: a JSON number whose value is a whole number (an integer as
-// JSON Schema has it: 20, 20.0 and 2e1 alike), from 1 to the page size.
-func (s *Server) searchLimit(l gjson.Result) (int, bool) { return wholeNumber(l, s.opt.PageSize) }
-
-// wholeNumber reads a JSON number whose value is a whole number from 1 to most. Raw, as
+// wholeNumber reads a limit: a JSON number whose value is a whole number (an integer as
+// JSON Schema has it: 20, 20.0 and 2e1 alike), from 1 to most (the page size). Raw, as
 // the HTTP search's query string gives it, is held to JSON's number characters (no hex,
 // Inf or underscores, which strconv would read).
 func wholeNumber(l gjson.Result, most int) (int, bool) {
@@ -179,7 +176,7 @@ func (s *Server) searchSkillsTool(c *call, args gjson.Result, b []byte) []byte {
 		bad = "The argument cursor must be a string, as the previous page gave it."
 	case limit.Exists() && limit.Type != gjson.Null:
 		var ok bool
-		if n, ok = s.searchLimit(limit); !ok {
+		if n, ok = wholeNumber(limit, s.opt.PageSize); !ok {
 			bad = "The argument limit must be a whole number from 1 to " + strconv.Itoa(s.opt.PageSize) + "."
 		}
 	}
@@ -314,7 +311,7 @@ func (s *Server) httpSearch(r *wire.Request, f *Facts) *wire.Response {
 	n := min(DefaultSearchLimit, s.opt.PageSize)
 	if limit.Exists() {
 		var ok bool
-		if n, ok = s.searchLimit(limit); !ok {
+		if n, ok = wholeNumber(limit, s.opt.PageSize); !ok {
 			return s.httpText(400, "skilledge: search: limit must be a whole number from 1 to "+strconv.Itoa(s.opt.PageSize)+"\n")
 		}
 	}
