@@ -26,11 +26,14 @@ type Pack struct {
 	// digest, when set, is the Digest of a view that reads a private index's own tables
 	// (Self), in place of the private index's.
 	digest string
+	// sh is set for a sharded root: where its skills are, and the shards it holds
+	// (shards.go).
+	sh *sharded
 }
 
-// tableKinds bounds the table kinds this reader knows (TableMeta … TableSearch); tables
+// tableKinds bounds the table kinds this reader knows (TableMeta … TableKeyRows); tables
 // of other kinds, from newer writers, are checked and skipped.
-const tableKinds = 18
+const tableKinds = 21
 
 type table struct {
 	rows, fields uint32
@@ -45,50 +48,25 @@ type table struct {
 // wrap ErrCorrupt; a format-1 pack (file contents inside, from skilledge before the
 // content store) also wraps ErrOldFormat.
 func Open(b []byte) (*Pack, error) {
-	if len(b) >= 8 && string(b[:8]) == magicV1 {
-		return nil, fmt.Errorf("%w: %w", ErrCorrupt, ErrOldFormat)
+	p, present, err := parse(b)
+	if err != nil {
+		return nil, err
 	}
-	if len(b) < 12 || string(b[:8]) != Magic && string(b[:8]) != MagicPrivate {
-		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
-	}
-	n := u32(b, 8)
-	if uint64(n)*16 > uint64(len(b)-12) {
-		return nil, fmt.Errorf("%w: %d tables do not fit", ErrCorrupt, n)
-	}
-	p := &Pack{buf: b, private: string(b[:8]) == MagicPrivate}
-	var present [tableKinds]bool
-	var others map[uint32]bool // tables of kinds this reader does not know
-	for i := uint32(0); i < n; i++ {
-		h := 12 + int(i)*16
-		kind, rows, fields, off := u32(b, h), u32(b, h+4), u32(b, h+8), u32(b, h+12)
-		size := uint64(rows) * uint64(fields) * 8
-		if uint64(off)+size > uint64(len(b)) {
-			return nil, fmt.Errorf("%w: table %d cells out of range", ErrCorrupt, kind)
-		}
-		if kind < tableKinds && present[kind] || others[kind] {
-			return nil, fmt.Errorf("%w: table %d twice", ErrCorrupt, kind)
-		}
-		t := table{rows: rows, fields: fields, cells: b[off : uint64(off)+size]}
-		for c := 0; c < len(t.cells); c += 8 {
-			if uint64(u32(t.cells, c))+uint64(u32(t.cells, c+4)) > uint64(len(b)) {
-				return nil, fmt.Errorf("%w: table %d cell %d out of range", ErrCorrupt, kind, c/8)
-			}
-		}
-		if kind < tableKinds {
-			p.tables[kind], present[kind] = t, true
-		} else {
-			if others == nil {
-				others = map[uint32]bool{}
-			}
-			others[kind] = true
-		}
-	}
+	// A sharded root holds no skills of its own (shards.go): it has no TableSkills, so that
+	// a reader before shards refuses it.
+	sharded := present[TableShards]
 	for _, need := range [...]struct{ kind, fields, rows uint32 }{
 		{TableMeta, MetaFields, 1}, {TableSkills, SkillFields, 0}, {TableResources, ResFields, 0},
 		{TableDirs, DirFields, 0}, {TableIndex, IndexFields, 1}, {TableHTTP, HTTPFields, 0},
 		{TableFallback, FallbackFields, 0}, {TableSite, SiteFields, 1},
 	} {
 		t := p.tables[need.kind]
+		if sharded && need.kind == TableSkills {
+			if present[TableSkills] {
+				return nil, fmt.Errorf("%w: a sharded index with skills of its own", ErrCorrupt)
+			}
+			continue
+		}
 		if !present[need.kind] || t.fields < need.fields || t.rows < need.rows {
 			return nil, fmt.Errorf("%w: table %d missing or short", ErrCorrupt, need.kind)
 		}
@@ -105,6 +83,14 @@ func Open(b []byte) (*Pack, error) {
 	if err := p.checkSearch(); err != nil {
 		return nil, err
 	}
+	if sharded {
+		if p.private || p.tables[TableVersions].rows > 0 || p.tables[TableDirs].rows > 0 {
+			return nil, fmt.Errorf("%w: a sharded index with directories, versions or views of its own", ErrCorrupt)
+		}
+		if err := p.openSharded(); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.openVersions(); err != nil {
 		return nil, err
 	}
@@ -117,6 +103,50 @@ func Open(b []byte) (*Pack, error) {
 		}
 	}
 	return p, nil
+}
+
+// parse checks b's magic, table headers and cell ranges, and returns the tables of the
+// kinds this reader knows, and which are present.
+func parse(b []byte) (*Pack, [tableKinds]bool, error) {
+	var present [tableKinds]bool
+	if len(b) >= 8 && string(b[:8]) == magicV1 {
+		return nil, present, fmt.Errorf("%w: %w", ErrCorrupt, ErrOldFormat)
+	}
+	if len(b) < 12 || string(b[:8]) != Magic && string(b[:8]) != MagicPrivate {
+		return nil, present, fmt.Errorf("%w: bad magic", ErrCorrupt)
+	}
+	n := u32(b, 8)
+	if uint64(n)*16 > uint64(len(b)-12) {
+		return nil, present, fmt.Errorf("%w: %d tables do not fit", ErrCorrupt, n)
+	}
+	p := &Pack{buf: b, private: string(b[:8]) == MagicPrivate}
+	var others map[uint32]bool // tables of kinds this reader does not know
+	for i := uint32(0); i < n; i++ {
+		h := 12 + int(i)*16
+		kind, rows, fields, off := u32(b, h), u32(b, h+4), u32(b, h+8), u32(b, h+12)
+		size := uint64(rows) * uint64(fields) * 8
+		if uint64(off)+size > uint64(len(b)) {
+			return nil, present, fmt.Errorf("%w: table %d cells out of range", ErrCorrupt, kind)
+		}
+		if kind < tableKinds && present[kind] || others[kind] {
+			return nil, present, fmt.Errorf("%w: table %d twice", ErrCorrupt, kind)
+		}
+		t := table{rows: rows, fields: fields, cells: b[off : uint64(off)+size]}
+		for c := 0; c < len(t.cells); c += 8 {
+			if uint64(u32(t.cells, c))+uint64(u32(t.cells, c+4)) > uint64(len(b)) {
+				return nil, present, fmt.Errorf("%w: table %d cell %d out of range", ErrCorrupt, kind, c/8)
+			}
+		}
+		if kind < tableKinds {
+			p.tables[kind], present[kind] = t, true
+		} else {
+			if others == nil {
+				others = map[uint32]bool{}
+			}
+			others[kind] = true
+		}
+	}
+	return p, present, nil
 }
 
 // refFields are the fields holding object references, by table.
@@ -132,6 +162,9 @@ var refFields = [...]struct {
 func (p *Pack) checkRefs() error {
 	for _, rf := range refFields {
 		for r := uint32(0); r < p.tables[rf.kind].rows; r++ {
+			if rf.kind == TableSite && len(p.cell(TableSite, 0, SitePageSkills)) == 0 {
+				continue // a shard's: the root has the page
+			}
 			if _, err := ParseRef(p.cell(rf.kind, r, rf.field)); err != nil {
 				return fmt.Errorf("%w (table %d row %d)", err, rf.kind, r)
 			}
@@ -280,6 +313,9 @@ func (p *Pack) Refs(f func(r Ref)) {
 // function describing the reference's use (called only when needed: it allocates).
 func (p *Pack) eachRef(f func(cell []byte, what func() string)) {
 	p.refs(f)
+	if p.sh != nil {
+		p.sh.refs(f)
+	}
 	for _, v := range p.views {
 		v.Listed.refs(f)
 		if v.All != nil {
@@ -290,18 +326,20 @@ func (p *Pack) eachRef(f func(cell []byte, what func() string)) {
 
 // refs calls f with the cell of every object reference of p's own tables, in table order.
 func (p *Pack) refs(f func(cell []byte, what func() string)) {
-	for i := range p.NumResources() {
-		f(p.Resource(i, ResObject), func() string { return string(p.Resource(i, ResURI)) })
-		f(p.Resource(i, ResReadValue), func() string { return string(p.Resource(i, ResURI)) + " as resources/read sends it" })
+	for r := range p.tables[TableResources].rows {
+		f(p.cell(TableResources, r, ResObject), func() string { return string(p.cell(TableResources, r, ResURI)) })
+		f(p.cell(TableResources, r, ResReadValue), func() string { return string(p.cell(TableResources, r, ResURI)) + " as resources/read sends it" })
 	}
-	for i := range p.NumSkills() {
-		f(p.Skill(i, SkillInstructions), func() string { return string(p.Skill(i, SkillURI)) + " body as skills/get {name} sends it" })
+	for r := range p.tables[TableSkills].rows {
+		f(p.cell(TableSkills, r, SkillInstructions), func() string { return string(p.cell(TableSkills, r, SkillURI)) + " body as skills/get {name} sends it" })
 	}
 	t := p.tables[TableHTTP]
 	for r := uint32(0); r < t.rows; r++ {
 		f(p.cell(TableHTTP, r, HTTPObject), func() string { return string(p.cell(TableHTTP, r, HTTPPath)) })
 	}
-	f(p.Site(SitePageSkills), func() string { return "the catalog page's skills" })
+	if page := p.cell(TableSite, 0, SitePageSkills); len(page) > 0 {
+		f(page, func() string { return "the catalog page's skills" })
+	}
 }
 
 // Digest returns the hex SHA-256 identifying the catalog content.
@@ -313,21 +351,46 @@ func (p *Pack) Digest() string {
 }
 
 // NumSkills returns the number of skills, which are numbered 0..NumSkills-1 in listing order.
-func (p *Pack) NumSkills() int { return int(p.tables[TableSkills].rows) }
+func (p *Pack) NumSkills() int {
+	if p.sh != nil {
+		return int(p.sh.skills[p.sh.n])
+	}
+	return int(p.tables[TableSkills].rows)
+}
 
 // Skill returns field f (a Skill* constant) of skill i. It panics if i is out of range.
-func (p *Pack) Skill(i int, f int) []byte { return p.cell(TableSkills, p.row(TableSkills, i), f) }
+func (p *Pack) Skill(i int, f int) []byte {
+	if p.sh != nil {
+		q, _, l := p.skillAt(i)
+		return q.Skill(l, f)
+	}
+	return p.cell(TableSkills, p.row(TableSkills, i), f)
+}
 
 // NumResources returns the number of served files, numbered in resources/list order.
-func (p *Pack) NumResources() int { return int(p.tables[TableResources].rows) }
+func (p *Pack) NumResources() int {
+	if p.sh != nil {
+		return int(p.sh.files[p.sh.n]+p.sh.unlisted[p.sh.n]) + p.sh.rootRes
+	}
+	return int(p.tables[TableResources].rows)
+}
 
 // Resource returns field f (a Res* constant) of resource i. It panics if i is out of range.
 func (p *Pack) Resource(i int, f int) []byte {
+	if p.sh != nil {
+		q, r := p.resourceAt(i)
+		return q.cell(TableResources, r, f)
+	}
 	return p.cell(TableResources, p.row(TableResources, i), f)
 }
 
 // NumListed returns how many resources resources/list lists: resources 0..NumListed-1.
-func (p *Pack) NumListed() int { return int(u32(p.cell(TableIndex, 0, IndexListed), 0)) }
+func (p *Pack) NumListed() int {
+	if p.sh != nil {
+		return int(p.sh.files[p.sh.n]) + p.sh.rootListed
+	}
+	return int(u32(p.cell(TableIndex, 0, IndexListed), 0))
+}
 
 // NumFiles returns how many skill files the pack serves: the listed resources but the
 // last, which is skill://index.json.
@@ -336,6 +399,13 @@ func (p *Pack) NumFiles() int { return max(p.NumListed()-1, 0) }
 // Archives returns the resources of skill i's .tar.gz and .zip archives; ok is false when
 // the pack has none for it.
 func (p *Pack) Archives(i int) (tgz, zip int, ok bool) {
+	if p.sh != nil {
+		q, k, l := p.skillAt(i)
+		if tgz, zip, ok = q.Archives(l); ok {
+			tgz, zip = p.sh.globalRes(k, tgz), p.sh.globalRes(k, zip)
+		}
+		return tgz, zip, ok
+	}
 	l := p.Skill(i, SkillArchives)
 	if len(l) != 8 {
 		return 0, 0, false
@@ -359,10 +429,21 @@ func (p *Pack) HTTPDoc(path string, f int) (b []byte, ok bool) {
 }
 
 // NumDirs returns the number of directory resources.
-func (p *Pack) NumDirs() int { return int(p.tables[TableDirs].rows) }
+func (p *Pack) NumDirs() int {
+	if p.sh != nil {
+		return int(p.sh.dirs[p.sh.n])
+	}
+	return int(p.tables[TableDirs].rows)
+}
 
 // Dir returns field f (a Dir* constant) of directory i. It panics if i is out of range.
-func (p *Pack) Dir(i int, f int) []byte { return p.cell(TableDirs, p.row(TableDirs, i), f) }
+func (p *Pack) Dir(i int, f int) []byte {
+	if p.sh != nil {
+		q, _, l := p.dirAt(i)
+		return q.Dir(l, f)
+	}
+	return p.cell(TableDirs, p.row(TableDirs, i), f)
+}
 
 // Child is one entry of a directory listing.
 type Child struct {
@@ -375,6 +456,16 @@ func (p *Pack) NumChildren(d int) int { return len(p.Dir(d, DirChildren)) / 4 }
 
 // ChildAt returns the k-th direct child of directory d, in URI order.
 func (p *Pack) ChildAt(d, k int) Child {
+	if p.sh != nil {
+		q, s, l := p.dirAt(d)
+		c := q.ChildAt(l, k)
+		if c.Dir {
+			c.Index += int(p.sh.dirs[s])
+		} else {
+			c.Index = p.sh.globalRes(s, c.Index)
+		}
+		return c
+	}
 	c := u32(p.Dir(d, DirChildren), k*4)
 	return Child{Dir: c&DirBit != 0, Index: int(c &^ DirBit)}
 }
@@ -388,17 +479,46 @@ func (p *Pack) row(kind uint32, i int) uint32 {
 
 // ResourceByURI returns the resource whose URI is exactly uri. ok is false when none is.
 func (p *Pack) ResourceByURI(uri string) (i int, ok bool) {
+	if p.sh != nil {
+		if i, ok := p.search(p.cell(TableIndex, 0, IndexResByURI), uri, TableResources, ResURI); ok {
+			return p.sh.rootResNum(i), true
+		}
+		k := p.sh.shardFor(p.sh.firstURI, uri)
+		if k < 0 {
+			return 0, false
+		}
+		if i, ok = p.sh.get(k).ResourceByURI(uri); ok {
+			i = p.sh.globalRes(k, i)
+		}
+		return i, ok
+	}
 	return p.search(p.cell(TableIndex, 0, IndexResByURI), uri, TableResources, ResURI)
 }
 
 // SkillByURI returns the skill whose SKILL.md URI is exactly uri. ok is false when none is.
 func (p *Pack) SkillByURI(uri string) (i int, ok bool) {
+	if p.sh != nil {
+		k := p.sh.shardFor(p.sh.firstURI, uri)
+		if k < 0 {
+			return 0, false
+		}
+		i, ok = p.sh.get(k).SkillByURI(uri)
+		return i + int(p.sh.skills[k]), ok
+	}
 	return p.search(p.cell(TableIndex, 0, IndexSkillsByURI), uri, TableSkills, SkillURI)
 }
 
 // SkillsByName returns the skills whose name is exactly name, in listing order: none, one,
 // or several when names repeat under different prefixes.
 func (p *Pack) SkillsByName(name string) []int {
+	if p.sh != nil {
+		var out []int
+		rows := p.keyRows(p.sh.names, name)
+		for k := 0; k < len(rows); k += 4 {
+			out = append(out, int(u32(rows, k)))
+		}
+		return out
+	}
 	index := p.cell(TableIndex, 0, IndexSkillsByName)
 	n := len(index) / 4
 	at := func(k int) string { return string(p.cell(TableSkills, u32(index, k*4), SkillName)) }
@@ -421,22 +541,36 @@ func (p *Pack) SkillPath(i int) []byte {
 // [lo, hi) of ranks in SKILL.md URI order (SkillByURIRank): a prefix ending in "/" gives
 // the skills under a URI, segment by segment. Two binary searches.
 func (p *Pack) SkillsUnder(prefix string) (lo, hi int) {
+	if p.sh != nil {
+		return p.prefixRanks(p.sh.firstURI, prefix, uriBelow)
+	}
 	return p.prefixRange(p.cell(TableIndex, 0, IndexSkillsByURI), prefix, func(r uint32) []byte { return p.cell(TableSkills, r, SkillURI) })
 }
 
 // SkillByURIRank returns the skill at rank k of SKILL.md URI order.
 func (p *Pack) SkillByURIRank(k int) int {
+	if p.sh != nil {
+		s := p.sh.shardOf(p.sh.skills, k)
+		return p.sh.get(s).SkillByURIRank(k-int(p.sh.skills[s])) + int(p.sh.skills[s])
+	}
 	return int(u32(p.cell(TableIndex, 0, IndexSkillsByURI), k*4))
 }
 
 // SkillPathsWithPrefix returns the skills whose path (SkillPath) starts with prefix, as
 // the range [lo, hi) of ranks in path order (SkillByPathRank). Two binary searches.
 func (p *Pack) SkillPathsWithPrefix(prefix string) (lo, hi int) {
+	if p.sh != nil {
+		return p.prefixRanks(p.sh.firstPath, prefix, pathBelow)
+	}
 	return p.prefixRange(p.cell(TableIndex, 0, IndexSkillsByPath), prefix, func(r uint32) []byte { return p.SkillPath(int(r)) })
 }
 
 // SkillByPathRank returns the skill at rank k of path order.
 func (p *Pack) SkillByPathRank(k int) int {
+	if p.sh != nil {
+		s := p.sh.shardOf(p.sh.skills, k)
+		return p.sh.get(s).SkillByPathRank(k-int(p.sh.skills[s])) + int(p.sh.skills[s])
+	}
 	return int(u32(p.cell(TableIndex, 0, IndexSkillsByPath), k*4))
 }
 
@@ -454,11 +588,21 @@ func (p *Pack) SkillByPath(path string) (i int, ok bool) {
 // SkillFilesWithPrefix returns the files of skill i whose URI starts with prefix, as the
 // range [lo, hi) of ranks in the skill's file list (SkillFileAt), which is sorted by URI.
 func (p *Pack) SkillFilesWithPrefix(i int, prefix string) (lo, hi int) {
+	if p.sh != nil {
+		q, _, l := p.skillAt(i)
+		return q.SkillFilesWithPrefix(l, prefix)
+	}
 	return p.prefixRange(p.Skill(i, SkillFiles), prefix, func(r uint32) []byte { return p.cell(TableResources, r, ResURI) })
 }
 
 // SkillFileAt returns the resource of the file at rank k of skill i's file list.
-func (p *Pack) SkillFileAt(i, k int) int { return int(u32(p.Skill(i, SkillFiles), k*4)) }
+func (p *Pack) SkillFileAt(i, k int) int {
+	if p.sh != nil {
+		q, s, l := p.skillAt(i)
+		return p.sh.globalRes(s, q.SkillFileAt(l, k))
+	}
+	return int(u32(p.Skill(i, SkillFiles), k*4))
+}
 
 // prefixRange finds, in list (uint32 rows sorted by key), the ranks [lo, hi) of the rows
 // whose key starts with prefix. The rows with a prefix are contiguous in key order, so two
@@ -472,6 +616,14 @@ func (p *Pack) prefixRange(list []byte, prefix string, key func(uint32) []byte) 
 
 // DirByURI returns the directory resource whose URI is exactly uri (no trailing slash).
 func (p *Pack) DirByURI(uri string) (i int, ok bool) {
+	if p.sh != nil {
+		k := p.sh.shardFor(p.sh.firstURI, uri)
+		if k < 0 {
+			return 0, false
+		}
+		i, ok = p.sh.get(k).DirByURI(uri)
+		return i + int(p.sh.dirs[k]), ok
+	}
 	n := p.NumDirs()
 	i = sort.Search(n, func(k int) bool { return string(p.cell(TableDirs, uint32(k), DirURI)) >= uri })
 	if i < n && string(p.cell(TableDirs, uint32(i), DirURI)) == uri {

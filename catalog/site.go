@@ -87,19 +87,40 @@ func (p *Pack) checkSite() error {
 
 // NumHTTPSkills returns how many skills well-known HTTP publishes (those whose name no
 // other skill shares).
-func (p *Pack) NumHTTPSkills() int { return len(p.Site(SiteHTTPSkills)) / 4 }
+func (p *Pack) NumHTTPSkills() int {
+	if p.sh != nil {
+		return int(p.sh.pubs[p.sh.n])
+	}
+	return len(p.Site(SiteHTTPSkills)) / 4
+}
 
 // HTTPSkill returns the k-th skill well-known HTTP publishes, in listing order.
-func (p *Pack) HTTPSkill(k int) int { return int(u32(p.Site(SiteHTTPSkills), k*4)) }
+func (p *Pack) HTTPSkill(k int) int {
+	if p.sh != nil {
+		s := p.sh.shardOf(p.sh.pubs, k)
+		return p.sh.get(s).HTTPSkill(k-int(p.sh.pubs[s])) + int(p.sh.skills[s])
+	}
+	return int(u32(p.Site(SiteHTTPSkills), k*4))
+}
 
 // Fallback returns field f (a Fallback* constant) of skill i. It panics if i is out of
 // range.
 func (p *Pack) Fallback(i int, f int) []byte {
+	if p.sh != nil {
+		q, _, l := p.skillAt(i)
+		return q.Fallback(l, f)
+	}
 	return p.cell(TableFallback, p.row(TableFallback, i), f)
 }
 
 // SkillMD returns the resource row of skill i's SKILL.md.
-func (p *Pack) SkillMD(i int) int { return int(u32(p.Fallback(i, FallbackSkillMD), 0)) }
+func (p *Pack) SkillMD(i int) int {
+	if p.sh != nil {
+		q, s, l := p.skillAt(i)
+		return p.sh.globalRes(s, q.SkillMD(l))
+	}
+	return int(u32(p.Fallback(i, FallbackSkillMD), 0))
+}
 
 // Site returns field f (a Site* constant) of the site table.
 func (p *Pack) Site(f int) []byte { return p.cell(TableSite, 0, f) }
@@ -107,5 +128,11 @@ func (p *Pack) Site(f int) []byte { return p.cell(TableSite, 0, f) }
 // SkillByPrompt returns the skill whose prompt name is exactly name. ok is false when none
 // is.
 func (p *Pack) SkillByPrompt(name string) (i int, ok bool) {
+	if p.sh != nil {
+		if rows := p.keyRows(p.sh.prompts, name); len(rows) == 4 {
+			return int(u32(rows, 0)), true
+		}
+		return 0, false
+	}
 	return p.search(p.Site(SitePromptsByName), name, TableFallback, FallbackPrompt)
 }

@@ -41,6 +41,10 @@ type EncodeOptions struct {
 	// Progress, if not nil, is called with the number of skills whose archives are done
 	// after each one: archiving is most of the work on a large catalog.
 	Progress func(done int)
+	// ShardBytes, if above 0, makes the index a sharded root (catalog/shards.go) whose
+	// shards hold about ShardBytes bytes of index each, put in the store with the
+	// objects. The answers are the same; a reader holds only the shards it reads.
+	ShardBytes int
 }
 
 // EncodeWith is Encode with options. The index and the objects are the same bytes
@@ -57,7 +61,15 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 		}
 		en.st = st
 	}
-	index := en.index(c, opt.Progress)
+	var index []byte
+	if opt.ShardBytes > 0 {
+		if c.Access != nil || c.Versions != nil && len(c.Versions.Older) > 0 {
+			return nil, ErrNotShardable
+		}
+		index = en.sharded(c, opt.ShardBytes, opt.Progress)
+	} else {
+		index = en.index(c, opt.Progress)
+	}
 	if en.err != nil {
 		return nil, en.err
 	}
@@ -98,8 +110,9 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 			progress(i + 1)
 		}
 	}
-	index := en.doc(IndexURI, "application/json", juneIndex(c, arch))
-	resRows = append(resRows, en.blobRow(index, "index.json", "The skills index (June 2026 draft of SEP-2640): every skill with its SKILL.md digest, frontmatter and archives."))
+	if !en.shard {
+		resRows = append(resRows, en.indexRow(c, arch))
+	}
 	listed := len(resRows)
 	archiveRows := map[*Skill][]uint32{}
 	for _, s := range c.Skills {
@@ -141,23 +154,7 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	}
 	w.Table(catalog.TableSkills, catalog.SkillFields, skillRows)
 
-	var httpRows [][][]byte
-	docs := []*blob{
-		en.doc(catalog.AgentSkillsIndex, "application/json", agentSkillsIndex(c, arch)),
-		en.doc(catalog.SkillsIndex, "application/json", skillsIndex(c)),
-	}
-	if feed != nil {
-		docs = append(docs, feed.json, feed.atom)
-	}
-	for _, doc := range docs {
-		httpRows = append(httpRows, [][]byte{
-			catalog.HTTPPath:        []byte(doc.uri),
-			catalog.HTTPContentType: []byte(doc.mime),
-			catalog.HTTPDigest:      []byte(doc.digest),
-			catalog.HTTPObject:      doc.ref.Cell(),
-		})
-	}
-	w.Table(catalog.TableHTTP, catalog.HTTPFields, httpRows)
+	w.Table(catalog.TableHTTP, catalog.HTTPFields, en.httpRows(c, arch, feed))
 
 	skillMD := func(s *Skill) int { return e.fileIndex[skillURI(s)] }
 	w.Table(catalog.TableFallback, catalog.FallbackFields, fallbackRows(c, skillMD))
@@ -170,14 +167,19 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	for _, s := range httpSkills(c) {
 		published = append(published, rowOf[s])
 	}
-	w.Table(catalog.TableSite, catalog.SiteFields, [][][]byte{{
+	site := [][]byte{
 		catalog.SiteTools:         toolsList(c),
 		catalog.SitePromptsByName: catalog.U32s(sortedRows(len(c.Skills), func(i int) string { return prompts[i] })),
 		catalog.SiteHTTPSkills:    catalog.U32s(published),
 		catalog.SitePage:          pageTemplate(c),
-		catalog.SitePageSkills:    en.add(pageSkills(c, arch), "the catalog page's skills").Cell(),
 		catalog.SitePageCSP:       []byte(pageCSP()),
-	}})
+	}
+	if !en.shard {
+		site[catalog.SitePageSkills] = en.add(pageSkills(c, arch), "the catalog page's skills").Cell()
+	} else {
+		site[catalog.SiteTools], site[catalog.SitePage], site[catalog.SitePageCSP] = nil, nil, nil
+	}
+	w.Table(catalog.TableSite, catalog.SiteFields, [][][]byte{site})
 
 	dirRows := make([][][]byte, len(e.dirs))
 	for i, d := range e.dirs {
@@ -209,7 +211,7 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		catalog.IndexSkillsByPath: catalog.U32s(skillsByPath),
 	}})
 
-	if !en.older {
+	if !en.older && !en.shard {
 		w.Table(catalog.TableSearch, search.NumFields, searchTable(c, arch))
 	}
 	if c.Versions != nil && len(c.Versions.Older) > 0 {
@@ -373,4 +375,36 @@ func entriesDigest(skills []*Skill) string {
 		h.Write(versionsDigestLine(s))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// indexRow puts skill://index.json (the June 2026 draft's index) in the store and returns
+// its resource row.
+func (en *encoder) indexRow(c *Catalog, arch map[*Skill][]*blob) [][]byte {
+	index := en.doc(IndexURI, "application/json", juneIndex(c, arch))
+	return en.blobRow(index, "index.json", "The skills index (June 2026 draft of SEP-2640): every skill with its SKILL.md digest, frontmatter and archives.")
+}
+
+// httpRows puts the documents served over well-known HTTP in the store and returns
+// TableHTTP's rows: none for a shard.
+func (en *encoder) httpRows(c *Catalog, arch map[*Skill][]*blob, feed *feedDocs) [][][]byte {
+	if en.shard {
+		return nil
+	}
+	docs := []*blob{
+		en.doc(catalog.AgentSkillsIndex, "application/json", agentSkillsIndex(c, arch)),
+		en.doc(catalog.SkillsIndex, "application/json", skillsIndex(c)),
+	}
+	if feed != nil {
+		docs = append(docs, feed.json, feed.atom)
+	}
+	var rows [][][]byte
+	for _, doc := range docs {
+		rows = append(rows, [][]byte{
+			catalog.HTTPPath:        []byte(doc.uri),
+			catalog.HTTPContentType: []byte(doc.mime),
+			catalog.HTTPDigest:      []byte(doc.digest),
+			catalog.HTTPObject:      doc.ref.Cell(),
+		})
+	}
+	return rows
 }

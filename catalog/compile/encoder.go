@@ -28,6 +28,10 @@ type encoder struct {
 	// older is set while the index of the older versions is encoded, which has no search
 	// table: a search finds the latest skills only.
 	older bool
+	// shard is set while a shard of a sharded index is encoded (shards.go): its skills'
+	// rows only, without what the root holds (the documents, skill://index.json, the page,
+	// the search table).
+	shard bool
 }
 
 // fail records err, the first one only.

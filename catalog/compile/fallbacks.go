@@ -111,6 +111,17 @@ func sizeText(n int64) string {
 // Numbering duplicates (deploy-2) was rejected: the number depends on which other skills
 // exist and says nothing about which skill it is.
 func promptNames(c *Catalog) []string {
+	if c.whole != nil { // a shard's skills are named as in the whole catalog
+		all, at := promptNames(c.whole), map[*Skill]int{}
+		for i, s := range c.whole.Skills {
+			at[s] = i
+		}
+		names := make([]string, len(c.Skills))
+		for i, s := range c.Skills {
+			names[i] = all[at[s]]
+		}
+		return names
+	}
 	count := map[string]int{}
 	for _, s := range c.Skills {
 		count[s.Name]++

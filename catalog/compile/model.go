@@ -67,6 +67,9 @@ type Catalog struct {
 	// where it was published too.
 	Declassify []string
 	Versions   *Versions
+	// whole is set on the run of skills of one shard (shards.go): the catalog they belong
+	// to, which names their prompts and says which are published.
+	whole *Catalog
 }
 
 // Skill is one directory holding a SKILL.md.

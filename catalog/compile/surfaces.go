@@ -74,7 +74,11 @@ func juneIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 // no other skill shares (the indexes are keyed by name; Load warns about duplicates).
 func httpSkills(c *Catalog) []*Skill {
 	count := map[string]int{}
-	for _, s := range c.Skills {
+	all := c.Skills
+	if c.whole != nil { // a shard publishes what the whole catalog does
+		all = c.whole.Skills
+	}
+	for _, s := range all {
 		count[s.Name]++
 	}
 	var out []*Skill

@@ -1,0 +1,198 @@
+package compile
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/search"
+)
+
+// ErrNotShardable is returned by EncodeWith when asked to shard a catalog that keeps
+// versions or has an access policy: their views and older versions are indexes of their
+// own, which a root does not split yet.
+var ErrNotShardable = errors.New("compile: a catalog with an access policy or kept versions is not sharded")
+
+// keyChunkBytes is about how large a chunk of a key lookup (names, prompt names) grows.
+const keyChunkBytes = 32 << 10
+
+// sharded encodes c as a sharded index (catalog/shards.go): a root, and shards of about
+// target bytes each, every one a public-format index of a run of skills put in the store.
+// The answers it gives are the whole index's, byte for byte: the root's digest is the
+// whole index's, and every row is rendered by index, from the whole catalog's names.
+func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
+	whole := newEncoding(c)
+	var shardRows [][][]byte
+	var at [5]uint32 // skills, files, unlisted, dirs, published before the next shard
+	offsets := func() [][]byte {
+		row := make([][]byte, catalog.ShardFields)
+		for j, f := range []int{catalog.ShardSkills, catalog.ShardFiles, catalog.ShardUnlisted, catalog.ShardDirs, catalog.ShardPublished} {
+			row[f] = catalog.U32s([]uint32{at[j]})
+		}
+		return row
+	}
+	for _, run := range shardRuns(c, target) {
+		done := run[0]
+		sub := &Catalog{Skills: c.Skills[run[0]:run[1]], TrustRoot: c.TrustRoot, whole: c}
+		en.shard = true
+		b := en.index(sub, func(n int) {
+			if progress != nil {
+				progress(done + n)
+			}
+		})
+		en.shard = false
+		if en.err != nil {
+			return nil
+		}
+		q, err := catalog.Open(b)
+		if err != nil {
+			panic("compile: a shard that does not open: " + err.Error()) // a bug of index
+		}
+		row := offsets()
+		row[catalog.ShardObject] = en.add(b, fmt.Sprintf("index shard %d (skills %d to %d)", len(shardRows), run[0]+1, run[1])).Cell()
+		uri, path := firstKeys(sub.Skills)
+		row[catalog.ShardFirstURI], row[catalog.ShardFirstPath] = []byte(uri), []byte(path)
+		shardRows = append(shardRows, row)
+		files := q.NumListed()
+		for j, n := range []int{q.NumSkills(), files, q.NumResources() - files, q.NumDirs(), q.NumHTTPSkills()} {
+			at[j] += uint32(n)
+		}
+	}
+	shardRows = append(shardRows, offsets())
+
+	arch := map[*Skill][]*blob{}
+	for _, s := range c.Skills {
+		if a := en.archives(s, whole.fileIndex); a != nil {
+			arch[s] = a
+		}
+	}
+	var w catalog.Writer
+	w.Table(catalog.TableShards, catalog.ShardFields, shardRows)
+	w.Table(catalog.TableKeys, catalog.KeysFields, en.keyChunks(c))
+	resRows := [][][]byte{en.indexRow(c, arch)}
+	w.Table(catalog.TableResources, catalog.ResFields, resRows)
+	w.Table(catalog.TableHTTP, catalog.HTTPFields, en.httpRows(c, arch, nil))
+	w.Table(catalog.TableFallback, catalog.FallbackFields, nil)
+	w.Table(catalog.TableDirs, catalog.DirFields, nil)
+	w.Table(catalog.TableSite, catalog.SiteFields, [][][]byte{{
+		catalog.SiteTools:      toolsList(c),
+		catalog.SitePage:       pageTemplate(c),
+		catalog.SitePageSkills: en.add(pageSkills(c, arch), "the catalog page's skills").Cell(),
+		catalog.SitePageCSP:    []byte(pageCSP()),
+	}})
+	w.Table(catalog.TableIndex, catalog.IndexFields, [][][]byte{{
+		catalog.IndexResByURI:     catalog.U32s([]uint32{0}),
+		catalog.IndexListed:       catalog.U32s([]uint32{1}),
+		catalog.IndexSkillsByPath: nil,
+	}})
+	w.Table(catalog.TableSearch, search.NumFields, searchTable(c, arch))
+	w.Table(catalog.TableMeta, catalog.MetaFields, [][][]byte{{
+		catalog.MetaDigest:    []byte(entriesDigest(c.Skills)),
+		catalog.MetaGenerator: []byte(Generator),
+		catalog.MetaTrustRoot: []byte(c.TrustRoot),
+	}})
+	return w.Bytes()
+}
+
+// firstKeys returns the least URI and the least path of skills: each skill's directory
+// URI is a prefix of all its URIs, so the least of them.
+func firstKeys(skills []*Skill) (uri, path string) {
+	for i, s := range skills {
+		p := catalog.EscapePath(s.Path)
+		if i == 0 || p < path {
+			path = p
+		}
+	}
+	return catalog.Scheme + path, path
+}
+
+// shardRuns cuts c's skills, in listing order, into runs [from, to) of about target
+// estimated index bytes each. A cut falls only where every URI (of a skill, its files,
+// directories and archives) and every path before it sorts below every one after it, so
+// that each run is contiguous in the three orders a lookup follows: a nested skill stays
+// with its parent, and "pdf" with "pdf-tools" (whose URIs sort between "skill://pdf" and
+// "skill://pdf/…"). A run may grow past target while no cut is allowed.
+func shardRuns(c *Catalog, target int) [][2]int {
+	n := len(c.Skills)
+	lo, hi := make([]string, n), make([]string, n) // each skill's least and greatest URI
+	paths := make([]string, n)
+	for i, s := range c.Skills {
+		base := catalog.Scheme + catalog.EscapePath(s.Path)
+		lo[i], hi[i] = base, base+catalog.ArchiveZip
+		for _, f := range s.Files {
+			hi[i] = max(hi[i], fileURI(f))
+		}
+		hi[i] = max(hi[i], base+catalog.ArchiveTarGz)
+		paths[i] = catalog.EscapePath(s.Path)
+	}
+	// A cut after skill i needs the greatest key up to i below the least after it.
+	sufLo, sufPath := make([]string, n+1), make([]string, n+1)
+	for i := n - 1; i >= 0; i-- {
+		sufLo[i], sufPath[i] = lo[i], paths[i]
+		if i+1 < n {
+			sufLo[i], sufPath[i] = min(lo[i], sufLo[i+1]), min(paths[i], sufPath[i+1])
+		}
+	}
+	var runs [][2]int
+	from, size := 0, 0
+	var maxHi, maxPath string
+	for i, s := range c.Skills {
+		maxHi, maxPath = max(maxHi, hi[i]), max(maxPath, paths[i])
+		size += estimate(s)
+		if i+1 < n && size >= target && maxHi < sufLo[i+1] && maxPath < sufPath[i+1] {
+			runs = append(runs, [2]int{from, i + 1})
+			from, size = i+1, 0
+		}
+	}
+	if from < n || n == 0 {
+		runs = append(runs, [2]int{from, n})
+	}
+	return runs
+}
+
+// estimate guesses how many bytes of index skill s takes: its entries and descriptors
+// repeat its frontmatter and description a few times, and each file and archive has a row.
+func estimate(s *Skill) int {
+	return 2000 + 4*len(s.Frontmatter) + 4*len(s.Description) + 700*(len(s.Files)+2)
+}
+
+// keyChunks puts the lookups by name and by prompt name in the store, in chunks of about
+// keyChunkBytes, and returns TableKeys' rows.
+func (en *encoder) keyChunks(c *Catalog) [][][]byte {
+	var rows [][][]byte
+	names := map[string][]uint32{}
+	prompts := map[string][]uint32{}
+	for i, p := range promptNames(c) {
+		names[c.Skills[i].Name] = append(names[c.Skills[i].Name], uint32(i))
+		prompts[p] = append(prompts[p], uint32(i))
+	}
+	for _, k := range []struct {
+		kind string
+		rows map[string][]uint32
+	}{{catalog.KeyName, names}, {catalog.KeyPrompt, prompts}} {
+		keys := make([]string, 0, len(k.rows))
+		for key := range k.rows {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys)
+		for len(keys) > 0 {
+			var chunk [][][]byte
+			size := 0
+			for len(keys) > 0 && (size < keyChunkBytes || len(chunk) == 0) {
+				chunk = append(chunk, [][]byte{catalog.KeyRowKey: []byte(keys[0]), catalog.KeyRowSkills: catalog.U32s(k.rows[keys[0]])})
+				size += len(keys[0]) + 4*len(k.rows[keys[0]]) + 16
+				keys = keys[1:]
+			}
+			var w catalog.Writer
+			w.Table(catalog.TableKeyRows, catalog.KeyRowFields, chunk)
+			ref := en.add(w.Bytes(), "an index chunk of skills by "+k.kind)
+			rows = append(rows, [][]byte{
+				catalog.KeysKind:   []byte(k.kind),
+				catalog.KeysFirst:  chunk[0][catalog.KeyRowKey],
+				catalog.KeysObject: ref.Cell(),
+			})
+		}
+	}
+	return rows
+}

@@ -1,0 +1,287 @@
+package compile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/examples"
+)
+
+// shardFolders are catalogs whose shapes cut shards in awkward places: nested skills,
+// names repeated under prefixes, paths whose URIs sort apart from their paths ("pdf" and
+// "pdf-tools", whose URIs sort "skill://pdf", "skill://pdf-tools/…", "skill://pdf/…"), and
+// paths that URIs escape.
+func shardFolders() map[string]fs.FS {
+	folder := func(paths ...string) fstest.MapFS {
+		fsys := fstest.MapFS{}
+		for _, p := range paths {
+			name := p[strings.LastIndexByte(p, '/')+1:]
+			fsys[p+"/SKILL.md"] = md("name: " + name + "\ndescription: the " + p + " skill\n")
+			fsys[p+"/ref/notes.md"] = &fstest.MapFile{Data: []byte("notes of " + p)}
+			fsys[p+"/deploy.tar.gz.md"] = &fstest.MapFile{Data: []byte("not an archive")}
+		}
+		return fsys
+	}
+	return map[string]fs.FS{
+		"examples": examples.FS,
+		"awkward": folder("pdf", "pdf-tools", "pdf-tools/pdf", "pdf/nested", "a/deploy", "b/deploy",
+			"b/deploy-x", "z.y/deploy", "z/deploy", "zz/only", "zz/x/deploy", "zzz"),
+		// Escaped paths sort apart from the listing: "ünï" is listed last and its URIs
+		// ("skill://%C3%BC…") sort first, so no cut is allowed before it.
+		"escaped": folder("a/deploy", "cödé", "ünï/deploy", "b/deploy"),
+	}
+}
+
+// TestShardedSameAsWhole encodes each folder whole and sharded, with shards as small as
+// the cuts allow, and reads every row, list and lookup of both: a sharded index must
+// answer every accessor as the whole index does.
+func TestShardedSameAsWhole(t *testing.T) {
+	for name, fsys := range shardFolders() {
+		t.Run(name, func(t *testing.T) {
+			cat, _, err := Load(fsys, ".", Options{SkipInvalid: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := Encode(cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sharded, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := catalog.Open(whole.Index)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loads := 0
+			s, err := catalog.OpenWith(sharded.Index, func(r catalog.Ref) ([]byte, error) {
+				loads++
+				return sharded.Store.Object(r.Name)
+			}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.Sharded() || len(s.Parts()) < 3 { // a shard or more, and the chunks of names and prompts
+				t.Fatalf("%d parts: the index is not sharded", len(s.Parts()))
+			}
+			if len(sharded.Index) >= len(whole.Index) {
+				t.Errorf("the root is %d bytes, the whole index %d", len(sharded.Index), len(whole.Index))
+			}
+			compareAll(t, w, s)
+			t.Logf("%d parts, %d loads", len(s.Parts()), loads)
+			if len(s.Parts()) > 4 && loads <= len(s.Parts()) {
+				t.Errorf("%d loads for %d parts with a budget of one byte: nothing was evicted", loads, len(s.Parts()))
+			}
+			// Every object the whole index names is in the sharded store, and every object
+			// the sharded index names, its shards' included, is there too.
+			for _, o := range w.Objects() {
+				if _, err := sharded.Store.Object(o.Name); err != nil {
+					t.Errorf("%s: %v", o.What, err)
+				}
+			}
+			for _, o := range s.Objects() {
+				if _, err := sharded.Store.Object(o.Name); err != nil {
+					t.Errorf("%s: %v", o.What, err)
+				}
+			}
+		})
+	}
+}
+
+// compareAll reads everything the server reads of w and s and reports each difference.
+func compareAll(t *testing.T, w, s *catalog.Pack) {
+	t.Helper()
+	diff := func(what string, a, b any) {
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("%s: whole %q, sharded %q", what, a, b)
+		}
+	}
+	diff("digest", w.Digest(), s.Digest())
+	diff("skills", w.NumSkills(), s.NumSkills())
+	diff("resources", w.NumResources(), s.NumResources())
+	diff("listed", w.NumListed(), s.NumListed())
+	diff("dirs", w.NumDirs(), s.NumDirs())
+	diff("published", w.NumHTTPSkills(), s.NumHTTPSkills())
+	if t.Failed() {
+		return
+	}
+	var uris, names, paths []string
+	for i := range w.NumSkills() {
+		s.Tick()
+		for f := range catalog.SkillFields {
+			if f == catalog.SkillFiles || f == catalog.SkillArchives {
+				continue // row numbers inside a shard: compared as SkillFileAt and Archives
+			}
+			diff(fmt.Sprintf("skill %d field %d", i, f), w.Skill(i, f), s.Skill(i, f))
+		}
+		for f := range catalog.FallbackFields {
+			if f != catalog.FallbackSkillMD {
+				diff(fmt.Sprintf("skill %d fallback %d", i, f), w.Fallback(i, f), s.Fallback(i, f))
+			}
+		}
+		diff(fmt.Sprintf("skill %d SKILL.md", i), w.SkillMD(i), s.SkillMD(i))
+		wt, wz, wok := w.Archives(i)
+		st, sz, sok := s.Archives(i)
+		diff(fmt.Sprintf("skill %d archives", i), []any{wt, wz, wok}, []any{st, sz, sok})
+		nfiles := len(w.Skill(i, catalog.SkillFiles)) / 4
+		for k := range nfiles {
+			diff(fmt.Sprintf("skill %d file %d", i, k), w.SkillFileAt(i, k), s.SkillFileAt(i, k))
+		}
+		path := string(w.SkillPath(i))
+		for _, prefix := range []string{"", path, path + "/", path[:len(path)/2]} {
+			wl, wh := w.SkillPathsWithPrefix(prefix)
+			sl, sh := s.SkillPathsWithPrefix(prefix)
+			diff("paths with prefix "+prefix, []int{wl, wh}, []int{sl, sh})
+			uri := catalog.Scheme + prefix
+			wl, wh = w.SkillsUnder(uri)
+			sl, sh = s.SkillsUnder(uri)
+			diff("skills under "+uri, []int{wl, wh}, []int{sl, sh})
+			fl, fh := w.SkillFilesWithPrefix(i, uri)
+			gl, gh := s.SkillFilesWithPrefix(i, uri)
+			diff("files with prefix "+uri, []int{fl, fh}, []int{gl, gh})
+		}
+		uris = append(uris, string(w.Skill(i, catalog.SkillURI)))
+		names = append(names, string(w.Skill(i, catalog.SkillName)), string(w.Fallback(i, catalog.FallbackPrompt)))
+		paths = append(paths, path)
+	}
+	for k := range w.NumSkills() {
+		diff(fmt.Sprintf("URI rank %d", k), w.SkillByURIRank(k), s.SkillByURIRank(k))
+		diff(fmt.Sprintf("path rank %d", k), w.SkillByPathRank(k), s.SkillByPathRank(k))
+	}
+	for k := range w.NumHTTPSkills() {
+		diff(fmt.Sprintf("published %d", k), w.HTTPSkill(k), s.HTTPSkill(k))
+	}
+	for i := range w.NumResources() {
+		s.Tick()
+		for f := range catalog.ResFields {
+			diff(fmt.Sprintf("resource %d field %d", i, f), w.Resource(i, f), s.Resource(i, f))
+		}
+		uris = append(uris, string(w.Resource(i, catalog.ResURI)))
+	}
+	for d := range w.NumDirs() {
+		for f := range catalog.DirFields {
+			if f != catalog.DirChildren {
+				diff(fmt.Sprintf("dir %d field %d", d, f), w.Dir(d, f), s.Dir(d, f))
+			}
+		}
+		diff(fmt.Sprintf("dir %d children", d), w.NumChildren(d), s.NumChildren(d))
+		for k := range w.NumChildren(d) {
+			diff(fmt.Sprintf("dir %d child %d", d, k), w.ChildAt(d, k), s.ChildAt(d, k))
+		}
+		uris = append(uris, string(w.Dir(d, catalog.DirURI)))
+	}
+	for _, u := range append(uris, "skill://", "skill://0", "skill://~", "skill://pdf-tools/x", "") {
+		for _, probe := range []string{u, u + "/", u + "x", strings.TrimSuffix(u, "/SKILL.md")} {
+			wi, wok := w.ResourceByURI(probe)
+			si, sok := s.ResourceByURI(probe)
+			diff("resource by URI "+probe, []any{wi, wok}, []any{si, sok})
+			wi, wok = w.SkillByURI(probe)
+			si, sok = s.SkillByURI(probe)
+			if wok || sok {
+				diff("skill by URI "+probe, []any{wi, wok}, []any{si, sok})
+			}
+			wi, wok = w.DirByURI(probe)
+			si, sok = s.DirByURI(probe)
+			if wok || sok {
+				diff("dir by URI "+probe, []any{wi, wok}, []any{si, sok})
+			}
+			wl, wh := w.SkillsUnder(probe)
+			sl, sh := s.SkillsUnder(probe)
+			diff("skills under "+probe, []int{wl, wh}, []int{sl, sh})
+		}
+	}
+	for _, n := range append(names, "", "nope", "zzzz", "a") {
+		diff("skills named "+n, w.SkillsByName(n), s.SkillsByName(n))
+		wi, wok := w.SkillByPrompt(n)
+		si, sok := s.SkillByPrompt(n)
+		diff("prompt "+n, []any{wi, wok}, []any{si, sok})
+	}
+	for _, p := range append(paths, "", "zz", "a/") {
+		wi, wok := w.SkillByPath(p)
+		si, sok := s.SkillByPath(p)
+		diff("skill by path "+p, []any{wi, wok}, []any{si, sok})
+	}
+	for f := range catalog.SiteFields {
+		if f != catalog.SitePromptsByName && f != catalog.SiteHTTPSkills {
+			diff(fmt.Sprintf("site %d", f), w.Site(f), s.Site(f))
+		}
+	}
+	for _, doc := range []string{catalog.AgentSkillsIndex, catalog.SkillsIndex} {
+		a, _ := w.HTTPDoc(doc, catalog.HTTPObject)
+		b, _ := s.HTTPDoc(doc, catalog.HTTPObject)
+		diff(doc, a, b)
+	}
+	ws, ss := w.Search(), s.Search()
+	diff("search fields", len(ws), len(ss))
+	for f := range min(len(ws), len(ss)) {
+		if !bytes.Equal(ws[f], ss[f]) {
+			t.Errorf("search field %d differs", f)
+		}
+	}
+}
+
+// TestShardedMissing: without a Loader, a read of a shard not given panics with a
+// *catalog.Missing naming it; once given (and only with the right bytes), it is read.
+func TestShardedMissing(t *testing.T) {
+	cat, _, err := Load(examples.FS, ".", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.Open(enc.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() (m *catalog.Missing) {
+		defer func() {
+			if r := recover(); r != nil {
+				m = r.(*catalog.Missing)
+			}
+		}()
+		p.Want(0, p.NumSkills())
+		return nil
+	}
+	m := read()
+	if m == nil || len(m.Refs) < 2 {
+		t.Fatalf("Want of every skill asked for %v", m)
+	}
+	if err := p.Give([]byte("not a shard")); !errors.Is(err, catalog.ErrNotWanted) {
+		t.Errorf("Give of other bytes: %v", err)
+	}
+	for _, r := range m.Refs {
+		b, err := enc.Store.Object(r.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Give(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := read(); m != nil {
+		t.Fatalf("still missing %v", m.Refs)
+	}
+	if got := string(p.Skill(0, catalog.SkillPath)); got != "acme/billing/refunds" {
+		t.Errorf("skill 0 is %q", got)
+	}
+}
+
+// TestNotShardable: a private catalog, or one keeping versions, is refused.
+func TestNotShardable(t *testing.T) {
+	cat, _, err := Load(accessFolder("access:\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n"), ".", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1}); !errors.Is(err, ErrNotShardable) {
+		t.Errorf("a private catalog sharded: %v", err)
+	}
+}

@@ -1,0 +1,83 @@
+package tests
+
+import (
+	"errors"
+	"io/fs"
+	"sync"
+	"testing"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/examples"
+	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
+)
+
+// shardedBuilds holds the sharded build of each case folder, by key ("" for the examples).
+var shardedBuilds sync.Map // key -> func() (*compile.Encoded, error)
+
+// buildSharded is buildCase with the index sharded as finely as the cuts allow: every
+// request that reads a skill reads it from a shard.
+func buildSharded(cs *caseSkills) (*compile.Encoded, error) {
+	var fsys fs.FS = examples.FS
+	root, key := "examples", ""
+	if cs != nil {
+		fsys, root, key = cs.fs, "skills", cs.key
+	}
+	f, _ := shardedBuilds.LoadOrStore(key, sync.OnceValues(func() (*compile.Encoded, error) {
+		c, problems, err := compile.Load(fsys, root, compile.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if compile.HasErrors(problems) {
+			return nil, fmtProblems(problems)
+		}
+		return compile.EncodeWith(c, compile.EncodeOptions{ShardBytes: 1})
+	}))
+	return f.(func() (*compile.Encoded, error))()
+}
+
+// newSharded is the in-process target over the sharded build, which reads its shards from
+// the store with a budget of one byte: every request past the first evicts what the one
+// before it read, so that every answer is made from shards loaded again.
+func newSharded(t *testing.T, options []byte, skills *caseSkills) target {
+	enc, err := buildSharded(skills)
+	if errors.Is(err, compile.ErrNotShardable) {
+		t.Skip("a catalog with an access policy or kept versions is not sharded")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.OpenWith(enc.Index, func(r catalog.Ref) ([]byte, error) { return enc.Store.Object(r.Name) }, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Sharded() {
+		t.Fatal("the index is not sharded")
+	}
+	opt, err := wire.ParseOptions(options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tickingTarget{inProcess{edge.New(p, opt), enc.Store}, p}
+}
+
+// tickingTarget tells the index of each request, as the plugin does.
+type tickingTarget struct {
+	inProcess
+	p *catalog.Pack
+}
+
+func (s tickingTarget) HTTP(t *testing.T, frame []byte) []byte {
+	s.p.Tick()
+	return s.inProcess.HTTP(t, frame)
+}
+
+func (s tickingTarget) Message(t *testing.T, version string, line []byte) ([]byte, string) {
+	s.p.Tick()
+	return s.inProcess.Message(t, version, line)
+}
+
+// TestCasesSharded runs every protocol case against a sharded index: its answers must be
+// the whole index's, byte for byte.
+func TestCasesSharded(t *testing.T) { runCases(t, newSharded, false) }
