@@ -33,7 +33,7 @@ type Pack struct {
 
 // tableKinds bounds the table kinds this reader knows (TableMeta … TableKeyRows); tables
 // of other kinds, from newer writers, are checked and skipped.
-const tableKinds = 21
+const tableKinds = 22
 
 type table struct {
 	rows, fields uint32

@@ -49,9 +49,10 @@ import (
 
 // Table kinds of a sharded index.
 const (
-	TableShards  uint32 = 18
-	TableKeys    uint32 = 19
-	TableKeyRows uint32 = 20 // the one table of a key chunk
+	TableShards   uint32 = 18
+	TableKeys     uint32 = 19
+	TableKeyRows  uint32 = 20 // the one table of a key chunk
+	TablePostings uint32 = 21 // the one table, of one row and one field, of a postings chunk
 )
 
 // Fields of TableShards.
@@ -77,8 +78,9 @@ const (
 
 // Kinds of TableKeys rows.
 const (
-	KeyName   = "name"   // a skill's name: SkillsByName
-	KeyPrompt = "prompt" // a skill's prompt name: SkillByPrompt
+	KeyName     = "name"     // a skill's name: SkillsByName
+	KeyPrompt   = "prompt"   // a skill's prompt name: SkillByPrompt
+	KeyPostings = "postings" // a chunk of the search table's postings (package search), in order; its first key is its first term
 )
 
 // Fields of TableKeyRows.
@@ -100,6 +102,10 @@ func (m *Missing) Error() string {
 	return fmt.Sprintf("catalog: %d index shard(s) not loaded", len(m.Refs))
 }
 
+// ErrMissing is what a Loader returns for an object it does not have: the read panics
+// with a *Missing naming it, as without a Loader.
+var ErrMissing = errors.New("catalog: index shard not at hand")
+
 // ErrNotWanted is returned by Give for bytes that are no part of the index it was asked
 // for: their SHA-256 names no shard or chunk.
 var ErrNotWanted = errors.New("catalog: the object given is no shard of this index")
@@ -112,8 +118,9 @@ type sharded struct {
 	firstURI, firstPath                 [][]byte
 	rootListed, rootRes                 int   // the root's own resources: listed, all
 	names, prompts                      []int // the parts of each key chunk, in key order
+	postings                            []int // the parts of each postings chunk, in order
 	parts                               []*part
-	byName                              map[string]int // object name → part
+	byName                              map[string][]int // object name → the parts it is
 	mu                                  sync.Mutex
 	load                                Loader
 	budget, held                        int64
@@ -127,7 +134,7 @@ type part struct {
 	first []byte // the chunk's first key (key chunks only)
 	pack  *Pack
 	used  uint64 // the clock when last read
-	shard int    // the shard number, or -1 for a key chunk
+	shard int    // the shard number; -1 for a chunk of names, -2 of prompts, -3 of postings
 }
 
 // OpenWith is Open with a Loader for the shards of a sharded index, which keeps at most
@@ -173,13 +180,18 @@ func (p *Pack) Give(b []byte) error {
 		return ErrNotWanted
 	}
 	sum := sha256.Sum256(b)
-	k, ok := p.sh.byName[hex.EncodeToString(sum[:])]
-	if !ok {
+	parts := p.sh.byName[hex.EncodeToString(sum[:])]
+	if len(parts) == 0 {
 		return ErrNotWanted
 	}
 	p.sh.mu.Lock()
 	defer p.sh.mu.Unlock()
-	return p.sh.open(k, b)
+	for _, k := range parts { // one object may be chunks of several lookups
+		if err := p.sh.open(k, b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Held returns how many bytes of shards and chunks a sharded index holds, and how many
@@ -215,7 +227,7 @@ func (p *Pack) openSharded() error {
 		return fmt.Errorf("%w: the shard tables are missing or short", ErrCorrupt)
 	}
 	n := int(t.rows) - 1
-	sh := &sharded{n: n, byName: map[string]int{}}
+	sh := &sharded{n: n, byName: map[string][]int{}}
 	cols := []*[]uint32{&sh.skills, &sh.files, &sh.unlisted, &sh.dirs, &sh.pubs}
 	for c := range cols {
 		*cols[c] = make([]uint32, n+1)
@@ -250,25 +262,25 @@ func (p *Pack) openSharded() error {
 			return fmt.Errorf("%w: shard %d holds no skill", ErrCorrupt, r)
 		}
 	}
-	var last [2]string
+	var last [3]string
 	for r := uint32(0); r < keys.rows; r++ {
 		kind, first := string(p.cell(TableKeys, r, KeysKind)), p.cell(TableKeys, r, KeysFirst)
 		ref, err := ParseRef(p.cell(TableKeys, r, KeysObject))
 		if err != nil {
 			return fmt.Errorf("%w (key chunk %d)", err, r)
 		}
-		k := map[string]int{KeyName: 0, KeyPrompt: 1}
+		k := map[string]int{KeyName: 0, KeyPrompt: 1, KeyPostings: 2}
 		i, ok := k[kind]
 		if !ok {
 			continue // a kind of a later format
 		}
-		list := [2]*[]int{&sh.names, &sh.prompts}[i]
+		list := [3]*[]int{&sh.names, &sh.prompts, &sh.postings}[i]
 		if len(*list) > 0 && string(first) <= last[i] {
 			return fmt.Errorf("%w: key chunks out of order", ErrCorrupt)
 		}
 		last[i] = string(first)
 		*list = append(*list, len(sh.parts))
-		sh.add(&part{ref: ref, first: first, shard: -1})
+		sh.add(&part{ref: ref, first: first, shard: -1 - i})
 	}
 	res := p.tables[TableResources].rows
 	sh.rootListed, sh.rootRes = int(u32(p.cell(TableIndex, 0, IndexListed), 0)), int(res)
@@ -280,9 +292,7 @@ func (p *Pack) openSharded() error {
 }
 
 func (sh *sharded) add(pt *part) {
-	if _, dup := sh.byName[pt.ref.Name]; !dup {
-		sh.byName[pt.ref.Name] = len(sh.parts)
-	}
+	sh.byName[pt.ref.Name] = append(sh.byName[pt.ref.Name], len(sh.parts))
 	sh.parts = append(sh.parts, pt)
 }
 
@@ -299,9 +309,12 @@ func (sh *sharded) open(k int, b []byte) error {
 	}
 	var q *Pack
 	var err error
-	if pt.shard < 0 {
+	switch {
+	case pt.shard == -3:
+		q, err = openPostings(b)
+	case pt.shard < 0:
 		q, err = openKeyRows(b, int(sh.skills[sh.n]))
-	} else {
+	default:
 		q, err = sh.openShard(pt.shard, b)
 	}
 	if err != nil {
@@ -309,7 +322,7 @@ func (sh *sharded) open(k int, b []byte) error {
 	}
 	// Parts that share an object (two equal chunks) are loaded together.
 	for _, o := range sh.parts {
-		if o.ref.Name == pt.ref.Name && o.pack == nil && (o.shard < 0) == (pt.shard < 0) {
+		if o.ref.Name == pt.ref.Name && o.pack == nil && o.shard == pt.shard {
 			o.pack, o.used = q, sh.clock
 		}
 	}
@@ -352,13 +365,13 @@ func (sh *sharded) evict() {
 		if victim < 0 {
 			return
 		}
-		name := sh.parts[victim].ref.Name
+		v := sh.parts[victim]
 		for _, o := range sh.parts {
-			if o.ref.Name == name && o.pack != nil {
+			if o.ref.Name == v.ref.Name && o.shard == v.shard { // loaded together (open)
 				o.pack = nil
 			}
 		}
-		sh.held -= sh.parts[victim].ref.Size
+		sh.held -= v.ref.Size
 	}
 }
 
@@ -377,6 +390,9 @@ func (sh *sharded) get(k int) *Pack {
 	}
 	defer sh.mu.Unlock()
 	b, err := sh.load(pt.ref)
+	if errors.Is(err, ErrMissing) {
+		panic(&Missing{Refs: []Ref{pt.ref}})
+	}
 	if err == nil {
 		sum := sha256.Sum256(b)
 		if hex.EncodeToString(sum[:]) != pt.ref.Name {
@@ -425,7 +441,25 @@ func (p *Pack) WantSkills(rows []int) {
 
 func (sh *sharded) want(each func(yield func(int))) {
 	if sh.load != nil {
-		each(func(k int) { sh.get(k) })
+		var m *Missing
+		each(func(k int) {
+			defer func() {
+				if r := recover(); r != nil {
+					mk, ok := r.(*Missing)
+					if !ok {
+						panic(r)
+					}
+					if m == nil {
+						m = &Missing{}
+					}
+					m.Refs = append(m.Refs, mk.Refs...)
+				}
+			}()
+			sh.get(k)
+		})
+		if m != nil {
+			panic(m)
+		}
 		return
 	}
 	var m *Missing
@@ -637,4 +671,84 @@ func (sh *sharded) refs(f func(cell []byte, what func() string)) {
 		_ = i
 		q.refs(f)
 	}
+}
+
+// openPostings opens b as a postings chunk: one TablePostings of one row (its contents are
+// checked by package search when a query first reads them).
+func openPostings(b []byte) (*Pack, error) {
+	q, present, err := parse(b)
+	if err != nil {
+		return nil, err
+	}
+	if t := q.tables[TablePostings]; !present[TablePostings] || t.rows != 1 || t.fields < 1 {
+		return nil, fmt.Errorf("%w: a postings chunk without its table", ErrCorrupt)
+	}
+	return q, nil
+}
+
+// SearchChunk returns the postings of chunk k of a sharded index's search table, loading
+// them through the Loader; false when it has none at hand (no Loader, or one without it:
+// WantSearch asks for it). It never panics for a missing chunk.
+func (p *Pack) SearchChunk(k int) ([]byte, bool) {
+	sh := p.sh
+	if sh == nil || k < 0 || k >= len(sh.postings) {
+		return nil, false
+	}
+	q, ok := sh.peek(sh.postings[k])
+	if !ok {
+		return nil, false
+	}
+	return q.cell(TablePostings, 0, 0), true
+}
+
+// WantSearch makes sure the postings chunks ks are loaded, or panics with a *Missing
+// naming those that are not, as Want does for skills.
+func (p *Pack) WantSearch(ks []int) {
+	if p.sh == nil {
+		return
+	}
+	sh := p.sh
+	sh.want(func(yield func(int)) {
+		for _, k := range ks {
+			if k >= 0 && k < len(sh.postings) {
+				yield(sh.postings[k])
+			}
+		}
+	})
+}
+
+// SearchEntry returns skill i's entry in the well-known index, as its shard's search table
+// holds it (what search.Index.Entry gives of a whole index).
+func (p *Pack) SearchEntry(i int) []byte {
+	q, _, l := p.skillAt(i)
+	cells := q.Search()
+	if len(cells) < searchFields {
+		return nil
+	}
+	entries, ends := cells[searchFields-2], cells[searchFields-1] // search.FieldEntries, FieldEntryEnds
+	if len(ends) < 4*(l+1) {
+		return nil
+	}
+	start := 0
+	if l > 0 {
+		start = int(u32(ends, 4*(l-1)))
+	}
+	if end := int(u32(ends, 4*l)); start <= end && end <= len(entries) {
+		return entries[start:end]
+	}
+	return nil
+}
+
+// peek returns part k, loading it through the Loader; false when it is not at hand,
+// without panicking.
+func (sh *sharded) peek(k int) (q *Pack, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, missing := r.(*Missing); !missing {
+				panic(r)
+			}
+			q, ok = nil, false
+		}
+	}()
+	return sh.get(k), true
 }

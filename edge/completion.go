@@ -119,7 +119,7 @@ func (s *Server) completeSkillPath(b []byte, value string) []byte {
 	}
 	room := searchScratch.Get().(*searchRoom)
 	defer searchScratch.Put(room)
-	room.hits = ix.Find(q, &room.sc, room.hits[:0])
+	room.hits = s.find(ix, q, &room.sc, room.hits[:0])
 	// In order, as many as can be offered, past those the prefix offered already; the rest
 	// are only counted.
 	best := maxCompletions + (hi - lo)

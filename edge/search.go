@@ -32,11 +32,37 @@ const DefaultSearchLimit = 20
 // when the index has none (built by a skilledge before search) or it does not open.
 func (s *Server) searchIndex() *search.Index {
 	s.searchOnce.Do(func() {
-		if cells := s.pack.Search(); cells != nil {
+		if cells := s.pack.Search(); cells != nil && s.pack.Sharded() {
+			s.search, _ = search.OpenSharded(cells, s.pack.NumSkills(), s.pack.SearchChunk, s.pack.SearchEntry)
+		} else if cells != nil {
 			s.search, _ = search.Open(cells, s.pack.NumSkills())
 		}
 	})
 	return s.search
+}
+
+// find is ix.Find. Of a sharded index, whose postings are read in chunks, a query that
+// needed chunks the plugin does not hold asks for every one (catalog.Pack.WantSearch),
+// which the host gives before it asks again.
+func (s *Server) find(ix *search.Index, q search.Query, sc *search.Scratch, dst []search.Hit) []search.Hit {
+	dst = ix.Find(q, sc, dst)
+	if missed := ix.Missed(sc); len(missed) > 0 {
+		s.pack.WantSearch(missed)
+	}
+	return dst
+}
+
+// wantHits has the shards of hits (a page of them) read in one go, for a sharded index:
+// each would otherwise be asked for when first read.
+func (s *Server) wantHits(hits []search.Hit) {
+	if !s.pack.Sharded() || len(hits) == 0 {
+		return
+	}
+	rows := make([]int, len(hits))
+	for i, h := range hits {
+		rows[i] = h.Skill
+	}
+	s.pack.WantSkills(rows)
 }
 
 // searchScratch holds the rooms searches count in, one per concurrent search.
@@ -131,9 +157,9 @@ func (s *Server) runSearch(query string, cursor gjson.Result, limit int, publish
 		return nil, &searchFailure{query: err}
 	}
 	r := &searchRun{room: searchScratch.Get().(*searchRoom), kind: queryKind(q, published)}
-	r.room.hits = ix.Find(q, &r.room.sc, r.room.hits[:0])
+	r.room.hits = s.find(ix, q, &r.room.sc, r.room.hits[:0])
 	if published {
-		r.room.hits = slices.DeleteFunc(r.room.hits, func(h search.Hit) bool { return len(ix.Entry(h.Skill)) == 0 })
+		r.room.hits = slices.DeleteFunc(r.room.hits, func(h search.Hit) bool { return !ix.Published(h.Skill) })
 	}
 	r.hits, r.ix = r.room.hits, ix
 	from, _, perr := s.pageAt(cursor, r.kind, len(r.hits))
@@ -143,6 +169,7 @@ func (s *Server) runSearch(query string, cursor gjson.Result, limit int, publish
 	}
 	r.from, r.to = from, min(from+limit, len(r.hits))
 	search.Best(r.hits, r.to) // in order up to the page's end: the hits after it are only counted
+	s.wantHits(r.hits[r.from:r.to])
 	return r, nil
 }
 

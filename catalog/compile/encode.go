@@ -211,7 +211,9 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		catalog.IndexSkillsByPath: catalog.U32s(skillsByPath),
 	}})
 
-	if !en.older && !en.shard {
+	if en.shard {
+		w.Table(catalog.TableSearch, search.NumFields, [][][]byte{search.EntriesTable(en.entries)})
+	} else if !en.older {
 		w.Table(catalog.TableSearch, search.NumFields, searchTable(c, arch))
 	}
 	if c.Versions != nil && len(c.Versions.Older) > 0 {

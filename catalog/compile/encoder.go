@@ -32,6 +32,9 @@ type encoder struct {
 	// rows only, without what the root holds (the documents, skill://index.json, the page,
 	// the search table).
 	shard bool
+	// entries are, while a shard is encoded, its skills' well-known entries, which its
+	// search table holds (the root's has the terms).
+	entries [][]byte
 }
 
 // fail records err, the first one only.

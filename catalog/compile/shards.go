@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/skilledge/skilledge/catalog"
-	"github.com/skilledge/skilledge/catalog/search"
+	searchpkg "github.com/skilledge/skilledge/catalog/search"
 )
 
 // ErrNotShardable is returned by EncodeWith when asked to shard a catalog that keeps
@@ -23,6 +23,19 @@ const keyChunkBytes = 32 << 10
 // whole index's, and every row is rendered by index, from the whole catalog's names.
 func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 	whole := newEncoding(c)
+	arch := map[*Skill][]*blob{}
+	for i, s := range c.Skills {
+		if a := en.archives(s, whole.fileIndex); a != nil {
+			arch[s] = a
+		}
+		if progress != nil {
+			progress(i + 1)
+		}
+	}
+	search, chunks, firsts, entries, err := searchpkg.Split(searchTable(c, arch)[0], len(c.Skills), target)
+	if err != nil {
+		panic("compile: the search table does not split: " + err.Error()) // a bug of searchTable
+	}
 	var shardRows [][][]byte
 	var at [5]uint32 // skills, files, unlisted, dirs, published before the next shard
 	offsets := func() [][]byte {
@@ -33,15 +46,10 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 		return row
 	}
 	for _, run := range shardRuns(c, target) {
-		done := run[0]
 		sub := &Catalog{Skills: c.Skills[run[0]:run[1]], TrustRoot: c.TrustRoot, whole: c}
-		en.shard = true
-		b := en.index(sub, func(n int) {
-			if progress != nil {
-				progress(done + n)
-			}
-		})
-		en.shard = false
+		en.shard, en.entries = true, entries[run[0]:run[1]]
+		b := en.index(sub, nil)
+		en.shard, en.entries = false, nil
 		if en.err != nil {
 			return nil
 		}
@@ -61,15 +69,19 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 	}
 	shardRows = append(shardRows, offsets())
 
-	arch := map[*Skill][]*blob{}
-	for _, s := range c.Skills {
-		if a := en.archives(s, whole.fileIndex); a != nil {
-			arch[s] = a
-		}
-	}
 	var w catalog.Writer
 	w.Table(catalog.TableShards, catalog.ShardFields, shardRows)
-	w.Table(catalog.TableKeys, catalog.KeysFields, en.keyChunks(c))
+	keys := en.keyChunks(c)
+	for k, chunk := range chunks {
+		var cw catalog.Writer
+		cw.Table(catalog.TablePostings, 1, [][][]byte{{chunk}})
+		keys = append(keys, [][]byte{
+			catalog.KeysKind:   []byte(catalog.KeyPostings),
+			catalog.KeysFirst:  []byte(firsts[k]),
+			catalog.KeysObject: en.add(cw.Bytes(), fmt.Sprintf("search postings chunk %d", k)).Cell(),
+		})
+	}
+	w.Table(catalog.TableKeys, catalog.KeysFields, keys)
 	resRows := [][][]byte{en.indexRow(c, arch)}
 	w.Table(catalog.TableResources, catalog.ResFields, resRows)
 	w.Table(catalog.TableHTTP, catalog.HTTPFields, en.httpRows(c, arch, nil))
@@ -86,7 +98,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 		catalog.IndexListed:       catalog.U32s([]uint32{1}),
 		catalog.IndexSkillsByPath: nil,
 	}})
-	w.Table(catalog.TableSearch, search.NumFields, searchTable(c, arch))
+	w.Table(catalog.TableSearch, len(search), [][][]byte{search})
 	w.Table(catalog.TableMeta, catalog.MetaFields, [][][]byte{{
 		catalog.MetaDigest:    []byte(entriesDigest(c.Skills)),
 		catalog.MetaGenerator: []byte(Generator),
@@ -149,6 +161,16 @@ func shardRuns(c *Catalog, target int) [][2]int {
 		runs = append(runs, [2]int{from, n})
 	}
 	return runs
+}
+
+// IndexEstimate guesses how many bytes the whole index of c takes, from its skills and
+// files (within a factor of about two), without encoding it.
+func IndexEstimate(c *Catalog) int {
+	n := 0
+	for _, s := range c.Skills {
+		n += estimate(s)
+	}
+	return n
 }
 
 // estimate guesses how many bytes of index skill s takes: its entries and descriptors

@@ -21,6 +21,7 @@ type Index struct {
 	terms                              int
 	skills                             int // the skills its postings may name: rows 0..skills-1
 	top                                float64
+	ch                                 *chunked // a sharded index's (sharded.go), else nil
 }
 
 // Open checks cells (the fields of the search table's row) as the index of a catalog of
@@ -89,6 +90,9 @@ func Open(cells [][]byte, skills int) (*Index, error) {
 
 // Entry returns skill's entry in the well-known index (Doc.Entry), empty when it has none.
 func (ix *Index) Entry(skill int) []byte {
+	if ix.ch != nil {
+		return ix.ch.entry(skill)
+	}
 	start := 0
 	if skill > 0 {
 		start = int(binary.LittleEndian.Uint32(ix.entryEnds[4*(skill-1):]))
@@ -108,8 +112,12 @@ func (ix *Index) term(i int) string {
 	return unsafeString(ix.text[start:binary.LittleEndian.Uint32(ix.termEnds[4*i:])])
 }
 
-// postingsOf returns the postings of term i.
-func (ix *Index) postingsOf(i int) []byte {
+// postingsOf returns the postings of term i. Of a sharded index, nil when its chunk is
+// not at hand, noted in sc (when not nil) as missed.
+func (ix *Index) postingsOf(i int, sc *Scratch) []byte {
+	if ix.ch != nil {
+		return ix.chunkPostings(i, sc)
+	}
 	start := 0
 	if i > 0 {
 		start = int(binary.LittleEndian.Uint32(ix.postEnds[4*(i-1):]))

@@ -114,6 +114,7 @@ type Scratch struct {
 	seen         []uint32 // per skill: the query that last touched it
 	query        uint32
 	touched, hit []int32
+	missed       []int // the chunks of a sharded index the last Find needed and lacked
 }
 
 // Search returns every skill of ix that q finds, best first (ties in row order): Find,
@@ -133,6 +134,7 @@ func (ix *Index) Search(q Query, sc *Scratch, dst []Hit) []Hit {
 // three quarters and a near spelling half. The work is bounded (the constants above).
 func (ix *Index) Find(q Query, sc *Scratch, dst []Hit) []Hit {
 	sc.reset(ix.skills)
+	sc.missed = sc.missed[:0]
 	visited, fuzzy := 0, 0
 	type expansion struct {
 		term   int
@@ -149,7 +151,7 @@ func (ix *Index) Find(q Query, sc *Scratch, dst []Hit) []Hit {
 			t = -1
 		}
 		if q.prefix && wi == len(q.words)-1 {
-			for _, c := range ix.completions(w, t) {
+			for _, c := range ix.completions(w, t, sc) {
 				exps = append(exps, expansion{c, 3})
 			}
 		}
@@ -161,13 +163,13 @@ func (ix *Index) Find(q Query, sc *Scratch, dst []Hit) []Hit {
 		}
 		if len(exps) == 1 {
 			// One term: each skill it names once, at its impact; no best of several to keep.
-			visited = sc.addAll(ix.postingsOf(exps[0].term), exps[0].weight, visited)
+			visited = sc.addAll(ix.postingsOf(exps[0].term, sc), exps[0].weight, visited)
 			continue
 		}
 		sc.gen++
 		sc.touched = sc.touched[:0]
 		for _, e := range exps {
-			p := ix.postingsOf(e.term)
+			p := ix.postingsOf(e.term, sc)
 			skill := uint64(0)
 			for ; len(p) > 0 && visited < MaxVisited; visited++ {
 				d, n := uint64(p[0]), 1
@@ -293,7 +295,7 @@ func (sc *Scratch) reset(skills int) {
 
 // completions returns the terms that begin with w other than term exact (the word's own
 // stem, matched already): the most common MaxExpansions of the first MaxScanned.
-func (ix *Index) completions(w string, exact int) []int {
+func (ix *Index) completions(w string, exact int, sc *Scratch) []int {
 	var out []int
 	first := ix.find(w)
 	for i := first; i < ix.terms && i-first < MaxScanned && strings.HasPrefix(ix.term(i), w); i++ {
@@ -302,7 +304,7 @@ func (ix *Index) completions(w string, exact int) []int {
 		}
 	}
 	if len(out) > MaxExpansions {
-		slices.SortStableFunc(out, func(a, b int) int { return len(ix.postingsOf(b)) - len(ix.postingsOf(a)) })
+		slices.SortStableFunc(out, func(a, b int) int { return ix.postingsLen(b) - ix.postingsLen(a) })
 		out = out[:MaxExpansions]
 		slices.Sort(out)
 	}
