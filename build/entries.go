@@ -54,6 +54,7 @@ func HostModules() []Entry {
 		hostModule("keys.mjs", "the host's fetches of the key sets an auth option names"),
 		hostModule("failure.mjs", "the host's own failure answers"),
 		hostModule("plugin.mjs", "the host's calls into the plugin's raw exports"),
+		hostModule("need.mjs", "the host's fetches of the index shards the plugin asks for"),
 		hostModule("limits.mjs", "the host contract's limits"),
 		hostModule("start.mjs", "the host's start: the options an entry gives, a refused start's answer"),
 		hostModule("poll.mjs", "the host's poll_oneoff for the plugin, in place of the SDK's WASI shim's"),

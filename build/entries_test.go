@@ -49,6 +49,7 @@ func TestHostLimits(t *testing.T) {
 		"KeysTimeout": int(wire.KeysTimeout / time.Second), "KeysRefetch": int(wire.KeysRefetch / time.Second), "KeysRetry": int(wire.KeysRetry / time.Second),
 		"KeysMinAge": int(wire.KeysMinAge / time.Second), "KeysMaxAge": int(wire.KeysMaxAge / time.Second),
 		"KeysDefaultAge": int(wire.KeysDefaultAge / time.Second),
+		"MaxNeedRounds":  wire.MaxNeedRounds,
 	}
 	for k, v := range want {
 		if got[k] != v {

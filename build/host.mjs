@@ -63,11 +63,12 @@ import { failure, failureResponse } from "./host/failure.mjs";
 import { FrameParser, requestBody, requestHead } from "./host/frame.mjs";
 import { KeySets } from "./host/keys.mjs";
 import { limits } from "./host/limits.mjs";
+import { giveNeeded, needOf } from "./host/need.mjs";
 import { KeysRefused, Raw } from "./host/plugin.mjs";
 import { wasiFunctions } from "./host/poll.mjs";
 import { Replays } from "./host/replay.mjs";
 import { ObjectCache, respond } from "./host/splice.mjs";
-import { OptionsRefused, refusePrivate, startFailure, withoutWasiDebug } from "./host/start.mjs";
+import { OptionsRefused, refusePrivate, startFailure, startNote, withoutWasiDebug } from "./host/start.mjs";
 
 export { limits } from "./host/limits.mjs";
 export { telemetryFrom } from "./host/telemetry.mjs";
@@ -256,20 +257,29 @@ export class Host {
 	// headBytes}, the response frame, it parsed, its replay hint (or null) and the head's
 	// length in the request frame. A 401 that wants a key set (a token named a key the set
 	// in hand lacks) has the set fetched, when the schedule allows, and the plugin asked
-	// again once: then the result is a promise. An error is the instance's failure.
+	// again once, and a NEED (a sharded index: host/need.mjs) has the shards it names given
+	// (given is then the answer once they are): then the result is a promise. An error is
+	// the instance's failure.
 	/**
 	 * @param {Instance} instance
 	 * @param {string} head
 	 * @param {Uint8Array} body
+	 * @param {Store} store
 	 * @param {Context} [ctx]
+	 * @param {Uint8Array<ArrayBuffer> | null} [given]
 	 * @returns {Answered | Promise<Answered>}
 	 */
-	answer(instance, head, body, ctx) {
-		if (this.keys !== null && instance.keyURLs.length > 0) {
+	answer(instance, head, body, store, ctx, given = null) {
+		if (this.keys !== null && instance.keyURLs.length > 0 && given === null) {
 			for (const url of instance.keyURLs) this.keys.refresh(url, ctx);
 			this.giveKeys(instance);
 		}
-		const out = instance.raw.http(head, body);
+		const out = given ?? instance.raw.http(head, body);
+		const wanted = given === null ? needOf(out) : null;
+		if (wanted !== null) {
+			const alive = () => this.instance === instance;
+			return giveNeeded(instance.raw, store, wanted, () => instance.raw.http(head, body), alive).then((o) => this.answer(instance, head, body, store, ctx, o));
+		}
 		const parsed = this.frames.parse(out);
 		if (parsed.status === 401 && this.keys !== null && instance.keyURLs.length > 0) {
 			const wanted = instance.raw.wanted();
@@ -353,7 +363,7 @@ export class Host {
 			try {
 				instance = await this.started();
 			} catch (err) {
-				return this.noted(startFailure(err, this.Response), request.method, target, request.headers, empty, failed(err, start));
+				return this.noted(startFailure(err, this.Response), request.method, target, request.headers, empty, startNote(err, start));
 			}
 		}
 		const head = requestHead(request.method, target, request.headers, instance.fields);
@@ -362,7 +372,7 @@ export class Host {
 			const read = await requestBody(request, this.maxBody);
 			body = read === null ? empty : read instanceof Uint8Array ? read : new Uint8Array(read);
 		} catch (err) {
-			return this.noted(this.bodyFailed(err), request.method, target, request.headers, empty, { ...failed(null, start), failure: "body" });
+			return this.noted(this.bodyFailed(err), request.method, target, request.headers, empty, { ...startNote(null, start), failure: "body" });
 		}
 		return this.reply(instance, head, body, store, ctx, request.method, target, request.headers, start);
 	}
@@ -388,7 +398,7 @@ export class Host {
 		if (instance === null) {
 			return this.started().then(
 				(i) => this.reply(i, requestHead(method, target, headers, i.fields), body, store, ctx, method, target, headers, start),
-				(err) => this.noted(startFailure(err, this.Response), method, target, headers, body, failed(err, start)),
+				(err) => this.noted(startFailure(err, this.Response), method, target, headers, body, startNote(err, start)),
 			);
 		}
 		return this.reply(instance, requestHead(method, target, headers, instance.fields), body, store, ctx, method, target, headers, start);
@@ -439,11 +449,11 @@ export class Host {
 		}
 		let answered;
 		try {
-			answered = this.answer(instance, head, body, ctx);
+			answered = this.answer(instance, head, body, store, ctx);
 		} catch (err) {
 			return this.failed(instance, err, note);
 		}
-		if (answered instanceof Promise) { // only when it fetched a key set
+		if (answered instanceof Promise) { // only when it fetched a key set or index shards
 			return answered.then((a) => this.replied(instance, head, body, a, store, ctx, note), (err) => this.failed(instance, err, note));
 		}
 		return this.replied(instance, head, body, answered, store, ctx, note);
@@ -563,17 +573,6 @@ export class Host {
 		}
 		return failureResponse("store", undefined, this.Response);
 	}
-}
-
-// failed is the note of a request that failed before it reached the plugin: at start, with
-// err (the failure "auth" for a refused auth option, else "start"), or reading the body.
-/**
- * @param {unknown} err
- * @param {number} start
- * @returns {Note}
- */
-function failed(err, start) {
-	return { start, facts: null, replayed: false, bytes: 0, failure: err instanceof OptionsRefused && err.auth ? "auth" : "start" };
 }
 
 // startHost makes the Host of init() (a function, so that what it throws, bad options

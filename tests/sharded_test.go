@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"sync"
@@ -11,6 +12,8 @@ import (
 	"github.com/skilledge/skilledge/catalog/examples"
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // shardedBuilds holds the sharded build of each case folder, by key ("" for the examples).
@@ -81,3 +84,34 @@ func (s tickingTarget) Message(t *testing.T, version string, line []byte) ([]byt
 // TestCasesSharded runs every protocol case against a sharded index: its answers must be
 // the whole index's, byte for byte.
 func TestCasesSharded(t *testing.T) { runCases(t, newSharded, false) }
+
+// newShardedWasm is the public plugin in the wazero harness over the sharded build: each
+// case's pool starts holding no shard, so that every first read of one goes through a NEED
+// and skilledge_give (edge/wire, "Need").
+func newShardedWasm(t *testing.T, options []byte, skills *caseSkills) target {
+	p, err := compiledPlugins[pluginbuild.Public]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := buildSharded(skills)
+	if errors.Is(err, compile.ErrNotShardable) {
+		t.Skip("a catalog with an access policy or kept versions is not sharded")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := wire.ParseOptions(options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := p.NewPool(context.Background(), wasm.Catalog{Index: enc.Index, Store: enc.Store}, wasm.Options{Size: 1, MaxBody: o.MaxBody, Server: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close(context.Background()) })
+	return wasmTarget{pool}
+}
+
+// TestCasesShardedWasm runs every protocol case against the plugin serving a sharded index:
+// the same answers, byte for byte, as the whole index's in process.
+func TestCasesShardedWasm(t *testing.T) { runCases(t, newShardedWasm, false) }

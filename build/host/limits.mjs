@@ -20,4 +20,5 @@ export const limits = {
 	KeysMinAge: 60,
 	KeysMaxAge: 24 * 60 * 60,
 	KeysDefaultAge: 10 * 60,
+	MaxNeedRounds: 8, // the rounds of NEED (shards given) one request goes through
 };

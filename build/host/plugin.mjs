@@ -62,6 +62,7 @@ const decoder = new TextDecoder(); // for the plugin's own text (errors, field n
  * @property {() => bigint} [skilledge_facts]
  * @property {() => bigint} [skilledge_keys_wanted]
  * @property {(ptr: number, len: number) => number} skilledge_keys
+ * @property {(ptr: number, len: number) => number} [skilledge_give]
  */
 
 // Raw calls the plugin's raw exports (see edge/plugin/main.go). It keeps the input buffer
@@ -177,6 +178,17 @@ export class Raw {
 		const frame = keysFrame(url, doc);
 		this.room(frame.length).set(frame);
 		if (this.x.skilledge_keys(this.ptr, frame.length) !== 0) throw new KeysRefused(this.error());
+	}
+
+	// give hands the plugin b, a store object a NEED answer named (a shard of its sharded
+	// index: skilledge_give), which it checks against its name and keeps; it throws with the
+	// plugin's reason when it refuses it.
+	/** @param {Uint8Array} b */
+	give(b) {
+		if (typeof this.x.skilledge_give !== "function") throw new Error("the plugin asks for index shards but has no skilledge_give");
+		this.room(b.length).set(b);
+		this.cap = 0; // the plugin keeps that buffer as the shard
+		if (this.x.skilledge_give(this.ptr, b.length) !== 0) throw new Error(`skilledge_give: ${this.error()}`);
 	}
 
 	// error is the plugin's reason for the last call that failed (skilledge_error).

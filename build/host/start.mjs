@@ -151,3 +151,15 @@ export function isPrivate(pack) {
 	for (let i = 0; i < privateMagic.length; i++) if (b[i] !== privateMagic.charCodeAt(i)) return false;
 	return true;
 }
+
+// startNote is the note (what an observer is told: host.mjs's Note) of a request that
+// failed before it reached the plugin: at start, with err (the failure "auth" for a
+// refused auth option, else "start"), or reading the body.
+/**
+ * @param {unknown} err
+ * @param {number} start
+ * @returns {import("../host.mjs").Note}
+ */
+export function startNote(err, start) {
+	return { start, facts: null, replayed: false, bytes: 0, failure: err instanceof OptionsRefused && err.auth ? "auth" : "start" };
+}

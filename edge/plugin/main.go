@@ -164,6 +164,9 @@
 //	skilledge_keys_wanted() u64            packed URLs of the key sets wanted, one a line
 //	                                       (keys_wanted); 0 when none
 //	skilledge_keys(ptr, size u32) u32      0 ok, 1 error; input as for keys
+//	skilledge_give(ptr, size u32) u32      0 ok, 1 error; input: a store object a NEED
+//	                                       output named (below); the plugin keeps that
+//	                                       buffer, as for load
 //
 // So a host allocates an input buffer once and writes each input into it, calling
 // skilledge_alloc again only for an input that does not fit, and after skilledge_load;
@@ -173,6 +176,16 @@
 // error. skilledge_error keeps the last message until the next error (0 if there was
 // none). A request frame need carry only the fields skilledge_fields names (the answer
 // depends on no other), which saves a host where reading every field costs.
+//
+// # A sharded index
+//
+// The index of a large catalog is a root (catalog.pack) and shards, store objects the
+// plugin reads when a request needs them and keeps within its budget (shardBudget). A
+// request that reads a shard the plugin does not hold is answered, through skilledge_http
+// or skilledge_rpc, with a NEED output naming the shards (edge/wire, "Need"): the host
+// gives each with skilledge_give and calls again with the same input. In the Extism ABI,
+// shards are objects like any other: put them, and http and rpc read them from what was
+// put; a request that needs one that was not is answered as for any missing object.
 //
 // A host may keep answers and give them again (wire.Hint states the promise). After a
 // skilledge_http call, skilledge_replay's four numbers (wire.AppendHint) are: where the
@@ -193,6 +206,9 @@
 //
 // Why does the plugin not recover panics? A half-run export can leave globals
 // inconsistent, and recover plus a 500 would keep serving from a possibly broken instance.
+// The one panic it recovers is not a failure: a sharded index's *catalog.Missing, raised
+// by a read of a shard the plugin does not hold, which leaves nothing half done (the index
+// is only read, and the answer under way is dropped) and becomes a NEED output.
 // The next request gets a fresh instance, a matter of milliseconds with a warm compilation
 // cache (BENCHMARKS.md, "Why the plugin does not recover panics").
 package main
@@ -240,7 +256,7 @@ func main() {}
 
 // loadPack opens b, the index, which the plugin owns from now on, and rebuilds the server.
 func loadPack(b []byte) error {
-	p, err := catalog.Open(b)
+	p, err := catalog.OpenWith(b, heldShard, shardBudget)
 	if err != nil {
 		return err
 	}
@@ -306,11 +322,17 @@ func configure(b []byte) error {
 
 // serveHTTP answers one request frame, appending the response frame (with references)
 // to dst, and says how the answer may be replayed (wire.Hint).
-func serveHTTP(dst, frame []byte) ([]byte, wire.Hint) {
+func serveHTTP(dst, frame []byte) (out []byte, h wire.Hint) {
 	lastFacts = edge.Facts{}
 	if srv == nil {
 		return append(dst, noCatalog...), wire.Hint{}
 	}
+	pack.Tick()
+	defer func() {
+		if refs := missing(recover()); refs != nil {
+			lastFacts, out, h = edge.Facts{}, wire.AppendNeed(dst[:0], refs), wire.Hint{}
+		}
+	}()
 	req, err := wire.ParseRequestInto(frame, reqHeader)
 	reqHeader = req.Header[:0]
 	if err != nil {
@@ -327,7 +349,7 @@ func serveHTTP(dst, frame []byte) ([]byte, wire.Hint) {
 
 // handleRPC answers one rpc input frame, appending the rpc output frame (with
 // references) to dst.
-func handleRPC(dst, frame []byte) ([]byte, error) {
+func handleRPC(dst, frame []byte) (out []byte, err error) {
 	if srv == nil {
 		return nil, errNoCatalog
 	}
@@ -335,5 +357,36 @@ func handleRPC(dst, frame []byte) ([]byte, error) {
 	if err != nil {
 		return nil, errors.New("skilledge: rpc input has no version line")
 	}
+	pack.Tick()
+	defer func() {
+		if refs := missing(recover()); refs != nil {
+			out, err = wire.AppendNeed(dst[:0], refs), nil
+		}
+	}()
 	return srv.AppendRPC(dst, in.Version, in.Message), nil
+}
+
+// shardBudget is how many bytes of index shards an instance keeps (catalog.OpenWith).
+const shardBudget = wire.ShardBudget
+
+// heldShard is the Loader of a sharded index: the objects an Extism host put, and
+// otherwise catalog.ErrMissing, which has the request answered NEED (raw.go, give).
+func heldShard(r catalog.Ref) ([]byte, error) {
+	if b, ok := objects.byName[r.Name]; ok {
+		return b, nil
+	}
+	return nil, catalog.ErrMissing
+}
+
+// missing returns the shards a recovered panic value asks for (a *catalog.Missing: the
+// request read a shard of a sharded index the plugin does not hold), or nil for no panic;
+// any other panic goes on, and traps (see Failure).
+func missing(r any) []catalog.Ref {
+	if r == nil {
+		return nil
+	}
+	if m, ok := r.(*catalog.Missing); ok {
+		return m.Refs
+	}
+	panic(r)
 }

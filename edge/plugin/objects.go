@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"strconv"
+	"strings"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge/wire"
@@ -83,7 +84,9 @@ func (o *objectSet) put(p *catalog.Pack, b []byte) error {
 	}
 	sum := sha256.Sum256(b)
 	name := hex.EncodeToString(sum[:])
-	if _, ok := o.uses(p)[name]; !ok {
+	// The objects a sharded index refers to are named in shards it may not hold yet: any
+	// object is kept (a host wastes only its own memory), and read when named.
+	if _, ok := o.uses(p)[name]; !ok && !p.Sharded() {
 		return errors.New("skilledge: put: the loaded catalog refers to no object with these bytes (" +
 			strconv.Itoa(len(b)) + " bytes, sha256 " + name + "); put the files of the same build's assets/" + catalog.StoreDir + "/")
 	}
@@ -97,7 +100,7 @@ func (o *objectSet) put(p *catalog.Pack, b []byte) error {
 // retain drops the objects the loaded index does not refer to. With none put yet, it does
 // nothing: a host that never puts (the Worker, which splices itself) pays nothing.
 func (o *objectSet) retain() {
-	if len(o.byName) == 0 {
+	if len(o.byName) == 0 || pack.Sharded() {
 		return
 	}
 	want := o.uses(pack)
@@ -111,6 +114,13 @@ func (o *objectSet) retain() {
 // resolveHTTP turns a response frame with references into a complete one, or into a 500
 // naming the object it lacks.
 func (o *objectSet) resolveHTTP(frame []byte) []byte {
+	if refs, need, _ := wire.ParseNeed(frame); need {
+		return wire.AppendResponse(nil, &wire.Response{
+			Status: 500,
+			Header: wire.Header{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}, {Name: "Cache-Control", Value: "no-store"}},
+			Body:   []byte(notPut(refs) + "\n"),
+		})
+	}
 	resp, err := wire.ParseResponse(frame)
 	if err != nil || len(resp.Refs) == 0 {
 		return frame
@@ -128,6 +138,9 @@ func (o *objectSet) resolveHTTP(frame []byte) []byte {
 
 // resolveRPC turns an rpc output frame with references into a complete one.
 func (o *objectSet) resolveRPC(frame []byte) ([]byte, error) {
+	if refs, need, _ := wire.ParseNeed(frame); need {
+		return nil, errors.New(notPut(refs))
+	}
 	r, err := wire.ParseRPCOutput(frame)
 	if err != nil || len(r.Refs) == 0 {
 		return frame, err
@@ -138,4 +151,13 @@ func (o *objectSet) resolveRPC(frame []byte) ([]byte, error) {
 	}
 	msg := wire.AppendResolved(nil, r.Message, r.Refs, objs)
 	return wire.AppendRPC(nil, &wire.RPC{Version: r.Version, Message: msg}), nil
+}
+
+// notPut says which shards of a sharded index a request needed that were not put.
+func notPut(refs []catalog.Ref) string {
+	names := make([]string, len(refs))
+	for i, r := range refs {
+		names[i] = r.Name
+	}
+	return "skilledge: index shard " + strings.Join(names, ", ") + " was not given to the plugin; call put with every file of OUT/assets/" + catalog.StoreDir + "/"
 }

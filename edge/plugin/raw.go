@@ -49,6 +49,21 @@ func rawLoad(ptr, size uint32) uint32 {
 	return rawStatus(err)
 }
 
+//go:wasmexport skilledge_give
+func rawGive(ptr, size uint32) uint32 {
+	b, err := input(ptr, size)
+	if err == nil {
+		if pack == nil {
+			err = errNoCatalog
+		} else {
+			in = nil // the plugin keeps the buffer as the shard; the next alloc makes a new one
+			err = pack.Give(b[:len(b):len(b)])
+		}
+	}
+	collectIfDue(true)
+	return rawStatus(err)
+}
+
 //go:wasmexport skilledge_configure
 func rawConfigure(ptr, size uint32) uint32 {
 	b, err := input(ptr, size)

@@ -322,6 +322,7 @@ func TestLimits(t *testing.T) {
 		KeysTimeout: secs(wire.KeysTimeout), KeysRefetch: secs(wire.KeysRefetch), KeysRetry: secs(wire.KeysRetry),
 		KeysMinAge: secs(wire.KeysMinAge),
 		KeysMaxAge: secs(wire.KeysMaxAge), KeysDefaultAge: secs(wire.KeysDefaultAge),
+		MaxNeedRounds: wire.MaxNeedRounds,
 	}
 	for i, id := range v.IDs {
 		kind := ""

@@ -61,22 +61,29 @@ func openSource(dir string, opt BuildOptions, cacheDir string, log io.Writer) (*
 }
 
 // readIndex reads and opens the index at indexPath; an index that does not open is an
-// error naming the file.
-func readIndex(indexPath string) ([]byte, *catalog.Pack, error) {
+// error naming the file. A sharded index reads its shards from the store in assets when
+// asked (the store's check reads each once), and keeps none of them long.
+func readIndex(indexPath, assets string) ([]byte, *catalog.Pack, error) {
 	b, err := os.ReadFile(indexPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := catalog.Open(b)
+	p, err := catalog.OpenWith(b, func(r catalog.Ref) ([]byte, error) {
+		return os.ReadFile(filepath.Join(assets, catalog.StoreDir, r.Name))
+	}, hostShardBudget)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", indexPath, err)
 	}
 	return b, p, nil
 }
 
+// hostShardBudget bounds the shards a host's own reading of a sharded index keeps: it
+// reads counts and checks, never answers.
+const hostShardBudget = 8 << 20
+
 // openBuilt reads the index at indexPath and opens the store in assets.
 func openBuilt(indexPath, assets string) (*source, error) {
-	b, p, err := readIndex(indexPath)
+	b, p, err := readIndex(indexPath, assets)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func cachedBuild(cache string, f *Folder, opt BuildOptions, progress io.Writer) 
 	}
 	// Objects first, written into the store as they are made, then the index that names
 	// them: a reader that finds the index finds its objects.
-	enc, err := encode(f.Catalog, assets, label, progress)
+	enc, err := encode(f.Catalog, assets, label, 0, progress)
 	if err != nil {
 		return "", "", err
 	}
@@ -101,7 +101,7 @@ func cachedBuild(cache string, f *Folder, opt BuildOptions, progress io.Writer) 
 // checkBuild verifies that the store in assets holds every object the index at indexPath
 // refers to, with the right size.
 func checkBuild(indexPath, assets string) error {
-	_, p, err := readIndex(indexPath)
+	_, p, err := readIndex(indexPath, assets)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,9 @@ func pruneCache(root, current string) {
 		if err != nil {
 			return // keep every object rather than guess
 		}
-		idx, err := catalog.Open(b)
+		idx, err := catalog.OpenWith(b, func(r catalog.Ref) ([]byte, error) {
+			return os.ReadFile(filepath.Join(root, AssetsDir, catalog.StoreDir, r.Name))
+		}, hostShardBudget)
 		if err != nil {
 			continue // not an index this skilledge reads: its objects are not kept for it
 		}

@@ -111,12 +111,12 @@ func (w *watcher) rebuild(ctx context.Context) {
 		fmt.Fprintf(log, "skilledge %s: %s\nskilledge: still serving the previous catalog\n", name, w.opt.Advise(err))
 		return
 	}
-	indexPath, _, err := cachedBuild(w.opt.Cache, f, w.opt.Build, log) // into w.store's folder
+	indexPath, assets, err := cachedBuild(w.opt.Cache, f, w.opt.Build, log) // into w.store's folder
 	if err != nil {
 		fmt.Fprintf(log, "skilledge %s: building the catalog: %v; still serving the previous one\n", name, err)
 		return
 	}
-	index, pack, err := readIndex(indexPath)
+	index, pack, err := readIndex(indexPath, assets)
 	if err != nil {
 		fmt.Fprintf(log, "skilledge %s: %v; still serving the previous catalog\n", name, err)
 		return

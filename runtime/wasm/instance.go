@@ -36,6 +36,7 @@ type instance struct {
 	replay                            api.Function // nil in a plugin older than the export
 	facts                             api.Function // nil in a plugin older than the export
 	keys, wanted                      api.Function // nil in a plugin older than the exports
+	give                              api.Function // nil in a plugin older than sharded indexes
 	stack                             [2]uint64
 	host                              *hostState
 	// inPtr and inCap are the input buffer of the last skilledge_alloc, which stays valid
@@ -137,6 +138,7 @@ func (p *Plugin) bareInstance(ctx context.Context, logMu *sync.Mutex) (*instance
 		replay:    mod.ExportedFunction(rawReplay),
 		facts:     mod.ExportedFunction(rawFacts),
 		keys:      mod.ExportedFunction(rawKeys),
+		give:      mod.ExportedFunction(rawGive),
 		wanted:    mod.ExportedFunction(rawKeysWanted),
 		host:      newHostState(p.cfg.Stderr, logMu),
 	}
@@ -287,7 +289,7 @@ func (in *instance) callStatus(ctx context.Context, fn api.Function, b []byte) e
 	if err != nil {
 		return err
 	}
-	if fn == in.load {
+	if fn == in.load || fn == in.give {
 		in.inCap = 0 // the plugin keeps that buffer as the index: the next input needs another
 	}
 	in.stack[0], in.stack[1] = uint64(ptr), uint64(len(b))

@@ -180,9 +180,13 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 	if opt.MaxBody <= 0 {
 		opt.MaxBody = DefaultMaxBody
 	}
-	if need := minMemory(len(pack), opt.MaxBody, len(opt.Server.Instructions)); p.MemoryLimit() < need {
+	indexSize := len(pack)
+	if index.Sharded() { // an instance holds the root and at most its budget of shards
+		indexSize += wire.ShardBudget
+	}
+	if need := minMemory(indexSize, opt.MaxBody, len(opt.Server.Instructions)); p.MemoryLimit() < need {
 		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the catalog index is %s (every instance keeps its own copy) and request bodies may be %s, which with the largest answer a request may ask for needs at least %s",
-			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(len(pack))), mib(uint64(opt.MaxBody)), mib(need))
+			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(indexSize)), mib(uint64(opt.MaxBody)), mib(need))
 	}
 	pl := &Pool{
 		plugin:  p,
@@ -379,7 +383,7 @@ func (pl *Pool) HTTPAnswer(ctx context.Context, frame, dst []byte, h wire.Header
 	)
 	answer := func(ctx context.Context, in *instance) error {
 		var err error
-		if dst, err = in.callOutput(ctx, in.http, frame, dst[:start]); err != nil {
+		if dst, err = in.serve(ctx, in.http, frame, dst[:start], pl.store); err != nil {
 			return err
 		}
 		if resp, err = wire.ParseResponseInto(dst[start:], h, refs); err != nil {
@@ -413,7 +417,7 @@ func (pl *Pool) RPC(ctx context.Context, version string, msg []byte) (wire.RPC, 
 	frame := wire.AppendRPC(make([]byte, 0, len(version)+1+len(msg)), &wire.RPC{Version: version, Message: msg})
 	var out wire.RPC
 	err := pl.do(ctx, func(ctx context.Context, in *instance) error {
-		b, err := in.callOutput(ctx, in.rpc, frame, nil)
+		b, err := in.serve(ctx, in.rpc, frame, nil, pl.store)
 		if err != nil {
 			return err
 		}

@@ -175,6 +175,9 @@ type Limits struct {
 	KeySetMax, KeysRedirects                                                    int
 	KeysTimeout, KeysRefetch, KeysRetry, KeysMinAge, KeysMaxAge, KeysDefaultAge int
 
+	// The rounds of NEED a host goes through for one request (wire/need.go).
+	MaxNeedRounds int
+
 	IDs [][2]string // an id token and its kind ("n", "s" or "")
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/skilledge/skilledge/runtime/serving"
 )
@@ -45,12 +46,22 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	pluginFlag(c.fs, &opt.Plugin)
 	c.fs.BoolVar(&opt.WithAuth, "with-auth", false, "ship the plugin that checks credentials even for a catalog without an access policy, to serve it\nwith the auth option (SKILLEDGE_AUTH); a catalog with one always gets it")
 	out := c.fs.String("o", "", "write to directory `OUT` (created if missing; dist for the root wrangler.toml)")
+	shard := c.fs.String("shard", "auto", "split the index into shards read on demand, `WHEN`: auto (an index too large for the\nscript of a Worker on the free plan), always, never, or a size in bytes (always, in shards of\nabout that size rather than 256 KiB)")
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if *out == "" {
 		return c.usageError(stderr, "-o OUT is required")
+	}
+	switch n, err := strconv.Atoi(*shard); {
+	case *shard == "auto":
+	case *shard == "always", *shard == "never":
+		opt.Shard = serving.Shard(*shard)
+	case err == nil && n > 0:
+		opt.Shard, opt.ShardSize = serving.ShardAlways, n
+	default:
+		return c.usageError(stderr, fmt.Sprintf("--shard %q: say auto, always, never, or a size in bytes", *shard))
 	}
 	if dir := dirArg(pos); serving.IsBuilt(dir) {
 		fmt.Fprintf(stderr, "skilledge build: %s is already a built catalog (it holds %s); build a skills folder\n", dir, serving.IndexFile)

@@ -1,0 +1,62 @@
+// @ts-check
+
+// A sharded index (edge/wire need.go): the plugin of a large catalog holds the root of its
+// index and reads shards when a request needs them. A request that reads shards it does
+// not hold is answered NEED, naming them; the host fetches each from the store, gives it
+// (skilledge_give: the plugin checks it against its name) and asks again.
+
+import { limits } from "./limits.mjs";
+
+const decoder = new TextDecoder();
+
+/** @typedef {import("./plugin.mjs").Raw} Raw */
+/** @typedef {{ object(name: string): Promise<Response> }} ObjectStore */
+
+// needOf is the names of the store objects a NEED output names, or null for an answer. A
+// NEED that does not parse throws: the instance is unusable.
+/**
+ * @param {Uint8Array} out
+ * @returns {string[] | null}
+ */
+export function needOf(out) {
+	if (out.length < 5 || out[0] !== 0x4e || out[1] !== 0x45 || out[2] !== 0x45 || out[3] !== 0x44 || out[4] !== 0x0a) return null;
+	const lines = decoder.decode(out.subarray(5)).split("\n");
+	if (lines.pop() !== "" || lines.length === 0) throw new Error("the plugin answered a malformed NEED");
+	return lines.map((line) => {
+		const m = /^(0|[1-9][0-9]{0,15}) ([0-9a-f]{64})$/.exec(line);
+		if (m === null) throw new Error("the plugin answered a malformed NEED");
+		return m[2];
+	});
+}
+
+// giveNeeded fetches the shards wanted from store, gives them to raw, and calls ask (the
+// plugin's export again, with the same input) until it answers, at most
+// limits.MaxNeedRounds rounds in all: a copy of the answer (the instance serves other
+// requests before the caller reads it). alive()
+// says the instance is still the one to give to once the fetches are done. A shard the
+// store cannot give, or the plugin refuses, throws: the request fails as an instance's
+// failure does.
+/**
+ * @param {Raw} raw
+ * @param {ObjectStore} store
+ * @param {string[]} wanted
+ * @param {() => Uint8Array<ArrayBuffer>} ask
+ * @param {() => boolean} alive
+ * @returns {Promise<Uint8Array<ArrayBuffer>>}
+ */
+export async function giveNeeded(raw, store, wanted, ask, alive) {
+	for (let round = 1; ; round++) {
+		const shards = await Promise.all(wanted.map(async (name) => {
+			const r = await store.object(name);
+			if (!r.ok) throw new Error(`index shard ${name}: the store answered ${r.status}`);
+			return new Uint8Array(await r.arrayBuffer());
+		}));
+		if (!alive()) throw new Error("the instance was made again while index shards were fetched");
+		for (const b of shards) raw.give(b);
+		const out = ask();
+		const more = needOf(out);
+		if (more === null) return out.slice();
+		if (round >= limits.MaxNeedRounds) throw new Error(`the plugin still needed index shards after ${round} rounds`);
+		wanted = more;
+	}
+}

@@ -1,0 +1,69 @@
+package wire
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// Need is how the plugin says it cannot answer yet: its index is sharded (catalog's
+// shards.go) and the request reads shards it does not hold. Instead of an answer,
+// skilledge_http and skilledge_rpc then output
+//
+//	NEED LF 1*(SIZE SP NAME LF)
+//
+// naming store objects (as REF lines do, without the offset). The host gives each, its
+// bytes as they are in the store, with skilledge_give (which checks them against NAME and
+// keeps them while the plugin's budget allows), and then calls the same export again with
+// the same input: the plugin answers, or needs more (a lookup's chunk first, then the shard
+// it names). A host gives up after MaxNeedRounds rounds, or when an object cannot be read
+// or given, and answers as for a failed instance (500, -32603); the instance is fine. A
+// NEED output is never replayed, and has no facts: the host asks for them after the answer.
+const NeedLine = "NEED"
+
+// ShardBudget is how many bytes of shards a plugin instance keeps: past it, the least
+// recently read go (and are asked for again when read). A host sizes an instance's memory
+// for the root and this much.
+const ShardBudget = 8 << 20
+
+// MaxNeedRounds bounds the rounds of NEED a host goes through for one request: the longest
+// chain of reads a request makes is a key chunk, then the shards of the skills it names.
+const MaxNeedRounds = 8
+
+// AppendNeed appends the NEED output naming refs.
+func AppendNeed(dst []byte, refs []catalog.Ref) []byte {
+	dst = append(dst, NeedLine+"\n"...)
+	for _, r := range refs {
+		dst = strconv.AppendInt(dst, r.Size, 10)
+		dst = append(dst, ' ')
+		dst = append(dst, r.Name...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// ParseNeed reports whether out is a NEED output, and the objects it names. A NEED output
+// whose lines do not parse, or that names nothing, is malformed: ok is true and err is
+// ErrFrame.
+func ParseNeed(out []byte) (refs []catalog.Ref, ok bool, err error) {
+	rest, found := bytes.CutPrefix(out, []byte(NeedLine+"\n"))
+	if !found {
+		return nil, false, nil
+	}
+	for len(rest) > 0 {
+		line, more, ok := bytes.Cut(rest, []byte{'\n'})
+		if !ok {
+			return nil, true, ErrFrame
+		}
+		r, err := catalog.ParseRef(line)
+		if err != nil {
+			return nil, true, ErrFrame
+		}
+		refs, rest = append(refs, r), more
+	}
+	if len(refs) == 0 {
+		return nil, true, ErrFrame
+	}
+	return refs, true, nil
+}
