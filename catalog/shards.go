@@ -46,6 +46,23 @@ import (
 // of a shard not yet given panics with a *Missing naming it, which the plugin recovers from
 // and turns into a NEED answer; the host gives the object (Give) and asks again. Every
 // object given is checked against its name, the SHA-256 of its bytes, before it is read.
+//
+// Why shards of whole skills, cut where the listing, URI and path orders agree, rather than
+// fixed pages of one index file? A lookup in a paged index is a binary search whose every
+// probe may land on another page, each a round trip to the host's store before the next
+// probe can start: twenty for a resource among 350,000. A shard holds whole skills with
+// their own lookup tables, and the root's first keys name the one shard a URI or path can
+// be in, so a lookup costs one round however large the catalog; a page of a listing is a
+// run of skills, one or two shards, asked for in one round (Want). The cost is the cut:
+// a run may not end between skills whose URIs interleave ("pdf" and "pdf-tools"), and a
+// catalog whose listing and URI orders disagree everywhere (paths that URIs escape) is one
+// shard.
+//
+// Why does a read of a shard not held panic with a *Missing, rather than return an error?
+// Every accessor would return one, and every handler of the server check it: hundreds of
+// call sites for a condition that is not a failure and has one answer (stop, fetch, ask
+// again). The server only reads the index, so a request stopped midway leaves nothing
+// half done; the panic goes no further than the plugin's export, which recovers it alone.
 
 // Table kinds of a sharded index.
 const (

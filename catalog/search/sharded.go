@@ -21,6 +21,14 @@ import (
 // FieldPostings, FieldEntries and FieldEntryEnds are empty. A query that needs a chunk the
 // function does not have finds without it, and Missed says which it needs: its caller
 // fetches them and asks again.
+//
+// Why does the root keep every term, and not only the postings' chunks? Choosing what a
+// word stands for reads terms all over the dictionary: its stem, the terms it begins (the
+// commonest by postings length), the stems of every spelling one edit away (hundreds of
+// lookups for a long word). With the terms and the postings' ends in the root, a query
+// chooses its terms with no fetch, and then needs only the chunks of those it chose, in one
+// round. The cost: the root grows with the vocabulary (about 8 bytes a term and 4 for its
+// end), 96 KiB gzipped for the whole root of 10,000 generated skills.
 const (
 	FieldChunkStarts = NumFields + iota
 	FieldPublished

@@ -132,6 +132,24 @@
 // The raw ABI has skilledge_keys_wanted and skilledge_keys, the Extism ABI keys_wanted and
 // keys (edge/plugin's doc).
 //
+// # Index shards (need.go)
+//
+// The index of a large catalog is sharded (package catalog, shards.go): the plugin loads
+// its root, and the rest are store objects it reads when a request needs them. Instead of
+// an answer, skilledge_http and skilledge_rpc may then output
+//
+//	NEED LF 1*(SIZE SP NAME LF)
+//
+// naming the shards the request reads and the plugin does not hold. The host reads each
+// from its store, gives it with skilledge_give (the plugin checks it against NAME, so a
+// host that reads from storage it does not control needs no check of its own), and calls
+// the same export again with the same input, at most MaxNeedRounds times; an object it
+// cannot read, one the plugin refuses, or a plugin still in need is FailInstance, and only
+// the request fails. NEED is never replayed and has no facts. An instance keeps at most
+// ShardBudget bytes of shards, so a host sizes its memory for the root and that much. The
+// Extism ABI has no NEED: shards are objects a host puts, and one not put is answered as
+// any missing object is.
+//
 // # Options, limits, failures, notifications
 //
 // Options (options.go) are the JSON object of the configure export. The limits (limits.go)

@@ -20,11 +20,30 @@ import (
 // it names). A host gives up after MaxNeedRounds rounds, or when an object cannot be read
 // or given, and answers as for a failed instance (500, -32603); the instance is fine. A
 // NEED output is never replayed, and has no facts: the host asks for them after the answer.
+//
+// Why does the plugin ask for shards, rather than read them through a host function? A
+// wasm call is synchronous, and the JavaScript hosts read their store with fetch, which
+// returns a promise a host function cannot wait for (workerd has no JavaScript Promise
+// Integration); an Extism host must need no function of ours. So the plugin says what it
+// lacks, the host fetches it as it fetches key sets, and asks again. A request read again
+// costs its lookups once more (microseconds); the fetches are the cost of a cold shard on
+// any design.
+//
+// Why does the plugin check each shard against its name, rather than each host? The shards
+// are the index: a wrong one would answer with another catalog's rows. One check in the
+// plugin covers every host and every store (a Worker's assets, a bucket someone else may
+// write to, a folder) with one implementation; it costs the SHA-256 of each shard once,
+// when given.
 const NeedLine = "NEED"
 
 // ShardBudget is how many bytes of shards a plugin instance keeps: past it, the least
 // recently read go (and are asked for again when read). A host sizes an instance's memory
 // for the root and this much.
+//
+// Why 8 MiB of shards an instance? A host sizes an instance for its index several times
+// over (MaxReply), and a Worker's isolate has 128 MiB: 8 MiB is 32 shards of 256 KiB,
+// a few thousand skills read recently, and keeps serve's default instance memory enough.
+// A catalog read all over evicts and fetches again.
 const ShardBudget = 8 << 20
 
 // MaxNeedRounds bounds the rounds of NEED a host goes through for one request: the longest
