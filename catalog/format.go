@@ -77,7 +77,11 @@ const (
 	MetaDigest    = iota // hex SHA-256 identifying the catalog content
 	MetaGenerator        // the tool and version that wrote the index, informational
 	MetaTrustRoot        // the deployment's DVS trust root ("https://…/"), or empty
-	MetaFields           // the number of fields
+	MetaFields           // the number of fields this reader needs
+	// MetaPathOrder (a later field, which an index may lack) is "1" when the listing order
+	// is the path order (SkillByPathRank(k) is k): every skill's path sorts as its URI
+	// escapes it.
+	MetaPathOrder = MetaFields
 )
 
 // Fields of TableSkills.

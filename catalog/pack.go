@@ -165,7 +165,7 @@ func (p *Pack) checkRefs() error {
 			if rf.kind == TableSite && len(p.cell(TableSite, 0, SitePageSkills)) == 0 {
 				continue // a shard's: the root has the page
 			}
-			if _, err := ParseRef(p.cell(rf.kind, r, rf.field)); err != nil {
+			if err := ParseRefs(p.cell(rf.kind, r, rf.field), nil); err != nil {
 				return fmt.Errorf("%w (table %d row %d)", err, rf.kind, r)
 			}
 		}
@@ -290,11 +290,12 @@ func (p *Pack) Objects() []ObjectUse {
 	seen := map[string]bool{}
 	var out []ObjectUse
 	add := func(cell []byte, what func() string) {
-		r := RefOf(cell)
-		if !seen[r.Name] {
-			seen[r.Name] = true
-			out = append(out, ObjectUse{Ref{Name: strings.Clone(r.Name), Size: r.Size}, what()})
-		}
+		EachRef(cell, func(r Ref) {
+			if !seen[r.Name] {
+				seen[r.Name] = true
+				out = append(out, ObjectUse{Ref{Name: strings.Clone(r.Name), Size: r.Size}, what()})
+			}
+		})
 	}
 	p.eachRef(add)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -306,7 +307,7 @@ func (p *Pack) Objects() []ObjectUse {
 // and sorts nothing, so it costs a fraction of Objects: hosts use it for the start-up
 // check of a store, and Objects only to describe what is wrong. r.Name aliases the index.
 func (p *Pack) Refs(f func(r Ref)) {
-	p.eachRef(func(cell []byte, _ func() string) { f(RefOf(cell)) })
+	p.eachRef(func(cell []byte, _ func() string) { EachRef(cell, f) })
 }
 
 // eachRef calls f with the cell of every object reference of p and its views, and a
@@ -411,6 +412,14 @@ func (p *Pack) Archives(i int) (tgz, zip int, ok bool) {
 		return 0, 0, false
 	}
 	return int(u32(l, 0)), int(u32(l, 4)), true
+}
+
+// InPathOrder reports whether the skills' listing order is their path order: the skill of
+// path rank k (SkillByPathRank) is skill k, so that whether a skill's path begins with a
+// prefix is whether its row is in the range SkillPathsWithPrefix gives, with no read of
+// it (MetaPathOrder; false for an index written before the field).
+func (p *Pack) InPathOrder() bool {
+	return p.tables[TableMeta].fields > MetaPathOrder && string(p.cell(TableMeta, 0, MetaPathOrder)) == "1"
 }
 
 // TrustRoot returns the deployment's DVS trust root, or "".

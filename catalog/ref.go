@@ -40,6 +40,53 @@ func ParseRef(cell []byte) (Ref, error) {
 	return r, nil
 }
 
+// A reference field may name an object in parts (a document of a large catalog larger
+// than a Workers static asset may be): its cell is then the references of the parts, in
+// order, each ended by LF but the last ("SIZE NAME\nSIZE NAME"), and the object is their
+// bytes one after another. MaxPart bounds a part: the build cuts a larger object so.
+const MaxPart = 16 << 20
+
+// ParseRefs decodes a reference field of one object or of parts, calling f with each, in
+// order; anything else wraps ErrCorrupt.
+func ParseRefs(cell []byte, f func(Ref)) error {
+	for {
+		line, rest, more := bytesCut(cell, '\n')
+		r, err := ParseRef(line)
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			f(r)
+		}
+		if !more {
+			return nil
+		}
+		cell = rest
+	}
+}
+
+// EachRef calls f with each part of a reference field ParseRefs accepted (Open has
+// checked every one): the one object, or each of its parts in order.
+func EachRef(cell []byte, f func(Ref)) {
+	for {
+		line, rest, more := bytesCut(cell, '\n')
+		f(RefOf(line))
+		if !more {
+			return
+		}
+		cell = rest
+	}
+}
+
+func bytesCut(b []byte, sep byte) (before, after []byte, found bool) {
+	for i, c := range b {
+		if c == sep {
+			return b[:i], b[i+1:], true
+		}
+	}
+	return b, nil, false
+}
+
 // IsObjectName reports whether s can name a store object: 64 lowercase hex digits.
 func IsObjectName(s string) bool {
 	if len(s) != 64 {

@@ -443,6 +443,47 @@ func (p *Pack) Want(lo, hi int) {
 	})
 }
 
+// WantRanks is Want for the skills of ranks [lo, hi) of URI or path order (SkillsUnder,
+// SkillPathsWithPrefix): a shard holds a run of ranks as it holds a run of rows.
+func (p *Pack) WantRanks(lo, hi int) { p.Want(lo, hi) }
+
+// WantResources is Want for the resources [lo, hi) (a page of resources/list).
+func (p *Pack) WantResources(lo, hi int) {
+	if p.sh == nil || lo >= hi {
+		return
+	}
+	sh := p.sh
+	sh.want(func(yield func(int)) {
+		for _, r := range [][2]int{{lo, hi}, {lo - int(sh.files[sh.n]) - sh.rootListed, hi - int(sh.files[sh.n]) - sh.rootListed}} {
+			col, total := sh.files, int(sh.files[sh.n])
+			if r != [2]int{lo, hi} {
+				col, total = sh.unlisted, int(sh.unlisted[sh.n])
+			}
+			a, b := max(r[0], 0), min(r[1], total)
+			for k := sh.shardOf(col, a); a < b && k < sh.n && int(col[k]) < b; k++ {
+				if col[k+1] > col[k] {
+					yield(k)
+				}
+			}
+		}
+	})
+}
+
+// WantPublished is Want for the published skills [lo, hi) (HTTPSkill).
+func (p *Pack) WantPublished(lo, hi int) {
+	if p.sh == nil || lo >= hi {
+		return
+	}
+	sh := p.sh
+	sh.want(func(yield func(int)) {
+		for k := sh.shardOf(sh.pubs, lo); k < sh.n && int(sh.pubs[k]) < hi; k++ {
+			if sh.pubs[k+1] > sh.pubs[k] {
+				yield(k)
+			}
+		}
+	})
+}
+
 // WantSkills is Want for scattered skills (a page of search hits).
 func (p *Pack) WantSkills(rows []int) {
 	if p.sh == nil {

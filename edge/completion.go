@@ -98,6 +98,7 @@ func (s *Server) completeSkillPath(b []byte, value string) []byte {
 	lo, hi := p.SkillPathsWithPrefix(value)
 	b = append(b, `"completion":{"values":[`...)
 	n := 0
+	p.WantRanks(lo, min(hi, lo+maxCompletions))
 	for k := lo; k < min(hi, lo+maxCompletions); k++ {
 		if n > 0 {
 			b = append(b, ',')
@@ -124,16 +125,31 @@ func (s *Server) completeSkillPath(b []byte, value string) []byte {
 	// are only counted.
 	best := maxCompletions + (hi - lo)
 	search.Best(room.hits, best)
+	// A sharded index reads only the hits it may offer, in one round: in path order, a
+	// hit's path begins with value when its row is in [lo, hi); out of it, a hit past
+	// best is counted unread (and may be counted twice, if the prefix offered it too).
+	// A whole index reads every hit, to count it.
+	sharded, ranked := p.Sharded(), p.InPathOrder()
+	if sharded {
+		s.wantHits(room.hits[:min(best, len(room.hits))])
+	}
 	for i, h := range room.hits {
-		path := unsafeString(p.SkillPath(h.Skill))
-		if strings.HasPrefix(path, value) {
+		var offered bool
+		switch {
+		case sharded && ranked:
+			offered = h.Skill >= lo && h.Skill < hi
+		case sharded && i >= best:
+		default:
+			offered = strings.HasPrefix(unsafeString(p.SkillPath(h.Skill)), value)
+		}
+		if offered {
 			continue // offered already, in path order
 		}
 		if total++; n < maxCompletions && i < best {
 			if n > 0 {
 				b = append(b, ',')
 			}
-			b = jsonrpc.AppendString(b, path)
+			b = jsonrpc.AppendString(b, unsafeString(p.SkillPath(h.Skill)))
 			n++
 		}
 	}

@@ -109,9 +109,15 @@ func (c *call) splice(b, cell []byte) []byte {
 	return b
 }
 
+// appendRef appends the reference of the object cell names (an index reference field),
+// or of each of its parts, one after another at the same offset (catalog.MaxPart).
 func appendRef(refs []wire.Ref, at int, cell []byte) []wire.Ref {
-	r := catalog.RefOf(cell)
-	return append(refs, wire.Ref{At: at, Size: r.Size, Name: r.Name})
+	if len(cell) <= 81 { // one reference: "SIZE NAME", SIZE at most 16 digits
+		r := catalog.RefOf(cell)
+		return append(refs, wire.Ref{At: at, Size: r.Size, Name: r.Name})
+	}
+	catalog.EachRef(cell, func(r catalog.Ref) { refs = append(refs, wire.Ref{At: at, Size: r.Size, Name: r.Name}) })
+	return refs
 }
 
 // handler appends the members of a result object (without the braces) to b.

@@ -24,6 +24,7 @@ func (s *Server) promptsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, err
 	}
 	b = append(b, `"prompts":[`...)
+	s.pack.Want(from, to)
 	b, to = appendPage(b, from, to, pageBudget, func(i int) []byte { return s.pack.Fallback(i, catalog.FallbackPromptEntry) })
 	b = append(b, ']')
 	return s.appendNextCursor(b, "p", to, n), nil

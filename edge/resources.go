@@ -24,6 +24,7 @@ func (s *Server) resourcesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, err
 	}
 	b = append(b, `"resources":[`...)
+	s.pack.WantResources(from, to)
 	b, to = appendPage(b, from, to, pageBudget, func(i int) []byte { return s.pack.Resource(i, catalog.ResList) })
 	b = append(b, ']')
 	return s.appendNextCursor(b, "r", to, n), nil
@@ -107,6 +108,7 @@ func (s *Server) scopedList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, err
 	}
 	b = append(b, `"resources":[`...)
+	s.pack.WantRanks(lo+from, lo+to)
 	b, to = appendPage(b, from, to, pageBudget, func(k int) []byte { return s.pack.Skill(s.pack.SkillByURIRank(lo+k), catalog.SkillListed) })
 	b = append(b, ']')
 	return s.appendNextCursor(b, kind, to, n), nil

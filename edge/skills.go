@@ -23,6 +23,7 @@ func (s *Server) skillsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, err
 	}
 	b = append(b, `"skills":[`...)
+	s.pack.Want(from, to) // a sharded index's shards of the page, in one round
 	b, to = appendPage(b, from, to, pageBudget, func(i int) []byte { return s.pack.Skill(i, catalog.SkillEntry) })
 	b = append(b, ']')
 	return s.appendNextCursor(b, "s", to, n), nil

@@ -106,6 +106,7 @@ func (s *Server) listSkillsTool(c *call, args gjson.Result, b []byte) []byte {
 	if err != nil {
 		return toolError(b, "The cursor is not one "+catalog.ToolListSkills+" gave: call "+catalog.ToolListSkills+" without it to start again.")
 	}
+	s.pack.Want(from, min(to, n))
 	to = fit(from, min(to, n), toolTextBudget, func(i int) int { return len(s.pack.Fallback(i, catalog.FallbackToolLine)) })
 	b = append(b, `"content":[{"type":"text","text":"`...)
 	head := "This server publishes " + plural(n, "skill") + "."

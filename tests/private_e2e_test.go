@@ -288,7 +288,7 @@ func privateLeaks(t *testing.T, servers []privateServer, probes []privateProbe, 
 		t.Run(srv.name, func(t *testing.T) {
 			hiddenEverywhere(t, srv.base, reader, finance, probes, words, files)
 			for _, p := range probes {
-				// The finance caller is served it (sitemap-1.xml exists only past 50,000 skills).
+				// The finance caller is served it (sitemap-1.xml exists only past 1,000 skills).
 				if st, _, body := p.ask(t, srv.base, "Authorization", finance); p.path != "/sitemap-1.xml" &&
 					(st != 200 || strings.Contains(body, `"error":{`) || strings.Contains(body, `"isError":true`)) {
 					t.Errorf("%s: the finance caller: %d %s", p.name, st, body)

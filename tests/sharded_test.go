@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"strings"
 	"sync"
 	"testing"
 
@@ -19,8 +20,9 @@ import (
 // shardedBuilds holds the sharded build of each case folder, by key ("" for the examples).
 var shardedBuilds sync.Map // key -> func() (*compile.Encoded, error)
 
-// buildSharded is buildCase with the index sharded as finely as the cuts allow: every
-// request that reads a skill reads it from a shard.
+// buildSharded is buildCase with the index sharded as finely as the cuts allow, and every
+// document over 512 bytes in parts: every request that reads a skill reads it from a
+// shard, and every document is spliced from its parts.
 func buildSharded(cs *caseSkills) (*compile.Encoded, error) {
 	var fsys fs.FS = examples.FS
 	root, key := "examples", ""
@@ -35,7 +37,7 @@ func buildSharded(cs *caseSkills) (*compile.Encoded, error) {
 		if compile.HasErrors(problems) {
 			return nil, fmtProblems(problems)
 		}
-		return compile.EncodeWith(c, compile.EncodeOptions{ShardBytes: 1})
+		return compile.EncodeWith(c, compile.EncodeOptions{ShardBytes: 1, MaxPart: 512})
 	}))
 	return f.(func() (*compile.Encoded, error))()
 }
@@ -57,6 +59,15 @@ func newSharded(t *testing.T, options []byte, skills *caseSkills) target {
 	}
 	if !p.Sharded() {
 		t.Fatal("the index is not sharded")
+	}
+	parts := 0
+	for _, name := range enc.Store.Names() {
+		if strings.Contains(enc.Store.What(name), "(part 2)") {
+			parts++
+		}
+	}
+	if parts == 0 {
+		t.Fatal("no document is in parts")
 	}
 	opt, err := wire.ParseOptions(options)
 	if err != nil {

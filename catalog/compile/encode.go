@@ -45,6 +45,9 @@ type EncodeOptions struct {
 	// shards hold about ShardBytes bytes of index each, put in the store with the
 	// objects. The answers are the same; a reader holds only the shards it reads.
 	ShardBytes int
+	// MaxPart, if above 0, is the largest part of a document (catalog.MaxPart when 0):
+	// tests make it small to have every document in parts.
+	MaxPart int
 }
 
 // EncodeWith is Encode with options. The index and the objects are the same bytes
@@ -53,7 +56,10 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 	if c.Access != nil && c.Access.Broken {
 		return nil, ErrPolicy
 	}
-	en := &encoder{st: newStore(), archived: map[*Skill][]*blob{}}
+	en := &encoder{st: newStore(), archived: map[*Skill][]*blob{}, maxPart: catalog.MaxPart}
+	if opt.MaxPart > 0 {
+		en.maxPart = opt.MaxPart
+	}
 	if opt.Dir != "" {
 		st, err := newDirStore(opt.Dir)
 		if err != nil {
@@ -175,7 +181,7 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		catalog.SitePageCSP:       []byte(pageCSP()),
 	}
 	if !en.shard {
-		site[catalog.SitePageSkills] = en.add(pageSkills(c, arch), "the catalog page's skills").Cell()
+		site[catalog.SitePageSkills] = en.addLarge(pageSkills(c, arch), "the catalog page's skills")
 	} else {
 		site[catalog.SiteTools], site[catalog.SitePage], site[catalog.SitePageCSP] = nil, nil, nil
 	}
@@ -233,10 +239,11 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		}
 	}
 	sum := sha256.Sum256(digestIn.Bytes())
-	w.Table(catalog.TableMeta, catalog.MetaFields, [][][]byte{{
+	w.Table(catalog.TableMeta, catalog.MetaPathOrder+1, [][][]byte{{
 		catalog.MetaDigest:    []byte(hex.EncodeToString(sum[:])),
 		catalog.MetaGenerator: []byte(Generator),
 		catalog.MetaTrustRoot: []byte(c.TrustRoot),
+		catalog.MetaPathOrder: pathOrder(c),
 	}})
 	return w.Bytes()
 }
@@ -405,7 +412,7 @@ func (en *encoder) httpRows(c *Catalog, arch map[*Skill][]*blob, feed *feedDocs)
 			catalog.HTTPPath:        []byte(doc.uri),
 			catalog.HTTPContentType: []byte(doc.mime),
 			catalog.HTTPDigest:      []byte(doc.digest),
-			catalog.HTTPObject:      doc.ref.Cell(),
+			catalog.HTTPObject:      doc.cellOf(),
 		})
 	}
 	return rows

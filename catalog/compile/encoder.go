@@ -1,6 +1,9 @@
 package compile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -32,6 +35,8 @@ type encoder struct {
 	// rows only, without what the root holds (the documents, skill://index.json, the page,
 	// the search table).
 	shard bool
+	// maxPart is the largest part of a document (addLarge).
+	maxPart int
 	// entries are, while a shard is encoded, its skills' well-known entries, which its
 	// search table holds (the root's has the terms).
 	entries [][]byte
@@ -102,10 +107,40 @@ func (en *encoder) form(ref catalog.Ref, text bool, what string) catalog.Ref {
 	})
 }
 
-// doc puts the document data in the store as a blob.
+// doc puts the document data in the store as a blob, in parts when it is larger than
+// catalog.MaxPart (addLarge).
 func (en *encoder) doc(uri, mime string, data []byte) *blob {
-	ref := en.add(data, uri)
-	return &blob{uri: uri, mime: mime, ref: ref, digest: "sha256:" + ref.Name, data: data}
+	cell := en.addLarge(data, uri)
+	sum := sha256.Sum256(data)
+	return &blob{uri: uri, mime: mime, ref: catalog.Ref{Name: hex.EncodeToString(sum[:]), Size: int64(len(data))}, cell: cell, digest: "sha256:" + hex.EncodeToString(sum[:]), data: data}
+}
+
+// addLarge puts data in the store and returns the reference field naming it: one object,
+// or, past catalog.MaxPart, parts of at most that size, each an object, which a host
+// splices one after another. A catalog of 50,000 skills has documents of 50 MiB (its
+// skill://index.json, its page), and a Workers static asset may be 25 MiB.
+func (en *encoder) addLarge(data []byte, what string) []byte {
+	if len(data) <= en.maxPart {
+		return en.add(data, what).Cell()
+	}
+	var cell []byte
+	for k := 0; len(data) > 0; k++ {
+		n := min(len(data), en.maxPart)
+		if k > 0 {
+			cell = append(cell, '\n')
+		}
+		cell = append(cell, en.add(data[:n], fmt.Sprintf("%s (part %d)", what, k+1)).Cell()...)
+		data = data[n:]
+	}
+	return cell
+}
+
+// cellOf returns the reference field naming b.
+func (b *blob) cellOf() []byte {
+	if b.cell != nil {
+		return b.cell
+	}
+	return b.ref.Cell()
 }
 
 // blobRow renders a generated artifact as an unlisted (or, for the index, listed)
@@ -127,17 +162,15 @@ func (en *encoder) blobRow(b *blob, name, description string) [][]byte {
 	row[catalog.ResList] = append(list, `,"annotations":{"audience":["assistant"],"priority":0.5}}`...)
 	text := strings.HasPrefix(b.mime, "application/json")
 	row[catalog.ResReadHead] = readHead(b.uri, b.mime, text)
-	var read catalog.Ref
 	if b.data != nil {
-		read = en.add(readValue(b.data, text), b.uri+readForm(text))
+		row[catalog.ResReadValue] = en.addLarge(readValue(b.data, text), b.uri+readForm(text))
 	} else {
-		read = en.form(b.ref, text, b.uri+readForm(text))
+		row[catalog.ResReadValue] = en.form(b.ref, text, b.uri+readForm(text)).Cell()
 	}
-	row[catalog.ResReadValue] = read.Cell()
 	row[catalog.ResMIME] = []byte(b.mime)
 	row[catalog.ResDigest] = []byte(b.digest)
 	row[catalog.ResSize] = strconv.AppendInt(nil, b.ref.Size, 10)
-	row[catalog.ResObject] = b.ref.Cell()
+	row[catalog.ResObject] = b.cellOf()
 	return row
 }
 

@@ -95,7 +95,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 	w.Table(catalog.TableSite, catalog.SiteFields, [][][]byte{{
 		catalog.SiteTools:      toolsList(c),
 		catalog.SitePage:       pageTemplate(c),
-		catalog.SitePageSkills: en.add(pageSkills(c, arch), "the catalog page's skills").Cell(),
+		catalog.SitePageSkills: en.addLarge(pageSkills(c, arch), "the catalog page's skills"),
 		catalog.SitePageCSP:    []byte(pageCSP()),
 	}})
 	w.Table(catalog.TableIndex, catalog.IndexFields, [][][]byte{{
@@ -104,12 +104,24 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 		catalog.IndexSkillsByPath: nil,
 	}})
 	w.Table(catalog.TableSearch, len(search), [][][]byte{search})
-	w.Table(catalog.TableMeta, catalog.MetaFields, [][][]byte{{
+	w.Table(catalog.TableMeta, catalog.MetaPathOrder+1, [][][]byte{{
 		catalog.MetaDigest:    []byte(entriesDigest(c.Skills)),
 		catalog.MetaGenerator: []byte(Generator),
 		catalog.MetaTrustRoot: []byte(c.TrustRoot),
+		catalog.MetaPathOrder: pathOrder(c),
 	}})
 	return w.Bytes()
+}
+
+// pathOrder is the catalog.MetaPathOrder of c: "1" when its listing order (by path) is
+// the order of its escaped paths, else empty.
+func pathOrder(c *Catalog) []byte {
+	for i := 1; i < len(c.Skills); i++ {
+		if catalog.EscapePath(c.Skills[i-1].Path) >= catalog.EscapePath(c.Skills[i].Path) {
+			return nil
+		}
+	}
+	return []byte("1")
 }
 
 // firstKeys returns the least URI and the least path of skills: each skill's directory

@@ -312,3 +312,72 @@ func TestNotShardable(t *testing.T) {
 		t.Errorf("a private catalog sharded: %v", err)
 	}
 }
+
+// FuzzShardedRoot opens damaged roots of a sharded index over a real store: a root that
+// opens must answer every accessor, or stop with a *catalog.Missing or an error wrapping
+// catalog.ErrCorrupt (a shard that is not what the root says: the plugin traps, and only
+// the request fails), never an index out of range.
+func FuzzShardedRoot(f *testing.F) {
+	cat, _, err := Load(examples.FS, ".", Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	enc, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1, MaxPart: 512})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(enc.Index)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := catalog.OpenWith(b, func(r catalog.Ref) ([]byte, error) { return enc.Store.Object(r.Name) }, 1)
+		if err != nil {
+			return
+		}
+		read := func(f func()) {
+			defer func() {
+				switch r := recover().(type) {
+				case nil, *catalog.Missing:
+				case error:
+					if !errors.Is(r, catalog.ErrCorrupt) {
+						t.Fatalf("panic: %v", r)
+					}
+				default:
+					t.Fatalf("panic: %v", r)
+				}
+			}()
+			f()
+		}
+		for i := range min(p.NumSkills(), 64) {
+			read(func() {
+				for f := range catalog.SkillFields {
+					p.Skill(i, f)
+				}
+				p.Archives(i)
+				p.SkillMD(i)
+				p.SkillByURIRank(i)
+				p.SkillByPathRank(i)
+				p.SkillsByName(string(p.Skill(i, catalog.SkillName)))
+				p.SkillByPrompt(string(p.Fallback(i, catalog.FallbackPrompt)))
+			})
+		}
+		for i := range min(p.NumResources(), 256) {
+			read(func() { p.ResourceByURI(string(p.Resource(i, catalog.ResURI))) })
+		}
+		read(func() { p.Objects() })
+		for d := range min(p.NumDirs(), 64) {
+			read(func() {
+				for k := range p.NumChildren(d) {
+					p.ChildAt(d, k)
+				}
+				p.DirByURI(string(p.Dir(d, catalog.DirURI)))
+			})
+		}
+		read(func() { p.SkillsUnder("skill://a"); p.SkillPathsWithPrefix("r") })
+		read(func() {
+			if ix, err := search.OpenSharded(p.Search(), p.NumSkills(), p.SearchChunk, p.SearchEntry); err == nil {
+				q, _ := search.ParseQuery("release notes")
+				var sc search.Scratch
+				ix.Search(q, &sc, nil)
+			}
+		})
+	})
+}

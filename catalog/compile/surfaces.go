@@ -24,7 +24,8 @@ const IndexURI = catalog.Scheme + "index.json"
 // small, it keeps; an archive's are only in the store).
 type blob struct {
 	uri, mime string
-	ref       catalog.Ref
+	ref       catalog.Ref // the object; of a document in parts, its Size only
+	cell      []byte      // the reference field naming it (in parts: addLarge)
 	digest    string
 	data      []byte // a document's bytes; nil for an archive
 }
