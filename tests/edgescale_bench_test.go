@@ -1,0 +1,197 @@
+//go:build e2e && benchreport
+
+package tests
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+)
+
+// edgeStarts is how many cold starts of each Worker the edge-at-scale report times.
+const edgeStarts = 11
+
+// edgeCatalog is one generated catalog of the edge-at-scale report, built as skilledge
+// build writes it.
+type edgeCatalog struct {
+	name      string
+	skills    int
+	flags     []string // skilledge build's, besides the folder and -o
+	out       string
+	root      []byte
+	parts     int
+	files     int   // the content store's files (the Worker's asset files)
+	bytes     int64 // and their bytes
+	script    int   // the Worker script gzipped: worker.js, plugin.wasm, catalog.pack
+	readURI   string
+	config    string
+	list, get []time.Duration
+}
+
+// TestEdgeScaleReport builds generated catalogs of 1,000, 10,000 and 50,000 skills
+// (writeScaleCatalog) as `skilledge build` does by default, which shards an index past
+// about 4 MiB, and 1,000 skills with the index whole (--shard never), and writes the
+// edge-at-scale section of BENCHMARKS.md: what each deployment is (the Worker script
+// gzipped, the root of the index, its parts in the store, the asset files) and the time
+// from workerd's start to the first answer of two requests, the first page of skills/list
+// and a resources/read of one skill's SKILL.md. The Worker is the bundle `wrangler deploy
+// --dry-run` makes of the 1,000-skill catalog, with each catalog's catalog.pack in place of
+// its own and each catalog's store as its assets (wrangler reads every asset file, minutes
+// for 350,000 of them, and bundles the same script but for catalog.pack). Nothing here
+// fails on a timing.
+func TestEdgeScaleReport(t *testing.T) {
+	cli, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cats := []*edgeCatalog{
+		{name: "1,000 skills, whole (`--shard never`)", skills: 1000, flags: []string{"--shard", "never"}},
+		{name: "1,000 skills", skills: 1000},
+		{name: "10,000 skills", skills: 10000},
+		{name: "50,000 skills", skills: 50000},
+	}
+	folders := map[int]string{}
+	for i, c := range cats {
+		if folders[c.skills] == "" {
+			folders[c.skills] = filepath.Join(tmp, fmt.Sprintf("skills-%d", c.skills))
+			if err := writeScaleCatalog(folders[c.skills], c.skills); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.out = filepath.Join(tmp, fmt.Sprintf("out-%d", i))
+		run(t, tmp, nil, cli, append([]string{"build", folders[c.skills], "-o", c.out}, c.flags...)...)
+		if c.root, err = os.ReadFile(filepath.Join(c.out, "catalog.pack")); err != nil {
+			t.Fatal(err)
+		}
+		store := filepath.Join(c.out, "assets", catalog.StoreDir)
+		p, err := catalog.OpenWith(c.root, func(r catalog.Ref) ([]byte, error) { return os.ReadFile(filepath.Join(store, r.Name)) }, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.parts = len(p.Parts())
+		c.readURI = string(p.Resource(p.SkillMD(c.skills/2), catalog.ResURI))
+		ents, err := os.ReadDir(store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.files = len(ents)
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil {
+				c.bytes += fi.Size()
+			}
+		}
+	}
+
+	// The bundle of the sharded 1,000-skill catalog, and a copy of it per catalog with that
+	// catalog's index.
+	d, err := deployFolder(folders[1000])
+	if err != nil {
+		t.Fatal(err)
+	}
+	packName := filepath.Base(bundleFile(t, d.bundle, "*-catalog.pack"))
+	for i, c := range cats {
+		bundle := filepath.Join(tmp, fmt.Sprintf("bundle-%d", i))
+		if err := os.Mkdir(bundle, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ents, err := os.ReadDir(d.bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var script bytes.Buffer
+		zw := gzip.NewWriter(&script)
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join(d.bundle, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Name() == packName {
+				b = c.root
+			}
+			if err := os.WriteFile(filepath.Join(bundle, e.Name()), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if e.Name() == "worker.js" || strings.HasSuffix(e.Name(), ".wasm") || strings.HasSuffix(e.Name(), ".pack") {
+				zw.Write(b)
+			}
+		}
+		zw.Close()
+		c.script = script.Len()
+		sub := filepath.Join(tmp, fmt.Sprintf("workerd-%d", i))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if c.config, err = workerdConfig(sub, &deployment{bundle: bundle, assets: filepath.Join(c.out, "assets")}, []string{deployedOptions(t)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	list := `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`
+	for i := range edgeStarts + 1 {
+		for _, c := range cats {
+			get := `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"` + c.readURI + `"}}`
+			l, g := firstAnswers(t, c.config, list), firstAnswers(t, c.config, get)
+			if i > 0 { // the first round puts the files in the page cache
+				c.list, c.get = append(c.list, l), append(c.get, g)
+			}
+		}
+	}
+	for _, c := range cats {
+		slices.Sort(c.list)
+		slices.Sort(c.get)
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, workerd %s. The catalogs are writeScaleCatalog's (a SKILL.md a skill, realistic text),\n", time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version(), workerdVersion(t))
+	fmt.Fprintf(&b, "built by `skilledge build` as it is by default (`--shard auto`: the index is sharded past about 4 MiB), and the first\n")
+	fmt.Fprintf(&b, "also with its index whole. The script is worker.js, plugin.wasm and catalog.pack of the bundle, gzipped together;\n")
+	fmt.Fprintf(&b, "the parts are the shards and chunks of a sharded index, objects of the store like the files.\n\n")
+	b.WriteString("| catalog | Worker script, gzipped | catalog.pack (the root) | its parts | asset files | assets |\n|---|---|---|---|---|---|\n")
+	for _, c := range cats {
+		fmt.Fprintf(&b, "| %s | %s | %s (%s gzipped) | %s | %s | %s |\n", c.name, byteSize(c.script), byteSize(len(c.root)), byteSize(gzippedSize(c.root)),
+			thousands(c.parts), thousands(c.files), mibf(c.bytes))
+	}
+	fmt.Fprintf(&b, "\nThe first answer from a cold start: from workerd's start (its socket listening already) to the first 200 answer,\n")
+	fmt.Fprintf(&b, "one process per start, the catalogs in turn, %d starts each after one unmeasured: the first page of `skills/list`\n", edgeStarts)
+	fmt.Fprintf(&b, "(2,000 skills, up to 4 MiB), and, in another start, a `resources/read` of the SKILL.md of the catalog's middle skill.\n\n")
+	b.WriteString("| catalog | `skills/list`, first page | ÷ 1,000 sharded | `resources/read` | ÷ 1,000 sharded |\n|---|---|---|---|---|\n")
+	for _, c := range cats {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.name, spread(c.list), ratio(c.list, cats[1].list), spread(c.get), ratio(c.get, cats[1].get))
+	}
+	writeReport(t, "edgescale", b.String())
+}
+
+// firstAnswers starts workerd with config and returns the time from its start to the first
+// 200 answer to body.
+func firstAnswers(t *testing.T, config, body string) time.Duration {
+	p, err := startWorkerd(workerdBin(t), config, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.stop()
+	client := &http.Client{Timeout: time.Minute}
+	for {
+		status, got, err := benchPost(client, p.urls[0]+"/mcp", body)
+		if err == nil && status == 200 {
+			if !bytes.Contains(got, []byte(`"result"`)) {
+				t.Fatalf("not an answer: %.300s", got)
+			}
+			return time.Since(p.started)
+		}
+		if time.Since(p.started) > time.Minute {
+			t.Fatalf("no 200 within a minute: %d %v %.300s\n%s", status, err, got, p.logs.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
