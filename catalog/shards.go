@@ -169,15 +169,6 @@ func OpenWith(b []byte, load Loader, budget int64) (*Pack, error) {
 // Sharded reports whether the index is a root whose skills are in shards.
 func (p *Pack) Sharded() bool { return p.sh != nil }
 
-// SetBudget bounds the bytes of shards a sharded index keeps (0: no bound).
-func (p *Pack) SetBudget(budget int64) {
-	if p.sh != nil {
-		p.sh.mu.Lock()
-		p.sh.budget = budget
-		p.sh.mu.Unlock()
-	}
-}
-
 // Tick marks the start of a request: the shards read by this request and the one before are
 // kept however full the budget is, so that a request that needs several shards, asked
 // again as each arrives, never evicts one it has just been given.
@@ -209,17 +200,6 @@ func (p *Pack) Give(b []byte) error {
 		}
 	}
 	return nil
-}
-
-// Held returns how many bytes of shards and chunks a sharded index holds, and how many
-// parts it has in all.
-func (p *Pack) Held() (bytes int64, parts int) {
-	if p.sh == nil {
-		return 0, 0
-	}
-	p.sh.mu.Lock()
-	defer p.sh.mu.Unlock()
-	return p.sh.held, len(p.sh.parts)
 }
 
 // Parts returns the objects a sharded index consists of beyond its root: each shard, then
@@ -280,14 +260,14 @@ func (p *Pack) openSharded() error {
 		}
 	}
 	var last [3]string
+	kinds := map[string]int{KeyName: 0, KeyPrompt: 1, KeyPostings: 2}
 	for r := uint32(0); r < keys.rows; r++ {
 		kind, first := string(p.cell(TableKeys, r, KeysKind)), p.cell(TableKeys, r, KeysFirst)
 		ref, err := ParseRef(p.cell(TableKeys, r, KeysObject))
 		if err != nil {
 			return fmt.Errorf("%w (key chunk %d)", err, r)
 		}
-		k := map[string]int{KeyName: 0, KeyPrompt: 1, KeyPostings: 2}
-		i, ok := k[kind]
+		i, ok := kinds[kind]
 		if !ok {
 			continue // a kind of a later format
 		}
@@ -704,7 +684,7 @@ func (p *Pack) dirAt(d int) (*Pack, int, int) {
 // refs calls f with the reference of every shard and chunk, and, when a Loader is set,
 // every reference inside them: each read through the Loader and let go, not kept.
 func (sh *sharded) refs(f func(cell []byte, what func() string)) {
-	for i, pt := range sh.parts {
+	for _, pt := range sh.parts {
 		f(pt.ref.Cell(), func() string {
 			if pt.shard < 0 {
 				return "an index chunk of keys"
@@ -726,7 +706,6 @@ func (sh *sharded) refs(f func(cell []byte, what func() string)) {
 				continue
 			}
 		}
-		_ = i
 		q.refs(f)
 	}
 }
