@@ -35,6 +35,9 @@ type build struct {
 var (
 	artifacts     = sync.OnceValues(func() (build, error) { return buildExamples() })
 	artifactsFull = sync.OnceValues(func() (build, error) { return buildExamples("--with-auth") })
+	// artifactsSharded is the example catalog with its index sharded as finely as the
+	// cuts allow: its shards are objects the host puts like the others.
+	artifactsSharded = sync.OnceValues(func() (build, error) { return buildExamples("--shard", "1") })
 )
 
 func buildExamples(flags ...string) (build, error) {
@@ -291,6 +294,24 @@ func TestGoSDKStore(t *testing.T) {
 	}
 }
 
+// TestGoSDKSharded: a catalog whose index is sharded is served by an Extism host as any
+// other: the host puts every object of the store, shards among them, and every answer
+// is whole; before the shards are put, a request that reads one is a 500 saying to put
+// them.
+func TestGoSDKSharded(t *testing.T) {
+	b, err := artifactsSharded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("everything", func(t *testing.T) { testGoSDK(t, b) })
+	t.Run("search", func(t *testing.T) { testGoSDKSearch(t, b) })
+	p := bare(t, b)
+	status, body := post(t, p, `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`, "MCP-Protocol-Version: 2025-11-25")
+	if status != 500 || !bytes.HasPrefix(body, []byte("skilledge: index shard ")) || !bytes.HasSuffix(body, []byte(" was not given to the plugin; call put with every file of OUT/assets/sha256/\n")) {
+		t.Fatalf("skills/list before put: %d %s", status, body)
+	}
+}
+
 // TestGoSDKRPC: the rpc export speaks JSON-RPC as a stream transport would, carrying the
 // negotiated version from call to call.
 func TestGoSDKRPC(t *testing.T) {
@@ -382,6 +403,11 @@ func TestGoSDKSearch(t *testing.T) { bothPlugins(t, testGoSDKSearch) }
 
 func testGoSDKSearch(t *testing.T, b build) {
 	p := configured(t, b, `{"tools":true}`)
+	for _, obj := range b.objects { // a sharded index's listings read its shards
+		if rc, _, err := p.Call("put", obj); rc != 0 || err != nil {
+			t.Fatalf("put: rc %d, %v", rc, err)
+		}
+	}
 	v := "MCP-Protocol-Version: 2025-11-25"
 	const query = "chart a CSV file"
 
