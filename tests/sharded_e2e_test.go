@@ -55,3 +55,47 @@ func TestCasesShardedHosts(t *testing.T) {
 		})
 	}
 }
+
+// TestShardedCatalogDeploys: the example catalog with its index sharded as finely as the
+// cuts allow (every listing and lookup reads shards the Worker fetches from its assets)
+// passes the README's deploy dry run, and the Worker serves it, in workerd and under
+// wrangler dev (Cloudflare's own asset layer), to the conformance suite's every scenario
+// with no FAILURE but the baselined, the Inspector's skills/list --verify on both eras,
+// and every well-known artifact matching its digest.
+func TestShardedCatalogDeploys(t *testing.T) {
+	d := shardedDeployment(t, nil)
+	if !strings.Contains(d.output, "--dry-run: exiting now.") {
+		t.Fatalf("wrangler did not finish its dry run:\n%s", d.output)
+	}
+	suite := conformanceSuite(t)
+	baseline := filepath.Join(repoRoot(t), "tests", "conformance", "expected-failures.yml")
+	w := workerdFor(t, d, deployedOptions(t), "{}")
+	servers := []struct{ name, base, private string }{
+		{"workerd", w[0], w[1]},
+		{"wrangler-dev", wranglerDev(t, d), ""},
+	}
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			for _, run := range conformanceRuns {
+				url := srv.base + "/mcp"
+				if run.scenario == "dns-rebinding-protection" {
+					if srv.private == "" {
+						continue // wrangler dev serves wrangler.toml's options, every Host allowed
+					}
+					url = srv.private + "/mcp"
+				}
+				t.Run(run.scenario+"/"+strings.Join(run.args, "_"), func(t *testing.T) {
+					conformanceRun(t, suite, baseline, url, run.scenario, run.args)
+				})
+			}
+			for _, era := range []string{"legacy", "modern"} {
+				t.Run("inspector/"+era, func(t *testing.T) { inspectList(t, srv.base+"/mcp", era, 6) })
+			}
+			t.Run("well-known", func(t *testing.T) {
+				if n := checkWellKnown(t, srv.base); n < 15 {
+					t.Fatalf("checked %d well-known artifacts", n)
+				}
+			})
+		})
+	}
+}
