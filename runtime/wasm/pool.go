@@ -180,13 +180,15 @@ func (p *Plugin) NewPool(ctx context.Context, cat Catalog, opt Options) (*Pool, 
 	if opt.MaxBody <= 0 {
 		opt.MaxBody = DefaultMaxBody
 	}
-	indexSize := len(pack)
-	if index.Sharded() { // an instance holds the root and at most its budget of shards
-		indexSize += wire.ShardBudget
+	indexSize, shards := len(pack), 0
+	if index.Sharded() {
+		// An instance holds the root and at most its budget of shards; an answer is made of
+		// the root's bytes and a page of the shards' (a listing's page budget, 4 MiB).
+		indexSize, shards = len(pack)+4<<20, wire.ShardBudget
 	}
-	if need := minMemory(indexSize, opt.MaxBody, len(opt.Server.Instructions)); p.MemoryLimit() < need {
+	if need := minMemory(indexSize, opt.MaxBody, len(opt.Server.Instructions)) + uint64(shards); p.MemoryLimit() < need {
 		return nil, fmt.Errorf("%w: instances are limited to %s of memory, but the catalog index is %s (every instance keeps its own copy) and request bodies may be %s, which with the largest answer a request may ask for needs at least %s",
-			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(indexSize)), mib(uint64(opt.MaxBody)), mib(need))
+			ErrMemoryLimit, mib(p.MemoryLimit()), mib(uint64(indexSize+shards)), mib(uint64(opt.MaxBody)), mib(need))
 	}
 	pl := &Pool{
 		plugin:  p,
