@@ -278,7 +278,7 @@ export class Host {
 		const wanted = given === null ? needOf(out) : null;
 		if (wanted !== null) {
 			const alive = () => this.instance === instance;
-			return giveNeeded(instance.raw, store, wanted, () => instance.raw.http(head, body), alive).then((o) => this.answer(instance, head, body, store, ctx, o));
+			return giveNeeded(instance.raw, store, wanted, () => instance.raw.http(head, body), alive, (o) => this.answer(instance, head, body, store, ctx, o));
 		}
 		const parsed = this.frames.parse(out);
 		if (parsed.status === 401 && this.keys !== null && instance.keyURLs.length > 0) {

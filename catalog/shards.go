@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -108,12 +109,21 @@ const (
 )
 
 // Loader returns the bytes of the store object r. OpenWith's Pack calls it from any
-// goroutine, one call at a time.
+// goroutine, and may call it concurrently (Objects reads shards as requests do).
 type Loader func(r Ref) ([]byte, error)
 
 // Missing is what a Pack without a Loader panics with when a request reads a shard it has
 // not been given: the objects to Give before the request is asked again.
 type Missing struct{ Refs []Ref }
+
+// add adds refs to m, each object once.
+func (m *Missing) add(refs ...Ref) {
+	for _, r := range refs {
+		if !slices.ContainsFunc(m.Refs, func(o Ref) bool { return o.Name == r.Name }) {
+			m.Refs = append(m.Refs, r)
+		}
+	}
+}
 
 func (m *Missing) Error() string {
 	return fmt.Sprintf("catalog: %d index shard(s) not loaded", len(m.Refs))
@@ -151,12 +161,13 @@ type part struct {
 	first []byte // the chunk's first key (key chunks only)
 	pack  *Pack
 	used  uint64 // the clock when last read
+	keep  uint64 // never evicted while the clock is at most this (touch, open)
 	shard int    // the shard number; -1 for a chunk of names, -2 of prompts, -3 of postings
 }
 
 // OpenWith is Open with a Loader for the shards of a sharded index, which keeps at most
-// budget bytes of shards (0: no bound) beyond those the current request reads. For an
-// index that is not sharded it is Open.
+// budget bytes of shards (0: no bound) beyond those the current request reads, as requests
+// are marked by Tick (evict). For an index that is not sharded it is Open.
 func OpenWith(b []byte, load Loader, budget int64) (*Pack, error) {
 	p, err := Open(b)
 	if err != nil || p.sh == nil {
@@ -195,7 +206,7 @@ func (p *Pack) Give(b []byte) error {
 	p.sh.mu.Lock()
 	defer p.sh.mu.Unlock()
 	for _, k := range parts { // one object may be chunks of several lookups
-		if err := p.sh.open(k, b); err != nil {
+		if err := p.sh.open(k, b, true); err != nil {
 			return err
 		}
 	}
@@ -294,11 +305,12 @@ func (sh *sharded) add(pt *part) {
 }
 
 // open checks b as part k (its digest already matched) and keeps it, evicting the least
-// recently read parts beyond the budget. Called with mu held.
-func (sh *sharded) open(k int, b []byte) error {
+// recently read parts beyond the budget; a part given (Give) is kept for freshTicks
+// requests. Called with mu held.
+func (sh *sharded) open(k int, b []byte, given bool) error {
 	pt := sh.parts[k]
 	if pt.pack != nil {
-		pt.used = sh.clock
+		sh.touch(pt)
 		return nil
 	}
 	if int64(len(b)) != pt.ref.Size {
@@ -320,7 +332,10 @@ func (sh *sharded) open(k int, b []byte) error {
 	// Parts that share an object (two equal chunks) are loaded together.
 	for _, o := range sh.parts {
 		if o.ref.Name == pt.ref.Name && o.pack == nil && o.shard == pt.shard {
-			o.pack, o.used = q, sh.clock
+			o.pack, o.used, o.keep = q, sh.clock, sh.clock+1
+			if given {
+				o.keep = sh.clock + freshTicks
+			}
 		}
 	}
 	sh.held += pt.ref.Size
@@ -349,13 +364,27 @@ func (sh *sharded) openShard(k int, b []byte) (*Pack, error) {
 	return q, nil
 }
 
+// freshTicks is how many requests a part just given is kept for however full the budget
+// is: the request that asked for it is asked again once its host has fetched every part
+// it named, and meanwhile the same instance may serve other requests (a Worker's isolate
+// serves many at once), which must not evict what it was given.
+const freshTicks = 64
+
+// touch marks pt read by the request under way: it is kept until the next one has started.
+func (sh *sharded) touch(pt *part) {
+	pt.used = sh.clock
+	pt.keep = max(pt.keep, sh.clock+1)
+}
+
 // evict drops the least recently read parts until the budget holds, keeping those read by
-// this request or the one before. Called with mu held.
+// this request or the one before, and those given within the last freshTicks requests.
+// Eviction happens only as the clock moves (Tick): a caller that never ticks keeps every
+// part it reads. Called with mu held.
 func (sh *sharded) evict() {
 	for sh.budget > 0 && sh.held > sh.budget {
 		victim := -1
 		for i, pt := range sh.parts {
-			if pt.pack != nil && pt.used+1 < sh.clock && (victim < 0 || pt.used < sh.parts[victim].used) {
+			if pt.pack != nil && pt.keep < sh.clock && (victim < 0 || pt.used < sh.parts[victim].used) {
 				victim = i
 			}
 		}
@@ -377,7 +406,7 @@ func (sh *sharded) get(k int) *Pack {
 	sh.mu.Lock()
 	pt := sh.parts[k]
 	if pt.pack != nil {
-		pt.used = sh.clock
+		sh.touch(pt)
 		sh.mu.Unlock()
 		return pt.pack
 	}
@@ -397,7 +426,7 @@ func (sh *sharded) get(k int) *Pack {
 		}
 	}
 	if err == nil {
-		err = sh.open(k, b)
+		err = sh.open(k, b, false)
 	}
 	if err != nil {
 		// The catalog is broken (a store without the object, or other bytes under its
@@ -490,7 +519,7 @@ func (sh *sharded) want(each func(yield func(int))) {
 					if m == nil {
 						m = &Missing{}
 					}
-					m.Refs = append(m.Refs, mk.Refs...)
+					m.add(mk.Refs...)
 				}
 			}()
 			sh.get(k)
@@ -505,18 +534,13 @@ func (sh *sharded) want(each func(yield func(int))) {
 	each(func(k int) {
 		pt := sh.parts[k]
 		if pt.pack != nil {
-			pt.used = sh.clock
+			sh.touch(pt)
 			return
 		}
 		if m == nil {
 			m = &Missing{}
 		}
-		for _, r := range m.Refs {
-			if r.Name == pt.ref.Name {
-				return
-			}
-		}
-		m.Refs = append(m.Refs, pt.ref)
+		m.add(pt.ref)
 	})
 	sh.mu.Unlock()
 	if m != nil {

@@ -125,27 +125,43 @@ func (s *Server) completeSkillPath(b []byte, value string) []byte {
 	// are only counted.
 	best := maxCompletions + (hi - lo)
 	search.Best(room.hits, best)
-	// A sharded index reads only the hits it may offer, in one round: in path order, a
-	// hit's path begins with value when its row is in [lo, hi); out of it, a hit past
-	// best is counted unread (and may be counted twice, if the prefix offered it too).
-	// A whole index reads every hit, to count it.
+	// A sharded index reads only the hits it may offer, their shards asked for in one
+	// round: in path order, a hit's path begins with value when its row is in [lo, hi), and
+	// only the first maxCompletions others are read; out of it, the first 2×maxCompletions
+	// hits are read, and a hit past them is counted unread (and may be counted twice, if
+	// the prefix offered it too). A whole index reads every hit, to count it.
 	sharded, ranked := p.Sharded(), p.InPathOrder()
+	read := len(room.hits)
 	if sharded {
-		s.wantHits(room.hits[:min(best, len(room.hits))])
+		if ranked {
+			var offer []search.Hit
+			for i, h := range room.hits {
+				if len(offer) == maxCompletions || i >= best {
+					break
+				}
+				if h.Skill < lo || h.Skill >= hi {
+					offer = append(offer, h)
+				}
+			}
+			s.wantHits(offer)
+		} else {
+			read = min(len(room.hits), 2*maxCompletions)
+			s.wantHits(room.hits[:read])
+		}
 	}
 	for i, h := range room.hits {
 		var offered bool
 		switch {
 		case sharded && ranked:
 			offered = h.Skill >= lo && h.Skill < hi
-		case sharded && i >= best:
+		case i >= read: // a sharded index's, counted unread
 		default:
 			offered = strings.HasPrefix(unsafeString(p.SkillPath(h.Skill)), value)
 		}
 		if offered {
 			continue // offered already, in path order
 		}
-		if total++; n < maxCompletions && i < best {
+		if total++; n < maxCompletions && i < best && i < read {
 			if n > 0 {
 				b = append(b, ',')
 			}

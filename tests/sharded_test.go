@@ -3,10 +3,12 @@ package tests
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
@@ -126,3 +128,43 @@ func newShardedWasm(t *testing.T, options []byte, skills *caseSkills) target {
 // TestCasesShardedWasm runs every protocol case against the plugin serving a sharded index:
 // the same answers, byte for byte, as the whole index's in process.
 func TestCasesShardedWasm(t *testing.T) { runCases(t, newShardedWasm, false) }
+
+// TestShardedCompletionBounded: completing a skill path on a sharded index reads the
+// shards of the values it offers, not of every hit of its search: 300 skills under one
+// prefix, one a shard, and a completion that matches them all.
+func TestShardedCompletionBounded(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for i := range 300 {
+		name := fmt.Sprintf("deploy-%03d", i)
+		fsys["acme/"+name+"/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: Deploy acme services, part " + name + ".\n---\nDeploy.\n")}
+	}
+	c, problems, err := compile.Load(fsys, "skills", compile.Options{})
+	if err != nil || compile.HasErrors(problems) {
+		t.Fatal(err, problems)
+	}
+	enc, err := compile.EncodeWith(c, compile.EncodeOptions{ShardBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := map[string]bool{}
+	p, err := catalog.OpenWith(enc.Index, func(r catalog.Ref) ([]byte, error) {
+		loads[r.Name] = true
+		return enc.Store.Object(r.Name)
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := edge.New(p, wire.Options{})
+	for _, value := range []string{"acme", "deploy acme services"} {
+		clear(loads)
+		msg := `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"skill://{+skillPath}/SKILL.md"},"argument":{"name":"skillPath","value":"` + value + `"}}}`
+		reply, _, _ := srv.HandleMessage("2025-06-18", []byte(msg))
+		if !strings.Contains(string(reply), `"total":300`) {
+			t.Fatalf("%q: %.400s", value, reply)
+		}
+		// The 100 values offered, a chunk or two of postings, and the lookups' ends.
+		if len(loads) > 110 {
+			t.Errorf("completing %q read %d parts of a 300-skill index", value, len(loads))
+		}
+	}
+}

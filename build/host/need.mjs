@@ -31,20 +31,23 @@ export function needOf(out) {
 
 // giveNeeded fetches the shards wanted from store, gives them to raw, and calls ask (the
 // plugin's export again, with the same input) until it answers, at most
-// limits.MaxNeedRounds rounds in all: a copy of the answer (the instance serves other
-// requests before the caller reads it). alive()
-// says the instance is still the one to give to once the fetches are done. A shard the
-// store cannot give, or the plugin refuses, throws: the request fails as an instance's
-// failure does.
+// limits.MaxNeedRounds rounds of giving in all; then it returns finish(a copy of the
+// answer), finish called at once, before any other request can call into the instance,
+// so that it may ask the plugin what it says of that answer (its replay hint, its
+// facts). alive() says the instance is still the one to give to once the fetches are
+// done. A shard the store cannot give, or the plugin refuses, throws: the request fails
+// as an instance's failure does.
 /**
+ * @template T
  * @param {Raw} raw
  * @param {ObjectStore} store
  * @param {string[]} wanted
  * @param {() => Uint8Array<ArrayBuffer>} ask
  * @param {() => boolean} alive
- * @returns {Promise<Uint8Array<ArrayBuffer>>}
+ * @param {(out: Uint8Array<ArrayBuffer>) => T} finish
+ * @returns {Promise<Awaited<T>>}
  */
-export async function giveNeeded(raw, store, wanted, ask, alive) {
+export async function giveNeeded(raw, store, wanted, ask, alive, finish) {
 	for (let round = 1; ; round++) {
 		const shards = await Promise.all(wanted.map(async (name) => {
 			const r = await store.object(name);
@@ -55,7 +58,7 @@ export async function giveNeeded(raw, store, wanted, ask, alive) {
 		for (const b of shards) raw.give(b);
 		const out = ask();
 		const more = needOf(out);
-		if (more === null) return out.slice();
+		if (more === null) return await finish(out.slice());
 		if (round >= limits.MaxNeedRounds) throw new Error(`the plugin still needed index shards after ${round} rounds`);
 		wanted = more;
 	}

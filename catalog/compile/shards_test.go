@@ -302,6 +302,31 @@ func TestShardedMissing(t *testing.T) {
 	}
 }
 
+// TestShardedMissingOnce: a Loader without the shards (the plugin's, before a host gives
+// them) names each shard a batch needs once, however many skills of it the batch reads.
+func TestShardedMissingOnce(t *testing.T) {
+	cat, _, err := Load(examples.FS, ".", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1 << 20}) // every skill in one shard
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.OpenWith(enc.Index, func(catalog.Ref) ([]byte, error) { return nil, catalog.ErrMissing }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := func() (m *catalog.Missing) {
+		defer func() { m, _ = recover().(*catalog.Missing) }()
+		p.WantSkills([]int{0, 1, 2, 3, 4, 5})
+		return nil
+	}()
+	if m == nil || len(m.Refs) != 1 {
+		t.Fatalf("six skills of one shard asked for %v", m)
+	}
+}
+
 // TestNotShardable: a private catalog, or one keeping versions, is refused.
 func TestNotShardable(t *testing.T) {
 	cat, _, err := Load(accessFolder("access:\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n"), ".", Options{})

@@ -18,7 +18,7 @@ import (
 // keeps them while the plugin's budget allows), and then calls the same export again with
 // the same input: the plugin answers, or needs more (a lookup's chunk first, then the shard
 // it names). A host gives up after MaxNeedRounds rounds, or when an object cannot be read
-// or given, and answers as for a failed instance (500, -32603); the instance is fine. A
+// or given, and answers as for a failed instance (500, -32603), which it may make again. A
 // NEED output is never replayed, and has no facts: the host asks for them after the answer.
 //
 // Why does the plugin ask for shards, rather than read them through a host function? A
@@ -48,8 +48,9 @@ const NeedLine = "NEED"
 // from 0.61× whole. A catalog read all over, with more shards than this, still does.
 const ShardBudget = 16 << 20
 
-// MaxNeedRounds bounds the rounds of NEED a host goes through for one request: the longest
-// chain of reads a request makes is a key chunk, then the shards of the skills it names.
+// MaxNeedRounds bounds the rounds of giving a host goes through for one request (so it
+// calls the export at most MaxNeedRounds+1 times): the longest chain of reads a request
+// makes is a key chunk, then the shards of the skills it names.
 const MaxNeedRounds = 8
 
 // AppendNeed appends the NEED output naming refs.

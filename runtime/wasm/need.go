@@ -15,13 +15,13 @@ const rawGive = "skilledge_give"
 // serve passes b to fn (skilledge_http or skilledge_rpc) as callOutput does, and, while
 // the plugin answers NEED (its index is sharded and the request reads shards it does not
 // hold: edge/wire, "Need"), gives it the objects named from store and calls again, at most
-// wire.MaxNeedRounds times. An object the store lacks, one the plugin refuses, or a plugin
+// wire.MaxNeedRounds rounds of giving. An object the store lacks, one the plugin refuses, or a plugin
 // still in need after the last round fail as the instance does (wrapping ErrInstance):
 // the request cannot be answered, and the instance, which may hold what it was given, is
 // made again.
 func (in *instance) serve(ctx context.Context, fn api.Function, b, dst []byte, store wire.Store) ([]byte, error) {
 	start := len(dst)
-	for range wire.MaxNeedRounds {
+	for round := 0; ; round++ {
 		var err error
 		if dst, err = in.callOutput(ctx, fn, b, dst[:start]); err != nil {
 			return dst, err
@@ -32,6 +32,9 @@ func (in *instance) serve(ctx context.Context, fn api.Function, b, dst []byte, s
 		}
 		if err != nil {
 			return dst, fmt.Errorf("%w: the plugin answered a malformed NEED", ErrInstance)
+		}
+		if round == wire.MaxNeedRounds {
+			return dst, fmt.Errorf("%w: the plugin still needed index shards after %d rounds", ErrInstance, wire.MaxNeedRounds)
 		}
 		if in.give == nil {
 			return dst, fmt.Errorf("%w: plugin.wasm asks for index shards but does not export %s", ErrNotPlugin, rawGive)
@@ -46,5 +49,4 @@ func (in *instance) serve(ctx context.Context, fn api.Function, b, dst []byte, s
 			}
 		}
 	}
-	return dst, fmt.Errorf("%w: the plugin still needed index shards after %d rounds", ErrInstance, wire.MaxNeedRounds)
 }
