@@ -387,7 +387,7 @@ func FuzzShardedRoot(f *testing.F) {
 		for i := range min(p.NumResources(), 256) {
 			read(func() { p.ResourceByURI(string(p.Resource(i, catalog.ResURI))) })
 		}
-		read(func() { p.Objects() })
+		read(func() { p.Refs(func(catalog.Ref) {}) })
 		for d := range min(p.NumDirs(), 64) {
 			read(func() {
 				for k := range p.NumChildren(d) {
