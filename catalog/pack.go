@@ -162,9 +162,6 @@ var refFields = [...]struct {
 func (p *Pack) checkRefs() error {
 	for _, rf := range refFields {
 		for r := uint32(0); r < p.tables[rf.kind].rows; r++ {
-			if rf.kind == TableSite && len(p.cell(TableSite, 0, SitePageSkills)) == 0 {
-				continue // a shard's: the root has the page
-			}
 			if err := ParseRefs(p.cell(rf.kind, r, rf.field), nil); err != nil {
 				return fmt.Errorf("%w (table %d row %d)", err, rf.kind, r)
 			}
@@ -338,9 +335,7 @@ func (p *Pack) refs(f func(cell []byte, what func() string)) {
 	for r := uint32(0); r < t.rows; r++ {
 		f(p.cell(TableHTTP, r, HTTPObject), func() string { return string(p.cell(TableHTTP, r, HTTPPath)) })
 	}
-	if page := p.cell(TableSite, 0, SitePageSkills); len(page) > 0 {
-		f(page, func() string { return "the catalog page's skills" })
-	}
+	f(p.Site(SitePageSkills), func() string { return "the catalog page's skills" })
 }
 
 // Digest returns the hex SHA-256 identifying the catalog content.

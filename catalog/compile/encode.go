@@ -182,8 +182,9 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	}
 	if !en.shard {
 		site[catalog.SitePageSkills] = en.addLarge(pageSkills(c, arch), "the catalog page's skills")
-	} else {
+	} else { // the root's page (a shard's site is never served: the root's is)
 		site[catalog.SiteTools], site[catalog.SitePage], site[catalog.SitePageCSP] = nil, nil, nil
+		site[catalog.SitePageSkills] = en.page
 	}
 	w.Table(catalog.TableSite, catalog.SiteFields, [][][]byte{site})
 

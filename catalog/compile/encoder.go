@@ -35,6 +35,9 @@ type encoder struct {
 	// rows only, without what the root holds (the documents, skill://index.json, the page,
 	// the search table).
 	shard bool
+	// page is, while a sharded index is encoded, the reference field of the catalog page's
+	// skills, which every shard's site names too (a reference field is never empty).
+	page []byte
 	// maxPart is the largest part of a document (addLarge).
 	maxPart int
 	// entries are, while a shard is encoded, its skills' well-known entries, which its

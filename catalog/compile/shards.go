@@ -37,6 +37,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 			progress(i + 1)
 		}
 	}
+	en.page = en.addLarge(pageSkills(c, arch), "the catalog page's skills")
 	search, chunks, firsts, entries, err := searchpkg.Split(searchTable(c, arch)[0], len(c.Skills), target)
 	if err != nil {
 		panic("compile: the search table does not split: " + err.Error()) // a bug of searchTable
@@ -95,7 +96,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 	w.Table(catalog.TableSite, catalog.SiteFields, [][][]byte{{
 		catalog.SiteTools:      toolsList(c),
 		catalog.SitePage:       pageTemplate(c),
-		catalog.SitePageSkills: en.addLarge(pageSkills(c, arch), "the catalog page's skills"),
+		catalog.SitePageSkills: en.page,
 		catalog.SitePageCSP:    []byte(pageCSP()),
 	}})
 	w.Table(catalog.TableIndex, catalog.IndexFields, [][][]byte{{
