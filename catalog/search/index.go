@@ -31,44 +31,9 @@ func Open(cells [][]byte, skills int) (*Index, error) {
 	if len(cells) < NumFields {
 		return nil, ErrCorrupt
 	}
-	ix := &Index{text: cells[FieldTerms], termEnds: cells[FieldTermEnds], postings: cells[FieldPostings], postEnds: cells[FieldPostEnds], skills: skills}
-	if len(ix.termEnds)%4 != 0 || len(ix.postEnds) != len(ix.termEnds) {
-		return nil, ErrCorrupt
-	}
-	ix.terms = len(ix.termEnds) / 4
-	top, err := strconv.ParseFloat(string(cells[FieldTop]), 64)
-	if err != nil || !(top >= 0 && top < maxTop) { // NaN and infinities fail too
-		return nil, ErrCorrupt
-	}
-	ix.top = top
-	var prevTerm string
-	termStart, postStart := 0, 0
-	for i := range ix.terms {
-		end := int(binary.LittleEndian.Uint32(ix.termEnds[4*i:]))
-		pend := int(binary.LittleEndian.Uint32(ix.postEnds[4*i:]))
-		if end <= termStart || end > len(ix.text) || pend <= postStart || pend > len(ix.postings) {
-			return nil, ErrCorrupt
-		}
-		term := string(ix.text[termStart:end])
-		if i > 0 && term <= prevTerm {
-			return nil, ErrCorrupt
-		}
-		skill := uint64(0)
-		for p, first := ix.postings[postStart:pend], true; len(p) > 0; first = false {
-			d, n := binary.Uvarint(p)
-			if n <= 0 || len(p) < n+2 || d == 0 && !first { // rows strictly ascending
-				return nil, ErrCorrupt
-			}
-			skill += d
-			if skill >= uint64(skills) {
-				return nil, ErrCorrupt
-			}
-			p = p[n+2:]
-		}
-		prevTerm, termStart, postStart = term, end, pend
-	}
-	if termStart != len(ix.text) || postStart != len(ix.postings) {
-		return nil, ErrCorrupt
+	ix, err := openTerms(cells, skills, cells[FieldPostings], true)
+	if err != nil {
+		return nil, err
 	}
 	ix.entries, ix.entryEnds = cells[FieldEntries], cells[FieldEntryEnds]
 	if len(ix.entryEnds) != 4*skills {
@@ -86,6 +51,58 @@ func Open(cells [][]byte, skills int) (*Index, error) {
 		return nil, ErrCorrupt
 	}
 	return ix, nil
+}
+
+// openTerms checks the terms of a search table's cells and where their postings end, and
+// returns the Index of them: the terms sorted and in range, Top a plain number, the ends
+// ascending. With whole set, postings are every term's, one after another, each checked as
+// postingsValid; else (a sharded table's root) they are in chunks, checked when read.
+func openTerms(cells [][]byte, skills int, postings []byte, whole bool) (*Index, error) {
+	ix := &Index{text: cells[FieldTerms], termEnds: cells[FieldTermEnds], postings: postings, postEnds: cells[FieldPostEnds], skills: skills}
+	if len(ix.termEnds)%4 != 0 || len(ix.postEnds) != len(ix.termEnds) {
+		return nil, ErrCorrupt
+	}
+	ix.terms = len(ix.termEnds) / 4
+	top, err := strconv.ParseFloat(string(cells[FieldTop]), 64)
+	if err != nil || !(top >= 0 && top < maxTop) { // NaN and infinities fail too
+		return nil, ErrCorrupt
+	}
+	ix.top = top
+	var prevTerm string
+	termStart, postStart := 0, 0
+	for i := range ix.terms {
+		end := int(binary.LittleEndian.Uint32(ix.termEnds[4*i:]))
+		pend := int(binary.LittleEndian.Uint32(ix.postEnds[4*i:]))
+		if end <= termStart || end > len(ix.text) || pend <= postStart || whole && pend > len(postings) {
+			return nil, ErrCorrupt
+		}
+		term := string(ix.text[termStart:end])
+		if i > 0 && term <= prevTerm || whole && !postingsValid(postings[postStart:pend], skills) {
+			return nil, ErrCorrupt
+		}
+		prevTerm, termStart, postStart = term, end, pend
+	}
+	if termStart != len(ix.text) || whole && postStart != len(postings) {
+		return nil, ErrCorrupt
+	}
+	return ix, nil
+}
+
+// postingsValid reports whether p is one term's postings: (row gap as a uvarint, impact
+// as a u16) pairs, rows strictly ascending and below skills.
+func postingsValid(p []byte, skills int) bool {
+	skill := uint64(0)
+	for first := true; len(p) > 0; first = false {
+		d, n := binary.Uvarint(p)
+		if n <= 0 || len(p) < n+2 || d == 0 && !first {
+			return false
+		}
+		if skill += d; skill >= uint64(skills) {
+			return false
+		}
+		p = p[n+2:]
+	}
+	return true
 }
 
 // Entry returns skill's entry in the well-known index (Doc.Entry), empty when it has none.

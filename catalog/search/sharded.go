@@ -2,7 +2,7 @@ package search
 
 import (
 	"encoding/binary"
-	"strconv"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -101,32 +101,12 @@ func OpenSharded(cells [][]byte, skills int, chunk func(k int) ([]byte, bool), e
 	if len(cells) < NumShardedFields {
 		return nil, ErrCorrupt
 	}
-	ix := &Index{text: cells[FieldTerms], termEnds: cells[FieldTermEnds], postEnds: cells[FieldPostEnds], skills: skills}
-	if len(ix.termEnds)%4 != 0 || len(ix.postEnds) != len(ix.termEnds) {
-		return nil, ErrCorrupt
-	}
-	ix.terms = len(ix.termEnds) / 4
-	top, err := strconv.ParseFloat(string(cells[FieldTop]), 64)
-	if err != nil || !(top >= 0 && top < maxTop) {
-		return nil, ErrCorrupt
-	}
-	ix.top = top
-	var prevTerm string
-	termStart, postStart := 0, 0
-	for i := range ix.terms {
-		end := int(binary.LittleEndian.Uint32(ix.termEnds[4*i:]))
-		pend := int(binary.LittleEndian.Uint32(ix.postEnds[4*i:]))
-		if end <= termStart || end > len(ix.text) || pend <= postStart {
-			return nil, ErrCorrupt
-		}
-		term := string(ix.text[termStart:end])
-		if i > 0 && term <= prevTerm {
-			return nil, ErrCorrupt
-		}
-		prevTerm, termStart, postStart = term, end, pend
+	ix, err := openTerms(cells, skills, nil, false)
+	if err != nil {
+		return nil, err
 	}
 	starts := cells[FieldChunkStarts]
-	if termStart != len(ix.text) || len(starts)%4 != 0 || ix.terms > 0 && (len(starts) == 0 || binary.LittleEndian.Uint32(starts) != 0) ||
+	if len(starts)%4 != 0 || ix.terms > 0 && (len(starts) == 0 || binary.LittleEndian.Uint32(starts) != 0) ||
 		len(cells[FieldPublished]) != (skills+7)/8 {
 		return nil, ErrCorrupt
 	}
@@ -188,7 +168,7 @@ func (ix *Index) chunkPostings(i int, sc *Scratch) []byte {
 	k := ix.chunkOf(i)
 	b, ok := ix.ch.chunk(k)
 	if !ok {
-		if sc != nil && (len(sc.missed) == 0 || !containsInt(sc.missed, k)) {
+		if sc != nil && !slices.Contains(sc.missed, k) {
 			sc.missed = append(sc.missed, k)
 		}
 		return nil
@@ -219,32 +199,14 @@ func (ix *Index) checkChunk(k, first, base int, b []byte) bool {
 		return false
 	}
 	for t := first; t < last; t++ {
-		p := b[ix.postEnd(t-1)-base : ix.postEnd(t)-base]
-		skill := uint64(0)
-		for first := true; len(p) > 0; first = false {
-			d, n := binary.Uvarint(p)
-			if n <= 0 || len(p) < n+2 || d == 0 && !first {
-				return false
-			}
-			if skill += d; skill >= uint64(ix.skills) {
-				return false
-			}
-			p = p[n+2:]
+		if !postingsValid(b[ix.postEnd(t-1)-base:ix.postEnd(t)-base], ix.skills) {
+			return false
 		}
 	}
 	ix.ch.mu.Lock()
 	ix.ch.checked[k] = at
 	ix.ch.mu.Unlock()
 	return true
-}
-
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // postingsLen returns the length of term i's postings, which the root knows.
