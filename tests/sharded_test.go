@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,7 +15,6 @@ import (
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
-	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // shardedBuilds holds the sharded build of each case folder, by key ("" for the examples).
@@ -102,10 +100,6 @@ func TestCasesSharded(t *testing.T) { runCases(t, newSharded, false) }
 // case's pool starts holding no shard, so that every first read of one goes through a NEED
 // and skilledge_give (edge/wire, "Need").
 func newShardedWasm(t *testing.T, options []byte, skills *caseSkills) target {
-	p, err := compiledPlugins[pluginbuild.Public]()
-	if err != nil {
-		t.Fatal(err)
-	}
 	enc, err := buildSharded(skills)
 	if errors.Is(err, compile.ErrNotShardable) {
 		t.Skip("a catalog with an access policy or kept versions is not sharded")
@@ -113,16 +107,7 @@ func newShardedWasm(t *testing.T, options []byte, skills *caseSkills) target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := wire.ParseOptions(options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := p.NewPool(context.Background(), wasm.Catalog{Index: enc.Index, Store: enc.Store}, wasm.Options{Size: 1, MaxBody: o.MaxBody, Server: o})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close(context.Background()) })
-	return wasmTarget{pool}
+	return wasmTargetOf(t, pluginbuild.Public, options, enc)
 }
 
 // TestCasesShardedWasm runs every protocol case against the plugin serving a sharded index:

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
 	"github.com/skilledge/skilledge/runtime/wasm"
@@ -56,11 +57,16 @@ func newWasmOf(v pluginbuild.Variant) func(t *testing.T, options []byte, skills 
 }
 
 func newWasmPlugin(t *testing.T, v pluginbuild.Variant, options []byte, skills *caseSkills) target {
-	p, err := compiledPlugins[v]()
+	enc, err := buildCase(skills)
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := buildCase(skills)
+	return wasmTargetOf(t, v, options, enc)
+}
+
+// wasmTargetOf is plugin variant v in the harness, with options, serving the build enc.
+func wasmTargetOf(t *testing.T, v pluginbuild.Variant, options []byte, enc *compile.Encoded) target {
+	p, err := compiledPlugins[v]()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -257,14 +257,7 @@ func compareAll(t *testing.T, w, s *catalog.Pack) {
 // TestShardedMissing: without a Loader, a read of a shard not given panics with a
 // *catalog.Missing naming it; once given (and only with the right bytes), it is read.
 func TestShardedMissing(t *testing.T) {
-	cat, _, err := Load(examples.FS, ".", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := encodeExamples(t, EncodeOptions{ShardBytes: 1})
 	p, err := catalog.Open(enc.Index)
 	if err != nil {
 		t.Fatal(err)
@@ -305,14 +298,7 @@ func TestShardedMissing(t *testing.T) {
 // TestShardedMissingOnce: a Loader without the shards (the plugin's, before a host gives
 // them) names each shard a batch needs once, however many skills of it the batch reads.
 func TestShardedMissingOnce(t *testing.T) {
-	cat, _, err := Load(examples.FS, ".", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1 << 20}) // every skill in one shard
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := encodeExamples(t, EncodeOptions{ShardBytes: 1 << 20}) // every skill in one shard
 	p, err := catalog.OpenWith(enc.Index, func(catalog.Ref) ([]byte, error) { return nil, catalog.ErrMissing }, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -343,14 +329,7 @@ func TestNotShardable(t *testing.T) {
 // catalog.ErrCorrupt (a shard that is not what the root says: the plugin traps, and only
 // the request fails), never an index out of range.
 func FuzzShardedRoot(f *testing.F) {
-	cat, _, err := Load(examples.FS, ".", Options{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	enc, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1, MaxPart: 512})
-	if err != nil {
-		f.Fatal(err)
-	}
+	enc := encodeExamples(f, EncodeOptions{ShardBytes: 1, MaxPart: 512})
 	f.Add(enc.Index)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := catalog.OpenWith(b, func(r catalog.Ref) ([]byte, error) { return enc.Store.Object(r.Name) }, 1)
@@ -405,4 +384,18 @@ func FuzzShardedRoot(f *testing.F) {
 			}
 		})
 	})
+}
+
+// encodeExamples encodes the built-in examples with opt.
+func encodeExamples(tb testing.TB, opt EncodeOptions) *Encoded {
+	tb.Helper()
+	cat, _, err := Load(examples.FS, ".", Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	enc, err := EncodeWith(cat, opt)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return enc
 }
