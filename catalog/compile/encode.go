@@ -249,13 +249,14 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	return w.Bytes()
 }
 
-// sortedRows returns 0..n-1 ordered by key.
+// sortedRows returns 0..n-1 ordered by key, rows of equal keys in row order (the skills
+// of a name in listing order, as catalog.Pack.SkillsByName promises).
 func sortedRows(n int, key func(int) string) []uint32 {
 	rows := make([]uint32, n)
 	for i := range rows {
 		rows[i] = uint32(i)
 	}
-	sort.Slice(rows, func(i, j int) bool { return key(int(rows[i])) < key(int(rows[j])) })
+	sort.SliceStable(rows, func(i, j int) bool { return key(int(rows[i])) < key(int(rows[j])) })
 	return rows
 }
 

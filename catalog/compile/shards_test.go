@@ -28,6 +28,10 @@ func shardFolders() map[string]fs.FS {
 		}
 		return fsys
 	}
+	var shared []string
+	for i := range 40 {
+		shared = append(shared, fmt.Sprintf("team-%02d/deploy", i), fmt.Sprintf("team-%02d/alpha-%02d", i, 39-i))
+	}
 	return map[string]fs.FS{
 		"examples": examples.FS,
 		"awkward": folder("pdf", "pdf-tools", "pdf-tools/pdf", "pdf/nested", "a/deploy", "b/deploy",
@@ -35,6 +39,9 @@ func shardFolders() map[string]fs.FS {
 		// Escaped paths sort apart from the listing: "ünï" is listed last and its URIs
 		// ("skill://%C3%BC…") sort first, so no cut is allowed before it.
 		"escaped": folder("a/deploy", "cödé", "ünï/deploy", "b/deploy"),
+		// One name under many prefixes, among names that sort in the listing's reverse: more
+		// than a sort keeps in listing order by chance.
+		"shared": folder(shared...),
 	}
 }
 
