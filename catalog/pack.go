@@ -29,11 +29,14 @@ type Pack struct {
 	// sh is set for a sharded root: where its skills are, and the shards it holds
 	// (shards.go).
 	sh *sharded
+	// packs are the packs its packed references name (packs.go): its TablePacks, or, for
+	// a shard, its root's.
+	packs []Ref
 }
 
 // tableKinds bounds the table kinds this reader knows (TableMeta … TableKeyRows); tables
 // of other kinds, from newer writers, are checked and skipped.
-const tableKinds = 22
+const tableKinds = 23
 
 type table struct {
 	rows, fields uint32
@@ -47,9 +50,21 @@ type table struct {
 // the Pack (and a set of the table kinds it does not know, if there are any). Errors
 // wrap ErrCorrupt; a format-1 pack (file contents inside, from skilledge before the
 // content store) also wraps ErrOldFormat.
-func Open(b []byte) (*Pack, error) {
+func Open(b []byte) (*Pack, error) { return openIn(b, nil) }
+
+// openIn opens b as Open does, as a shard of root when root is not nil: its packed
+// references name root's packs, and it has none of its own.
+func openIn(b []byte, root *Pack) (*Pack, error) {
 	p, present, err := parse(b)
 	if err != nil {
+		return nil, err
+	}
+	if root != nil {
+		if present[TablePacks] {
+			return nil, fmt.Errorf("%w: a shard with packs of its own", ErrCorrupt)
+		}
+		p.packs = root.packs
+	} else if err := p.openPacks(); err != nil {
 		return nil, err
 	}
 	// A sharded root holds no skills of its own (shards.go): it has no TableSkills, so that
@@ -79,6 +94,11 @@ func Open(b []byte) (*Pack, error) {
 	}
 	if err := p.checkRefs(); err != nil {
 		return nil, err
+	}
+	if root != anyPacks {
+		if err := p.checkPacked(); err != nil {
+			return nil, err
+		}
 	}
 	if err := p.checkSearch(); err != nil {
 		return nil, err
@@ -261,15 +281,29 @@ func (p *Pack) Bytes() []byte { return p.buf }
 // resources/read inside the plugin. Given anything else it returns the zero Ref, or a
 // Ref of no meaning; it never reads outside cell.
 func RefOf(cell []byte) Ref {
-	n := len(cell) - 65
-	if n < 1 || n > 16 || cell[n] != ' ' {
+	n := 0
+	for n < len(cell) && n < 17 && cell[n] != ' ' {
+		n++
+	}
+	if n < 1 || n > 16 || len(cell) < n+65 {
 		return Ref{}
 	}
 	var size int64
 	for _, c := range cell[:n] {
 		size = size*10 + int64(c-'0')
 	}
-	return Ref{Name: unsafeString(cell[n+1:]), Size: size}
+	r := Ref{Name: unsafeString(cell[n+1 : n+65]), Size: size}
+	if rest := cell[n+65:]; len(rest) > 1 {
+		r.Packed = true
+		i := 1
+		for ; i < len(rest) && rest[i] != ' '; i++ {
+			r.Pack = r.Pack*10 + uint32(rest[i]-'0')
+		}
+		for _, c := range rest[min(i+1, len(rest)):] {
+			r.Offset = r.Offset*10 + int64(c-'0')
+		}
+	}
+	return r
 }
 
 // ObjectUse is one object of the content store an index refers to, with a description of
@@ -282,13 +316,20 @@ type ObjectUse struct {
 
 // Objects returns every object the index refers to, its views' included, each once,
 // sorted by name; What describes its first use in table order. Hosts use it to check a
-// store is complete; the build, to write one.
+// store is complete; the build, to write one. A packed object is not an object of the
+// store but part of one: Objects lists its pack (packs.go) instead.
 func (p *Pack) Objects() []ObjectUse {
 	seen := map[string]bool{}
 	var out []ObjectUse
+	for i, r := range p.packs {
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			out = append(out, ObjectUse{Ref{Name: strings.Clone(r.Name), Size: r.Size}, fmt.Sprintf("pack %d of the store's objects", i)})
+		}
+	}
 	add := func(cell []byte, what func() string) {
 		EachRef(cell, func(r Ref) {
-			if !seen[r.Name] {
+			if !r.Packed && !seen[r.Name] {
 				seen[r.Name] = true
 				out = append(out, ObjectUse{Ref{Name: strings.Clone(r.Name), Size: r.Size}, what()})
 			}
@@ -303,8 +344,18 @@ func (p *Pack) Objects() []ObjectUse {
 // order; an object referred to more than once is visited as often. It collects, copies
 // and sorts nothing, so it costs a fraction of Objects: hosts use it for the start-up
 // check of a store, and Objects only to describe what is wrong. r.Name aliases the index.
+// As in Objects, a packed object is visited as its pack, once.
 func (p *Pack) Refs(f func(r Ref)) {
-	p.eachRef(func(cell []byte, _ func() string) { EachRef(cell, f) })
+	for _, r := range p.packs {
+		f(r)
+	}
+	p.eachRef(func(cell []byte, _ func() string) {
+		EachRef(cell, func(r Ref) {
+			if !r.Packed {
+				f(r)
+			}
+		})
+	})
 }
 
 // eachRef calls f with the cell of every object reference of p and its views, and a

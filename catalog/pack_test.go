@@ -281,10 +281,10 @@ func TestObjects(t *testing.T) {
 	}
 	got := p.Objects()
 	want := []ObjectUse{
-		{Ref{strings.Repeat("12", 32), 4}, "the catalog page's skills"},
-		{Ref{strings.Repeat("ab", 32), 12}, "skill://b/SKILL.md"},
-		{Ref{strings.Repeat("cd", 32), 3}, "skill://b/SKILL.md body as skills/get {name} sends it"},
-		{Ref{strings.Repeat("ef", 32), 2}, "/x/index.json"},
+		{Ref{Name: strings.Repeat("12", 32), Size: 4}, "the catalog page's skills"},
+		{Ref{Name: strings.Repeat("ab", 32), Size: 12}, "skill://b/SKILL.md"},
+		{Ref{Name: strings.Repeat("cd", 32), Size: 3}, "skill://b/SKILL.md body as skills/get {name} sends it"},
+		{Ref{Name: strings.Repeat("ef", 32), Size: 2}, "/x/index.json"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("Objects = %v", got)
@@ -303,9 +303,22 @@ func TestParseRef(t *testing.T) {
 		want Ref
 		ok   bool
 	}{
-		{"0 " + name, Ref{name, 0}, true},
-		{"1048576 " + name, Ref{name, 1 << 20}, true},
-		{"9007199254740991 " + name, Ref{name, 1<<53 - 1}, true},
+		{"0 " + name, Ref{Name: name}, true},
+		{"1048576 " + name, Ref{Name: name, Size: 1 << 20}, true},
+		{"9007199254740991 " + name, Ref{Name: name, Size: 1<<53 - 1}, true},
+		{"5 " + name + " 0 0", Ref{Name: name, Size: 5, Packed: true}, true},
+		{"5 " + name + " 4294967295 9007199254740991", Ref{Name: name, Size: 5, Packed: true, Pack: 1<<32 - 1, Offset: 1<<53 - 1}, true},
+		{"5 " + name + " 4294967296 0", Ref{}, false},
+		{"5 " + name + " 0 9007199254740992", Ref{}, false},
+		{"5 " + name + " 01 0", Ref{}, false},
+		{"5 " + name + " 1 00", Ref{}, false},
+		{"5 " + name + " 1", Ref{}, false},
+		{"5 " + name + " 1 ", Ref{}, false},
+		{"5 " + name + "  1 2", Ref{}, false},
+		{"5 " + name + " 1  2", Ref{}, false},
+		{"5 " + name + " 1 2 ", Ref{}, false},
+		{"5 " + name + " -1 2", Ref{}, false},
+		{"5 " + name + " ", Ref{}, false},
 		{"9007199254740992 " + name, Ref{}, false},
 		{"01 " + name, Ref{}, false},
 		{"-1 " + name, Ref{}, false},
@@ -325,6 +338,9 @@ func TestParseRef(t *testing.T) {
 		}
 		if tt.ok && string(got.Cell()) != tt.cell {
 			t.Errorf("Cell() = %q, want %q", got.Cell(), tt.cell)
+		}
+		if tt.ok && RefOf([]byte(tt.cell)) != tt.want {
+			t.Errorf("RefOf(%q) = %v, want %v", tt.cell, RefOf([]byte(tt.cell)), tt.want)
 		}
 	}
 }

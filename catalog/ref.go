@@ -8,36 +8,74 @@ import (
 // Ref names an object of the content store: Name is the lowercase hex SHA-256 of the
 // object's bytes, Size their length. A host that splices the object copies exactly Size
 // bytes and may check them against Name.
+//
+// A packed object (Packed) is stored inside a pack, a larger object of the store that
+// holds many: its bytes are the Size bytes at Offset of the index's pack number Pack
+// (TablePacks, packs.go). A host reads them by range and checks them against Name.
 type Ref struct {
-	Name string
-	Size int64
+	Name   string
+	Size   int64
+	Packed bool
+	Pack   uint32 // the row of TablePacks, when Packed
+	Offset int64  // where in that pack, when Packed
 }
 
-// Cell renders r as an index "ref" field: "SIZE NAME".
+// Cell renders r as an index "ref" field: "SIZE NAME", and " PACK OFFSET" after it for a
+// packed object.
 func (r Ref) Cell() []byte {
 	b := strconv.AppendInt(nil, r.Size, 10)
 	b = append(b, ' ')
-	return append(b, r.Name...)
+	b = append(b, r.Name...)
+	if r.Packed {
+		b = append(b, ' ')
+		b = strconv.AppendUint(b, uint64(r.Pack), 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, r.Offset, 10)
+	}
+	return b
 }
 
-// ParseRef decodes a "ref" field. It accepts exactly "SIZE NAME" with SIZE a decimal
-// without leading zeros below 2^53 and NAME 64 lowercase hex digits; anything else wraps
-// ErrCorrupt. It does not allocate.
+// ParseRef decodes a "ref" field. It accepts exactly "SIZE NAME", or "SIZE NAME PACK
+// OFFSET", with SIZE, PACK and OFFSET decimals without leading zeros (SIZE and OFFSET below
+// 2^53, PACK below 2^32) and NAME 64 lowercase hex digits; anything else wraps
+// ErrCorrupt. It does not allocate. Whether PACK names a pack, and OFFSET and SIZE lie
+// within it, the index checks (Open).
 func ParseRef(cell []byte) (Ref, error) {
-	n := len(cell) - 65
-	if n < 1 || n > 16 || cell[n] != ' ' || !IsObjectName(unsafeString(cell[n+1:])) {
+	size, rest, ok := cutNumber(cell, 16)
+	if !ok || len(rest) < 65 || rest[0] != ' ' || !IsObjectName(unsafeString(rest[1:65])) {
 		return Ref{}, fmt.Errorf("%w: bad object reference", ErrCorrupt)
 	}
-	for i, c := range cell[:n] {
-		if c < '0' || c > '9' || (i == 0 && c == '0' && n > 1) {
-			return Ref{}, fmt.Errorf("%w: bad object size", ErrCorrupt)
-		}
-	}
-	r := RefOf(cell) // checked: now only split
-	if r.Size >= 1<<53 {
+	if size >= 1<<53 {
 		return Ref{}, fmt.Errorf("%w: object size out of range", ErrCorrupt)
 	}
-	return r, nil
+	r := Ref{Name: unsafeString(rest[1:65]), Size: size}
+	if rest = rest[65:]; len(rest) == 0 {
+		return r, nil
+	}
+	if rest[0] == ' ' {
+		if pack, rest, ok := cutNumber(rest[1:], 10); ok && pack < 1<<32 && len(rest) > 0 && rest[0] == ' ' {
+			if off, rest, ok := cutNumber(rest[1:], 16); ok && len(rest) == 0 && off < 1<<53 {
+				r.Packed, r.Pack, r.Offset = true, uint32(pack), off
+				return r, nil
+			}
+		}
+	}
+	return Ref{}, fmt.Errorf("%w: bad packed object reference", ErrCorrupt)
+}
+
+// cutNumber reads a canonical decimal (no sign, no leading zero) of at most max digits
+// from the start of b.
+func cutNumber(b []byte, max int) (int64, []byte, bool) {
+	i := 0
+	var n int64
+	for i < len(b) && i <= max && '0' <= b[i] && b[i] <= '9' {
+		n = n*10 + int64(b[i]-'0')
+		i++
+	}
+	if i == 0 || i > max || (b[0] == '0' && i > 1) {
+		return 0, b, false
+	}
+	return n, b[i:], true
 }
 
 // A reference field may name an object in parts (a document of a large catalog larger

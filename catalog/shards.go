@@ -152,6 +152,7 @@ type sharded struct {
 	load                                Loader
 	budget, held                        int64
 	clock                               uint64
+	root                                *Pack // whose packs the shards' packed references name
 }
 
 // part is one object of a sharded index: a shard (a Pack of skills) or a key chunk (a Pack
@@ -235,7 +236,7 @@ func (p *Pack) openSharded() error {
 		return fmt.Errorf("%w: the shard tables are missing or short", ErrCorrupt)
 	}
 	n := int(t.rows) - 1
-	sh := &sharded{n: n, byName: map[string][]int{}}
+	sh := &sharded{n: n, byName: map[string][]int{}, root: p}
 	cols := []*[]uint32{&sh.skills, &sh.files, &sh.unlisted, &sh.dirs, &sh.pubs}
 	for c := range cols {
 		*cols[c] = make([]uint32, n+1)
@@ -260,6 +261,9 @@ func (p *Pack) openSharded() error {
 		}
 		sh.firstURI, sh.firstPath = append(sh.firstURI, uri), append(sh.firstPath, path)
 		ref, err := ParseRef(p.cell(TableShards, uint32(r), ShardObject))
+		if err == nil && ref.Packed {
+			err = fmt.Errorf("%w: a packed shard", ErrCorrupt)
+		}
 		if err != nil {
 			return fmt.Errorf("%w (shard %d)", err, r)
 		}
@@ -275,6 +279,9 @@ func (p *Pack) openSharded() error {
 	for r := uint32(0); r < keys.rows; r++ {
 		kind, first := string(p.cell(TableKeys, r, KeysKind)), p.cell(TableKeys, r, KeysFirst)
 		ref, err := ParseRef(p.cell(TableKeys, r, KeysObject))
+		if err == nil && ref.Packed {
+			err = fmt.Errorf("%w: a packed chunk", ErrCorrupt)
+		}
 		if err != nil {
 			return fmt.Errorf("%w (key chunk %d)", err, r)
 		}
@@ -346,7 +353,7 @@ func (sh *sharded) open(k int, b []byte, given bool) error {
 // openShard opens b as shard k: a public-format index, not sharded, with the counts the
 // root gives it.
 func (sh *sharded) openShard(k int, b []byte) (*Pack, error) {
-	q, err := openPublic(b, "a shard")
+	q, err := openPublicIn(b, "a shard", sh.root)
 	if err != nil {
 		return nil, err
 	}

@@ -40,11 +40,14 @@ func (p *Pack) openVersions() error {
 }
 
 // openPublic opens b, which must be a public-format index (what names it in errors).
-func openPublic(b []byte, what string) (*Pack, error) {
+func openPublic(b []byte, what string) (*Pack, error) { return openPublicIn(b, what, nil) }
+
+// openPublicIn is openPublic of a shard of root (openIn), when root is not nil.
+func openPublicIn(b []byte, what string, root *Pack) (*Pack, error) {
 	if len(b) >= 8 && string(b[:8]) == MagicPrivate {
 		return nil, fmt.Errorf("%w: %s is a private index", ErrCorrupt, what)
 	}
-	q, err := Open(b)
+	q, err := openIn(b, root)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

@@ -102,21 +102,30 @@ func (c *call) read(msg *jsonrpc.Message, refs *[]wire.Ref) {
 	}
 }
 
-// splice records that the store object named by the index reference field cell goes at
-// the end of b, and returns b: the host puts the object's bytes there.
-func (c *call) splice(b, cell []byte) []byte {
-	*c.refs = appendRef(*c.refs, len(b), cell)
+// splice records that the store object named by the reference field cell of the index p
+// goes at the end of b, and returns b: the host puts the object's bytes there.
+func (c *call) splice(b []byte, p *catalog.Pack, cell []byte) []byte {
+	*c.refs = appendRef(*c.refs, len(b), p, cell)
 	return b
 }
 
-// appendRef appends the reference of the object cell names (an index reference field),
-// or of each of its parts, one after another at the same offset (catalog.MaxPart).
-func appendRef(refs []wire.Ref, at int, cell []byte) []wire.Ref {
-	if len(cell) <= 81 { // one reference: "SIZE NAME", SIZE at most 16 digits
-		r := catalog.RefOf(cell)
-		return append(refs, wire.Ref{At: at, Size: r.Size, Name: r.Name})
+// appendRef appends the reference of the object cell names (a reference field of the
+// index p), or of each of its parts, one after another at the same offset
+// (catalog.MaxPart); a packed object's names its pack (catalog.Pack.PackName) and offset.
+func appendRef(refs []wire.Ref, at int, p *catalog.Pack, cell []byte) []wire.Ref {
+	ref := func(r catalog.Ref) wire.Ref {
+		w := wire.Ref{At: at, Size: r.Size, Name: r.Name}
+		if r.Packed {
+			w.Pack, w.Offset = p.PackName(r.Pack), r.Offset
+		}
+		return w
 	}
-	catalog.EachRef(cell, func(r catalog.Ref) { refs = append(refs, wire.Ref{At: at, Size: r.Size, Name: r.Name}) })
+	// One reference, "SIZE NAME [PACK OFFSET]", is at most 16+1+64+1+10+1+16 bytes; two
+	// parts are more.
+	if len(cell) <= 109 {
+		return append(refs, ref(catalog.RefOf(cell)))
+	}
+	catalog.EachRef(cell, func(r catalog.Ref) { refs = append(refs, ref(r)) })
 	return refs
 }
 

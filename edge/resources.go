@@ -61,7 +61,7 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		}
 	}
 	b = append(b, head...)
-	b = c.splice(b, s.pack.Resource(i, catalog.ResReadValue))
+	b = c.splice(b, s.pack, s.pack.Resource(i, catalog.ResReadValue))
 	b = append(b, "}]"...)
 	return append(b, s.pack.Resource(i, catalog.ResReadMeta)...), nil
 }

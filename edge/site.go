@@ -163,7 +163,7 @@ func (s *Server) catalogPage(r *wire.Request, hd *headers, rb *reply) *wire.Resp
 			b = appendHTMLText(b, clip(words))
 		case catalog.PageSkillsMarker:
 			if words == "" && ok {
-				rb.refs = appendRef(rb.refs, len(b), s.pack.Site(catalog.SitePageSkills))
+				rb.refs = appendRef(rb.refs, len(b), s.pack, s.pack.Site(catalog.SitePageSkills))
 			} else {
 				b, status = s.appendPageResults(b, words, !ok)
 			}

@@ -78,7 +78,7 @@ func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		}
 		c.aboutSkill(p, i, wire.ReadActivation)
 		b = append(b, p.Skill(i, catalog.SkillByNameHead)...)
-		b = c.splice(b, p.Skill(i, catalog.SkillInstructions))
+		b = c.splice(b, p, p.Skill(i, catalog.SkillInstructions))
 		b = append(b, p.Skill(i, catalog.SkillByNameTail)...)
 		return appendVersionsMeta(b, s.pack.Skill(found[0], catalog.SkillVersions)), nil
 	default:

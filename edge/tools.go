@@ -180,7 +180,7 @@ func (s *Server) loadSkillTool(c *call, args gjson.Result, b []byte) []byte {
 	}
 	c.aboutSkill(s.pack, skill, wire.ReadActivation)
 	b = append(b, `"content":[{"type":"text","text":`...)
-	b = c.splice(b, s.pack.Skill(skill, catalog.SkillInstructions))
+	b = c.splice(b, s.pack, s.pack.Skill(skill, catalog.SkillInstructions))
 	b = append(b, `},{"type":"text","text":`...)
 	b = append(b, s.pack.Fallback(skill, catalog.FallbackFilesText)...)
 	return append(b, "}]"...)
@@ -220,12 +220,12 @@ func (s *Server) appendBlock(c *call, b []byte, i int) []byte {
 	head := s.pack.Resource(i, catalog.ResReadHead)
 	if catalog.IsTextHead(head) {
 		b = append(b, `{"type":"text","text":`...)
-		b = c.splice(b, s.pack.Resource(i, catalog.ResReadValue))
+		b = c.splice(b, s.pack, s.pack.Resource(i, catalog.ResReadValue))
 		return append(b, '}')
 	}
 	b = append(b, `{"type":"resource","resource":`...)
 	b = append(b, head...)
-	b = c.splice(b, s.pack.Resource(i, catalog.ResReadValue))
+	b = c.splice(b, s.pack, s.pack.Resource(i, catalog.ResReadValue))
 	return append(b, "}}"...)
 }
 

@@ -132,5 +132,5 @@ func (s *Server) changes(r *wire.Request, hd *headers, path string) *wire.Respon
 	if path == catalog.ChangesAtom {
 		ct = []byte("application/atom+xml; charset=utf-8")
 	}
-	return artifact(hd, string(ct), string(digest), obj, s.cacheControl())
+	return artifact(hd, string(ct), string(digest), s.pack, obj, s.cacheControl())
 }

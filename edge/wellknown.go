@@ -31,7 +31,7 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string, f *Facts) 
 		ct, _ := s.pack.HTTPDoc(path, catalog.HTTPContentType)
 		digest, _ := s.pack.HTTPDoc(path, catalog.HTTPDigest)
 		f.read = wire.ReadListing
-		return artifact(hd, string(ct), string(digest), obj, s.cacheControl())
+		return artifact(hd, string(ct), string(digest), s.pack, obj, s.cacheControl())
 	}
 	var rest string
 	archives := false
@@ -86,18 +86,19 @@ func (s *Server) wellKnown(r *wire.Request, hd *headers, path string, f *Facts) 
 	if text := catalog.IsTextHead(pack.Resource(res, catalog.ResReadHead)); text && strings.HasPrefix(ct, "text/") {
 		ct += "; charset=utf-8"
 	}
-	return artifact(hd, ct, string(pack.Resource(res, catalog.ResDigest)), pack.Resource(res, catalog.ResObject), s.cacheControl())
+	return artifact(hd, ct, string(pack.Resource(res, catalog.ResDigest)), pack, pack.Resource(res, catalog.ResObject), s.cacheControl())
 }
 
-// artifact answers with the store object that the reference field obj names, a strong
-// ETag made from its digest, caching headers, and 304 when If-None-Match names the ETag.
-func artifact(hd *headers, contentType, digest string, obj []byte, cacheControl string) *wire.Response {
+// artifact answers with the store object that the reference field obj of the index p
+// names, a strong ETag made from its digest, caching headers, and 304 when If-None-Match
+// names the ETag.
+func artifact(hd *headers, contentType, digest string, p *catalog.Pack, obj []byte, cacheControl string) *wire.Response {
 	etag := `"` + strings.Replace(digest, ":", "-", 1) + `"`
 	h := header("Content-Type", contentType, "ETag", etag, "Cache-Control", cacheControl)
 	if hd.hasIfNoneMatch && etagMatches(hd.ifNoneMatch, etag) {
 		return &wire.Response{Status: 304, Header: h}
 	}
-	return &wire.Response{Status: 200, Header: h, Refs: appendRef(nil, 0, obj)}
+	return &wire.Response{Status: 200, Header: h, Refs: appendRef(nil, 0, p, obj)}
 }
 
 // etagMatches implements If-None-Match: "*" or a comma-separated list of entity tags,

@@ -23,12 +23,17 @@ var shardedBuilds sync.Map // key -> func() (*compile.Encoded, error)
 // buildSharded is buildCase with the index sharded as finely as the cuts allow, and every
 // document over 512 bytes in parts: every request that reads a skill reads it from a
 // shard, and every document is spliced from its parts.
-func buildSharded(cs *caseSkills) (*compile.Encoded, error) {
+func buildSharded(cs *caseSkills) (*compile.Encoded, error) { return buildShardedPacked(cs, 0) }
+
+// buildShardedPacked is buildSharded with the objects in packs of about packBytes (none
+// for 0).
+func buildShardedPacked(cs *caseSkills, packBytes int64) (*compile.Encoded, error) {
 	var fsys fs.FS = examples.FS
 	root, key := "examples", ""
 	if cs != nil {
 		fsys, root, key = cs.fs, "skills", cs.key
 	}
+	key += fmt.Sprintf("/packs %d", packBytes)
 	f, _ := shardedBuilds.LoadOrStore(key, sync.OnceValues(func() (*compile.Encoded, error) {
 		c, problems, err := compile.Load(fsys, root, compile.Options{})
 		if err != nil {
@@ -37,7 +42,7 @@ func buildSharded(cs *caseSkills) (*compile.Encoded, error) {
 		if compile.HasErrors(problems) {
 			return nil, fmtProblems(problems)
 		}
-		return compile.EncodeWith(c, compile.EncodeOptions{ShardBytes: 1, MaxPart: 512})
+		return compile.EncodeWith(c, compile.EncodeOptions{ShardBytes: 1, MaxPart: 512, PackBytes: packBytes})
 	}))
 	return f.(func() (*compile.Encoded, error))()
 }
@@ -113,6 +118,54 @@ func newShardedWasm(t *testing.T, options []byte, skills *caseSkills) target {
 // TestCasesShardedWasm runs every protocol case against the plugin serving a sharded index:
 // the same answers, byte for byte, as the whole index's in process.
 func TestCasesShardedWasm(t *testing.T) { runCases(t, newShardedWasm, false) }
+
+// casePackBytes is about how large the packs of the packed case builds are: small enough
+// that the examples' objects are in dozens of packs, and some larger objects a pack alone.
+const casePackBytes = 4096
+
+// newPacked is newSharded over the sharded build whose objects are packed: every file,
+// form, archive and document is read by range from a pack, and checked.
+func newPacked(t *testing.T, options []byte, skills *caseSkills) target {
+	enc, err := buildShardedPacked(skills, casePackBytes)
+	if errors.Is(err, compile.ErrNotShardable) || errors.Is(err, compile.ErrNotPackable) {
+		t.Skip("a catalog with an access policy or kept versions is not sharded or packed")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.OpenWith(enc.Index, func(r catalog.Ref) ([]byte, error) { return enc.Store.Object(r.Name) }, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Packs()) == 0 {
+		t.Fatal("no pack")
+	}
+	opt, err := wire.ParseOptions(options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tickingTarget{inProcess{edge.New(p, opt), enc.Store}, p}
+}
+
+// TestCasesPacked runs every protocol case against a sharded index whose objects are
+// packed: the same answers, byte for byte.
+func TestCasesPacked(t *testing.T) { runCases(t, newPacked, false) }
+
+// newPackedWasm is newShardedWasm over the packed build: the harness's store reads each
+// packed object from its pack.
+func newPackedWasm(t *testing.T, options []byte, skills *caseSkills) target {
+	enc, err := buildShardedPacked(skills, casePackBytes)
+	if errors.Is(err, compile.ErrNotShardable) || errors.Is(err, compile.ErrNotPackable) {
+		t.Skip("a catalog with an access policy or kept versions is not sharded or packed")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wasmTargetOf(t, pluginbuild.Public, options, enc)
+}
+
+// TestCasesPackedWasm runs every protocol case against the plugin serving the packed build.
+func TestCasesPackedWasm(t *testing.T) { runCases(t, newPackedWasm, false) }
 
 // TestShardedCompletionBounded: completing a skill path on a sharded index reads the
 // shards of the values it offers, not of every hit of its search: 300 skills under one

@@ -48,10 +48,14 @@ type EncodeOptions struct {
 	// MaxPart, if above 0, is the largest part of a document (catalog.MaxPart when 0):
 	// tests make it small to have every document in parts.
 	MaxPart int
+	// PackBytes, if above 0, packs the store's objects (catalog/packs.go) in packs of
+	// about PackBytes bytes (at most PackMax), each an object of the store; the index's
+	// parts stay objects of their own. A host reads a packed object by range.
+	PackBytes int64
 }
 
-// EncodeWith is Encode with options. The index and the objects are the same bytes
-// whichever the options.
+// EncodeWith is Encode with options. The answers are the same whichever the options; the
+// index and the objects are the same bytes whichever Dir and Progress.
 func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 	if c.Access != nil && c.Access.Broken {
 		return nil, ErrPolicy
@@ -66,6 +70,12 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 			return nil, err
 		}
 		en.st = st
+	}
+	if opt.PackBytes > 0 {
+		if c.Access != nil || c.Versions != nil && len(c.Versions.Older) > 0 {
+			return nil, ErrNotPackable
+		}
+		en.st.packMax = min(opt.PackBytes, PackMax)
 	}
 	var index []byte
 	if opt.ShardBytes > 0 {
@@ -246,6 +256,9 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		catalog.MetaTrustRoot: []byte(c.TrustRoot),
 		catalog.MetaPathOrder: pathOrder(c),
 	}})
+	if !en.shard && !en.older {
+		en.packTable(&w)
+	}
 	return w.Bytes()
 }
 

@@ -59,7 +59,41 @@ func (en *encoder) add(data []byte, what string) catalog.Ref {
 	}
 	ref, err := en.st.add(data, what)
 	en.err = err
+	return en.placed(ref)
+}
+
+// addPart puts data, a part of a sharded index (a shard, a chunk), in the store: never
+// packed, as a host reads it whole by name.
+func (en *encoder) addPart(data []byte, what string) catalog.Ref {
+	if en.err != nil {
+		return catalog.Ref{}
+	}
+	ref, err := en.st.add(data, what)
+	en.err = err
+	en.st.whole[ref.Name] = true
 	return ref
+}
+
+// placed is ref laid out in a pack, when the store packs (packs.go).
+func (en *encoder) placed(ref catalog.Ref) catalog.Ref {
+	if en.err != nil || en.st.packMax == 0 {
+		return ref
+	}
+	return en.st.place(ref)
+}
+
+// packTable adds TablePacks to w, the index under way, once every object it names is in
+// the store: the packs are written now. Without packing it adds nothing.
+func (en *encoder) packTable(w *catalog.Writer) {
+	if en.err != nil || en.st.packMax == 0 {
+		return
+	}
+	rows, err := en.st.closePacks()
+	if err != nil {
+		en.fail(err)
+		return
+	}
+	w.Table(catalog.TablePacks, catalog.PackFields, rows)
 }
 
 // stream puts in the store the bytes write writes (see Store.addStream).
@@ -69,7 +103,7 @@ func (en *encoder) stream(what string, write func(w io.Writer) error) catalog.Re
 	}
 	ref, err := en.st.addStream(what, write)
 	en.err = err
-	return ref
+	return en.placed(ref)
 }
 
 // file puts f's bytes and their resources/read form in the store and returns both

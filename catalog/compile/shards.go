@@ -59,12 +59,12 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 		if en.err != nil {
 			return nil
 		}
-		q, err := catalog.Open(b)
+		q, err := catalog.OpenPart(b)
 		if err != nil {
 			panic("compile: a shard that does not open: " + err.Error()) // a bug of index
 		}
 		row := offsets()
-		row[catalog.ShardObject] = en.add(b, fmt.Sprintf("index shard %d (skills %d to %d)", len(shardRows), run[0]+1, run[1])).Cell()
+		row[catalog.ShardObject] = en.addPart(b, fmt.Sprintf("index shard %d (skills %d to %d)", len(shardRows), run[0]+1, run[1])).Cell()
 		uri, path := firstKeys(sub.Skills)
 		row[catalog.ShardFirstURI], row[catalog.ShardFirstPath] = []byte(uri), []byte(path)
 		shardRows = append(shardRows, row)
@@ -84,7 +84,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 		keys = append(keys, [][]byte{
 			catalog.KeysKind:   []byte(catalog.KeyPostings),
 			catalog.KeysFirst:  []byte(firsts[k]),
-			catalog.KeysObject: en.add(cw.Bytes(), fmt.Sprintf("search postings chunk %d", k)).Cell(),
+			catalog.KeysObject: en.addPart(cw.Bytes(), fmt.Sprintf("search postings chunk %d", k)).Cell(),
 		})
 	}
 	w.Table(catalog.TableKeys, catalog.KeysFields, keys)
@@ -111,6 +111,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 		catalog.MetaTrustRoot: []byte(c.TrustRoot),
 		catalog.MetaPathOrder: pathOrder(c),
 	}})
+	en.packTable(&w)
 	return w.Bytes()
 }
 
@@ -226,7 +227,7 @@ func (en *encoder) keyChunks(c *Catalog) [][][]byte {
 			}
 			var w catalog.Writer
 			w.Table(catalog.TableKeyRows, catalog.KeyRowFields, chunk)
-			ref := en.add(w.Bytes(), "an index chunk of skills by "+k.kind)
+			ref := en.addPart(w.Bytes(), "an index chunk of skills by "+k.kind)
 			rows = append(rows, [][]byte{
 				catalog.KeysKind:   []byte(k.kind),
 				catalog.KeysFirst:  chunk[0][catalog.KeyRowKey],

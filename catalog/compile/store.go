@@ -28,10 +28,19 @@ type Store struct {
 	what    map[string]string // the first description given for each object
 	size    int64
 	dir     string // the directory store's folder of objects (dir/sha256), or ""
+
+	// Packing (packs.go): packMax is above 0 when objects are packed.
+	packMax int64
+	plan    []*packPlan
+	placed  map[string]catalog.Ref // the objects laid out in plan, by name
+	whole   map[string]bool        // objects needed whole as well (index parts)
+	packs   map[string]bool        // the packs written
+	packDir string                 // where a directory store's packs went (WritePacks), or ""
 }
 
 func newStore() *Store {
-	return &Store{objects: map[string][]byte{}, sizes: map[string]int64{}, what: map[string]string{}}
+	return &Store{objects: map[string][]byte{}, sizes: map[string]int64{}, what: map[string]string{},
+		placed: map[string]catalog.Ref{}, whole: map[string]bool{}, packs: map[string]bool{}}
 }
 
 // newDirStore returns a store writing its objects into dir/sha256 (catalog.StoreDir),
@@ -134,6 +143,9 @@ func (s *Store) Object(name string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("compile: store object %s: %w", name, fs.ErrNotExist)
 	}
+	if s.packDir != "" && s.packs[name] {
+		return os.ReadFile(filepath.Join(s.packDir, name))
+	}
 	if s.dir != "" {
 		return os.ReadFile(filepath.Join(s.dir, name))
 	}
@@ -181,6 +193,9 @@ func (s *Store) WriteDir(dir string) error {
 			return err
 		}
 		for _, name := range s.Names() {
+			if s.packs[name] {
+				continue
+			}
 			if err := os.Rename(filepath.Join(s.dir, name), filepath.Join(objDir, name)); err != nil {
 				return err
 			}
@@ -189,6 +204,9 @@ func (s *Store) WriteDir(dir string) error {
 		return nil
 	}
 	for _, name := range s.Names() {
+		if s.packs[name] {
+			continue
+		}
 		data := s.objects[name]
 		path := filepath.Join(objDir, name)
 		if sameFile(path, data) {

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,18 +18,36 @@ import (
 // bytes) into the body it sends. A response frame lists its references after its header
 // fields, one line each:
 //
-//	"@" AT SP SIZE SP NAME LF
+//	"@" AT SP SIZE SP NAME [SP PACK SP OFFSET] LF
 //
 // AT is the offset in the framed BODY where the object's SIZE bytes go, NAME the object's
 // 64 lowercase hex digits. Offsets never decrease, and references at the same offset are
 // spliced in the order listed. The body a client receives is BODY with every object
 // inserted, BodySize(body, refs) bytes long. A frame without references is a plain frame.
+//
+// A packed object (catalog/packs.go) is no object of the store but SIZE bytes of one: the
+// bytes at OFFSET (a canonical decimal below 2^53) of the store object PACK (64 lowercase
+// hex digits), which a host reads by range. A host checks that those bytes hash to NAME
+// before the first byte of the answer goes out, as it checks sizes: the packs of a large
+// catalog live in storage that is not deployed with the Worker (R2), which a host must not
+// take on trust.
 
 // Ref is one reference to a store object.
 type Ref struct {
-	At   int    // offset in the framed body
-	Size int64  // the object's length
-	Name string // the object's name: 64 lowercase hex digits, the SHA-256 of its bytes
+	At     int    // offset in the framed body
+	Size   int64  // the object's length
+	Name   string // the object's name: 64 lowercase hex digits, the SHA-256 of its bytes
+	Pack   string // for a packed object, the name of the pack that holds it; else ""
+	Offset int64  // for a packed object, where in the pack its bytes start
+}
+
+// PackStore is a Store that reads packed objects itself (Objects asks it, rather than
+// slicing and checking the whole pack from Object): Packed returns the bytes of r, a
+// packed reference, checked against r.Name, or an error wrapping fs.ErrNotExist for a
+// pack it does not hold, or ErrObject for bytes that are not r's.
+type PackStore interface {
+	Store
+	Packed(r Ref) ([]byte, error)
 }
 
 // Store gives the bytes of content-store objects. Object returns an error wrapping
@@ -49,6 +69,12 @@ func appendRefs(dst []byte, refs []Ref) []byte {
 		dst = strconv.AppendInt(dst, r.Size, 10)
 		dst = append(dst, ' ')
 		dst = append(dst, r.Name...)
+		if r.Pack != "" {
+			dst = append(dst, ' ')
+			dst = append(dst, r.Pack...)
+			dst = append(dst, ' ')
+			dst = strconv.AppendInt(dst, r.Offset, 10)
+		}
 		dst = append(dst, '\n')
 	}
 	return dst
@@ -61,10 +87,21 @@ func parseRef(line string) (Ref, bool) {
 		return Ref{}, false
 	}
 	size, rest, ok := cutDecimal(rest[1:])
-	if !ok || len(rest) != 65 || rest[0] != ' ' || !catalog.IsObjectName(rest[1:]) || at >= 1<<53 || size >= 1<<53 {
+	if !ok || len(rest) < 65 || rest[0] != ' ' || !catalog.IsObjectName(rest[1:65]) || at >= 1<<53 || size >= 1<<53 {
 		return Ref{}, false
 	}
-	return Ref{At: int(at), Size: size, Name: rest[1:]}, true
+	r := Ref{At: int(at), Size: size, Name: rest[1:65]}
+	if rest = rest[65:]; rest == "" {
+		return r, true
+	}
+	if len(rest) < 67 || rest[0] != ' ' || !catalog.IsObjectName(rest[1:65]) || rest[65] != ' ' {
+		return Ref{}, false
+	}
+	r.Pack = rest[1:65]
+	if r.Offset, rest, ok = cutDecimal(rest[66:]); !ok || rest != "" || r.Offset >= 1<<53 {
+		return Ref{}, false
+	}
+	return r, true
 }
 
 // cutDecimal reads a canonical decimal (no sign, no leading zero) of at most 16 digits.
@@ -103,12 +140,19 @@ func BodySize(body []byte, refs []Ref) int64 {
 }
 
 // Objects looks up the object of every reference in st, in order, and checks each has
-// the referenced size. It fails, wrapping ErrObject (and fs.ErrNotExist for a missing
-// object), on the first that does not.
+// the referenced size, and a packed one the referenced digest too (Packed). It fails,
+// wrapping ErrObject (and fs.ErrNotExist for a missing object), on the first that does
+// not.
 func Objects(refs []Ref, st Store) ([][]byte, error) {
 	objs := make([][]byte, len(refs))
 	for i, r := range refs {
-		b, err := st.Object(r.Name)
+		var b []byte
+		var err error
+		if r.Pack != "" {
+			b, err = Packed(st, r)
+		} else {
+			b, err = st.Object(r.Name)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrObject, err)
 		}
@@ -118,6 +162,35 @@ func Objects(refs []Ref, st Store) ([][]byte, error) {
 		objs[i] = b
 	}
 	return objs, nil
+}
+
+// Packed returns the bytes of the packed reference r from st: st's own (PackStore), or
+// the bytes at r.Offset of the object r.Pack, checked against r.Name.
+func Packed(st Store, r Ref) ([]byte, error) {
+	if ps, ok := st.(PackStore); ok {
+		return ps.Packed(r)
+	}
+	pack, err := st.Object(r.Pack)
+	if err != nil {
+		return nil, err
+	}
+	b, err := Slice(pack, r)
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != r.Name {
+		return nil, fmt.Errorf("%w: the bytes at %d of pack %s are not object %s", ErrObject, r.Offset, r.Pack, r.Name)
+	}
+	return b, nil
+}
+
+// Slice returns the bytes of the packed reference r in pack, the bytes of r.Pack, unchecked;
+// an error wrapping ErrObject when they lie outside it.
+func Slice(pack []byte, r Ref) ([]byte, error) {
+	if r.Offset > int64(len(pack)) || r.Size > int64(len(pack))-r.Offset {
+		return nil, fmt.Errorf("%w: pack %s has %d bytes, not the %d at %d referenced", ErrObject, r.Pack, len(pack), r.Size, r.Offset)
+	}
+	return pack[r.Offset : r.Offset+r.Size : r.Offset+r.Size], nil
 }
 
 // AppendResolved appends body with the objects of refs (from Objects) spliced in.

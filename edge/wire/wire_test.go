@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -83,10 +85,10 @@ func TestResponseRoundTrip(t *testing.T) {
 		{"body with blank lines", Response{Status: 404, Body: []byte("not\n\nfound\n")}, "404\n\nnot\n\nfound\n"},
 		{"repeated headers", Response{Status: 200, Header: Header{{"Vary", "Origin"}, {"Vary", "Accept"}}}, "200\nVary: Origin\nVary: Accept\n\n"},
 		{"value with colon-space", Response{Status: 200, Header: Header{{"X", "k: v"}}}, "200\nX: k: v\n\n"},
-		{"one object", Response{Status: 200, Header: Header{{"ETag", `"x"`}}, Refs: []Ref{{0, 5, obj1}}},
+		{"one object", Response{Status: 200, Header: Header{{"ETag", `"x"`}}, Refs: []Ref{{At: 0, Size: 5, Name: obj1}}},
 			"200\nETag: \"x\"\n@0 5 " + obj1 + "\n\n"},
-		{"objects in a body", Response{Status: 200, Refs: []Ref{{2, 0, obj1}, {2, 12, obj2}, {4, 1 << 40, obj1}}, Body: []byte("[,]\n")},
-			"200\n@2 0 " + obj1 + "\n@2 12 " + obj2 + "\n@4 1099511627776 " + obj1 + "\n\n[,]\n"},
+		{"objects in a body", Response{Status: 200, Refs: []Ref{{At: 2, Size: 0, Name: obj1}, {At: 2, Size: 12, Name: obj2}, {At: 4, Size: 1 << 40, Name: obj1}, {At: 4, Size: 3, Name: obj2, Pack: obj1, Offset: 9}}, Body: []byte("[,]\n")},
+			"200\n@2 0 " + obj1 + "\n@2 12 " + obj2 + "\n@4 1099511627776 " + obj1 + "\n@4 3 " + obj2 + " " + obj1 + " 9\n\n[,]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			frame := AppendResponse(nil, &tc.resp)
@@ -114,19 +116,26 @@ var (
 
 func TestParseResponseMalformedRefs(t *testing.T) {
 	for _, frame := range []string{
-		"200\n@0 5 " + obj1 + "\nA: b\n\n",                 // a header field after a reference
-		"200\n@1 5 " + obj1 + "\n\n",                       // offset past the body
-		"200\n@3 5 " + obj1 + "\n@2 5 " + obj1 + "\n\nabc", // offsets going back
-		"200\n@0 5 " + obj1[:63] + "\n\n",                  // short name
-		"200\n@0 5 " + strings.ToUpper(obj1) + "\n\n",      // upper-case name
-		"200\n@0 05 " + obj1 + "\n\n",                      // leading zero
-		"200\n@00 5 " + obj1 + "\n\n",                      // leading zero
-		"200\n@-1 5 " + obj1 + "\n\n",                      // sign
-		"200\n@0 5 " + obj1 + " \n\n",                      // trailing space
-		"200\n@0  5 " + obj1 + "\n\n",                      // two spaces
-		"200\n@0 5\n\n",                                    // no name
-		"200\n@\n\n",                                       // nothing
-		"200\n@0 99999999999999999 " + obj1 + "\n\n",       // size too long
+		"200\n@0 5 " + obj1 + "\nA: b\n\n",                         // a header field after a reference
+		"200\n@1 5 " + obj1 + "\n\n",                               // offset past the body
+		"200\n@3 5 " + obj1 + "\n@2 5 " + obj1 + "\n\nabc",         // offsets going back
+		"200\n@0 5 " + obj1[:63] + "\n\n",                          // short name
+		"200\n@0 5 " + strings.ToUpper(obj1) + "\n\n",              // upper-case name
+		"200\n@0 05 " + obj1 + "\n\n",                              // leading zero
+		"200\n@00 5 " + obj1 + "\n\n",                              // leading zero
+		"200\n@-1 5 " + obj1 + "\n\n",                              // sign
+		"200\n@0 5 " + obj1 + " \n\n",                              // trailing space
+		"200\n@0  5 " + obj1 + "\n\n",                              // two spaces
+		"200\n@0 5\n\n",                                            // no name
+		"200\n@\n\n",                                               // nothing
+		"200\n@0 99999999999999999 " + obj1 + "\n\n",               // size too long
+		"200\n@0 5 " + obj1 + " " + obj2 + "\n\n",                  // a pack without an offset
+		"200\n@0 5 " + obj1 + " " + obj2 + " \n\n",                 // an empty offset
+		"200\n@0 5 " + obj1 + " " + obj2 + " 01\n\n",               // leading zero
+		"200\n@0 5 " + obj1 + " " + obj2[:63] + " 1\n\n",           // short pack name
+		"200\n@0 5 " + obj1 + " " + obj2 + " 1 \n\n",               // trailing space
+		"200\n@0 5 " + obj1 + " " + obj2 + " 9007199254740992\n\n", // offset out of range
+		"200\n@0 5 " + obj1 + " 3 1\n\n",                           // a pack number, not a name
 	} {
 		if r, err := ParseResponse([]byte(frame)); !errors.Is(err, ErrFrame) {
 			t.Errorf("ParseResponse(%q) = %#v, %v; want ErrFrame", frame, r, err)
@@ -142,7 +151,7 @@ func TestRPCFrames(t *testing.T) {
 	}{
 		{"no reply", RPC{Version: "2025-06-18"}, "2025-06-18\n"},
 		{"before initialize", RPC{Message: []byte(`{"a":1}`)}, "\n{\"a\":1}"},
-		{"objects", RPC{Version: "v", Refs: []Ref{{1, 3, obj1}, {2, 4, obj2}}, Message: []byte(`[1]`)}, "v\n@1 3 " + obj1 + "\n@2 4 " + obj2 + "\n[1]"},
+		{"objects", RPC{Version: "v", Refs: []Ref{{At: 1, Size: 3, Name: obj1}, {At: 2, Size: 4, Name: obj2}}, Message: []byte(`[1]`)}, "v\n@1 3 " + obj1 + "\n@2 4 " + obj2 + "\n[1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			frame := AppendRPC(nil, &tc.rpc)
@@ -168,6 +177,37 @@ func TestRPCFrames(t *testing.T) {
 }
 
 // mapStore is a Store held in a map.
+// TestResolvePacked: a packed object is the bytes at its offset of its pack, checked
+// against its name; bytes outside the pack, or not the object's, are an error.
+func TestResolvePacked(t *testing.T) {
+	hexOf := func(s string) string { sum := sha256.Sum256([]byte(s)); return hex.EncodeToString(sum[:]) }
+	a, b := `"text"`, "XY"
+	pack := b + a
+	st := mapStore{hexOf(pack): pack}
+	r := Response{Status: 200, Refs: []Ref{
+		{At: 0, Size: 2, Name: hexOf(b), Pack: hexOf(pack), Offset: 0},
+		{At: 1, Size: 6, Name: hexOf(a), Pack: hexOf(pack), Offset: 2},
+	}, Body: []byte(`[]`)}
+	frame, err := ResolveResponse(nil, &r, st)
+	if err != nil || string(frame) != "200\n\nXY["+a+"]" {
+		t.Fatalf("ResolveResponse = %q, %v", frame, err)
+	}
+	round, err := ParseResponse(AppendResponse(nil, &r))
+	if err != nil || !slices.Equal(round.Refs, r.Refs) {
+		t.Fatalf("a packed reference does not survive its frame: %v, %v", round.Refs, err)
+	}
+	for _, bad := range []Ref{
+		{Size: 2, Name: hexOf(b), Pack: hexOf(pack), Offset: 1},       // other bytes
+		{Size: 6, Name: hexOf(a), Pack: hexOf(pack), Offset: 3},       // past the end
+		{Size: 2, Name: hexOf(b), Pack: hexOf(pack), Offset: 1 << 40}, // far past it
+		{Size: 2, Name: hexOf(b), Pack: strings.Repeat("cc", 32)},     // no such pack
+	} {
+		if _, err := Objects([]Ref{bad}, st); !errors.Is(err, ErrObject) {
+			t.Errorf("Objects(%+v) = %v, want an ErrObject", bad, err)
+		}
+	}
+}
+
 type mapStore map[string]string
 
 func (m mapStore) Object(name string) ([]byte, error) {
@@ -180,7 +220,7 @@ func (m mapStore) Object(name string) ([]byte, error) {
 func TestResolve(t *testing.T) {
 	st := mapStore{obj1: `"text"`, obj2: "XY"}
 	r := Response{Status: 200, Header: Header{{"Content-Type", "application/json"}},
-		Refs: []Ref{{0, 2, obj2}, {8, 6, obj1}, {8, 2, obj2}, {9, 6, obj1}}, Body: []byte(`{"a":[1,]}`)}
+		Refs: []Ref{{At: 0, Size: 2, Name: obj2}, {At: 8, Size: 6, Name: obj1}, {At: 8, Size: 2, Name: obj2}, {At: 9, Size: 6, Name: obj1}}, Body: []byte(`{"a":[1,]}`)}
 	const want = `XY{"a":[1,"text"XY]"text"}`
 	if n := BodySize(r.Body, r.Refs); n != int64(len(want)) {
 		t.Fatalf("BodySize = %d, want %d", n, len(want))
@@ -206,8 +246,8 @@ func TestResolve(t *testing.T) {
 		refs []Ref
 		want string
 	}{
-		{[]Ref{{0, 2, strings.Repeat("cc", 32)}}, "content store: no object cccc"},
-		{[]Ref{{0, 3, obj2}}, "content store: object " + obj2 + " has 2 bytes, not the 3 referenced"},
+		{[]Ref{{At: 0, Size: 2, Name: strings.Repeat("cc", 32)}}, "content store: no object cccc"},
+		{[]Ref{{At: 0, Size: 3, Name: obj2}}, "content store: object " + obj2 + " has 2 bytes, not the 3 referenced"},
 	} {
 		bad := Response{Status: 200, Refs: tc.refs}
 		out, err := ResolveResponse([]byte("keep"), &bad, st)
@@ -215,7 +255,7 @@ func TestResolve(t *testing.T) {
 			t.Errorf("ResolveResponse with %v = %q, %v", tc.refs, out, err)
 		}
 	}
-	if _, err := Objects([]Ref{{0, 2, strings.Repeat("cc", 32)}}, st); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Objects([]Ref{{At: 0, Size: 2, Name: strings.Repeat("cc", 32)}}, st); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing object's error %v does not wrap fs.ErrNotExist", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 const (
 	IndexFile = "catalog.pack" // the index
 	AssetsDir = "assets"       // the content store is AssetsDir/catalog.StoreDir
+	PacksDir  = "packs"        // and its packs, if any, PacksDir/catalog.StoreDir (catalog/packs.go)
 )
 
 // source is a catalog ready to serve: its index, opened, and its content store.
@@ -87,7 +88,7 @@ func openBuilt(indexPath, assets string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(assets)
+	st, err := store.Open(assets, filepath.Join(filepath.Dir(assets), PacksDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no content store (%s): copy the whole output of skilledge build, or rebuild it", filepath.Dir(indexPath), filepath.Join(assets, catalog.StoreDir))
 	} else if err != nil {

@@ -87,7 +87,7 @@ func cachedBuild(cache string, f *Folder, opt BuildOptions, progress io.Writer) 
 	}
 	// Objects first, written into the store as they are made, then the index that names
 	// them: a reader that finds the index finds its objects.
-	enc, err := encode(f.Catalog, assets, label, 0, progress)
+	enc, err := encode(f.Catalog, assets, label, 0, 0, progress)
 	if err != nil {
 		return "", "", err
 	}

@@ -29,6 +29,40 @@ type DeployOptions struct {
 	// large each shard is (default ShardBytes).
 	Shard     Shard
 	ShardSize int
+	// Pack says whether the store's objects are packed (catalog/compile's PackBytes), for
+	// R2: PackAuto (the zero value), PackAlways or PackNever; PackSize, when above 0, is
+	// about how large each pack is (default compile.PackMax).
+	Pack     Pack
+	PackSize int64
+}
+
+// Pack is DeployOptions.Pack.
+type Pack string
+
+const (
+	PackAuto   Pack = ""       // pack the objects of a store of more files than the free plan's assets
+	PackAlways Pack = "always" // pack the objects of any catalog that can be
+	PackNever  Pack = "never"  // never: every object is an asset
+)
+
+// packBytes is the PackBytes of c's encoding under opt. Auto packs a catalog whose store
+// would be more asset files than the free plan allows (estimated: a file is stored twice,
+// its bytes and its resources/read form, and a skill's two archives twice too), unless it
+// cannot be packed (compile.ErrNotPackable), which Report then says.
+func packBytes(c *compile.Catalog, opt DeployOptions) int64 {
+	packable := c.Access == nil && (c.Versions == nil || len(c.Versions.Older) == 0)
+	size := int64(compile.PackMax)
+	if opt.PackSize > 0 {
+		size = opt.PackSize
+	}
+	files, _ := c.Size()
+	switch {
+	case opt.Pack == PackNever || !packable && opt.Pack == PackAuto:
+		return 0
+	case opt.Pack == PackAlways || 2*files+4*len(c.Skills) > assetsFreeCount:
+		return size
+	}
+	return 0
 }
 
 // Shard is DeployOptions.Shard.
@@ -88,6 +122,9 @@ type Deployment struct {
 	storeDir          string // OUT/assets/sha256/
 	storeLen          int
 	storeSize         int64
+	packs             []string // the names of the packs, in OUT/packs/sha256/
+	packsDir          string
+	packsSize         int64
 }
 
 // Build writes the deployment of the checked folder f into out (created if missing):
@@ -109,7 +146,7 @@ func Build(ctx context.Context, f *Folder, out string, opt DeployOptions, progre
 		return nil, err
 	}
 	defer os.RemoveAll(staging)
-	enc, err := encode(f.Catalog, staging, f.label(), shardBytes(f.Catalog, opt), progress)
+	enc, err := encode(f.Catalog, staging, f.label(), shardBytes(f.Catalog, opt), packBytes(f.Catalog, opt), progress)
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +164,14 @@ func Build(ctx context.Context, f *Folder, out string, opt DeployOptions, progre
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	if err := writeStore(enc.Store, filepath.Join(out, AssetsDir)); err != nil {
+	if err := writeStore(enc.Store, filepath.Join(out, AssetsDir), filepath.Join(out, PacksDir)); err != nil {
 		return nil, fmt.Errorf("writing the content store: %w", err)
+	}
+	d.packs, d.packsDir = enc.Store.Packs(), filepath.Join(out, PacksDir, catalog.StoreDir)+string(filepath.Separator)
+	for _, name := range d.packs {
+		d.storeLen--
+		d.storeSize -= enc.Store.ObjectSize(name)
+		d.packsSize += enc.Store.ObjectSize(name)
 	}
 	d.storeDir = filepath.Join(out, AssetsDir, catalog.StoreDir) + string(filepath.Separator)
 	d.index = newArtifact(filepath.Join(out, IndexFile), enc.Index, "")
@@ -155,15 +198,25 @@ func Build(ctx context.Context, f *Folder, out string, opt DeployOptions, progre
 	return d, nil
 }
 
-// writeStore moves the store's objects from the staging folder into assets, then removes
-// the objects of earlier builds (a serve of OUT running meanwhile must be restarted). The
-// index that names them is written after.
-func writeStore(st *compile.Store, assets string) error {
+// writeStore moves the store's objects from the staging folder into assets, and its packs
+// into packs, then removes the objects and packs of earlier builds (a serve of OUT running
+// meanwhile must be restarted). The index that names them is written after.
+func writeStore(st *compile.Store, assets, packs string) error {
 	keep := map[string]bool{}
 	for _, name := range st.Names() {
 		keep[name] = true
 	}
+	if err := st.WritePacks(packs); err != nil { // first: WriteDir moves the directory store
+		return err
+	}
 	if err := st.WriteDir(assets); err != nil {
+		return err
+	}
+	if len(st.Packs()) == 0 {
+		if err := os.RemoveAll(packs); err != nil {
+			return err
+		}
+	} else if err := compile.PruneDir(packs, keep, time.Time{}); err != nil {
 		return err
 	}
 	return compile.PruneDir(assets, keep, time.Time{})
@@ -190,6 +243,7 @@ func (d *Deployment) Report(stdout, stderr io.Writer) {
 	worker := d.entries[0] // deploy.Entries starts with worker.mjs
 	reportBundle(stdout, stderr, d.index, d.wasm, slices.Concat([]artifact{worker, d.host}, d.modules), p)
 	reportAssetCount(stdout, stderr, d.storeLen, d.storeSize)
+	reportPacks(stdout, d.packsDir, d.packs, d.packsSize)
 }
 
 // variantNote says which plugin Build wrote: the variant, or the file given instead.

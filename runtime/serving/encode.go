@@ -20,7 +20,7 @@ var (
 // encode encodes c, its store objects written into dir/sha256 as they are made (see
 // compile.EncodeOptions), saying so on progress when it takes more than progressAfter
 // (archiving a large catalog), with a line per progressEvery on how far it got.
-func encode(c *compile.Catalog, dir, label string, shardBytes int, progress io.Writer) (*compile.Encoded, error) {
+func encode(c *compile.Catalog, dir, label string, shardBytes int, packBytes int64, progress io.Writer) (*compile.Encoded, error) {
 	start := time.Now()
 	var mu sync.Mutex
 	said, last := false, start
@@ -37,7 +37,7 @@ func encode(c *compile.Catalog, dir, label string, shardBytes int, progress io.W
 		defer mu.Unlock()
 		announce()
 	})
-	enc, err := compile.EncodeWith(c, compile.EncodeOptions{Dir: dir, ShardBytes: shardBytes, Progress: func(done int) {
+	enc, err := compile.EncodeWith(c, compile.EncodeOptions{Dir: dir, ShardBytes: shardBytes, PackBytes: packBytes, Progress: func(done int) {
 		mu.Lock()
 		defer mu.Unlock()
 		now := time.Now()

@@ -113,12 +113,32 @@ func reportAssetCount(stdout, stderr io.Writer, files int, bytes int64) {
 	fmt.Fprintf(stderr, "  Split the catalog across Workers (a skills folder each).\n")
 }
 
+// PacksBinding is the Worker's binding of the R2 bucket that holds a packed catalog's packs
+// (the root wrangler.toml, build/worker.mjs); a pack NAME is the bucket's object
+// "sha256/NAME".
+const PacksBinding = "SKILLEDGE_PACKS"
+
+// reportPacks says, when the build packed the store's objects, where the packs are and what
+// a Worker needs of them: the R2 bucket, its binding, and the upload of each pack (which
+// packs already there skip: a pack's name is its SHA-256).
+func reportPacks(stdout io.Writer, dir string, packs []string, bytes int64) {
+	if len(packs) == 0 {
+		return
+	}
+	fmt.Fprintf(stdout, "%s  %s in %s  the store's other objects, packed: a Worker reads them from R2 by range\n", dir, size(int(bytes)), words.Plural(len(packs), "pack"))
+	fmt.Fprintf(stdout, "  R2: create a bucket once (npx --prefix build wrangler r2 bucket create skilledge-packs), bind it as %s\n", PacksBinding)
+	fmt.Fprintf(stdout, "  (the root wrangler.toml's [[r2_buckets]], commented out), and upload the packs before each deploy:\n")
+	for _, name := range packs {
+		fmt.Fprintf(stdout, "  npx --prefix build wrangler r2 object put skilledge-packs/%s%s --file %s%s --remote\n", catalog.StoreDir+"/", name, dir, name)
+	}
+}
+
 // checkAssetSizes refuses a store holding an object larger than a Workers static asset
 // may be: the error (ErrAssetSize) names each such object's file and form, and its size.
 func checkAssetSizes(st *compile.Store) error {
 	var big []string
 	for _, name := range st.Names() {
-		if n := st.ObjectSize(name); n > assetMaxSize {
+		if n := st.ObjectSize(name); n > assetMaxSize && !st.IsPack(name) {
 			big = append(big, fmt.Sprintf("  %s: %s", st.What(name), size(int(n))))
 		}
 	}

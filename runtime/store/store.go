@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // Dir is a content store on disk, as `skilledge build` writes it: object NAME is the
@@ -26,6 +27,7 @@ import (
 // is safe).
 type Dir struct {
 	dir     string
+	more    []string // folders of packs (Open), searched after dir
 	objects sync.Map // name -> []byte
 	mu      sync.Mutex
 	loads   map[string]*load // objects being loaded, one load per name
@@ -44,8 +46,10 @@ type load struct {
 // the heap costs less than a mapping's page-table entries and kernel bookkeeping.
 const mmapMin = 64 << 10
 
-// Open returns the store in dir (the assets folder of a build). It reads nothing yet.
-func Open(dir string) (*Dir, error) {
+// Open returns the store in dir (the assets folder of a build), with the objects of the
+// folders more (a build's packs folder, where it has one: objects MORE/sha256/NAME, read
+// after dir's) as well. It reads nothing yet.
+func Open(dir string, more ...string) (*Dir, error) {
 	fi, err := os.Stat(filepath.Join(dir, catalog.StoreDir))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -53,11 +57,36 @@ func Open(dir string) (*Dir, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("store: %s is not a directory", filepath.Join(dir, catalog.StoreDir))
 	}
-	return &Dir{dir: dir, loads: map[string]*load{}}, nil
+	return &Dir{dir: dir, more: more, loads: map[string]*load{}}, nil
 }
 
+// path is the file of object name: in dir, or in the first of more that has it.
 func (s *Dir) path(name string) string {
-	return filepath.Join(s.dir, catalog.StoreDir, name)
+	p := filepath.Join(s.dir, catalog.StoreDir, name)
+	for _, d := range s.more {
+		if _, err := os.Lstat(p); err == nil {
+			break
+		}
+		if q := filepath.Join(d, catalog.StoreDir, name); fileExists(q) {
+			return q
+		}
+	}
+	return p
+}
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// Packed implements wire.PackStore: the bytes of a packed object, sliced from its pack,
+// which Object checked against its name when it first read it.
+func (s *Dir) Packed(r wire.Ref) ([]byte, error) {
+	b, err := s.Object(r.Pack)
+	if err != nil {
+		return nil, err
+	}
+	return wire.Slice(b, r)
 }
 
 // Object returns the bytes of object name, loading them on first use; concurrent first
@@ -168,19 +197,24 @@ func (s *Dir) Check(uses []catalog.ObjectUse) error {
 // objects) then costs one directory listing instead of a stat per object. When something
 // is missing it returns Check's error, which names what and why.
 func (s *Dir) CheckPresent(p *catalog.Pack) error {
-	f, err := os.Open(filepath.Join(s.dir, catalog.StoreDir))
-	if err != nil {
-		return s.Check(p.Objects())
-	}
-	ents, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil {
-		return s.Check(p.Objects())
-	}
-	have := make(map[string]struct{}, len(ents))
-	for _, e := range ents {
-		if t := e.Type(); t.IsRegular() || t&fs.ModeSymlink != 0 { // a link is followed when read
-			have[e.Name()] = struct{}{}
+	have := map[string]struct{}{}
+	for i, d := range append([]string{s.dir}, s.more...) {
+		f, err := os.Open(filepath.Join(d, catalog.StoreDir))
+		if err != nil && i > 0 && errors.Is(err, fs.ErrNotExist) {
+			continue // no packs
+		}
+		if err != nil {
+			return s.Check(p.Objects())
+		}
+		ents, err := f.ReadDir(-1)
+		f.Close()
+		if err != nil {
+			return s.Check(p.Objects())
+		}
+		for _, e := range ents {
+			if t := e.Type(); t.IsRegular() || t&fs.ModeSymlink != 0 { // a link is followed when read
+				have[e.Name()] = struct{}{}
+			}
 		}
 	}
 	complete := true

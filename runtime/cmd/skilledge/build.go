@@ -47,6 +47,7 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	c.fs.BoolVar(&opt.WithAuth, "with-auth", false, "ship the plugin that checks credentials even for a catalog without an access policy, to serve it\nwith the auth option (SKILLEDGE_AUTH); a catalog with one always gets it")
 	out := c.fs.String("o", "", "write to directory `OUT` (created if missing; dist for the root wrangler.toml)")
 	shard := c.fs.String("shard", "auto", "split the index into shards read on demand, `WHEN`: auto (an index too large for the\nscript of a Worker on the free plan), always, never, or a size in bytes (always, in shards of\nabout that size rather than 256 KiB)")
+	pack := c.fs.String("pack", "auto", "put the content store's objects in packs for R2, read by range, `WHEN`: auto (more objects\nthan a Worker on the free plan may have assets), always, never, or a size in bytes (always, in packs\nof about that size rather than 64 MiB)")
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
 		return code
@@ -62,6 +63,15 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opt.Shard, opt.ShardSize = serving.ShardAlways, n
 	default:
 		return c.usageError(stderr, fmt.Sprintf("--shard %q: say auto, always, never, or a size in bytes", *shard))
+	}
+	switch n, err := strconv.ParseInt(*pack, 10, 64); {
+	case *pack == "auto":
+	case *pack == "always", *pack == "never":
+		opt.Pack = serving.Pack(*pack)
+	case err == nil && n > 0:
+		opt.Pack, opt.PackSize = serving.PackAlways, n
+	default:
+		return c.usageError(stderr, fmt.Sprintf("--pack %q: say auto, always, never, or a size in bytes", *pack))
 	}
 	if dir := dirArg(pos); serving.IsBuilt(dir) {
 		fmt.Fprintf(stderr, "skilledge build: %s is already a built catalog (it holds %s); build a skills folder\n", dir, serving.IndexFile)
