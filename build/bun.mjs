@@ -37,12 +37,18 @@ const host = await startHost(
 );
 
 // store reads the content store's objects from OUT/assets/sha256/: a Bun.file, which Bun
-// sends with its length (a missing one is a 404).
+// sends with its length (a missing one is a 404), and packed objects from their packs.
 const store = {
 	async object(name) {
 		const file = Bun.file(here("assets" + storeDir + name));
 		if (!(await file.exists())) return new Response(null, { status: 404 });
 		return new Response(file, { headers: { "Content-Length": String(file.size) } });
+	},
+	// packed reads length bytes at offset of a pack, from OUT/packs/sha256/.
+	async packed(pack, offset, length) {
+		const file = Bun.file(here("packs" + storeDir + pack));
+		if (!(await file.exists())) return new Response(null, { status: 404 });
+		return new Response(file.slice(offset, offset + length));
 	},
 };
 

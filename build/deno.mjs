@@ -50,7 +50,7 @@ const host = await startHost(
 );
 
 // store reads the content store's objects from OUT/assets/sha256/, each streamed from
-// its file with its length (a missing one is a 404).
+// its file with its length (a missing one is a 404), and packed objects from their packs.
 const store = {
 	async object(name) {
 		let file;
@@ -68,6 +68,28 @@ const store = {
 			throw err;
 		}
 		return new Response(file.readable, { headers: { "Content-Length": String(size) } });
+	},
+	// packed reads length bytes at offset of a pack, from OUT/packs/sha256/.
+	async packed(pack, offset, length) {
+		let file;
+		try {
+			file = await Deno.open(here("packs" + storeDir + pack));
+		} catch (err) {
+			if (err instanceof Deno.errors.NotFound) return new Response(null, { status: 404 });
+			throw err;
+		}
+		try {
+			await file.seek(offset, Deno.SeekMode.Start);
+			const b = new Uint8Array(length);
+			for (let n = 0; n < length; ) {
+				const got = await file.read(b.subarray(n));
+				if (got === null) return new Response(null, { status: 416 });
+				n += got;
+			}
+			return new Response(b);
+		} finally {
+			file.close();
+		}
 	},
 };
 

@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { Host, startHost } from "./host.mjs";
 import { failure, failureReply } from "./host/failure.mjs";
 import { FrameError, FrameParser, requestHead } from "./host/frame.mjs";
@@ -178,6 +179,43 @@ test("store failures: the bodies of the objects not read are cancelled", async (
 		const refs = ["b", "a", "c"].map((name, i) => ({ at: i, size: 10, name }));
 		await assert.rejects(respond({ status: 200, headers: [], body: new Uint8Array(4), refs }, st, new ObjectCache()), /disk gone/);
 		assert.equal(cancelled, 2, "both other objects' bodies were cancelled");
+	});
+});
+
+test("packed objects: read by range from their pack, and checked against their names", async (t) => {
+	const sha = (b) => createHash("sha256").update(b).digest("hex");
+	const a = encoder.encode('"text"'), b = encoder.encode("XY");
+	const pack = new Uint8Array([...b, ...a]);
+	const packName = sha(pack), aName = sha(a), bName = sha(b);
+	const reads = [];
+	const st = {
+		async object() {
+			return new Response(null, { status: 404 });
+		},
+		async packed(name, offset, length) {
+			reads.push([name, offset, length]);
+			return name === packName ? new Response(pack.slice(offset, offset + length)) : new Response(null, { status: 404 });
+		},
+	};
+	const frame = encoder.encode(`200\n@0 2 ${bName} ${packName} 0\n@1 6 ${aName} ${packName} 2\n\n[]`);
+	const parsed = new FrameParser().parse(frame);
+	assert.deepEqual(parsed.refs, [
+		{ at: 0, size: 2, name: bName, pack: packName, offset: 0 },
+		{ at: 1, size: 6, name: aName, pack: packName, offset: 2 },
+	]);
+	const resp = await respond(parsed, st, new ObjectCache());
+	assert.equal(decoder.decode(new Uint8Array(await resp.arrayBuffer())), `XY["text"]`);
+	assert.deepEqual(reads, [[packName, 0, 2], [packName, 2, 6]]);
+	await t.test("bytes that are not the object's are the store's failure", async () => {
+		const wrong = { ...parsed, refs: [{ at: 0, size: 2, name: bName, pack: packName, offset: 1 }] };
+		assert.equal((await respond(wrong, st, new ObjectCache())).status, failure("store").status);
+		const missing = { ...parsed, refs: [{ at: 0, size: 2, name: bName, pack: aName, offset: 0 }] };
+		assert.equal((await respond(missing, st, new ObjectCache())).status, failure("store").status);
+	});
+	await t.test("malformed packed references", () => {
+		for (const tail of [` ${packName}`, ` ${packName} `, ` ${packName} 01`, ` ${packName.slice(1)} 1`, ` ${packName} 1 `, " 3 1"]) {
+			assert.throws(() => new FrameParser().parse(encoder.encode(`200\n@0 2 ${bName}${tail}\n\n[]`)), FrameError, tail);
+		}
 	});
 });
 

@@ -127,6 +127,23 @@ const store = {
 		lengths.set(body, size);
 		return new Response(body, { headers: { "Content-Length": String(size) } });
 	},
+	// packed reads length bytes at offset of a pack, from OUT/packs/sha256/.
+	async packed(pack, offset, length) {
+		let file;
+		try {
+			file = await open(here("packs" + storeDir + pack));
+		} catch (err) {
+			if (err.code === "ENOENT") return new Response(null, { status: 404 });
+			throw err;
+		}
+		try {
+			const b = new Uint8Array(length);
+			const { bytesRead } = await file.read(b, 0, length, offset);
+			return bytesRead === length ? new Response(b) : new Response(null, { status: 416 });
+		} finally {
+			await file.close();
+		}
+	},
 	stream(length) {
 		const t = new TransformStream();
 		lengths.set(t.readable, length);

@@ -20,7 +20,16 @@ declare class FixedLengthStream extends TransformStream<Uint8Array, Uint8Array> 
 // Deno.
 declare namespace Deno {
 	function readFile(path: URL): Promise<Uint8Array<ArrayBuffer>>;
-	function open(path: URL): Promise<{ readable: ReadableStream<Uint8Array>; stat(): Promise<{ size: number }>; close(): void }>;
+	function open(path: URL): Promise<{
+		readable: ReadableStream<Uint8Array>;
+		stat(): Promise<{ size: number }>;
+		seek(offset: number, whence: SeekMode): Promise<number>;
+		read(into: Uint8Array): Promise<number | null>;
+		close(): void;
+	}>;
+	enum SeekMode {
+		Start = 0,
+	}
 	function exit(code?: number): never;
 	const env: { get(name: string): string | undefined };
 	namespace errors {
@@ -60,6 +69,7 @@ declare module "node:fs/promises" {
 		stat(): Promise<{ size: number }>;
 		close(): Promise<void>;
 		createReadStream(): Readable;
+		read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
 	}
 	function open(path: URL): Promise<FileHandle>;
 	function readFile(path: URL): Promise<Buffer>;

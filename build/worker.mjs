@@ -94,6 +94,13 @@ export default {
 				if (!env.ASSETS) throw new Error("the Worker has no ASSETS binding: wrangler.toml's [assets] must bind OUT/assets as ASSETS");
 				return env.ASSETS.fetch(new Request("https://assets.invalid" + storeDir + name));
 			},
+			// A packed catalog's packs are in the R2 bucket bound as SKILLEDGE_PACKS, read by
+			// range (the host checks what it reads: splice.mjs).
+			async packed(pack, offset, length) {
+				if (!env.SKILLEDGE_PACKS) throw new Error("the catalog's objects are packed, and the Worker has no SKILLEDGE_PACKS binding: bind the R2 bucket the packs were uploaded to (wrangler.toml's [[r2_buckets]])");
+				const o = await env.SKILLEDGE_PACKS.get("sha256/" + pack, { range: { offset, length } });
+				return o === null ? new Response(null, { status: 404 }) : new Response(o.body);
+			},
 			stream: (length) => new FixedLengthStream(length),
 		};
 		return host.fetch(request, store, ctx);

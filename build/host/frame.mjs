@@ -22,9 +22,10 @@
  */
 
 /**
- * Ref is a reference of a response frame ("@AT SIZE NAME"): the SIZE bytes of the store
- * object NAME (64 lowercase hex digits) go in at offset AT of the body.
- * @typedef {{ at: number, size: number, name: string }} Ref
+ * Ref is a reference of a response frame ("@AT SIZE NAME [PACK OFFSET]"): the SIZE bytes
+ * of the store object NAME (64 lowercase hex digits) go in at offset AT of the body; a
+ * packed object's are the SIZE bytes at OFFSET of the store object PACK.
+ * @typedef {{ at: number, size: number, name: string, pack?: string, offset?: number }} Ref
  */
 
 /**
@@ -162,28 +163,52 @@ export class FrameParser {
 		/** @type {Ref[]} */
 		const refs = [];
 		let last = 0;
-		for (let i = refsAt; i >= 0 && i < end; i++) { // "@AT SIZE NAME"
+		for (let i = refsAt; i >= 0 && i < end; i++) { // "@AT SIZE NAME [PACK OFFSET]"
 			const atEnd = this.decimal(frame, i + 1, end);
 			const at = this.decimalValue;
 			const sizeEnd = atEnd < 0 ? -1 : this.decimal(frame, atEnd + 1, end);
 			if (sizeEnd < 0) throw new FrameError("malformed reference");
 			const size = this.decimalValue;
 			const from = sizeEnd + 1;
-			i = from;
-			while (i < end && frame[i] !== 10) {
-				const c = frame[i++];
-				if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) throw new FrameError("malformed object name");
+			i = this.objectName(frame, from, end);
+			/** @type {Ref} */
+			const ref = { at, size, name: String.fromCharCode.apply(null, frame.subarray(from, i)) };
+			if (i < end && frame[i] === 32) { // a packed object: " PACK OFFSET"
+				const packFrom = i + 1;
+				i = this.objectName(frame, packFrom, end);
+				const offsetEnd = i < end && frame[i] === 32 ? this.decimal(frame, i + 1, end, 10) : -1;
+				if (offsetEnd < 0) throw new FrameError("malformed packed reference");
+				ref.pack = String.fromCharCode.apply(null, frame.subarray(packFrom, i));
+				ref.offset = this.decimalValue;
+				i = offsetEnd;
 			}
-			if (i - from !== 64) throw new FrameError("malformed object name");
 			if (i < end && frame[i + 1] !== 64) throw new FrameError("a field after a reference");
 			if (at < last || at > body.length) throw new FrameError("references out of order or past the body");
 			last = at;
-			refs.push({ at, size, name: String.fromCharCode.apply(null, frame.subarray(from, i)) });
+			refs.push(ref);
 		}
 		if ((status === 204 || status === 205 || status === 304) && (body.length > 0 || refs.length > 0)) {
 			throw new FrameError("a body with a status that has none");
 		}
 		return { status, headers, refs, body };
+	}
+
+	// objectName checks the 64 lowercase hex digits of an object's name at from in frame,
+	// ended by a space or LF, and returns the index after them.
+	/**
+	 * @param {Uint8Array<ArrayBuffer>} frame
+	 * @param {number} from
+	 * @param {number} end
+	 * @returns {number}
+	 */
+	objectName(frame, from, end) {
+		let i = from;
+		while (i < end && frame[i] !== 10 && frame[i] !== 32) {
+			const c = frame[i++];
+			if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) throw new FrameError("malformed object name");
+		}
+		if (i - from !== 64) throw new FrameError("malformed object name");
+		return i;
 	}
 
 	// statusAndFields reads the status and the header fields, as [name, value] pairs, from
@@ -222,20 +247,21 @@ export class FrameParser {
 	}
 
 	// decimal reads a canonical decimal (no sign, no leading zero) of at most 16 digits
-	// from frame at i, ending at a space, into decimalValue, and returns the index of the
-	// space, or -1.
+	// from frame at i, ending at a space (or the byte stop), into decimalValue, and returns
+	// the index of the space, or -1.
 	/**
 	 * @param {Uint8Array<ArrayBuffer>} frame
 	 * @param {number} i
 	 * @param {number} end
+	 * @param {number} [stop]
 	 * @returns {number}
 	 */
-	decimal(frame, i, end) {
+	decimal(frame, i, end, stop = 32) {
 		let n = 0;
 		const from = i;
 		while (i < end && i - from < 17 && frame[i] >= 48 && frame[i] <= 57) n = n * 10 + frame[i++] - 48;
 		const digits = i - from;
-		if (digits === 0 || digits > 16 || (frame[from] === 48 && digits > 1) || frame[i] !== 32 || n >= 2 ** 53) return -1;
+		if (digits === 0 || digits > 16 || (frame[from] === 48 && digits > 1) || frame[i] !== stop || n >= 2 ** 53) return -1;
 		this.decimalValue = n;
 		return i;
 	}

@@ -13,10 +13,13 @@ import { failureResponse } from "./failure.mjs";
 
 /**
  * Store is the content store an entry gives the host: object(name) answers the object's
- * bytes (404 when missing); stream(length), when the runtime has one, is a stream it
- * sends with that Content-Length (default: a TransformStream).
+ * bytes (404 when missing); packed(pack, offset, length), for a catalog whose objects are
+ * packed (catalog/packs.go), answers those bytes of the pack (404 when missing); stream(length),
+ * when the runtime has one, is a stream it sends with that Content-Length (default: a
+ * TransformStream).
  * @typedef {object} Store
  * @property {(name: string) => Promise<Response>} object
+ * @property {(pack: string, offset: number, length: number) => Promise<Response>} [packed]
  * @property {(length: number) => { readable: ReadableStream<Uint8Array>, writable: WritableStream<Uint8Array> }} [stream]
  */
 
@@ -134,7 +137,7 @@ async function streamed(store, ctx, status, headers, body, refs, total, R) {
 
 // objectFailure says what is wrong with the store's answer o for reference r, or "".
 function objectFailure(r, o) {
-	if (!o.ok) return `content store object ${r.name} answered ${o.status}`;
+	if (!o.ok) return `content store object ${r.name} answered ${o.status}${o.statusText ? ` (${o.statusText})` : ""}`;
 	const length = o.headers.get("Content-Length");
 	if (length !== null && Number(length) !== r.size) return `content store object ${r.name} has ${length} bytes, not ${r.size}`;
 	return "";
@@ -226,7 +229,8 @@ async function fetchObjects(store, refs) {
 		while (next < refs.length && failed === null) {
 			const i = next++;
 			try {
-				out[i] = await store.object(refs[i].name);
+				const r = refs[i];
+				out[i] = r.pack === undefined ? await store.object(r.name) : await fetchPacked(store, r);
 			} catch (err) {
 				failed ??= { err };
 			}
@@ -238,6 +242,23 @@ async function fetchObjects(store, refs) {
 		throw failed.err;
 	}
 	return out;
+}
+
+// fetchPacked answers the bytes of the packed reference r (edge/wire, "References"): read
+// from its pack by range, and checked against its name before any of them goes out, since
+// the packs live in storage that is not deployed with the host (R2). Bytes that are not
+// r's are answered as a store failure (a 500 that objectFailure reports).
+/** @param {Store} store @param {Ref} r @returns {Promise<Response>} */
+async function fetchPacked(store, r) {
+	if (!store.packed) throw new Error(`content store object ${r.name} is packed, and this host's store reads no packs`);
+	const o = await store.packed(/** @type {string} */ (r.pack), /** @type {number} */ (r.offset), r.size);
+	if (!o.ok) return o;
+	const b = new Uint8Array(await o.arrayBuffer());
+	const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", b));
+	let hex = "";
+	for (const x of sum) hex += (x < 16 ? "0" : "") + x.toString(16);
+	if (b.length !== r.size || hex !== r.name) return new Response(null, { status: 502, statusText: `the bytes at ${r.offset} of pack ${r.pack} are not object ${r.name}` });
+	return new Response(b, { headers: { "Content-Length": String(b.length) } });
 }
 
 // release cancels the bodies of the store's answers that were not read, when a failure

@@ -1,0 +1,123 @@
+//go:build e2e
+
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// packFlags build the examples sharded as finely as the cuts allow, with their objects in
+// packs of about 4 KiB: every file, form, archive and document a host splices is read by
+// range from a pack, and checked.
+const packFlags = shardFlags + " --pack 4096"
+
+// exampleDeploymentPacked is exampleDeployment built with packFlags.
+var exampleDeploymentPacked = sync.OnceValues(func() (*deployment, error) {
+	return deployFolderWith(filepath.Join(repoRoot(nil), "catalog", "examples", "skills"), packFlags)
+})
+
+// packedDeployment is the deployment of a case folder (nil: the examples) with packFlags.
+func packedDeployment(t *testing.T, skills *caseSkills) *deployment {
+	if skills == nil {
+		d, err := exampleDeploymentPacked()
+		if err != nil {
+			failOrSkip(t, err)
+		}
+		return d
+	}
+	return caseDeploymentWith(t, skills, packFlags)
+}
+
+// TestCasesPackedHosts runs every protocol case against a packed deployment on Deno, Bun
+// and Node, which read packed objects by range from OUT/packs: the same answers, byte for
+// byte. (workerd alone has no R2; TestPackedCatalogDeploys serves the Worker under
+// wrangler dev, with its local R2.)
+func TestCasesPackedHosts(t *testing.T) {
+	for _, rt := range jsRuntimes {
+		t.Run(rt.name, func(t *testing.T) {
+			runCases(t, func(t *testing.T, o []byte, skills *caseSkills) target {
+				d := packedDeployment(t, skills)
+				if !strings.Contains(d.output, "packed: a Worker reads them from R2") {
+					t.Skip("this case's catalog is not packed (an access policy or kept versions)")
+				}
+				opts := strings.TrimSpace(string(o))
+				if opts == "" {
+					opts = "{}"
+				}
+				return runtimeTarget{workerTarget{startRuntime(t, rt, withSDK(t, d), opts)}, rt}
+			}, false)
+		})
+	}
+}
+
+// TestPackedCatalogDeploys: the packed examples deploy as the build says, with the R2
+// binding of the root wrangler.toml uncommented and each pack uploaded by the command the
+// build printed (to wrangler's local R2 rather than the account's), and the Worker under
+// wrangler dev serves them to the conformance suite's every scenario with no FAILURE but
+// the baselined, the Inspector's skills/list --verify on both eras, and every well-known
+// artifact matching its digest. The assets are the index's parts alone.
+func TestPackedCatalogDeploys(t *testing.T) {
+	d := packedDeployment(t, nil)
+	if !strings.Contains(d.output, "--dry-run: exiting now.") {
+		t.Fatalf("wrangler did not finish its dry run:\n%s", d.output)
+	}
+	uploads := regexp.MustCompile(`(?m)^  (npx --prefix build wrangler r2 object put skilledge-packs/sha256/[0-9a-f]{64} --file \S+) --remote$`).FindAllStringSubmatch(d.output, -1)
+	if len(uploads) < 10 {
+		t.Fatalf("the build printed %d pack uploads:\n%s", len(uploads), d.output)
+	}
+	// The assets are the index's parts (as many as the sharded build's without packs, other
+	// bytes: their references name packs), and none of its objects.
+	assets, err := os.ReadDir(filepath.Join(d.assets, "sha256"))
+	unpacked, err2 := os.ReadDir(filepath.Join(shardedDeployment(t, nil).assets, "sha256"))
+	if err != nil || err2 != nil {
+		t.Fatal(err, err2)
+	}
+	// The examples' 13 files, each twice, their 6 skills' archives, twice, and documents.
+	if packed := len(unpacked) - len(assets); packed < 50 {
+		t.Errorf("%d asset files packed, %d not: %d objects left the assets", len(assets), len(unpacked), packed)
+	}
+	toml, err := os.ReadFile(filepath.Join(d.dir, "wrangler.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := strings.NewReplacer("# [[r2_buckets]]", "[[r2_buckets]]", `# binding = "SKILLEDGE_PACKS"`, `binding = "SKILLEDGE_PACKS"`, `# bucket_name = "skilledge-packs"`, `bucket_name = "skilledge-packs"`).Replace(string(toml))
+	if bound == string(toml) {
+		t.Fatal("the root wrangler.toml has no R2 binding to uncomment")
+	}
+	os.Remove(filepath.Join(d.dir, "wrangler.toml")) // a link to the repository's
+	if err := os.WriteFile(filepath.Join(d.dir, "wrangler.toml"), []byte(bound), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range uploads {
+		cmd := exec.Command("sh", "-c", u[1]+" --local")
+		cmd.Dir = d.dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s --local: %v\n%s", u[1], err, out)
+		}
+	}
+	suite := conformanceSuite(t)
+	baseline := filepath.Join(repoRoot(t), "tests", "conformance", "expected-failures.yml")
+	base := wranglerDev(t, d)
+	for _, run := range conformanceRuns {
+		if run.scenario == "dns-rebinding-protection" {
+			continue // wrangler dev serves wrangler.toml's options, every Host allowed
+		}
+		t.Run(run.scenario+"/"+strings.Join(run.args, "_"), func(t *testing.T) {
+			conformanceRun(t, suite, baseline, base+"/mcp", run.scenario, run.args)
+		})
+	}
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run("inspector/"+era, func(t *testing.T) { inspectList(t, base+"/mcp", era, 6) })
+	}
+	t.Run("well-known", func(t *testing.T) {
+		if n := checkWellKnown(t, base); n < 15 {
+			t.Fatalf("checked %d well-known artifacts", n)
+		}
+	})
+}
