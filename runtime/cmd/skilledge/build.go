@@ -15,6 +15,8 @@ const buildAbout = `Builds the catalog of DIR (default: the built-in examples) i
   OUT/catalog.pack      the index: metadata, digests, rendered JSON, no file contents
   OUT/assets/sha256/    the content store: one file per distinct content, named by its
                         SHA-256 (file bytes, their resources/read form, archives, indexes)
+  OUT/packs/sha256/     for a catalog of more objects than a Worker may have assets (--pack):
+                        those objects in packs, for an R2 bucket; build prints the uploads
   OUT/plugin.wasm       the server: the public build, without the code that checks
                         credentials (a quarter of it), unless the catalog has an access
                         policy or --with-auth is given
