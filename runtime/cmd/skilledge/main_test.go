@@ -375,6 +375,37 @@ func TestBuildRefusesLargeAsset(t *testing.T) {
 	}
 }
 
+// TestBuildPack: --pack always puts the store's objects in packs in OUT/packs, prints an
+// upload a pack, and keeps only the index's parts as assets; a catalog with an access policy
+// is refused with what to do instead; a bad --pack is a usage error.
+func TestBuildPack(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := call(t, "", "build", "-o", out, "--pack", "always")
+	expect(t, code, stdout, stderr, 0, "packed: a Worker reads them from R2 by range", "")
+	packs, err := os.ReadDir(filepath.Join(out, "packs", "sha256"))
+	if err != nil || len(packs) != 1 || strings.Count(stdout, "wrangler r2 object put skilledge-packs/sha256/") != 1 {
+		t.Fatalf("%d packs (%v), uploads printed:\n%s", len(packs), err, stdout)
+	}
+	assets, err := os.ReadDir(filepath.Join(out, "assets", "sha256"))
+	if err != nil || len(assets) != 0 {
+		t.Fatalf("%d assets beside the pack of a whole index, %v", len(assets), err)
+	}
+	// Built again without packs, the packs go.
+	code, stdout, stderr = call(t, "", "build", "-o", out, "--pack", "never")
+	expect(t, code, stdout, stderr, 0, "catalog digest", "")
+	if _, err := os.Stat(filepath.Join(out, "packs")); err == nil {
+		t.Fatal("the packs of the earlier build are still there")
+	}
+
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a", "SKILL.md"), "---\nname: a\ndescription: A skill.\n---\nbody\n")
+	writeFile(t, filepath.Join(dir, "skilledge.yaml"), "access:\n  default: [skills:read]\n")
+	code, stdout, stderr = call(t, "", "build", dir, "-o", filepath.Join(t.TempDir(), "out"), "--pack", "always")
+	expect(t, code, stdout, stderr, 1, "", "are not packed yet; build it without --shard always or --pack always")
+	code, stdout, stderr = call(t, "", "build", "-o", out, "--pack", "sometimes")
+	expect(t, code, stdout, stderr, 2, "", `--pack "sometimes": say auto, always, never, or a size in bytes`)
+}
+
 // TestSkipInvalidEverything builds a folder whose every skill is invalid with
 // --skip-invalid: the result is an empty catalog that the plugin can still load.
 func TestSkipInvalidEverything(t *testing.T) {
