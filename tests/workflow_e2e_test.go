@@ -3,6 +3,7 @@
 package tests
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -41,7 +42,7 @@ import (
 // The steps each job must have, in order.
 var workflowSteps = map[string][]string{
 	"validate": {"actions/checkout", "Install skilledge", "Validate"},
-	"deploy":   {"actions/checkout", "Install skilledge", "actions/setup-node", "Install wrangler", "Build", "Deploy"},
+	"deploy":   {"actions/checkout", "Install skilledge", "actions/setup-node", "Install wrangler", "Build", "Upload packs", "Deploy"},
 }
 
 const (
@@ -84,6 +85,9 @@ var skillsJobs = jobContext{
 			return ""
 		case strings.HasSuffix(script, "wrangler deploy"):
 			return script + " --dry-run --outdir " + filepath.Join(temp, "bundle") + "\n"
+		case s.Name == "Upload packs":
+			// To wrangler's local R2, in the repository's .wrangler, not the account's.
+			return strings.ReplaceAll(s.Run, " --remote", " --local")
 		}
 		return s.Run
 	},
@@ -204,7 +208,10 @@ func TestWorkflow(t *testing.T) {
 	if run := deploy.Steps[3].Run; strings.TrimSpace(run) != npmInstall {
 		t.Errorf("Install wrangler runs %q; the test stands in for %q only", run, npmInstall)
 	}
-	if run := deploy.Steps[5].Run; !strings.HasSuffix(strings.TrimSpace(run), "wrangler deploy") {
+	if run := deploy.Steps[5].Run; strings.Count(run, " --remote") != 1 {
+		t.Errorf("Upload packs runs %q; the test uploads to the local R2 a step with one --remote", run)
+	}
+	if run := deploy.Steps[6].Run; !strings.HasSuffix(strings.TrimSpace(run), "wrangler deploy") {
 		t.Errorf("Deploy runs %q; the test dry-runs a step that ends with `wrangler deploy`", run)
 	}
 	if a, b := wf.Jobs["validate"].Steps[1].Run, deploy.Steps[1].Run; a != b {
@@ -279,6 +286,40 @@ func TestWorkflow(t *testing.T) {
 	// package exports, as the root wrangler.toml's alias makes it do from build/.
 	if !strings.Contains(string(worker), "node_modules/@extism/extism/dist/browser/mod.js") {
 		t.Error("the bundle does not carry the Extism SDK's browser build")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dist", "packs")); err == nil || strings.Contains(r.output, "Creating object") {
+		t.Error("a catalog without packs uploaded some")
+	}
+
+	// 4. A catalog built with packs (as a large one is: the test asks for them): Upload
+	// packs puts each in the bucket, by its name, and the dry run still bundles the Worker.
+	packed := skillsJobs
+	packed.script = func(t *testing.T, s workflowStep, dir, temp string) string {
+		if s.Name == "Build" {
+			return strings.TrimSpace(s.Run) + " --pack always\n"
+		}
+		return skillsJobs.script(t, s, dir, temp)
+	}
+	r = runJob(t, wf, packed, "deploy", dir, withCLI)
+	if r.failed != "" || !strings.Contains(r.output, "--dry-run: exiting now.") || !strings.Contains(r.output, "Creating object") {
+		t.Fatalf("deploy with packs: step %q failed with %d", r.failed, r.code)
+	}
+	packs, err := filepath.Glob(filepath.Join(dir, "dist", "packs", "sha256", "*"))
+	if err != nil || len(packs) == 0 {
+		t.Fatalf("the build with --pack always wrote no pack: %v", err)
+	}
+	for _, pack := range packs {
+		want, err := os.ReadFile(pack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", "wrangler"), "r2", "object", "get", "skilledge-packs/sha256/"+filepath.Base(pack), "--local", "--pipe")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(nodeBin(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+		got, err := cmd.Output()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("pack %s in the local bucket: %d bytes, %v; want its %d", filepath.Base(pack), len(got), err, len(want))
+		}
 	}
 }
 
