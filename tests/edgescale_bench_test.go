@@ -28,10 +28,14 @@ type edgeCatalog struct {
 	skills    int
 	flags     []string // skilledge build's, besides the folder and -o
 	out       string
-	root      []byte
+	timed     string // the build workerd serves: out, or, when out is packed, the same built with --pack never
+	root      []byte // the index of timed
+	deployed  []byte // the index of out, as deployed
 	parts     int
 	files     int   // the content store's files (the Worker's asset files)
 	bytes     int64 // and their bytes
+	packs     int   // the packs (objects in R2)
+	packBytes int64 // and their bytes
 	script    int   // the Worker script gzipped: worker.js, plugin.wasm, catalog.pack
 	readURI   string
 	config    string
@@ -71,10 +75,24 @@ func TestEdgeScaleReport(t *testing.T) {
 		}
 		c.out = filepath.Join(tmp, fmt.Sprintf("out-%d", i))
 		run(t, tmp, nil, cli, append([]string{"build", folders[c.skills], "-o", c.out}, c.flags...)...)
-		if c.root, err = os.ReadFile(filepath.Join(c.out, "catalog.pack")); err != nil {
+		c.timed = c.out
+		if packs, err := os.ReadDir(filepath.Join(c.out, "packs", catalog.StoreDir)); err == nil {
+			c.packs = len(packs)
+			for _, e := range packs {
+				if fi, err := e.Info(); err == nil {
+					c.packBytes += fi.Size()
+				}
+			}
+			c.timed = c.out + "-assets"
+			run(t, tmp, nil, cli, append([]string{"build", folders[c.skills], "-o", c.timed, "--pack", "never"}, c.flags...)...)
+		}
+		if c.root, err = os.ReadFile(filepath.Join(c.timed, "catalog.pack")); err != nil {
 			t.Fatal(err)
 		}
-		store := filepath.Join(c.out, "assets", catalog.StoreDir)
+		if c.deployed, err = os.ReadFile(filepath.Join(c.out, "catalog.pack")); err != nil {
+			t.Fatal(err)
+		}
+		store := filepath.Join(c.timed, "assets", catalog.StoreDir)
 		p, err := catalog.OpenWith(c.root, func(r catalog.Ref) ([]byte, error) { return os.ReadFile(filepath.Join(store, r.Name)) }, 1<<20)
 		if err != nil {
 			t.Fatal(err)
@@ -84,6 +102,11 @@ func TestEdgeScaleReport(t *testing.T) {
 		ents, err := os.ReadDir(store)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if c.timed != c.out {
+			if ents, err = os.ReadDir(filepath.Join(c.out, "assets", catalog.StoreDir)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		c.files = len(ents)
 		for _, e := range ents {
@@ -116,14 +139,15 @@ func TestEdgeScaleReport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			deployed := b
 			if e.Name() == packName {
-				b = c.root
+				b, deployed = c.root, c.deployed
 			}
 			if err := os.WriteFile(filepath.Join(bundle, e.Name()), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if e.Name() == "worker.js" || strings.HasSuffix(e.Name(), ".wasm") || strings.HasSuffix(e.Name(), ".pack") {
-				zw.Write(b)
+				zw.Write(deployed)
 			}
 		}
 		zw.Close()
@@ -132,7 +156,7 @@ func TestEdgeScaleReport(t *testing.T) {
 		if err := os.Mkdir(sub, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if c.config, err = workerdConfig(sub, &deployment{bundle: bundle, assets: filepath.Join(c.out, "assets")}, []string{deployedOptions(t)}); err != nil {
+		if c.config, err = workerdConfig(sub, &deployment{bundle: bundle, assets: filepath.Join(c.timed, "assets")}, []string{deployedOptions(t)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,15 +180,22 @@ func TestEdgeScaleReport(t *testing.T) {
 	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, workerd %s. The catalogs are writeScaleCatalog's (a SKILL.md a skill, realistic text),\n", time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version(), workerdVersion(t))
 	fmt.Fprintf(&b, "built by `skilledge build` as it is by default (`--shard auto`: the index is sharded past about 7 MiB, so the first\n")
 	fmt.Fprintf(&b, "stays whole), and the first also sharded. The script is worker.js, plugin.wasm and catalog.pack of the bundle, gzipped together;\n")
-	fmt.Fprintf(&b, "the parts are the shards and chunks of a sharded index, objects of the store like the files.\n\n")
-	b.WriteString("| catalog | Worker script, gzipped | catalog.pack (the root) | its parts | asset files | assets |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "the parts are the shards and chunks of a sharded index, objects of the store like the files. Past the free plan's asset\n")
+	fmt.Fprintf(&b, "count (`--pack auto`), the other objects are packed for R2, and the assets are the parts alone.\n\n")
+	b.WriteString("| catalog | Worker script, gzipped | catalog.pack (the root) | its parts | asset files | assets | objects in R2 |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range cats {
-		fmt.Fprintf(&b, "| %s | %s | %s (%s gzipped) | %s | %s | %s |\n", c.name, byteSize(c.script), byteSize(len(c.root)), byteSize(gzippedSize(c.root)),
-			thousands(c.parts), thousands(c.files), mibf(c.bytes))
+		r2 := "none"
+		if c.packs > 0 {
+			r2 = fmt.Sprintf("%s packs, %s", thousands(c.packs), mibf(c.packBytes))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s (%s gzipped) | %s | %s | %s | %s |\n", c.name, byteSize(c.script), byteSize(len(c.deployed)), byteSize(gzippedSize(c.deployed)),
+			thousands(c.parts), thousands(c.files), mibf(c.bytes), r2)
 	}
 	fmt.Fprintf(&b, "\nThe first answer from a cold start: from workerd's start (its socket listening already) to the first 200 answer,\n")
 	fmt.Fprintf(&b, "one process per start, the catalogs in turn, %d starts each after one unmeasured: the first page of `skills/list`\n", edgeStarts)
-	fmt.Fprintf(&b, "(2,000 skills, up to 4 MiB), and, in another start, a `resources/read` of the SKILL.md of the catalog's middle skill.\n\n")
+	fmt.Fprintf(&b, "(2,000 skills, up to 4 MiB), and, in another start, a `resources/read` of the SKILL.md of the catalog's middle skill.\n")
+	fmt.Fprintf(&b, "workerd alone has no R2: a packed catalog is timed as built with `--pack never`, its index the same but for where\n")
+	fmt.Fprintf(&b, "its references point, the file read from its assets rather than by range from R2.\n\n")
 	b.WriteString("| catalog | `skills/list`, first page | ÷ 1,000 | `resources/read` | ÷ 1,000 |\n|---|---|---|---|---|\n")
 	for _, c := range cats {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.name, spread(c.list), ratio(c.list, cats[0].list), spread(c.get), ratio(c.get, cats[0].get))

@@ -474,9 +474,11 @@ func workerdServer(t *testing.T, name, config string) loadServer {
 }
 
 // loadWorkers starts, each in a workerd of its own, the plain Worker answering with answers
-// (plainAnswersWorker) and the skilledge Worker deployed from the skills folder.
+// (plainAnswersWorker) and the skilledge Worker deployed from the skills folder, its
+// objects in its assets (--pack never): workerd alone has no R2, where a catalog past the
+// free plan's asset count keeps its objects (DEPLOY.md, "Large catalogs").
 func loadWorkers(t *testing.T, skills string, answers map[string][]byte) (plain, skw loadServer) {
-	d, err := deployFolder(skills)
+	d, err := deployFolderWith(skills, "--pack never")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestPackedCatalogDeploys(t *testing.T) {
 	if !strings.Contains(d.output, "--dry-run: exiting now.") {
 		t.Fatalf("wrangler did not finish its dry run:\n%s", d.output)
 	}
-	uploads := regexp.MustCompile(`(?m)^  (npx --prefix build wrangler r2 object put skilledge-packs/sha256/[0-9a-f]{64} --file \S+) --remote$`).FindAllStringSubmatch(d.output, -1)
+	uploads := packUploads(d.output)
 	if len(uploads) < 10 {
 		t.Fatalf("the build printed %d pack uploads:\n%s", len(uploads), d.output)
 	}
@@ -82,28 +82,9 @@ func TestPackedCatalogDeploys(t *testing.T) {
 	if packed := len(unpacked) - len(assets); packed < 50 {
 		t.Errorf("%d asset files packed, %d not: %d objects left the assets", len(assets), len(unpacked), packed)
 	}
-	toml, err := os.ReadFile(filepath.Join(d.dir, "wrangler.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bound := strings.NewReplacer("# [[r2_buckets]]", "[[r2_buckets]]", `# binding = "SKILLEDGE_PACKS"`, `binding = "SKILLEDGE_PACKS"`, `# bucket_name = "skilledge-packs"`, `bucket_name = "skilledge-packs"`).Replace(string(toml))
-	if bound == string(toml) {
-		t.Fatal("the root wrangler.toml has no R2 binding to uncomment")
-	}
-	os.Remove(filepath.Join(d.dir, "wrangler.toml")) // a link to the repository's
-	if err := os.WriteFile(filepath.Join(d.dir, "wrangler.toml"), []byte(bound), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range uploads {
-		cmd := exec.Command("sh", "-c", u[1]+" --local")
-		cmd.Dir = d.dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s --local: %v\n%s", u[1], err, out)
-		}
-	}
+	base := wranglerDevPacked(t, d, uploads)
 	suite := conformanceSuite(t)
 	baseline := filepath.Join(repoRoot(t), "tests", "conformance", "expected-failures.yml")
-	base := wranglerDev(t, d)
 	for _, run := range conformanceRuns {
 		if run.scenario == "dns-rebinding-protection" {
 			continue // wrangler dev serves wrangler.toml's options, every Host allowed
@@ -120,4 +101,42 @@ func TestPackedCatalogDeploys(t *testing.T) {
 			t.Fatalf("checked %d well-known artifacts", n)
 		}
 	})
+}
+
+// packUploads are the uploads of packs a build printed, each the command without its
+// --remote.
+func packUploads(output string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`(?m)^  (npx --prefix build wrangler r2 object put skilledge-packs/sha256/[0-9a-f]{64} --file \S+) --remote$`).FindAllStringSubmatch(output, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// wranglerDevPacked serves the packed deployment d under wrangler dev, as DEPLOY.md says
+// to deploy it: the root wrangler.toml's R2 binding uncommented, and each pack uploaded
+// by the command the build printed, to wrangler's local R2 rather than the account's. It
+// returns the server's base URL.
+func wranglerDevPacked(t *testing.T, d *deployment, uploads []string) string {
+	t.Helper()
+	toml, err := os.ReadFile(filepath.Join(d.dir, "wrangler.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := strings.NewReplacer("# [[r2_buckets]]", "[[r2_buckets]]", `# binding = "SKILLEDGE_PACKS"`, `binding = "SKILLEDGE_PACKS"`, `# bucket_name = "skilledge-packs"`, `bucket_name = "skilledge-packs"`).Replace(string(toml))
+	if bound == string(toml) {
+		t.Fatal("the root wrangler.toml has no R2 binding to uncomment")
+	}
+	os.Remove(filepath.Join(d.dir, "wrangler.toml")) // a link to the repository's
+	if err := os.WriteFile(filepath.Join(d.dir, "wrangler.toml"), []byte(bound), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range uploads {
+		cmd := exec.Command("sh", "-c", u+" --local")
+		cmd.Dir = d.dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s --local: %v\n%s", u, err, out)
+		}
+	}
+	return wranglerDev(t, d)
 }
