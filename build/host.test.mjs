@@ -14,6 +14,7 @@ import { KeySets, KeysState, keysAccept, keysAge, keysFrame, keysRedirect } from
 import { limits } from "./host/limits.mjs";
 import { Replays, idKind, parseHint } from "./host/replay.mjs";
 import { ObjectCache, respond } from "./host/splice.mjs";
+import { giveNeeded } from "./host/need.mjs";
 import { noFacts, parseFacts } from "./host/facts.mjs";
 import { pollOneoff } from "./host/poll.mjs";
 import { Telemetry, dataPoint, errorType, logLine, logRecord, sampler, spanName, telemetryFrom } from "./host/telemetry.mjs";
@@ -217,6 +218,23 @@ test("packed objects: read by range from their pack, and checked against their n
 			assert.throws(() => new FrameParser().parse(encoder.encode(`200\n@0 2 ${bName}${tail}\n\n[]`)), FrameError, tail);
 		}
 	});
+});
+
+test("index shards: checked against their names before the plugin is given them", async () => {
+	const shard = encoder.encode("a shard's bytes");
+	const name = createHash("sha256").update(shard).digest("hex");
+	const given = [];
+	const raw = { give: (n, b) => given.push([n, decoder.decode(b)]) };
+	const answer = encoder.encode("200\n\n{}");
+	const store = (bytes) => ({ object: async () => new Response(bytes) });
+	const out = await giveNeeded(raw, store(shard), [name], () => answer, () => true, (o) => decoder.decode(o));
+	assert.equal(out, "200\n\n{}");
+	assert.deepEqual(given, [[name, "a shard's bytes"]]);
+	given.length = 0;
+	const tampered = shard.slice();
+	tampered[0] ^= 1;
+	await assert.rejects(giveNeeded(raw, store(tampered), [name], () => answer, () => true, (o) => o), /do not hash to its name/);
+	assert.deepEqual(given, [], "a shard that is not its name's is never given");
 });
 
 test("maxBody: the option, and the default for 0 or none, as the plugin reads it", () => {

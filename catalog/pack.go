@@ -50,11 +50,13 @@ type table struct {
 // the Pack (and a set of the table kinds it does not know, if there are any). Errors
 // wrap ErrCorrupt; a format-1 pack (file contents inside, from skilledge before the
 // content store) also wraps ErrOldFormat.
-func Open(b []byte) (*Pack, error) { return openIn(b, nil) }
+func Open(b []byte) (*Pack, error) { return openIn(b, nil, false) }
 
 // openIn opens b as Open does, as a shard of root when root is not nil: its packed
-// references name root's packs, and it has none of its own.
-func openIn(b []byte, root *Pack) (*Pack, error) {
+// references name root's packs, and it has none of its own. With known set, b is known to
+// be bytes a build made and checked (a shard whose SHA-256 the host checked against the
+// name the root gives it): its tables are read, and their cells not checked again.
+func openIn(b []byte, root *Pack, known bool) (*Pack, error) {
 	p, present, err := parse(b)
 	if err != nil {
 		return nil, err
@@ -86,22 +88,10 @@ func openIn(b []byte, root *Pack) (*Pack, error) {
 			return nil, fmt.Errorf("%w: table %d missing or short", ErrCorrupt, need.kind)
 		}
 	}
-	if err := p.checkIndexes(); err != nil {
-		return nil, err
-	}
-	if err := p.checkSite(); err != nil {
-		return nil, err
-	}
-	if err := p.checkRefs(); err != nil {
-		return nil, err
-	}
-	if root != anyPacks {
-		if err := p.checkPacked(); err != nil {
+	if !known {
+		if err := p.check(root != anyPacks); err != nil {
 			return nil, err
 		}
-	}
-	if err := p.checkSearch(); err != nil {
-		return nil, err
 	}
 	if sharded {
 		if p.private || p.tables[TableVersions].rows > 0 || p.tables[TableDirs].rows > 0 {
@@ -123,6 +113,26 @@ func openIn(b []byte, root *Pack) (*Pack, error) {
 		}
 	}
 	return p, nil
+}
+
+// check verifies what Open promises of p's cells: every row number, site template, object
+// reference (and, with packed, where each packed one lies) and search table well formed.
+func (p *Pack) check(packed bool) error {
+	if err := p.checkIndexes(); err != nil {
+		return err
+	}
+	if err := p.checkSite(); err != nil {
+		return err
+	}
+	if err := p.checkRefs(); err != nil {
+		return err
+	}
+	if packed {
+		if err := p.checkPacked(); err != nil {
+			return err
+		}
+	}
+	return p.checkSearch()
 }
 
 // parse checks b's magic, table headers and cell ranges, and returns the tables of the

@@ -67,7 +67,7 @@ func (p *Pack) checkPacked() error {
 // OpenPart opens b, a shard a build has just made, as Open does, but before its root, which
 // lists the packs, exists: its packed references are checked for form only. Only a build
 // uses it, on the bytes it made.
-func OpenPart(b []byte) (*Pack, error) { return openIn(b, anyPacks) }
+func OpenPart(b []byte) (*Pack, error) { return openIn(b, anyPacks, false) }
 
 // anyPacks is the root of OpenPart's shards: one with no packs, whose shards' packed
 // references are not checked against them.

@@ -40,14 +40,15 @@ func (p *Pack) openVersions() error {
 }
 
 // openPublic opens b, which must be a public-format index (what names it in errors).
-func openPublic(b []byte, what string) (*Pack, error) { return openPublicIn(b, what, nil) }
+func openPublic(b []byte, what string) (*Pack, error) { return openPublicIn(b, what, nil, false) }
 
-// openPublicIn is openPublic of a shard of root (openIn), when root is not nil.
-func openPublicIn(b []byte, what string, root *Pack) (*Pack, error) {
+// openPublicIn is openPublic of a shard of root (openIn), when root is not nil, known to be
+// a build's bytes when known is set.
+func openPublicIn(b []byte, what string, root *Pack, known bool) (*Pack, error) {
 	if len(b) >= 8 && string(b[:8]) == MagicPrivate {
 		return nil, fmt.Errorf("%w: %s is a private index", ErrCorrupt, what)
 	}
-	q, err := openIn(b, root)
+	q, err := openIn(b, root, known)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

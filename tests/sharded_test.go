@@ -1,9 +1,11 @@
 package tests
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/skilledge/skilledge/edge"
 	"github.com/skilledge/skilledge/edge/wire"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
+	"github.com/skilledge/skilledge/runtime/wasm"
 )
 
 // shardedBuilds holds the sharded build of each case folder, by key ("" for the examples).
@@ -204,5 +207,53 @@ func TestShardedCompletionBounded(t *testing.T) {
 		if len(loads) > 110 {
 			t.Errorf("completing %q read %d parts of a 300-skill index", value, len(loads))
 		}
+	}
+}
+
+// tamperedStore answers every object as st does, but the shards of index with one byte
+// changed: a store that someone else wrote to.
+type tamperedStore struct {
+	wire.Store
+	parts map[string]bool
+}
+
+func (s tamperedStore) Object(name string) ([]byte, error) {
+	b, err := s.Store.Object(name)
+	if err != nil || !s.parts[name] {
+		return b, err
+	}
+	b = slices.Clone(b)
+	b[len(b)/2] ^= 1
+	return b, nil
+}
+
+// TestShardTampered: the harness checks each shard it gives against its name, and a shard
+// whose bytes are not its name's is never given: the request fails as for a failed
+// instance, and nothing of the shard is answered.
+func TestShardTampered(t *testing.T) {
+	enc, err := buildSharded(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := compiledPlugins[pluginbuild.Public]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := catalog.Open(enc.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := map[string]bool{}
+	for _, r := range root.Parts() {
+		parts[r.Name] = true
+	}
+	pool, err := p.NewPool(context.Background(), wasm.Catalog{Index: enc.Index, Store: tamperedStore{enc.Store, parts}}, wasm.Options{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close(context.Background())
+	_, err = pool.RPC(context.Background(), "2025-06-18", []byte(`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`))
+	if !errors.Is(err, wasm.ErrInstance) || !strings.Contains(err.Error(), "do not hash to its name") {
+		t.Fatalf("skills/list from a tampered store: %v", err)
 	}
 }

@@ -7,6 +7,16 @@
 
 import { limits } from "./limits.mjs";
 
+// sha256Hex is the SHA-256 of b in lowercase hex, the name of the store object b is: the
+// runtime's own (crypto.subtle), natively, where the plugin's would run as WebAssembly.
+/** @param {Uint8Array<ArrayBuffer>} b @returns {Promise<string>} */
+export async function sha256Hex(b) {
+	const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", b));
+	let hex = "";
+	for (const x of sum) hex += (x < 16 ? "0" : "") + x.toString(16);
+	return hex;
+}
+
 const decoder = new TextDecoder();
 
 /** @typedef {import("./plugin.mjs").Raw} Raw */
@@ -52,10 +62,12 @@ export async function giveNeeded(raw, store, wanted, ask, alive, finish) {
 		const shards = await Promise.all(wanted.map(async (name) => {
 			const r = await store.object(name);
 			if (!r.ok) throw new Error(`index shard ${name}: the store answered ${r.status}`);
-			return new Uint8Array(await r.arrayBuffer());
+			const b = new Uint8Array(await r.arrayBuffer());
+			if ((await sha256Hex(b)) !== name) throw new Error(`index shard ${name}: the store's bytes do not hash to its name`);
+			return b;
 		}));
 		if (!alive()) throw new Error("the instance was made again while index shards were fetched");
-		for (const b of shards) raw.give(b);
+		for (const [i, b] of shards.entries()) raw.give(wanted[i], b);
 		const out = ask();
 		const more = needOf(out);
 		if (more === null) return await finish(out.slice());

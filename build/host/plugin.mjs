@@ -180,15 +180,17 @@ export class Raw {
 		if (this.x.skilledge_keys(this.ptr, frame.length) !== 0) throw new KeysRefused(this.error());
 	}
 
-	// give hands the plugin b, a store object a NEED answer named (a shard of its sharded
-	// index: skilledge_give), which it checks against its name and keeps; it throws with the
-	// plugin's reason when it refuses it.
-	/** @param {Uint8Array} b */
-	give(b) {
+	// give hands the plugin b, the bytes of the store object name a NEED answer named (a
+	// shard of its sharded index: skilledge_give, "NAME LF BYTES"), which the host has
+	// checked against name; it throws with the plugin's reason when it refuses it.
+	/** @param {string} name @param {Uint8Array} b */
+	give(name, b) {
 		if (typeof this.x.skilledge_give !== "function") throw new Error("the plugin asks for index shards but has no skilledge_give");
-		this.room(b.length).set(b);
+		const room = this.room(65 + b.length);
+		encoder.encodeInto(name + "\n", room);
+		room.set(b, 65);
 		this.cap = 0; // the plugin keeps that buffer as the shard
-		if (this.x.skilledge_give(this.ptr, b.length) !== 0) throw new Error(`skilledge_give: ${this.error()}`);
+		if (this.x.skilledge_give(this.ptr, 65 + b.length) !== 0) throw new Error(`skilledge_give: ${this.error()}`);
 	}
 
 	// error is the plugin's reason for the last call that failed (skilledge_error).

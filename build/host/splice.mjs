@@ -5,6 +5,7 @@
 // in memory from the objects the isolate keeps (ObjectCache) or streamed from the store.
 
 import { failureResponse } from "./failure.mjs";
+import { sha256Hex } from "./need.mjs";
 
 /** @typedef {import("./failure.mjs").Answer} Answer */
 /** @typedef {import("./failure.mjs").ResponseClass} ResponseClass */
@@ -254,10 +255,7 @@ async function fetchPacked(store, r) {
 	const o = await store.packed(/** @type {string} */ (r.pack), /** @type {number} */ (r.offset), r.size);
 	if (!o.ok) return o;
 	const b = new Uint8Array(await o.arrayBuffer());
-	const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", b));
-	let hex = "";
-	for (const x of sum) hex += (x < 16 ? "0" : "") + x.toString(16);
-	if (b.length !== r.size || hex !== r.name) return new Response(null, { status: 502, statusText: `the bytes at ${r.offset} of pack ${r.pack} are not object ${r.name}` });
+	if (b.length !== r.size || (await sha256Hex(b)) !== r.name) return new Response(null, { status: 502, statusText: `the bytes at ${r.offset} of pack ${r.pack} are not object ${r.name}` });
 	return new Response(b, { headers: { "Content-Length": String(b.length) } });
 }
 

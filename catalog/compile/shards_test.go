@@ -282,15 +282,18 @@ func TestShardedMissing(t *testing.T) {
 	if m == nil || len(m.Refs) < 2 {
 		t.Fatalf("Want of every skill asked for %v", m)
 	}
-	if err := p.Give([]byte("not a shard")); !errors.Is(err, catalog.ErrNotWanted) {
-		t.Errorf("Give of other bytes: %v", err)
+	if err := p.Give(strings.Repeat("0", 64), []byte("not a shard")); !errors.Is(err, catalog.ErrNotWanted) {
+		t.Errorf("Give of an object the index does not name: %v", err)
+	}
+	if err := p.Give(m.Refs[0].Name, []byte("short")); !errors.Is(err, catalog.ErrCorrupt) {
+		t.Errorf("Give of bytes of another size: %v", err)
 	}
 	for _, r := range m.Refs {
 		b, err := enc.Store.Object(r.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := p.Give(b); err != nil {
+		if err := p.Give(r.Name, b); err != nil {
 			t.Fatal(err)
 		}
 	}

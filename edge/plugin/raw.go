@@ -57,7 +57,11 @@ func rawGive(ptr, size uint32) uint32 {
 			err = errNoCatalog
 		} else {
 			in = nil // the plugin keeps the buffer as the shard; the next alloc makes a new one
-			err = pack.Give(b[:len(b):len(b)])
+			if name, obj, ok := wire.ParseGive(b[:len(b):len(b)]); ok {
+				err = pack.Give(name, obj)
+			} else {
+				err = errors.New("skilledge_give: the input is not an object's name, LF and its bytes")
+			}
 		}
 	}
 	collectIfDue(true)

@@ -141,11 +141,10 @@
 //	NEED LF 1*(SIZE SP NAME LF)
 //
 // naming the shards the request reads and the plugin does not hold. The host reads each
-// from its store, gives it with skilledge_give (the plugin checks it against NAME, so a
-// host that reads from storage it does not control needs no check of its own), and calls
-// the same export again with the same input, at most MaxNeedRounds rounds; an object it
-// cannot read, one the plugin refuses, or a plugin still in need is FailInstance, and only
-// the request fails. NEED is never replayed and has no facts. An instance keeps at most
+// from its store, checks that it hashes to NAME, gives it with skilledge_give ("NAME LF
+// BYTES"), and calls the same export again with the same input, at most MaxNeedRounds
+// rounds; an object it cannot read, one that does not match NAME, one the plugin refuses,
+// or a plugin still in need is FailInstance, and only the request fails. NEED is never replayed and has no facts. An instance keeps at most
 // ShardBudget bytes of shards, so a host sizes its memory for the root and that much. The
 // Extism ABI has no NEED: shards are objects a host puts, and one not put is answered as
 // any missing object is.

@@ -13,13 +13,18 @@ import (
 //
 //	NEED LF 1*(SIZE SP NAME LF)
 //
-// naming store objects (as REF lines do, without the offset). The host gives each, its
-// bytes as they are in the store, with skilledge_give (which checks them against NAME and
-// keeps them while the plugin's budget allows), and then calls the same export again with
-// the same input: the plugin answers, or needs more (a lookup's chunk first, then the shard
-// it names). A host gives up after MaxNeedRounds rounds, or when an object cannot be read
-// or given, and answers as for a failed instance (500, -32603), which it may make again. A
-// NEED output is never replayed, and has no facts: the host asks for them after the answer.
+// naming store objects (as REF lines do, without the offset). The host reads each from its
+// store, checks that its bytes hash to NAME (a SHA-256: it never gives bytes that do not),
+// and gives it with skilledge_give, whose input is
+//
+//	NAME LF BYTES
+//
+// (AppendGive), which the plugin keeps while its budget allows; then it calls the same
+// export again with the same input: the plugin answers, or needs more (a lookup's chunk
+// first, then the shard it names). A host gives up after MaxNeedRounds rounds, or when an
+// object cannot be read, does not match its name, or is refused, and answers as for a
+// failed instance (500, -32603), which it may make again. A NEED output is never replayed,
+// and has no facts: the host asks for them after the answer.
 //
 // Why does the plugin ask for shards, rather than read them through a host function? A
 // wasm call is synchronous, and the JavaScript hosts read their store with fetch, which
@@ -29,11 +34,9 @@ import (
 // costs its lookups once more (microseconds); the fetches are the cost of a cold shard on
 // any design.
 //
-// Why does the plugin check each shard against its name, rather than each host? The shards
-// are the index: a wrong one would answer with another catalog's rows. One check in the
-// plugin covers every host and every store (a Worker's assets, a bucket someone else may
-// write to, a folder) with one implementation; it costs the SHA-256 of each shard once,
-// when given.
+// Why does each host check a shard against its name, and not the plugin? See
+// catalog.Pack.Give: in the plugin, as WebAssembly, the check was most of what a
+// cache-cold read of a large catalog cost.
 const NeedLine = "NEED"
 
 // ShardBudget is how many bytes of shards a plugin instance keeps: past it, the least
@@ -88,4 +91,21 @@ func ParseNeed(out []byte) (refs []catalog.Ref, ok bool, err error) {
 		return nil, true, ErrFrame
 	}
 	return refs, true, nil
+}
+
+// AppendGive appends the input of skilledge_give that gives the object name, whose bytes
+// are b (and which the host has checked hash to name).
+func AppendGive(dst []byte, name string, b []byte) []byte {
+	dst = append(dst, name...)
+	dst = append(dst, '\n')
+	return append(dst, b...)
+}
+
+// ParseGive splits the input of skilledge_give into the object's name and its bytes (an
+// alias of in); ok is false when in does not start with a name and LF.
+func ParseGive(in []byte) (name string, b []byte, ok bool) {
+	if len(in) < 65 || in[64] != '\n' || !catalog.IsObjectName(string(in[:64])) {
+		return "", nil, false
+	}
+	return string(in[:64]), in[65:], true
 }

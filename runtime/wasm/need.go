@@ -1,6 +1,8 @@
 package wasm
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"context"
 	"fmt"
 
@@ -41,10 +43,15 @@ func (in *instance) serve(ctx context.Context, fn api.Function, b, dst []byte, s
 		}
 		for _, r := range refs {
 			obj, err := store.Object(r.Name)
+			if err == nil {
+				if sum := sha256.Sum256(obj); hex.EncodeToString(sum[:]) != r.Name {
+					err = fmt.Errorf("the store's bytes do not hash to its name")
+				}
+			}
 			if err != nil {
 				return dst, fmt.Errorf("%w: index shard %s: %w", ErrInstance, r.Name, err)
 			}
-			if err := in.callStatus(ctx, in.give, obj); err != nil {
+			if err := in.callStatus(ctx, in.give, wire.AppendGive(nil, r.Name, obj)); err != nil {
 				return dst, fmt.Errorf("%w: index shard %s: %w", ErrInstance, r.Name, err)
 			}
 		}
