@@ -1,9 +1,9 @@
 package wasm
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"context"
 	"fmt"
 
 	"github.com/tetratelabs/wazero/api"
