@@ -46,7 +46,8 @@ type edgeCatalog struct {
 // (writeScaleCatalog) as `skilledge build` does by default, which shards an index past
 // about 7 MiB (the 1,000 stay whole), and 1,000 skills sharded (--shard always), and writes the
 // edge-at-scale section of BENCHMARKS.md: what each deployment is (the Worker script
-// gzipped, the root of the index, its parts in the store, the asset files) and the time
+// gzipped, the root of the index, its parts in the store, the asset files, and the packs
+// for R2 of a catalog past the free plan's asset count, which build packs) and the time
 // from workerd's start to the first answer of two requests, the first page of skills/list
 // and a resources/read of one skill's SKILL.md. The Worker is the bundle `wrangler deploy
 // --dry-run` makes of the 1,000-skill catalog, with each catalog's catalog.pack in place of
