@@ -39,6 +39,8 @@ func TestEdgeScaleDeploys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	blockTimeout = 30 * time.Minute // the build of 50,000 skills takes minutes
+	defer func() { blockTimeout = 5 * time.Minute }()
 	start := time.Now()
 	d, err := deployFolderWith(folder, "")
 	if err != nil {

@@ -107,6 +107,10 @@ func deployFolderWith(skills, buildFlags string) (*deployment, error) {
 	return &deployment{dir: dir, bundle: filepath.Join(dir, m[1]), assets: filepath.Join(dir, b[1], "assets"), output: out}, nil
 }
 
+// blockTimeout bounds a README block's run (runBlock): a build of the examples and a dry
+// run take seconds; the 50,000-skill catalog's benchmark raises it.
+var blockTimeout = 5 * time.Minute
+
 // runBlock runs a README code block with sh in a scratch checkout: every top-level entry
 // of the repository linked in (so dist/ is the scratch one, never the developer's), and
 // skills/ linked to the skills folder given. It returns the checkout and what the block
@@ -138,7 +142,7 @@ func runBlock(block, skills string) (dir, output string, err error) {
 	if err := os.Symlink(skills, filepath.Join(dir, "skills")); err != nil {
 		return "", "", err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), blockTimeout)
 	defer cancel()
 	path, err := userPath()
 	if err != nil {
