@@ -86,8 +86,10 @@ func cachedBuild(cache string, f *Folder, opt BuildOptions, progress io.Writer) 
 		return "", "", err
 	}
 	// Objects first, written into the store as they are made, then the index that names
-	// them: a reader that finds the index finds its objects.
-	enc, err := encode(f.Catalog, assets, label, 0, 0, progress)
+	// them: a reader that finds the index finds its objects. An index that build would shard
+	// is sharded here too, so that an instance holds its root and ShardBudget of shards
+	// however large the catalog (its objects are never packed: a folder has no file limit).
+	enc, err := encode(f.Catalog, assets, label, shardBytes(f.Catalog, DeployOptions{}), 0, progress)
 	if err != nil {
 		return "", "", err
 	}
