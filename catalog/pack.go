@@ -368,6 +368,30 @@ func (p *Pack) Refs(f func(r Ref)) {
 	})
 }
 
+// RootRefs is Refs of a sharded index without reading its shards: the objects its root
+// names, its packs, and its parts (the shards and chunks themselves), each visited as Refs
+// visits them. Of an index that is not sharded it is Refs.
+func (p *Pack) RootRefs(f func(r Ref)) {
+	if p.sh == nil {
+		p.Refs(f)
+		return
+	}
+	for _, r := range p.packs {
+		f(r)
+	}
+	each := func(cell []byte, _ func() string) {
+		EachRef(cell, func(r Ref) {
+			if !r.Packed {
+				f(r)
+			}
+		})
+	}
+	p.refs(each)
+	for _, pt := range p.sh.parts {
+		f(pt.ref)
+	}
+}
+
 // eachRef calls f with the cell of every object reference of p and its views, and a
 // function describing the reference's use (called only when needed: it allocates).
 func (p *Pack) eachRef(f func(cell []byte, what func() string)) {

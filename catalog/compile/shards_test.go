@@ -409,3 +409,37 @@ func encodeExamples(tb testing.TB, opt EncodeOptions) *Encoded {
 	}
 	return enc
 }
+
+// TestRootRefs: RootRefs of a sharded index visits its parts and the objects its root
+// names, and reads no shard; Refs reads every shard, and visits what they name as well.
+func TestRootRefs(t *testing.T) {
+	enc := encodeExamples(t, EncodeOptions{ShardBytes: 1})
+	loads := 0
+	p, err := catalog.OpenWith(enc.Index, func(r catalog.Ref) ([]byte, error) {
+		loads++
+		return enc.Store.Object(r.Name)
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := map[string]bool{}
+	p.RootRefs(func(r catalog.Ref) { root[r.Name] = true })
+	if loads != 0 {
+		t.Fatalf("RootRefs read %d shards", loads)
+	}
+	for _, r := range p.Parts() {
+		if !root[r.Name] {
+			t.Errorf("RootRefs does not visit part %s", r.Name)
+		}
+	}
+	all := map[string]bool{}
+	p.Refs(func(r catalog.Ref) { all[r.Name] = true })
+	if loads == 0 || len(all) <= len(root) {
+		t.Fatalf("Refs read %d shards and visited %d objects, RootRefs %d", loads, len(all), len(root))
+	}
+	for name := range root {
+		if !all[name] {
+			t.Errorf("RootRefs visits %s, which Refs does not", name)
+		}
+	}
+}

@@ -79,6 +79,16 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
+// ReadPart reads the object name from its file without keeping it, for a part of a sharded
+// index that the plugin keeps itself (its budget bounds them; kept here too, they would add
+// up to the whole index). The caller checks it against its name.
+func (s *Dir) ReadPart(name string) ([]byte, error) {
+	if !catalog.IsObjectName(name) {
+		return nil, fmt.Errorf("%w: %q is not an object name: %w", ErrStore, name, fs.ErrNotExist)
+	}
+	return os.ReadFile(s.path(name))
+}
+
 // Packed implements wire.PackStore: the bytes of a packed object, sliced from its pack,
 // which Object checked against its name when it first read it.
 func (s *Dir) Packed(r wire.Ref) ([]byte, error) {
@@ -196,6 +206,11 @@ func (s *Dir) Check(uses []catalog.ObjectUse) error {
 // (Object hashes it). Starting a server on a large built catalog (tens of thousands of
 // objects) then costs one directory listing instead of a stat per object. When something
 // is missing it returns Check's error, which names what and why.
+//
+// Of a sharded index it checks the objects the root names and its parts, not the objects
+// inside the shards, which reading every shard would cost (the whole index: 260 MiB at
+// 50,000 skills, read at every start): an object a shard names that is missing is found
+// when it is read, and answered as the store's failure.
 func (s *Dir) CheckPresent(p *catalog.Pack) error {
 	have := map[string]struct{}{}
 	for i, d := range append([]string{s.dir}, s.more...) {
@@ -218,7 +233,7 @@ func (s *Dir) CheckPresent(p *catalog.Pack) error {
 		}
 	}
 	complete := true
-	p.Refs(func(r catalog.Ref) {
+	p.RootRefs(func(r catalog.Ref) {
 		if _, ok := have[r.Name]; !ok {
 			complete = false
 		}

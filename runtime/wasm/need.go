@@ -11,6 +11,12 @@ import (
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
+// partReader is a store that can read an object without keeping it (runtime/store.Dir):
+// the shards an instance is given are kept by the instance, within its budget.
+type partReader interface {
+	ReadPart(name string) ([]byte, error)
+}
+
 // rawGive is the export that gives the plugin a shard of a sharded index it asked for.
 const rawGive = "skilledge_give"
 
@@ -42,7 +48,11 @@ func (in *instance) serve(ctx context.Context, fn api.Function, b, dst []byte, s
 			return dst, fmt.Errorf("%w: plugin.wasm asks for index shards but does not export %s", ErrNotPlugin, rawGive)
 		}
 		for _, r := range refs {
-			obj, err := store.Object(r.Name)
+			read := store.Object
+			if pr, ok := store.(partReader); ok {
+				read = pr.ReadPart
+			}
+			obj, err := read(r.Name)
 			if err == nil {
 				if sum := sha256.Sum256(obj); hex.EncodeToString(sum[:]) != r.Name {
 					err = fmt.Errorf("the store's bytes do not hash to its name")
