@@ -367,3 +367,24 @@ func FuzzRefOf(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseRef: a reference field ParseRef accepts is rendered again by Cell byte for byte,
+// and RefOf, which only splits, reads the same reference from it.
+func FuzzParseRef(f *testing.F) {
+	name := strings.Repeat("0f", 32)
+	for _, seed := range []string{"0 " + name, "12 " + name + " 3 45", "1 " + name + " 01 2", "1 " + name + " 1 ", ""} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, cell []byte) {
+		r, err := ParseRef(cell)
+		if err != nil {
+			return
+		}
+		if got := r.Cell(); string(got) != string(cell) {
+			t.Fatalf("ParseRef(%q).Cell() = %q", cell, got)
+		}
+		if got := RefOf(cell); got != r {
+			t.Fatalf("RefOf(%q) = %+v, ParseRef %+v", cell, got, r)
+		}
+	})
+}
