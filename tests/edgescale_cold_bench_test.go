@@ -29,6 +29,8 @@ func TestEdgeScaleColdReport(t *testing.T) {
 		results [2]loadResult // one client, manyClients
 	}
 	var rows []*row
+	blockTimeout = 30 * time.Minute // the build of 50,000 skills, and wrangler reading its 350,000 assets, take minutes
+	defer func() { blockTimeout = 5 * time.Minute }()
 	for _, n := range []int{1000, 10000, 50000} {
 		folder := filepath.Join(t.TempDir(), "skills")
 		if err := writeScaleCatalog(folder, n); err != nil {
