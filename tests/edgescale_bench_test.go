@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
+	"regexp"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -226,4 +228,100 @@ func firstAnswers(t *testing.T, config, body string) time.Duration {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// edgeBaseline is the commit before the edge at scale (issue 42): the Worker the
+// anthropics-shaped catalog's first answer is compared with.
+const edgeBaseline = "86e1e31"
+
+// TestEdgeAnthropicsReport: the anthropics-shaped catalog (writeRealisticCatalog) still
+// deploys as it did before the index could be sharded and the objects packed (whole, its
+// objects assets, no R2), and its Worker answers first as fast: the Worker of this tree and
+// the one edgeBaseline builds, each bundled by its own `wrangler deploy --dry-run`, started
+// in workerd in turn, edgeStarts times each after one unmeasured, timed as
+// TestEdgeScaleReport times them. It writes the edge-anthropics section of BENCHMARKS.md.
+func TestEdgeAnthropicsReport(t *testing.T) {
+	root := repoRoot(t)
+	skills := filepath.Join(t.TempDir(), "skills")
+	if _, err := writeRealisticCatalog(skills); err != nil {
+		t.Fatal(err)
+	}
+	type worker struct {
+		name, output, config, readURI string
+		list, get                     []time.Duration
+	}
+	bundled := func(name string, d *deployment, output string) *worker {
+		w := &worker{name: name, output: output}
+		if strings.Contains(output, "packs/sha256/") {
+			t.Fatalf("%s: the anthropics-shaped catalog was packed:\n%s", name, output)
+		}
+		p, err := os.ReadFile(filepath.Join(filepath.Dir(d.assets), "catalog.pack"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx, err := catalog.Open(p)
+		if err != nil || idx.Sharded() {
+			t.Fatalf("%s: the index is sharded or does not open: %v", name, err)
+		}
+		w.readURI = string(idx.Resource(idx.SkillMD(idx.NumSkills()/2), catalog.ResURI))
+		if w.config, err = workerdConfig(t.TempDir(), d, []string{deployedOptions(t)}); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	d, err := deployFolder(skills)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := bundled("this tree", d, d.output)
+
+	src := filepath.Join(t.TempDir(), "src")
+	run(t, root, nil, "git", "worktree", "add", "--detach", src, edgeBaseline)
+	t.Cleanup(func() { exec.Command("git", "-C", root, "worktree", "remove", "--force", src).Run() })
+	if err := os.Symlink(filepath.Join(root, "build", "node_modules"), filepath.Join(src, "build", "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	path := "PATH=" + filepath.Dir(nodeBin(t)) + string(os.PathListSeparator) + os.Getenv("PATH")
+	cli := filepath.Join(t.TempDir(), "skilledge-"+edgeBaseline)
+	run(t, src, nil, "go", "build", "-o", cli, "./runtime/cmd/skilledge")
+	var out bytes.Buffer
+	for _, args := range [][]string{
+		{cli, "build", skills, "-o", "dist"},
+		{filepath.Join(src, "build", "node_modules", ".bin", "wrangler"), "deploy", "--dry-run", "--outdir", "dist/bundle"},
+	} {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = src, append(os.Environ(), path), &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out.String())
+		}
+	}
+	base := bundled(edgeBaseline, &deployment{bundle: filepath.Join(src, "dist", "bundle"), assets: filepath.Join(src, "dist", "assets")}, out.String())
+
+	workers := []*worker{base, head}
+	list := `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`
+	for i := range edgeStarts + 1 {
+		for _, w := range workers {
+			get := `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"` + w.readURI + `"}}`
+			l, g := firstAnswers(t, w.config, list), firstAnswers(t, w.config, get)
+			if i > 0 {
+				w.list, w.get = append(w.list, l), append(w.get, g)
+			}
+		}
+	}
+	upload := regexp.MustCompile(`Total Upload: [0-9.]+ KiB / gzip: ([0-9.]+) KiB`)
+	assets := regexp.MustCompile(`Read (\d+) files from the assets directory`)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, workerd %s: the anthropics-shaped catalog (writeRealisticCatalog), built and bundled\n", time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version(), workerdVersion(t))
+	fmt.Fprintf(&b, "by each tree's own `skilledge build` and `wrangler deploy --dry-run`; the first answer from a cold start as in the table above,\n%d starts each after one unmeasured, the Workers in turn.\n\n", edgeStarts)
+	b.WriteString("| Worker | script, gzipped | asset files | `skills/list` | ÷ " + edgeBaseline + " | `resources/read` | ÷ " + edgeBaseline + " |\n|---|---|---|---|---|---|---|\n")
+	for _, w := range workers {
+		slices.Sort(w.list)
+		slices.Sort(w.get)
+		gz, files := upload.FindStringSubmatch(w.output), assets.FindStringSubmatch(w.output)
+		if gz == nil || files == nil {
+			t.Fatalf("%s: no size or asset count in the dry run:\n%s", w.name, w.output)
+		}
+		fmt.Fprintf(&b, "| %s | %s KiB | %s | %s | %s | %s | %s |\n", w.name, gz[1], files[1], spread(w.list), ratio(w.list, base.list), spread(w.get), ratio(w.get, base.get))
+	}
+	writeReport(t, "edge-anthropics", b.String())
 }
