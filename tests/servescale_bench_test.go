@@ -45,9 +45,13 @@ func TestServeScaleMemory(t *testing.T) {
 			cmd.Env = env
 			return startProcess(t, fmt.Sprintf("serve of %d skills", n), cmd, servingLine)
 		}
-		_, first := serve() // builds the cache
-		first.Process.Kill()
-		first.Wait()
+		// The build into the cache first, by stdio, which ends with its input: the 50,000
+		// skills take longer than a server is given to say it is ready.
+		warm := exec.Command(cli, "stdio", folder)
+		warm.Env, warm.Stdin = env, strings.NewReader("")
+		if out, err := warm.CombinedOutput(); err != nil {
+			t.Fatalf("stdio of %d skills: %v\n%s", n, err, out)
+		}
 		url, cmd := serve()
 		uris, err := scaleSkillURIs(folder)
 		if err != nil {
