@@ -24,8 +24,8 @@ import (
 // packs its store lacks. Cut at a fixed size, a skill that grows by a byte shifts every
 // object after it, and every later pack is new: a one-line change uploads the catalog again.
 // Cut where the content says (a name starting "00" comes about once in 256 objects), the
-// packs after the changed one start at the same objects as before and are the same bytes;
-// PackMax still bounds a pack.
+// cuts fall at the same objects as before once past the change, and the packs after the
+// one or two it touches are the same bytes; PackMax still bounds a pack.
 
 // ErrNotPackable is returned by EncodeWith when asked to pack the objects of a catalog
 // that keeps versions or has an access policy: their older versions and views are indexes
