@@ -72,16 +72,7 @@ func TestEdgeScaleDeploys(t *testing.T) {
 	base := wranglerDevPacked(t, d, uploads)
 	uploaded := time.Since(start)
 
-	suite := conformanceSuite(t)
-	baseline := filepath.Join(repoRoot(t), "tests", "conformance", "expected-failures.yml")
-	for _, run := range conformanceRuns {
-		if run.scenario == "dns-rebinding-protection" {
-			continue // wrangler dev serves wrangler.toml's options, every Host allowed
-		}
-		t.Run(run.scenario+"/"+strings.Join(run.args, "_"), func(t *testing.T) {
-			conformanceRun(t, suite, baseline, base+"/mcp", run.scenario, run.args)
-		})
-	}
+	conformanceUnderWranglerDev(t, base)
 	verified := map[string]int{}
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run("inspector/"+era, func(t *testing.T) { verified[era] = inspectCatalog(t, base+"/mcp", era, skills) })

@@ -83,16 +83,7 @@ func TestPackedCatalogDeploys(t *testing.T) {
 		t.Errorf("%d asset files packed, %d not: %d objects left the assets", len(assets), len(unpacked), packed)
 	}
 	base := wranglerDevPacked(t, d, uploads)
-	suite := conformanceSuite(t)
-	baseline := filepath.Join(repoRoot(t), "tests", "conformance", "expected-failures.yml")
-	for _, run := range conformanceRuns {
-		if run.scenario == "dns-rebinding-protection" {
-			continue // wrangler dev serves wrangler.toml's options, every Host allowed
-		}
-		t.Run(run.scenario+"/"+strings.Join(run.args, "_"), func(t *testing.T) {
-			conformanceRun(t, suite, baseline, base+"/mcp", run.scenario, run.args)
-		})
-	}
+	conformanceUnderWranglerDev(t, base)
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run("inspector/"+era, func(t *testing.T) { inspectList(t, base+"/mcp", era, 6) })
 	}
@@ -139,4 +130,20 @@ func wranglerDevPacked(t *testing.T, d *deployment, uploads []string) string {
 		}
 	}
 	return wranglerDev(t, d)
+}
+
+// conformanceUnderWranglerDev runs every conformance scenario against the Worker wrangler
+// dev serves at base, each with no FAILURE but the baselined; all but the DNS-rebinding
+// one, since wrangler dev serves wrangler.toml's options, every Host allowed.
+func conformanceUnderWranglerDev(t *testing.T, base string) {
+	suite := conformanceSuite(t)
+	baseline := filepath.Join(repoRoot(t), "tests", "conformance", "expected-failures.yml")
+	for _, run := range conformanceRuns {
+		if run.scenario == "dns-rebinding-protection" {
+			continue
+		}
+		t.Run(run.scenario+"/"+strings.Join(run.args, "_"), func(t *testing.T) {
+			conformanceRun(t, suite, baseline, base+"/mcp", run.scenario, run.args)
+		})
+	}
 }
