@@ -124,13 +124,8 @@ func (p *Pack) check(packed bool) error {
 	if err := p.checkSite(); err != nil {
 		return err
 	}
-	if err := p.checkRefs(); err != nil {
+	if err := p.checkRefs(packed); err != nil {
 		return err
-	}
-	if packed {
-		if err := p.checkPacked(); err != nil {
-			return err
-		}
 	}
 	return p.checkSearch()
 }
@@ -188,12 +183,26 @@ var refFields = [...]struct {
 	{TableSkills, SkillInstructions}, {TableHTTP, HTTPObject}, {TableSite, SitePageSkills},
 }
 
-// checkRefs verifies that every reference field parses.
-func (p *Pack) checkRefs() error {
+// checkRefs verifies that every reference field parses and, with packed, that every packed
+// reference names one of p.packs and lies within it: one pass over the references, which
+// a Worker's start makes over its whole index before its first answer.
+func (p *Pack) checkRefs(packed bool) error {
+	var outside bool
+	var inPacks func(Ref)
+	if packed {
+		inPacks = func(r Ref) {
+			if r.Packed && (int64(r.Pack) >= int64(len(p.packs)) || r.Offset > p.packs[r.Pack].Size-r.Size) {
+				outside = true
+			}
+		}
+	}
 	for _, rf := range refFields {
 		for r := uint32(0); r < p.tables[rf.kind].rows; r++ {
-			if err := ParseRefs(p.cell(rf.kind, r, rf.field), nil); err != nil {
+			if err := ParseRefs(p.cell(rf.kind, r, rf.field), inPacks); err != nil {
 				return fmt.Errorf("%w (table %d row %d)", err, rf.kind, r)
+			}
+			if outside {
+				return fmt.Errorf("%w: table %d row %d: a packed object outside the packs", ErrCorrupt, rf.kind, r)
 			}
 		}
 	}

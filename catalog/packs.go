@@ -47,23 +47,6 @@ func (p *Pack) openPacks() error {
 	return nil
 }
 
-// checkPacked verifies that every packed reference of p's own tables names one of
-// p.packs and lies within it.
-func (p *Pack) checkPacked() error {
-	var err error
-	p.refs(func(cell []byte, what func() string) {
-		EachRef(cell, func(r Ref) {
-			if !r.Packed || err != nil {
-				return
-			}
-			if int64(r.Pack) >= int64(len(p.packs)) || r.Offset > p.packs[r.Pack].Size-r.Size {
-				err = fmt.Errorf("%w: %s: a packed object outside the packs", ErrCorrupt, what())
-			}
-		})
-	})
-	return err
-}
-
 // OpenPart opens b, a shard a build has just made, as Open does, but before its root, which
 // lists the packs, exists: its packed references are checked for form only. Only a build
 // uses it, on the bytes it made.
