@@ -3,6 +3,11 @@
 package tests
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,6 +61,29 @@ func TestCasesPackedHosts(t *testing.T) {
 	}
 }
 
+// TestPackedRepeatsHosts: on Deno, Bun and Node, every file of a packed catalog read twice
+// answers alike, the second time from what the host kept of the first (a replay). One file
+// is larger than the host's object cache keeps (64 KiB), so that its repeat reads its pack
+// again: a replay that lost a reference's pack (as one did) reads it as an asset, a 500.
+func TestPackedRepeatsHosts(t *testing.T) {
+	large := strings.Repeat("a line of the large reference, packed with the others\n", 2000)
+	skills := skillsFolder(map[string]string{
+		"big/SKILL.md":         "---\nname: big\ndescription: A skill with a reference larger than a host's object cache keeps.\n---\n\nRead reference.md.\n",
+		"big/reference.md":     large,
+		"small/SKILL.md":       "---\nname: small\ndescription: A skill of one small file.\n---\n\nNothing more.\n",
+		"small/scripts/run.sh": "#!/bin/sh\necho small\n",
+	})
+	d := packedDeployment(t, skills)
+	if !strings.Contains(d.output, "packed: a Worker reads them from R2") {
+		t.Fatalf("the catalog was not packed:\n%s", d.output)
+	}
+	for _, rt := range jsRuntimes {
+		t.Run(rt.name, func(t *testing.T) {
+			readsTwice(t, startRuntime(t, rt, withSDK(t, d), "{}")+"/mcp")
+		})
+	}
+}
+
 // TestPackedCatalogDeploys: the packed examples deploy as the build says, with the R2
 // binding of the root wrangler.toml uncommented and each pack uploaded by the command the
 // build printed (to wrangler's local R2 rather than the account's), and the Worker under
@@ -92,6 +120,64 @@ func TestPackedCatalogDeploys(t *testing.T) {
 			t.Fatalf("checked %d well-known artifacts", n)
 		}
 	})
+	t.Run("repeats", func(t *testing.T) { readsTwice(t, base+"/mcp") })
+}
+
+// readsTwice reads every resource the MCP endpoint url lists twice, by requests that differ
+// only in their id, and fails unless both answer it alike: the second is the one a host
+// answers from what it kept of the first (a replay), whose references must still name
+// their packs. (A replay once lost them; only an object too large for the host's object
+// cache showed it, as TestPackedRepeatsHosts's large file does.)
+func readsTwice(t *testing.T, url string) {
+	t.Helper()
+	call := func(id int, method, params string) []byte {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %d %v %.300s", method, params, resp.StatusCode, err, b)
+		}
+		return b
+	}
+	var uris []string
+	for cursor := ""; ; {
+		params := "{}"
+		if cursor != "" {
+			params = fmt.Sprintf(`{"cursor":%q}`, cursor)
+		}
+		var page struct {
+			Result struct {
+				Resources  []struct{ URI string }
+				NextCursor string
+			}
+		}
+		if err := json.Unmarshal(call(1, "resources/list", params), &page); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page.Result.Resources {
+			uris = append(uris, r.URI)
+		}
+		if cursor = page.Result.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(uris) < 4 {
+		t.Fatalf("%d resources listed", len(uris))
+	}
+	for _, u := range uris {
+		params := fmt.Sprintf(`{"uri":%q}`, u)
+		first, again := call(1, "resources/read", params), call(2, "resources/read", params)
+		if !bytes.Contains(first, []byte(`"contents"`)) || !bytes.Equal(bytes.Replace(again, []byte(`"id":2`), []byte(`"id":1`), 1), first) {
+			t.Fatalf("%s read twice: %.200s, then %.200s", u, first, again)
+		}
+	}
 }
 
 // packUploads are the uploads of packs a build printed, each the command without its

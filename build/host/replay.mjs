@@ -124,7 +124,7 @@ export class Replays {
 			out.set(id, e.answerBefore.length);
 			out.set(e.answerAfter, e.answerBefore.length + id.length);
 			const shift = e.answerBefore.length + id.length;
-			const refs = e.refs.map((r) => ({ at: r.at + shift, size: r.size, name: r.name }));
+			const refs = e.refs.map((r) => ({ ...r, at: r.at + shift })); // a packed one keeps its pack and offset
 			return { status: e.status, headers: e.headers, refs, body: out, owned, facts: e.facts };
 		}
 		return null;
@@ -159,7 +159,7 @@ export class Replays {
 		const refs = [];
 		for (const r of parsed.refs) {
 			if (r.at < at + n) return false; // the echo would move a reference before it
-			refs.push({ at: r.at - at - n, size: r.size, name: r.name });
+			refs.push({ ...r, at: r.at - at - n });
 		}
 		let size = headBytes + body.length - n + parsed.body.length - n + 64 * refs.length;
 		for (const [name, value] of parsed.headers) size += name.length + value.length;
