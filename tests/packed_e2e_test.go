@@ -61,7 +61,7 @@ func TestCasesPackedHosts(t *testing.T) {
 	}
 }
 
-// TestPackedRepeatsHosts: on Deno, Bun and Node, every file of a packed catalog read twice
+// TestPackedRepeatsHosts: on Deno, Bun, Node and `skilledge serve OUT`, every file of a packed catalog read twice
 // answers alike, the second time from what the host kept of the first (a replay). One file
 // is larger than the host's object cache keeps (64 KiB), so that its repeat reads its pack
 // again: a replay that lost a reference's pack (as one did) reads it as an asset, a 500.
@@ -82,6 +82,9 @@ func TestPackedRepeatsHosts(t *testing.T) {
 			readsTwice(t, startRuntime(t, rt, withSDK(t, d), "{}")+"/mcp")
 		})
 	}
+	// The harness too: `skilledge serve OUT` reads the same packs (its replays once kept a
+	// reference's pack as a view of the plugin's memory, which the next answer overwrote).
+	t.Run("serve", func(t *testing.T) { readsTwice(t, serve(t, filepath.Dir(d.assets))) })
 }
 
 // TestPackedCatalogDeploys: the packed examples deploy as the build says, with the R2
@@ -123,11 +126,12 @@ func TestPackedCatalogDeploys(t *testing.T) {
 	t.Run("repeats", func(t *testing.T) { readsTwice(t, base+"/mcp") })
 }
 
-// readsTwice reads every resource the MCP endpoint url lists twice, by requests that differ
-// only in their id, and fails unless both answer it alike: the second is the one a host
-// answers from what it kept of the first (a replay), whose references must still name
-// their packs. (A replay once lost them; only an object too large for the host's object
-// cache showed it, as TestPackedRepeatsHosts's large file does.)
+// readsTwice reads every resource the MCP endpoint url lists, then every one again by a
+// request that differs only in its id, and fails unless both answer it alike: the second
+// is the one a host answers from what it kept of the first (a replay), whose references
+// must still name their packs. (The JavaScript host's replays once dropped them, which
+// only an object too large for its object cache shows, as TestPackedRepeatsHosts's large
+// file; the harness's kept a view of the plugin's memory as the pack's name.)
 func readsTwice(t *testing.T, url string) {
 	t.Helper()
 	call := func(id int, method, params string) []byte {
@@ -171,11 +175,18 @@ func readsTwice(t *testing.T, url string) {
 	if len(uris) < 4 {
 		t.Fatalf("%d resources listed", len(uris))
 	}
-	for _, u := range uris {
-		params := fmt.Sprintf(`{"uri":%q}`, u)
-		first, again := call(1, "resources/read", params), call(2, "resources/read", params)
-		if !bytes.Contains(first, []byte(`"contents"`)) || !bytes.Equal(bytes.Replace(again, []byte(`"id":2`), []byte(`"id":1`), 1), first) {
-			t.Fatalf("%s read twice: %.200s, then %.200s", u, first, again)
+	// Every read once, then every one again: a repeat comes after other answers, which the
+	// plugin wrote where the first one's had been.
+	first := make([][]byte, len(uris))
+	for i, u := range uris {
+		if first[i] = call(1, "resources/read", fmt.Sprintf(`{"uri":%q}`, u)); !bytes.Contains(first[i], []byte(`"contents"`)) {
+			t.Fatalf("%s: %.300s", u, first[i])
+		}
+	}
+	for i, u := range uris {
+		again := call(2, "resources/read", fmt.Sprintf(`{"uri":%q}`, u))
+		if !bytes.Equal(bytes.Replace(again, []byte(`"id":2`), []byte(`"id":1`), 1), first[i]) {
+			t.Fatalf("%s read again: %.200s, first %.200s", u, again, first[i])
 		}
 	}
 }

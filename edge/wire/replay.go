@@ -203,7 +203,7 @@ func NewReplayEntry(frame []byte, h Hint, out []byte, resp *Response, now time.T
 			return ReplayEntry{}, false // the echo would move a reference before it
 		}
 		r.At -= at + h.IDLen
-		r.Name = strings.Clone(r.Name) // it aliases out
+		r.Name, r.Pack = strings.Clone(r.Name), strings.Clone(r.Pack) // they alias out
 		e.Refs = append(e.Refs, r)
 	}
 	return e, true

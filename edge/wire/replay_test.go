@@ -3,6 +3,7 @@ package wire
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestReplayableID(t *testing.T) {
@@ -39,5 +40,32 @@ func TestReplayableID(t *testing.T) {
 		if got := ReplayableID([]byte(c.id)); got != c.kind {
 			t.Errorf("ReplayableID(%q) = %q, want %q", c.id, got, c.kind)
 		}
+	}
+}
+
+// TestReplayEntryOwnsRefs: a replay entry keeps its references' names and packs as they
+// were when it was made, though the answer they were parsed from (a view of the plugin's
+// memory, which the next call overwrites) changes after: a packed reference's pack once
+// aliased it, and a replay read its object from a pack named by other bytes.
+func TestReplayEntryOwnsRefs(t *testing.T) {
+	name, pack := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	request := []byte("POST /mcp\n\n{\"id\":1}")
+	out := []byte("200\n@7 5 " + name + " " + pack + " 9\n\n{\"id\":1,\"x\":}")
+	resp, err := ParseResponse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := Hint{IDAt: strings.Index(string(request), "1}"), IDLen: 1, AnswerAt: len(out) - len(`1,"x":}`), MaxFrame: 1 << 10}
+	e, ok := NewReplayEntry(request, h, out, &resp, time.Unix(0, 0))
+	if !ok {
+		t.Fatal("not kept")
+	}
+	for i := range out {
+		out[i] = 'z' // the plugin's next answer, over the same memory
+	}
+	got := e.Answer(nil, []byte("2"), nil)
+	want := Ref{At: 7, Size: 5, Name: name, Pack: pack, Offset: 9}
+	if len(got.Refs) != 1 || got.Refs[0] != want {
+		t.Fatalf("the replayed references: %+v, want [%+v]", got.Refs, want)
 	}
 }
