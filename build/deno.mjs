@@ -69,6 +69,15 @@ const store = {
 		}
 		return new Response(file.readable, { headers: { "Content-Length": String(size) } });
 	},
+	// bytes reads an object whole, in one call (an index shard: host/need.mjs).
+	async bytes(name) {
+		try {
+			return await Deno.readFile(here("assets" + storeDir + name));
+		} catch (err) {
+			if (err instanceof Deno.errors.NotFound) return null;
+			throw err;
+		}
+	},
 	// packed reads length bytes at offset of a pack, from OUT/packs/sha256/.
 	async packed(pack, offset, length) {
 		let file;

@@ -258,6 +258,14 @@ test("index shards: checked against their names before the plugin is given them"
 	tampered[0] ^= 1;
 	await assert.rejects(giveNeeded(raw, store(tampered), [name], () => answer, () => true, (o) => o), /do not hash to its name/);
 	assert.deepEqual(given, [], "a shard that is not its name's is never given");
+	// A store that reads objects whole (bytes) is read so, and checked the same.
+	const whole = (bytes) => ({ object: async () => assert.fail("read as a Response"), bytes: async () => bytes });
+	assert.equal(await giveNeeded(raw, whole(shard), [name], () => answer, () => true, (o) => decoder.decode(o)), "200\n\n{}");
+	assert.deepEqual(given, [[name, "a shard's bytes"]]);
+	given.length = 0;
+	await assert.rejects(giveNeeded(raw, whole(tampered), [name], () => answer, () => true, (o) => o), /do not hash to its name/);
+	await assert.rejects(giveNeeded(raw, whole(null), [name], () => answer, () => true, (o) => o), /the store answered 404/);
+	assert.deepEqual(given, [], "nothing given from a store that has no such shard, or other bytes");
 });
 
 test("maxBody: the option, and the default for 0 or none, as the plugin reads it", () => {

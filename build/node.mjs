@@ -127,6 +127,16 @@ const store = {
 		lengths.set(body, size);
 		return new Response(body, { headers: { "Content-Length": String(size) } });
 	},
+	// bytes reads an object whole, in one call (an index shard: host/need.mjs).
+	async bytes(name) {
+		try {
+			const b = await readFile(here("assets" + storeDir + name));
+			return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+		} catch (err) {
+			if (err.code === "ENOENT") return null;
+			throw err;
+		}
+	},
 	// packed reads length bytes at offset of a pack, from OUT/packs/sha256/.
 	async packed(pack, offset, length) {
 		let file;

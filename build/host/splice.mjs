@@ -15,12 +15,15 @@ import { sha256Hex } from "./need.mjs";
 /**
  * Store is the content store an entry gives the host: object(name) answers the object's
  * bytes (404 when missing); packed(pack, offset, length), for a catalog whose objects are
- * packed (catalog/packs.go), answers those bytes of the pack (404 when missing); stream(length),
- * when the runtime has one, is a stream it sends with that Content-Length (default: a
- * TransformStream).
+ * packed (catalog/packs.go), answers those bytes of the pack (404 when missing); bytes(name),
+ * when the store can read an object whole at less cost than through a Response (a file on
+ * Deno, Bun or Node), answers its bytes (null when missing), which the host uses for the
+ * index's shards (need.mjs); stream(length), when the runtime has one, is a stream it sends
+ * with that Content-Length (default: a TransformStream).
  * @typedef {object} Store
  * @property {(name: string) => Promise<Response>} object
  * @property {(pack: string, offset: number, length: number) => Promise<Response>} [packed]
+ * @property {(name: string) => Promise<Uint8Array<ArrayBuffer> | null>} [bytes]
  * @property {(length: number) => { readable: ReadableStream<Uint8Array>, writable: WritableStream<Uint8Array> }} [stream]
  */
 
