@@ -44,8 +44,16 @@ func (o *objectSet) Object(name string) ([]byte, error) {
 			what = " (" + u.What + ")"
 		}
 	}
-	return nil, missingObject("skilledge: store object " + name + what +
-		" was not given to the plugin; call put with every file of OUT/assets/" + catalog.StoreDir + "/")
+	return nil, missingObject("skilledge: store object " + name + what + " was not given to the plugin; " + putAdvice())
+}
+
+// putAdvice says which files a host puts: those of OUT/packs/ too when the loaded index's
+// objects are packed.
+func putAdvice() string {
+	if pack != nil && len(pack.Packs()) > 0 {
+		return "call put with every file of OUT/assets/" + catalog.StoreDir + "/ and OUT/packs/" + catalog.StoreDir + "/"
+	}
+	return "call put with every file of OUT/assets/" + catalog.StoreDir + "/"
 }
 
 // Packed implements wire.PackStore: the bytes of a packed object, sliced from its pack as
@@ -171,5 +179,5 @@ func notPut(refs []catalog.Ref) string {
 	for i, r := range refs {
 		names[i] = r.Name
 	}
-	return "skilledge: index shard " + strings.Join(names, ", ") + " was not given to the plugin; call put with every file of OUT/assets/" + catalog.StoreDir + "/"
+	return "skilledge: index shard " + strings.Join(names, ", ") + " was not given to the plugin; " + putAdvice()
 }

@@ -38,6 +38,10 @@ var (
 	// artifactsSharded is the example catalog with its index sharded as finely as the
 	// cuts allow: its shards are objects the host puts like the others.
 	artifactsSharded = sync.OnceValues(func() (build, error) { return buildExamples("--shard", "1") })
+	// artifactsPacked are the example catalog with its objects in packs of about 4 KiB,
+	// its index whole and sharded: the host puts the packs (OUT/packs/sha256/) as objects.
+	artifactsPacked        = sync.OnceValues(func() (build, error) { return buildExamples("--pack", "4096") })
+	artifactsPackedSharded = sync.OnceValues(func() (build, error) { return buildExamples("--pack", "4096", "--shard", "1") })
 )
 
 func buildExamples(flags ...string) (build, error) {
@@ -58,17 +62,22 @@ func buildExamples(flags ...string) (build, error) {
 	if b.pack, err = os.ReadFile(filepath.Join(out, "catalog.pack")); err != nil {
 		return b, err
 	}
-	store := filepath.Join(out, "assets", "sha256")
-	ents, err := os.ReadDir(store)
-	if err != nil {
-		return b, err
-	}
-	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(store, e.Name()))
+	for _, dir := range []string{"assets", "packs"} { // packs only when the build packed
+		store := filepath.Join(out, dir, "sha256")
+		ents, err := os.ReadDir(store)
+		if dir == "packs" && os.IsNotExist(err) {
+			break
+		}
 		if err != nil {
 			return b, err
 		}
-		b.objects = append(b.objects, data)
+		for _, e := range ents {
+			data, err := os.ReadFile(filepath.Join(store, e.Name()))
+			if err != nil {
+				return b, err
+			}
+			b.objects = append(b.objects, data)
+		}
 	}
 	return b, nil
 }
@@ -309,6 +318,34 @@ func TestGoSDKSharded(t *testing.T) {
 	status, body := post(t, p, `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`, "MCP-Protocol-Version: 2025-11-25")
 	if status != 500 || !bytes.HasPrefix(body, []byte("skilledge: index shard ")) || !bytes.HasSuffix(body, []byte(" was not given to the plugin; call put with every file of OUT/assets/sha256/\n")) {
 		t.Fatalf("skills/list before put: %d %s", status, body)
+	}
+}
+
+// TestGoSDKPacked: a catalog whose objects are packed is served by an Extism host that
+// puts every file of OUT/packs/sha256/ beside those of OUT/assets/sha256/, its index whole
+// or sharded; before the packs are put, a read of a packed object is a 500 saying to put
+// them.
+func TestGoSDKPacked(t *testing.T) {
+	for name, artifacts := range map[string]func() (build, error){"whole": artifactsPacked, "sharded": artifactsPackedSharded} {
+		t.Run(name, func(t *testing.T) {
+			b, err := artifacts()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run("everything", func(t *testing.T) { testGoSDK(t, b) })
+			p := bare(t, b)
+			for _, o := range b.objects {
+				if len(o) >= 8 && string(o[:8]) == string(b.pack[:8]) { // the index's own parts (shards), not packs
+					if rc, _, err := p.Call("put", o); rc != 0 || err != nil {
+						t.Fatalf("put of a shard: rc %d, err %v", rc, err)
+					}
+				}
+			}
+			status, body := post(t, p, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`, "MCP-Protocol-Version: 2025-11-25")
+			if status != 500 || !bytes.Contains(body, []byte("was not given to the plugin; call put with every file of OUT/assets/sha256/ and OUT/packs/sha256/")) {
+				t.Fatalf("a read before the packs are put: %d %s", status, body)
+			}
+		})
 	}
 }
 
