@@ -17,7 +17,7 @@ import { sha256Hex } from "./need.mjs";
  * bytes (404 when missing); packed(pack, offset, length), for a catalog whose objects are
  * packed (catalog/packs.go), answers those bytes of the pack (404 when missing); bytes(name),
  * when the store can read an object whole at less cost than through a Response (a file on
- * Deno, Bun or Node), answers its bytes (null when missing), which the host uses for the
+ * Deno or Node), answers its bytes (null when missing), which the host uses for the
  * index's shards (need.mjs); stream(length), when the runtime has one, is a stream it sends
  * with that Content-Length (default: a TransformStream).
  * @typedef {object} Store
