@@ -61,10 +61,11 @@ func TestCasesPackedHosts(t *testing.T) {
 	}
 }
 
-// TestPackedRepeatsHosts: on Deno, Bun, Node and `skilledge serve OUT`, every file of a packed catalog read twice
-// answers alike, the second time from what the host kept of the first (a replay). One file
-// is larger than the host's object cache keeps (64 KiB), so that its repeat reads its pack
-// again: a replay that lost a reference's pack (as one did) reads it as an asset, a 500.
+// TestPackedRepeatsHosts: on Deno, Bun, Node and `skilledge serve OUT`, every file of a
+// packed catalog read twice answers alike, the second time from what the host kept of the
+// first (a replay). One file is larger than the host's object cache keeps (64 KiB), so that
+// its repeat reads its pack again: a replay that lost a reference's pack (as one did) reads
+// it as an asset, a 500.
 func TestPackedRepeatsHosts(t *testing.T) {
 	large := strings.Repeat("a line of the large reference, packed with the others\n", 2000)
 	skills := skillsFolder(map[string]string{
