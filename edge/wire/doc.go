@@ -58,8 +58,11 @@
 //
 // The plugin marks the answers a host may give again to a request that differs only in
 // its JSON-RPC id (Replay, Hint), and says where the id lies in both frames; a host that
-// keeps them (ReplayEntry) answers such a request without calling the plugin. A promise
-// may carry an expiry (Hint.Expires), after which the host keeps and answers nothing.
+// keeps them (ReplayEntry) answers such a request without calling the plugin. An entry
+// keeps the answer's references whole (a packed one with its pack and offset) and as its
+// own copies: the frame they were read from is the plugin's memory, which its next answer
+// overwrites. A promise may carry an expiry (Hint.Expires), after which the host keeps
+// and answers nothing.
 // Answers to callers the auth option let in are replayed too, and never to another
 // caller or after the credential expires: the request frame holds the credential verbatim
 // (Authorization, and the access field), so an entry is keyed by the credential that
