@@ -230,17 +230,22 @@ func get(t *testing.T, url string) []byte {
 	return b
 }
 
-// post sends a JSON-RPC message to an MCP endpoint (2025-11-25) and returns the body.
+// post sends a JSON-RPC message to an MCP endpoint (2025-11-25) and returns the body of
+// its answer, which must be a 200.
 func post(t *testing.T, url, msg string) []byte {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(msg))
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("POST %s %.200s: %d %v %.300s", url, msg, resp.StatusCode, err, b)
+	}
 	return b
 }

@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,20 +134,7 @@ func TestPackedCatalogDeploys(t *testing.T) {
 func readsTwice(t *testing.T, url string) {
 	t.Helper()
 	call := func(id int, method, params string) []byte {
-		req, _ := http.NewRequest("POST", url, strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("%s %s: %d %v %.300s", method, params, resp.StatusCode, err, b)
-		}
-		return b
+		return post(t, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
 	}
 	var uris []string
 	for cursor := ""; ; {
