@@ -113,9 +113,6 @@ func TestAuthReport(t *testing.T) {
 				measure(t, pair[k], small, manyClients, loadRound, &r[k])
 			}
 		}
-		for k := range r {
-			slices.Sort(r[k].lat)
-		}
 		host := "native (`skilledge serve`)"
 		if strings.HasPrefix(pair[0].name, "Worker") {
 			host = "Worker in workerd"

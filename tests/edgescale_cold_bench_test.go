@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,8 +29,8 @@ func TestEdgeScaleColdReport(t *testing.T) {
 		results [2]loadResult // one client, manyClients
 	}
 	var rows []*row
+	defer func(was time.Duration) { blockTimeout = was }(blockTimeout)
 	blockTimeout = 30 * time.Minute // the build of 50,000 skills, and wrangler reading its 350,000 assets, take minutes
-	defer func() { blockTimeout = 5 * time.Minute }()
 	for _, n := range []int{1000, 10000, 50000} {
 		folder := filepath.Join(t.TempDir(), "skills")
 		if err := writeScaleCatalog(folder, n); err != nil {
@@ -78,7 +77,6 @@ func TestEdgeScaleColdReport(t *testing.T) {
 		fmt.Fprintf(&b, "| %s skills | %s SKILL.md files |", thousands(r.skills), thousands(len(r.c.spread)))
 		for k := range r.results {
 			res := &r.results[k]
-			slices.Sort(res.lat)
 			fmt.Fprintf(&b, " %.0f rps; p50 %s, p99 %s | %.2f× |", res.rps(), latency(res.q(0.5)), latency(res.q(0.99)), res.rps()/rows[0].results[k].rps())
 		}
 		b.WriteString("\n")

@@ -223,12 +223,9 @@ type loadResult struct {
 
 func (r *loadResult) rps() float64 { return float64(r.requests) / r.elapsed.Seconds() }
 
-func (r *loadResult) q(p float64) time.Duration {
-	if len(r.lat) == 0 {
-		return 0
-	}
-	return r.lat[min(len(r.lat)-1, int(p*float64(len(r.lat))))]
-}
+// q is the p-quantile of r's latencies (percentile: it sorts them in place), so that no
+// report can give a quantile of samples in the order they came, as one once did.
+func (r *loadResult) q(p float64) time.Duration { return percentile(r.lat, p) }
 
 // cpuTime is the user and system CPU time of process pid so far.
 func cpuTime(pid int) time.Duration {
@@ -315,7 +312,6 @@ func loadTable(t *testing.T, b *strings.Builder, servers []loadServer, cases []l
 			floor := results[0].rps()
 			for i := range results {
 				r := &results[i]
-				slices.Sort(r.lat)
 				cpu := ""
 				if r.requests > 0 && r.cpu > 0 {
 					cpu = fmt.Sprintf(", %s CPU", us(r.cpu/time.Duration(r.requests)))

@@ -172,6 +172,7 @@ func searchLoad(t *testing.T, url string, c searchCase, clients int, d time.Dura
 
 func (r *searchResult) rps() float64 { return float64(r.requests) / r.elapsed.Seconds() }
 
+// percentile is the p-quantile of lat, which it sorts in place.
 func percentile(lat []time.Duration, p float64) time.Duration {
 	if len(lat) == 0 {
 		return 0

@@ -521,9 +521,6 @@ func compareSides(t *testing.T, sides []versionsSide, clients int) []loadResult 
 			measure(t, sides[k].srv, sides[k].c, clients, histRound, &r[k])
 		}
 	}
-	for k := range r {
-		slices.Sort(r[k].lat)
-	}
 	return r
 }
 
