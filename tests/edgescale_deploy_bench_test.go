@@ -39,8 +39,8 @@ func TestEdgeScaleDeploys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	defer func(was time.Duration) { blockTimeout = was }(blockTimeout)
 	blockTimeout = 30 * time.Minute // the build of 50,000 skills takes minutes
-	defer func() { blockTimeout = 5 * time.Minute }()
 	start := time.Now()
 	d, err := deployFolderWith(folder, "")
 	if err != nil {
