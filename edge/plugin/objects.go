@@ -60,13 +60,7 @@ func putAdvice() string {
 // put. They need no check of their own: put named the pack by its SHA-256, and the index
 // (in the host's hands since load, as the pack's name and the object's place are) is
 // what says where in it the object lies.
-func (o *objectSet) Packed(r wire.Ref) ([]byte, error) {
-	b, err := o.Object(r.Pack)
-	if err != nil {
-		return nil, err
-	}
-	return wire.Slice(b, r)
-}
+func (o *objectSet) Packed(r wire.Ref) ([]byte, error) { return wire.SliceOf(o, r) }
 
 // missingObject is the error of an object a host did not put: its message says which and
 // what to do, and it wraps fs.ErrNotExist (as wire.Store asks) without saying so.

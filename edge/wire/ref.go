@@ -170,11 +170,7 @@ func Packed(st Store, r Ref) ([]byte, error) {
 	if ps, ok := st.(PackStore); ok {
 		return ps.Packed(r)
 	}
-	pack, err := st.Object(r.Pack)
-	if err != nil {
-		return nil, err
-	}
-	b, err := Slice(pack, r)
+	b, err := SliceOf(st, r)
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +178,16 @@ func Packed(st Store, r Ref) ([]byte, error) {
 		return nil, fmt.Errorf("%w: the bytes at %d of pack %s are not object %s", ErrObject, r.Offset, r.Pack, r.Name)
 	}
 	return b, nil
+}
+
+// SliceOf returns the bytes of the packed reference r in st's object r.Pack, unchecked (Slice):
+// what a PackStore whose packs are checked as they are read answers.
+func SliceOf(st Store, r Ref) ([]byte, error) {
+	pack, err := st.Object(r.Pack)
+	if err != nil {
+		return nil, err
+	}
+	return Slice(pack, r)
 }
 
 // Slice returns the bytes of the packed reference r in pack, the bytes of r.Pack, unchecked;

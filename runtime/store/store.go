@@ -91,13 +91,7 @@ func (s *Dir) ReadPart(name string) ([]byte, error) {
 
 // Packed implements wire.PackStore: the bytes of a packed object, sliced from its pack,
 // which Object checked against its name when it first read it.
-func (s *Dir) Packed(r wire.Ref) ([]byte, error) {
-	b, err := s.Object(r.Pack)
-	if err != nil {
-		return nil, err
-	}
-	return wire.Slice(b, r)
-}
+func (s *Dir) Packed(r wire.Ref) ([]byte, error) { return wire.SliceOf(s, r) }
 
 // Object returns the bytes of object name, loading them on first use; concurrent first
 // uses of one object share one load. An object that is not in the store is an error
