@@ -395,25 +395,45 @@ func (p *Pack) RootRefs(f func(r Ref)) {
 			}
 		})
 	}
-	p.refs(each)
-	for _, pt := range p.sh.parts {
-		f(pt.ref)
+	for _, q := range p.indexes() {
+		q.refs(each)
+	}
+	for _, r := range p.sh.roots {
+		for _, pt := range r.parts {
+			f(pt.ref)
+		}
 	}
 }
 
-// eachRef calls f with the cell of every object reference of p and its views, and a
-// function describing the reference's use (called only when needed: it allocates).
+// eachRef calls f with the cell of every object reference of p, its views and its older
+// versions, and a function describing the reference's use (called only when needed: it
+// allocates).
 func (p *Pack) eachRef(f func(cell []byte, what func() string)) {
-	p.refs(f)
-	if p.sh != nil {
-		p.sh.refs(f)
-	}
-	for _, v := range p.views {
-		v.Listed.refs(f)
-		if v.All != nil {
-			v.All.refs(f)
+	seen := map[*sharded]bool{}
+	for _, q := range p.indexes() {
+		q.refs(f)
+		if q.sh != nil && !seen[q.sh] {
+			seen[q.sh] = true
+			q.sh.refs(f)
 		}
 	}
+}
+
+// indexes returns p and the indexes nested in it: the older versions, each view's, and
+// theirs.
+func (p *Pack) indexes() []*Pack {
+	out := []*Pack{p}
+	if p.older != nil {
+		out = append(out, p.older)
+	}
+	for _, v := range p.views {
+		for _, q := range []*Pack{v.Listed, v.All, v.Versions} {
+			if q != nil {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
 }
 
 // refs calls f with the cell of every object reference of p's own tables, in table order.

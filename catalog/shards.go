@@ -148,11 +148,37 @@ type sharded struct {
 	postings                            []int // the parts of each postings chunk, in order
 	parts                               []*part
 	byName                              map[string][]int // object name → the parts it is
-	mu                                  sync.Mutex
-	load                                Loader
-	budget, held                        int64
-	clock                               uint64
-	root                                *Pack // whose packs the shards' packed references name
+	root                                *Pack            // whose packs the shards' packed references name
+	*cache                                               // shared with the roots nested in the same index
+}
+
+// cache is what the sharded roots of one index share: a private catalog's views and the
+// older versions are public-format indexes of their own, each a root when the index is
+// sharded, nested in the index that names them (views.go, versions.go). They read their
+// shards through one Loader, within one budget, by one clock, and the index's Give hands
+// each object to the root it is a part of.
+//
+// Why one budget for every nested root, rather than one each? A private catalog may have
+// 64 views, each with its older versions: a budget each would let an instance hold 128
+// times what the host allowed it. With one, what a budget bounds is the instance.
+type cache struct {
+	mu           sync.Mutex
+	load         Loader
+	budget, held int64
+	clock        uint64
+	roots        []*sharded
+}
+
+// nest makes the roots of o's cache (a root nested in sh's index, and those nested in it)
+// share sh's cache. It is called as an index opens, before any shard is read.
+func (sh *sharded) nest(o *sharded) {
+	if o.cache == sh.cache {
+		return // a view that is the index itself (Self)
+	}
+	for _, r := range o.roots {
+		r.cache = sh.cache
+		sh.roots = append(sh.roots, r)
+	}
 }
 
 // part is one object of a sharded index: a shard (a Pack of skills) or a key chunk (a Pack
@@ -212,16 +238,19 @@ func (p *Pack) Give(name string, b []byte) error {
 	if p.sh == nil {
 		return ErrNotWanted
 	}
-	parts := p.sh.byName[name]
-	if len(parts) == 0 {
-		return ErrNotWanted
-	}
 	p.sh.mu.Lock()
 	defer p.sh.mu.Unlock()
-	for _, k := range parts {
-		if err := p.sh.open(k, b, true, true); err != nil {
-			return err
+	wanted := false
+	for _, r := range p.sh.roots {
+		for _, k := range r.byName[name] {
+			wanted = true
+			if err := r.open(k, b, true, true); err != nil {
+				return err
+			}
 		}
+	}
+	if !wanted {
+		return ErrNotWanted
 	}
 	return nil
 }
@@ -248,7 +277,8 @@ func (p *Pack) openSharded() error {
 		return fmt.Errorf("%w: the shard tables are missing or short", ErrCorrupt)
 	}
 	n := int(t.rows) - 1
-	sh := &sharded{n: n, byName: map[string][]int{}, root: p}
+	sh := &sharded{n: n, byName: map[string][]int{}, root: p, cache: &cache{}}
+	sh.roots = []*sharded{sh}
 	cols := []*[]uint32{&sh.skills, &sh.files, &sh.unlisted, &sh.dirs, &sh.pubs}
 	for c := range cols {
 		*cols[c] = make([]uint32, n+1)
@@ -395,23 +425,25 @@ func (sh *sharded) touch(pt *part) {
 	pt.keep = max(pt.keep, sh.clock+1)
 }
 
-// evict drops the least recently read parts until the budget holds, keeping those read by
-// this request or the one before, and those given within the last freshTicks requests.
+// evict drops the least recently read parts (of every root of the cache) until the budget
+// holds, keeping those read by this request or the one before, and those given within the last freshTicks requests.
 // Eviction happens only as the clock moves (Tick): a caller that never ticks keeps every
 // part it reads. Called with mu held.
 func (sh *sharded) evict() {
 	for sh.budget > 0 && sh.held > sh.budget {
-		victim := -1
-		for i, pt := range sh.parts {
-			if pt.pack != nil && pt.keep < sh.clock && (victim < 0 || pt.used < sh.parts[victim].used) {
-				victim = i
+		var v *part
+		var in *sharded
+		for _, r := range sh.roots {
+			for _, pt := range r.parts {
+				if pt.pack != nil && pt.keep < sh.clock && (v == nil || pt.used < v.used) {
+					v, in = pt, r
+				}
 			}
 		}
-		if victim < 0 {
+		if v == nil {
 			return
 		}
-		v := sh.parts[victim]
-		for _, o := range sh.parts {
+		for _, o := range in.parts {
 			if o.ref.Name == v.ref.Name && o.shard == v.shard { // loaded together (open)
 				o.pack = nil
 			}
