@@ -81,7 +81,7 @@ func (p *Pack) SkillListed(i int) bool {
 // and scope lists in their form.
 func (p *Pack) checkAccess() error {
 	pol, acc := p.tables[TablePolicy], p.tables[TableAccess]
-	if pol.rows != 1 || pol.fields < PolicyFields || acc.fields < AccessFields || acc.rows != p.tables[TableSkills].rows {
+	if pol.rows != 1 || pol.fields < PolicyFields || acc.fields < AccessFields || int(acc.rows) != p.NumSkills() {
 		return fmt.Errorf("%w: a private catalog's access tables are missing or short", ErrCorrupt)
 	}
 	lists := [][]byte{p.cell(TablePolicy, 0, PolicyDefault), p.cell(TablePolicy, 0, PolicyScopes)}

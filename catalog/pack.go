@@ -52,8 +52,9 @@ type table struct {
 // content store) also wraps ErrOldFormat.
 func Open(b []byte) (*Pack, error) { return openIn(b, nil, false) }
 
-// openIn opens b as Open does, as a shard of root when root is not nil: its packed
-// references name root's packs, and it has none of its own. With known set, b is known to
+// openIn opens b as Open does, as a shard of root or an index nested in it (the older
+// versions, a view) when root is not nil: its packed references name root's packs, and it
+// has none of its own. With known set, b is known to
 // be bytes a build made and checked (a shard whose SHA-256 the host checked against the
 // name the root gives it): its tables are read, and their cells not checked again.
 func openIn(b []byte, root *Pack, known bool) (*Pack, error) {
@@ -94,8 +95,8 @@ func openIn(b []byte, root *Pack, known bool) (*Pack, error) {
 		}
 	}
 	if sharded {
-		if p.private || p.tables[TableVersions].rows > 0 || p.tables[TableDirs].rows > 0 {
-			return nil, fmt.Errorf("%w: a sharded index with directories, versions or views of its own", ErrCorrupt)
+		if p.tables[TableDirs].rows > 0 {
+			return nil, fmt.Errorf("%w: a sharded index with directories of its own", ErrCorrupt)
 		}
 		if err := p.openSharded(); err != nil {
 			return nil, err

@@ -31,19 +31,33 @@ func (p *Pack) openVersions() error {
 	if t.rows != 1 || t.fields < VersionsFields {
 		return fmt.Errorf("%w: the history table is short or long", ErrCorrupt)
 	}
-	h, err := openPublic(p.cell(TableVersions, 0, VersionsIndex), "the history")
+	h, err := openPublicIn(p.cell(TableVersions, 0, VersionsIndex), "the history", p, false)
 	if err != nil {
+		return err
+	}
+	if err := p.nest(h); err != nil {
 		return err
 	}
 	p.older = h
 	return nil
 }
 
-// openPublic opens b, which must be a public-format index (what names it in errors).
-func openPublic(b []byte, what string) (*Pack, error) { return openPublicIn(b, what, nil, false) }
+// nest makes q, an index nested in p (its older versions, a view), share p's cache of
+// shards when q is sharded, which p must then be too.
+func (p *Pack) nest(q *Pack) error {
+	switch {
+	case q.sh == nil:
+		return nil
+	case p.sh == nil:
+		return fmt.Errorf("%w: a sharded index nested in one that is not", ErrCorrupt)
+	}
+	p.sh.nest(q.sh)
+	return nil
+}
 
-// openPublicIn is openPublic of a shard of root (openIn), when root is not nil, known to be
-// a build's bytes when known is set.
+// openPublicIn opens b, which must be a public-format index without a history of its own
+// (what names it in errors), as a shard of root or an index nested in it (openIn) when root
+// is not nil, known to be a build's bytes when known is set.
 func openPublicIn(b []byte, what string, root *Pack, known bool) (*Pack, error) {
 	if len(b) >= 8 && string(b[:8]) == MagicPrivate {
 		return nil, fmt.Errorf("%w: %s is a private index", ErrCorrupt, what)

@@ -31,6 +31,19 @@ import (
 // private one's also covers the policy), and reads this index's own tables as a public
 // index with that digest.
 
+// In a sharded index (shards.go) each view's index, and its older versions', is a sharded
+// root of its own, nested in the root as a whole view is nested in a whole index; their
+// shards go to the store with the others', and one cache holds what any of them reads.
+//
+// Why are a sharded catalog's views roots inside its root, rather than parts read on first
+// use? A view's root does not grow with the skills but by its shards' rows, its key chunks
+// and its search terms (about 20 bytes a skill): nested, the first request of a caller
+// costs no round to the host for its view, and Open checks every view with the root. The
+// cost is the script: the root is the sum of its views' roots, about 0.2 MiB each at 10,000
+// skills, so a catalog of 50,000 skills with many views passes the free plan's script
+// (build says so, as for any index). Roots read on demand would bound that too; they wait
+// for a catalog that needs them.
+
 // Table kinds of a private catalog's views.
 const (
 	TableScopeSets uint32 = 14
@@ -154,6 +167,14 @@ func (p *Pack) openViews() error {
 			}
 		}
 		v.Versions = v.Listed.older // the view's index holds its own (versions.go)
+		for _, q := range []*Pack{v.Listed, v.All} {
+			if q == nil {
+				continue
+			}
+			if err := p.nest(q); err != nil {
+				return fmt.Errorf("view %d: %w", r, err)
+			}
+		}
 		p.views[r] = v
 	}
 	if p.views[len(p.views)-1].Mask != full {
@@ -177,7 +198,7 @@ func (p *Pack) openView(b []byte) (*Pack, error) {
 	if len(b) >= 8 && string(b[:8]) == MagicPrivate {
 		return nil, fmt.Errorf("%w: a view that is itself private", ErrCorrupt)
 	}
-	return Open(b)
+	return openIn(b, p, false) // its packed references name p's packs
 }
 
 // ViewFor returns the view of a caller holding the space-separated scopes granted, and

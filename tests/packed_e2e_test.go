@@ -47,7 +47,7 @@ func TestCasesPackedHosts(t *testing.T) {
 			runCases(t, func(t *testing.T, o []byte, skills *caseSkills) target {
 				d := packedDeployment(t, skills)
 				if !strings.Contains(d.output, "packed: a Worker reads them from R2") {
-					t.Skip("this case's catalog is not packed (an access policy or kept versions)")
+					t.Fatalf("this case's catalog is not packed:\n%s", d.output)
 				}
 				opts := strings.TrimSpace(string(o))
 				if opts == "" {

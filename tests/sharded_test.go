@@ -55,9 +55,6 @@ func buildShardedPacked(cs *caseSkills, packBytes int64) (*compile.Encoded, erro
 // before it read, so that every answer is made from shards loaded again.
 func newSharded(t *testing.T, options []byte, skills *caseSkills) target {
 	enc, err := buildSharded(skills)
-	if errors.Is(err, compile.ErrNotShardable) {
-		t.Skip("a catalog with an access policy or kept versions is not sharded")
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,9 +106,6 @@ func TestCasesSharded(t *testing.T) { runCases(t, newSharded, false) }
 // and skilledge_give (edge/wire, "Need").
 func newShardedWasm(t *testing.T, options []byte, skills *caseSkills) target {
 	enc, err := buildSharded(skills)
-	if errors.Is(err, compile.ErrNotShardable) {
-		t.Skip("a catalog with an access policy or kept versions is not sharded")
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,9 +124,6 @@ const casePackBytes = 4096
 // form, archive and document is read by range from a pack, and checked.
 func newPacked(t *testing.T, options []byte, skills *caseSkills) target {
 	enc, err := buildShardedPacked(skills, casePackBytes)
-	if errors.Is(err, compile.ErrNotShardable) || errors.Is(err, compile.ErrNotPackable) {
-		t.Skip("a catalog with an access policy or kept versions is not sharded or packed")
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,9 +149,6 @@ func TestCasesPacked(t *testing.T) { runCases(t, newPacked, false) }
 // packed object from its pack.
 func newPackedWasm(t *testing.T, options []byte, skills *caseSkills) target {
 	enc, err := buildShardedPacked(skills, casePackBytes)
-	if errors.Is(err, compile.ErrNotShardable) || errors.Is(err, compile.ErrNotPackable) {
-		t.Skip("a catalog with an access policy or kept versions is not sharded or packed")
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,11 @@
 package compile
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -72,16 +72,11 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 		en.st = st
 	}
 	if opt.PackBytes > 0 {
-		if c.Access != nil || c.Versions != nil && len(c.Versions.Older) > 0 {
-			return nil, ErrNotPackable
-		}
 		en.st.packMax = min(opt.PackBytes, PackMax)
 	}
 	var index []byte
 	if opt.ShardBytes > 0 {
-		if c.Access != nil || c.Versions != nil && len(c.Versions.Older) > 0 {
-			return nil, ErrNotShardable
-		}
+		en.shardBytes = opt.ShardBytes
 		index = en.sharded(c, opt.ShardBytes, opt.Progress)
 	} else {
 		index = en.index(c, opt.Progress)
@@ -139,17 +134,13 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	}
 	feed := en.feed(c)
 	if feed != nil {
-		resRows = append(resRows, en.blobRow(feed.resource, "changes.json", "The change feed: the latest changes to the skills, newest first."))
+		resRows = append(resRows, en.blobRow(feed.resource, "changes.json", feedDescription))
 	}
 	w.Table(catalog.TableResources, catalog.ResFields, resRows)
 
 	skillRows := make([][][]byte, len(c.Skills))
-	var digestIn bytes.Buffer
 	for i, s := range c.Skills {
 		entry := skillEntry(s)
-		digestIn.Write(entry)
-		digestIn.WriteByte('\n')
-		digestIn.Write(versionsDigestLine(s))
 		row := make([][]byte, catalog.SkillFields)
 		row[catalog.SkillPath] = []byte(s.Path)
 		row[catalog.SkillName] = []byte(s.Name)
@@ -228,35 +219,19 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 		catalog.IndexSkillsByPath: catalog.U32s(skillsByPath),
 	}})
 
-	if en.shard {
+	if en.shard && !en.older {
 		w.Table(catalog.TableSearch, search.NumFields, [][][]byte{search.EntriesTable(en.entries)})
 	} else if !en.older {
 		w.Table(catalog.TableSearch, search.NumFields, searchTable(c, arch))
 	}
-	if c.Versions != nil && len(c.Versions.Older) > 0 {
-		objects, size := en.st.Len(), en.st.Size()
-		en.older = true // the older versions are looked up by URI, never searched
-		older := en.index(&Catalog{Skills: c.Versions.Older, TrustRoot: c.TrustRoot}, nil)
-		en.older = false
-		w.Table(catalog.TableVersions, catalog.VersionsFields, [][][]byte{{catalog.VersionsIndex: older}})
-		c.Versions.Objects, c.Versions.Bytes = en.st.Len()-objects, int(en.st.Size()-size)
-	}
-	if c.Access != nil {
-		encodeAccess(&w, c)
-		en.views(&w, c)
-		digestIn.WriteString("access\n")
-		for _, s := range c.Skills {
-			fmt.Fprintf(&digestIn, "%q %t\n", s.Scopes, s.Unlisted)
-		}
-	}
-	sum := sha256.Sum256(digestIn.Bytes())
+	en.nested(&w, c)
 	w.Table(catalog.TableMeta, catalog.MetaPathOrder+1, [][][]byte{{
-		catalog.MetaDigest:    []byte(hex.EncodeToString(sum[:])),
+		catalog.MetaDigest:    []byte(catalogDigest(c)),
 		catalog.MetaGenerator: []byte(Generator),
 		catalog.MetaTrustRoot: []byte(c.TrustRoot),
 		catalog.MetaPathOrder: pathOrder(c),
 	}})
-	if !en.shard && !en.older {
+	if !en.shard && !en.older && en.depth == 0 {
 		en.packTable(&w)
 	}
 	return w.Bytes()
@@ -355,7 +330,7 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 		if whole && len(skills) == len(c.Skills) {
 			return []byte(catalog.Self + entriesDigest(skills))
 		}
-		return en.index(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, Versions: h}, nil)
+		return en.sub(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, Versions: h})
 	}
 	for _, m := range catalog.ClosedMasks(c.Access.Default, sets, catalog.MaxViews) {
 		sees := func(s *Skill) bool { return m&(1<<setOf[strings.Join(s.Scopes, " ")]) != 0 }
@@ -388,17 +363,69 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	w.Table(catalog.TableViews, catalog.ViewFields, rows)
 }
 
+// nested writes into w the indexes nested in c's: its older versions (TableVersions) and,
+// for a private catalog, its access tables and views. Each is encoded as c's is (sub):
+// whole in a whole index, a root of its own in a sharded one.
+func (en *encoder) nested(w *catalog.Writer, c *Catalog) {
+	if c.Versions != nil && len(c.Versions.Older) > 0 {
+		objects, size := en.st.Len(), en.st.Size()
+		en.older = true // the older versions are looked up by URI, never searched
+		older := en.sub(&Catalog{Skills: c.Versions.Older, TrustRoot: c.TrustRoot})
+		en.older = false
+		w.Table(catalog.TableVersions, catalog.VersionsFields, [][][]byte{{catalog.VersionsIndex: older}})
+		c.Versions.Objects, c.Versions.Bytes = en.st.Len()-objects, int(en.st.Size()-size)
+	}
+	if c.Access != nil {
+		encodeAccess(w, c)
+		en.views(w, c)
+	}
+}
+
+// sub encodes c, an index nested in the one under way: whole, or, when the index is sharded
+// (shardBytes), as a sharded root whose shards go to the store with the others'.
+func (en *encoder) sub(c *Catalog) []byte {
+	en.depth++
+	defer func() { en.depth-- }()
+	if en.shardBytes > 0 {
+		return en.sharded(c, en.shardBytes, nil)
+	}
+	return en.index(c, nil)
+}
+
+// catalogDigest is c's catalog.MetaDigest: entriesDigest of its skills and, for a private
+// catalog, each skill's scopes and listing, which a change of the policy alone changes.
+func catalogDigest(c *Catalog) string {
+	if c.Access == nil {
+		return entriesDigest(c.Skills)
+	}
+	h := sha256.New()
+	writeEntries(h, c.Skills)
+	h.Write([]byte("access\n"))
+	for _, s := range c.Skills {
+		fmt.Fprintf(h, "%q %t\n", s.Scopes, s.Unlisted)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// feedDescription describes the change feed's resource (ChangesURI).
+const feedDescription = "The change feed: the latest changes to the skills, newest first."
+
 // entriesDigest is the catalog digest (catalog.MetaDigest) of a public index of skills:
 // the SHA-256 of their skills/list entries, each followed by a newline (and, in a catalog
 // that keeps history, by its versions: versionsDigestLine).
 func entriesDigest(skills []*Skill) string {
 	h := sha256.New()
+	writeEntries(h, skills)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeEntries writes what entriesDigest hashes of skills to h.
+func writeEntries(h io.Writer, skills []*Skill) {
 	for _, s := range skills {
 		h.Write(skillEntry(s))
 		h.Write([]byte{'\n'})
 		h.Write(versionsDigestLine(s))
 	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // indexRow puts skill://index.json (the June 2026 draft's index) in the store and returns

@@ -40,6 +40,11 @@ type encoder struct {
 	page []byte
 	// maxPart is the largest part of a document (addLarge).
 	maxPart int
+	// shardBytes is, when the index is sharded, about how large its shards are: the
+	// indexes nested in it (views, older versions) are sharded roots too (sub).
+	shardBytes int
+	// depth is how deep in nested indexes the encoding is: 0 for the catalog's own.
+	depth int
 	// entries are, while a shard is encoded, its skills' well-known entries, which its
 	// search table holds (the root's has the terms).
 	entries [][]byte

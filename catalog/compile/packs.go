@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,11 +25,6 @@ import (
 // Cut where the content says (a name starting "00" comes about once in 256 objects), the
 // cuts fall at the same objects as before once past the change, and the packs after the
 // one or two it touches are the same bytes; PackMax still bounds a pack.
-
-// ErrNotPackable is returned by EncodeWith when asked to pack the objects of a catalog
-// that keeps versions or has an access policy: their older versions and views are indexes
-// of their own, whose references would name the packs of another (as ErrNotShardable).
-var ErrNotPackable = errors.New("compile: the objects of a catalog with an access policy or kept versions are not packed")
 
 // PackMax is the largest a pack grows to (an object larger than that is a pack alone): 64
 // MiB, so that a catalog of 50,000 skills is a few dozen uploads, each well within what one

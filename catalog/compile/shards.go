@@ -1,23 +1,12 @@
 package compile
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 
 	"github.com/skilledge/skilledge/catalog"
 	searchpkg "github.com/skilledge/skilledge/catalog/search"
 )
-
-// ErrNotShardable is returned by EncodeWith when asked to shard a catalog that keeps
-// versions or has an access policy: their views and older versions are indexes of their
-// own, which a root does not split yet.
-//
-// Why are private catalogs and kept versions not sharded? Not for a reason of design: each
-// view and the older versions are public-format indexes that could be roots of their own,
-// and their private-leak suites must then hold on shards too. That is the next step of the
-// edge at scale; until then build keeps them whole, and says when they pass a plan.
-var ErrNotShardable = errors.New("compile: a catalog with an access policy or kept versions is not sharded")
 
 // keyChunkBytes is about how large a chunk of a key lookup (names, prompt names) grows.
 const keyChunkBytes = 32 << 10
@@ -37,10 +26,17 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 			progress(i + 1)
 		}
 	}
-	en.page = en.addLarge(pageSkills(c, arch), "the catalog page's skills")
-	search, chunks, firsts, entries, err := searchpkg.Split(searchTable(c, arch)[0], len(c.Skills), target)
-	if err != nil {
-		panic("compile: the search table does not split: " + err.Error()) // a bug of searchTable
+	page := en.addLarge(pageSkills(c, arch), "the catalog page's skills")
+	en.page = page
+	var search, chunks [][]byte
+	var firsts []string
+	var entries [][]byte
+	if !en.older { // the older versions are looked up by URI, never searched
+		var err error
+		search, chunks, firsts, entries, err = searchpkg.Split(searchTable(c, arch)[0], len(c.Skills), target)
+		if err != nil {
+			panic("compile: the search table does not split: " + err.Error()) // a bug of searchTable
+		}
 	}
 	var shardRows [][][]byte
 	var at [5]uint32 // skills, files, unlisted, dirs, published before the next shard
@@ -53,7 +49,10 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 	}
 	for _, run := range shardRuns(c, target) {
 		sub := &Catalog{Skills: c.Skills[run[0]:run[1]], TrustRoot: c.TrustRoot, whole: c}
-		en.shard, en.entries = true, entries[run[0]:run[1]]
+		en.shard, en.entries = true, nil
+		if entries != nil {
+			en.entries = entries[run[0]:run[1]]
+		}
 		b := en.index(sub, nil)
 		en.shard, en.entries = false, nil
 		if en.err != nil {
@@ -89,14 +88,18 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 	}
 	w.Table(catalog.TableKeys, catalog.KeysFields, keys)
 	resRows := [][][]byte{en.indexRow(c, arch)}
+	feed := en.feed(c)
+	if feed != nil { // the root's one unlisted resource
+		resRows = append(resRows, en.blobRow(feed.resource, "changes.json", feedDescription))
+	}
 	w.Table(catalog.TableResources, catalog.ResFields, resRows)
-	w.Table(catalog.TableHTTP, catalog.HTTPFields, en.httpRows(c, arch, nil))
+	w.Table(catalog.TableHTTP, catalog.HTTPFields, en.httpRows(c, arch, feed))
 	w.Table(catalog.TableFallback, catalog.FallbackFields, nil)
 	w.Table(catalog.TableDirs, catalog.DirFields, nil)
 	w.Table(catalog.TableSite, catalog.SiteFields, [][][]byte{{
 		catalog.SiteTools:      toolsList(c),
 		catalog.SitePage:       pageTemplate(c),
-		catalog.SitePageSkills: en.page,
+		catalog.SitePageSkills: page,
 		catalog.SitePageCSP:    []byte(pageCSP()),
 	}})
 	w.Table(catalog.TableIndex, catalog.IndexFields, [][][]byte{{
@@ -104,14 +107,19 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 		catalog.IndexListed:       catalog.U32s([]uint32{1}),
 		catalog.IndexSkillsByPath: nil,
 	}})
-	w.Table(catalog.TableSearch, len(search), [][][]byte{search})
+	if search != nil {
+		w.Table(catalog.TableSearch, len(search), [][][]byte{search})
+	}
+	en.nested(&w, c)
 	w.Table(catalog.TableMeta, catalog.MetaPathOrder+1, [][][]byte{{
-		catalog.MetaDigest:    []byte(entriesDigest(c.Skills)),
+		catalog.MetaDigest:    []byte(catalogDigest(c)),
 		catalog.MetaGenerator: []byte(Generator),
 		catalog.MetaTrustRoot: []byte(c.TrustRoot),
 		catalog.MetaPathOrder: pathOrder(c),
 	}})
-	en.packTable(&w)
+	if !en.older && en.depth == 0 {
+		en.packTable(&w)
+	}
 	return w.Bytes()
 }
 

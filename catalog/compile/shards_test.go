@@ -323,14 +323,87 @@ func TestShardedMissingOnce(t *testing.T) {
 	}
 }
 
-// TestNotShardable: a private catalog, or one keeping versions, is refused.
-func TestNotShardable(t *testing.T) {
-	cat, _, err := Load(accessFolder("access:\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n"), ".", Options{})
+// TestShardedPrivate: a private catalog sharded is a root whose views are roots of their
+// own (the full view the root itself), and every view answers every accessor as the whole
+// index's same view does; the views' shards share one budget with the root's.
+func TestShardedPrivate(t *testing.T) {
+	const policy = "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n    - path: drafts\n      listed: false\n"
+	cat, problems, err := Load(accessFolder(policy), ".", Options{})
+	if err != nil || HasErrors(problems) {
+		t.Fatal(err, problems)
+	}
+	whole, err := Encode(cat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1}); !errors.Is(err, ErrNotShardable) {
-		t.Errorf("a private catalog sharded: %v", err)
+	sharded, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := catalog.Open(whole.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loaded []string
+	s, err := catalog.OpenWith(sharded.Index, func(r catalog.Ref) ([]byte, error) {
+		loaded = append(loaded, r.Name)
+		return sharded.Store.Object(r.Name)
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Sharded() || !s.Private() || s.Digest() != w.Digest() || len(s.Views()) != len(w.Views()) || len(w.Views()) < 2 {
+		t.Fatalf("sharded: sharded %t, private %t, digest %s (whole %s), %d views (whole %d)", s.Sharded(), s.Private(), s.Digest(), w.Digest(), len(s.Views()), len(w.Views()))
+	}
+	for i, v := range w.Views() {
+		sv := s.Views()[i]
+		if sv.Mask != v.Mask || (sv.All == nil) != (v.All == nil) {
+			t.Fatalf("view %d: mask %d, all %t; whole: mask %d, all %t", i, sv.Mask, sv.All != nil, v.Mask, v.All != nil)
+		}
+		if !sv.Listed.Sharded() {
+			t.Errorf("view %d is not sharded", i)
+		}
+		t.Run(fmt.Sprintf("view %d listed", i), func(t *testing.T) { compareAll(t, v.Listed, sv.Listed) })
+		if v.All != nil {
+			t.Run(fmt.Sprintf("view %d all", i), func(t *testing.T) { compareAll(t, v.All, sv.All) })
+		}
+	}
+	// Every object a view names is in the store, and the index names them all.
+	names := map[string]bool{}
+	for _, o := range s.Objects() {
+		names[o.Name] = true
+		if _, err := sharded.Store.Object(o.Name); err != nil {
+			t.Errorf("%s: %v", o.What, err)
+		}
+	}
+	for _, n := range loaded {
+		if !names[n] {
+			t.Errorf("a view read %s, which Objects does not name", n)
+		}
+	}
+	// A view's shard is given through the index a host holds, as the plugin's host gives it.
+	p, err := catalog.Open(sharded.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := p.Views()[0]
+	m := func() (m *catalog.Missing) {
+		defer func() { m, _ = recover().(*catalog.Missing) }()
+		v.Listed.SkillPath(0)
+		return nil
+	}()
+	if m == nil || len(m.Refs) != 1 {
+		t.Fatalf("a view's first skill without its shard: %v", m)
+	}
+	b, err := sharded.Store.Object(m.Refs[0].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Give(m.Refs[0].Name, b); err != nil {
+		t.Fatalf("the index refuses its view's shard: %v", err)
+	}
+	if got, want := string(v.Listed.SkillPath(0)), string(w.Views()[0].Listed.SkillPath(0)); got != want {
+		t.Errorf("the view's first skill, given its shard: %q, want %q", got, want)
 	}
 }
 

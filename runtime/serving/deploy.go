@@ -47,17 +47,15 @@ const (
 
 // packBytes is the PackBytes of c's encoding under opt. Auto packs a catalog whose store
 // would be more asset files than the free plan allows (estimated: a file is stored twice,
-// its bytes and its resources/read form, and a skill's two archives twice too), unless it
-// cannot be packed (compile.ErrNotPackable), which Report then says.
+// its bytes and its resources/read form, and a skill's two archives twice too).
 func packBytes(c *compile.Catalog, opt DeployOptions) int64 {
-	packable := c.Access == nil && (c.Versions == nil || len(c.Versions.Older) == 0)
 	size := int64(compile.PackMax)
 	if opt.PackSize > 0 {
 		size = opt.PackSize
 	}
 	files, _ := c.Size()
 	switch {
-	case opt.Pack == PackNever || !packable && opt.Pack == PackAuto:
+	case opt.Pack == PackNever:
 		return 0
 	case opt.Pack == PackAlways || 2*files+4*len(c.Skills) > assetsFreeCount:
 		return size
@@ -97,13 +95,12 @@ const autoShardBytes = 7 << 20
 
 // shardBytes is the compile.EncodeOptions.ShardBytes Build uses for c under opt.
 func shardBytes(c *compile.Catalog, opt DeployOptions) int {
-	shardable := c.Access == nil && (c.Versions == nil || len(c.Versions.Older) == 0)
 	size := ShardBytes
 	if opt.ShardSize > 0 {
 		size = opt.ShardSize
 	}
 	switch {
-	case opt.Shard == ShardNever || !shardable && opt.Shard == ShardAuto:
+	case opt.Shard == ShardNever:
 		return 0
 	case opt.Shard == ShardAlways || compile.IndexEstimate(c) > autoShardBytes:
 		return size

@@ -87,8 +87,6 @@ func reportBundle(stdout, stderr io.Writer, index, plugin artifact, js []artifac
 	switch {
 	case p.Sharded():
 		fmt.Fprintf(stderr, "  The index is sharded already: its root holds the search terms and the well-known documents' rows.\n")
-	case p.Private() || p.Versions() != nil:
-		fmt.Fprintf(stderr, "  A catalog with an access policy or kept versions is not sharded yet.\n")
 	default:
 		fmt.Fprintf(stderr, "  Build with --shard always (or without --shard never): the index then leaves the script.\n")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/skilledge/skilledge/catalog/compile"
 	"io"
 	"strconv"
 
@@ -95,8 +94,6 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	switch {
 	case errors.Is(err, serving.ErrInvalid):
 		fmt.Fprintf(stderr, "skilledge build: %v; fix them, or pass --skip-invalid to build the valid ones\n", err)
-	case errors.Is(err, compile.ErrNotShardable), errors.Is(err, compile.ErrNotPackable):
-		fmt.Fprintf(stderr, "skilledge build: %v yet; build it without --shard always or --pack always (auto keeps its index whole and its objects assets, and says when a Workers plan is passed)\n", err)
 	case errors.Is(err, serving.ErrAssetSize):
 		fmt.Fprintf(stderr, "skilledge build: %v\nskilledge build: make those files smaller or split them (the MCP Skills extension allows 16 MiB per skill), or serve the folder with skilledge serve, which has no such limit.\n", err)
 	default:

@@ -401,7 +401,7 @@ func TestBuildPack(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "a", "SKILL.md"), "---\nname: a\ndescription: A skill.\n---\nbody\n")
 	writeFile(t, filepath.Join(dir, "skilledge.yaml"), "access:\n  default: [skills:read]\n")
 	code, stdout, stderr = call(t, "", "build", dir, "-o", filepath.Join(t.TempDir(), "out"), "--pack", "always")
-	expect(t, code, stdout, stderr, 1, "", "are not packed yet; build it without --shard always or --pack always")
+	expect(t, code, stdout, stderr, 0, "wrangler r2 object put skilledge-packs/sha256/", "") // a private catalog is packed as any other
 	code, stdout, stderr = call(t, "", "build", "-o", out, "--pack", "sometimes")
 	expect(t, code, stdout, stderr, 2, "", `--pack "sometimes": say auto, always, never, or a size in bytes`)
 }
