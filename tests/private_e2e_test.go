@@ -140,7 +140,8 @@ func privateServers(t *testing.T) ([]privateServer, string) {
 	return privateServersOf(t, privateSetup.dir, d)
 }
 
-// privateServersOf is privateServers for the skills folder dir, whose deployment is d.
+// privateServersOf is privateServers for dir, a skills folder or its build, whose
+// deployment is d (served by all but workerd when its objects are packed).
 func privateServersOf(t *testing.T, dir string, d *deployment) ([]privateServer, string) {
 	t.Helper()
 	option, key := privateAuth()
@@ -149,8 +150,11 @@ func privateServersOf(t *testing.T, dir string, d *deployment) ([]privateServer,
 		t.Fatal(err)
 	}
 	local := serve(t, dir, "--auth", authFile, "--allow-host", "*", "--tools", "--prompts")
-	w := workerdFor(t, d, `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true,"auth":`+option+`}`)
-	servers := []privateServer{{"serve", strings.TrimSuffix(local, "/mcp")}, {"workerd", w[0]}}
+	servers := []privateServer{{"serve", strings.TrimSuffix(local, "/mcp")}}
+	if !strings.Contains(d.output, "packed: a Worker reads them from R2") { // workerd alone has no R2
+		w := workerdFor(t, d, `{"allowHosts":["*"],"allowOrigins":["*"],"tools":true,"prompts":true,"auth":`+option+`}`)
+		servers = append(servers, privateServer{"workerd", w[0]})
+	}
 	// The same build, served by each runtime's entry; Node takes the auth option from
 	// SKILLEDGE_AUTH, the others inside SKILLEDGE_OPTIONS.
 	for _, rt := range jsRuntimes {
@@ -275,6 +279,30 @@ func TestPrivateLeaks(t *testing.T) {
 		files = append(files, privateFiles[f])
 	}
 	privateLeaks(t, servers, privateProbes(t), []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
+}
+
+// TestPrivateLeaksSharded is TestPrivateLeaks on the private catalog built with its index
+// sharded (shardFlags: each view a sharded root), served by `skilledge serve` of that build,
+// the Worker in workerd and the Deno, Bun and Node entries; and built with its objects
+// packed too (packFlags: hidden skills' files in the packs), served by all but workerd,
+// which alone has no R2.
+func TestPrivateLeaksSharded(t *testing.T) {
+	privateDeployment(t) // writes the folder, privateSetup.dir
+	var files []string
+	for _, f := range []string{"finance/ledger/SKILL.md", "finance/ledger/notes.md"} {
+		files = append(files, privateFiles[f])
+	}
+	for _, flags := range []string{shardFlags, packFlags} {
+		t.Run(flags, func(t *testing.T) {
+			built, err := deployFolderWith(privateSetup.dir, flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireSharded(t, built)
+			servers, _ := privateServersOf(t, filepath.Dir(built.assets), built)
+			privateLeaks(t, servers, privateProbes(t), []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
+		})
+	}
 }
 
 // privateLeaks is TestPrivateLeaks on servers of a catalog shaped as the private test

@@ -3,10 +3,13 @@
 package tests
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // shardFlags build a sharded index of shards as small as the cuts allow, so that a case
@@ -17,6 +20,33 @@ const shardFlags = "--shard 1"
 var exampleDeploymentSharded = sync.OnceValues(func() (*deployment, error) {
 	return deployFolderWith(filepath.Join(repoRoot(nil), "catalog", "examples", "skills"), shardFlags)
 })
+
+// requireSharded fails t unless d's index is sharded, with every index nested in it (each
+// view's, the older versions') a sharded root too: a test of a private catalog or of
+// versions on shards that ran on a whole index would prove nothing.
+func requireSharded(t *testing.T, d *deployment) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(d.assets), "catalog.pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.Open(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := []*catalog.Pack{p, p.Versions()}
+	for _, v := range p.Views() {
+		nested = append(nested, v.Listed, v.All, v.Versions)
+	}
+	for i, q := range nested {
+		if q != nil && !q.Sharded() {
+			t.Fatalf("index %d of %d (the root, its versions, each view's listed, all and versions) is not sharded", i, len(nested))
+		}
+	}
+	if p.Versions() == nil && len(p.Views()) == 0 {
+		t.Fatal("the catalog has neither versions nor views")
+	}
+}
 
 // shardedDeployment is the deployment of a case folder (nil: the examples) with shardFlags.
 func shardedDeployment(t *testing.T, skills *caseSkills) *deployment {

@@ -169,7 +169,13 @@ var versionsGone = []string{"skill://delta/SKILL.md", "skill://delta/gone.md", "
 	"skill://gamma/SKILL.md", "skill://beta/SKILL.md", "skill://beta/notes.txt"}
 
 // versionsSetup is the versions repository and its deployment, made once.
-var versionsSetup = sync.OnceValues(func() (*versionsFixture, error) {
+var versionsSetup = sync.OnceValues(func() (*versionsFixture, error) { return versionsRepoWith("") })
+
+// versionsSetupSharded is versionsSetup built with shardFlags.
+var versionsSetupSharded = sync.OnceValues(func() (*versionsFixture, error) { return versionsRepoWith(shardFlags) })
+
+// versionsRepoWith makes the versions repository and its deployment, with buildFlags.
+func versionsRepoWith(buildFlags string) (*versionsFixture, error) {
 	dir, err := scratchDir("skilledge-versions-")
 	if err != nil {
 		return nil, err
@@ -178,12 +184,12 @@ var versionsSetup = sync.OnceValues(func() (*versionsFixture, error) {
 		return nil, err
 	}
 	skills := filepath.Join(dir, "skills")
-	d, err := deployFolder(skills)
+	d, err := deployFolderWith(skills, buildFlags)
 	if err != nil {
 		return nil, err
 	}
 	return &versionsFixture{repo: dir, skills: skills, d: d}, nil
-})
+}
 
 // versionsFixture is a git repository of skills and its deployment (the README's build of
 // its skills folder, and wrangler's bundle).
@@ -526,8 +532,21 @@ func versionHosts(t *testing.T, f *versionsFixture) []privateServer {
 // removed, renamed or moved is not served at its old paths. `skilledge verify` passes,
 // every kept version verified. The change feed is served as JSON, as Atom and as
 // skill://changes.json, and says what the history did (checkVersionsFeed).
-func TestVersionsServed(t *testing.T) {
-	f := versionsFixtureOf(t)
+func TestVersionsServed(t *testing.T) { checkVersionsServed(t, versionsFixtureOf(t)) }
+
+// TestVersionsServedSharded is TestVersionsServed on the versions repository built with
+// its index sharded (shardFlags): the older versions' index is a sharded root too.
+func TestVersionsServedSharded(t *testing.T) {
+	f, err := versionsSetupSharded()
+	if err != nil {
+		failOrSkip(t, err)
+	}
+	requireSharded(t, f.d)
+	checkVersionsServed(t, f)
+}
+
+// checkVersionsServed is TestVersionsServed on f.
+func checkVersionsServed(t *testing.T, f *versionsFixture) {
 	if !strings.Contains(f.d.output, "skilledge: history: 5 older versions of 3 skills kept (at most 10 a skill) from 9 commits") {
 		t.Fatalf("the build does not say the history it kept:\n%s", f.d.output)
 	}
@@ -1119,7 +1138,14 @@ func ledgerFiles() []string {
 }
 
 // versionsPrivateSetup is the private versions repository and its deployment, made once.
-var versionsPrivateSetup = sync.OnceValues(func() (*versionsFixture, error) {
+var versionsPrivateSetup = sync.OnceValues(func() (*versionsFixture, error) { return versionsPrivateWith("") })
+
+// versionsPrivateSharded is versionsPrivateSetup built with shardFlags.
+var versionsPrivateSharded = sync.OnceValues(func() (*versionsFixture, error) { return versionsPrivateWith(shardFlags) })
+
+// versionsPrivateWith makes the private versions repository and its deployment, with
+// buildFlags.
+func versionsPrivateWith(buildFlags string) (*versionsFixture, error) {
 	dir, err := scratchDir("skilledge-versions-private-")
 	if err != nil {
 		return nil, err
@@ -1127,12 +1153,12 @@ var versionsPrivateSetup = sync.OnceValues(func() (*versionsFixture, error) {
 	if err := gitRepo(dir, versionsPrivateCommits); err != nil {
 		return nil, err
 	}
-	d, err := deployFolder(dir)
+	d, err := deployFolderWith(dir, buildFlags)
 	if err != nil {
 		return nil, err
 	}
 	return &versionsFixture{repo: dir, skills: dir, d: d}, nil
-})
+}
 
 // versionProbes are requests for the ledger's older version 1.0.0 on every surface that
 // serves versions, in both eras over MCP, and the change feed's; with tools, the fallback
@@ -1198,11 +1224,30 @@ func TestVersionsPrivateLeaks(t *testing.T) {
 	if err != nil {
 		failOrSkip(t, err)
 	}
+	checkVersionsPrivateLeaks(t, f, f.skills)
+}
+
+// TestVersionsPrivateLeaksSharded is TestVersionsPrivateLeaks on the private versions
+// repository built with its index sharded (shardFlags), served by `skilledge serve` of that
+// build and the Worker and entries of it: every view, and every view's older versions, a
+// sharded root of its own.
+func TestVersionsPrivateLeaksSharded(t *testing.T) {
+	f, err := versionsPrivateSharded()
+	if err != nil {
+		failOrSkip(t, err)
+	}
+	requireSharded(t, f.d)
+	checkVersionsPrivateLeaks(t, f, f.out())
+}
+
+// checkVersionsPrivateLeaks is TestVersionsPrivateLeaks on f, whose `skilledge serve`
+// serves served (its folder, or its build).
+func checkVersionsPrivateLeaks(t *testing.T, f *versionsFixture, served string) {
 	if !strings.Contains(f.d.output, "skilledge: history: 4 older versions of 4 skills kept") ||
 		!strings.Contains(f.d.output, "tools/forecast/SKILL.md: warning: version ") || !strings.Contains(f.d.output, "moved it from finance/forecast") {
 		t.Fatalf("the build does not say the history it kept:\n%s", f.d.output)
 	}
-	servers, key := privateServersOf(t, f.skills, f.d)
+	servers, key := privateServersOf(t, served, f.d)
 	reader, finance := "Bearer "+privateToken("skills:read"), "Bearer "+privateToken("skills:read skills:finance")
 	words := []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}
 

@@ -103,7 +103,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 		catalog.SitePageCSP:    []byte(pageCSP()),
 	}})
 	w.Table(catalog.TableIndex, catalog.IndexFields, [][][]byte{{
-		catalog.IndexResByURI:     catalog.U32s([]uint32{0}),
+		catalog.IndexResByURI:     catalog.U32s(sortedRows(len(resRows), func(i int) string { return string(resRows[i][catalog.ResURI]) })),
 		catalog.IndexListed:       catalog.U32s([]uint32{1}),
 		catalog.IndexSkillsByPath: nil,
 	}})

@@ -1,9 +1,12 @@
 package versions
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/internal/packtest"
 )
 
 // TestObjectsNameOlderVersions: an index's Objects (what hosts check a store against and a
@@ -37,5 +40,76 @@ func TestObjectsNameOlderVersions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShardedHistory: a catalog that keeps versions, public or private, encoded sharded
+// (and packed) answers as encoded whole: its skills, and every view's, and the older
+// versions of each, each a sharded root nested in the root; their change feeds too.
+func TestShardedHistory(t *testing.T) {
+	public := story(
+		step{"start", map[string]string{"skilledge.yaml": "versions:\n  keep: 3\n", "x/SKILL.md": named("x", "1.0.0", "x1"), "x/refs/a.md": "a one", "y/SKILL.md": named("y", "", "y1")}},
+		step{"x 1.1.0", map[string]string{"x/SKILL.md": named("x", "1.1.0", "x2"), "x/refs/a.md": "a two"}},
+		step{"y edited", map[string]string{"y/SKILL.md": named("y", "", "y2")}},
+	)
+	for name, m := range map[string]*memory{"public": public, "private": privateStory(true)} {
+		for _, opt := range []compile.EncodeOptions{{ShardBytes: 1}, {ShardBytes: 1, PackBytes: 4096}} {
+			t.Run(fmt.Sprintf("%s %+v", name, opt), func(t *testing.T) {
+				c, _ := attachStory(t, m)
+				whole, err := compile.Encode(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, _ = attachStory(t, m)
+				enc, err := compile.EncodeWith(c, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, err := catalog.Open(whole.Index)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := catalog.OpenWith(enc.Index, func(r catalog.Ref) ([]byte, error) { return enc.Store.Object(r.Name) }, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pairs := [][2]*catalog.Pack{{w, s}, {w.Versions(), s.Versions()}}
+				for i, v := range w.Views() {
+					sv := s.Views()[i]
+					pairs = append(pairs, [2]*catalog.Pack{v.Listed, sv.Listed}, [2]*catalog.Pack{v.All, sv.All}, [2]*catalog.Pack{v.Versions, sv.Versions})
+				}
+				compared := 0
+				for i, pair := range pairs {
+					if (pair[0] == nil) != (pair[1] == nil) {
+						t.Fatalf("index %d: whole %t, sharded %t", i, pair[0] != nil, pair[1] != nil)
+					}
+					if pair[0] == nil || i == 0 && s.Private() { // a private root is read through its views
+						continue
+					}
+					if !pair[1].Sharded() {
+						t.Errorf("index %d is not sharded", i)
+					}
+					compared++
+					t.Run(fmt.Sprint("index ", i), func(t *testing.T) {
+						if opt.PackBytes == 0 {
+							packtest.CompareAll(t, pair[0], pair[1])
+						}
+						for _, doc := range []string{catalog.ChangesJSON, catalog.ChangesAtom} {
+							a, _ := pair[0].HTTPDoc(doc, catalog.HTTPDigest)
+							b, _ := pair[1].HTTPDoc(doc, catalog.HTTPDigest)
+							if string(a) != string(b) {
+								t.Errorf("%s: whole %s, sharded %s", doc, a, b)
+							}
+						}
+						if pair[0].Digest() != pair[1].Digest() || pair[0].NumSkills() != pair[1].NumSkills() {
+							t.Errorf("digest %s, %d skills; whole %s, %d", pair[1].Digest(), pair[1].NumSkills(), pair[0].Digest(), pair[0].NumSkills())
+						}
+					})
+				}
+				if compared < 2 {
+					t.Fatalf("%d indexes compared", compared)
+				}
+			})
+		}
 	}
 }
