@@ -172,4 +172,3 @@ func CompareAll(t *testing.T, w, s *catalog.Pack) {
 		diff("query "+text, a, b)
 	}
 }
-
