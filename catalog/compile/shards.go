@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/skilledge/skilledge/catalog"
@@ -190,12 +191,23 @@ func shardRuns(c *Catalog, target int) [][2]int {
 	return runs
 }
 
-// IndexEstimate guesses how many bytes the whole index of c takes, from its skills and
-// files (within a factor of about two), without encoding it.
+// IndexEstimate guesses how many bytes the whole index of c takes, from its skills, their
+// older versions and its views (within a factor of about two), without encoding it: a
+// private catalog's index holds each view's, each about as large as the skills it shows.
 func IndexEstimate(c *Catalog) int {
 	n := 0
-	for _, s := range c.Skills {
+	skills := c.Skills
+	if c.Versions != nil {
+		skills = append(slices.Clone(skills), c.Versions.Older...)
+	}
+	for _, s := range skills {
 		n += estimate(s)
+	}
+	if c.Access != nil {
+		sets := scopeSets(skills)
+		if len(sets) <= catalog.MaxScopeSets {
+			n *= len(catalog.ClosedMasks(c.Access.Default, sets, catalog.MaxViews))
+		}
 	}
 	return n
 }

@@ -361,3 +361,20 @@ func TestRootRefs(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexEstimateViews: a private catalog's estimate counts each view's index (build's
+// auto shards on it), not only its skills once.
+func TestIndexEstimateViews(t *testing.T) {
+	const policy = "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n"
+	private, _, err := Load(accessFolder(policy), ".", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	public, _, err := Load(accessFolder(""), ".", Options{})
+	if err != nil || public.Access != nil {
+		t.Fatal(err, public.Access)
+	}
+	if p, q := IndexEstimate(private), IndexEstimate(public); p != 2*q {
+		t.Errorf("a catalog of two views is estimated %d bytes, the same skills public %d", p, q)
+	}
+}
