@@ -20,6 +20,14 @@ type Pack struct {
 	// sets and views are a private catalog's views (views.go).
 	sets  [][]byte
 	views []View
+	// anyPacks is set for a part opened by OpenPart and the indexes nested in it: their
+	// packed references are checked for form only.
+	anyPacks bool
+	// viewParts, in a sharded private index, has for each view whose indexes are in the
+	// store and not read yet their references (viewparts.go); nil entries for the others.
+	// viewRoots are the references of every view's index in the store, read or not.
+	viewParts []*viewPart
+	viewRoots []Ref
 	// history is the index of the older versions of the skills (versions.go), nil
 	// without history.
 	older *Pack
@@ -54,9 +62,9 @@ func Open(b []byte) (*Pack, error) { return openIn(b, nil, false) }
 
 // openIn opens b as Open does, as a shard of root or an index nested in it (the older
 // versions, a view) when root is not nil: its packed references name root's packs, and it
-// has none of its own. With known set, b is known to
-// be bytes a build made and checked (a shard whose SHA-256 the host checked against the
-// name the root gives it): its tables are read, and their cells not checked again.
+// has none of its own. With known set, b is known to be bytes a build made and checked (a
+// shard whose SHA-256 the host checked against the name the root gives it): its tables are
+// read, and their cells not checked again.
 func openIn(b []byte, root *Pack, known bool) (*Pack, error) {
 	p, present, err := parse(b)
 	if err != nil {
@@ -66,7 +74,7 @@ func openIn(b []byte, root *Pack, known bool) (*Pack, error) {
 		if present[TablePacks] {
 			return nil, fmt.Errorf("%w: a shard with packs of its own", ErrCorrupt)
 		}
-		p.packs = root.packs
+		p.packs, p.anyPacks = root.packs, root == anyPacks || root.anyPacks
 	} else if err := p.openPacks(); err != nil {
 		return nil, err
 	}
@@ -90,7 +98,7 @@ func openIn(b []byte, root *Pack, known bool) (*Pack, error) {
 		}
 	}
 	if !known {
-		if err := p.check(root != anyPacks); err != nil {
+		if err := p.check(!p.anyPacks); err != nil {
 			return nil, err
 		}
 	}
@@ -399,6 +407,9 @@ func (p *Pack) RootRefs(f func(r Ref)) {
 	for _, q := range p.indexes() {
 		q.refs(each)
 	}
+	for _, r := range p.viewRoots {
+		f(r)
+	}
 	for _, r := range p.sh.roots {
 		for _, pt := range r.parts {
 			f(pt.ref)
@@ -410,6 +421,12 @@ func (p *Pack) RootRefs(f func(r Ref)) {
 // versions, and a function describing the reference's use (called only when needed: it
 // allocates).
 func (p *Pack) eachRef(f func(cell []byte, what func() string)) {
+	if p.viewParts != nil && p.sh.load != nil {
+		p.Views() // every view's indexes, through the Loader
+	}
+	for _, r := range p.viewRoots { // without a Loader, of a view not read: not what it names
+		f(r.Cell(), func() string { return "the index of a view" })
+	}
 	seen := map[*sharded]bool{}
 	for _, q := range p.indexes() {
 		q.refs(f)
@@ -421,7 +438,7 @@ func (p *Pack) eachRef(f func(cell []byte, what func() string)) {
 }
 
 // indexes returns p and the indexes nested in it: the older versions, each view's, and
-// theirs.
+// theirs; of the views in the store, those read.
 func (p *Pack) indexes() []*Pack {
 	out := []*Pack{p}
 	if p.older != nil {

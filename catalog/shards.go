@@ -240,7 +240,10 @@ func (p *Pack) Give(name string, b []byte) error {
 	}
 	p.sh.mu.Lock()
 	defer p.sh.mu.Unlock()
-	wanted := false
+	wanted, err := p.giveView(name, b)
+	if err != nil {
+		return err
+	}
 	for _, r := range p.sh.roots {
 		for _, k := range r.byName[name] {
 			wanted = true
@@ -256,14 +259,17 @@ func (p *Pack) Give(name string, b []byte) error {
 }
 
 // Parts returns the objects a sharded index consists of beyond its root: each shard, then
-// each key chunk; nil for an index that is not sharded.
+// each key chunk, of the root and then of each root nested in it (views, older versions);
+// nil for an index that is not sharded.
 func (p *Pack) Parts() []Ref {
 	if p.sh == nil {
 		return nil
 	}
-	out := make([]Ref, len(p.sh.parts))
-	for i, pt := range p.sh.parts {
-		out[i] = pt.ref
+	var out []Ref
+	for _, r := range p.sh.roots {
+		for _, pt := range r.parts {
+			out = append(out, pt.ref)
+		}
 	}
 	return out
 }
@@ -425,10 +431,10 @@ func (sh *sharded) touch(pt *part) {
 	pt.keep = max(pt.keep, sh.clock+1)
 }
 
-// evict drops the least recently read parts (of every root of the cache) until the budget
-// holds, keeping those read by this request or the one before, and those given within the last freshTicks requests.
-// Eviction happens only as the clock moves (Tick): a caller that never ticks keeps every
-// part it reads. Called with mu held.
+// evict drops the least recently read parts, of every root of the cache, until the budget
+// holds, keeping those read by this request or the one before, and those given within the
+// last freshTicks requests. Eviction happens only as the clock moves (Tick): a caller that
+// never ticks keeps every part it reads. Called with mu held.
 func (sh *sharded) evict() {
 	for sh.budget > 0 && sh.held > sh.budget {
 		var v *part
@@ -482,7 +488,7 @@ func (sh *sharded) get(k int) *Pack {
 	if err != nil {
 		// The catalog is broken (a store without the object, or other bytes under its
 		// name): no answer can be made from it.
-		panic(fmt.Errorf("catalog: loading index shard: %w", err))
+		panic(fmt.Errorf("%w: loading index shard %s: %w", ErrCorrupt, pt.ref.Name, err))
 	}
 	return pt.pack
 }

@@ -31,18 +31,10 @@ import (
 // private one's also covers the policy), and reads this index's own tables as a public
 // index with that digest.
 
-// In a sharded index (shards.go) each view's index, and its older versions', is a sharded
-// root of its own, nested in the root as a whole view is nested in a whole index; their
-// shards go to the store with the others', and one cache holds what any of them reads.
-//
-// Why are a sharded catalog's views roots inside its root, rather than parts read on first
-// use? A view's root does not grow with the skills but by its shards' rows, its key chunks
-// and its search terms (about 20 bytes a skill): nested, the first request of a caller
-// costs no round to the host for its view, and Open checks every view with the root. The
-// cost is the script: the root is the sum of its views' roots, about 0.2 MiB each at 10,000
-// skills, so a catalog of 50,000 skills with many views passes the free plan's script
-// (build says so, as for any index). Roots read on demand would bound that too; they wait
-// for a catalog that needs them.
+// In a sharded index (shards.go) each view's index is a sharded root of its own, with its
+// older versions' nested in it, an object of the store read when a caller of the view is
+// first answered (viewparts.go); the full view is the root itself. Their shards go to the
+// store with the others', and one cache holds what any of them reads.
 
 // Table kinds of a private catalog's views.
 const (
@@ -157,16 +149,32 @@ func (p *Pack) openViews() error {
 		if v.Mask > full || r > 0 && v.Mask <= p.views[r-1].Mask {
 			return fmt.Errorf("%w: view masks out of order or range", ErrCorrupt)
 		}
-		var err error
-		if v.Listed, err = p.openView(p.cell(TableViews, uint32(r), ViewListed)); err != nil {
-			return fmt.Errorf("view %d: %w", r, err)
-		}
-		if b := p.cell(TableViews, uint32(r), ViewAll); len(b) > 0 {
-			if v.All, err = p.openView(b); err != nil {
+		// Each of the view's indexes is inline, Self, or in the store (viewparts.go).
+		var vp viewPart
+		for k, cell := range [][]byte{p.cell(TableViews, uint32(r), ViewListed), p.cell(TableViews, uint32(r), ViewAll)} {
+			ref, stored, err := viewRef(cell)
+			switch {
+			case err == nil && stored && p.sh == nil:
+				err = fmt.Errorf("%w: a view in the store of an index that is not sharded", ErrCorrupt)
+			case err == nil && stored:
+				*[]*Ref{&vp.listed, &vp.all}[k] = ref
+				p.viewRoots = append(p.viewRoots, ref)
+			case err == nil && (k == 0 || len(cell) > 0):
+				*[]**Pack{&v.Listed, &v.All}[k], err = p.openView(cell)
+			}
+			if err != nil {
 				return fmt.Errorf("view %d: %w", r, err)
 			}
 		}
-		v.Versions = v.Listed.older // the view's index holds its own (versions.go)
+		if len(vp.refs()) > 0 {
+			if p.viewParts == nil {
+				p.viewParts = make([]*viewPart, views.rows)
+			}
+			p.viewParts[r] = &vp
+		}
+		if v.Listed != nil {
+			v.Versions = v.Listed.older // the view's index holds its own (versions.go)
+		}
 		for _, q := range []*Pack{v.Listed, v.All} {
 			if q == nil {
 				continue
@@ -192,7 +200,7 @@ func (p *Pack) openView(b []byte) (*Pack, error) {
 			return nil, fmt.Errorf("%w: a view of the index itself with digest %q", ErrCorrupt, digest)
 		}
 		q := *p
-		q.private, q.sets, q.views, q.digest = false, nil, nil, digest
+		q.private, q.sets, q.views, q.viewParts, q.digest = false, nil, nil, nil, digest
 		return &q, nil
 	}
 	if len(b) >= 8 && string(b[:8]) == MagicPrivate {
@@ -209,7 +217,7 @@ func (p *Pack) ViewFor(granted []byte) (View, bool) {
 	if !ok {
 		return View{}, false
 	}
-	return p.views[i], true
+	return p.View(i), true
 }
 
 // ViewIndex is ViewFor's view as its place in Views().
@@ -227,9 +235,14 @@ func (p *Pack) ViewIndex(granted []byte) (int, bool) {
 	return i, i < len(p.views) && p.views[i].Mask == m
 }
 
-// Views returns a private catalog's views, by mask, the full view last; nil for a public
-// catalog.
-func (p *Pack) Views() []View { return p.views }
+// Views returns a private catalog's views, by mask, the full view last, each read (View);
+// nil for a public catalog.
+func (p *Pack) Views() []View {
+	for i := range p.views {
+		p.View(i)
+	}
+	return p.views
+}
 
 // hexDigest reports whether s is a SHA-256 in lowercase hex.
 func hexDigest(s string) bool {

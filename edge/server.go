@@ -22,10 +22,13 @@ type Server struct {
 	caps []byte // the capabilities object, by the options
 	// auth tells callers apart (authz.go); nil serves every caller alike.
 	auth *authz
-	// views are a private catalog's servers, one per view of pack.Views() (views.go); a
-	// server with views answers nothing from its own index. unlisted, in a view's
-	// server, answers the lookups its listed skills miss.
+	// views are a private catalog's servers, one per view of pack.Views() (views.go), each
+	// made when a caller of its view is first answered (view), with viewOpt; a server with
+	// views answers nothing from its own index. unlisted, in a view's server, answers the
+	// lookups its listed skills miss.
 	views    []*Server
+	viewsMu  sync.Mutex
+	viewOpt  wire.Options
 	unlisted *Server
 	// history answers the lookups by URI that the latest skills miss from the index of
 	// the older versions (catalog.Pack.Versions), nil without history.

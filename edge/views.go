@@ -18,18 +18,29 @@ import (
 // path) from a second index that has them, and never a listing.
 
 // newViews gives a server for a private catalog one server per view, sharing its options
-// and authorization. opt is the options as given, so that each view says its own
-// instructions.
+// and authorization, each made when first asked for (view). opt is the options as given,
+// so that each view says its own instructions.
 func (s *Server) newViews(opt wire.Options) {
-	for _, v := range s.pack.Views() {
-		vs := newServer(v.Listed, opt, s.auth)
+	s.views, s.viewOpt = make([]*Server, s.pack.NumViews()), opt
+}
+
+// view returns the server of view i, made on the first call: a sharded index reads the
+// view's indexes then (catalog.Pack.View), and a read not at hand stops the request with a
+// *catalog.Missing, as a shard's does, before anything is kept.
+func (s *Server) view(i int) *Server {
+	s.viewsMu.Lock()
+	defer s.viewsMu.Unlock()
+	if s.views[i] == nil {
+		v := s.pack.View(i)
+		vs := newServer(v.Listed, s.viewOpt, s.auth)
 		if v.All != nil {
-			vs.unlisted = newServer(v.All, opt, s.auth)
+			vs.unlisted = newServer(v.All, s.viewOpt, s.auth)
 			vs.unlisted.cursorDigest = vs.cursorDigest // its own covers the unlisted skills
 			vs.unlisted.history = vs.history           // a version of an unlisted skill, by name
 		}
-		s.views = append(s.views, vs)
+		s.views[i] = vs
 	}
+	return s.views[i]
 }
 
 // viewFor returns the server of the view a caller granted scopes sees, nil when the
@@ -39,14 +50,14 @@ func (s *Server) viewFor(granted []byte) *Server {
 	if !ok {
 		return nil
 	}
-	return s.views[i]
+	return s.view(i)
 }
 
 // local is the server a local stream transport (stdio) talks to: every skill, since a
 // local process needs no credential (the full view of a private catalog).
 func (s *Server) local() *Server {
 	if len(s.views) > 0 {
-		return s.views[len(s.views)-1]
+		return s.view(len(s.views) - 1)
 	}
 	return s
 }

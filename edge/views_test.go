@@ -216,7 +216,7 @@ func TestViewsCursors(t *testing.T) {
 	_, _, page := draft.ask(t, dir, reader)
 	cursor := gjson.Get(page, "result.nextCursor").Str
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	listed := draft.s.views[len(draft.s.views)-1]
+	listed := draft.s.local()
 	if err != nil || !strings.HasSuffix(string(raw), ":"+listed.digestPrefix()) || listed.digestPrefix() == listed.unlisted.pack.Digest()[:8] {
 		t.Fatalf("the unlisted directory's cursor %q (%s) carries not the listed skills' digest %s: %s", raw, err, listed.digestPrefix(), page)
 	}

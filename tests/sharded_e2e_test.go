@@ -22,7 +22,7 @@ var exampleDeploymentSharded = sync.OnceValues(func() (*deployment, error) {
 })
 
 // requireSharded fails t unless d's index is sharded, with every index nested in it (each
-// view's, the older versions') a sharded root too: a test of a private catalog or of
+// view's, read from the store, the older versions') a sharded root too: a test of a private catalog or of
 // versions on shards that ran on a whole index would prove nothing.
 func requireSharded(t *testing.T, d *deployment) {
 	t.Helper()
@@ -30,7 +30,9 @@ func requireSharded(t *testing.T, d *deployment) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := catalog.Open(b)
+	p, err := catalog.OpenWith(b, func(r catalog.Ref) ([]byte, error) {
+		return os.ReadFile(filepath.Join(d.assets, catalog.StoreDir, r.Name))
+	}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -326,11 +326,20 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	// The whole catalog, as a view, is the index's own tables (catalog.Self), with the
 	// digest its own index would have: a caller's cursors carry it, and it must be one the
 	// caller could compute from what it sees, not one that also covers the policy.
+	// In a sharded index a view's index is a root of its own in the store, read when a
+	// caller of the view is first answered (catalog/viewparts.go).
 	index := func(skills []*Skill, h *Versions, whole bool) []byte {
 		if whole && len(skills) == len(c.Skills) {
 			return []byte(catalog.Self + entriesDigest(skills))
 		}
-		return en.sub(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, Versions: h})
+		b := en.sub(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, Versions: h})
+		if en.shardBytes == 0 || en.err != nil {
+			return b
+		}
+		if _, err := catalog.OpenPart(b); err != nil {
+			panic("compile: a view's root that does not open: " + err.Error()) // a bug of sharded
+		}
+		return en.addPart(b, fmt.Sprintf("the index of a view (%d skills)", len(skills))).Cell()
 	}
 	for _, m := range catalog.ClosedMasks(c.Access.Default, sets, catalog.MaxViews) {
 		sees := func(s *Skill) bool { return m&(1<<setOf[strings.Join(s.Scopes, " ")]) != 0 }

@@ -231,24 +231,45 @@ func TestShardedPrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := p.Views()[0]
-	m := func() (m *catalog.Missing) {
+	missing := func(f func()) (m *catalog.Missing) {
 		defer func() { m, _ = recover().(*catalog.Missing) }()
-		v.Listed.SkillPath(0)
+		f()
 		return nil
-	}()
-	if m == nil || len(m.Refs) != 1 {
-		t.Fatalf("a view's first skill without its shard: %v", m)
 	}
-	b, err := sharded.Store.Object(m.Refs[0].Name)
-	if err != nil {
-		t.Fatal(err)
+	give := func(m *catalog.Missing, what string) {
+		t.Helper()
+		if m == nil || len(m.Refs) == 0 {
+			t.Fatalf("%s: nothing missing", what)
+		}
+		for _, r := range m.Refs {
+			b, err := sharded.Store.Object(r.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Give(r.Name, b[:len(b)-1]); err == nil {
+				t.Fatalf("%s: the index takes a short object", what)
+			}
+			if err := p.Give(r.Name, b); err != nil {
+				t.Fatalf("%s: the index refuses its object: %v", what, err)
+			}
+		}
 	}
-	if err := p.Give(m.Refs[0].Name, b); err != nil {
-		t.Fatalf("the index refuses its view's shard: %v", err)
+	var v catalog.View
+	m := missing(func() { v = p.View(0) })
+	give(m, "view 0's indexes")
+	if len(m.Refs) != 2 || missing(func() { v = p.View(0) }) != nil {
+		t.Fatalf("view 0 (with unlisted skills) asked for %d indexes, and is not read once given them", len(m.Refs))
 	}
+	give(missing(func() { v.Listed.SkillPath(0) }), "view 0's first shard")
 	if got, want := string(v.Listed.SkillPath(0)), string(w.Views()[0].Listed.SkillPath(0)); got != want {
 		t.Errorf("the view's first skill, given its shard: %q, want %q", got, want)
+	}
+	// The full view's listed index is in the store (unlisted skills leave it out); its
+	// index of every skill is the root (Self).
+	full := p.NumViews() - 1
+	give(missing(func() { p.View(full) }), "the full view's listed index")
+	if fv := p.View(full); fv.All == nil || fv.All.Digest() != w.Views()[full].All.Digest() {
+		t.Error("the full view's index of every skill is not the root's")
 	}
 }
 
@@ -264,53 +285,96 @@ func FuzzShardedRoot(f *testing.F) {
 		if err != nil {
 			return
 		}
-		read := func(f func()) {
-			defer func() {
-				switch r := recover().(type) {
-				case nil, *catalog.Missing:
-				case error:
-					if !errors.Is(r, catalog.ErrCorrupt) {
-						t.Fatalf("panic: %v", r)
+		fuzzRead(t, p)
+	})
+}
+
+// FuzzShardedPrivate is FuzzShardedRoot of a private catalog's root, whose views' indexes
+// are read from the store: every view read, and read as FuzzShardedRoot reads an index.
+func FuzzShardedPrivate(f *testing.F) {
+	const policy = "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n    - path: drafts\n      listed: false\n"
+	cat, problems, err := Load(accessFolder(policy), ".", Options{})
+	if err != nil || HasErrors(problems) {
+		f.Fatal(err, problems)
+	}
+	enc, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1, MaxPart: 512})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(enc.Index)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := catalog.OpenWith(b, func(r catalog.Ref) ([]byte, error) { return enc.Store.Object(r.Name) }, 1)
+		if err != nil {
+			return
+		}
+		for i := range p.NumViews() {
+			fuzzRecover(t, func() {
+				v := p.View(i)
+				for _, q := range []*catalog.Pack{v.Listed, v.All, v.Versions} {
+					if q != nil {
+						fuzzRead(t, q)
 					}
-				default:
-					t.Fatalf("panic: %v", r)
 				}
-			}()
-			f()
-		}
-		for i := range min(p.NumSkills(), 64) {
-			read(func() {
-				for f := range catalog.SkillFields {
-					p.Skill(i, f)
-				}
-				p.Archives(i)
-				p.SkillMD(i)
-				p.SkillByURIRank(i)
-				p.SkillByPathRank(i)
-				p.SkillsByName(string(p.Skill(i, catalog.SkillName)))
-				p.SkillByPrompt(string(p.Fallback(i, catalog.FallbackPrompt)))
 			})
 		}
-		for i := range min(p.NumResources(), 256) {
-			read(func() { p.ResourceByURI(string(p.Resource(i, catalog.ResURI))) })
-		}
-		read(func() { p.Refs(func(catalog.Ref) {}) })
-		for d := range min(p.NumDirs(), 64) {
-			read(func() {
-				for k := range p.NumChildren(d) {
-					p.ChildAt(d, k)
-				}
-				p.DirByURI(string(p.Dir(d, catalog.DirURI)))
-			})
-		}
-		read(func() { p.SkillsUnder("skill://a"); p.SkillPathsWithPrefix("r") })
-		read(func() {
-			if ix, err := search.OpenSharded(p.Search(), p.NumSkills(), p.SearchChunk, p.SearchEntry); err == nil {
-				q, _ := search.ParseQuery("release notes")
-				var sc search.Scratch
-				ix.Search(q, &sc, nil)
+		fuzzRecover(t, func() { p.Refs(func(catalog.Ref) {}) })
+	})
+}
+
+// fuzzRecover calls f, failing t on a panic other than a *catalog.Missing or an error
+// wrapping catalog.ErrCorrupt (a part that is not what its root says: the plugin traps, and
+// only the request fails).
+func fuzzRecover(t *testing.T, f func()) {
+	t.Helper()
+	defer func() {
+		switch r := recover().(type) {
+		case nil, *catalog.Missing:
+		case error:
+			if !errors.Is(r, catalog.ErrCorrupt) {
+				t.Fatalf("panic: %v", r)
 			}
+		default:
+			t.Fatalf("panic: %v", r)
+		}
+	}()
+	f()
+}
+
+// fuzzRead reads every accessor of p (bounded), through fuzzRecover.
+func fuzzRead(t *testing.T, p *catalog.Pack) {
+	read := func(f func()) { fuzzRecover(t, f) }
+	for i := range min(p.NumSkills(), 64) {
+		read(func() {
+			for f := range catalog.SkillFields {
+				p.Skill(i, f)
+			}
+			p.Archives(i)
+			p.SkillMD(i)
+			p.SkillByURIRank(i)
+			p.SkillByPathRank(i)
+			p.SkillsByName(string(p.Skill(i, catalog.SkillName)))
+			p.SkillByPrompt(string(p.Fallback(i, catalog.FallbackPrompt)))
 		})
+	}
+	for i := range min(p.NumResources(), 256) {
+		read(func() { p.ResourceByURI(string(p.Resource(i, catalog.ResURI))) })
+	}
+	read(func() { p.Refs(func(catalog.Ref) {}) })
+	for d := range min(p.NumDirs(), 64) {
+		read(func() {
+			for k := range p.NumChildren(d) {
+				p.ChildAt(d, k)
+			}
+			p.DirByURI(string(p.Dir(d, catalog.DirURI)))
+		})
+	}
+	read(func() { p.SkillsUnder("skill://a"); p.SkillPathsWithPrefix("r") })
+	read(func() {
+		if ix, err := search.OpenSharded(p.Search(), p.NumSkills(), p.SearchChunk, p.SearchEntry); err == nil {
+			q, _ := search.ParseQuery("release notes")
+			var sc search.Scratch
+			ix.Search(q, &sc, nil)
+		}
 	})
 }
 

@@ -81,7 +81,7 @@ func reportBundle(stdout, stderr io.Writer, index, plugin artifact, js []artifac
 		size(plugin.gzipped), words.Plural(p.NumSkills(), "skill"), words.Plural(p.NumFiles(), "file"), size(index.gzipped), size(len(index.data)))
 	fmt.Fprintf(stderr, "  File contents are static assets and do not count; the index grows with the number of skills and files")
 	if p.Private() {
-		fmt.Fprintf(stderr, ",\n  and a private catalog's with its views (%d: one per combination of scopes a caller can hold)", len(p.Views()))
+		fmt.Fprintf(stderr, ",\n  and a private catalog's with its views (%d: one per combination of scopes a caller can hold)", p.NumViews())
 	}
 	fmt.Fprintf(stderr, ".\n")
 	switch {
@@ -187,5 +187,5 @@ func privateNote(p *catalog.Pack) string {
 		return ""
 	}
 	return fmt.Sprintf("; private (skilledge.yaml): scopes %q needed, %q named, %s compiled ahead, one per combination of scopes a caller can hold",
-		p.DefaultScopes(), p.PolicyScopes(), words.Plural(len(p.Views()), "view"))
+		p.DefaultScopes(), p.PolicyScopes(), words.Plural(p.NumViews(), "view"))
 }
