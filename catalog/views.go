@@ -51,8 +51,8 @@ const (
 // Fields of TableViews.
 const (
 	ViewMask   = iota // the mask, 4 bytes little-endian
-	ViewListed        // the view's index: a public-format pack of its listed skills
-	ViewAll           // empty, or the index of every skill of the view, unlisted ones too
+	ViewListed        // the view's index: a public-format pack of its listed skills, Self, or a ref to it in the store (viewparts.go)
+	ViewAll           // empty, or the index of every skill of the view, unlisted ones too, as ViewListed
 	ViewFields
 )
 
