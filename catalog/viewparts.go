@@ -22,8 +22,8 @@ import (
 // catalog of 1,029 real skills from seven public repositories, in four views, with kept
 // versions: inside the root, the root was 1.6 MB, and would have passed the free plan's
 // script at a few thousand skills; in the store, it is 305 KB (132 KiB gzipped), the
-// root's own tables and the access tables, however many views there are. The cost is a round to the host for a caller's
-// first request, once per view an instance serves.
+// root's own tables and the access tables, however many views there are. The cost is a
+// round to the host for a caller's first request, once per view an instance serves.
 
 // viewPart is a view whose indexes are in the store and not all read yet: the references of
 // those still to read (Name empty for one read, or never in the store: none, inline, Self).
