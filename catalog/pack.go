@@ -422,7 +422,18 @@ func (p *Pack) RootRefs(f func(r Ref)) {
 // allocates).
 func (p *Pack) eachRef(f func(cell []byte, what func() string)) {
 	if p.viewParts != nil && p.sh.load != nil {
-		p.Views() // every view's indexes, through the Loader
+		for i := range p.views { // every view's indexes the Loader has
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						if _, missing := r.(*Missing); !missing {
+							panic(r)
+						}
+					}
+				}()
+				p.View(i)
+			}()
+		}
 	}
 	for _, r := range p.viewRoots { // without a Loader, of a view not read: not what it names
 		f(r.Cell(), func() string { return "the index of a view" })

@@ -226,6 +226,21 @@ func TestShardedPrivate(t *testing.T) {
 			t.Errorf("a view read %s, which Objects does not name", n)
 		}
 	}
+	// With a Loader that has nothing (the plugin's, before a host puts objects), Objects
+	// names each view's index without reading it, and does not stop.
+	empty, err := catalog.OpenWith(sharded.Index, func(catalog.Ref) ([]byte, error) { return nil, catalog.ErrMissing }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	views := 0
+	for _, o := range empty.Objects() {
+		if strings.HasPrefix(o.What, "the index of a view") {
+			views++
+		}
+	}
+	if views == 0 {
+		t.Error("Objects of an index whose Loader has nothing names no view's index")
+	}
 	// A view's shard is given through the index a host holds, as the plugin's host gives it.
 	p, err := catalog.Open(sharded.Index)
 	if err != nil {

@@ -98,11 +98,14 @@ func (o *objectSet) put(p *catalog.Pack, b []byte) error {
 	}
 	sum := sha256.Sum256(b)
 	name := hex.EncodeToString(sum[:])
-	// The objects a sharded index refers to are named in shards it may not hold yet: any
-	// object is kept (a host wastes only its own memory), and read when named.
-	if _, ok := o.uses(p)[name]; !ok && !p.Sharded() {
-		return errors.New("skilledge: put: the loaded catalog refers to no object with these bytes (" +
-			strconv.Itoa(len(b)) + " bytes, sha256 " + name + "); put the files of the same build's assets/" + catalog.StoreDir + "/")
+	// The objects a sharded index refers to are named in shards (and views) it may not
+	// hold yet: any object is kept (a host wastes only its own memory), and read when
+	// named; its Objects are not asked for, which would read what was put so far.
+	if !p.Sharded() {
+		if _, ok := o.uses(p)[name]; !ok {
+			return errors.New("skilledge: put: the loaded catalog refers to no object with these bytes (" +
+				strconv.Itoa(len(b)) + " bytes, sha256 " + name + "); put the files of the same build's assets/" + catalog.StoreDir + "/")
+		}
 	}
 	if o.byName == nil {
 		o.byName = map[string][]byte{}

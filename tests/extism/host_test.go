@@ -44,14 +44,21 @@ var (
 	artifactsPackedSharded = sync.OnceValues(func() (build, error) { return buildExamples("--pack", "4096", "--shard", "1") })
 )
 
-func buildExamples(flags ...string) (build, error) {
+func buildExamples(flags ...string) (build, error) { return buildFolder("", flags...) }
+
+// buildFolder is buildExamples of the skills folder dir ("": the examples).
+func buildFolder(dir string, flags ...string) (build, error) {
 	var b build
 	out, err := os.MkdirTemp("", "skilledge-extism-")
 	if err != nil {
 		return b, err
 	}
 	defer os.RemoveAll(out)
-	cmd := exec.Command("go", append([]string{"run", "./runtime/cmd/skilledge", "build", "-o", out}, flags...)...)
+	args := []string{"run", "./runtime/cmd/skilledge", "build", "-o", out}
+	if dir != "" {
+		args = append(args, dir)
+	}
+	cmd := exec.Command("go", append(args, flags...)...)
 	cmd.Dir = filepath.Join("..", "..")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return b, fmt.Errorf("skilledge build: %v\n%s", err, msg)
@@ -346,6 +353,77 @@ func TestGoSDKPacked(t *testing.T) {
 				t.Fatalf("a read before the packs are put: %d %s", status, body)
 			}
 		})
+	}
+}
+
+// TestGoSDKPrivateSharded: a private catalog built sharded, each view's index an object of
+// the store, is served by an Extism host that puts every object as DEPLOY.md says: each
+// caller (a static key from skilledge key) is answered from its own view, whose index the
+// plugin reads from what was put; the reader is not told of the finance skill, which
+// answers as a skill that never existed, and the finance caller is served it.
+func TestGoSDKPrivateSharded(t *testing.T) {
+	dir := t.TempDir()
+	for path, data := range map[string]string{
+		"public/SKILL.md":         "---\nname: public\ndescription: A public skill.\n---\nPublic.\n",
+		"finance/ledger/SKILL.md": "---\nname: ledger\ndescription: Closes the books QUARTERLYSECRET.\n---\nLedger.\n",
+		"drafts/idea/SKILL.md":    "---\nname: idea\ndescription: An unlisted idea.\n---\nIdea.\n",
+		"skilledge.yaml":          "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n    - path: drafts/\n      listed: false\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := buildFolder(dir, "--shard", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(scopes string) (secret, entry string) {
+		cmd := exec.Command("go", "run", "./runtime/cmd/skilledge", "key", "--scope", scopes)
+		cmd.Dir = filepath.Join("..", "..")
+		out, err := cmd.Output()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if err != nil || len(lines) != 2 {
+			t.Fatalf("skilledge key: %v\n%s", err, out)
+		}
+		return lines[0], lines[1]
+	}
+	reader, readerEntry := key("skills:read")
+	finance, financeEntry := key("skills:read skills:finance")
+	p := configured(t, b, `{"auth":{"resource":"https://skills.example/mcp","tokens":[`+readerEntry+`,`+financeEntry+`]}}`)
+	for _, obj := range b.objects {
+		if rc, _, err := p.Call("put", obj); rc != 0 || err != nil {
+			t.Fatalf("put: rc %d, %v", rc, err)
+		}
+	}
+	ask := func(secret, body string) string {
+		status, out := post(t, p, body, "MCP-Protocol-Version: 2025-11-25", "Authorization: Bearer "+secret)
+		if status != 200 {
+			t.Fatalf("%s: %d %s", body, status, out)
+		}
+		return string(out)
+	}
+	const list = `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`
+	if got := ask(reader, list); !strings.Contains(got, "skill://public/SKILL.md") || strings.Contains(got, "ledger") || strings.Contains(got, "QUARTERLYSECRET") || strings.Contains(got, "idea") {
+		t.Errorf("the reader's skills/list: %s", got)
+	}
+	if got := ask(finance, list); !strings.Contains(got, "skill://finance/ledger/SKILL.md") || strings.Contains(got, "idea") {
+		t.Errorf("the finance caller's skills/list: %s", got)
+	}
+	read := func(uri string) string {
+		return `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"` + uri + `"}}`
+	}
+	hidden, absent := ask(reader, read("skill://finance/ledger/SKILL.md")), ask(reader, read("skill://finance/nosuch1/SKILL.md"))
+	if strings.ReplaceAll(absent, "nosuch1", "ledger") != hidden || strings.Contains(hidden, "QUARTERLYSECRET") {
+		t.Errorf("the reader's read of the hidden skill is not that of an absent one:\n%s\n%s", hidden, absent)
+	}
+	if got := ask(finance, read("skill://finance/ledger/SKILL.md")); !strings.Contains(got, "QUARTERLYSECRET") {
+		t.Errorf("the finance caller's read of the ledger: %s", got)
+	}
+	if got := ask(reader, read("skill://drafts/idea/SKILL.md")); !strings.Contains(got, "An unlisted idea.") {
+		t.Errorf("the reader's read of the unlisted draft: %s", got)
 	}
 }
 
