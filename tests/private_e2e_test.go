@@ -305,6 +305,46 @@ func TestPrivateLeaksSharded(t *testing.T) {
 	}
 }
 
+// TestPrivatePackedUnderWranglerDev is TestPrivateLeaks on the Worker under wrangler dev,
+// the private catalog built with packFlags as DEPLOY.md deploys a large one: each view's
+// index and shards in the assets, the files of every skill, hidden ones too, in packs in
+// wrangler's local R2 (uploaded by the commands build printed), the auth option as the
+// SKILLEDGE_AUTH secret (.dev.vars, wrangler dev's secrets) and the fallbacks on.
+func TestPrivatePackedUnderWranglerDev(t *testing.T) {
+	privateDeployment(t) // writes the folder, privateSetup.dir
+	d, err := deployFolderWith(privateSetup.dir, packFlags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireSharded(t, d)
+	uploads := packUploads(d.output)
+	if len(uploads) == 0 {
+		t.Fatalf("the build printed no pack upload:\n%s", d.output)
+	}
+	option, _ := privateAuth()
+	if err := os.WriteFile(filepath.Join(d.dir, ".dev.vars"), []byte("SKILLEDGE_AUTH='"+option+"'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	toml, err := os.ReadFile(filepath.Join(d.dir, "wrangler.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fallbacks := strings.NewReplacer("# tools = true", "tools = true", "# prompts = true", "prompts = true").Replace(string(toml))
+	if fallbacks == string(toml) {
+		t.Fatal("the root wrangler.toml has no fallbacks to uncomment")
+	}
+	os.Remove(filepath.Join(d.dir, "wrangler.toml")) // a link to the repository's
+	if err := os.WriteFile(filepath.Join(d.dir, "wrangler.toml"), []byte(fallbacks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := wranglerDevPacked(t, d, uploads)
+	var files []string
+	for _, f := range []string{"finance/ledger/SKILL.md", "finance/ledger/notes.md"} {
+		files = append(files, privateFiles[f])
+	}
+	privateLeaks(t, []privateServer{{"wrangler dev", base}}, privateProbes(t), []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
+}
+
 // privateLeaks is TestPrivateLeaks on servers of a catalog shaped as the private test
 // catalog, with probes, and the words and files of the ledger no answer to a caller
 // without skills:finance may hold (hiddenEverywhere).
