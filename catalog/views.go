@@ -65,8 +65,9 @@ const Self = "="
 //
 // Why at most 16 scope lists and 64 views? Each view is an index, so the index grows with
 // their number, and every combination of independent rules is a view: six teams each with
-// its own scope give 64. The limits keep the Worker script in its plan (the index ships in
-// it) and the build quick; a policy over them is refused by validate and build at
+// its own scope give 64. The limits keep the Worker script in its plan (a whole index ships
+// in it; a sharded one keeps its views in the store, each view's shards among the assets)
+// and the build quick; a policy over them is refused by validate and build at
 // skilledge.yaml, saying to merge rules that guard the same readers. A catalog that needs
 // more is better split into Workers by audience.
 const (
