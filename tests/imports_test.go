@@ -122,6 +122,14 @@ var importRules = []importRule{
 		onlyModules: []string{},
 	},
 	{
+		rule:        "the signing of a catalog's root links nothing of this module, and no module",
+		why:         "the build signs with catalog/signing and verify and pull check with it: it stands on the standard library alone, and the plugin serves a root as bytes the build prepared, never linking it",
+		build:       "host",
+		of:          []string{"catalog/signing"},
+		never:       []string{"..."},
+		onlyModules: []string{},
+	},
+	{
 		rule:       "edge/auth is imported only by edge and the CLI",
 		why:        "who is asking is the plugin's to decide, on every request; the CLI only parses an --auth file, to refuse a bad one and say what it accepts before it starts, and mints static keys (skilledge key). Tests may import it anywhere",
 		build:      "host",
