@@ -123,7 +123,7 @@ var importRules = []importRule{
 	},
 	{
 		rule:        "the signing of a catalog's root links nothing of this module, and no module",
-		why:         "the build signs with catalog/signing and verify and pull check with it: it stands on the standard library alone, and the plugin serves a root as bytes the build prepared, never linking it",
+		why:         "a catalog's root is signed at build and checked by the consumers (verify, pull): catalog/signing stands on the standard library alone, and the plugin serves a root as bytes the build prepared, never linking it",
 		build:       "host",
 		of:          []string{"catalog/signing"},
 		never:       []string{"..."},

@@ -1,11 +1,11 @@
-// Package signing signs and verifies a catalog's root (PROTOCOL.md, to come with the root
-// itself): an in-toto Statement (https://github.com/in-toto/attestation, spec/v1) in a DSSE
-// envelope (https://github.com/secure-systems-lab/dsse, protocol.md v1.0.2), signed with
-// Ed25519, and the key files that sign it.
+// Package signing signs and verifies a catalog's root: an in-toto Statement
+// (https://github.com/in-toto/attestation, spec/v1) in a DSSE envelope
+// (https://github.com/secure-systems-lab/dsse, protocol.md v1.0.2), signed with Ed25519,
+// and the key files that sign it.
 //
-// It uses the standard library only: the build signs with it, and verify and pull check
-// with it; the plugin never links it (a catalog's root is bytes the build prepared, served
-// as any other document).
+// It uses the standard library only, so that the build, which signs, and the consumers,
+// which check, may link it; the plugin never does (a root is bytes the build prepared,
+// served as any other document).
 //
 // Why our own DSSE and Statement code rather than go-securesystemslib's dsse package and
 // in-toto's Go attestation package? What this needs is the pre-authentication encoding,
