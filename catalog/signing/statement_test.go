@@ -10,7 +10,7 @@ import (
 // statement not of its type or predicate, or with a subject that is not matched by a
 // SHA-256, or named twice, is refused.
 func TestStatement(t *testing.T) {
-	const pred = "https://skilledge.dev/catalog-root/v1"
+	const pred = "https://example.com/predicate/v1"
 	d := strings.Repeat("ab", 32)
 	s := Statement{
 		Subject:       []Subject{{Name: "b", Digest: map[string]string{"sha256": d, "sha512": "00"}}, {Name: "a", Digest: map[string]string{"sha256": d}}},
@@ -29,7 +29,7 @@ func TestStatement(t *testing.T) {
 	for _, c := range []struct{ name, json string }{
 		{"not JSON", `{`},
 		{"another type", strings.Replace(want, "Statement/v1", "Statement/v0.1", 1)},
-		{"another predicate", strings.Replace(want, "catalog-root/v1", "catalog-root/v2", 1)},
+		{"another predicate", strings.Replace(want, "predicate/v1", "predicate/v2", 1)},
 		{"a subject without a SHA-256", strings.Replace(want, `"digest":{"sha256":"`+d+`"}`, `"digest":{"sha512":"`+d+`"}`, 1)},
 		{"a SHA-256 in upper case", strings.Replace(want, `{"name":"a","digest":{"sha256":"`+d, `{"name":"a","digest":{"sha256":"`+strings.ToUpper(d), 1)},
 		{"a short SHA-256", strings.Replace(want, `{"name":"a","digest":{"sha256":"`+d, `{"name":"a","digest":{"sha256":"`+d[2:], 1)},
