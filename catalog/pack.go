@@ -423,16 +423,7 @@ func (p *Pack) RootRefs(f func(r Ref)) {
 func (p *Pack) eachRef(f func(cell []byte, what func() string)) {
 	if p.viewParts != nil && p.sh.load != nil {
 		for i := range p.views { // every view's indexes the Loader has
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						if _, missing := r.(*Missing); !missing {
-							panic(r)
-						}
-					}
-				}()
-				p.View(i)
-			}()
+			missed(func() { p.View(i) })
 		}
 	}
 	for _, r := range p.viewRoots { // without a Loader, of a view not read: not what it names

@@ -308,10 +308,7 @@ func (p *Pack) openSharded() error {
 			return fmt.Errorf("%w: shard %d first keys out of order", ErrCorrupt, r)
 		}
 		sh.firstURI, sh.firstPath = append(sh.firstURI, uri), append(sh.firstPath, path)
-		ref, err := ParseRef(p.cell(TableShards, uint32(r), ShardObject))
-		if err == nil && ref.Packed {
-			err = fmt.Errorf("%w: a packed shard", ErrCorrupt)
-		}
+		ref, err := partRef(p.cell(TableShards, uint32(r), ShardObject), "shard")
 		if err != nil {
 			return fmt.Errorf("%w (shard %d)", err, r)
 		}
@@ -326,10 +323,7 @@ func (p *Pack) openSharded() error {
 	kinds := map[string]int{KeyName: 0, KeyPrompt: 1, KeyPostings: 2}
 	for r := uint32(0); r < keys.rows; r++ {
 		kind, first := string(p.cell(TableKeys, r, KeysKind)), p.cell(TableKeys, r, KeysFirst)
-		ref, err := ParseRef(p.cell(TableKeys, r, KeysObject))
-		if err == nil && ref.Packed {
-			err = fmt.Errorf("%w: a packed chunk", ErrCorrupt)
-		}
+		ref, err := partRef(p.cell(TableKeys, r, KeysObject), "chunk")
 		if err != nil {
 			return fmt.Errorf("%w (key chunk %d)", err, r)
 		}
@@ -352,6 +346,16 @@ func (p *Pack) openSharded() error {
 	}
 	p.sh = sh
 	return nil
+}
+
+// partRef parses the reference of a part of the index (a shard, a chunk, a view's index),
+// which is never packed: a host reads it whole, by name.
+func partRef(cell []byte, what string) (Ref, error) {
+	r, err := ParseRef(cell)
+	if err == nil && r.Packed {
+		err = fmt.Errorf("%w: a packed %s", ErrCorrupt, what)
+	}
+	return r, err
 }
 
 func (sh *sharded) add(pt *part) {
@@ -472,15 +476,9 @@ func (sh *sharded) get(k int) *Pack {
 		panic(&Missing{Refs: []Ref{pt.ref}})
 	}
 	defer sh.mu.Unlock()
-	b, err := sh.load(pt.ref)
+	b, err := sh.read(pt.ref)
 	if errors.Is(err, ErrMissing) {
 		panic(&Missing{Refs: []Ref{pt.ref}})
-	}
-	if err == nil {
-		sum := sha256.Sum256(b)
-		if hex.EncodeToString(sum[:]) != pt.ref.Name {
-			err = fmt.Errorf("%w: object %s does not match its digest", ErrCorrupt, pt.ref.Name)
-		}
 	}
 	if err == nil {
 		err = sh.open(k, b, false, true) // its digest checked just now
@@ -491,6 +489,20 @@ func (sh *sharded) get(k int) *Pack {
 		panic(fmt.Errorf("%w: loading index shard %s: %w", ErrCorrupt, pt.ref.Name, err))
 	}
 	return pt.pack
+}
+
+// read returns the bytes of r through the Loader, checked against r's name: an error
+// wrapping ErrMissing when the Loader has not got it, ErrCorrupt when they are other bytes.
+// Called with mu held, as get and View call it.
+func (c *cache) read(r Ref) ([]byte, error) {
+	b, err := c.load(r)
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != r.Name {
+		return nil, fmt.Errorf("%w: object %s does not match its digest", ErrCorrupt, r.Name)
+	}
+	return b, nil
 }
 
 // Want makes sure the shards of skills [lo, hi) are loaded: without a Loader, it panics
@@ -860,13 +872,20 @@ func (p *Pack) SearchEntry(i int) []byte {
 // peek returns part k, loading it through the Loader; false when it is not at hand,
 // without panicking.
 func (sh *sharded) peek(k int) (q *Pack, ok bool) {
+	ok = !missed(func() { q = sh.get(k) })
+	return q, ok
+}
+
+// missed calls f and reports whether it stopped with a *Missing (a part not at hand), which
+// it recovers; any other panic goes on.
+func missed(f func()) (missing bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			if _, missing := r.(*Missing); !missing {
+			if _, missing = r.(*Missing); !missing {
 				panic(r)
 			}
-			q, ok = nil, false
 		}
 	}()
-	return sh.get(k), true
+	f()
+	return false
 }
