@@ -56,18 +56,7 @@ func TestShardedSameAsWhole(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			whole, err := Encode(cat)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sharded, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := catalog.Open(whole.Index)
-			if err != nil {
-				t.Fatal(err)
-			}
+			whole, sharded, w := wholeAndSharded(t, cat)
 			loads, distinct := 0, map[string]bool{}
 			s, err := catalog.OpenWith(sharded.Index, func(r catalog.Ref) ([]byte, error) {
 				loads++
@@ -104,6 +93,23 @@ func TestShardedSameAsWhole(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wholeAndSharded encodes cat whole and sharded in shards as small as the cuts allow, and
+// opens the whole index.
+func wholeAndSharded(t *testing.T, cat *Catalog) (whole, sharded *Encoded, w *catalog.Pack) {
+	t.Helper()
+	whole, err := Encode(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sharded, err = EncodeWith(cat, EncodeOptions{ShardBytes: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if w, err = catalog.Open(whole.Index); err != nil {
+		t.Fatal(err)
+	}
+	return whole, sharded, w
 }
 
 // TestShardedMissing: without a Loader, a read of a shard not given panics with a
@@ -177,18 +183,7 @@ func TestShardedPrivate(t *testing.T) {
 	if err != nil || HasErrors(problems) {
 		t.Fatal(err, problems)
 	}
-	whole, err := Encode(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sharded, err := EncodeWith(cat, EncodeOptions{ShardBytes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := catalog.Open(whole.Index)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sharded, w := wholeAndSharded(t, cat)
 	var loaded []string
 	s, err := catalog.OpenWith(sharded.Index, func(r catalog.Ref) ([]byte, error) {
 		loaded = append(loaded, r.Name)
