@@ -304,12 +304,7 @@ func encodeAccess(w *catalog.Writer, c *Catalog) {
 // have, the index of the skills it shows (and of those with the unlisted ones, when
 // there are any).
 func (en *encoder) views(w *catalog.Writer, c *Catalog) {
-	sets := scopeSets(c.Skills)
-	if c.Versions != nil {
-		// An older version may need more scopes than its latest skill (it was published
-		// where fewer callers could see it): its list is a set of its own.
-		sets = scopeSets(append(slices.Clone(c.Skills), c.Versions.Older...))
-	}
+	sets := scopeSets(withOlder(c))
 	if p := viewsProblem(c.Access.Default, sets); p != "" {
 		en.fail(fmt.Errorf("%w: %s", ErrPolicy, p))
 		return

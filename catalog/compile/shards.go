@@ -2,7 +2,6 @@ package compile
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/skilledge/skilledge/catalog"
@@ -196,10 +195,7 @@ func shardRuns(c *Catalog, target int) [][2]int {
 // private catalog's index holds each view's, each about as large as the skills it shows.
 func IndexEstimate(c *Catalog) int {
 	n := 0
-	skills := c.Skills
-	if c.Versions != nil {
-		skills = append(slices.Clone(skills), c.Versions.Older...)
-	}
+	skills := withOlder(c)
 	for _, s := range skills {
 		n += estimate(s)
 	}

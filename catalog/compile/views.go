@@ -13,6 +13,16 @@ import (
 // if the folder held nothing else. What each view shows is worked out here; the encoder
 // writes them (encoder.views, in encode.go).
 
+// withOlder returns c's skills and, when it keeps history, their older versions: an older
+// version may need more scopes than its latest skill (it was published where fewer callers
+// could see it), so its list is a scope set of its own.
+func withOlder(c *Catalog) []*Skill {
+	if c.Versions == nil {
+		return c.Skills
+	}
+	return append(slices.Clone(c.Skills), c.Versions.Older...)
+}
+
 // scopeSets returns the distinct scope lists of skills, sorted, each as its scopes.
 func scopeSets(skills []*Skill) [][]string {
 	var joined []string
