@@ -274,11 +274,7 @@ func (p privateProbe) ask(t *testing.T, base string, fields ...string) (int, str
 // everywhere; the unlisted draft is served by name and URI and named by no listing.
 func TestPrivateLeaks(t *testing.T) {
 	servers, _ := privateServers(t)
-	var files []string
-	for _, f := range []string{"finance/ledger/SKILL.md", "finance/ledger/notes.md"} {
-		files = append(files, privateFiles[f])
-	}
-	privateLeaks(t, servers, privateProbes(t), []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
+	privateCatalogLeaks(t, servers)
 }
 
 // TestPrivateLeaksSharded is TestPrivateLeaks on the private catalog built with its index
@@ -288,10 +284,6 @@ func TestPrivateLeaks(t *testing.T) {
 // which alone has no R2.
 func TestPrivateLeaksSharded(t *testing.T) {
 	privateDeployment(t) // writes the folder, privateSetup.dir
-	var files []string
-	for _, f := range []string{"finance/ledger/SKILL.md", "finance/ledger/notes.md"} {
-		files = append(files, privateFiles[f])
-	}
 	for _, flags := range []string{shardFlags, packFlags} {
 		t.Run(flags, func(t *testing.T) {
 			built, err := deployFolderWith(privateSetup.dir, flags)
@@ -300,7 +292,7 @@ func TestPrivateLeaksSharded(t *testing.T) {
 			}
 			requireSharded(t, built)
 			servers, _ := privateServersOf(t, filepath.Dir(built.assets), built)
-			privateLeaks(t, servers, privateProbes(t), []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
+			privateCatalogLeaks(t, servers)
 		})
 	}
 }
@@ -338,11 +330,18 @@ func TestPrivatePackedUnderWranglerDev(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := wranglerDevPacked(t, d, uploads)
+	privateCatalogLeaks(t, []privateServer{{"wrangler dev", base}})
+}
+
+// privateCatalogLeaks is privateLeaks on servers of the private test catalog itself: the
+// ledger's name, path, description and a word of its notes, and its two files.
+func privateCatalogLeaks(t *testing.T, servers []privateServer) {
+	t.Helper()
 	var files []string
 	for _, f := range []string{"finance/ledger/SKILL.md", "finance/ledger/notes.md"} {
 		files = append(files, privateFiles[f])
 	}
-	privateLeaks(t, []privateServer{{"wrangler dev", base}}, privateProbes(t), []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
+	privateLeaks(t, servers, privateProbes(t), []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
 }
 
 // privateLeaks is TestPrivateLeaks on servers of a catalog shaped as the private test
