@@ -42,9 +42,9 @@ type Pack struct {
 	packs []Ref
 }
 
-// tableKinds bounds the table kinds this reader knows (TableMeta … TableKeyRows); tables
+// tableKinds bounds the table kinds this reader knows (TableMeta … TableReads); tables
 // of other kinds, from newer writers, are checked and skipped.
-const tableKinds = 23
+const tableKinds = 24
 
 type table struct {
 	rows, fields uint32

@@ -31,7 +31,8 @@ import (
 //   - TableKeys has one row per chunk of a lookup by a key that does not follow listing
 //     order (a skill's name, its prompt name): its kind, its first key and the chunk's
 //     object, a KeyRows pack whose rows are (key, u32 list of global skill rows), sorted by
-//     key. A key's rows are never split across chunks.
+//     key. A key's rows are never split across chunks. Its rows of kind KeyPostings name
+//     the search table's postings, and those of kind KeyReads the read chunks (reads.go).
 //
 // Global numbers. Skills are numbered in listing order across shards, directories shard
 // after shard. Resources keep the order resources/list gives them: every shard's files,
@@ -146,6 +147,7 @@ type sharded struct {
 	rootListed, rootRes                 int   // the root's own resources: listed, all
 	names, prompts                      []int // the parts of each key chunk, in key order
 	postings                            []int // the parts of each postings chunk, in order
+	reads                               []int // the parts of each read chunk, in URI order (reads.go)
 	parts                               []*part
 	byName                              map[string][]int // object name → the parts it is
 	root                                *Pack            // whose packs the shards' packed references name
@@ -189,7 +191,7 @@ type part struct {
 	pack  *Pack
 	used  uint64 // the clock when last read
 	keep  uint64 // never evicted while the clock is at most this (touch, open)
-	shard int    // the shard number; -1 for a chunk of names, -2 of prompts, -3 of postings
+	shard int    // the shard number; -1 for a chunk of names, -2 of prompts, -3 of postings, -4 of reads
 }
 
 // OpenWith is Open with a Loader for the shards of a sharded index, which keeps at most
@@ -319,8 +321,8 @@ func (p *Pack) openSharded() error {
 			return fmt.Errorf("%w: shard %d holds no skill", ErrCorrupt, r)
 		}
 	}
-	var last [3]string
-	kinds := map[string]int{KeyName: 0, KeyPrompt: 1, KeyPostings: 2}
+	var last [4]string
+	kinds := map[string]int{KeyName: 0, KeyPrompt: 1, KeyPostings: 2, KeyReads: 3}
 	for r := uint32(0); r < keys.rows; r++ {
 		kind, first := string(p.cell(TableKeys, r, KeysKind)), p.cell(TableKeys, r, KeysFirst)
 		ref, err := partRef(p.cell(TableKeys, r, KeysObject), "chunk")
@@ -331,7 +333,7 @@ func (p *Pack) openSharded() error {
 		if !ok {
 			continue // a kind of a later format
 		}
-		list := [3]*[]int{&sh.names, &sh.prompts, &sh.postings}[i]
+		list := [4]*[]int{&sh.names, &sh.prompts, &sh.postings, &sh.reads}[i]
 		if len(*list) > 0 && string(first) <= last[i] {
 			return fmt.Errorf("%w: key chunks out of order", ErrCorrupt)
 		}
@@ -378,6 +380,8 @@ func (sh *sharded) open(k int, b []byte, given, known bool) error {
 	var q *Pack
 	var err error
 	switch {
+	case pt.shard == -4:
+		q, err = openReads(b, pt.first)
 	case pt.shard == -3:
 		q, err = openPostings(b)
 	case pt.shard < 0:

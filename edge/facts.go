@@ -17,35 +17,54 @@ import (
 type Facts struct {
 	route, method, version, read string
 	code                         int64
-	// What a read concerned: a resource or directory by canonical URI (uri, classified
-	// when asked), or a skill by its row (skill >= 0), in pack.
-	pack  *catalog.Pack
-	uri   string
-	dir   bool
-	skill int
+	readOf
 	// caller and client are who asked, when the auth option let them in.
 	caller, client string
+}
+
+// readOf is what a read concerned: a resource or directory by canonical URI (uri,
+// classified when asked), or a skill by its row (skill >= 0), in pack; or a file of a
+// skill that the read said itself (aboutFile): then nothing is classified.
+type readOf struct {
+	pack   *catalog.Pack
+	uri    string
+	dir    bool
+	skill  int
+	file   bool   // the read said what it was: a file (or activation) of skill fileOf
+	fileOf string // the escaped path of the skill the file at uri is of
 }
 
 // about records that c read the resource (or, dir, the directory) of pack at the
 // canonical uri: what of a skill it was is worked out when the facts are asked for.
 func (c *call) about(p *catalog.Pack, uri string, dir bool) {
-	c.facts = Facts{read: "?", pack: p, uri: uri, dir: dir, skill: -1}
+	c.facts = Facts{read: "?", readOf: readOf{pack: p, uri: uri, dir: dir, skill: -1}}
+}
+
+// aboutFile records that c read the file at the canonical uri of the skill at the escaped
+// path skill, as a sharded index's read chunks say (catalog.Read): what classify would
+// find, without the shards it would read.
+func (c *call) aboutFile(uri, skill string) {
+	c.facts = Facts{read: wire.ReadFile, readOf: readOf{uri: uri, skill: -1, file: true, fileOf: skill}}
+	if uri[len(catalog.Scheme)+len(skill):] == "/"+catalog.SkillMD {
+		c.facts.read = wire.ReadActivation
+	}
 }
 
 // aboutSkill records that c read skill i of pack as read says.
 func (c *call) aboutSkill(p *catalog.Pack, i int, read string) {
-	c.facts = Facts{read: read, pack: p, skill: i}
+	c.facts = Facts{read: read, readOf: readOf{pack: p, skill: i}}
 }
 
 // listing records that c read a listing of the catalog.
-func (c *call) listing() { c.facts = Facts{read: wire.ReadListing, skill: -1} }
+func (c *call) listing() { c.facts = Facts{read: wire.ReadListing, readOf: readOf{skill: -1}} }
 
 // Wire returns the facts in the contract's terms. Its strings may alias the request and
 // the index.
 func (f *Facts) Wire() wire.Facts {
 	w := wire.Facts{Route: f.route, Method: f.method, Version: f.version, Read: f.read, Code: f.code, Caller: f.caller, Client: f.client}
 	switch {
+	case f.file:
+		w.Skill, w.URI = f.fileOf, f.uri
 	case f.pack == nil:
 	case f.skill >= 0:
 		w.Skill = unsafeString(f.pack.SkillPath(f.skill))
@@ -139,7 +158,7 @@ func (rb *reply) requestFacts(c *call, code int64) {
 	if code != 0 {
 		return
 	}
-	f.read, f.pack, f.uri, f.dir, f.skill = c.facts.read, c.facts.pack, c.facts.uri, c.facts.dir, c.facts.skill
+	f.read, f.readOf = c.facts.read, c.facts.readOf
 	if f.read == "" {
 		switch c.msg.Method {
 		case "skills/list", "resources/list", "resources/templates/list", "tools/list", "prompts/list":

@@ -33,11 +33,26 @@ func (s *Server) resourcesList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 // resourcesRead answers resources/read with the file's bytes exactly as stored: text for
 // UTF-8 text, base64 blob otherwise, the value spliced in by the host from the content
 // store. A directory or an unknown URI is -32602 with data {uri} (SEP-2164), never an
-// empty contents array.
+// empty contents array. A sharded index answers a file's read from its read chunks
+// (catalog.ReadByURI), without the file's shard, and the same bytes.
 func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	uri, raw, err := s.uriParam(c)
 	if err != nil {
 		return nil, err
+	}
+	if r, ok := s.pack.ReadByURI(uri); ok {
+		c.aboutFile(uri, r.Skill)
+		b = append(b, `"contents":[`...)
+		b = append(b, catalog.ReadHeadURIKey...)
+		if raw != uri {
+			b = jsonrpc.AppendString(b, raw) // the URI as the client wrote it, as below
+		} else {
+			b = append(append(append(b, '"'), uri...), '"') // as the head holds it (catalog.CutReadHeadURI)
+		}
+		b = append(b, r.HeadRest...)
+		b = c.splice(b, s.pack, r.Value)
+		b = append(b, "}]"...)
+		return append(b, r.Meta...), nil
 	}
 	i, ok := s.pack.ResourceByURI(uri)
 	if !ok {

@@ -1,10 +1,13 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -243,5 +246,75 @@ func TestShardTampered(t *testing.T) {
 	_, err = pool.RPC(context.Background(), "2025-06-18", []byte(`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`))
 	if !errors.Is(err, wasm.ErrInstance) || !strings.Contains(err.Error(), "do not hash to its name") {
 		t.Fatalf("skills/list from a tampered store: %v", err)
+	}
+}
+
+// TestShardedReadFacts: resources/read of every resource and directory of the examples
+// and of every case's folder, as the URI is and as a client may spell it, answers alike on
+// the whole index and on the sharded one, whose read chunks answer a file's read without
+// its shard; and the facts of each answer (what of which skill was read) are the same, the
+// chunks saying of which skill a file is where the whole index looks its skill up.
+func TestShardedReadFacts(t *testing.T) {
+	folders := []*caseSkills{nil}
+	files, _ := filepath.Glob("testdata/cases/*.txtar")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cs := skillsOf(parseTxtar(data)); cs != nil {
+			folders = append(folders, cs)
+		}
+	}
+	reads := 0
+	for _, cs := range folders {
+		whole, err := buildCase(cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sharded, err := buildSharded(cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw, err := catalog.Open(whole.Index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := catalog.OpenWith(sharded.Index, func(r catalog.Ref) ([]byte, error) { return sharded.Store.Object(r.Name) }, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw, ss := edge.New(pw, wire.Options{}), edge.New(ps, wire.Options{})
+		var uris []string
+		for i := range pw.NumResources() {
+			uris = append(uris, string(pw.Resource(i, catalog.ResURI)))
+		}
+		for d := range pw.NumDirs() {
+			uris = append(uris, string(pw.Dir(d, catalog.DirURI)))
+		}
+		for _, uri := range uris {
+			for _, spelling := range []string{uri, strings.Replace(uri, "skill://", "SKILL://", 1), uri + "x"} {
+				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":%q}}`, spelling)
+				req := &wire.Request{Method: "POST", Target: "/mcp", Body: []byte(body), Header: wire.Header{
+					{Name: "Host", Value: "localhost"}, {Name: "Content-Type", Value: "application/json"},
+					{Name: "Accept", Value: "application/json, text/event-stream"}, {Name: "MCP-Protocol-Version", Value: "2025-11-25"}}}
+				ps.Tick()
+				aw, _, fw := sw.AppendHTTPFacts(nil, req)
+				as, _, fs := ss.AppendHTTPFacts(nil, req)
+				aw, as = resolveFrame(t, aw, whole.Store), resolveFrame(t, as, sharded.Store)
+				if !bytes.Equal(aw, as) {
+					t.Errorf("read of %s: whole\n%q\nsharded\n%q", spelling, aw, as)
+				}
+				if w, s := fw.Wire(), fs.Wire(); w != s {
+					t.Errorf("read of %s: facts whole %+v, sharded %+v", spelling, w, s)
+				}
+				if fw.Wire().Skill != "" {
+					reads++
+				}
+			}
+		}
+	}
+	if reads < 100 {
+		t.Fatalf("only %d reads of a skill's resources compared", reads)
 	}
 }

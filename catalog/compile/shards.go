@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
 
@@ -38,7 +39,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 			panic("compile: the search table does not split: " + err.Error()) // a bug of searchTable
 		}
 	}
-	var shardRows [][][]byte
+	var shardRows, reads [][][]byte
 	var at [5]uint32 // skills, files, unlisted, dirs, published before the next shard
 	offsets := func() [][]byte {
 		row := make([][]byte, catalog.ShardFields)
@@ -67,6 +68,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 		uri, path := firstKeys(sub.Skills)
 		row[catalog.ShardFirstURI], row[catalog.ShardFirstPath] = []byte(uri), []byte(path)
 		shardRows = append(shardRows, row)
+		reads = appendReads(reads, q)
 		files := q.NumListed()
 		for j, n := range []int{q.NumSkills(), files, q.NumResources() - files, q.NumDirs(), q.NumHTTPSkills()} {
 			at[j] += uint32(n)
@@ -76,7 +78,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 
 	var w catalog.Writer
 	w.Table(catalog.TableShards, catalog.ShardFields, shardRows)
-	keys := en.keyChunks(c)
+	keys := append(en.keyChunks(c), en.readChunks(reads)...)
 	for k, chunk := range chunks {
 		var cw catalog.Writer
 		cw.Table(catalog.TablePostings, 1, [][][]byte{{chunk}})
@@ -212,6 +214,67 @@ func IndexEstimate(c *Catalog) int {
 // repeat its frontmatter and description a few times, and each file and archive has a row.
 func estimate(s *Skill) int {
 	return 2000 + 4*len(s.Frontmatter) + 4*len(s.Description) + 700*(len(s.Files)+2)
+}
+
+// readChunkBytes is about how large a read chunk grows.
+const readChunkBytes = 32 << 10
+
+// appendReads appends to rows a TableReads row for each file of shard q. A file listed by
+// two skills (a nested skill's, listed by its parent too) is the innermost's, as a read's
+// facts say (edge's classify).
+func appendReads(rows [][][]byte, q *catalog.Pack) [][][]byte {
+	holder := make([]int, q.NumListed())
+	for i := range holder {
+		holder[i] = -1
+	}
+	for i := range q.NumSkills() {
+		skill := len(q.Skill(i, catalog.SkillURI)) - len(catalog.Scheme) - len("/"+catalog.SkillMD)
+		files := q.Skill(i, catalog.SkillFiles)
+		for k := 0; k+4 <= len(files); k += 4 {
+			r := int(binary.LittleEndian.Uint32(files[k:]))
+			holder[r] = max(holder[r], skill)
+		}
+	}
+	for r, skill := range holder {
+		uri := q.Resource(r, catalog.ResURI)
+		rest, ok := catalog.CutReadHeadURI(q.Resource(r, catalog.ResReadHead), string(uri))
+		if !ok || skill < 0 {
+			panic("compile: a file of no skill, or whose head does not open with its URI: " + string(uri)) // a bug of the encoder
+		}
+		rows = append(rows, [][]byte{
+			catalog.ReadURI:      uri,
+			catalog.ReadHeadRest: rest,
+			catalog.ReadValue:    q.Resource(r, catalog.ResReadValue),
+			catalog.ReadMeta:     q.Resource(r, catalog.ResReadMeta),
+			catalog.ReadSkill:    catalog.U32s([]uint32{uint32(skill)}),
+		})
+	}
+	return rows
+}
+
+// readChunks puts rows, the TableReads rows of every file of the shards, in the store in
+// chunks of about readChunkBytes, by URI, and returns their TableKeys rows.
+func (en *encoder) readChunks(rows [][][]byte) [][][]byte {
+	sort.Slice(rows, func(i, j int) bool { return string(rows[i][catalog.ReadURI]) < string(rows[j][catalog.ReadURI]) })
+	var keys [][][]byte
+	for len(rows) > 0 {
+		size, k := 0, 0
+		for k < len(rows) && (size < readChunkBytes || k == 0) {
+			for _, f := range rows[k] {
+				size += len(f) + 8
+			}
+			k++
+		}
+		var w catalog.Writer
+		w.Table(catalog.TableReads, catalog.ReadFields, rows[:k])
+		keys = append(keys, [][]byte{
+			catalog.KeysKind:   []byte(catalog.KeyReads),
+			catalog.KeysFirst:  rows[0][catalog.ReadURI],
+			catalog.KeysObject: en.addPart(w.Bytes(), fmt.Sprintf("an index chunk of file reads from %s", rows[0][catalog.ReadURI])).Cell(),
+		})
+		rows = rows[k:]
+	}
+	return keys
 }
 
 // keyChunks puts the lookups by name and by prompt name in the store, in chunks of about

@@ -367,7 +367,13 @@ func fuzzRead(t *testing.T, p *catalog.Pack) {
 		})
 	}
 	for i := range min(p.NumResources(), 256) {
-		read(func() { p.ResourceByURI(string(p.Resource(i, catalog.ResURI))) })
+		read(func() {
+			uri := string(p.Resource(i, catalog.ResURI))
+			p.ResourceByURI(uri)
+			if r, ok := p.ReadByURI(uri); ok && !strings.HasPrefix(uri, catalog.Scheme+r.Skill) {
+				t.Errorf("read of %q is of the skill %q, not a prefix of its path", uri, r.Skill)
+			}
+		})
 	}
 	read(func() { p.Refs(func(catalog.Ref) {}) })
 	for d := range min(p.NumDirs(), 64) {

@@ -112,6 +112,7 @@ func CompareAll(t *testing.T, w, s *catalog.Pack) {
 			wl, wh := w.SkillsUnder(probe)
 			sl, sh := s.SkillsUnder(probe)
 			diff("skills under "+probe, []int{wl, wh}, []int{sl, sh})
+			compareRead(t, w, s, probe, paths)
 		}
 	}
 	for _, n := range append(names, "", "nope", "zzzz", "a") {
@@ -170,5 +171,38 @@ func CompareAll(t *testing.T, w, s *catalog.Pack) {
 			t.Errorf("query %q missed chunks %v with a Loader", text, m)
 		}
 		diff("query "+text, a, b)
+	}
+}
+
+// compareRead checks what s, sharded, reads of uri from its read chunks (ReadByURI)
+// against w's resource of that URI: a file of a skill is there, with w's head, value and
+// meta, of the innermost skill of paths (the escaped paths of w's skills) that holds it;
+// nothing else is.
+func compareRead(t *testing.T, w, s *catalog.Pack, uri string, paths []string) {
+	t.Helper()
+	got, ok := s.ReadByURI(uri)
+	wi, file := w.ResourceByURI(uri)
+	file = file && wi < w.NumFiles()
+	if !s.Sharded() || !file {
+		if ok {
+			t.Errorf("read of %q from the read chunks, which hold no such file", uri)
+		}
+		return
+	}
+	if !ok {
+		t.Errorf("read of %q: not in the read chunks", uri)
+		return
+	}
+	head := catalog.ReadHeadURIKey + `"` + uri + `"` + string(got.HeadRest)
+	want, skill := w.Resource(wi, catalog.ResReadHead), ""
+	for _, p := range paths {
+		if strings.HasPrefix(uri, catalog.Scheme+p+"/") && len(p) > len(skill) {
+			skill = p
+		}
+	}
+	if head != string(want) || string(got.Value) != string(w.Resource(wi, catalog.ResReadValue)) ||
+		string(got.Meta) != string(w.Resource(wi, catalog.ResReadMeta)) || got.Skill != skill {
+		t.Errorf("read of %q: head %q value %q meta %q of %q, whole %q %q %q of %q", uri, head, got.Value, got.Meta, got.Skill,
+			want, w.Resource(wi, catalog.ResReadValue), w.Resource(wi, catalog.ResReadMeta), skill)
 	}
 }
