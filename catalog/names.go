@@ -75,6 +75,14 @@ const (
 	ChangesURI   = Scheme + "changes.json"
 )
 
+// A signed catalog's root (PROTOCOL.md#signed-root) is served as the resource RootURI and
+// at RootJSON, and skills/list points to it in its _meta under MetaRoot.
+const (
+	RootURI  = Scheme + "root.json"
+	RootJSON = AgentSkillsPrefix + "root.json"
+	MetaRoot = "io.github.skilledge/root"
+)
+
 // VersionPath is the path the version named version of the skill at path is served at,
 // its last segment name (the skill's name in that version).
 func VersionPath(path, version, name string) string {

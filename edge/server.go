@@ -37,6 +37,9 @@ type Server struct {
 	assertion string
 	// cursorDigest is what cursors carry of the catalog (digestPrefix).
 	cursorDigest string
+	// rooted is set when the index has a signed root (catalog.RootURI), which skills/list
+	// points to.
+	rooted bool
 	// search is the view's search index, opened on first use (searchIndex).
 	searchOnce sync.Once
 	search     *search.Index
@@ -73,6 +76,7 @@ func newServer(p *catalog.Pack, opt wire.Options, a *authz) *Server {
 	if h := p.Versions(); h != nil {
 		s.history = newServer(h, opt, a)
 	}
+	_, s.rooted = p.HTTPDoc(catalog.RootJSON, catalog.HTTPObject) // the root's own tables, never a shard
 	if s.opt.Instructions == "" {
 		s.opt.Instructions = defaultInstructions(p)
 	}

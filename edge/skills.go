@@ -13,6 +13,9 @@ import (
 
 // skillsList answers skills/list (Skills extension v1): complete skill entries, never
 // split across pages.
+//
+// A catalog whose root is signed says where the root is in the result's _meta, under
+// catalog.MetaRoot: its resource URI (PROTOCOL.md#signed-root).
 func (s *Server) skillsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if c.p.query.Exists() && c.p.query.Type != gjson.Null {
 		return s.skillsSearch(c, b)
@@ -26,7 +29,11 @@ func (s *Server) skillsList(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	s.pack.Want(from, to) // a sharded index's shards of the page, in one round
 	b, to = appendPage(b, from, to, pageBudget, func(i int) []byte { return s.pack.Skill(i, catalog.SkillEntry) })
 	b = append(b, ']')
-	return s.appendNextCursor(b, "s", to, n), nil
+	b = s.appendNextCursor(b, "s", to, n)
+	if s.rooted {
+		b = append(b, `,"_meta":{"`+catalog.MetaRoot+`":"`+catalog.RootURI+`"}`...)
+	}
+	return b, nil
 }
 
 // skillsGet answers skills/get {uri}: the same entry as skills/list for the skill whose

@@ -20,6 +20,9 @@ import (
 type Encoded struct {
 	Index []byte
 	Store *Store
+	// Roots are the roots signed (EncodeOptions.Sign), one per index a caller may be
+	// answered from: the publisher keeps them for the next build's Signer.Previous.
+	Roots []RootInfo
 }
 
 // Encode renders c as an index and a content store held in memory. It is deterministic:
@@ -52,6 +55,9 @@ type EncodeOptions struct {
 	// about PackBytes bytes (at most PackMax), each an object of the store; the index's
 	// parts stay objects of their own. A host reads a packed object by range.
 	PackBytes int64
+	// Sign, if not nil, signs a root for each index a caller may be answered from
+	// (root.go), served as catalog.RootURI and at catalog.RootJSON.
+	Sign *Signer
 }
 
 // EncodeWith is Encode with options. The answers are the same whichever the options; the
@@ -60,7 +66,7 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 	if c.Access != nil && c.Access.Broken {
 		return nil, ErrPolicy
 	}
-	en := &encoder{st: newStore(), archived: map[*Skill][]*blob{}, maxPart: catalog.MaxPart}
+	en := &encoder{st: newStore(), archived: map[*Skill][]*blob{}, maxPart: catalog.MaxPart, sign: opt.Sign}
 	if opt.MaxPart > 0 {
 		en.maxPart = opt.MaxPart
 	}
@@ -84,7 +90,7 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 	if en.err != nil {
 		return nil, en.err
 	}
-	return &Encoded{Index: index, Store: en.st}, nil
+	return &Encoded{Index: index, Store: en.st, Roots: en.roots}, nil
 }
 
 // index encodes c's index, putting the objects it names in the store; progress, if not
@@ -136,6 +142,10 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	if feed != nil {
 		resRows = append(resRows, en.blobRow(feed.resource, "changes.json", feedDescription))
 	}
+	root := en.signedRoot(c)
+	if root != nil {
+		resRows = append(resRows, en.blobRow(root.resource, "root.json", rootDescription))
+	}
 	w.Table(catalog.TableResources, catalog.ResFields, resRows)
 
 	skillRows := make([][][]byte, len(c.Skills))
@@ -161,7 +171,7 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	}
 	w.Table(catalog.TableSkills, catalog.SkillFields, skillRows)
 
-	w.Table(catalog.TableHTTP, catalog.HTTPFields, en.httpRows(c, arch, feed))
+	w.Table(catalog.TableHTTP, catalog.HTTPFields, en.httpRows(c, arch, feed, root))
 
 	skillMD := func(s *Skill) int { return e.fileIndex[skillURI(s)] }
 	w.Table(catalog.TableFallback, catalog.FallbackFields, fallbackRows(c, skillMD))
@@ -328,6 +338,7 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 			return []byte(catalog.Self + entriesDigest(skills))
 		}
 		b := en.sub(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, Versions: h})
+		en.view = ""
 		if en.shardBytes == 0 || en.err != nil {
 			return b
 		}
@@ -358,10 +369,16 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 		if h != nil && len(h.Older) < len(c.Versions.Older) {
 			whole = false
 		}
+		en.view = viewKey("listed", sets, m)
 		row = append(row, index(listed, h, whole), nil)
 		if len(all) > len(listed) {
+			// The unlisted skills' index answers the lookups the listed one misses: its
+			// root would never be read, and would list what the view does not.
+			en.view, en.unsigned = "", true
 			row[catalog.ViewAll] = index(all, nil, whole)
+			en.unsigned = false
 		}
+		en.view = ""
 		rows = append(rows, row)
 	}
 	w.Table(catalog.TableViews, catalog.ViewFields, rows)
@@ -394,6 +411,21 @@ func (en *encoder) sub(c *Catalog) []byte {
 		return en.sharded(c, en.shardBytes, nil)
 	}
 	return en.index(c, nil)
+}
+
+// viewKey names the index of kind ("listed") of the view of mask m over sets
+// (RootInfo.View): the scope sets it shows.
+func viewKey(kind string, sets [][]string, m uint32) string {
+	k := kind
+	for j, set := range sets {
+		if m&(1<<j) != 0 {
+			k += " " + strings.Join(set, "+")
+			if len(set) == 0 {
+				k += "-"
+			}
+		}
+	}
+	return k
 }
 
 // catalogDigest is c's catalog.MetaDigest: entriesDigest of its skills and, for a private
@@ -441,7 +473,7 @@ func (en *encoder) indexRow(c *Catalog, arch map[*Skill][]*blob) [][]byte {
 
 // httpRows puts the documents served over well-known HTTP in the store and returns
 // TableHTTP's rows: none for a shard.
-func (en *encoder) httpRows(c *Catalog, arch map[*Skill][]*blob, feed *feedDocs) [][][]byte {
+func (en *encoder) httpRows(c *Catalog, arch map[*Skill][]*blob, feed *feedDocs, root *rootDocs) [][][]byte {
 	if en.shard {
 		return nil
 	}
@@ -451,6 +483,9 @@ func (en *encoder) httpRows(c *Catalog, arch map[*Skill][]*blob, feed *feedDocs)
 	}
 	if feed != nil {
 		docs = append(docs, feed.json, feed.atom)
+	}
+	if root != nil {
+		docs = append(docs, root.http)
 	}
 	var rows [][][]byte
 	for _, doc := range docs {

@@ -48,6 +48,13 @@ type encoder struct {
 	// entries are, while a shard is encoded, its skills' well-known entries, which its
 	// search table holds (the root's has the terms).
 	entries [][]byte
+	// sign signs each index's root, if not nil; view names the view whose index is under
+	// way ("" for the catalog's own), unsigned is set while one that has no root is (a
+	// view's unlisted skills), and roots records what was signed (root.go).
+	sign     *Signer
+	view     string
+	unsigned bool
+	roots    []RootInfo
 }
 
 // fail records err, the first one only.

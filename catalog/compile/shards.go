@@ -91,11 +91,15 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 	w.Table(catalog.TableKeys, catalog.KeysFields, keys)
 	resRows := [][][]byte{en.indexRow(c, arch)}
 	feed := en.feed(c)
-	if feed != nil { // the root's one unlisted resource
+	if feed != nil { // the root's unlisted resources
 		resRows = append(resRows, en.blobRow(feed.resource, "changes.json", feedDescription))
 	}
+	root := en.signedRoot(c)
+	if root != nil {
+		resRows = append(resRows, en.blobRow(root.resource, "root.json", rootDescription))
+	}
 	w.Table(catalog.TableResources, catalog.ResFields, resRows)
-	w.Table(catalog.TableHTTP, catalog.HTTPFields, en.httpRows(c, arch, feed))
+	w.Table(catalog.TableHTTP, catalog.HTTPFields, en.httpRows(c, arch, feed, root))
 	w.Table(catalog.TableFallback, catalog.FallbackFields, nil)
 	w.Table(catalog.TableDirs, catalog.DirFields, nil)
 	w.Table(catalog.TableSite, catalog.SiteFields, [][][]byte{{

@@ -89,7 +89,7 @@ func cachedBuild(cache string, f *Folder, opt BuildOptions, progress io.Writer) 
 	// them: a reader that finds the index finds its objects. An index that build would shard
 	// is sharded here too, so that an instance holds its root and ShardBudget of shards
 	// however large the catalog (its objects are never packed: a folder has no file limit).
-	enc, err := encode(f.Catalog, assets, label, shardBytes(f.Catalog, DeployOptions{}), 0, progress)
+	enc, err := encode(f.Catalog, assets, label, compile.EncodeOptions{ShardBytes: shardBytes(f.Catalog, DeployOptions{})}, progress)
 	if err != nil {
 		return "", "", err
 	}

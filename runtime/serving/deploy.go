@@ -2,17 +2,21 @@ package serving
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	deploy "github.com/skilledge/skilledge/build"
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/signing"
 	"github.com/skilledge/skilledge/runtime/internal/words"
 	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
@@ -34,6 +38,21 @@ type DeployOptions struct {
 	// about how large each pack is (default compile.PackMax).
 	Pack     Pack
 	PackSize int64
+	// Sign, if not nil, signs each view's root (catalog/compile's Signer), and Build
+	// writes what it signed to out/RootsFile, for the next build's Signer.Previous.
+	Sign *compile.Signer
+}
+
+// RootsFile is the file of OUT where Build records the roots it signed: each view's
+// sequence and payload digest, which the next build's --sign-previous reads so that its
+// roots follow these. It is not deployed: a private catalog's views are named by their
+// scopes there.
+const RootsFile = "roots.json"
+
+// Roots is RootsFile's content.
+type Roots struct {
+	Catalog string             `json:"catalog"`
+	Roots   []compile.RootInfo `json:"roots"`
 }
 
 // Pack is DeployOptions.Pack.
@@ -122,6 +141,9 @@ type Deployment struct {
 	packs             []string // the names of the packs, in OUT/packs/sha256/
 	packsDir          string
 	packsSize         int64
+	roots             []compile.RootInfo // the roots signed, with sign, recorded in rootsFile
+	rootsFile         string
+	sign              *compile.Signer
 }
 
 // Build writes the deployment of the checked folder f into out (created if missing):
@@ -143,7 +165,7 @@ func Build(ctx context.Context, f *Folder, out string, opt DeployOptions, progre
 		return nil, err
 	}
 	defer os.RemoveAll(staging)
-	enc, err := encode(f.Catalog, staging, f.label(), shardBytes(f.Catalog, opt), packBytes(f.Catalog, opt), progress)
+	enc, err := encode(f.Catalog, staging, f.label(), compile.EncodeOptions{ShardBytes: shardBytes(f.Catalog, opt), PackBytes: packBytes(f.Catalog, opt), Sign: opt.Sign}, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +210,13 @@ func Build(ctx context.Context, f *Folder, out string, opt DeployOptions, progre
 		if err != nil {
 			return nil, err
 		}
+	}
+	if opt.Sign != nil {
+		b, _ := json.MarshalIndent(Roots{Catalog: opt.Sign.Catalog, Roots: enc.Roots}, "", "  ")
+		if err := compile.WriteFileAtomic(filepath.Join(out, RootsFile), append(b, '\n')); err != nil {
+			return nil, err
+		}
+		d.roots, d.rootsFile, d.sign = enc.Roots, filepath.Join(out, RootsFile), opt.Sign
 	}
 	if d.pack, err = catalog.Open(enc.Index); err != nil { // a bug in catalog/compile
 		return nil, fmt.Errorf("the encoded index does not open: %w", err)
@@ -237,10 +266,27 @@ func (d *Deployment) Report(stdout, stderr io.Writer) {
 		fmt.Fprintf(stdout, "%s  %d bytes  %s\n", e.path, len(e.data), e.what)
 	}
 	VersionsLine(stdout, d.folder.Catalog, true)
+	if d.sign != nil {
+		fmt.Fprintf(stdout, "%s  %s signed for %q (sequence %s), valid until %s, with key %s; keep this file for the next build's --sign-previous\n",
+			d.rootsFile, words.Plural(len(d.roots), "root"), d.sign.Catalog, sequences(d.roots), d.sign.Expires.UTC().Format(time.RFC3339),
+			signing.FormatPublic(d.sign.Key.Public().(ed25519.PublicKey)))
+	}
 	worker := d.entries[0] // deploy.Entries starts with worker.mjs
 	reportBundle(stdout, stderr, d.index, d.wasm, slices.Concat([]artifact{worker, d.host}, d.modules), p)
 	reportAssetCount(stdout, stderr, d.storeLen, d.storeSize)
 	reportPacks(stdout, d.packsDir, d.packs, d.packsSize)
+}
+
+// sequences says the sequences of roots: one number, or the least and the greatest.
+func sequences(roots []compile.RootInfo) string {
+	lo, hi := roots[0].Sequence, roots[0].Sequence
+	for _, r := range roots {
+		lo, hi = min(lo, r.Sequence), max(hi, r.Sequence)
+	}
+	if lo == hi {
+		return strconv.FormatUint(lo, 10)
+	}
+	return strconv.FormatUint(lo, 10) + " to " + strconv.FormatUint(hi, 10)
 }
 
 // variantNote says which plugin Build wrote: the variant, or the file given instead.

@@ -20,7 +20,7 @@ var (
 // encode encodes c, its store objects written into dir/sha256 as they are made (see
 // compile.EncodeOptions), saying so on progress when it takes more than progressAfter
 // (archiving a large catalog), with a line per progressEvery on how far it got.
-func encode(c *compile.Catalog, dir, label string, shardBytes int, packBytes int64, progress io.Writer) (*compile.Encoded, error) {
+func encode(c *compile.Catalog, dir, label string, opt compile.EncodeOptions, progress io.Writer) (*compile.Encoded, error) {
 	start := time.Now()
 	var mu sync.Mutex
 	said, last := false, start
@@ -37,7 +37,8 @@ func encode(c *compile.Catalog, dir, label string, shardBytes int, packBytes int
 		defer mu.Unlock()
 		announce()
 	})
-	enc, err := compile.EncodeWith(c, compile.EncodeOptions{Dir: dir, ShardBytes: shardBytes, PackBytes: packBytes, Progress: func(done int) {
+	opt.Dir = dir
+	opt.Progress = func(done int) {
 		mu.Lock()
 		defer mu.Unlock()
 		now := time.Now()
@@ -48,7 +49,8 @@ func encode(c *compile.Catalog, dir, label string, shardBytes int, packBytes int
 			last = now
 			fmt.Fprintf(progress, "skilledge: archived %d of %d skills…\n", done, len(c.Skills))
 		}
-	}})
+	}
+	enc, err := compile.EncodeWith(c, opt)
 	t.Stop()
 	mu.Lock()
 	defer mu.Unlock()

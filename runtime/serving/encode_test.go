@@ -20,7 +20,7 @@ func TestBuildProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if _, err := encode(c, t.TempDir(), "the built-in examples", 0, 0, &out); err != nil {
+	if _, err := encode(c, t.TempDir(), "the built-in examples", compile.EncodeOptions{}, &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -36,7 +36,7 @@ func TestBuildProgress(t *testing.T) {
 	// A fast build says nothing.
 	progressAfter, progressEvery = time.Hour, time.Hour
 	out.Reset()
-	if _, err := encode(c, t.TempDir(), "the built-in examples", 0, 0, &out); err != nil {
+	if _, err := encode(c, t.TempDir(), "the built-in examples", compile.EncodeOptions{}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() != 0 {

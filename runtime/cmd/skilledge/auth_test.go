@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skilledge/skilledge/catalog/signing"
 	"github.com/skilledge/skilledge/edge/auth"
 	"github.com/skilledge/skilledge/runtime/internal/require"
 )
@@ -63,6 +64,52 @@ func TestKey(t *testing.T) {
 	} {
 		code, _, stderr := call(t, "", c.args...)
 		expect(t, code, "", stderr, c.code, "", c.err)
+	}
+}
+
+// TestKeySigning: key --signing writes the private key (0600) and the public one beside it,
+// prints only the public one, never replaces a key, and refuses the API key's flags.
+func TestKeySigning(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "catalog.key")
+	code, stdout, stderr := call(t, "", "key", "--signing", "--out", path)
+	expect(t, code, "", stderr, 0, "", "keep it secret")
+	key, err := signing.ReadKey(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := signing.FormatPublic(key.Public().(ed25519.PublicKey))
+	if stdout != pub+"\n" {
+		t.Fatalf("stdout %q, want the public key %q", stdout, pub)
+	}
+	if b, err := os.ReadFile(path + ".pub"); err != nil || string(b) != stdout {
+		t.Fatalf("%s.pub: %q %v", path, b, err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the private key's mode: %v %v", fi.Mode(), err)
+	}
+	secret, _ := os.ReadFile(path)
+	if strings.Contains(stdout+stderr, strings.Split(string(secret), "\n")[1]) {
+		t.Fatal("the private key is printed")
+	}
+	code, _, stderr = call(t, "", "key", "--signing", "--out", path)
+	expect(t, code, "", stderr, 1, "", "never replaced")
+	if again, _ := os.ReadFile(path); string(again) != string(secret) {
+		t.Fatal("the key was replaced")
+	}
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"key", "--signing"}, "--signing needs --out FILE"},
+		{[]string{"key", "--out", filepath.Join(dir, "k")}, "--out is for a signing key"},
+		{[]string{"key", "--signing", "--out", filepath.Join(dir, "k"), "--name", "ci"}, "a signing key (--signing) has neither"},
+	} {
+		code, stdout, stderr := call(t, "", c.args...)
+		expect(t, code, stdout, stderr, 2, "", c.err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "k")); err == nil {
+		t.Fatal("a refused key command wrote a key")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/skilledge/skilledge/runtime/serving"
 )
@@ -38,7 +39,17 @@ is reproducible.
 build reports the sizes against the Workers limits (the script: 3 MiB gzipped on the
 free plan, 10 MiB on paid; assets: 20,000 files on the free plan, 100,000 on paid), and
 refuses a catalog with a store object over 25 MiB, the most an asset may be. The
-folder is refused if it has invalid skills, unless --skip-invalid.`
+folder is refused if it has invalid skills, unless --skip-invalid.
+
+--sign KEY signs the catalog's root with the key "skilledge key --signing" made: a
+statement of every skill listed, by URI and manifest digest, with the catalog's identity,
+a sequence, and issue and expiry times, served as skill://root.json and at
+/.well-known/agent-skills/root.json (each view of a private catalog has its own, naming
+only its skills). OUT/roots.json records what was signed: give it to the next build as
+--sign-previous, so that its roots follow these (sequence after sequence, each naming the
+one before); without it the sequence starts at 1, and consumers that hold a later root
+refuse the new one. The issue time is now, or $SOURCE_DATE_EPOCH for a reproducible
+build.`
 
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("build", "skilledge build [DIR] -o OUT [flags]", buildAbout)
@@ -50,6 +61,8 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	out := c.fs.String("o", "", "write to directory `OUT` (created if missing; dist for the root wrangler.toml)")
 	shard := c.fs.String("shard", "auto", "split the index into shards read on demand, `WHEN`: auto (an index too large for the\nscript of a Worker on the free plan), always, never, or a size in bytes (always, in shards of\nabout that size rather than 256 KiB)")
 	pack := c.fs.String("pack", "auto", "put the content store's objects in packs for R2, read by range, `WHEN`: auto (more objects\nthan a Worker on the free plan may have assets), always, never, or a size in bytes (always, in packs\nof about that size rather than 64 MiB)")
+	var sf signFlags
+	sf.register(c.fs)
 	pos, code, ok := c.parse(args, 0, 1, stdout, stderr)
 	if !ok {
 		return code
@@ -82,6 +95,9 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	build, ok := f.options("build", stderr)
 	if !ok {
 		return 1
+	}
+	if opt.Sign, code = sf.signer(build.TrustRoot, time.Now(), stderr); code != 0 {
+		return code
 	}
 	folder, err := serving.Check(dirArg(pos), build, stderr)
 	if err == nil {
