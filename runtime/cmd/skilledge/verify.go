@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/skilledge/skilledge/catalog/signing"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
@@ -38,6 +39,11 @@ URL's origin, as an agent would (a static key from "skilledge key", or an access
 token), and never to another origin; --token ORIGIN=TOKEN binds a token to ORIGIN
 instead. $` + tokenEnv + ` holds the same forms, when no --token is given.
 
+With --trust-key KEY (the public key "skilledge key --signing" printed), verify also
+holds the deployment to its signed root (/.well-known/agent-skills/root.json): signed by
+that key, not expired, and naming every skill verified with the manifest digest of the
+files that verified. A root that fails a check fails the deployment, saying which check.
+
 It prints one line per skill and a summary. The exit status is 1 if anything failed to
 verify, 2 on bad usage.`
 
@@ -46,6 +52,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	root, loopback := addTrustFlags(c)
 	var tokens stringList
 	c.fs.Var(&tokens, "token", tokenUsage)
+	trustKey := c.fs.String("trust-key", "", "hold the deployment to its signed root: the publisher's public key, `KEY` (its printed form, ed25519:…, or a file holding it)")
 	pos, code, ok := c.parse(args, 1, 1, stdout, stderr)
 	if !ok {
 		return code
@@ -54,7 +61,13 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return c.usageError(stderr, err.Error())
 	}
-	rep, err := verify.Verify(ctx, pos[0], verify.Options{TrustRoot: *root, AllowHTTPLoopback: *loopback, Tokens: creds})
+	opt := verify.Options{TrustRoot: *root, AllowHTTPLoopback: *loopback, Tokens: creds}
+	if *trustKey != "" {
+		if opt.TrustKey, err = signing.ReadPublic(*trustKey); err != nil {
+			return c.usageError(stderr, "--trust-key: "+err.Error())
+		}
+	}
+	rep, err := verify.Verify(ctx, pos[0], opt)
 	if errors.Is(err, verify.ErrUsage) {
 		fmt.Fprintf(stderr, "skilledge verify: %v\n", err)
 		return 2

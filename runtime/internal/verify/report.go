@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/skilledge/skilledge/runtime/internal/words"
 )
@@ -34,6 +35,10 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note %s\n", n)
+	}
+	if r.Root != nil {
+		fmt.Fprintf(w, "signed root of %s, sequence %d, valid until %s, verified with the key given\n",
+			r.Root.Catalog, r.Root.Sequence, r.Root.Expires.UTC().Format(time.RFC3339))
 	}
 	under := ""
 	if r.TrustRoot != "" {

@@ -27,6 +27,7 @@ package verify
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"net/http"
@@ -36,6 +37,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog/archive"
+	"github.com/skilledge/skilledge/catalog/signing"
 	"github.com/skilledge/skilledge/catalog/trust"
 )
 
@@ -118,6 +120,11 @@ type Options struct {
 	// (skills/get {name} gives its SKILL.md URI, skills/get {uri} its entry, checked as a
 	// listed one is). A name the server does not know is left out.
 	Unlisted []string
+	// TrustKey, when set, is the publisher's public key: Verify holds the deployment to
+	// its signed root (checkRoot), a problem for each check that fails. Seen, when set
+	// too, is the root accepted before, which the new one must follow (no rollback).
+	TrustKey ed25519.PublicKey
+	Seen     *signing.Seen
 }
 
 // Report is what Verify found. Problems are readable lines, each naming the skill (if
@@ -140,6 +147,8 @@ type Report struct {
 	Notes []string
 	// NoIndex is set when the v0.2.0 index answered 404: the deployment publishes none.
 	NoIndex bool
+	// Root is what the signed root said, when Options.TrustKey verified it.
+	Root *RootReport
 }
 
 // SkillReport is one entry of the v0.2.0 index.
@@ -307,6 +316,10 @@ func (v *verifier) run(ctx context.Context) {
 		return
 	}
 	v.checkV01(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	v.checkRoot(ctx)
 }
 
 // isLoopback reports whether host (from url.URL.Hostname) is a loopback host:

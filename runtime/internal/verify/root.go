@@ -1,0 +1,88 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/signing"
+)
+
+// RootReport is what the signed root said, once it verified (Options.TrustKey).
+type RootReport struct {
+	Catalog  string
+	Sequence uint64
+	Expires  time.Time
+	Payload  string // hex SHA-256 of its payload: what the next root names as previous
+}
+
+// rootAdvice says what to do about a root that failed check err.
+func rootAdvice(err error) string {
+	switch {
+	case errors.Is(err, signing.ErrSignature):
+		return "it is not signed by the key given: check --trust-key, or ask the publisher whether the key changed"
+	case errors.Is(err, signing.ErrExpired):
+		return "the publisher has not signed the catalog since: a deployment that stopped being built, or a server serving an old root; ask the publisher to build and deploy again"
+	case errors.Is(err, signing.ErrRollback):
+		return "the deployment serves an older catalog than one seen before: it may have been rolled back, or replayed"
+	case errors.Is(err, signing.ErrChain):
+		return "the root does not follow the one seen before: the publisher lost its roots.json, or another signer holds the key"
+	case errors.Is(err, signing.ErrOtherCatalog):
+		return "the deployment serves another catalog's root"
+	}
+	return "the deployment's root is not a skilledge catalog root"
+}
+
+// checkRoot holds the deployment to its signed root (PROTOCOL.md#signed-root) when
+// Options.TrustKey is set: the root verifies with the key, is not expired, follows
+// Options.Seen, and names every skill verified with the manifest digest of the files that
+// verified. Without a key, a root served is noted.
+func (v *verifier) checkRoot(ctx context.Context) {
+	u := v.withPath(catalog.RootJSON)
+	at := u.String()
+	resp, err := v.get(ctx, u, "application/json", v.sameOrigin, signing.MaxEnvelope)
+	switch {
+	case err != nil && v.opt.TrustKey == nil:
+		return
+	case err != nil:
+		v.problem("", at, "cannot fetch the signed root: %v", err)
+		return
+	case resp.status != 200 && v.opt.TrustKey != nil:
+		v.problem("", at, "%s: no signed root, where --trust-key asks for one (build --sign signs it)", statusText(resp.status))
+		return
+	case resp.status != 200:
+		return
+	case v.opt.TrustKey == nil:
+		v.rep.Notes = append(v.rep.Notes, "the deployment serves a signed root ("+at+"): --trust-key KEY holds it to the publisher's key")
+		return
+	}
+	r, err := signing.OpenRoot(resp.body, v.opt.TrustKey)
+	if err == nil {
+		err = r.Check(time.Now(), v.opt.Seen)
+	}
+	if err != nil {
+		v.problem("", at, "the signed root: %v: %s", err, rootAdvice(err))
+		return
+	}
+	v.rep.Root = &RootReport{Catalog: r.Catalog, Sequence: r.Sequence, Expires: r.Expires, Payload: r.Payload}
+	for _, sr := range v.list {
+		st := v.skills[sr.Name]
+		if st.files == nil {
+			continue // not verified: its problems say why
+		}
+		m, why := v.mcpEntry(sr.Name)
+		if why != "" {
+			continue // a problem of the cross-check already
+		}
+		served := strings.TrimPrefix(manifestOfInfo(st.files), "sha256:")
+		switch signed, ok := r.Digest(m.uri); {
+		case !ok:
+			v.skillProblem(sr, at, "the signed root does not name %s: a skill the publisher did not sign (%s)", m.uri, rootAdvice(signing.ErrNotNamed))
+		case signed != served:
+			v.skillProblem(sr, at, "the signed root names %s with manifest sha256:%s, and the deployment serves sha256:%s: files the publisher did not sign", m.uri, signed, served)
+		}
+	}
+}
+
