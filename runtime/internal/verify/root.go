@@ -85,4 +85,3 @@ func (v *verifier) checkRoot(ctx context.Context) {
 		}
 	}
 }
-
