@@ -40,7 +40,11 @@ var (
 
 // Root is a catalog's root: its predicate and subjects.
 type Root struct {
-	Catalog  string    // the catalog's identity (its deployment's origin, as a rule)
+	Catalog string // the catalog's identity (its deployment's origin, as a rule)
+	// Key is the printed form of the public key that signs the root (FormatPublic), so
+	// that a consumer that pins no key can trust the first it sees (RootKey) and hold
+	// every later root to it; Sign sets it.
+	Key      string
 	Sequence uint64    // orders the roots of one catalog
 	Issued   time.Time // whole seconds
 	Expires  time.Time
@@ -54,6 +58,7 @@ type Root struct {
 // rootPredicate is the predicate's JSON.
 type rootPredicate struct {
 	Catalog  string `json:"catalog"`
+	Key      string `json:"key"`
 	Sequence uint64 `json:"sequence"`
 	Issued   string `json:"issuedAt"`
 	Expires  string `json:"expiresAt"`
@@ -67,6 +72,8 @@ type rootPredicate struct {
 func (r *Root) Statement() []byte {
 	p := []byte(`{"catalog":`)
 	p = appendJSON(p, r.Catalog)
+	p = append(p, `,"key":`...)
+	p = appendJSON(p, r.Key)
 	p = append(p, `,"sequence":`...)
 	p = strconv.AppendUint(p, r.Sequence, 10)
 	p = append(p, `,"issuedAt":`...)
@@ -82,9 +89,10 @@ func (r *Root) Statement() []byte {
 	return Statement{Subject: r.Subjects, PredicateType: RootPredicateType, Predicate: p}.Marshal()
 }
 
-// Sign returns r's Statement signed with key, as a DSSE envelope's JSON, and the hex
-// SHA-256 of the payload.
+// Sign sets r.Key to key's public half and returns r's Statement signed with key, as a
+// DSSE envelope's JSON, and the hex SHA-256 of the payload.
 func (r *Root) Sign(key ed25519.PrivateKey) (env []byte, payload string) {
+	r.Key = FormatPublic(key.Public().(ed25519.PublicKey))
 	st := r.Statement()
 	sum := sha256.Sum256(st)
 	return Sign(key, PayloadType, st), hex.EncodeToString(sum[:])
@@ -106,7 +114,10 @@ func OpenRoot(env []byte, key ed25519.PublicKey) (*Root, error) {
 		return nil, fmt.Errorf("%w: the root's predicate: %v", ErrMalformed, err)
 	}
 	sum := sha256.Sum256(payload)
-	r := &Root{Catalog: p.Catalog, Sequence: p.Sequence, Subjects: st.Subject, Payload: hex.EncodeToString(sum[:])}
+	r := &Root{Catalog: p.Catalog, Key: p.Key, Sequence: p.Sequence, Subjects: st.Subject, Payload: hex.EncodeToString(sum[:])}
+	if k, err := ParsePublic(p.Key); err != nil || !k.Equal(key) {
+		return nil, fmt.Errorf("%w: the root names the key %q, not the one that signed it", ErrMalformed, clip(p.Key))
+	}
 	if r.Issued, err = time.Parse(time.RFC3339, p.Issued); err == nil {
 		r.Expires, err = time.Parse(time.RFC3339, p.Expires)
 	}
@@ -120,6 +131,28 @@ func OpenRoot(env []byte, key ed25519.PublicKey) (*Root, error) {
 		r.Previous = p.Previous.SHA256
 	}
 	return r, nil
+}
+
+// RootKey returns the public key env, a root's envelope, says signed it (Root.Key), read
+// from its payload before any signature is checked: for a consumer that trusts the first
+// key it sees, which OpenRoot then checks the signature with. Nothing it returns is
+// trusted until OpenRoot has verified env with it.
+func RootKey(env []byte) (ed25519.PublicKey, error) {
+	var e Envelope
+	if err := json.Unmarshal(env, &e); err != nil {
+		return nil, fmt.Errorf("%w: the envelope: %v", ErrMalformed, err)
+	}
+	body, err := decode64(e.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the envelope's payload: %v", ErrMalformed, err)
+	}
+	var st struct {
+		Predicate rootPredicate `json:"predicate"`
+	}
+	if err := json.Unmarshal(body, &st); err != nil {
+		return nil, fmt.Errorf("%w: the root's predicate: %v", ErrMalformed, err)
+	}
+	return ParsePublic(st.Predicate.Key)
 }
 
 // Seen is what a consumer recorded of the last root it accepted of a catalog.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skilledge/skilledge/catalog/signing"
 	"github.com/skilledge/skilledge/runtime/internal/agents"
 	"github.com/skilledge/skilledge/runtime/internal/pull"
 	"github.com/skilledge/skilledge/runtime/internal/pull/loaddir"
@@ -135,6 +136,14 @@ the catalog no longer serves it (for CI): a skill its source has changed since i
 from the version path of the version locked, where a catalog that keeps versions still
 publishes it. pull --frozen DIR, without URL, pulls from every source skills.lock names.
 
+A deployment that serves a signed root (PROTOCOL.md#signed-root) holds the pull to it:
+signed by the key --trust-key gives, else by the key skills.lock recorded for the URL,
+else (trust on first use, at the URL's first pull) by the key the root names, which is
+printed and recorded; not expired; not older than the root recorded (rollback), and
+naming it when it is the next; and naming every skill installed with the manifest digest
+of its files. A root that fails a check refuses the pull, saying which, with nothing
+written; so does a URL whose recorded key no longer signs a root.
+
 --dry-run prints the plan instead, writing nothing: what pull would do to each skill
 (install, update, keep, remove, refuse, skip) and why, having downloaded and verified
 what it would; --json prints it as JSON. Its exit status is the pull's: 1 when a skill
@@ -154,6 +163,7 @@ func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	maxTotal := c.fs.Int64("max-total", pull.DefaultMaxTotal>>20, "refuse, writing nothing, a pull whose selected skills hold more than `MIB` mebibytes of files")
 	force := c.fs.Bool("force", false, "overwrite skills edited locally since they were pulled")
 	dryRun := c.fs.Bool("dry-run", false, "print what pull would do to each skill, and why, writing nothing")
+	trustKey := c.fs.String("trust-key", "", "hold the catalog to its signed root, signed by `KEY` (the publisher's public key: ed25519:… or a file holding it); default: the key skills.lock recorded, else the one the first root names")
 	named, user := addAgentFlags(c, "install into")
 	pos, code, ok := c.parse(args, 0, 2, stdout, stderr)
 	if !ok {
@@ -175,6 +185,11 @@ func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return c.usageError(stderr, err.Error())
 	}
 	opt.Skills, opt.Paths, opt.Frozen, opt.Force, opt.MaxTotal, opt.DryRun = skills, paths, *frozen, *force, *maxTotal<<20, *dryRun
+	if *trustKey != "" {
+		if opt.TrustKey, err = signing.ReadPublic(*trustKey); err != nil {
+			return c.usageError(stderr, "--trust-key: "+err.Error())
+		}
+	}
 	if !*rf.json && verify.IsTerminal(stderr) {
 		opt.Progress = stderr
 	}

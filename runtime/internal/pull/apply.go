@@ -24,6 +24,13 @@ func (p *Plan) Apply() (*Result, error) {
 		return nil, err
 	}
 	lock := p.scope.lock
+	rooted := false
+	if p.Root != nil {
+		if was := lock.rootOf(p.Root.Source); was == nil || *was != *p.Root {
+			lock.putRoot(*p.Root) // written with the first skill, or at the end
+			rooted = true
+		}
+	}
 	for i := range p.Actions {
 		a := &p.Actions[i]
 		if !a.writes() {
@@ -52,7 +59,7 @@ func (p *Plan) Apply() (*Result, error) {
 			relocked = true
 		}
 	}
-	if err := p.writeSelection(relocked); err != nil {
+	if err := p.writeSelection(relocked || rooted); err != nil {
 		return res, err
 	}
 	res.sort()
@@ -126,7 +133,7 @@ func (p *Plan) writeSelection(relocked bool) error {
 // result is the Result of the plan before anything is written: what it keeps, leaves
 // alone and refuses.
 func (p *Plan) result() *Result {
-	res := &Result{Source: p.Source, Via: p.Via, Skipped: p.Skipped}
+	res := &Result{Source: p.Source, Via: p.Via, Skipped: p.Skipped, Root: p.Root, FirstUse: p.FirstUse}
 	for _, a := range p.Actions {
 		switch {
 		case a.Do == DoKeep:

@@ -40,6 +40,12 @@ func Into(ctx context.Context, source, dir string, opt Options, out, log io.Writ
 	if out != nil {
 		writeLines(log, prefix, res.Skipped)
 		fmt.Fprintln(out, res.Summary(dir))
+		if r := res.Root; r != nil {
+			fmt.Fprintf(log, "%sheld to the signed root of %s, sequence %d, signed by %s\n", prefix, r.Catalog, r.Sequence, r.Key)
+			if res.FirstUse {
+				fmt.Fprintf(log, "%sthe key was trusted on first use and recorded in %s: pin it in scripts with --trust-key %s\n", prefix, LockName, r.Key)
+			}
+		}
 		for _, e := range res.Edited {
 			fmt.Fprintf(log, "%s%s\n", prefix, e.Says(dir))
 		}

@@ -29,6 +29,8 @@ type Lock struct {
 	// Selections are, by source, the skills a pull was asked for (--skill, --path): a
 	// later pull of the source without a selection keeps to it.
 	Selections []Selection `json:"selections,omitempty"`
+	// Roots are, by source, the signed root each source's last pull accepted (root.go).
+	Roots []LockedRoot `json:"roots,omitempty"`
 }
 
 // Selection is what pulls of one source were asked for: the skills named and the catalog
@@ -266,7 +268,12 @@ func checkLocked(s *LockedSkill) error {
 // Marshal renders the lock in its stable form: skills by name, files SKILL.md first then
 // by path, two-space indent, a final newline. The same lock always renders the same bytes.
 func (l *Lock) Marshal() []byte {
-	c := Lock{LockVersion: 1, Skills: append([]LockedSkill{}, l.Skills...), Selections: append([]Selection{}, l.Selections...)}
+	c := Lock{LockVersion: 1, Skills: append([]LockedSkill{}, l.Skills...), Selections: append([]Selection{}, l.Selections...),
+		Roots: append([]LockedRoot{}, l.Roots...)}
+	sort.Slice(c.Roots, func(i, j int) bool { return c.Roots[i].Source < c.Roots[j].Source })
+	if len(c.Roots) == 0 {
+		c.Roots = nil
+	}
 	if len(c.Selections) > 0 {
 		c.LockVersion = LockVersion
 	}

@@ -1,6 +1,7 @@
 package pull
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"io"
 
@@ -45,6 +46,10 @@ type Options struct {
 	// LoadFolder reads a source that is a skills folder or a git repository as
 	// `skilledge build` does (FolderLoader); without it such a source is an error.
 	LoadFolder FolderLoader
+	// TrustKey, when set, pins the key a deployment's signed root must verify with
+	// (holdToRoot); without it, the key skills.lock recorded for the source, else the one
+	// the first root names (trust on first use).
+	TrustKey ed25519.PublicKey
 	// commit is, for a frozen pull of a git repository, the commit the lock records:
 	// the repository is read at it, not at its head.
 	commit string

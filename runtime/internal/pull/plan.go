@@ -25,6 +25,11 @@ type Plan struct {
 	// Skipped are, for a folder or git source, the loader's reasons for each skill of it
 	// left out (Result.Skipped).
 	Skipped []string `json:"skipped,omitempty"`
+	// Root is the source's signed root the plan was held to (holdToRoot), nil when it
+	// serves none; FirstUse says its key was trusted on first use (no key pinned or
+	// locked before).
+	Root     *LockedRoot `json:"root,omitempty"`
+	FirstUse bool        `json:"firstUse,omitempty"`
 
 	scope    *scope
 	stage    *stager

@@ -75,6 +75,13 @@ func MakePlan(ctx context.Context, source, dir string, opt Options) (*Plan, erro
 		stage.cleanup()
 		return nil, err
 	}
-	return &Plan{Source: s.source, Dir: dir, Via: r.via, DryRun: opt.DryRun, Actions: s.plan(r), Skipped: r.skipped,
-		scope: s, stage: stage, progress: opt.Progress}, nil
+	p := &Plan{Source: s.source, Dir: dir, Via: r.via, DryRun: opt.DryRun, Actions: s.plan(r), Skipped: r.skipped,
+		scope: s, stage: stage, progress: opt.Progress}
+	if sourceKind(s.source) == "" { // a deployment: held to its signed root, if it has one
+		if err := p.holdToRoot(ctx, opt); err != nil {
+			stage.cleanup()
+			return nil, err
+		}
+	}
+	return p, nil
 }

@@ -8,11 +8,15 @@ import (
 
 // Result is what Pull did. Each list holds skill names, sorted.
 type Result struct {
-	Source    string   `json:"source"`
-	Installed []string `json:"installed"`
-	Updated   []string `json:"updated"`
-	Unchanged []string `json:"unchanged"`
-	Removed   []string `json:"removed"`
+	Source string `json:"source"`
+	// Root is the source's signed root the pull was held to and locked, nil when it
+	// serves none; FirstUse says its key was trusted on first use.
+	Root      *LockedRoot `json:"root,omitempty"`
+	FirstUse  bool        `json:"firstUse,omitempty"`
+	Installed []string    `json:"installed"`
+	Updated   []string    `json:"updated"`
+	Unchanged []string    `json:"unchanged"`
+	Removed   []string    `json:"removed"`
 	// Elsewhere are skills the source serves that the lock has from another source:
 	// left alone (the lock says where each skill comes from).
 	Elsewhere []string `json:"elsewhere"`

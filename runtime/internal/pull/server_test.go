@@ -36,6 +36,8 @@ type catalogServer struct {
 	auth       []string // the Authorization headers received
 	// token, when set, is the bearer token every request must carry (else 401).
 	token string
+	// root, when set, is served as the catalog's signed root.
+	root []byte
 }
 
 func newCatalogServer(t *testing.T, skills map[string]map[string]string) *catalogServer {
@@ -114,6 +116,11 @@ func (s *catalogServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.requests.Add(1)
+	if r.URL.Path == prefix+"root.json" && s.root != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(s.root)
+		return
+	}
 	name, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, prefix), ".tar.gz")
 	if _, known := s.skills[name]; !ok || (!known && s.raw[name] == nil) {
 		http.NotFound(w, r)

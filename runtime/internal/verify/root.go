@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -33,6 +34,27 @@ func rootAdvice(err error) string {
 		return "the deployment serves another catalog's root"
 	}
 	return "the deployment's root is not a skilledge catalog root"
+}
+
+// FetchRoot reads the signed root of the deployment at base (catalog.RootJSON), under the
+// rules of Fetch (same origin, its token, redirects, bounded): the envelope's bytes, or nil
+// when the deployment serves none (404). Nothing is checked: signing.OpenRoot does that.
+func FetchRoot(ctx context.Context, base string, opt Options) ([]byte, error) {
+	v, err := newVerifier(base, opt)
+	if err != nil {
+		return nil, err
+	}
+	u := v.withPath(catalog.RootJSON)
+	resp, err := v.get(ctx, u, "application/json", v.sameOrigin, signing.MaxEnvelope)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("cannot fetch the signed root %s: %w", u, err)
+	case resp.status == 404:
+		return nil, nil
+	case resp.status != 200:
+		return nil, fmt.Errorf("%s: %s", u, statusText(resp.status))
+	}
+	return resp.body, nil
 }
 
 // checkRoot holds the deployment to its signed root (PROTOCOL.md#signed-root) when

@@ -1,0 +1,196 @@
+package pull
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog/signing"
+	"github.com/skilledge/skilledge/runtime/internal/verify"
+)
+
+// ErrRoot is a pull refused by the catalog's signed root (PROTOCOL.md#signed-root): its
+// message says which check failed and what to do. Nothing is written.
+var ErrRoot = errors.New("the signed root")
+
+// LockedRoot is, in skills.lock, the signed root a pull of a source accepted: the key that
+// signed it (pinned with --trust-key, or trusted on first use), and its catalog, sequence
+// and payload digest, which the next root of the source must follow (no rollback, and the
+// chain when it is the next).
+type LockedRoot struct {
+	Source   string `json:"source"`
+	Key      string `json:"key"` // signing.FormatPublic
+	Catalog  string `json:"catalog"`
+	Sequence uint64 `json:"sequence"`
+	Payload  string `json:"payload"`
+}
+
+// rootOf returns the lock's root of source, or nil.
+func (l *Lock) rootOf(source string) *LockedRoot {
+	for i := range l.Roots {
+		if l.Roots[i].Source == source {
+			return &l.Roots[i]
+		}
+	}
+	return nil
+}
+
+// hasSource reports whether the lock holds a skill from source, or a selection of it.
+func (l *Lock) hasSource(source string) bool {
+	for _, s := range l.Skills {
+		if s.Source == source {
+			return true
+		}
+	}
+	for _, s := range l.Selections {
+		if s.Source == source {
+			return true
+		}
+	}
+	return false
+}
+
+// putRoot records r as the root of its source.
+func (l *Lock) putRoot(r LockedRoot) {
+	if p := l.rootOf(r.Source); p != nil {
+		*p = r
+		return
+	}
+	l.Roots = append(l.Roots, r)
+}
+
+// holdToRoot holds the plan of a pull from a deployment to the deployment's signed root:
+// verified with the key opt.TrustKey pins, else the key the lock recorded for the source,
+// else (trust on first use, at the source's first pull) the key the root names; not
+// expired; following the root the lock recorded; and naming every skill the lock will hold
+// from the source with the manifest digest of its files. A deployment that serves no root
+// is read as before, unless a key is pinned or recorded for it; a source pulled before
+// without a root is not asked for one again (an up-to-date pull reads its index alone)
+// until --trust-key pins a key. The root accepted is recorded in the plan, for Apply to
+// lock; FirstUse says its key was trusted on first use.
+//
+// Why does a root name its own key, and pull trust the first one it sees? A consumer that
+// pins no key must learn one somewhere, and the envelope carries only a hint (a digest of
+// the key). Naming the key in the signed predicate lets the first pull take it, check the
+// root against it (a root naming a key that did not sign it is refused), print it, and lock
+// it: from then on the lock pins it, as a pin by --trust-key does, and a root signed by
+// another key is refused. That is what `ssh` does with a host key, and its weakness is the
+// same: a first pull from a server already taken trusts the taker; --trust-key closes it.
+// Rejected: a public key served beside the root (a second request, trusted no more), and
+// refusing signed catalogs without --trust-key (no one would sign).
+//
+// Why is a source pulled before without a root not asked for one again? An up-to-date pull
+// costs the index alone (fetchCatalog's why); asking every pull for a root that is not there
+// would double it. A catalog that starts signing later is held to its root once a pull pins
+// the key with --trust-key; a source whose lock records a key is asked every time, and one
+// that stops serving a root is refused.
+func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
+	s := p.scope
+	locked := s.lock.rootOf(s.source)
+	key := opt.TrustKey
+	if key == nil && locked != nil {
+		k, err := signing.ParsePublic(locked.Key)
+		if err != nil {
+			return fmt.Errorf("%w: %s records the key %q for %s: %v", ErrRoot, LockName, locked.Key, s.source, err)
+		}
+		key = k
+	}
+	if key == nil && s.lock.hasSource(s.source) {
+		return nil // pulled before without a root: an up-to-date pull reads the index alone
+	}
+	base := s.source
+	if isMCPEndpoint(base) {
+		base = strings.TrimSuffix(strings.TrimSuffix(base, "/"), "/mcp")
+	}
+	env, err := verify.FetchRoot(ctx, base, opt.Verify)
+	if err != nil && key != nil {
+		return err
+	}
+	if key == nil {
+		// Trust on first use, of a root: a path that answers anything else (a server
+		// that answers every path) is no root.
+		k, kerr := signing.RootKey(env)
+		if err != nil || env == nil || kerr != nil {
+			return nil
+		}
+		key, p.FirstUse = k, true
+	}
+	if env == nil {
+		return fmt.Errorf("%w: %s serves no signed root, where %s: a deployment no longer signed, or not the publisher's",
+			ErrRoot, s.source, keySource(opt.TrustKey != nil))
+	}
+	r, err := signing.OpenRoot(env, key)
+	if err == nil {
+		var seen *signing.Seen
+		if locked != nil {
+			seen = &signing.Seen{Catalog: locked.Catalog, Sequence: locked.Sequence, Payload: locked.Payload}
+		}
+		err = r.Check(time.Now(), seen)
+	}
+	if err != nil {
+		return fmt.Errorf("%w of %s: %v: %s", ErrRoot, s.source, err, rootAdvice(err, opt.TrustKey != nil))
+	}
+	for _, a := range p.Actions {
+		if a.Served == nil || !(a.writes() || a.Do == DoKeep) {
+			continue
+		}
+		manifest := a.lock.Manifest
+		if manifest == "" && a.Locked != nil { // kept as installed: the artifact served is the one locked
+			manifest = a.Locked.Manifest
+		}
+		if !namedIn(r, a.Served, manifest) {
+			return fmt.Errorf("%w of %s does not name %s with the manifest %s of its files as served: a skill the publisher did not sign, or not with these files",
+				ErrRoot, s.source, a.Name, manifest)
+		}
+	}
+	p.Root = &LockedRoot{Source: s.source, Key: signing.FormatPublic(key), Catalog: r.Catalog, Sequence: r.Sequence, Payload: r.Payload}
+	return nil
+}
+
+// namedIn reports whether root r names the skill f with the manifest digest manifest: by
+// its URI when the read gave its path (MCP), else (a well-known index names skills by name
+// only) by a subject of that digest whose skill folder is named as f is, as a skill's
+// folder is named as the skill (a pull refuses any other).
+func namedIn(r *signing.Root, f *verify.Fetched, manifest string) bool {
+	want := strings.TrimPrefix(manifest, "sha256:")
+	if f.Path != "" && f.Path != f.Name {
+		d, ok := r.Digest("skill://" + f.Path + "/SKILL.md")
+		return ok && d == want
+	}
+	for _, s := range r.Subjects {
+		dir := strings.TrimSuffix(s.Name, "/SKILL.md")
+		if s.Digest["sha256"] == want && dir[strings.LastIndexByte(dir, '/')+1:] == f.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// keySource says where the key a source is held to came from.
+func keySource(pinned bool) string {
+	if pinned {
+		return "--trust-key pins a key"
+	}
+	return LockName + " records the key it was signed with"
+}
+
+// rootAdvice says what to do about a root that failed check err.
+func rootAdvice(err error, pinned bool) string {
+	switch {
+	case errors.Is(err, signing.ErrSignature) && pinned:
+		return "it is not signed by the key --trust-key gives: check the key, or ask the publisher whether it changed"
+	case errors.Is(err, signing.ErrSignature):
+		return "it is not signed by the key " + LockName + " records: if the publisher changed its key, pull with --trust-key NEWKEY"
+	case errors.Is(err, signing.ErrExpired):
+		return "the publisher has not signed the catalog since: ask them to build and deploy again"
+	case errors.Is(err, signing.ErrRollback):
+		return "the deployment serves an older catalog than the one installed: it may have been rolled back or replayed; nothing is written"
+	case errors.Is(err, signing.ErrChain):
+		return "the root does not follow the one " + LockName + " records: the publisher lost its roots.json, or another signer holds the key"
+	case errors.Is(err, signing.ErrOtherCatalog):
+		return "the deployment serves another catalog's root"
+	}
+	return "the deployment's root is not a skilledge catalog root"
+}

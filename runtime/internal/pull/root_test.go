@@ -1,0 +1,127 @@
+package pull
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog/signing"
+)
+
+// signedRoot is the root of catalog skills (name → files), each as skill://NAME/SKILL.md
+// with its manifest digest, sequence seq, signed with key; edit, when not nil, changes it
+// before it is signed.
+func signedRoot(key ed25519.PrivateKey, skills map[string]map[string]string, seq uint64, edit func(*signing.Root)) []byte {
+	now := time.Now().UTC().Truncate(time.Second)
+	r := &signing.Root{Catalog: "https://skills.example.com/", Sequence: seq, Issued: now.Add(-time.Minute), Expires: now.Add(time.Hour)}
+	for _, name := range slices.Sorted(maps.Keys(skills)) {
+		r.Subjects = append(r.Subjects, signing.Subject{Name: "skill://" + name + "/SKILL.md",
+			Digest: map[string]string{"sha256": strings.TrimPrefix(sha256sumDigest(skills[name]), "sha256:")}})
+	}
+	if edit != nil {
+		edit(r)
+	}
+	env, _ := r.Sign(key)
+	return env
+}
+
+// TestPullRoot: a pull from a signed deployment trusts the root's key on first use and
+// locks it with the root; every later pull is held to that key and root, and a pinned key
+// (--trust-key) to its own: a root signed by another key, an older root replayed, an
+// expired root, one that breaks the chain, one that omits a skill served, a skill served
+// with files the root does not name, and a deployment that stops serving a root are each
+// refused, naming the check, with nothing written; the next root that follows is taken.
+func TestPullRoot(t *testing.T) {
+	keyA := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{5}, ed25519.SeedSize))
+	keyB := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{6}, ed25519.SeedSize))
+	cat := testCatalog()
+	srv := newCatalogServer(t, cat)
+	srv.root = signedRoot(keyA, cat, 3, nil)
+	dir := filepath.Join(t.TempDir(), "skills")
+	res, err := Pull(context.Background(), srv.URL, dir, loopback())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.FirstUse || res.Root == nil || res.Root.Key != signing.FormatPublic(keyA.Public().(ed25519.PublicKey)) || res.Root.Sequence != 3 {
+		t.Fatalf("the first pull's root: %+v (first use %v)", res.Root, res.FirstUse)
+	}
+	lock, _ := ReadLock(dir)
+	if len(lock.Roots) != 1 || *res.Root != lock.Roots[0] {
+		t.Fatalf("the lock's roots: %+v", lock.Roots)
+	}
+	first := lock.Roots[0]
+
+	changed := testCatalog()
+	changed["beta"] = map[string]string{"SKILL.md": "---\nname: beta\ndescription: Beta.\nversion: 1.3.0\n---\nBeta, better.\n"}
+	follows := func(r *signing.Root) { r.Previous = first.Payload }
+	for _, c := range []struct {
+		name  string
+		serve map[string]map[string]string // the skills served
+		root  []byte                       // nil: none served
+		pin   *ed25519.PrivateKey          // --trust-key, the public half of this
+		want  string
+	}{
+		{"another key", cat, signedRoot(keyB, cat, 4, follows), nil, "not signed by the key skills.lock records"},
+		{"pinned another key", cat, signedRoot(keyA, cat, 4, follows), &keyB, "not signed by the key --trust-key gives"},
+		{"older replayed", cat, signedRoot(keyA, cat, 2, nil), nil, "older than one seen before"},
+		{"same sequence, other contents", changed, signedRoot(keyA, changed, 3, nil), nil, "sequence 3 again, with other contents"},
+		{"expired", cat, signedRoot(keyA, cat, 4, func(r *signing.Root) { follows(r); r.Expires = r.Issued.Add(time.Second) }), nil, "has expired"},
+		{"chain broken", changed, signedRoot(keyA, changed, 4, func(r *signing.Root) { r.Previous = strings.Repeat("0", 64) }), nil, "does not follow the one seen before"},
+		{"omits a skill", changed, signedRoot(keyA, changed, 4, func(r *signing.Root) { follows(r); r.Subjects = r.Subjects[:1] }), nil, "does not name beta"},
+		{"files not signed", changed, signedRoot(keyA, cat, 4, follows), nil, "does not name beta with the manifest"},
+		{"no root any more", changed, nil, nil, "serves no signed root, where skills.lock records the key it was signed with"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for name, files := range c.serve {
+				srv.set(name, files)
+			}
+			srv.mu.Lock()
+			srv.root = c.root
+			srv.mu.Unlock()
+			before, lockBefore := tree(t, dir), lockBytes(t, dir)
+			opt := loopback()
+			if c.pin != nil {
+				opt.TrustKey = c.pin.Public().(ed25519.PublicKey)
+			}
+			_, err := Pull(context.Background(), srv.URL, dir, opt)
+			if !errors.Is(err, ErrRoot) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("want a refusal %q, got %v", c.want, err)
+			}
+			if after := tree(t, dir); !maps.Equal(after, before) || !bytes.Equal(lockBytes(t, dir), lockBefore) {
+				t.Fatal("a refused pull wrote to the folder")
+			}
+		})
+	}
+
+	srv.set("beta", changed["beta"])
+	srv.mu.Lock()
+	srv.root = signedRoot(keyA, changed, 4, follows)
+	srv.mu.Unlock()
+	res, err = Pull(context.Background(), srv.URL, dir, loopback())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FirstUse || !slices.Equal(res.Updated, []string{"beta"}) || res.Root.Sequence != 4 {
+		t.Fatalf("the pull of the next root: %+v", res)
+	}
+	if lock, _ := ReadLock(dir); lock.Roots[0].Sequence != 4 {
+		t.Fatalf("the lock's root after: %+v", lock.Roots)
+	}
+}
+
+// lockBytes is dir's skills.lock as it is on disk.
+func lockBytes(t *testing.T, dir string) []byte {
+	b, err := os.ReadFile(filepath.Join(dir, LockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
