@@ -208,6 +208,19 @@ func TestSignedPullAndVerify(t *testing.T) {
 		if code, out := pullCLI(t, nil, "verify", base, "--trust-key", other+".pub"); code != 1 || !strings.Contains(out, "not signed by the key given") {
 			t.Fatalf("verify with another key: %d %s", code, out)
 		}
+		// The next build may read its previous root from the deployment instead of
+		// roots.json: the same root, byte for byte.
+		third := filepath.Join(t.TempDir(), "third")
+		if code, out := pullCLI(t, nil, "build", skills, "-o", third, "--sign", key, "--sign-catalog", "https://skills.example.com/", "--sign-previous", base); code != 0 {
+			t.Fatalf("build --sign-previous URL: %d %s", code, out)
+		}
+		a, b := readFile(t, filepath.Join(second, "roots.json")), readFile(t, filepath.Join(third, "roots.json"))
+		if a != b || !strings.Contains(a, `"sequence": 2`) {
+			t.Fatalf("roots.json of the build after roots.json:\n%s\nand after the deployment's root:\n%s", a, b)
+		}
+		if code, out := pullCLI(t, nil, "build", skills, "-o", third, "--sign", other, "--sign-catalog", "https://skills.example.com/", "--sign-previous", base); code != 1 || !strings.Contains(out, "must follow one this key signed") {
+			t.Fatalf("build --sign-previous URL with another key: %d %s", code, out)
+		}
 	})
 	at("second", second, func(t *testing.T) {
 		if code, out := pullCLI(t, nil, "pull", base, dir); code != 0 || !strings.Contains(out, "1 updated (pdf)") || !strings.Contains(out, "sequence 2") {
@@ -227,4 +240,14 @@ func TestSignedPullAndVerify(t *testing.T) {
 			t.Fatal("a refused pull wrote to the folder")
 		}
 	})
+}
+
+// readFile is the content of path.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

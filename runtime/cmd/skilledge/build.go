@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skilledge/skilledge/runtime/serving"
@@ -96,10 +97,14 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !ok {
 		return 1
 	}
-	if opt.Sign, code = sf.signer(build.TrustRoot, time.Now(), stderr); code != 0 {
+	if opt.Sign, code = sf.signer(ctx, build.TrustRoot, time.Now(), stderr); code != 0 {
 		return code
 	}
 	folder, err := serving.Check(dirArg(pos), build, stderr)
+	if err == nil && folder.Catalog.Access != nil && strings.Contains(sf.previous, "://") {
+		fmt.Fprintln(stderr, "skilledge build: --sign-previous URL reads one root, and a catalog with an access policy signs one for each view: give the roots.json of the build before")
+		return 2
+	}
 	if err == nil {
 		var d *serving.Deployment
 		if d, err = serving.Build(ctx, folder, *out, opt, stderr); err == nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -8,10 +10,12 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/signing"
+	"github.com/skilledge/skilledge/runtime/internal/verify"
 	"github.com/skilledge/skilledge/runtime/serving"
 )
 
@@ -28,13 +32,13 @@ const defaultRootLife = 30 * 24 * time.Hour
 func (f *signFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.key, "sign", "", "sign the catalog's root with the private key in `KEY` (skilledge key --signing --out KEY)")
 	fs.StringVar(&f.catalog, "sign-catalog", "", "the catalog's identity in its root, `ID` (default: --trust-root, the deployment's origin)")
-	fs.StringVar(&f.previous, "sign-previous", "", "the roots.json of the build before (`FILE`): the new roots follow its, each sequence one on")
+	fs.StringVar(&f.previous, "sign-previous", "", "the roots.json of the build before (`FILE`), or the deployment's URL, whose root (signed by KEY) is read: the new\nroots follow those, each sequence one on (a URL serves one root: a public catalog's)")
 	fs.DurationVar(&f.expires, "sign-expires", defaultRootLife, "how long the root is valid from its issue, `DURATION`")
 }
 
 // signer is the Signer the flags ask for, nil without --sign; code is not 0 after saying
 // what is wrong. trustRoot is the catalog's DVS trust root, its identity by default.
-func (f *signFlags) signer(trustRoot string, now time.Time, stderr io.Writer) (*compile.Signer, int) {
+func (f *signFlags) signer(ctx context.Context, trustRoot string, now time.Time, stderr io.Writer) (*compile.Signer, int) {
 	if f.key == "" {
 		if f.catalog != "" || f.previous != "" || f.expires != defaultRootLife {
 			fmt.Fprintln(stderr, "skilledge build: --sign-catalog, --sign-previous and --sign-expires go with --sign KEY")
@@ -68,7 +72,13 @@ func (f *signFlags) signer(trustRoot string, now time.Time, stderr io.Writer) (*
 		fmt.Fprintf(stderr, "skilledge build: --sign: the root would expire at %s, not after now: give a longer --sign-expires, or a later $SOURCE_DATE_EPOCH\n", sg.Expires.Format(time.RFC3339))
 		return nil, 2
 	}
-	if f.previous != "" {
+	if strings.Contains(f.previous, "://") {
+		prev, code := previousFromDeployment(ctx, f.previous, sg, stderr)
+		if code != 0 {
+			return nil, code
+		}
+		sg.Previous = prev
+	} else if f.previous != "" {
 		var prev serving.Roots
 		b, err := os.ReadFile(f.previous)
 		if err == nil {
@@ -90,4 +100,28 @@ func (f *signFlags) signer(trustRoot string, now time.Time, stderr io.Writer) (*
 		}
 	}
 	return sg, 0
+}
+
+// previousFromDeployment reads the signed root the deployment at url serves, which must be
+// signed by sg's key and of sg's catalog, as the previous root of a public catalog (its one
+// view, "catalog"); a deployment that serves none yet gives none (the first root).
+func previousFromDeployment(ctx context.Context, url string, sg *compile.Signer, stderr io.Writer) (map[string]compile.RootInfo, int) {
+	env, err := verify.FetchRoot(ctx, url, verify.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge build: --sign-previous %s: %v\n", url, err)
+		return nil, 1
+	}
+	if env == nil {
+		fmt.Fprintf(stderr, "skilledge build: --sign-previous %s serves no signed root yet: this one is the first (sequence 1)\n", url)
+		return nil, 0
+	}
+	r, err := signing.OpenRoot(env, sg.Key.Public().(ed25519.PublicKey))
+	if err == nil && r.Catalog != sg.Catalog {
+		err = fmt.Errorf("the root of %q, not of %q", r.Catalog, sg.Catalog)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge build: --sign-previous %s: its root: %v (the new root must follow one this key signed)\n", url, err)
+		return nil, 1
+	}
+	return map[string]compile.RootInfo{"catalog": {View: "catalog", Sequence: r.Sequence, Payload: r.Payload}}, 0
 }
