@@ -33,9 +33,10 @@ import (
 // are consecutive; the time is not, and a count of commits skips the commits never built.
 // Nothing else the build can read knows the roots served last: it cannot fetch a private
 // view's root without that view's credentials, and a CI build starts from a fresh clone.
-// So the publisher keeps OUT/roots.json (DEPLOY.md: a CI cache or artifact), as it keeps the
-// key; a build without it starts again at 1, which consumers that hold a later root refuse,
-// as they should refuse a publisher that lost its state.
+// So the publisher keeps OUT/roots.json, as it keeps the key, or, for a public catalog,
+// whose one root its deployment serves, has the build read it there (--sign-previous URL,
+// checked against the key); a build without either starts again at 1, which consumers that
+// hold a later root refuse, as they should refuse a publisher that lost its state.
 //
 // Why is the issue time the build's, or $SOURCE_DATE_EPOCH, rather than the commit's? The
 // expiry counts from it: a catalog signed again daily from an unchanged commit must get a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,6 +133,11 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 	if err != nil {
 		return fmt.Errorf("%w of %s: %v: %s", ErrRoot, s.source, err, rootAdvice(err, opt.TrustKey != nil))
 	}
+	byDigest := map[string][]string{} // the subjects' skill folders, by manifest digest
+	for _, sub := range r.Subjects {
+		dir := strings.TrimSuffix(sub.Name, "/SKILL.md")
+		byDigest[sub.Digest["sha256"]] = append(byDigest[sub.Digest["sha256"]], dir[strings.LastIndexByte(dir, '/')+1:])
+	}
 	for _, a := range p.Actions {
 		if a.Served == nil || !(a.writes() || a.Do == DoKeep) {
 			continue
@@ -140,7 +146,7 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 		if manifest == "" && a.Locked != nil { // kept as installed: the artifact served is the one locked
 			manifest = a.Locked.Manifest
 		}
-		if !namedIn(r, a.Served, manifest) {
+		if !namedIn(r, byDigest, a.Served, manifest) {
 			return fmt.Errorf("%w of %s does not name %s with the manifest %s of its files as served: a skill the publisher did not sign, or not with these files",
 				ErrRoot, s.source, a.Name, manifest)
 		}
@@ -151,21 +157,16 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 
 // namedIn reports whether root r names the skill f with the manifest digest manifest: by
 // its URI when the read gave its path (MCP), else (a well-known index names skills by name
-// only) by a subject of that digest whose skill folder is named as f is, as a skill's
-// folder is named as the skill (a pull refuses any other).
-func namedIn(r *signing.Root, f *verify.Fetched, manifest string) bool {
+// only) by a subject of that digest whose skill folder (byDigest: the subjects' folder
+// names by digest) is named as f is, as a skill's folder is named as the skill (a pull
+// refuses any other).
+func namedIn(r *signing.Root, byDigest map[string][]string, f *verify.Fetched, manifest string) bool {
 	want := strings.TrimPrefix(manifest, "sha256:")
 	if f.Path != "" && f.Path != f.Name {
 		d, ok := r.Digest("skill://" + f.Path + "/SKILL.md")
 		return ok && d == want
 	}
-	for _, s := range r.Subjects {
-		dir := strings.TrimSuffix(s.Name, "/SKILL.md")
-		if s.Digest["sha256"] == want && dir[strings.LastIndexByte(dir, '/')+1:] == f.Name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(byDigest[want], f.Name)
 }
 
 // keySource says where the key a source is held to came from.
