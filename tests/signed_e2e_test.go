@@ -251,3 +251,40 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestConformanceSigned runs the suite's skills scenarios, in both eras, and the
+// Inspector's skills/list --verify, on the examples built signed (build --sign), served by
+// `skilledge serve` and by the Worker in workerd: a root beside the catalog, and its
+// pointer in the _meta of skills/list, change nothing a client checks.
+func TestConformanceSigned(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", strconv.FormatInt(time.Now().Add(-time.Hour).Unix(), 10))
+	root := repoRoot(t)
+	suite := conformanceSuite(t)
+	baseline := filepath.Join(root, "tests", "conformance", "expected-failures.yml")
+	key, _ := signingKey(t)
+	d, err := deployFolderWith(filepath.Join(root, "catalog", "examples", "skills"), "--sign "+key+" --sign-catalog https://skills.example.com/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := []struct{ name, url string }{
+		{"serve", serve(t, filepath.Dir(d.assets))},
+		{"workerd", workerdFor(t, d)[0] + "/mcp"},
+	}
+	for _, h := range hosts {
+		list := newSession(t, h.url, "modern").call(t, "skills/list", nil)
+		if list.Get(`_meta.io\.github\.skilledge/root`).Str != catalog.RootURI {
+			t.Fatalf("%s: skills/list does not point to the root: %s", h.name, list.Raw)
+		}
+		for _, run := range conformanceRuns {
+			if !strings.HasPrefix(run.scenario, "sep-2640-skills") {
+				continue
+			}
+			t.Run(h.name+"/"+run.scenario+"/"+strings.Join(run.args, "_"), func(t *testing.T) {
+				conformanceRun(t, suite, baseline, h.url, run.scenario, run.args)
+			})
+		}
+		for _, era := range []string{"legacy", "modern"} {
+			t.Run(h.name+"/"+era+"/skills-list-verify", func(t *testing.T) { inspectList(t, h.url, era, 6) })
+		}
+	}
+}

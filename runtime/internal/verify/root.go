@@ -60,7 +60,8 @@ func FetchRoot(ctx context.Context, base string, opt Options) ([]byte, error) {
 // checkRoot holds the deployment to its signed root (PROTOCOL.md#signed-root) when
 // Options.TrustKey is set: the root verifies with the key, is not expired, follows
 // Options.Seen, and names every skill verified with the manifest digest of the files that
-// verified. Without a key, a root served is noted.
+// verified, and every kept version verified with its manifest digest. Without a key, a root
+// served is noted.
 func (v *verifier) checkRoot(ctx context.Context) {
 	u := v.withPath(catalog.RootJSON)
 	at := u.String()
@@ -99,11 +100,20 @@ func (v *verifier) checkRoot(ctx context.Context) {
 			continue // a problem of the cross-check already
 		}
 		served := strings.TrimPrefix(manifestOfInfo(st.files), "sha256:")
-		switch signed, ok := r.Digest(m.uri); {
-		case !ok:
-			v.skillProblem(sr, at, "the signed root does not name %s: a skill the publisher did not sign (%s)", m.uri, rootAdvice(signing.ErrNotNamed))
-		case signed != served:
-			v.skillProblem(sr, at, "the signed root names %s with manifest sha256:%s, and the deployment serves sha256:%s: files the publisher did not sign", m.uri, signed, served)
-		}
+		v.namedInRoot(r, sr, at, m.uri, served)
+	}
+	for _, kv := range v.versionsOK {
+		v.namedInRoot(r, kv.sr, at, kv.k.URI, strings.TrimPrefix(kv.k.Digest, "sha256:"))
+	}
+}
+
+// namedInRoot records a problem of skill sr unless root r names uri with the manifest
+// digest served (hex).
+func (v *verifier) namedInRoot(r *signing.Root, sr *SkillReport, at, uri, served string) {
+	switch signed, ok := r.Digest(uri); {
+	case !ok:
+		v.skillProblem(sr, at, "the signed root does not name %s: a skill the publisher did not sign (%s)", uri, rootAdvice(signing.ErrNotNamed))
+	case signed != served:
+		v.skillProblem(sr, at, "the signed root names %s with manifest sha256:%s, and the deployment serves sha256:%s: files the publisher did not sign", uri, signed, served)
 	}
 }

@@ -35,6 +35,46 @@ func fakeRoot() *signing.Root {
 	}
 }
 
+// TestVerifyRootVersions: the kept versions verified are held to the signed root too: a
+// root that names each with its manifest digest passes, one that omits a version, or names
+// it with other files, is a problem naming the version's URI.
+func TestVerifyRootVersions(t *testing.T) {
+	old := []archive.Entry{{Name: "SKILL.md", Data: []byte("---\nname: refunds\ndescription: Older.\n---\n")}, {Name: "a.md", Data: []byte("a\n")}}
+	const oldURI = "skill://acme/billing/refunds/@1.0.0/refunds/SKILL.md"
+	for _, c := range []struct {
+		name string
+		edit func(r *signing.Root)
+		want string
+	}{
+		{"every version named", func(*signing.Root) {}, ""},
+		{"a version omitted", func(r *signing.Root) { r.Subjects = r.Subjects[:3] }, "the signed root does not name " + oldURI},
+		{"a version with other files", func(r *signing.Root) { r.Subjects[3].Digest["sha256"] = strings.Repeat("1", 64) }, "the signed root names " + oldURI + " with manifest"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newFake(t)
+			d.kept = map[string][]any{"skill://acme/billing/refunds/SKILL.md": {
+				d.keptVersion(t, "2.0.0", "refunds", "", refunds), d.keptVersion(t, "1.0.0", "refunds", "", old)}}
+			r := fakeRoot()
+			for _, k := range []struct {
+				uri     string
+				entries []archive.Entry
+			}{{"skill://acme/billing/refunds/@2.0.0/refunds/SKILL.md", refunds}, {oldURI, old}} {
+				r.Subjects = append(r.Subjects, signing.Subject{Name: k.uri, Digest: map[string]string{"sha256": strings.TrimPrefix(manifestOfEntries(k.entries), "sha256:")}})
+			}
+			c.edit(r)
+			env, _ := r.Sign(testKey)
+			d.serve(catalog.RootJSON, "application/json", env)
+			_, rep := run(t, d, func(o *Options) { o.TrustKey = testKey.Public().(ed25519.PublicKey) })
+			switch problems := allProblems(rep); {
+			case c.want == "" && problems != "":
+				t.Fatalf("problems:\n%s", problems)
+			case c.want != "" && !strings.Contains(problems, c.want):
+				t.Fatalf("want a problem %q, got:\n%s", c.want, problems)
+			}
+		})
+	}
+}
+
 // TestVerifyRoot: with --trust-key, a deployment is held to its signed root: every way a
 // root can fail is a problem naming the check and what to do, and a root that holds gives
 // its sequence; without a key, a root served is a note.

@@ -219,6 +219,8 @@ type verifier struct {
 	// fetched collects the entries that verified (with their files) or were not wanted.
 	want    func(Fetched) bool
 	fetched []Fetched
+	// versionsOK are the kept versions that verified, which checkRoot holds to the root.
+	versionsOK []keptOK
 }
 
 // skillState is what the checks of one skill share.

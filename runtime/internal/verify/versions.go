@@ -183,6 +183,7 @@ func (v *verifier) checkVersions(ctx context.Context) {
 				continue
 			}
 			sr.Versions++
+			v.versionsOK = append(v.versionsOK, keptOK{sr, k})
 			if st := v.skills[sr.Name]; i == 0 && st.files != nil {
 				if latest := manifestOfInfo(st.files); latest != k.Digest {
 					v.skillProblem(sr, u.String(), "version %s, the newest kept, has manifest digest %s; the latest files, %s", k.Version, k.Digest, latest)
@@ -190,4 +191,11 @@ func (v *verifier) checkVersions(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// keptOK is a kept version that verified (checkVersions), of the skill sr: checkRoot holds
+// it to the signed root too.
+type keptOK struct {
+	sr *SkillReport
+	k  Version
 }
