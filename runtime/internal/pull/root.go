@@ -133,20 +133,24 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 	if err != nil {
 		return fmt.Errorf("%w of %s: %v: %s", ErrRoot, s.source, err, rootAdvice(err, opt.TrustKey != nil))
 	}
-	byDigest := map[string][]string{} // the subjects' skill folders, by manifest digest
+	byDigest := map[string][]subjectName{} // the subjects' names and versions, by manifest digest
 	for _, sub := range r.Subjects {
-		dir := strings.TrimSuffix(sub.Name, "/SKILL.md")
-		byDigest[sub.Digest["sha256"]] = append(byDigest[sub.Digest["sha256"]], dir[strings.LastIndexByte(dir, '/')+1:])
+		byDigest[sub.Digest["sha256"]] = append(byDigest[sub.Digest["sha256"]], subjectNameOf(sub.Name))
 	}
 	for _, a := range p.Actions {
 		if a.Served == nil || !(a.writes() || a.Do == DoKeep) {
 			continue
 		}
-		manifest := a.lock.Manifest
-		if manifest == "" && a.Locked != nil { // kept as installed: the artifact served is the one locked
-			manifest = a.Locked.Manifest
+		l := a.lock
+		if l.Manifest == "" && a.Locked != nil { // kept as installed: the artifact served is the one locked
+			l = *a.Locked
 		}
-		if !namedIn(r, byDigest, a.Served, manifest) {
+		pinned := ""
+		if l.Pinned {
+			pinned = l.Version
+		}
+		manifest := l.Manifest
+		if !namedIn(r, byDigest, a.Served, manifest, pinned) {
 			return fmt.Errorf("%w of %s does not name %s with the manifest %s of its files as served: a skill the publisher did not sign, or not with these files",
 				ErrRoot, s.source, a.Name, manifest)
 		}
@@ -155,18 +159,33 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 	return nil
 }
 
-// namedIn reports whether root r names the skill f with the manifest digest manifest: by
-// its URI when the read gave its path (MCP), else (a well-known index names skills by name
-// only) by a subject of that digest whose skill folder (byDigest: the subjects' folder
-// names by digest) is named as f is, as a skill's folder is named as the skill (a pull
-// refuses any other).
-func namedIn(r *signing.Root, byDigest map[string][]string, f *verify.Fetched, manifest string) bool {
+// namedIn reports whether root r names the skill f with the manifest digest manifest, as
+// its latest, or, pinned, as that version of it: by its URI when the read gave its path
+// (MCP), else (a well-known index names skills by name only) by a subject of that digest
+// (byDigest) of a skill named as f is, as a skill's folder is named as the skill (a pull
+// refuses any other). A latest skill served with an older version's files is not named:
+// that is a rollback of one skill.
+func namedIn(r *signing.Root, byDigest map[string][]subjectName, f *verify.Fetched, manifest, pinned string) bool {
 	want := strings.TrimPrefix(manifest, "sha256:")
-	if f.Path != "" && f.Path != f.Name {
+	if f.Path != "" && f.Path != f.Name && pinned == "" {
 		d, ok := r.Digest("skill://" + f.Path + "/SKILL.md")
 		return ok && d == want
 	}
-	return slices.Contains(byDigest[want], f.Name)
+	return slices.Contains(byDigest[want], subjectName{f.Name, pinned})
+}
+
+// subjectName is what a root's subject says of its skill: the name of its folder, and
+// the version when it is a kept version (skill://PATH/@VERSION/NAME/SKILL.md), else "".
+type subjectName struct{ name, version string }
+
+// subjectNameOf reads a subject's name, a skill's SKILL.md URI.
+func subjectNameOf(uri string) subjectName {
+	dir := strings.TrimSuffix(uri, "/SKILL.md")
+	n := subjectName{name: dir[strings.LastIndexByte(dir, '/')+1:]}
+	if parent := dir[:max(strings.LastIndexByte(dir, '/'), 0)]; strings.Contains(parent, "/@") {
+		n.version = parent[strings.LastIndex(parent, "/@")+2:]
+	}
+	return n
 }
 
 // keySource says where the key a source is held to came from.

@@ -37,7 +37,8 @@ func signedRoot(key ed25519.PrivateKey, skills map[string]map[string]string, seq
 // locks it with the root; every later pull is held to that key and root, and a pinned key
 // (--trust-key) to its own: a root signed by another key, an older root replayed, an
 // expired root, one that breaks the chain, one that omits a skill served, a skill served
-// with files the root does not name, and a deployment that stops serving a root are each
+// with files the root does not name (an older version's among them), and a deployment that
+// stops serving a root are each
 // refused, naming the check, with nothing written; the next root that follows is taken.
 func TestPullRoot(t *testing.T) {
 	keyA := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{5}, ed25519.SeedSize))
@@ -77,6 +78,11 @@ func TestPullRoot(t *testing.T) {
 		{"chain broken", changed, signedRoot(keyA, changed, 4, func(r *signing.Root) { r.Previous = strings.Repeat("0", 64) }), nil, "does not follow the one seen before"},
 		{"omits a skill", changed, signedRoot(keyA, changed, 4, func(r *signing.Root) { follows(r); r.Subjects = r.Subjects[:1] }), nil, "does not name beta"},
 		{"files not signed", changed, signedRoot(keyA, cat, 4, follows), nil, "does not name beta with the manifest"},
+		{"an older version served as the latest", testCatalog(), signedRoot(keyA, changed, 4, func(r *signing.Root) {
+			follows(r)
+			r.Subjects = append(r.Subjects, signing.Subject{Name: "skill://beta/@1.2.0/beta/SKILL.md",
+				Digest: map[string]string{"sha256": strings.TrimPrefix(sha256sumDigest(testCatalog()["beta"]), "sha256:")}})
+		}), nil, "does not name beta with the manifest"},
 		{"no root any more", changed, nil, nil, "serves no signed root, where skills.lock records the key it was signed with"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
