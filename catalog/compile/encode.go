@@ -142,7 +142,7 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 	if feed != nil {
 		resRows = append(resRows, en.blobRow(feed.resource, "changes.json", feedDescription))
 	}
-	root := en.signedRoot(c)
+	root := en.signedRoot(c, feed)
 	if root != nil {
 		resRows = append(resRows, en.blobRow(root.resource, "root.json", rootDescription))
 	}

@@ -73,10 +73,13 @@ type RootInfo struct {
 // rootDescription describes the root's resource (catalog.RootURI).
 const rootDescription = "The catalog's signed root: every skill listed here, by URI and manifest digest, signed by the publisher."
 
-// signedRoot renders and signs the root of c, the index under way, and records it; nil
-// when the encoding signs nothing, or c is a shard, the older versions (whose lookups the
-// latest index answers first) or a view's unlisted skills (unsigned).
-func (en *encoder) signedRoot(c *Catalog) *rootDocs {
+// signedRoot renders and signs the root of c, the index under way, whose change feed is
+// feed (nil without history), and records it; nil when the encoding signs nothing, or c is
+// a shard, the older versions (whose lookups the latest index answers first) or a view's
+// unlisted skills (unsigned). The feed is a subject too, by its URI (catalog.ChangesURI)
+// and the SHA-256 of its document, so that what it says of the changes is the
+// publisher's word as the skills are.
+func (en *encoder) signedRoot(c *Catalog, feed *feedDocs) *rootDocs {
 	sg := en.sign
 	if sg == nil || en.shard || en.older || en.unsigned {
 		return nil
@@ -92,6 +95,9 @@ func (en *encoder) signedRoot(c *Catalog) *rootDocs {
 			Name:   skillURI(s),
 			Digest: map[string]string{"sha256": strings.TrimPrefix(ManifestDigest(s), "sha256:")},
 		})
+	}
+	if feed != nil {
+		r.Subjects = append(r.Subjects, signing.Subject{Name: catalog.ChangesURI, Digest: map[string]string{"sha256": strings.TrimPrefix(feed.resource.digest, "sha256:")}})
 	}
 	env, payload := r.Sign(sg.Key)
 	en.roots = append(en.roots, RootInfo{View: view, Sequence: r.Sequence, Payload: payload})

@@ -94,7 +94,7 @@ func (en *encoder) sharded(c *Catalog, target int, progress func(int)) []byte {
 	if feed != nil { // the root's unlisted resources
 		resRows = append(resRows, en.blobRow(feed.resource, "changes.json", feedDescription))
 	}
-	root := en.signedRoot(c)
+	root := en.signedRoot(c, feed)
 	if root != nil {
 		resRows = append(resRows, en.blobRow(root.resource, "root.json", rootDescription))
 	}

@@ -60,8 +60,8 @@ func FetchRoot(ctx context.Context, base string, opt Options) ([]byte, error) {
 // checkRoot holds the deployment to its signed root (PROTOCOL.md#signed-root) when
 // Options.TrustKey is set: the root verifies with the key, is not expired, follows
 // Options.Seen, and names every skill verified with the manifest digest of the files that
-// verified, and every kept version verified with its manifest digest. Without a key, a root
-// served is noted.
+// verified, every kept version verified with its manifest digest, and the change feed
+// with its digest when the root names one. Without a key, a root served is noted.
 func (v *verifier) checkRoot(ctx context.Context) {
 	u := v.withPath(catalog.RootJSON)
 	at := u.String()
@@ -104,6 +104,25 @@ func (v *verifier) checkRoot(ctx context.Context) {
 	}
 	for _, kv := range v.versionsOK {
 		v.namedInRoot(r, kv.sr, at, kv.k.URI, strings.TrimPrefix(kv.k.Digest, "sha256:"))
+	}
+	if signed, ok := r.Digest(catalog.ChangesURI); ok {
+		v.checkSignedFeed(ctx, signed)
+	}
+}
+
+// checkSignedFeed holds the change feed (catalog.ChangesJSON) to the digest the root
+// gives it: a feed is the publisher's word on what changed, and a server that rewrote it
+// could hide a change.
+func (v *verifier) checkSignedFeed(ctx context.Context, signed string) {
+	u := v.withPath(catalog.ChangesJSON)
+	resp, err := v.get(ctx, u, "application/json", v.sameOrigin, maxIndexBytes)
+	switch {
+	case err != nil:
+		v.problem("", u.String(), "cannot fetch the change feed the signed root names: %v", err)
+	case resp.status != 200:
+		v.problem("", u.String(), "%s: the change feed the signed root names is not served", statusText(resp.status))
+	case strings.TrimPrefix(DigestOf(resp.body), "sha256:") != signed:
+		v.problem("", u.String(), "the change feed is not the one the publisher signed (the root gives sha256:%s, it is %s)", signed, DigestOf(resp.body))
 	}
 }
 

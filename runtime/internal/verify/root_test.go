@@ -76,10 +76,12 @@ func TestVerifyRootVersions(t *testing.T) {
 }
 
 // TestVerifyRoot: with --trust-key, a deployment is held to its signed root: every way a
-// root can fail is a problem naming the check and what to do, and a root that holds gives
-// its sequence; without a key, a root served is a note.
+// root can fail is a problem naming the check and what to do (a change feed that is not
+// the one signed among them), and a root that holds gives its sequence; without a key, a
+// root served is a note.
 func TestVerifyRoot(t *testing.T) {
 	pub := testKey.Public().(ed25519.PublicKey)
+	feed := []byte(`{"changes":[{"path":"greet","to":{"version":"1.0.0"}}]}`)
 	for _, c := range []struct {
 		name   string
 		root   func(r *signing.Root) // nil: no root served
@@ -88,6 +90,7 @@ func TestVerifyRoot(t *testing.T) {
 		noKey  bool
 		want   string // a problem; "" for none
 		greets []byte // greet's SKILL.md as served, when not greetMD
+		feed   []byte // the change feed served, if any
 	}{
 		{name: "good", root: func(*signing.Root) {}},
 		{name: "good after the one seen", root: func(*signing.Root) {}, seen: &signing.Seen{Catalog: "https://skills.example.com/", Sequence: 2, Payload: strings.Repeat("a", 64)}},
@@ -101,9 +104,17 @@ func TestVerifyRoot(t *testing.T) {
 		{name: "no root", want: "no signed root, where --trust-key asks for one"},
 		{name: "not a root", root: nil, want: "not a skilledge catalog root"},
 		{name: "no key", root: func(*signing.Root) {}, noKey: true},
+		{name: "the feed signed", root: func(r *signing.Root) { r.Subjects = append(r.Subjects, feedSubject(feed)) }, feed: feed},
+		{name: "the feed rewritten", root: func(r *signing.Root) { r.Subjects = append(r.Subjects, feedSubject(feed)) }, feed: []byte(`{"changes":[]}`),
+			want: "the change feed is not the one the publisher signed"},
+		{name: "the feed signed, not served", root: func(r *signing.Root) { r.Subjects = append(r.Subjects, feedSubject(feed)) },
+			want: "the change feed the signed root names is not served"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := newFake(t)
+			if c.feed != nil {
+				d.serve(catalog.ChangesJSON, "application/json", c.feed)
+			}
 			if c.greets != nil { // a server that serves other bytes than it signed, consistently on every surface
 				d.serve("/.well-known/agent-skills/greet/SKILL.md", "text/markdown; charset=utf-8", c.greets)
 				d.serve("/.well-known/skills/greet/SKILL.md", "text/markdown; charset=utf-8", c.greets)
@@ -141,4 +152,9 @@ func TestVerifyRoot(t *testing.T) {
 			}
 		})
 	}
+}
+
+// feedSubject is the root's subject of the change feed b.
+func feedSubject(b []byte) signing.Subject {
+	return signing.Subject{Name: catalog.ChangesURI, Digest: map[string]string{"sha256": strings.TrimPrefix(DigestOf(b), "sha256:")}}
 }
