@@ -268,7 +268,7 @@ func TestConformanceSigned(t *testing.T) {
 	}
 	hosts := []struct{ name, url string }{
 		{"serve", serve(t, filepath.Dir(d.assets))},
-		{"workerd", workerdFor(t, d)[0] + "/mcp"},
+		{"workerd", workerdFor(t, d, `{}`)[0] + "/mcp"},
 	}
 	for _, h := range hosts {
 		list := newSession(t, h.url, "modern").call(t, "skills/list", nil)
