@@ -150,7 +150,13 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 			pinned = l.Version
 		}
 		manifest := l.Manifest
-		if !namedIn(r, byDigest, a.Served, manifest, pinned) {
+		named := namedIn(r, byDigest, a.Served, manifest, pinned)
+		if !named && s.frozen && l.Version != "" {
+			// A frozen pull installs the version the lock names, read from its version
+			// path when the source has moved on: the root names it as that version.
+			named = namedIn(r, byDigest, a.Served, manifest, l.Version)
+		}
+		if !named {
 			return fmt.Errorf("%w of %s does not name %s with the manifest %s of its files as served: a skill the publisher did not sign, or not with these files",
 				ErrRoot, s.source, a.Name, manifest)
 		}
