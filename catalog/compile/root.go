@@ -62,9 +62,10 @@ type Signer struct {
 // RootInfo is what an encoding signed of one view (Encoded.Roots), which the publisher
 // keeps for the next build's Signer.Previous.
 type RootInfo struct {
-	// View names the index among the catalog's: "catalog" for a public catalog's (or a
-	// private catalog's every skill), else "listed" and the scope sets the view lists,
-	// each as its scopes joined by "+" ("-" for none), space-separated.
+	// View names the index among the catalog's: "catalog" for a public catalog's, else
+	// "listed" and the scope sets the view shows, each as its scopes joined by "+" ("-"
+	// for none), space-separated; a private catalog's own index is named as the view of
+	// every set, so that a view keeps its name, and its chain, whichever index serves it.
 	View     string `json:"view"`
 	Sequence uint64 `json:"sequence"`
 	Payload  string `json:"payload"` // hex SHA-256 of the root's payload
@@ -85,12 +86,22 @@ func (en *encoder) signedRoot(c *Catalog, feed *feedDocs) *rootDocs {
 		return nil
 	}
 	view := en.view
-	if view == "" {
+	switch {
+	case view == "" && c.Access != nil && en.depth == 0:
+		// A private catalog's own index, served to callers who see every skill: named as
+		// the view of every scope set is, so that its chain goes on when a new set makes
+		// that view an index of its own.
+		sets := scopeSets(withOlder(c))
+		view = viewKey("listed", sets, uint32(1)<<len(sets)-1)
+	case view == "":
 		view = "catalog"
 	}
 	prev := sg.Previous[view]
 	r := &signing.Root{Catalog: sg.Catalog, Sequence: prev.Sequence + 1, Issued: sg.Issued, Expires: sg.Expires, Previous: prev.Payload}
 	for _, s := range withOlder(c) {
+		if s.Unlisted { // nor its versions: a root is a listing
+			continue
+		}
 		r.Subjects = append(r.Subjects, signing.Subject{
 			Name:   skillURI(s),
 			Digest: map[string]string{"sha256": strings.TrimPrefix(ManifestDigest(s), "sha256:")},

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
@@ -228,5 +229,48 @@ func TestSignedRootViews(t *testing.T) {
 		if !seenFinance || p.NumViews() < 2 {
 			t.Fatalf("%d views, finance in none: the test shows nothing", p.NumViews())
 		}
+	}
+}
+
+// TestSignedRootViewChain: a caller who sees every skill of a private catalog is served
+// its own index's root; once a new scope set makes that view an index of its own, the
+// view's root still follows the one before (sequence 2, naming it): the view is named by
+// the scope sets it shows, not by which index serves it.
+func TestSignedRootViewChain(t *testing.T) {
+	const policy = "access:\n  default: [skills:read]\n  rules:\n    - path: finance/\n      scopes: [skills:finance]\n"
+	first := accessFolder(policy)
+	delete(first, "drafts/idea/SKILL.md")
+	second := accessFolder(policy + "    - path: hr/\n      scopes: [skills:hr]\n")
+	delete(second, "drafts/idea/SKILL.md")
+	second["hr/pay/SKILL.md"] = ok("pay")
+	sg, pub := testSigner(t)
+	financeRoot := func(fsys fstest.MapFS, sg *Signer) (*signing.Root, []RootInfo) {
+		cat, problems, err := Load(fsys, ".", Options{})
+		if err != nil || HasErrors(problems) {
+			t.Fatal(err, problems)
+		}
+		enc, err := EncodeWith(cat, EncodeOptions{Sign: sg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := catalog.Open(enc.Index)
+		v, ok := p.ViewFor([]byte("skills:read skills:finance"))
+		if !ok {
+			t.Fatal("no view for the finance caller")
+		}
+		return rootOf(t, enc, v.Listed, pub), enc.Roots
+	}
+	r1, roots := financeRoot(first, sg)
+	next := *sg
+	next.Previous = map[string]RootInfo{}
+	for _, r := range roots {
+		next.Previous[r.View] = r
+	}
+	r2, _ := financeRoot(second, &next)
+	if r2.Sequence != r1.Sequence+1 || r2.Previous != r1.Payload {
+		t.Fatalf("the finance caller's root after a new scope set: sequence %d, previous %q; before: sequence %d, payload %s", r2.Sequence, r2.Previous, r1.Sequence, r1.Payload)
+	}
+	if err := r2.Check(sg.Issued, &signing.Seen{Catalog: r1.Catalog, Sequence: r1.Sequence, Payload: r1.Payload}); err != nil {
+		t.Fatal(err)
 	}
 }

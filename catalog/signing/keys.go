@@ -77,6 +77,9 @@ func writeNew(path string, data []byte, perm fs.FileMode) error {
 // read is refused, saying how to fix it: a signing key readable by every user of a machine
 // signs for all of them.
 func ReadKey(path string) (ed25519.PrivateKey, error) {
+	if notAPath(path) {
+		return nil, errKeyInline
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -145,6 +148,12 @@ func ReadPublic(arg string) (ed25519.PublicKey, error) {
 	if strings.HasPrefix(arg, PublicPrefix) {
 		return ParsePublic(arg)
 	}
+	if notAPath(arg) {
+		if block, _ := pem.Decode([]byte(arg)); block != nil && !strings.Contains(block.Type, "PRIVATE") {
+			return ParsePublic(arg) // a PEM public key given inline
+		}
+		return nil, errKeyInline
+	}
 	b, err := os.ReadFile(arg)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -157,6 +166,17 @@ func ReadPublic(arg string) (ed25519.PublicKey, error) {
 		return nil, fmt.Errorf("%s: %w", arg, err)
 	}
 	return key, nil
+}
+
+// errKeyInline is the error of a key's content given where its file's path is asked for:
+// nothing of the argument is quoted, since it may be a private key, and error messages
+// reach logs.
+var errKeyInline = errors.New("the argument is a key's content, not the path of its file: write it to a file (mode 0600 for a private key) and give the path")
+
+// notAPath reports whether arg cannot be a file's path but looks like a key's content: a
+// line break, or a PEM header.
+func notAPath(arg string) bool {
+	return strings.ContainsAny(arg, "\n\r") || strings.Contains(arg, "-----BEGIN")
 }
 
 // clip shortens s for an error message.

@@ -97,3 +97,26 @@ func TestKeyFiles(t *testing.T) {
 		t.Errorf("a private key as the public one: %v", err)
 	}
 }
+
+// TestKeyInlineNotQuoted: a key's content given where a path is asked for is refused
+// without a byte of it in the error; a public key's PEM given inline is read.
+func TestKeyInlineNotQuoted(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k")
+	key, _ := NewKey()
+	if err := WriteKey(path, key); err != nil {
+		t.Fatal(err)
+	}
+	secret, _ := os.ReadFile(path)
+	if _, err := ReadKey(string(secret)); err == nil || strings.Contains(err.Error(), "PRIVATE") || strings.Contains(err.Error(), strings.Split(string(secret), "\n")[1][:20]) {
+		t.Fatalf("ReadKey of the key's content: %v", err)
+	}
+	if _, err := ReadPublic(string(secret)); err == nil || strings.Contains(err.Error(), strings.Split(string(secret), "\n")[1][:20]) {
+		t.Fatalf("ReadPublic of the private key's content: %v", err)
+	}
+	der, _ := x509.MarshalPKIXPublicKey(key.Public())
+	pubPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	if got, err := ReadPublic(pubPEM); err != nil || !got.Equal(key.Public()) {
+		t.Fatalf("ReadPublic of a PEM public key inline: %v", err)
+	}
+}

@@ -1,12 +1,16 @@
 package versions
 
 import (
+	"crypto/ed25519"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/internal/packtest"
+	"github.com/skilledge/skilledge/catalog/signing"
 )
 
 // TestObjectsNameOlderVersions: an index's Objects (what hosts check a store against and a
@@ -110,6 +114,63 @@ func TestShardedHistory(t *testing.T) {
 					t.Fatalf("%d indexes compared", compared)
 				}
 			})
+		}
+	}
+}
+
+// TestSignedRootsHistory: each view's signed root of a private catalog that keeps history
+// names the latest skills the view lists and their kept versions, with their manifest
+// digests, and the view's change feed; never the unlisted draft nor any version of it,
+// nor, in the reader's view, the finance skill. Whole and sharded alike.
+func TestSignedRootsHistory(t *testing.T) {
+	key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
+	issued := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	sg := &compile.Signer{Key: key, Catalog: "https://skills.example.com/", Issued: issued, Expires: issued.Add(time.Hour)}
+	for _, shard := range []int{0, 1} {
+		c, _ := attachStory(t, privateStory(true))
+		enc, err := compile.EncodeWith(c, compile.EncodeOptions{Sign: sg, ShardBytes: shard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := catalog.OpenWith(enc.Index, func(r catalog.Ref) ([]byte, error) { return enc.Store.Object(r.Name) }, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions, feeds := 0, 0
+		for i := range p.NumViews() {
+			v := p.View(i)
+			cell, ok := v.Listed.HTTPDoc(catalog.RootJSON, catalog.HTTPObject)
+			if !ok {
+				t.Fatalf("view %d has no root", v.Mask)
+			}
+			var env []byte
+			catalog.EachRef(cell, func(r catalog.Ref) {
+				b, _ := enc.Store.Object(r.Name)
+				env = append(env, b...)
+			})
+			r, err := signing.OpenRoot(env, key.Public().(ed25519.PublicKey))
+			if err != nil {
+				t.Fatal(err)
+			}
+			finance := false
+			for k := range v.Listed.NumSkills() {
+				finance = finance || strings.Contains(string(v.Listed.Skill(k, catalog.SkillPath)), "finance/")
+			}
+			for _, s := range r.Subjects {
+				switch {
+				case strings.Contains(s.Name, "drafts/"):
+					t.Errorf("shard %d, view %d: the root names the unlisted %s", shard, v.Mask, s.Name)
+				case strings.Contains(s.Name, "finance/") && !finance:
+					t.Errorf("shard %d, view %d: the root names the hidden %s", shard, v.Mask, s.Name)
+				case strings.Contains(s.Name, "/@"):
+					versions++
+				case s.Name == catalog.ChangesURI:
+					feeds++
+				}
+			}
+		}
+		if versions == 0 || feeds != p.NumViews() {
+			t.Fatalf("shard %d: %d version subjects, %d feeds in %d views: the test shows nothing", shard, versions, feeds, p.NumViews())
 		}
 	}
 }

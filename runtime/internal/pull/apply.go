@@ -133,7 +133,7 @@ func (p *Plan) writeSelection(relocked bool) error {
 // result is the Result of the plan before anything is written: what it keeps, leaves
 // alone and refuses.
 func (p *Plan) result() *Result {
-	res := &Result{Source: p.Source, Via: p.Via, Skipped: p.Skipped, Root: p.Root, FirstUse: p.FirstUse}
+	res := &Result{Source: p.Source, Via: p.Via, Skipped: p.Skipped, Root: p.Root, FirstUse: p.FirstUse, Unsigned: p.Unsigned}
 	for _, a := range p.Actions {
 		switch {
 		case a.Do == DoKeep:

@@ -42,6 +42,9 @@ func Into(ctx context.Context, source, dir string, opt Options, out, log io.Writ
 		fmt.Fprintln(out, res.Summary(dir))
 		if r := res.Root; r != nil {
 			fmt.Fprintf(log, "%sheld to the signed root of %s, sequence %d, signed by %s\n", prefix, r.Catalog, r.Sequence, r.Key)
+			for _, name := range res.Unsigned {
+				fmt.Fprintf(log, "%s%s is named by no root (an unlisted skill: a root is a listing): checked against the digests served only\n", prefix, name)
+			}
 			if res.FirstUse {
 				fmt.Fprintf(log, "%sthe key was trusted on first use and recorded in %s: pin it in scripts with --trust-key %s\n", prefix, LockName, r.Key)
 			}

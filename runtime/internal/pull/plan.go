@@ -30,6 +30,9 @@ type Plan struct {
 	// locked before).
 	Root     *LockedRoot `json:"root,omitempty"`
 	FirstUse bool        `json:"firstUse,omitempty"`
+	// Unsigned are the skills asked for by name that the root names not at all: unlisted
+	// ones (a root is a listing), checked against the digests served only.
+	Unsigned []string `json:"unsigned,omitempty"`
 
 	scope    *scope
 	stage    *stager

@@ -11,12 +11,14 @@ type Result struct {
 	Source string `json:"source"`
 	// Root is the source's signed root the pull was held to and locked, nil when it
 	// serves none; FirstUse says its key was trusted on first use.
-	Root      *LockedRoot `json:"root,omitempty"`
-	FirstUse  bool        `json:"firstUse,omitempty"`
-	Installed []string    `json:"installed"`
-	Updated   []string    `json:"updated"`
-	Unchanged []string    `json:"unchanged"`
-	Removed   []string    `json:"removed"`
+	Root     *LockedRoot `json:"root,omitempty"`
+	FirstUse bool        `json:"firstUse,omitempty"`
+	// Unsigned are skills asked for by name that the root names not at all (Plan.Unsigned).
+	Unsigned  []string `json:"unsigned,omitempty"`
+	Installed []string `json:"installed"`
+	Updated   []string `json:"updated"`
+	Unchanged []string `json:"unchanged"`
+	Removed   []string `json:"removed"`
 	// Elsewhere are skills the source serves that the lock has from another source:
 	// left alone (the lock says where each skill comes from).
 	Elsewhere []string `json:"elsewhere"`

@@ -133,32 +133,54 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 	if err != nil {
 		return fmt.Errorf("%w of %s: %v: %s", ErrRoot, s.source, err, rootAdvice(err, opt.TrustKey != nil))
 	}
-	byDigest := map[string][]subjectName{} // the subjects' names and versions, by manifest digest
+	latest := map[string]bool{} // the subjects' URIs: a version's skill is named too
 	for _, sub := range r.Subjects {
-		byDigest[sub.Digest["sha256"]] = append(byDigest[sub.Digest["sha256"]], subjectNameOf(sub.Name))
+		latest[sub.Name] = true
+	}
+	byDigest := map[string][]subjectName{} // the subjects' names and versions, by manifest digest
+	names := map[string]bool{}             // every skill name the root names, latest or version
+	for _, sub := range r.Subjects {
+		n := subjectNameOf(sub.Name, latest)
+		byDigest[sub.Digest["sha256"]] = append(byDigest[sub.Digest["sha256"]], n)
+		names[n.name] = true
 	}
 	for _, a := range p.Actions {
-		if a.Served == nil || !(a.writes() || a.Do == DoKeep) {
-			continue
-		}
+		// Every skill this pull writes is held to the root, as served or pinned; a skill kept
+		// as installed, when the source serves it as its latest (a pinned one kept is not
+		// read again, and its version may have left the catalog's keep).
 		l := a.lock
-		if l.Manifest == "" && a.Locked != nil { // kept as installed: the artifact served is the one locked
-			l = *a.Locked
+		switch {
+		case a.writes():
+		case a.Do == DoKeep && a.Served != nil && a.Locked != nil && !a.Locked.Pinned:
+			if l.Manifest == "" { // kept as installed: the artifact served is the one locked
+				l = *a.Locked
+			}
+		default:
+			continue
 		}
 		pinned := ""
 		if l.Pinned {
 			pinned = l.Version
 		}
-		manifest := l.Manifest
-		named := namedIn(r, byDigest, a.Served, manifest, pinned)
+		f := a.Served
+		if f == nil { // a pinned version, read from its version path
+			f = &verify.Fetched{Name: a.Name, Path: a.Name}
+		}
+		named := namedIn(r, byDigest, f, l.Manifest, pinned)
 		if !named && s.frozen && l.Version != "" {
 			// A frozen pull installs the version the lock names, read from its version
 			// path when the source has moved on: the root names it as that version.
-			named = namedIn(r, byDigest, a.Served, manifest, l.Version)
+			named = namedIn(r, byDigest, f, l.Manifest, l.Version)
+		}
+		if !named && !names[a.Name] && slices.Contains(s.names, a.Name) {
+			// An unlisted skill, asked for by name: no root names one (a root is a
+			// listing), and its files are checked against the digests served only.
+			p.Unsigned = append(p.Unsigned, a.Name)
+			continue
 		}
 		if !named {
 			return fmt.Errorf("%w of %s does not name %s with the manifest %s of its files as served: a skill the publisher did not sign, or not with these files",
-				ErrRoot, s.source, a.Name, manifest)
+				ErrRoot, s.source, a.Name, l.Manifest)
 		}
 	}
 	p.Root = &LockedRoot{Source: s.source, Key: signing.FormatPublic(key), Catalog: r.Catalog, Sequence: r.Sequence, Payload: r.Payload}
@@ -184,12 +206,17 @@ func namedIn(r *signing.Root, byDigest map[string][]subjectName, f *verify.Fetch
 // the version when it is a kept version (skill://PATH/@VERSION/NAME/SKILL.md), else "".
 type subjectName struct{ name, version string }
 
-// subjectNameOf reads a subject's name, a skill's SKILL.md URI.
-func subjectNameOf(uri string) subjectName {
+// subjectNameOf reads a subject's name, a skill's SKILL.md URI: a kept version's,
+// skill://PATH/@VERSION/NAME/SKILL.md, when the root also names skill://PATH/SKILL.md (in
+// latest); a folder of a catalog without history may begin with "@" too.
+func subjectNameOf(uri string, latest map[string]bool) subjectName {
 	dir := strings.TrimSuffix(uri, "/SKILL.md")
 	n := subjectName{name: dir[strings.LastIndexByte(dir, '/')+1:]}
 	if parent := dir[:max(strings.LastIndexByte(dir, '/'), 0)]; strings.Contains(parent, "/@") {
-		n.version = parent[strings.LastIndex(parent, "/@")+2:]
+		at := strings.LastIndex(parent, "/@")
+		if latest[parent[:at]+"/SKILL.md"] {
+			n.version = parent[at+2:]
+		}
 	}
 	return n
 }

@@ -131,3 +131,21 @@ func lockBytes(t *testing.T, dir string) []byte {
 	}
 	return b
 }
+
+// TestSubjectNameOf: a subject is a kept version only where the root also names the
+// latest skill it is a version of; a folder named "@acme" of a catalog without history is
+// a folder.
+func TestSubjectNameOf(t *testing.T) {
+	latest := map[string]bool{"skill://pdf/SKILL.md": true, "skill://org/@acme/tool/SKILL.md": true}
+	for uri, want := range map[string]subjectName{
+		"skill://pdf/SKILL.md":              {"pdf", ""},
+		"skill://pdf/@1.0.0/pdf/SKILL.md":   {"pdf", "1.0.0"},
+		"skill://pdf/@2.0.0/pdfx/SKILL.md":  {"pdfx", "2.0.0"}, // renamed in that version
+		"skill://org/@acme/tool/SKILL.md":   {"tool", ""},
+		"skill://gone/@1.0.0/gone/SKILL.md": {"gone", ""}, // no latest named: not read as a version
+	} {
+		if got := subjectNameOf(uri, latest); got != want {
+			t.Errorf("%s: %+v, want %+v", uri, got, want)
+		}
+	}
+}
