@@ -90,6 +90,11 @@ func (f *signFlags) signer(ctx context.Context, trustRoot string, now time.Time,
 		if err == nil && len(prev.Roots) == 0 {
 			err = errors.New("no root in it")
 		}
+		for _, r := range prev.Roots {
+			if err == nil && (r.Sequence == 0 || !hexDigest(r.Payload)) {
+				err = fmt.Errorf("the root of view %q has sequence %d and payload %q: not what a build writes", r.View, r.Sequence, r.Payload)
+			}
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "skilledge build: --sign-previous %s: %v (give the %s an earlier build wrote)\n", f.previous, err, serving.RootsFile)
 			return nil, 1
@@ -106,12 +111,15 @@ func (f *signFlags) signer(ctx context.Context, trustRoot string, now time.Time,
 // signed by sg's key and of sg's catalog, as the previous root of a public catalog (its one
 // view, "catalog"); a deployment that serves none yet gives none (the first root).
 func previousFromDeployment(ctx context.Context, url string, sg *compile.Signer, stderr io.Writer) (map[string]compile.RootInfo, int) {
-	env, err := verify.FetchRoot(ctx, url, verify.Options{})
+	env, status, err := verify.FetchRoot(ctx, url, verify.Options{})
+	if err == nil && status != 200 && status != 404 {
+		err = fmt.Errorf("its root answers HTTP %d: neither a root nor none (404)", status)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge build: --sign-previous %s: %v\n", url, err)
 		return nil, 1
 	}
-	if env == nil {
+	if status == 404 {
 		fmt.Fprintf(stderr, "skilledge build: --sign-previous %s serves no signed root yet: this one is the first (sequence 1)\n", url)
 		return nil, 0
 	}
@@ -124,4 +132,17 @@ func previousFromDeployment(ctx context.Context, url string, sg *compile.Signer,
 		return nil, 1
 	}
 	return map[string]compile.RootInfo{"catalog": {View: "catalog", Sequence: r.Sequence, Payload: r.Payload}}, 0
+}
+
+// hexDigest reports whether s is a SHA-256 in lowercase hex.
+func hexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -63,6 +63,8 @@ func TestBuildSign(t *testing.T) {
 	}
 
 	t.Setenv("SOURCE_DATE_EPOCH", "") // the refusals are of builds issued now
+	damaged := filepath.Join(dir, "damaged.json")
+	os.WriteFile(damaged, []byte(`{"catalog":"x","roots":[{"view":"catalog","sequence":1,"payload":"zz"}]}`), 0o644)
 	other := filepath.Join(dir, "other.json")
 	os.WriteFile(other, []byte(`{"catalog":"https://elsewhere.example/","roots":[{"view":"catalog","sequence":4,"payload":"`+first.Payload+`"}]}`), 0o644)
 	loose := filepath.Join(dir, "loose.key")
@@ -80,6 +82,7 @@ func TestBuildSign(t *testing.T) {
 		{[]string{"--sign", key + ".pub", "--sign-catalog", "x"}, 1, "chmod 600"},
 		{[]string{"--sign", key, "--trust-root", "https://skills.example.com/", "--sign-previous", other}, 1, `the roots of "https://elsewhere.example/", not of "https://skills.example.com/"`},
 		{[]string{"--sign", key, "--sign-catalog", "x", "--sign-previous", filepath.Join(dir, "none.json")}, 1, "give the roots.json an earlier build wrote"},
+		{[]string{"--sign", key, "--sign-catalog", "x", "--sign-previous", damaged}, 1, `payload "zz": not what a build writes`},
 	} {
 		out := filepath.Join(dir, "refused")
 		code, stdout, stderr := call(t, "", append([]string{"build", "-o", out}, c.args...)...)

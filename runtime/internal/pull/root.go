@@ -105,15 +105,21 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 	if isMCPEndpoint(base) {
 		base = strings.TrimSuffix(strings.TrimSuffix(base, "/"), "/mcp")
 	}
-	env, err := verify.FetchRoot(ctx, base, opt.Verify)
-	if err != nil && key != nil {
+	env, status, err := verify.FetchRoot(ctx, base, opt.Verify)
+	if err == nil && status >= 500 {
+		err = fmt.Errorf("the signed root of %s answers HTTP %d", s.source, status)
+	}
+	if err != nil {
+		// A server failing is not a catalog without a root, and a first pull that took it
+		// for one would never ask again.
 		return err
 	}
 	if key == nil {
-		// Trust on first use, of a root: a path that answers anything else (a server
-		// that answers every path) is no root.
+		// Trust on first use, of a root: a refusal (404, or another 4xx of a server that
+		// knows no such path), or a path that answers something else (a server that
+		// answers every path with a page), is no root.
 		k, kerr := signing.RootKey(env)
-		if err != nil || env == nil || kerr != nil {
+		if env == nil || kerr != nil {
 			return nil
 		}
 		key, p.FirstUse = k, true

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -147,5 +148,25 @@ func TestSubjectNameOf(t *testing.T) {
 		if got := subjectNameOf(uri, latest); got != want {
 			t.Errorf("%s: %+v, want %+v", uri, got, want)
 		}
+	}
+}
+
+// TestPullRootFirstUseFailing: a first pull from a deployment whose root path fails (a 500,
+// not a 404) is refused, writing nothing: taken for a catalog without a root, the source
+// would never be asked for one again. A page where the root should be is no root.
+func TestPullRootFirstUseFailing(t *testing.T) {
+	srv := newCatalogServer(t, testCatalog())
+	srv.rootStatus = http.StatusInternalServerError
+	dir := filepath.Join(t.TempDir(), "skills")
+	if _, err := Pull(context.Background(), srv.URL, dir, loopback()); err == nil || !strings.Contains(err.Error(), "500") {
+		t.Fatalf("a first pull whose root fails: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a refused pull wrote the folder")
+	}
+	srv.rootStatus, srv.root = 0, []byte("<!doctype html><p>a page for every path")
+	res, err := Pull(context.Background(), srv.URL, dir, loopback())
+	if err != nil || res.Root != nil || len(res.Installed) != 2 {
+		t.Fatalf("a page where the root should be: %+v %v", res, err)
 	}
 }

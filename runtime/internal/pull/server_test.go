@@ -36,8 +36,10 @@ type catalogServer struct {
 	auth       []string // the Authorization headers received
 	// token, when set, is the bearer token every request must carry (else 401).
 	token string
-	// root, when set, is served as the catalog's signed root.
-	root []byte
+	// root, when set, is served as the catalog's signed root; rootStatus, when set, is
+	// the status its path answers with instead.
+	root       []byte
+	rootStatus int
 }
 
 func newCatalogServer(t *testing.T, skills map[string]map[string]string) *catalogServer {
@@ -116,6 +118,10 @@ func (s *catalogServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.requests.Add(1)
+	if r.URL.Path == prefix+"root.json" && s.rootStatus != 0 {
+		http.Error(w, "failing", s.rootStatus)
+		return
+	}
 	if r.URL.Path == prefix+"root.json" && s.root != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(s.root)

@@ -37,24 +37,24 @@ func rootAdvice(err error) string {
 }
 
 // FetchRoot reads the signed root of the deployment at base (catalog.RootJSON), under the
-// rules of Fetch (same origin, its token, redirects, bounded): the envelope's bytes, or nil
-// when the deployment serves none (404). Nothing is checked: signing.OpenRoot does that.
-func FetchRoot(ctx context.Context, base string, opt Options) ([]byte, error) {
+// rules of Fetch (same origin, its token, redirects, bounded): the envelope's bytes when it
+// answers 200, and the status it answered with. A status other than 200 is not an error:
+// the caller says what a 404 (no root) or another refusal means to it; a failure to
+// answer at all is. Nothing is checked: signing.OpenRoot does that.
+func FetchRoot(ctx context.Context, base string, opt Options) (env []byte, status int, err error) {
 	v, err := newVerifier(base, opt)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	u := v.withPath(catalog.RootJSON)
 	resp, err := v.get(ctx, u, "application/json", v.sameOrigin, signing.MaxEnvelope)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("cannot fetch the signed root %s: %w", u, err)
-	case resp.status == 404:
-		return nil, nil
-	case resp.status != 200:
-		return nil, fmt.Errorf("%s: %s", u, statusText(resp.status))
+	if err != nil {
+		return nil, 0, fmt.Errorf("cannot fetch the signed root %s: %w", u, err)
 	}
-	return resp.body, nil
+	if resp.status != 200 {
+		return nil, resp.status, nil
+	}
+	return resp.body, 200, nil
 }
 
 // checkRoot holds the deployment to its signed root (PROTOCOL.md#signed-root) when
