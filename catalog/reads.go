@@ -74,7 +74,7 @@ func (p *Pack) ReadByURI(uri string) (r Read, ok bool) {
 	if _, own := p.search(p.cell(TableIndex, 0, IndexResByURI), uri, TableResources, ResURI); own {
 		return Read{}, false // the root's own (skill://index.json, the feed, the root): no chunk to read
 	}
-	c := sort.Search(len(sh.reads), func(j int) bool { return string(sh.parts[sh.reads[j]].first) > uri }) - 1
+	c := sh.chunkFor(sh.reads, uri)
 	if c < 0 {
 		return Read{}, false
 	}

@@ -727,7 +727,7 @@ func pathBelow(q *Pack, key string) int {
 // keyRows returns the global skill rows of key in the key chunks parts, or nil.
 func (p *Pack) keyRows(parts []int, key string) []byte {
 	sh := p.sh
-	c := sort.Search(len(parts), func(j int) bool { return string(sh.parts[parts[j]].first) > key }) - 1
+	c := sh.chunkFor(parts, key)
 	if c < 0 {
 		return nil
 	}
@@ -738,6 +738,12 @@ func (p *Pack) keyRows(parts []int, key string) []byte {
 		return q.cell(TableKeyRows, uint32(r), KeyRowSkills)
 	}
 	return nil
+}
+
+// chunkFor returns the index in parts (chunks in key order) of the last chunk whose first
+// key is at most key, or -1: the one chunk that can hold key.
+func (sh *sharded) chunkFor(parts []int, key string) int {
+	return sort.Search(len(parts), func(j int) bool { return string(sh.parts[parts[j]].first) > key }) - 1
 }
 
 // openKeyRows opens b as a key chunk: one TableKeyRows, keys ascending, each with rows

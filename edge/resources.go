@@ -42,17 +42,7 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	}
 	if r, ok := s.pack.ReadByURI(uri); ok {
 		c.aboutFile(uri, r.Skill)
-		b = append(b, `"contents":[`...)
-		b = append(b, catalog.ReadHeadURIKey...)
-		if raw != uri {
-			b = jsonrpc.AppendString(b, raw) // the URI as the client wrote it, as below
-		} else {
-			b = append(append(append(b, '"'), uri...), '"') // as the head holds it (catalog.CutReadHeadURI)
-		}
-		b = append(b, r.HeadRest...)
-		b = c.splice(b, s.pack, r.Value)
-		b = append(b, "}]"...)
-		return append(b, r.Meta...), nil
+		return s.appendContents(c, b, uri, raw, r.HeadRest, true, r.Value, r.Meta), nil
 	}
 	i, ok := s.pack.ResourceByURI(uri)
 	if !ok {
@@ -64,21 +54,30 @@ func (s *Server) resourcesRead(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 		return nil, resourceNotFound(raw)
 	}
 	c.about(s.pack, uri, false)
-	b = append(b, `"contents":[`...)
 	head := s.pack.Resource(i, catalog.ResReadHead)
-	if raw != uri {
-		// Echo the URI as the client wrote it (clients match contents to requests by
-		// string): swap the stored canonical one for it (catalog.CutReadHeadURI).
-		if rest, ok := catalog.CutReadHeadURI(head, uri); ok {
-			b = append(b, catalog.ReadHeadURIKey...)
+	rest, cut := catalog.CutReadHeadURI(head, uri)
+	return s.appendContents(c, b, uri, raw, rest, cut, s.pack.Resource(i, catalog.ResReadValue), s.pack.Resource(i, catalog.ResReadMeta)), nil
+}
+
+// appendContents appends the contents array of a read of the resource at the canonical
+// uri, asked for as raw: its head, the value the cell value names, and meta after the
+// array. When cut, head is what follows the head's URI member (catalog.CutReadHeadURI),
+// and the member is written with the URI as the client wrote it (clients match contents
+// to requests by string); otherwise head is written as it is.
+func (s *Server) appendContents(c *call, b []byte, uri, raw string, head []byte, cut bool, value, meta []byte) []byte {
+	b = append(b, `"contents":[`...)
+	if cut {
+		b = append(b, catalog.ReadHeadURIKey...)
+		if raw != uri {
 			b = jsonrpc.AppendString(b, raw)
-			head = rest
+		} else {
+			b = append(append(append(b, '"'), uri...), '"') // as the head holds it
 		}
 	}
 	b = append(b, head...)
-	b = c.splice(b, s.pack, s.pack.Resource(i, catalog.ResReadValue))
+	b = c.splice(b, s.pack, value)
 	b = append(b, "}]"...)
-	return append(b, s.pack.Resource(i, catalog.ResReadMeta)...), nil
+	return append(b, meta...)
 }
 
 // scopedList answers resources/list {uri} (PROTOCOL.md#scoped-listing, the pre-submission

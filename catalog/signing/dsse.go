@@ -71,16 +71,9 @@ func Sign(key ed25519.PrivateKey, payloadType string, body []byte) []byte {
 // (ErrSignature); anything not in the format is ErrMalformed. Base64 is accepted standard
 // or URL-safe, padded or not, as the specification asks of a verifier.
 func Verify(key ed25519.PublicKey, payloadType string, env []byte) ([]byte, error) {
-	if len(env) > MaxEnvelope {
-		return nil, fmt.Errorf("%w: an envelope of %d bytes, over %d", ErrMalformed, len(env), MaxEnvelope)
-	}
-	var e Envelope
-	if err := json.Unmarshal(env, &e); err != nil {
-		return nil, fmt.Errorf("%w: the envelope: %v", ErrMalformed, err)
-	}
-	body, err := decode64(e.Payload)
+	e, body, err := decodeEnvelope(env)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the envelope's payload: %v", ErrMalformed, err)
+		return nil, err
 	}
 	if e.PayloadType != payloadType {
 		return nil, fmt.Errorf("%w: %q, not %q", ErrPayloadType, e.PayloadType, payloadType)
@@ -96,6 +89,23 @@ func Verify(key ed25519.PublicKey, payloadType string, env []byte) ([]byte, erro
 		}
 	}
 	return nil, fmt.Errorf("%w (%d signatures, key %s)", ErrSignature, len(e.Signatures), KeyID(key))
+}
+
+// decodeEnvelope reads env, an envelope's JSON, of at most MaxEnvelope bytes, and its
+// payload's bytes; nothing is verified.
+func decodeEnvelope(env []byte) (Envelope, []byte, error) {
+	var e Envelope
+	if len(env) > MaxEnvelope {
+		return e, nil, fmt.Errorf("%w: an envelope of %d bytes, over %d", ErrMalformed, len(env), MaxEnvelope)
+	}
+	if err := json.Unmarshal(env, &e); err != nil {
+		return e, nil, fmt.Errorf("%w: the envelope: %v", ErrMalformed, err)
+	}
+	body, err := decode64(e.Payload)
+	if err != nil {
+		return e, nil, fmt.Errorf("%w: the envelope's payload: %v", ErrMalformed, err)
+	}
+	return e, body, nil
 }
 
 // decode64 decodes s as any of the four base64 forms RFC 4648 gives (standard or URL-safe

@@ -127,7 +127,7 @@ func OpenRoot(env []byte, key ed25519.PublicKey) (*Root, error) {
 		return nil, fmt.Errorf("%w: the root's times: %v", ErrMalformed, err)
 	}
 	if p.Previous != nil {
-		if !hexSHA256(p.Previous.SHA256) {
+		if !HexSHA256(p.Previous.SHA256) {
 			return nil, fmt.Errorf("%w: the root's previous digest %q", ErrMalformed, p.Previous.SHA256)
 		}
 		r.Previous = p.Previous.SHA256
@@ -140,13 +140,9 @@ func OpenRoot(env []byte, key ed25519.PublicKey) (*Root, error) {
 // key it sees, which OpenRoot then checks the signature with. Nothing it returns is
 // trusted until OpenRoot has verified env with it.
 func RootKey(env []byte) (ed25519.PublicKey, error) {
-	var e Envelope
-	if err := json.Unmarshal(env, &e); err != nil {
-		return nil, fmt.Errorf("%w: the envelope: %v", ErrMalformed, err)
-	}
-	body, err := decode64(e.Payload)
+	_, body, err := decodeEnvelope(env)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the envelope's payload: %v", ErrMalformed, err)
+		return nil, err
 	}
 	var st struct {
 		Predicate rootPredicate `json:"predicate"`

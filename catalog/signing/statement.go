@@ -55,7 +55,7 @@ func ParseStatement(b []byte, predicateType string) (*Statement, error) {
 	}
 	names := make(map[string]bool, len(s.Subject))
 	for i, sub := range s.Subject {
-		if !hexSHA256(sub.Digest["sha256"]) {
+		if !HexSHA256(sub.Digest["sha256"]) {
 			return nil, fmt.Errorf("%w: subject %d (%q) has no SHA-256 digest in lowercase hex", ErrMalformed, i, sub.Name)
 		}
 		if names[sub.Name] {
@@ -66,8 +66,9 @@ func ParseStatement(b []byte, predicateType string) (*Statement, error) {
 	return &s, nil
 }
 
-// hexSHA256 reports whether s is 64 lowercase hex digits.
-func hexSHA256(s string) bool {
+// HexSHA256 reports whether s is 64 lowercase hex digits: a SHA-256 as statements,
+// roots and roots.json write it.
+func HexSHA256(s string) bool {
 	if len(s) != 64 {
 		return false
 	}

@@ -91,7 +91,7 @@ func (f *signFlags) signer(ctx context.Context, trustRoot string, now time.Time,
 			err = errors.New("no root in it")
 		}
 		for _, r := range prev.Roots {
-			if err == nil && (r.Sequence == 0 || !hexDigest(r.Payload)) {
+			if err == nil && (r.Sequence == 0 || !signing.HexSHA256(r.Payload)) {
 				err = fmt.Errorf("the root of view %q has sequence %d and payload %q: not what a build writes", r.View, r.Sequence, r.Payload)
 			}
 		}
@@ -132,17 +132,4 @@ func previousFromDeployment(ctx context.Context, url string, sg *compile.Signer,
 		return nil, 1
 	}
 	return map[string]compile.RootInfo{"catalog": {View: "catalog", Sequence: r.Sequence, Payload: r.Payload}}, 0
-}
-
-// hexDigest reports whether s is a SHA-256 in lowercase hex.
-func hexDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
