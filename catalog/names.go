@@ -83,6 +83,11 @@ const (
 	MetaRoot = "io.github.skilledge/root"
 )
 
+// MetaSource is the _meta member of a skill entry (and of its SKILL.md's resource
+// descriptor) that says where a skill mounted from a source came from
+// (PROTOCOL.md#sources): {"source","repository","commit","path"}.
+const MetaSource = "io.github.skilledge/source"
+
 // VersionPath is the path the version named version of the skill at path is served at,
 // its last segment name (the skill's name in that version).
 func VersionPath(path, version, name string) string {

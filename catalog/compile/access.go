@@ -115,8 +115,8 @@ type policyProblem struct {
 // none (the catalog is public), nil and problems when it is not what this package reads.
 // Every problem is reported, not just the first.
 func parseAccess(b []byte) (*Access, []policyProblem) {
-	a, _, problems := parsePolicy(b)
-	return a, problems
+	d := parsePolicy(b)
+	return d.access, d.problems
 }
 
 // versionsPolicy is the policy file's versions section: versions.keep, 0 when it has
@@ -127,42 +127,61 @@ type versionsPolicy struct {
 	declassify []string
 }
 
-// parsePolicy reads a policy file: its access section as parseAccess does, and its
-// versions section (versions: {keep: N, declassify: [PATH…]}), zero when it has none.
-func parsePolicy(b []byte) (_ *Access, vp versionsPolicy, _ []policyProblem) {
+// policyDoc is a policy file as read: its sections, or its problems. A file with
+// problems has no sections: nothing of it is used.
+type policyDoc struct {
+	access   *Access
+	versions versionsPolicy
+	sources  []Source
+	problems []policyProblem
+}
+
+// broken returns the document of a file with problems: nothing but them.
+func broken(problems []policyProblem) policyDoc { return policyDoc{problems: problems} }
+
+// parsePolicy reads a policy file: its access section as parseAccess does, its versions
+// section (versions: {keep: N, declassify: [PATH…]}), zero when it has none, and its
+// sources (sources.go).
+func parsePolicy(b []byte) policyDoc {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, versionsPolicy{}, []policyProblem{yamlProblem(err)}
+		return broken([]policyProblem{yamlProblem(err)})
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, versionsPolicy{}, nil // an empty file
+		return policyDoc{} // an empty file
 	}
 	p := &policyParser{}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, versionsPolicy{}, []policyProblem{{root.Line, "the policy file must be a mapping (access: …, versions: …)"}}
+		return broken([]policyProblem{{root.Line, "the policy file must be a mapping (access: …, versions: …, sources: …)"}})
 	}
-	var access *yaml.Node
+	var (
+		access  *yaml.Node
+		vp      versionsPolicy
+		sources []Source
+	)
 	p.mapping(root, "the policy file", func(key string, k, v *yaml.Node) {
 		switch key {
 		case "access":
 			access = v
 		case "versions":
 			vp = p.versions(v)
+		case "sources":
+			sources = p.sources(v)
 		default:
-			p.add(k.Line, fmt.Sprintf("unknown key %q: the policy file has an access section and a versions section", key))
+			p.add(k.Line, fmt.Sprintf("unknown key %q: the policy file has sections access, versions and sources", key))
 		}
 	})
+	if len(p.problems) > 0 && access == nil {
+		return broken(p.problems)
+	}
 	if access == nil {
-		if len(p.problems) > 0 {
-			vp = versionsPolicy{}
-		}
-		return nil, vp, p.problems
+		return policyDoc{versions: vp, sources: sources}
 	}
 	a := &Access{Default: []string{}}
 	if access.Kind != yaml.MappingNode {
 		p.add(access.Line, "access must be a mapping with default and rules")
-		return nil, versionsPolicy{}, p.problems
+		return broken(p.problems)
 	}
 	p.mapping(access, "access", func(key string, k, v *yaml.Node) {
 		switch key {
@@ -190,9 +209,9 @@ func parsePolicy(b []byte) (_ *Access, vp versionsPolicy, _ []policyProblem) {
 		seen[r.Path] = r.Line
 	}
 	if len(p.problems) > 0 {
-		return nil, versionsPolicy{}, p.problems
+		return broken(p.problems)
 	}
-	return a, vp, nil
+	return policyDoc{access: a, versions: vp, sources: sources}
 }
 
 // versions reads the versions section: {keep: N, declassify: [PATH…]}, 1 ≤ N ≤ MaxKeep,

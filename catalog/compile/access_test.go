@@ -51,8 +51,8 @@ func TestAccess(t *testing.T) {
 
 		{name: "a policy file over 1 MiB", policy: "# " + strings.Repeat("x", maxPolicyBytes), want: []string{"skills/skilledge.yaml: cannot read the policy file: larger than 1048576 bytes"}},
 		{name: "not YAML", policy: "access: [\n", want: []string{"skills/skilledge.yaml:1: not valid YAML: did not find expected node content"}},
-		{name: "not a mapping", policy: "- access\n", want: []string{"skills/skilledge.yaml:1: the policy file must be a mapping (access: …, versions: …)"}},
-		{name: "unknown top-level key", policy: "acess:\n  default: [a]\n", want: []string{`skills/skilledge.yaml:1: unknown key "acess": the policy file has an access section and a versions section`}},
+		{name: "not a mapping", policy: "- access\n", want: []string{"skills/skilledge.yaml:1: the policy file must be a mapping (access: …, versions: …, sources: …)"}},
+		{name: "unknown top-level key", policy: "acess:\n  default: [a]\n", want: []string{`skills/skilledge.yaml:1: unknown key "acess": the policy file has sections access, versions and sources`}},
 		{name: "unknown access key", policy: "access:\n  defaults: [a]\n", want: []string{`skills/skilledge.yaml:2: unknown key "defaults" in access: it has default and rules`}},
 		{name: "default not a list", policy: "access:\n  default: skills:read\n", want: []string{"skills/skilledge.yaml:2: access.default must be a list of scopes ([skills:read])"}},
 		{name: "malformed scope", policy: "access:\n  default: [\"skills read\", \"a\\\"b\", ok]\n", want: []string{

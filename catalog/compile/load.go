@@ -155,7 +155,7 @@ func (l *loader) build() *Catalog {
 	for _, sk := range ok {
 		byName[sk.Name] = append(byName[sk.Name], sk.Path)
 	}
-	c := &Catalog{Access: l.loadAccess(), Keep: l.keep, Declassify: l.declassify}
+	c := &Catalog{Access: l.loadAccess(), Keep: l.keep, Declassify: l.declassify, Sources: l.sources}
 	for _, sk := range ok {
 		if c.Access != nil && !c.Access.Broken {
 			var listed bool
@@ -317,7 +317,7 @@ func (l *loader) loadAccess() *Access {
 	}
 	before := len(l.problems)
 	for _, r := range a.Rules {
-		if !slices.ContainsFunc(l.skillList, r.Matches) {
+		if !slices.ContainsFunc(l.skillList, r.Matches) && !l.mounted(r) {
 			l.report(Error, PolicyFile, r.Line, "", fmt.Sprintf("rule for path %q matches no skill: no SKILL.md is at %s or under it", r.Path+"/", r.Path))
 		}
 	}
@@ -331,11 +331,15 @@ func (l *loader) loadAccess() *Access {
 func (l *loader) readPolicy() (*Access, []policyProblem, error) {
 	if !l.policyRead {
 		l.policyRead = true
+		if l.opt.NoPolicy {
+			l.policyErr = fs.ErrNotExist
+			return nil, nil, l.policyErr
+		}
 		var b []byte
 		if b, l.policyErr = readPolicy(l.fsys); l.policyErr == nil {
-			var vp versionsPolicy
-			l.policy, vp, l.policyProblems = parsePolicy(b)
-			l.keep, l.declassify = vp.keep, vp.declassify
+			d := parsePolicy(b)
+			l.policy, l.policyProblems, l.sources = d.access, d.problems, d.sources
+			l.keep, l.declassify = d.versions.keep, d.versions.declassify
 		}
 	}
 	return l.policy, l.policyProblems, l.policyErr

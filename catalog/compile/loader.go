@@ -28,6 +28,9 @@ type Options struct {
 	// skill is served: SKILL.md as written, its entry as entry.go says
 	// (PROTOCOL.md#skill-format).
 	Strict bool
+	// NoPolicy reads no policy file: the folder is a source of another catalog
+	// (sources.go), whose own policy applies to it.
+	NoPolicy bool
 }
 
 // Per-skill limits fixed by the MCP Skills extension (PROTOCOL.md#skill-format): files and
@@ -71,6 +74,7 @@ type loader struct {
 	keep           int
 	policyProblems []policyProblem
 	declassify     []string // versions.declassify
+	sources        []Source
 	policyErr      error
 }
 

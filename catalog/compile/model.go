@@ -67,6 +67,9 @@ type Catalog struct {
 	// where it was published too.
 	Declassify []string
 	Versions   *Versions
+	// Sources are the policy's sources (sources.go), in the order written: package
+	// catalog/sources mounts their skills (Mount). Nil when the folder is the catalog.
+	Sources []Source
 	// whole is set on the run of skills of one shard (shards.go): the catalog they belong
 	// to, which names their prompts and says which are published.
 	whole *Catalog
@@ -103,6 +106,8 @@ type Skill struct {
 	// kept versions newest first, its own first; it is nil for an older version.
 	Version string
 	Kept    []Kept
+	// Source is where the skill came from when a source's (Mount), nil for the folder's.
+	Source *Provenance
 }
 
 // File is one served file.
@@ -237,8 +242,8 @@ func (c *Catalog) Size() (files int, bytes int64) {
 	return files, bytes
 }
 
-// Fingerprint identifies what Encode would make of c: the SHA-256 of the trust root and of
-// the path and digest of every file, in order. Everything else in the encoded catalog
+// Fingerprint identifies what Encode would make of c: the SHA-256 of the trust root, of
+// the path and digest of every file, in order, and of each mounted skill's provenance. Everything else in the encoded catalog
 // (which directories are skills, frontmatter, MIME types, archives) is derived from those
 // paths and bytes by Load and Encode, so two catalogs with equal fingerprints encode to
 // equal bytes under the same code. It reads no file contents: Load has hashed them.
@@ -251,6 +256,9 @@ func (c *Catalog) Fingerprint() [32]byte {
 	seen := map[*File]bool{}
 	for _, s := range c.Skills {
 		fmt.Fprintf(h, "skill %q\n", s.Path)
+		if p := s.Source; p != nil {
+			fmt.Fprintf(h, "source %q %q %q %q\n", p.Source, p.Repository, p.Commit, p.Path)
+		}
 		if c.Access != nil {
 			fmt.Fprintf(h, "scopes %q unlisted %t\n", s.Scopes, s.Unlisted)
 		}

@@ -214,6 +214,10 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 		b.WriteString("<article class=\"skill\" id=\"skill-" + strconv.Itoa(i) + "\">\n<h3 class=\"name\">" + e(s.Name) + "</h3>\n")
 		b.WriteString("<p class=\"path\"><code>" + e(skillURI(s)) + "</code></p>\n")
 		b.WriteString("<p class=\"description\">" + e(s.Description) + "</p>\n")
+		if p := s.Source; p != nil {
+			b.WriteString("<p class=\"source muted\">From source <code>" + e(p.Source) + "</code>: <code>" + e(p.Repository) +
+				"</code> at <code>" + e(p.Commit[:min(12, len(p.Commit))]) + "</code>, <code>" + e(p.Path) + "</code></p>\n")
+		}
 		if published[s] {
 			base := catalog.SkillsPrefix + s.Name + "/"
 			b.WriteString("<p class=\"links\"><a class=\"skill-md\" href=\"" + e(base+catalog.SkillMD) + "\">" + catalog.SkillMD + "</a>")

@@ -113,12 +113,27 @@ func (e *encoding) descriptor(f *File) []byte {
 	b = strconv.AppendInt(b, f.Size, 10)
 	if isSkillMD {
 		b = append(b, `,"annotations":{"audience":["assistant"],"priority":0.8}`...)
-		if m := versionsMeta(s); m != nil {
+		if m := joinMembers(versionsMeta(s), sourceMeta(s)); m != nil {
 			b = append(append(append(b, `,"_meta":{`...), m...), '}')
 		}
 		b = append(b, '}')
 	} else {
 		b = append(b, `,"annotations":{"audience":["assistant"],"priority":0.3}}`...)
+	}
+	return b
+}
+
+// joinMembers joins the object members given, leaving out the nil ones; nil for none.
+func joinMembers(members ...[]byte) []byte {
+	var b []byte
+	for _, m := range members {
+		if m == nil {
+			continue
+		}
+		if b != nil {
+			b = append(b, ',')
+		}
+		b = append(b, m...)
 	}
 	return b
 }

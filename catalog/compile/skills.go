@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/tidwall/gjson"
 )
 
@@ -58,7 +59,30 @@ func skillEntry(s *Skill) []byte {
 		b = strconv.AppendInt(b, f.Size, 10)
 		b = append(b, '}')
 	}
-	return append(b, "]}"...)
+	b = append(b, ']')
+	if m := sourceMeta(s); m != nil {
+		b = append(append(append(b, `,"_meta":{`...), m...), '}')
+	}
+	return append(b, '}')
+}
+
+// sourceMeta renders the _meta object member of a mounted skill's provenance:
+// `"io.github.skilledge/source":{"source","repository","commit","path"}`, or nil for a
+// skill of the folder.
+func sourceMeta(s *Skill) []byte {
+	p := s.Source
+	if p == nil {
+		return nil
+	}
+	b := []byte(`"` + catalog.MetaSource + `":{"source":`)
+	b = append(b, jsonString(p.Source)...)
+	b = append(b, `,"repository":`...)
+	b = append(b, jsonString(p.Repository)...)
+	b = append(b, `,"commit":`...)
+	b = append(b, jsonString(p.Commit)...)
+	b = append(b, `,"path":`...)
+	b = append(b, jsonString(p.Path)...)
+	return append(b, '}')
 }
 
 // byNameHead and byNameTail render the members of the SEP-2076 skills/get {name} result

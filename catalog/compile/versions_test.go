@@ -86,7 +86,8 @@ func FuzzParsePolicy(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		a, vp, problems := parsePolicy([]byte(s))
+		d := parsePolicy([]byte(s))
+		a, vp, problems := d.access, d.versions, d.problems
 		keep := vp.keep
 		if len(problems) > 0 && (a != nil || keep != 0) {
 			t.Fatalf("%q: problems %v and still access %v, keep %d", s, problems, a, keep)

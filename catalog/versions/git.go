@@ -21,8 +21,9 @@ var ErrNotRepo = errors.New("history: not in a git work tree")
 
 // gitRepo is a Source that runs the git command in the work tree holding a skills folder.
 type gitRepo struct {
-	top     string // the work tree's root
+	top     string // the work tree's root, or a bare repository (GitAt)
 	prefix  string // the folder's path in it, with a trailing slash ("" for the root)
+	head    string // the commit whose history is read: "HEAD", or GitAt's commit
 	mu      sync.Mutex
 	batch   *catFile // the reader of blobs (Read)
 	noBatch bool     // it could not start: a command a read
@@ -40,7 +41,18 @@ func Git(ctx context.Context, dir string) (Source, error) {
 	if len(lines) == 1 {
 		lines = append(lines, "") // the root of the work tree: an empty prefix line
 	}
-	return &gitRepo{top: lines[0], prefix: lines[1]}, nil
+	return &gitRepo{top: lines[0], prefix: lines[1], head: "HEAD"}, nil
+}
+
+// GitAt returns the Source of the folder dir ("" for the root) of the repository gitDir (a
+// bare one: a source's cache) as it is at commit: its history is commit's. The commit must
+// be a full object name; it is not checked here.
+func GitAt(gitDir, commit, dir string) Source {
+	prefix := ""
+	if dir != "" {
+		prefix = strings.TrimSuffix(dir, "/") + "/"
+	}
+	return &gitRepo{top: gitDir, prefix: prefix, head: commit}
 }
 
 func (g *gitRepo) pathspec() string {
@@ -53,12 +65,12 @@ func (g *gitRepo) pathspec() string {
 // Log implements Source: the commits of HEAD's history that touched the folder, newest
 // first; none in a repository without commits.
 func (g *gitRepo) Log(ctx context.Context) ([]Commit, error) {
-	if _, err := git(ctx, g.top, "rev-parse", "--verify", "--quiet", "HEAD"); err != nil {
+	if _, err := git(ctx, g.top, "rev-parse", "--verify", "--quiet", "--end-of-options", g.head); err != nil {
 		return nil, nil // no commit yet
 	}
 	// --first-parent: what was published is what the branch received, merges included,
 	// not each commit of a branch merged into it (which git log would list by date).
-	out, err := git(ctx, g.top, "log", "-z", "--first-parent", "--format=%H%x00%cI%x00%s", "HEAD", "--", g.pathspec())
+	out, err := git(ctx, g.top, "log", "-z", "--first-parent", "--format=%H%x00%cI%x00%s", "--end-of-options", g.head, "--", g.pathspec())
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +173,49 @@ func (g *gitRepo) Read(ctx context.Context, blob string) ([]byte, error) {
 		return data, err
 	}
 	return git(ctx, g.top, "cat-file", "blob", "--end-of-options", blob)
+}
+
+// Stream returns the bytes of blob as `git cat-file blob` prints them, for a file too
+// large to hold: closing it stops the command, however much of it was read.
+func (g *gitRepo) Stream(ctx context.Context, blob string) (io.ReadCloser, error) {
+	cmd := exec.CommandContext(ctx, "git", "-C", g.top, "cat-file", "blob", "--end-of-options", blob)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &stream{ReadCloser: out, cmd: cmd}, nil
+}
+
+// stream is a running `git cat-file blob`'s output. Its end is an error unless the
+// command succeeded: a blob that is missing ends as one, not as empty bytes.
+type stream struct {
+	io.ReadCloser
+	cmd  *exec.Cmd
+	done bool
+}
+
+func (s *stream) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	if err == io.EOF && !s.done {
+		s.done = true
+		if werr := s.cmd.Wait(); werr != nil {
+			return n, fmt.Errorf("history: git cat-file blob: %w", werr)
+		}
+	}
+	return n, err
+}
+
+func (s *stream) Close() error {
+	s.ReadCloser.Close()
+	if !s.done {
+		s.done = true
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+	}
+	return nil
 }
 
 // catFile is a running `git cat-file --batch`: a blob's name in, its header and bytes out.

@@ -22,6 +22,11 @@ type BuildOptions struct {
 	// TrustRoot is the Domain-Verified Skills trust root the catalog publishes, as
 	// trust.ParseRoot wrote it (Root.String), or "" for none.
 	TrustRoot string
+	// Frozen refuses a sources.lock that does not hold the policy file's sources as
+	// configured, or whose refs moved under it, and never writes it (catalog/sources).
+	Frozen bool
+	// Log is told of each source fetched and of the lock written; nil says nothing.
+	Log io.Writer
 }
 
 // Folder is a skills folder loaded and checked.
@@ -65,6 +70,13 @@ func Load(dir string, opt BuildOptions) (*Folder, error) {
 		}
 		problems = append(problems, hp...)
 	}
+	if dir != "" {
+		sp, err := composeSources(c, dir, opt)
+		if err != nil {
+			return nil, err
+		}
+		problems = append(problems, sp...)
+	}
 	f := &Folder{Dir: dir, Catalog: c, Checked: len(c.Skills)}
 	for _, p := range problems {
 		if p.Skipped {
@@ -91,6 +103,9 @@ func Load(dir string, opt BuildOptions) (*Folder, error) {
 // any). It refuses a folder whose access policy has problems (ErrBrokenPolicy), and one
 // with invalid skills unless opt.SkipInvalid (ErrInvalid), after printing why.
 func Check(dir string, opt BuildOptions, log io.Writer) (*Folder, error) {
+	if opt.Log == nil {
+		opt.Log = log
+	}
 	f, err := Load(dir, opt)
 	if err != nil {
 		return nil, err

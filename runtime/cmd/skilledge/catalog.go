@@ -19,18 +19,20 @@ import (
 type buildFlags struct {
 	skipInvalid, allowOversize bool
 	trustRoot                  string
+	frozen                     bool
 }
 
 func (f *buildFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "leave out invalid skills, reporting each, instead of refusing the folder")
 	fs.BoolVar(&f.allowOversize, "allow-oversize", false, "accept skills over 512 files or 16 MiB (reported as warnings)")
+	fs.BoolVar(&f.frozen, "frozen", false, "build the sources (sources: in skilledge.yaml) at the commits sources.lock holds, and fail, writing nothing,\nwhen the lock does not hold them as configured or a ref no longer leads to its locked commit")
 	fs.StringVar(&f.trustRoot, "trust-root", "", "publish `URL` (an https prefix the deployment controls, e.g. https://skills.example.com/) as the\nDomain-Verified Skills trust root, in both well-known indexes and the server instructions")
 }
 
 // options are the build options the flags ask for; ok is false after saying why not, for
 // command name. The trust root is checked here, not in serving: the error names the flag.
 func (f *buildFlags) options(name string, stderr io.Writer) (_ serving.BuildOptions, ok bool) {
-	opt := serving.BuildOptions{SkipInvalid: f.skipInvalid, AllowOversize: f.allowOversize}
+	opt := serving.BuildOptions{SkipInvalid: f.skipInvalid, AllowOversize: f.allowOversize, Frozen: f.frozen}
 	if f.trustRoot != "" {
 		r, err := trust.ParseRoot(f.trustRoot)
 		if err != nil {

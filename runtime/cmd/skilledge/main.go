@@ -57,6 +57,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdRemove(rest, verify.Escaping(stdout), verify.Escaping(stderr))
 	case "key":
 		return cmdKey(rest, stdout, stderr)
+	case "sources":
+		return cmdSources(ctx, rest, stdout, stderr)
 	case "stats":
 		return cmdStats(ctx, rest, verify.Escaping(stdout), verify.Escaping(stderr))
 	case "version", "--version", "-version":
@@ -91,6 +93,8 @@ Usage:
   skilledge validate DIR            check every skill in DIR and report each problem
   skilledge init NAME [DIR]         make DIR/NAME/SKILL.md (DIR: skills), a new skill that validates
   skilledge build [DIR] -o OUT      write OUT/catalog.pack, OUT/assets/, OUT/plugin.wasm, the JavaScript host and its entries (Workers, Deno, Bun, Node)
+  skilledge sources update [NAME]   resolve the sources DIR's skilledge.yaml mounts (git repositories)
+                                    afresh, and write their commits to DIR/sources.lock
   skilledge verify URL [flags]      check a deployment's skills against their DVS trust root
                                     (--token for a private deployment)
   skilledge search URL|DIR QUERY    find the skills a catalog (or a folder) has for QUERY, best first

@@ -54,6 +54,7 @@ repository's root.`)
 	default:
 		return c.usageError(stderr, fmt.Sprintf("--format %q: want text or github", *format))
 	}
+	opt.Log = stderr
 	f, err := serving.Load(pos[0], opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge validate: %v\n", err)

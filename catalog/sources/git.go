@@ -1,0 +1,154 @@
+package sources
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// repo is a source's repository in the cache: one bare repository per URL, which fetches
+// bring what a build needs into. Every commit a build used is kept by a ref of its own
+// (refs/skilledge/COMMIT), so that git's housekeeping never drops it.
+type repo struct {
+	dir string // the bare repository
+	url string
+}
+
+// openRepo opens (making it the first time) the cache's repository of url under cacheDir.
+func openRepo(ctx context.Context, cacheDir, url string) (*repo, error) {
+	sum := sha256.Sum256([]byte(url))
+	r := &repo{dir: filepath.Join(cacheDir, hex.EncodeToString(sum[:16])+".git"), url: url}
+	if _, err := os.Stat(filepath.Join(r.dir, "HEAD")); err == nil {
+		return r, nil
+	}
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		return nil, err
+	}
+	if _, err := r.git(ctx, "init", "--bare", "--quiet"); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// git runs git in the repository, as the user's git, with their configuration (a
+// credential helper, SSH keys: how a private source is reached), but never asking on the
+// terminal and only over the transports a source may name.
+func (r *repo) git(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", r.dir, "-c", "protocol.version=2"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ALLOW_PROTOCOL=https:http:ssh:git:file", "LC_ALL=C")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return nil, fmt.Errorf("git %s: %s", args[0], lastLines(msg, 4))
+		}
+		return nil, fmt.Errorf("git %s: %v", args[0], err)
+	}
+	return out, nil
+}
+
+// lastLines returns the last n lines of s: what git says last is why it failed.
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "; ")
+}
+
+// refKind is what a source's ref names on the remote.
+type refKind int
+
+const (
+	kindCommit refKind = iota // a full commit name
+	kindBranch
+	kindTag
+	kindHead // the remote's default branch (no ref given)
+	kindOther
+)
+
+func (k refKind) String() string {
+	return [...]string{"commit", "branch", "tag", "default branch", "ref"}[k]
+}
+
+// remoteRef asks the remote what ref names: its full name, its kind, and the commit it
+// points to (a tag peeled). It reads the name as git does (refs/REF, refs/tags/REF,
+// refs/heads/REF, in that order); "" is the remote's HEAD.
+func (r *repo) remoteRef(ctx context.Context, ref string) (full string, kind refKind, commit string, err error) {
+	if isCommit(ref) {
+		return ref, kindCommit, ref, nil
+	}
+	pattern := ref
+	if ref == "" {
+		pattern = "HEAD"
+	}
+	out, err := r.git(ctx, "ls-remote", "--end-of-options", r.url, pattern)
+	if err != nil {
+		return "", 0, "", err
+	}
+	refs := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if sha, name, ok := strings.Cut(line, "\t"); ok {
+			refs[name] = sha
+		}
+	}
+	if ref == "" {
+		if sha, ok := refs["HEAD"]; ok {
+			return "HEAD", kindHead, sha, nil
+		}
+		return "", 0, "", fmt.Errorf("the repository has no default branch (HEAD): give the source a ref")
+	}
+	for _, c := range []struct {
+		name string
+		kind refKind
+	}{{ref, kindOther}, {"refs/" + ref, kindOther}, {"refs/tags/" + ref, kindTag}, {"refs/heads/" + ref, kindBranch}} {
+		sha, ok := refs[c.name]
+		if !ok {
+			continue
+		}
+		kind := c.kind
+		switch {
+		case strings.HasPrefix(c.name, "refs/tags/"):
+			kind = kindTag
+		case strings.HasPrefix(c.name, "refs/heads/"):
+			kind = kindBranch
+		}
+		if peeled, ok := refs[c.name+"^{}"]; ok {
+			sha = peeled
+		}
+		return c.name, kind, sha, nil
+	}
+	return "", 0, "", fmt.Errorf("the repository has no branch or tag %q", ref)
+}
+
+// fetch brings want (a full ref name, or a commit name) from the remote into the cache.
+func (r *repo) fetch(ctx context.Context, want string) error {
+	_, err := r.git(ctx, "fetch", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--quiet", "--end-of-options", r.url, want)
+	return err
+}
+
+// has reports whether the cache holds commit.
+func (r *repo) has(ctx context.Context, commit string) bool {
+	_, err := r.git(ctx, "cat-file", "-e", "--end-of-options", commit+"^{commit}")
+	return err == nil
+}
+
+// keep makes the cache keep commit (a ref names it).
+func (r *repo) keep(ctx context.Context, commit string) error {
+	_, err := r.git(ctx, "update-ref", "refs/skilledge/"+commit, commit)
+	return err
+}
+
+// isAncestor reports whether commit a is an ancestor of commit b (or b itself); both must
+// be in the cache.
+func (r *repo) isAncestor(ctx context.Context, a, b string) bool {
+	_, err := r.git(ctx, "merge-base", "--is-ancestor", "--end-of-options", a, b)
+	return err == nil
+}

@@ -1,0 +1,272 @@
+// Package sources composes a catalog from several places: the git repositories the policy
+// file's sources section mounts at path prefixes (compile.Source), each resolved to a
+// commit recorded in sources.lock beside the policy file, fetched into a cache of bare
+// repositories, loaded by the compiler's own rules from git's objects (versions.Tree),
+// and mounted into the folder's catalog with their provenance (compile.Mount).
+//
+// A build with a lock is reproducible: each source whose configuration is the one locked
+// is served at its locked commit, whatever its ref says now, and the same commits make the
+// same catalog byte for byte. A source that is new or configured otherwise is resolved
+// afresh and the lock written; Options.Update moves named sources to their ref's newest
+// commit (skilledge sources update); Options.Frozen writes nothing and refuses a lock that
+// does not hold the configuration, and a ref that no longer leads to its locked commit.
+package sources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/versions"
+)
+
+// Options say how sources are resolved.
+type Options struct {
+	// CacheDir holds the fetched repositories, one bare repository per URL.
+	CacheDir string
+	// Frozen refuses a lock that does not hold every source as configured (and holds no
+	// other), and a source whose ref no longer leads to its locked commit (a tag moved, a
+	// branch force-pushed); the lock is never written.
+	Frozen bool
+	// Update are the paths of the sources to resolve afresh, whatever the lock says; All
+	// resolves every source.
+	Update []string
+	All    bool
+	// Log is told what each source is served at, and of each fetch.
+	Log io.Writer
+}
+
+// ErrFrozen is wrapped by Resolve's error when Options.Frozen finds the lock out of date.
+var ErrFrozen = errors.New("sources.lock does not hold the sources as configured")
+
+// Resolved is a source and the commit it is served at.
+type Resolved struct {
+	compile.Source
+	Commit string
+	repo   *repo
+}
+
+// Resolve returns each of srcs at the commit it is served at, from dir's sources.lock or
+// its remote (Options), and writes the lock when that changed it (never when Frozen).
+func Resolve(ctx context.Context, dir string, srcs []compile.Source, opt Options) ([]Resolved, error) {
+	lock, err := ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Frozen {
+		for _, e := range lock.Sources {
+			if !slices.ContainsFunc(srcs, func(s compile.Source) bool { return s.Path == e.Path }) {
+				return nil, fmt.Errorf("%w: it locks source %q, which %s does not have: run skilledge sources update, or build without --frozen", ErrFrozen, e.Path, compile.PolicyFile)
+			}
+		}
+	}
+	for _, u := range opt.Update {
+		if !slices.ContainsFunc(srcs, func(s compile.Source) bool { return s.Path == u }) {
+			return nil, fmt.Errorf("no source at path %q in %s", u, compile.PolicyFile)
+		}
+	}
+	out := make([]Resolved, 0, len(srcs))
+	next := &Lock{LockVersion: lockVersion}
+	for _, s := range srcs {
+		r, err := resolve(ctx, s, lock, opt)
+		if err != nil {
+			return nil, fmt.Errorf("source %q (%s line %d): %w", s.Path, compile.PolicyFile, s.Line, err)
+		}
+		out = append(out, r)
+		next.Sources = append(next.Sources, Locked{Path: s.Path, Git: s.Git, Ref: s.Ref, Dir: s.Dir, Commit: r.Commit})
+	}
+	if !opt.Frozen {
+		if len(srcs) == 0 && len(lock.Sources) == 0 {
+			return out, nil // no sources, and no lock to bring up to date
+		}
+		wrote, err := next.write(dir)
+		if err != nil {
+			return nil, err
+		}
+		if wrote && opt.Log != nil {
+			fmt.Fprintf(opt.Log, "skilledge: sources: wrote %s\n", path.Join(dir, LockFile))
+		}
+	}
+	return out, nil
+}
+
+// resolve finds the commit source s is served at.
+func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Resolved, error) {
+	r, err := openRepo(ctx, opt.CacheDir, s.Git)
+	if err != nil {
+		return Resolved{}, err
+	}
+	res := Resolved{Source: s, repo: r}
+	locked, ok := lock.Locked(s.Path)
+	fresh := opt.All || slices.Contains(opt.Update, s.Path) || !ok || !locked.matches(s)
+	if fresh && opt.Frozen {
+		if !ok {
+			return res, fmt.Errorf("%w: %s has no entry for it: run skilledge sources update %s, or build without --frozen", ErrFrozen, LockFile, s.Path)
+		}
+		return res, fmt.Errorf("%w: its entry in %s was locked for %s: run skilledge sources update %s, or build without --frozen", ErrFrozen, LockFile, lockedConfig(locked), s.Path)
+	}
+	if fresh {
+		full, kind, commit, err := r.remoteRef(ctx, s.Ref)
+		if err != nil {
+			return res, err
+		}
+		logf(opt.Log, "skilledge: sources: %s: fetching %s (%s %s)\n", s.Path, s.Git, kind, shortRef(full))
+		if err := fetchCommit(ctx, r, full, commit); err != nil {
+			return res, err
+		}
+		res.Commit = commit
+	} else {
+		res.Commit = locked.Commit
+		if !r.has(ctx, locked.Commit) || opt.Frozen {
+			full, kind, now, err := r.remoteRef(ctx, s.Ref)
+			if err != nil {
+				return res, err
+			}
+			logf(opt.Log, "skilledge: sources: %s: fetching %s (%s %s)\n", s.Path, s.Git, kind, shortRef(full))
+			if err := fetchCommit(ctx, r, full, now); err != nil {
+				return res, err
+			}
+			if !r.has(ctx, locked.Commit) {
+				r.fetch(ctx, locked.Commit) // a server that serves any commit it has
+			}
+			if !r.has(ctx, locked.Commit) {
+				return res, fmt.Errorf("the locked commit %s is no longer in the repository (its %s %s is at %s now: was it force-pushed?): check what changed, then skilledge sources update %s",
+					locked.Commit[:12], kind, shortRef(full), now[:12], s.Path)
+			}
+			if opt.Frozen && now != locked.Commit {
+				switch {
+				case kind == kindCommit:
+				case kind == kindTag:
+					return res, fmt.Errorf("%w: its tag %s moved from the locked commit %s to %s: a published tag was rewritten; check what changed, then skilledge sources update %s",
+						ErrFrozen, shortRef(full), locked.Commit[:12], now[:12], s.Path)
+				case !r.isAncestor(ctx, locked.Commit, now):
+					return res, fmt.Errorf("%w: its %s %s was force-pushed: it is at %s now, which does not hold the locked commit %s; check what changed, then skilledge sources update %s",
+						ErrFrozen, kind, shortRef(full), now[:12], locked.Commit[:12], s.Path)
+				}
+			}
+		}
+	}
+	if err := r.keep(ctx, res.Commit); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// fetchCommit fetches full, which the remote said is at commit, and checks that it came.
+func fetchCommit(ctx context.Context, r *repo, full, commit string) error {
+	if r.has(ctx, commit) {
+		return nil
+	}
+	if err := r.fetch(ctx, full); err != nil {
+		return err
+	}
+	if !r.has(ctx, commit) {
+		return fmt.Errorf("fetched %s, and commit %s did not come with it (did it move while fetching? build again)", shortRef(full), commit[:12])
+	}
+	return nil
+}
+
+// lockedConfig says what a lock entry was locked for.
+func lockedConfig(l Locked) string {
+	s := "git " + l.Git
+	if l.Ref != "" {
+		s += ", ref " + l.Ref
+	}
+	if l.Dir != "" {
+		s += ", dir " + l.Dir
+	}
+	return s
+}
+
+// shortRef is a full ref name as people write it.
+func shortRef(full string) string {
+	for _, p := range []string{"refs/heads/", "refs/tags/"} {
+		if s, ok := strings.CutPrefix(full, p); ok {
+			return s
+		}
+	}
+	return full
+}
+
+func logf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, args...)
+	}
+}
+
+// Compose loads every resolved source by the rules the folder is loaded by (copt; each
+// source's own policy file is not read: c's applies) and mounts its skills into c
+// (compile.Mount), then checks the whole (compile.CheckComposed). It returns the problems
+// of every source, named by their catalog paths (the source's path, then the skill's),
+// and those of the whole; an error for a source that cannot be read. An Error among the
+// whole's problems means c must not be served (compile.CheckComposed).
+func Compose(ctx context.Context, c *compile.Catalog, label string, rs []Resolved, copt compile.Options, log io.Writer) ([]compile.Problem, error) {
+	copt.NoPolicy = true
+	var problems []compile.Problem
+	for _, r := range rs {
+		src := versions.GitAt(r.repo.dir, r.Commit, r.Dir)
+		tree, bad, err := versions.Tree(ctx, src, r.Commit)
+		if err != nil {
+			return nil, fmt.Errorf("source %q: reading commit %s: %w", r.Path, r.Commit[:12], err)
+		}
+		if _, err := fs.Stat(tree, "."); err != nil || isEmpty(tree) {
+			where := "the repository"
+			if r.Dir != "" {
+				where = "folder " + r.Dir
+			}
+			return nil, fmt.Errorf("source %q: %s is empty or missing at commit %s", r.Path, where, r.Commit[:12])
+		}
+		at := label + "/" + r.Path
+		if label == "" || label == "." {
+			at = r.Path
+		}
+		for _, b := range bad {
+			problems = append(problems, compile.Problem{Path: at + "/" + b, Severity: compile.Warning,
+				Msg: "the repository holds this path, which no file system can: not served"})
+		}
+		if _, err := fs.Stat(tree, compile.PolicyFile); err == nil {
+			problems = append(problems, compile.Problem{Path: at + "/" + compile.PolicyFile, Severity: compile.Warning,
+				Msg: "the source's own policy file is not read: the catalog's (" + compile.PolicyFile + " of the folder) applies to its skills"})
+		}
+		sc, sp, err := compile.Load(tree, at, copt)
+		if err != nil {
+			return nil, fmt.Errorf("source %q: %w", r.Path, err)
+		}
+		problems = append(problems, sp...)
+		repoPath := func(p string) string {
+			if r.Dir == "" {
+				return p
+			}
+			return r.Dir + "/" + p
+		}
+		compile.Mount(c, sc, r.Source, func(p string) *compile.Provenance {
+			return &compile.Provenance{Source: r.Path, Repository: r.Git, Commit: r.Commit, Path: repoPath(p)}
+		})
+		where := ""
+		if r.Dir != "" {
+			where = ", folder " + r.Dir
+		}
+		logf(log, "skilledge: sources: %s: %s at %s%s: %s\n", r.Path, r.Git, r.Commit[:12], where, skillCount(len(sc.Skills)))
+	}
+	return append(problems, compile.CheckComposed(c, label)...), nil
+}
+
+// isEmpty reports whether the tree's root holds nothing.
+func isEmpty(fsys fs.FS) bool {
+	ents, err := fs.ReadDir(fsys, ".")
+	return err != nil || len(ents) == 0
+}
+
+// skillCount is "1 skill" or "N skills".
+func skillCount(n int) string {
+	if n == 1 {
+		return "1 skill"
+	}
+	return fmt.Sprintf("%d skills", n)
+}

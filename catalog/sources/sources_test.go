@@ -1,0 +1,247 @@
+package sources
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/sources/sourcestest"
+)
+
+// resolveErr resolves srcs for the folder dir, and returns the commits by path.
+func resolveErr(t *testing.T, dir, cache string, srcs []compile.Source, opt Options) (map[string]string, error) {
+	t.Helper()
+	opt.CacheDir = cache
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rs, err := Resolve(ctx, dir, srcs, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, r := range rs {
+		out[r.Path] = r.Commit
+	}
+	return out, nil
+}
+
+// TestResolveLock: the first build resolves each source and writes the lock; later builds
+// keep to it while the ref moves on; sources update moves it; --frozen refuses a lock
+// that does not hold the configuration, a tag moved, a branch force-pushed and a locked
+// commit gone, naming the source; and lets a branch that only moved on pass.
+func TestResolveLock(t *testing.T) {
+	root := t.TempDir()
+	platform := sourcestest.NewRepo(t, filepath.Join(root, "platform"))
+	first := platform.Skill("skills/deploy", "Deploy a service.")
+	platform.Git("tag", "v1")
+	platform.Git("tag", "-a", "-m", "annotated", "v1-annotated")
+	folder, cache := filepath.Join(root, "catalog"), filepath.Join(root, "cache")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srcs := []compile.Source{{Path: "platform", Git: platform.URL(), Ref: "main", Dir: "skills", Line: 2}}
+
+	got, err := resolveErr(t, folder, cache, srcs, Options{})
+	if err != nil || got["platform"] != first {
+		t.Fatalf("first resolve: %v %v, want %s", got, err, first)
+	}
+	lock, err := os.ReadFile(filepath.Join(folder, LockFile))
+	if err != nil || !strings.Contains(string(lock), first) {
+		t.Fatalf("lock: %s %v", lock, err)
+	}
+
+	// The branch moves on: a build keeps the locked commit; --frozen passes (the locked
+	// commit is still in the branch); sources update moves the lock.
+	second := platform.Skill("skills/deploy", "Deploy a service, safely.")
+	for _, frozen := range []bool{false, true} {
+		got, err = resolveErr(t, folder, cache, srcs, Options{Frozen: frozen})
+		if err != nil || got["platform"] != first {
+			t.Fatalf("frozen %t after the branch moved on: %v %v, want the locked %s", frozen, got, err, first)
+		}
+	}
+	got, err = resolveErr(t, folder, cache, srcs, Options{Update: []string{"platform"}})
+	if err != nil || got["platform"] != second {
+		t.Fatalf("update: %v %v, want %s", got, err, second)
+	}
+
+	// A branch force-pushed away from the locked commit: refused under --frozen.
+	platform.Git("reset", "-q", "--hard", first)
+	third := platform.Skill("skills/deploy", "Deploy, rewritten.")
+	_, err = resolveErr(t, folder, cache, srcs, Options{Frozen: true})
+	if !errors.Is(err, ErrFrozen) || !strings.Contains(err.Error(), `source "platform"`) || !strings.Contains(err.Error(), "force-pushed") {
+		t.Fatalf("force-pushed branch under --frozen: %v", err)
+	}
+
+	// A tag moved: refused under --frozen.
+	for _, tag := range []string{"v1", "v1-annotated"} {
+		tagged := []compile.Source{{Path: "platform", Git: platform.URL(), Ref: tag, Dir: "skills"}}
+		if _, err := resolveErr(t, folder, cache, tagged, Options{Update: []string{"platform"}}); err != nil {
+			t.Fatal(err)
+		}
+		platform.Git("tag", "-f", "-a", "-m", "moved", tag, third)
+		_, err = resolveErr(t, folder, cache, tagged, Options{Frozen: true})
+		if !errors.Is(err, ErrFrozen) || !strings.Contains(err.Error(), "tag "+tag+" moved") {
+			t.Fatalf("moved tag %s under --frozen: %v", tag, err)
+		}
+	}
+
+	// A configuration the lock does not hold: refused under --frozen, resolved without.
+	other := []compile.Source{{Path: "platform", Git: platform.URL(), Ref: "main", Dir: "tools"}}
+	_, err = resolveErr(t, folder, cache, other, Options{Frozen: true})
+	if !errors.Is(err, ErrFrozen) || !strings.Contains(err.Error(), "was locked for git "+platform.URL()+", ref v1-annotated, dir skills") {
+		t.Fatalf("changed configuration under --frozen: %v", err)
+	}
+	_, err = resolveErr(t, folder, cache, nil, Options{Frozen: true})
+	if !errors.Is(err, ErrFrozen) || !strings.Contains(err.Error(), `it locks source "platform"`) {
+		t.Fatalf("a source removed, under --frozen: %v", err)
+	}
+	before, _ := os.ReadFile(filepath.Join(folder, LockFile))
+	if _, err := resolveErr(t, folder, cache, other, Options{Frozen: true}); err == nil {
+		t.Fatal("no error")
+	}
+	if after, _ := os.ReadFile(filepath.Join(folder, LockFile)); !bytes.Equal(before, after) {
+		t.Fatal("--frozen wrote the lock")
+	}
+}
+
+// TestResolveLockedCommitGone: a locked commit that the repository no longer has (the
+// branch force-pushed, the old commit collected) is refused by every build, naming the
+// source, from a cache that never held it.
+func TestResolveLockedCommitGone(t *testing.T) {
+	root := t.TempDir()
+	platform := sourcestest.NewRepo(t, filepath.Join(root, "platform"))
+	first := platform.Skill("deploy", "Deploy.")
+	folder := filepath.Join(root, "catalog")
+	os.MkdirAll(folder, 0o755)
+	srcs := []compile.Source{{Path: "platform", Git: platform.URL(), Ref: "main"}}
+	if _, err := resolveErr(t, folder, filepath.Join(root, "cache1"), srcs, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	platform.Git("commit", "-q", "--amend", "-m", "rewritten")
+	platform.Git("reflog", "expire", "--expire=now", "--all")
+	platform.Git("gc", "-q", "--prune=now")
+	if _, err := exec.Command("git", "-C", platform.Dir, "cat-file", "-e", first).Output(); err == nil {
+		t.Fatal("the old commit is still in the repository")
+	}
+	_, err := resolveErr(t, folder, filepath.Join(root, "cache2"), srcs, Options{})
+	if err == nil || !strings.Contains(err.Error(), `source "platform"`) || !strings.Contains(err.Error(), "no longer in the repository") {
+		t.Fatalf("locked commit gone: %v", err)
+	}
+}
+
+// TestResolveRemotes: a source over git's own protocol (git daemon) and over HTTP (git
+// http-backend), each on loopback, resolves and fetches as a file one does.
+func TestResolveRemotes(t *testing.T) {
+	root := t.TempDir()
+	served := filepath.Join(root, "served")
+	daemonRepo := sourcestest.NewRepo(t, filepath.Join(served, "daemon.git"))
+	daemonCommit := daemonRepo.Skill("notes", "Take notes.")
+	httpRepo := sourcestest.NewRepo(t, filepath.Join(served, "http.git"))
+	httpCommit := httpRepo.Skill("pdf", "Read PDF files.")
+
+	daemonURL := sourcestest.Daemon(t, served)
+	httpURL := sourcestest.HTTPBackend(t, served)
+	folder := filepath.Join(root, "catalog")
+	os.MkdirAll(folder, 0o755)
+	srcs := []compile.Source{
+		{Path: "team", Git: daemonURL + "/daemon.git"},
+		{Path: "vendor", Git: httpURL + "/http.git", Ref: "main"},
+	}
+	got, err := resolveErr(t, folder, filepath.Join(root, "cache"), srcs, Options{})
+	if err != nil || got["team"] != daemonCommit || got["vendor"] != httpCommit {
+		t.Fatalf("got %v, %v; want team %s, vendor %s", got, err, daemonCommit, httpCommit)
+	}
+}
+
+// TestComposeHostile: a source is held to the limits of the folder: a link out of its
+// skill, a file over the per-skill limit and a name no URI can hold make their skill
+// invalid; a path no file system can hold ("..") and a submodule are not served; the
+// source's own policy file is not read; the other skills are mounted under the source's
+// path with their provenance, and the lock and the catalog never hold a credential.
+func TestComposeHostile(t *testing.T) {
+	root := t.TempDir()
+	r := sourcestest.NewRepo(t, filepath.Join(root, "hostile"))
+	r.Skill("good", "A good skill.")
+	sourcestest.Write(t, filepath.Join(r.Dir, "skilledge.yaml"), "access:\n  default: [nobody]\n")
+	r.Skill("linked", "Links out.")
+	if err := os.Symlink("../../../../etc/passwd", filepath.Join(r.Dir, "linked", "passwd")); err != nil {
+		t.Fatal(err)
+	}
+	r.Skill("big", "Too large.")
+	if err := os.WriteFile(filepath.Join(r.Dir, "big", "zeros.bin"), make([]byte, compile.MaxSkillBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Skill("odd", "An odd name.")
+	sourcestest.Write(t, filepath.Join(r.Dir, "odd", "a\\b.md"), "backslash\n")
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "-m", "hostile")
+	// A ".." entry in the tree of good, and a submodule: what git itself would refuse to
+	// check out, made with git's plumbing.
+	blob := r.Git("hash-object", "-w", filepath.Join(r.Dir, "good", "SKILL.md"))
+	goodTree := r.Git("rev-parse", "HEAD:good")
+	entries := r.Git("ls-tree", goodTree)
+	crafted := r.GitIn(entries+"\n100644 blob "+blob+"\t..\n160000 commit "+r.Git("rev-parse", "HEAD")+"\tsub\n", "mktree")
+	rootTree := r.GitIn(strings.Replace(r.Git("ls-tree", "HEAD"), goodTree, crafted, 1)+"\n", "mktree")
+	commit := r.Git("commit-tree", "-p", "HEAD", "-m", "crafted", rootTree)
+	r.Git("update-ref", "refs/heads/main", commit)
+
+	folder := filepath.Join(root, "catalog")
+	sourcestest.Write(t, filepath.Join(folder, "local", "SKILL.md"), "---\nname: local\ndescription: The folder's own.\n---\n")
+	sourcestest.Write(t, filepath.Join(folder, compile.PolicyFile), "sources:\n  - path: vendor/x\n    git: "+r.URL()+"\n")
+	c, problems, err := compile.LoadDir(folder, compile.Options{SkipInvalid: true})
+	if err != nil || len(problems) > 0 || len(c.Sources) != 1 {
+		t.Fatalf("load: %v %v %+v", problems, err, c.Sources)
+	}
+	ctx := context.Background()
+	rs, err := Resolve(ctx, folder, c.Sources, Options{CacheDir: filepath.Join(root, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err = Compose(ctx, c, "catalog", rs, compile.Options{SkipInvalid: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text []string
+	for _, p := range problems {
+		text = append(text, p.String())
+	}
+	all := strings.Join(text, "\n")
+	for _, want := range []string{
+		"catalog/vendor/x/good/..: warning: the repository holds this path, which no file system can: not served",
+		"catalog/vendor/x/skilledge.yaml: warning: the source's own policy file is not read",
+		"catalog/vendor/x/linked/passwd: symbolic link",
+		"catalog/vendor/x/big/zeros.bin: the file is over the per-skill limit",
+		`catalog/vendor/x/odd/a\b.md: file name "a\\b.md"`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no problem %q in:\n%s", want, all)
+		}
+	}
+	var paths []string
+	for _, s := range c.Skills {
+		paths = append(paths, s.Path)
+		if s.Path == "vendor/x/good" {
+			if p := s.Source; p == nil || *p != (compile.Provenance{Source: "vendor/x", Repository: r.URL(), Commit: commit, Path: "good"}) {
+				t.Errorf("provenance of good: %+v", p)
+			}
+			for _, f := range s.Files {
+				if f.Path != "vendor/x/good/SKILL.md" {
+					t.Errorf("good serves %s", f.Path)
+				}
+			}
+		}
+	}
+	if got := strings.Join(paths, " "); got != "local vendor/x/good" {
+		t.Errorf("skills served: %s", got)
+	}
+	if c.Access != nil {
+		t.Errorf("the source's policy was read: %+v", c.Access)
+	}
+}
