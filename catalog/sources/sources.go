@@ -116,7 +116,7 @@ func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Re
 		if err != nil {
 			return res, err
 		}
-		logf(opt.Log, "skilledge: sources: %s: fetching %s (%s %s)\n", s.Path, s.Git, kind, shortRef(full))
+		logf(opt.Log, "skilledge: sources: %s: fetching %s (%s)\n", s.Path, s.Git, refName(kind, full))
 		if err := fetchCommit(ctx, r, full, commit); err != nil {
 			return res, err
 		}
@@ -128,7 +128,7 @@ func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Re
 			if err != nil {
 				return res, err
 			}
-			logf(opt.Log, "skilledge: sources: %s: fetching %s (%s %s)\n", s.Path, s.Git, kind, shortRef(full))
+			logf(opt.Log, "skilledge: sources: %s: fetching %s (%s)\n", s.Path, s.Git, refName(kind, full))
 			if err := fetchCommit(ctx, r, full, now); err != nil {
 				return res, err
 			}
@@ -136,8 +136,8 @@ func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Re
 				r.fetch(ctx, locked.Commit) // a server that serves any commit it has
 			}
 			if !r.has(ctx, locked.Commit) {
-				return res, fmt.Errorf("the locked commit %s is no longer in the repository (its %s %s is at %s now: was it force-pushed?): check what changed, then skilledge sources update %s",
-					locked.Commit[:12], kind, shortRef(full), now[:12], s.Path)
+				return res, fmt.Errorf("the locked commit %s is no longer in the repository (its %s is at %s now: was it force-pushed?): check what changed, then skilledge sources update %s",
+					locked.Commit[:12], refName(kind, full), now[:12], s.Path)
 			}
 			if opt.Frozen && now != locked.Commit {
 				switch {
@@ -146,8 +146,8 @@ func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Re
 					return res, fmt.Errorf("%w: its tag %s moved from the locked commit %s to %s: a published tag was rewritten; check what changed, then skilledge sources update %s",
 						ErrFrozen, shortRef(full), locked.Commit[:12], now[:12], s.Path)
 				case !r.isAncestor(ctx, locked.Commit, now):
-					return res, fmt.Errorf("%w: its %s %s was force-pushed: it is at %s now, which does not hold the locked commit %s; check what changed, then skilledge sources update %s",
-						ErrFrozen, kind, shortRef(full), now[:12], locked.Commit[:12], s.Path)
+					return res, fmt.Errorf("%w: its %s was force-pushed: it is at %s now, which does not hold the locked commit %s; check what changed, then skilledge sources update %s",
+						ErrFrozen, refName(kind, full), now[:12], locked.Commit[:12], s.Path)
 				}
 			}
 		}
@@ -182,6 +182,15 @@ func lockedConfig(l Locked) string {
 		s += ", dir " + l.Dir
 	}
 	return s
+}
+
+// refName names a ref and its kind, as people write them: "branch main", "tag v1", "the
+// default branch".
+func refName(kind refKind, full string) string {
+	if kind == kindHead {
+		return "the default branch"
+	}
+	return kind.String() + " " + shortRef(full)
 }
 
 // shortRef is a full ref name as people write it.

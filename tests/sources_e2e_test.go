@@ -1,0 +1,266 @@
+//go:build e2e
+
+package tests
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/signing"
+	"github.com/skilledge/skilledge/catalog/sources/sourcestest"
+)
+
+// composedSkills are the URIs of the catalog composedFolder makes, and the source each
+// mounted one names in its provenance ("" for the folder's own).
+var composedSkills = map[string]string{
+	"skill://local/SKILL.md":                 "",
+	"skill://platform/deploy/SKILL.md":       "platform",
+	"skill://platform/ops/rollback/SKILL.md": "platform",
+	"skill://team/notes/SKILL.md":            "team",
+	"skill://vendor/pdf/SKILL.md":            "vendor",
+}
+
+// composedFolder makes a skills folder that mounts three git repositories: platform over
+// file:// (its skills folder), team over git's own protocol (git daemon) and vendor over
+// HTTP (git http-backend), both on loopback for as long as the test runs; and a skill of
+// its own. It returns the folder and the platform repository.
+func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
+	t.Helper()
+	root := t.TempDir()
+	platform := sourcestest.NewRepo(t, filepath.Join(root, "platform"))
+	platform.Skill("skills/deploy", "Deploys a service.")
+	platform.Skill("skills/ops/rollback", "Rolls a deployment back.")
+	served := filepath.Join(root, "served")
+	sourcestest.NewRepo(t, filepath.Join(served, "team.git")).Skill("notes", "Takes meeting notes.")
+	vendor := sourcestest.NewRepo(t, filepath.Join(served, "vendor.git"))
+	vendor.Skill("pdf", "Reads PDF files.")
+	vendor.Git("tag", "v1.0.0")
+	daemon, http := sourcestest.Daemon(t, served), sourcestest.HTTPBackend(t, served)
+	folder := filepath.Join(root, "skills")
+	sourcestest.Write(t, filepath.Join(folder, "local", "SKILL.md"), "---\nname: local\ndescription: The folder's own skill.\n---\n\n# Local\n")
+	sourcestest.Write(t, filepath.Join(folder, "local", "references", "guide.md"), "# Guide\n")
+	sourcestest.Write(t, filepath.Join(folder, "skilledge.yaml"), "sources:\n"+
+		"  - path: platform\n    git: "+platform.URL()+"\n    ref: main\n    dir: skills\n"+
+		"  - path: team\n    git: "+daemon+"/team.git\n"+
+		"  - path: vendor\n    git: "+http+"/vendor.git\n    ref: v1.0.0\n")
+	return folder, platform
+}
+
+// TestSourcesComposed: a catalog composed of three git repositories (file, git daemon and
+// HTTP remotes) and its own folder, built signed by the README's deploy block, is built
+// again with --frozen after a source's branch moved on, byte for byte the same; it is
+// served under each source's prefix, with each mounted skill's provenance in its entry, by
+// serve (the build, and the folder itself), the Worker in workerd and the Deno, Bun and
+// Node entries, every file verified by the Inspector in both eras; the conformance
+// suite's skills scenarios pass on serve and workerd; verify --trust-key and pull
+// --trust-key hold it to its root.
+func TestSourcesComposed(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", strconv.FormatInt(time.Now().Add(-time.Hour).Unix(), 10))
+	key, _ := signingKey(t)
+	sign := "--sign " + key + " --sign-catalog https://skills.example.com/"
+	folder, platform := composedFolder(t)
+	first, err := deployFolderWith(folder, sign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := readFile(t, filepath.Join(folder, "sources.lock"))
+	for _, p := range []string{`"path": "platform"`, `"path": "team"`, `"path": "vendor"`} {
+		if !strings.Contains(lock, p) {
+			t.Fatalf("sources.lock has no %s:\n%s", p, lock)
+		}
+	}
+	// The branch moves on; the lock holds the build to the commit it locked.
+	platform.Skill("skills/deploy", "Deploys a service, changed after the lock.")
+	second, err := deployFolderWith(folder, sign+" --frozen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What build wrote, not wrangler's dry run (dist/bundle, which names its own folder).
+	wrangler := func(rel string, _ os.DirEntry) bool { return rel == "bundle" }
+	a, b := readTree(t, filepath.Dir(first.assets), wrangler), readTree(t, filepath.Dir(second.assets), wrangler)
+	for name := range a {
+		if a[name] != b[name] {
+			t.Errorf("the build from sources.lock differs in %s", name)
+		}
+	}
+	if len(a) != len(b) || len(a) < 10 {
+		t.Errorf("the builds hold %d and %d files", len(a), len(b))
+	}
+	if after := readFile(t, filepath.Join(folder, "sources.lock")); after != lock {
+		t.Errorf("build --frozen changed sources.lock:\n%s", after)
+	}
+
+	hosts := []struct{ name, url string }{
+		{"serve", serve(t, filepath.Dir(first.assets))},
+		{"serve the folder", serve(t, folder)},
+		{"workerd", workerdFor(t, first, `{}`)[0] + "/mcp"},
+	}
+	for _, rt := range jsRuntimes {
+		hosts = append(hosts, struct{ name, url string }{rt.name, startRuntime(t, rt, withSDK(t, first), "{}") + "/mcp"})
+	}
+	for _, h := range hosts {
+		t.Run(h.name, func(t *testing.T) {
+			list := newSession(t, h.url, "modern").call(t, "skills/list", nil)
+			var uris []string
+			for _, s := range list.Get("skills").Array() {
+				uri := s.Get("uri").Str
+				uris = append(uris, uri)
+				src := s.Get(`_meta.io\.github\.skilledge/source`)
+				want, ok := composedSkills[uri]
+				switch {
+				case !ok:
+					t.Errorf("a skill not composed: %s", uri)
+				case want == "" && src.Exists():
+					t.Errorf("%s: the folder's own skill has provenance %s", uri, src.Raw)
+				case want != "" && (src.Get("source").Str != want || len(src.Get("commit").Str) != 40 || src.Get("repository").Str == ""):
+					t.Errorf("%s: provenance %s, want source %q", uri, src.Raw, want)
+				}
+			}
+			if len(uris) != len(composedSkills) {
+				t.Fatalf("skills/list: %v", uris)
+			}
+			for _, era := range []string{"legacy", "modern"} {
+				inspectList(t, h.url, era, len(composedSkills))
+			}
+		})
+	}
+	suite := conformanceSuite(t)
+	baseline := filepath.Join(repoRoot(t), "tests", "conformance", "expected-failures.yml")
+	for _, h := range []int{0, 2} {
+		for _, run := range conformanceRuns {
+			if strings.HasPrefix(run.scenario, "sep-2640-skills") {
+				t.Run(hosts[h].name+"/"+run.scenario+"/"+strings.Join(run.args, "_"), func(t *testing.T) {
+					conformanceRun(t, suite, baseline, hosts[h].url, run.scenario, run.args)
+				})
+			}
+		}
+	}
+	base := strings.TrimSuffix(hosts[0].url, "/mcp")
+	if code, out := pullCLI(t, nil, "verify", base, "--trust-key", key+".pub"); code != 0 || !strings.Contains(out, "signed root of https://skills.example.com/") {
+		t.Fatalf("verify --trust-key: %d %s", code, out)
+	}
+	dir := filepath.Join(t.TempDir(), "agent-skills")
+	if code, out := pullCLI(t, nil, "pull", base, dir, "--trust-key", key+".pub"); code != 0 {
+		t.Fatalf("pull --trust-key: %d %s", code, out)
+	}
+	for _, name := range []string{"local", "deploy", "rollback", "notes", "pdf"} {
+		if _, err := os.Stat(filepath.Join(dir, name, "SKILL.md")); err != nil {
+			t.Errorf("pull installed no %s: %v", name, err)
+		}
+	}
+}
+
+// TestSourcesFrozenRefused: build --frozen refuses, naming the source and writing nothing
+// to OUT, a lock that does not hold a source as configured (another ref, a source added)
+// and a tag moved under it.
+func TestSourcesFrozenRefused(t *testing.T) {
+	folder, platform := composedFolder(t)
+	out := filepath.Join(t.TempDir(), "out")
+	if code, msg := pullCLI(t, nil, "build", folder, "-o", out); code != 0 {
+		t.Fatalf("build: %d %s", code, msg)
+	}
+	policy := readFile(t, filepath.Join(folder, "skilledge.yaml"))
+	for _, c := range []struct {
+		name, policy, want string
+		before             func()
+	}{
+		{name: "another ref", policy: strings.Replace(policy, "ref: main", "ref: other", 1),
+			want: `source "platform" (skilledge.yaml line 2): sources.lock does not hold the sources as configured: its entry in sources.lock was locked for git ` + platform.URL() + `, ref main, dir skills`},
+		{name: "a source added", policy: policy + "  - path: more\n    git: " + platform.URL() + "\n",
+			want: `source "more" (skilledge.yaml line 11): sources.lock does not hold the sources as configured: sources.lock has no entry for it`},
+		{name: "a moved tag", policy: strings.Replace(policy, "ref: main", "ref: v1", 1), before: func() {
+			platform.Git("tag", "v1")
+			if code, msg := pullCLI(t, nil, "sources", "update", "platform", "--dir", folder); code != 0 || !strings.Contains(msg, "platform: ") {
+				t.Fatalf("sources update: %d %s", code, msg)
+			}
+			platform.Skill("skills/deploy", "Changed, and the tag moved.")
+			platform.Git("tag", "-f", "v1")
+		}, want: `source "platform" (skilledge.yaml line 2): sources.lock does not hold the sources as configured: its tag v1 moved from the locked commit`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(filepath.Join(folder, "skilledge.yaml"), []byte(c.policy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if c.before != nil {
+				c.before()
+			}
+			lock := readFile(t, filepath.Join(folder, "sources.lock"))
+			dest := filepath.Join(t.TempDir(), "out")
+			code, msg := pullCLI(t, nil, "build", folder, "-o", dest, "--frozen")
+			if code != 1 || !strings.Contains(msg, c.want) {
+				t.Fatalf("build --frozen: %d\n%s\nwant %q", code, msg, c.want)
+			}
+			if _, err := os.Stat(dest); !os.IsNotExist(err) {
+				t.Errorf("a refused build wrote %s", dest)
+			}
+			if after := readFile(t, filepath.Join(folder, "sources.lock")); after != lock {
+				t.Errorf("a refused build changed sources.lock")
+			}
+		})
+	}
+}
+
+// TestSourcesPrivateLeakNothing is the private leak suite on the private test catalog
+// composed: its finance skill mounted from a git repository whose URL holds a word of the
+// ledger's, signed; served by serve, the Worker in workerd and the Deno, Bun and Node
+// entries. A caller without skills:finance learns nothing of the ledger on any surface,
+// provenance and roots included, and its root is byte for byte the root of a catalog
+// built of the public skill alone.
+func TestSourcesPrivateLeakNothing(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", strconv.FormatInt(time.Now().Add(-time.Hour).Unix(), 10))
+	key, pub := signingKey(t)
+	sign := "--sign " + key + " --sign-catalog https://skills.skilledge.test/"
+	root := t.TempDir()
+	finance := sourcestest.NewRepo(t, filepath.Join(root, "finance-QUARTERLYSECRET"))
+	local := map[string]string{}
+	for p, data := range privateFiles {
+		if rest, ok := strings.CutPrefix(p, "finance/"); ok {
+			sourcestest.Write(t, filepath.Join(finance.Dir, rest), data)
+			continue
+		}
+		local[p] = data
+	}
+	finance.Git("add", "-A")
+	finance.Git("commit", "-q", "-m", "the ledger")
+	local["skilledge.yaml"] += "sources:\n  - path: finance\n    git: " + finance.URL() + "\n"
+	folder := filepath.Join(root, "skills")
+	if err := writeFiles(folder, local); err != nil {
+		t.Fatal(err)
+	}
+	alone := filepath.Join(root, "alone")
+	if err := writeFiles(alone, map[string]string{"public/SKILL.md": privateFiles["public/SKILL.md"], "public/guide.md": privateFiles["public/guide.md"]}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := deployFolderWith(alone, sign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRoot := builtDoc(t, want, catalog.RootJSON)
+	if r, err := signing.OpenRoot(wantRoot, pub); err != nil || len(r.Subjects) != 1 {
+		t.Fatalf("the public skill's root alone: %+v %v", r, err)
+	}
+	built, err := deployFolderWith(folder, sign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, _ := privateServersOf(t, filepath.Dir(built.assets), built)
+	privateCatalogLeaks(t, servers)
+	reader, insider := "Bearer "+privateToken("skills:read"), "Bearer "+privateToken("skills:read skills:finance")
+	get := privateProbe{"root", "GET", catalog.RootJSON, ""}
+	list := privateProbe{"list", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`}
+	for _, srv := range servers {
+		if st, _, body := get.ask(t, srv.base, "Authorization", reader); st != 200 || !bytes.Equal([]byte(body), wantRoot) {
+			t.Errorf("%s: the reader's root is not the public skill's alone: %d %.300s", srv.name, st, body)
+		}
+		_, _, body := list.ask(t, srv.base, "Authorization", insider)
+		if !strings.Contains(body, `"io.github.skilledge/source":{"source":"finance","repository":"`+finance.URL()+`"`) {
+			t.Errorf("%s: the insider's listing has no provenance of the ledger: %.500s", srv.name, body)
+		}
+	}
+}
