@@ -29,13 +29,15 @@ var composedSkills = map[string]string{
 // composedFolder makes a skills folder that mounts three git repositories: platform over
 // file:// (its skills folder), team over git's own protocol (git daemon) and vendor over
 // HTTP (git http-backend), both on loopback for as long as the test runs; and a skill of
-// its own. It returns the folder and the platform repository.
+// its own. The catalog keeps versions: platform's deploy has two. It returns the folder
+// and the platform repository.
 func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
 	t.Helper()
 	root := t.TempDir()
 	platform := sourcestest.NewRepo(t, filepath.Join(root, "platform"))
 	platform.Skill("skills/deploy", "Deploys a service.")
 	platform.Skill("skills/ops/rollback", "Rolls a deployment back.")
+	platform.Skill("skills/deploy", "Deploys a service, and waits for it.") // a second version
 	served := filepath.Join(root, "served")
 	sourcestest.NewRepo(t, filepath.Join(served, "team.git")).Skill("notes", "Takes meeting notes.")
 	vendor := sourcestest.NewRepo(t, filepath.Join(served, "vendor.git"))
@@ -45,7 +47,7 @@ func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
 	folder := filepath.Join(root, "skills")
 	sourcestest.Write(t, filepath.Join(folder, "local", "SKILL.md"), "---\nname: local\ndescription: The folder's own skill.\n---\n\n# Local\n")
 	sourcestest.Write(t, filepath.Join(folder, "local", "references", "guide.md"), "# Guide\n")
-	sourcestest.Write(t, filepath.Join(folder, "skilledge.yaml"), "sources:\n"+
+	sourcestest.Write(t, filepath.Join(folder, "skilledge.yaml"), "versions:\n  keep: 3\nsources:\n"+
 		"  - path: platform\n    git: "+platform.URL()+"\n    ref: main\n    dir: skills\n"+
 		"  - path: team\n    git: "+daemon+"/team.git\n"+
 		"  - path: vendor\n    git: "+http+"/vendor.git\n    ref: v1.0.0\n")
@@ -142,7 +144,8 @@ func TestSourcesComposed(t *testing.T) {
 		}
 	}
 	base := strings.TrimSuffix(hosts[0].url, "/mcp")
-	if code, out := pullCLI(t, nil, "verify", base, "--trust-key", key+".pub"); code != 0 || !strings.Contains(out, "signed root of https://skills.example.com/") {
+	if code, out := pullCLI(t, nil, "verify", base, "--trust-key", key+".pub"); code != 0 || !strings.Contains(out, "signed root of https://skills.example.com/") ||
+		!strings.Contains(out, "2 versions") {
 		t.Fatalf("verify --trust-key: %d %s", code, out)
 	}
 	dir := filepath.Join(t.TempDir(), "agent-skills")
@@ -171,9 +174,9 @@ func TestSourcesFrozenRefused(t *testing.T) {
 		before             func()
 	}{
 		{name: "another ref", policy: strings.Replace(policy, "ref: main", "ref: other", 1),
-			want: `source "platform" (skilledge.yaml line 2): sources.lock does not hold the sources as configured: its entry in sources.lock was locked for git ` + platform.URL() + `, ref main, dir skills`},
+			want: `source "platform" (skilledge.yaml line 4): sources.lock does not hold the sources as configured: its entry in sources.lock was locked for git ` + platform.URL() + `, ref main, dir skills`},
 		{name: "a source added", policy: policy + "  - path: more\n    git: " + platform.URL() + "\n",
-			want: `source "more" (skilledge.yaml line 11): sources.lock does not hold the sources as configured: sources.lock has no entry for it`},
+			want: `source "more" (skilledge.yaml line 13): sources.lock does not hold the sources as configured: sources.lock has no entry for it`},
 		{name: "a moved tag", policy: strings.Replace(policy, "ref: main", "ref: v1", 1), before: func() {
 			platform.Git("tag", "v1")
 			if code, msg := pullCLI(t, nil, "sources", "update", "platform", "--dir", folder); code != 0 || !strings.Contains(msg, "platform: ") {
@@ -181,7 +184,7 @@ func TestSourcesFrozenRefused(t *testing.T) {
 			}
 			platform.Skill("skills/deploy", "Changed, and the tag moved.")
 			platform.Git("tag", "-f", "v1")
-		}, want: `source "platform" (skilledge.yaml line 2): sources.lock does not hold the sources as configured: its tag v1 moved from the locked commit`},
+		}, want: `source "platform" (skilledge.yaml line 4): sources.lock does not hold the sources as configured: its tag v1 moved from the locked commit`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(folder, "skilledge.yaml"), []byte(c.policy), 0o644); err != nil {

@@ -22,11 +22,12 @@ import (
 // changesJSON renders the JSON change feed, without a trailing newline (as every JSON
 // document of the catalog):
 //
-//	{"changes":[{"skill":{"path","name"},"movedFrom"?,"from"?:{"version","digest"},
+//	{"changes":[{"skill":{"path","name"},"source"?,"movedFrom"?,"from"?:{"version","digest"},
 //	 "to"?:{"version","digest"},"date","commit"?,"subject"?,
 //	 "files":{"added":[…],"changed":[…],"removed":[…]}}…]}
 //
-// "from" is absent for an added skill and "to" for a removed one; "movedFrom" only for a
+// "source" names the source (its path) whose history the change is of, absent for the
+// folder's own; "from" is absent for an added skill and "to" for a removed one; "movedFrom" only for a
 // move; "date" is RFC 3339 in UTC; "commit" and "subject" only when not private and not
 // empty. The file arrays are always present.
 func changesJSON(changes []*Change, private bool) []byte {
@@ -40,6 +41,10 @@ func changesJSON(changes []*Change, private bool) []byte {
 		b = append(b, `,"name":`...)
 		b = append(b, jsonString(c.Name)...)
 		b = append(b, '}')
+		if c.Source != "" {
+			b = append(b, `,"source":`...)
+			b = append(b, jsonString(c.Source)...)
+		}
 		if c.Moved != "" {
 			b = append(b, `,"movedFrom":`...)
 			b = append(b, jsonString(c.Moved)...)
@@ -181,6 +186,9 @@ func changeText(c *Change, private bool) string {
 	var b strings.Builder
 	line := func(label, value string) { b.WriteString(label + ": " + value + "\n") }
 	line("Skill", c.Name+" at "+c.Path)
+	if c.Source != "" {
+		line("Source", c.Source)
+	}
 	if c.Moved != "" {
 		line("Moved from", c.Moved)
 	}

@@ -133,7 +133,7 @@ func (l *loader) build() *Catalog {
 	}
 	sort.Strings(l.paths)
 	l.checkPortability()
-	if _, _, err := l.readPolicy(); err == nil && l.keep > 0 {
+	if _, _, err := l.readPolicy(); err == nil && l.keep > 0 || l.opt.VersionMarks {
 		l.checkVersionMarks()
 	}
 

@@ -29,8 +29,10 @@ type Options struct {
 	// (PROTOCOL.md#skill-format).
 	Strict bool
 	// NoPolicy reads no policy file: the folder is a source of another catalog
-	// (sources.go), whose own policy applies to it.
-	NoPolicy bool
+	// (sources.go), whose own policy applies to it. VersionMarks refuses what a folder
+	// that keeps history refuses: a path segment starting with catalog.VersionMark (the
+	// catalog it is a source of keeps history).
+	NoPolicy, VersionMarks bool
 }
 
 // Per-skill limits fixed by the MCP Skills extension (PROTOCOL.md#skill-format): files and

@@ -317,8 +317,8 @@ func (h *Versions) fingerprint(w io.Writer) {
 		}
 	}
 	for _, ch := range h.Changes {
-		fmt.Fprintf(w, "change %q %q %q %q %q %d %q %q %q %q %q %q %q\n", ch.Path, ch.Name, ch.Moved, ch.From, ch.To, ch.Date.Unix(),
-			ch.Commit, ch.Subject, ch.Added, ch.Changed, ch.Removed, ch.MovedName, ch.MovedFiles)
+		fmt.Fprintf(w, "change %q %q %q %q %q %d %q %q %q %q %q %q %q %q\n", ch.Path, ch.Name, ch.Moved, ch.From, ch.To, ch.Date.Unix(),
+			ch.Commit, ch.Subject, ch.Added, ch.Changed, ch.Removed, ch.MovedName, ch.MovedFiles, ch.Source)
 	}
 }
 
@@ -357,6 +357,9 @@ type Change struct {
 	// may see the skill there, and its old path only if it may see that too.
 	Scopes, MovedScopes     []string
 	Unlisted, MovedUnlisted bool
+	// Source is the path of the source whose history the change is of (MergeVersions),
+	// "" for the folder's own.
+	Source string
 }
 
 // ChangeVersion names one side of a change.

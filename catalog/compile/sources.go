@@ -229,9 +229,10 @@ func (l *loader) mounted(r AccessRule) bool {
 // Mount puts the skills of src, the catalog loaded from one of c's sources (Load over its
 // tree), into c under the source's path at: each skill and file moved under it with the
 // same bytes and digests (Relocate), told where it came from (prov, given its path in
-// src), and given the scopes c's policy gives its new path. c.Skills stays sorted. Once
-// every source is mounted, CheckComposed checks the whole.
-func Mount(c *Catalog, src *Catalog, at Source, prov func(skillPath string) *Provenance) {
+// src), and given the scopes c's policy gives its new path. c.Skills stays sorted. It
+// returns the skills mounted (in c), for their history (MergeVersions). Once every source
+// is mounted, CheckComposed checks the whole.
+func Mount(c *Catalog, src *Catalog, at Source, prov func(skillPath string) *Provenance) []*Skill {
 	moved := Relocate(src.Skills, "", at.Path+"/")
 	for i, s := range moved {
 		s.Source = prov(src.Skills[i].Path)
@@ -243,6 +244,7 @@ func Mount(c *Catalog, src *Catalog, at Source, prov func(skillPath string) *Pro
 	}
 	c.Skills = append(c.Skills, moved...)
 	slices.SortFunc(c.Skills, func(a, b *Skill) int { return strings.Compare(a.Path, b.Path) })
+	return moved
 }
 
 // CheckComposed checks a catalog whose sources are mounted as the folder alone was

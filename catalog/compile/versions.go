@@ -136,6 +136,31 @@ func feedChanges(changes []*Change, private bool, visible func(scopes []string, 
 	return shown
 }
 
+// MergeVersions adds to c's history that of the skills of one of its sources, from:
+// what versions.Attach gave a catalog of those skills alone, mounted (Mount) with c's
+// policy. Each change of from names the source (Change.Source); the changes stay the
+// newest first, at most MaxChanges, and the older versions sorted by path.
+func MergeVersions(c *Catalog, from *Versions, source string) {
+	if from == nil {
+		return
+	}
+	for _, ch := range from.Changes {
+		ch.Source = source
+	}
+	if c.Versions == nil {
+		c.Versions = &Versions{Keep: from.Keep}
+	}
+	h := c.Versions
+	h.Older = append(h.Older, from.Older...)
+	slices.SortStableFunc(h.Older, func(a, b *Skill) int { return strings.Compare(a.Path, b.Path) })
+	h.Changes = append(h.Changes, from.Changes...)
+	slices.SortStableFunc(h.Changes, func(a, b *Change) int { return b.Date.Compare(a.Date) })
+	h.Changes = h.Changes[:min(len(h.Changes), MaxChanges)]
+	h.Commits += from.Commits
+	h.Shallow = h.Shallow || from.Shallow
+	h.Cut = h.Cut || from.Cut
+}
+
 // Relocate returns copies of skills (a skill and the skills nested in it) moved from the
 // path from to the path to: each path under from is under to instead, with the same
 // bytes, types and digests. A file of a nested skill is one *File in the copies, as in the

@@ -211,12 +211,13 @@ func logf(w io.Writer, format string, args ...any) {
 
 // Compose loads every resolved source by the rules the folder is loaded by (copt; each
 // source's own policy file is not read: c's applies) and mounts its skills into c
-// (compile.Mount), then checks the whole (compile.CheckComposed). It returns the problems
+// (compile.Mount), with the versions its own history keeps when c keeps history
+// (versions.Attach, compile.MergeVersions), then checks the whole (compile.CheckComposed). It returns the problems
 // of every source, named by their catalog paths (the source's path, then the skill's),
 // and those of the whole; an error for a source that cannot be read. An Error among the
 // whole's problems means c must not be served (compile.CheckComposed).
 func Compose(ctx context.Context, c *compile.Catalog, label string, rs []Resolved, copt compile.Options, log io.Writer) ([]compile.Problem, error) {
-	copt.NoPolicy = true
+	copt.NoPolicy, copt.VersionMarks = true, c.Keep > 0
 	var problems []compile.Problem
 	for _, r := range rs {
 		src := versions.GitAt(r.repo.dir, r.Commit, r.Dir)
@@ -254,9 +255,20 @@ func Compose(ctx context.Context, c *compile.Catalog, label string, rs []Resolve
 			}
 			return r.Dir + "/" + p
 		}
-		compile.Mount(c, sc, r.Source, func(p string) *compile.Provenance {
+		mounted := compile.Mount(c, sc, r.Source, func(p string) *compile.Provenance {
 			return &compile.Provenance{Source: r.Path, Repository: r.Git, Commit: r.Commit, Path: repoPath(p)}
 		})
+		if c.Keep > 0 {
+			// The source's history, read as that of its skills where they are mounted,
+			// under the catalog's policy (versions.Attach), and added to the catalog's.
+			alone := &compile.Catalog{Skills: mounted, Access: c.Access, Keep: c.Keep, Declassify: c.Declassify}
+			hp, err := versions.Attach(ctx, alone, versions.Mounted(src, r.Path), label, copt.Strict)
+			if err != nil {
+				return nil, fmt.Errorf("source %q: reading its history: %w", r.Path, err)
+			}
+			problems = append(problems, hp...)
+			compile.MergeVersions(c, alone.Versions, r.Path)
+		}
 		where := ""
 		if r.Dir != "" {
 			where = ", folder " + r.Dir

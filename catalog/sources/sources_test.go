@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -243,5 +245,68 @@ func TestComposeHostile(t *testing.T) {
 	}
 	if c.Access != nil {
 		t.Errorf("the source's policy was read: %+v", c.Access)
+	}
+}
+
+// TestComposeHistory: in a catalog that keeps history, a source's skills keep the versions
+// of the source's own history up to its locked commit, at their version paths under the
+// source's path, and each of its changes names the source; a folder of the source whose
+// name starts with the version mark is refused as the catalog's own would be.
+func TestComposeHistory(t *testing.T) {
+	root := t.TempDir()
+	r := sourcestest.NewRepo(t, filepath.Join(root, "platform"))
+	sourcestest.Write(t, filepath.Join(r.Dir, "deploy", "SKILL.md"), "---\nname: deploy\ndescription: One.\nversion: 1.0.0\n---\n")
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "-m", "deploy 1.0.0")
+	sourcestest.Write(t, filepath.Join(r.Dir, "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Two.\nversion: 2.0.0\n---\n")
+	r.Skill("@odd", "A folder named as a version.")
+	folder := filepath.Join(root, "catalog")
+	sourcestest.Write(t, filepath.Join(folder, compile.PolicyFile), "versions:\n  keep: 3\nsources:\n  - path: platform\n    git: "+r.URL()+"\n")
+	c, problems, err := compile.LoadDir(folder, compile.Options{SkipInvalid: true})
+	if err != nil || c.Keep != 3 {
+		t.Fatal(err, problems)
+	}
+	ctx := context.Background()
+	rs, err := Resolve(ctx, folder, c.Sources, Options{CacheDir: filepath.Join(root, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err = Compose(ctx, c, "catalog", rs, compile.Options{SkipInvalid: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text []string
+	for _, p := range problems {
+		text = append(text, p.String())
+	}
+	if all := strings.Join(text, "\n"); !strings.Contains(all, `catalog/platform/@odd: "@odd" starts with "@", which names a skill's versions`) {
+		t.Errorf("the @odd folder is not refused:\n%s", all)
+	}
+	var deploy *compile.Skill
+	for _, s := range c.Skills {
+		if s.Path == "platform/deploy" {
+			deploy = s
+		}
+	}
+	if deploy == nil || deploy.Version != "2.0.0" || len(deploy.Kept) != 2 || deploy.Kept[1].Skill.Path != "platform/deploy/@1.0.0/deploy" {
+		t.Fatalf("deploy's versions: %+v", deploy)
+	}
+	h := c.Versions
+	older := deploy.Kept[1].Skill
+	if h == nil || !slices.Contains(h.Older, older) {
+		t.Fatalf("older versions: %+v", h)
+	}
+	if p := older.Source; p == nil || p.Source != "platform" || p.Path != "deploy" || p.Commit != r.Git("rev-parse", "HEAD~1") {
+		t.Errorf("provenance of deploy 1.0.0: %+v", p)
+	}
+	var seen []string
+	for _, ch := range h.Changes {
+		seen = append(seen, fmt.Sprintf("%s %s %+v", ch.Source, ch.Path, ch.To))
+		if ch.Source != "platform" {
+			t.Errorf("a change names source %q, not platform", ch.Source)
+		}
+	}
+	if !slices.Contains(seen, "platform platform/deploy &{Version:2.0.0 Digest:"+compile.ManifestDigest(deploy)+"}") {
+		t.Errorf("changes:\n%s", strings.Join(seen, "\n"))
 	}
 }

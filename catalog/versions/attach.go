@@ -205,6 +205,7 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 			}
 		}
 		s.Version = versionIn(s.Path)
+		s.Source = versionSource(l, o.v, strings.TrimPrefix(s.Path, at))
 		hist.Older = append(hist.Older, s)
 	}
 	for _, l := range c.Skills {
@@ -296,6 +297,25 @@ func Attach(ctx context.Context, c *compile.Catalog, src Source, label string, s
 	}
 	c.Versions = hist
 	return problems, nil
+}
+
+// versionSource is the provenance of version v of l, a skill mounted from a source (nil
+// for one of the folder's own): the same source, at the commit that published v, and the
+// folder v had there, followed by nested (the path of a skill nested in the version, under
+// it, "" for the version itself).
+func versionSource(l *compile.Skill, v Version, nested string) *compile.Provenance {
+	if l.Source == nil {
+		return nil
+	}
+	p := *l.Source
+	p.Commit = v.Commit.Hash
+	if len(v.Paths) > 0 {
+		mount := l.Source.Source + "/"
+		dir := strings.TrimSuffix(p.Path, strings.TrimPrefix(l.Path, mount)) // the source's folder, and "/"
+		p.Path = dir + strings.TrimPrefix(v.Paths[0], mount)
+	}
+	p.Path += nested
+	return &p
 }
 
 // published returns the scopes a caller needs to see version v of the latest skill l:

@@ -2,7 +2,6 @@ package serving
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/sources"
@@ -23,10 +22,6 @@ func composeSources(c *compile.Catalog, dir string, opt BuildOptions) ([]compile
 	problems, err := sources.Compose(ctx, c, dir, rs, copt, opt.Log)
 	if err != nil {
 		return nil, err
-	}
-	if c.Keep > 0 {
-		problems = append(problems, compile.Problem{Path: filepath.ToSlash(filepath.Join(dir, compile.PolicyFile)), Severity: compile.Warning,
-			Msg: "versions: the sources' own histories are not read yet: their skills are served at the commits locked, without older versions"})
 	}
 	return problems, nil
 }
