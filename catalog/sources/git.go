@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,12 +19,18 @@ import (
 type repo struct {
 	dir string // the bare repository
 	url string
+	// origin and token: the token given for url's origin (Options.Tokens), or "".
+	origin, token string
 }
 
-// openRepo opens (making it the first time) the cache's repository of url under cacheDir.
-func openRepo(ctx context.Context, cacheDir, url string) (*repo, error) {
+// openRepo opens (making it the first time) the cache's repository of url under cacheDir,
+// with the token tokens give url's origin, if any.
+func openRepo(ctx context.Context, cacheDir, url string, tokens map[string]string) (*repo, error) {
 	sum := sha256.Sum256([]byte(url))
 	r := &repo{dir: filepath.Join(cacheDir, hex.EncodeToString(sum[:16])+".git"), url: url}
+	if o := originOf(url); o != "" && tokens[o] != "" {
+		r.origin, r.token = o, tokens[o]
+	}
 	if _, err := os.Stat(filepath.Join(r.dir, "HEAD")); err == nil {
 		return r, nil
 	}
@@ -42,6 +49,9 @@ func openRepo(ctx context.Context, cacheDir, url string) (*repo, error) {
 func (r *repo) git(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", r.dir, "-c", "protocol.version=2"}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ALLOW_PROTOCOL=https:http:ssh:git:file", "LC_ALL=C")
+	if r.token != "" {
+		cmd.Env = append(cmd.Env, tokenConfig(r.origin, r.token)...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -52,6 +62,46 @@ func (r *repo) git(ctx context.Context, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("git %s: %v", args[0], err)
 	}
 	return out, nil
+}
+
+// tokenConfig is the environment that gives git token for origin alone: a credential
+// helper of git's configuration (GIT_CONFIG_COUNT and its keys, read by git 2.31 and
+// later) for URLs of that origin only, which answers the token from the environment, and
+// clears every helper the user's configuration names for that origin first. The token is
+// in no argument (which any user may list) and in no file.
+//
+// Why a credential helper, and not an Authorization header (http.extraHeader)? git asks
+// a credential helper for the URL it is about to send to, and a helper configured for one
+// origin is asked for that origin only, the hosts a redirect leads to included; and the
+// password of HTTP Basic authentication is what every git host takes a token as (GitHub's
+// x-access-token, GitLab's oauth2, Bitbucket's x-token-auth take any user name beside it).
+// A header is sent with every request of the command, whatever host answers it.
+func tokenConfig(origin, token string) []string {
+	helper := `!f() { test "$1" = get && printf 'username=x-access-token\npassword=%s\n' "$SKILLEDGE_SOURCE_GIT_TOKEN"; }; f`
+	return []string{
+		"SKILLEDGE_SOURCE_GIT_TOKEN=" + token,
+		"GIT_CONFIG_COUNT=2",
+		"GIT_CONFIG_KEY_0=credential." + origin + ".helper", "GIT_CONFIG_VALUE_0=",
+		"GIT_CONFIG_KEY_1=credential." + origin + ".helper", "GIT_CONFIG_VALUE_1=" + helper,
+	}
+}
+
+// originOf is the origin of an http(s) URL as the CLI binds tokens to one
+// ("https://host", "http://host:8080": lowercase, without a default port), "" for
+// another URL.
+func originOf(s string) string {
+	u, err := neturl.Parse(s)
+	if err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+		return ""
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port == "" || scheme == "https" && port == "443" || scheme == "http" && port == "80" {
+		return scheme + "://" + host
+	}
+	return scheme + "://" + host + ":" + port
 }
 
 // lastLines returns the last n lines of s: what git says last is why it failed.

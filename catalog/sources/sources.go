@@ -38,6 +38,11 @@ type Options struct {
 	// resolves every source.
 	Update []string
 	All    bool
+	// Tokens are tokens for private sources by origin ("https://git.example.com"): the
+	// one for a source's origin is given to git as the password of its HTTP
+	// authentication, for that origin alone (repo.git). Without one, git's own
+	// configuration applies (a credential helper, an SSH key).
+	Tokens map[string]string
 	// Log is told what each source is served at, and of each fetch.
 	Log io.Writer
 }
@@ -98,7 +103,7 @@ func Resolve(ctx context.Context, dir string, srcs []compile.Source, opt Options
 
 // resolve finds the commit source s is served at.
 func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Resolved, error) {
-	r, err := openRepo(ctx, opt.CacheDir, s.Git)
+	r, err := openRepo(ctx, opt.CacheDir, s.Git, opt.Tokens)
 	if err != nil {
 		return Resolved{}, err
 	}

@@ -7,9 +7,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -308,5 +313,77 @@ func TestComposeHistory(t *testing.T) {
 	}
 	if !slices.Contains(seen, "platform platform/deploy &{Version:2.0.0 Digest:"+compile.ManifestDigest(deploy)+"}") {
 		t.Errorf("changes:\n%s", strings.Join(seen, "\n"))
+	}
+}
+
+// TestResolveToken: a private source over HTTP is fetched with the token given for its
+// origin, as the password of git's HTTP authentication; without it the fetch fails, naming
+// the source. The token goes to that origin alone: a redirect to another origin is
+// followed without it; and it is in no error, no line of the log and not in the lock.
+func TestResolveToken(t *testing.T) {
+	const token = "tok-0123456789SECRET"
+	root := t.TempDir()
+	served := filepath.Join(root, "served")
+	sourcestest.NewRepo(t, filepath.Join(served, "private.git")).Skill("deploy", "Deploys.")
+	backend := sourcestest.HTTPBackend(t, served)
+	proxy := func(h http.Handler) *httptest.Server {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	var reached, elsewhere atomic.Int32 // requests to the other origin, and those that carried credentials
+	other := proxy(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		if r.Header.Get("Authorization") != "" {
+			elsewhere.Add(1)
+		}
+		w.Header().Set("WWW-Authenticate", `Basic realm="other"`)
+		http.Error(w, "who are you", http.StatusUnauthorized)
+	}))
+	target, _ := url.Parse(backend)
+	forward := httputil.NewSingleHostReverseProxy(target)
+	private := proxy(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pass, ok := r.BasicAuth(); !ok || pass != token {
+			w.Header().Set("WWW-Authenticate", `Basic realm="private"`)
+			http.Error(w, "a token, please", http.StatusUnauthorized)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/moved/") {
+			http.Redirect(w, r, other.URL+strings.TrimPrefix(r.URL.Path, "/moved")+"?"+r.URL.RawQuery, http.StatusFound)
+			return
+		}
+		forward.ServeHTTP(w, r)
+	}))
+	folder := filepath.Join(root, "catalog")
+	os.MkdirAll(folder, 0o755)
+	var log bytes.Buffer
+	opt := func(tokens map[string]string) Options {
+		return Options{CacheDir: filepath.Join(root, "cache"), Tokens: tokens, Log: &log}
+	}
+	src := []compile.Source{{Path: "private", Git: private.URL + "/private.git"}}
+	_, err := resolveErr(t, folder, filepath.Join(root, "cache"), src, opt(nil))
+	if err == nil || !strings.Contains(err.Error(), `source "private"`) {
+		t.Fatalf("without a token: %v", err)
+	}
+	if _, err := resolveErr(t, folder, filepath.Join(root, "cache"), src, opt(map[string]string{other.URL: token})); err == nil {
+		t.Fatal("a token for another origin opened the source")
+	}
+	got, err := resolveErr(t, folder, filepath.Join(root, "cache"), src, opt(map[string]string{private.URL: token}))
+	if err != nil || len(got["private"]) != 40 {
+		t.Fatalf("with the token: %v %v", got, err)
+	}
+	moved := []compile.Source{{Path: "private", Git: private.URL + "/moved/private.git"}}
+	_, err = resolveErr(t, folder, filepath.Join(root, "cache2"), moved, opt(map[string]string{private.URL: token}))
+	if err == nil {
+		t.Fatal("the redirect to another origin was fetched")
+	}
+	if n := elsewhere.Load(); n > 0 || reached.Load() == 0 {
+		t.Fatalf("the other origin was asked %d times, sent credentials %d times", reached.Load(), n)
+	}
+	lock, _ := os.ReadFile(filepath.Join(folder, LockFile))
+	for what, text := range map[string]string{"the lock": string(lock), "the log": log.String(), "the error": err.Error()} {
+		if strings.Contains(text, token) || strings.Contains(text, "SECRET") {
+			t.Errorf("%s holds the token: %s", what, text)
+		}
 	}
 }

@@ -25,6 +25,9 @@ type BuildOptions struct {
 	// Frozen refuses a sources.lock that does not hold the policy file's sources as
 	// configured, or whose refs moved under it, and never writes it (catalog/sources).
 	Frozen bool
+	// SourceTokens are tokens for private sources, by origin ("https://git.example.com"):
+	// each given to git for the sources at its origin alone (catalog/sources).
+	SourceTokens map[string]string
 	// Log is told of each source fetched and of the lock written; nil says nothing.
 	Log io.Writer
 }

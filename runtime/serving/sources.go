@@ -14,7 +14,7 @@ import (
 // those of the whole. A folder without sources, and without a lock, is left as it is.
 func composeSources(c *compile.Catalog, dir string, opt BuildOptions) ([]compile.Problem, error) {
 	ctx := context.Background()
-	rs, err := sources.Resolve(ctx, dir, c.Sources, sources.Options{CacheDir: cachedir.Dir("sources"), Frozen: opt.Frozen, Log: opt.Log})
+	rs, err := sources.Resolve(ctx, dir, c.Sources, sources.Options{CacheDir: cachedir.Dir("sources"), Frozen: opt.Frozen, Tokens: opt.SourceTokens, Log: opt.Log})
 	if err != nil || len(rs) == 0 {
 		return nil, err
 	}

@@ -20,11 +20,19 @@ type buildFlags struct {
 	skipInvalid, allowOversize bool
 	trustRoot                  string
 	frozen                     bool
+	sourceTokens               *stringList
+}
+
+// given reports whether any of the flags was given.
+func (f *buildFlags) given() bool {
+	return f.skipInvalid || f.allowOversize || f.trustRoot != "" || f.frozen || f.sourceTokens != nil && len(*f.sourceTokens) > 0
 }
 
 func (f *buildFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "leave out invalid skills, reporting each, instead of refusing the folder")
 	fs.BoolVar(&f.allowOversize, "allow-oversize", false, "accept skills over 512 files or 16 MiB (reported as warnings)")
+	f.sourceTokens = &stringList{}
+	fs.Var(f.sourceTokens, "source-token", sourceTokenUsage)
 	fs.BoolVar(&f.frozen, "frozen", false, "build the sources (sources: in skilledge.yaml) at the commits sources.lock holds, and fail, writing nothing,\nwhen the lock does not hold them as configured or a ref no longer leads to its locked commit")
 	fs.StringVar(&f.trustRoot, "trust-root", "", "publish `URL` (an https prefix the deployment controls, e.g. https://skills.example.com/) as the\nDomain-Verified Skills trust root, in both well-known indexes and the server instructions")
 }
@@ -33,6 +41,12 @@ func (f *buildFlags) register(fs *flag.FlagSet) {
 // command name. The trust root is checked here, not in serving: the error names the flag.
 func (f *buildFlags) options(name string, stderr io.Writer) (_ serving.BuildOptions, ok bool) {
 	opt := serving.BuildOptions{SkipInvalid: f.skipInvalid, AllowOversize: f.allowOversize, Frozen: f.frozen}
+	tokens, err := sourceTokens(*f.sourceTokens)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge %s: %v\n", name, err)
+		return opt, false
+	}
+	opt.SourceTokens = tokens
 	if f.trustRoot != "" {
 		r, err := trust.ParseRoot(f.trustRoot)
 		if err != nil {
@@ -127,8 +141,8 @@ var buildCache = ""
 // with the pools' options pool, logging on log; ok is false after saying why not there.
 func (f *serverFlags) open(ctx context.Context, name, dir string, pool wasm.Options, log io.Writer) (_ *serving.Server, ok bool) {
 	opt := serving.Options{Dir: dir, Cache: buildCache, Plugin: f.plugin, MemoryMiB: f.memoryMiB, Pool: pool, Watch: f.watch, Log: log, Command: name, Advise: advised}
-	if serving.IsBuilt(dir) && f.build != (buildFlags{}) {
-		fmt.Fprintf(log, "skilledge %s: %s is a built catalog (it holds %s): --skip-invalid, --allow-oversize and --trust-root apply when building it, with skilledge build\n", name, dir, serving.IndexFile)
+	if serving.IsBuilt(dir) && f.build.given() {
+		fmt.Fprintf(log, "skilledge %s: %s is a built catalog (it holds %s): --skip-invalid, --allow-oversize, --trust-root, --frozen and --source-token apply when building it, with skilledge build\n", name, dir, serving.IndexFile)
 		return nil, false
 	}
 	if opt.Build, ok = f.build.options(name, log); !ok {

@@ -30,12 +30,19 @@ from git's own configuration (a credential helper, an SSH key), never from the U
 func cmdSources(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("sources", "skilledge sources update [NAME…] [--dir DIR]", sourcesAbout)
 	dir := c.fs.String("dir", "skills", "the skills folder whose skilledge.yaml names the sources, `DIR`")
+	var tokenFlags stringList
+	c.fs.Var(&tokenFlags, "source-token", sourceTokenUsage)
 	pos, code, ok := c.parse(args, 1, 1<<16, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if pos[0] != "update" {
 		return c.usageError(stderr, fmt.Sprintf("unknown subcommand %q: sources has update", pos[0]))
+	}
+	tokens, err := sourceTokens(tokenFlags)
+	if err != nil {
+		fmt.Fprintf(stderr, "skilledge sources: %v\n", err)
+		return 2
 	}
 	cat, problems, err := compile.LoadDir(*dir, compile.Options{SkipInvalid: true})
 	if err != nil {
@@ -60,7 +67,7 @@ func cmdSources(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "skilledge sources: %v\n", err)
 		return 1
 	}
-	opt := sources.Options{CacheDir: cachedir.Dir("sources"), Update: pos[1:], All: len(pos) == 1, Log: stderr}
+	opt := sources.Options{CacheDir: cachedir.Dir("sources"), Update: pos[1:], All: len(pos) == 1, Tokens: tokens, Log: stderr}
 	rs, err := sources.Resolve(ctx, *dir, cat.Sources, opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge sources: %v\n", err)

@@ -40,6 +40,9 @@ repository's root.`)
 	var opt serving.BuildOptions
 	c.fs.BoolVar(&opt.AllowOversize, "allow-oversize", false, "report skills over 512 files or 16 MiB as warnings instead of errors")
 	c.fs.BoolVar(&opt.Strict, "strict", false, "report every field in another shape than the Agent Skills format's, a warning by default, and a version\npublished twice with different content (versions: in skilledge.yaml), as errors")
+	var tokenFlags stringList
+	c.fs.Var(&tokenFlags, "source-token", sourceTokenUsage)
+	c.fs.BoolVar(&opt.Frozen, "frozen", false, "check the sources at the commits sources.lock holds, and fail, writing nothing, when it does not hold them as configured")
 	format := c.fs.String("format", "text", "print problems as `FORMAT`: text (path:line: message) or github (GitHub Actions workflow commands)")
 	pos, code, ok := c.parse(args, 1, 1, stdout, stderr)
 	if !ok {
@@ -55,6 +58,11 @@ repository's root.`)
 		return c.usageError(stderr, fmt.Sprintf("--format %q: want text or github", *format))
 	}
 	opt.Log = stderr
+	var err error
+	if opt.SourceTokens, err = sourceTokens(tokenFlags); err != nil {
+		fmt.Fprintf(stderr, "skilledge validate: %v\n", err)
+		return 2
+	}
 	f, err := serving.Load(pos[0], opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge validate: %v\n", err)
