@@ -4,10 +4,17 @@ package tests
 
 import (
 	"bytes"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,12 +31,13 @@ var composedSkills = map[string]string{
 	"skill://platform/ops/rollback/SKILL.md": "platform",
 	"skill://team/notes/SKILL.md":            "team",
 	"skill://vendor/pdf/SKILL.md":            "vendor",
+	"skill://remote/alpha/SKILL.md":          "remote",
 }
 
 // composedFolder makes a skills folder that mounts three git repositories: platform over
 // file:// (its skills folder), team over git's own protocol (git daemon) and vendor over
-// HTTP (git http-backend), both on loopback for as long as the test runs; and a skill of
-// its own. The catalog keeps versions: platform's deploy has two. It returns the folder
+// HTTP (git http-backend); and a remote catalog, alpha of the two skills `skilledge serve`
+// serves; each on loopback for as long as the test runs; and a skill of its own. The catalog keeps versions: platform's deploy has two. It returns the folder
 // and the platform repository.
 func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
 	t.Helper()
@@ -44,13 +52,18 @@ func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
 	vendor.Skill("pdf", "Reads PDF files.")
 	vendor.Git("tag", "v1.0.0")
 	daemon, http := sourcestest.Daemon(t, served), sourcestest.HTTPBackend(t, served)
+	remote := filepath.Join(root, "remote")
+	sourcestest.Write(t, filepath.Join(remote, "alpha", "SKILL.md"), "---\nname: alpha\ndescription: Alpha, from a catalog.\n---\n\n# Alpha\n")
+	sourcestest.Write(t, filepath.Join(remote, "beta", "SKILL.md"), "---\nname: beta\ndescription: Beta, left out.\n---\n\n# Beta\n")
+	catalogURL := strings.TrimSuffix(serve(t, remote), "/mcp")
 	folder := filepath.Join(root, "skills")
 	sourcestest.Write(t, filepath.Join(folder, "local", "SKILL.md"), "---\nname: local\ndescription: The folder's own skill.\n---\n\n# Local\n")
 	sourcestest.Write(t, filepath.Join(folder, "local", "references", "guide.md"), "# Guide\n")
 	sourcestest.Write(t, filepath.Join(folder, "skilledge.yaml"), "versions:\n  keep: 3\nsources:\n"+
 		"  - path: platform\n    git: "+platform.URL()+"\n    ref: main\n    dir: skills\n"+
 		"  - path: team\n    git: "+daemon+"/team.git\n"+
-		"  - path: vendor\n    git: "+http+"/vendor.git\n    ref: v1.0.0\n")
+		"  - path: vendor\n    git: "+http+"/vendor.git\n    ref: v1.0.0\n"+
+		"  - path: remote\n    catalog: "+catalogURL+"\n    skills: [alpha]\n")
 	return folder, platform
 }
 
@@ -120,7 +133,9 @@ func TestSourcesComposed(t *testing.T) {
 					t.Errorf("a skill not composed: %s", uri)
 				case want == "" && src.Exists():
 					t.Errorf("%s: the folder's own skill has provenance %s", uri, src.Raw)
-				case want != "" && (src.Get("source").Str != want || len(src.Get("commit").Str) != 40 || src.Get("repository").Str == ""):
+				case want == "remote" && (src.Get("source").Str != want || !strings.HasPrefix(src.Get("digest").Str, "sha256:") || !strings.HasPrefix(src.Get("catalog").Str, "http://127.0.0.1:")):
+					t.Errorf("%s: provenance %s, want the catalog's", uri, src.Raw)
+				case want != "" && want != "remote" && (src.Get("source").Str != want || len(src.Get("commit").Str) != 40 || src.Get("repository").Str == ""):
 					t.Errorf("%s: provenance %s, want source %q", uri, src.Raw, want)
 				}
 			}
@@ -152,7 +167,7 @@ func TestSourcesComposed(t *testing.T) {
 	if code, out := pullCLI(t, nil, "pull", base, dir, "--trust-key", key+".pub"); code != 0 {
 		t.Fatalf("pull --trust-key: %d %s", code, out)
 	}
-	for _, name := range []string{"local", "deploy", "rollback", "notes", "pdf"} {
+	for _, name := range []string{"local", "deploy", "rollback", "notes", "pdf", "alpha"} {
 		if _, err := os.Stat(filepath.Join(dir, name, "SKILL.md")); err != nil {
 			t.Errorf("pull installed no %s: %v", name, err)
 		}
@@ -171,13 +186,13 @@ func TestSourcesFrozenRefused(t *testing.T) {
 	policy := readFile(t, filepath.Join(folder, "skilledge.yaml"))
 	for _, c := range []struct {
 		name, policy, want string
-		before             func()
+		before             func(t *testing.T)
 	}{
 		{name: "another ref", policy: strings.Replace(policy, "ref: main", "ref: other", 1),
 			want: `source "platform" (skilledge.yaml line 4): sources.lock does not hold the sources as configured: its entry in sources.lock was locked for git ` + platform.URL() + `, ref main, dir skills`},
 		{name: "a source added", policy: policy + "  - path: more\n    git: " + platform.URL() + "\n",
-			want: `source "more" (skilledge.yaml line 13): sources.lock does not hold the sources as configured: sources.lock has no entry for it`},
-		{name: "a moved tag", policy: strings.Replace(policy, "ref: main", "ref: v1", 1), before: func() {
+			want: `source "more" (skilledge.yaml line 16): sources.lock does not hold the sources as configured: sources.lock has no entry for it`},
+		{name: "a moved tag", policy: strings.Replace(policy, "ref: main", "ref: v1", 1), before: func(t *testing.T) {
 			platform.Git("tag", "v1")
 			if code, msg := pullCLI(t, nil, "sources", "update", "platform", "--dir", folder); code != 0 || !strings.Contains(msg, "platform: ") {
 				t.Fatalf("sources update: %d %s", code, msg)
@@ -191,7 +206,7 @@ func TestSourcesFrozenRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.before != nil {
-				c.before()
+				c.before(t)
 			}
 			lock := readFile(t, filepath.Join(folder, "sources.lock"))
 			dest := filepath.Join(t.TempDir(), "out")
@@ -265,5 +280,91 @@ func TestSourcesPrivateLeakNothing(t *testing.T) {
 		if !strings.Contains(body, `"io.github.skilledge/source":{"source":"finance","repository":"`+finance.URL()+`"`) {
 			t.Errorf("%s: the insider's listing has no provenance of the ledger: %.500s", srv.name, body)
 		}
+	}
+}
+
+// TestSourcesRemoteCatalogRefused: a remote catalog source is held to what it publishes. A
+// catalog that serves a file other than its index's digest says (a proxy in front of
+// `skilledge serve` that rewrites alpha's SKILL.md) fails the build, naming the source and
+// writing nothing. A catalog that changed after the lock builds from the cache as locked,
+// byte for byte; with the cache gone, the build fails, saying the catalog no longer
+// serves what was locked, until sources update moves the lock.
+func TestSourcesRemoteCatalogRefused(t *testing.T) {
+	root := t.TempDir()
+	serveFolder := func(desc string) *url.URL {
+		dir := filepath.Join(t.TempDir(), "remote")
+		sourcestest.Write(t, filepath.Join(dir, "alpha", "SKILL.md"), "---\nname: alpha\ndescription: "+desc+"\n---\n\n# Alpha\n")
+		u, err := url.Parse(strings.TrimSuffix(serve(t, dir), "/mcp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	first, second := serveFolder("Alpha, as locked."), serveFolder("Alpha, changed since.")
+	var backend atomic.Pointer[url.URL]
+	backend.Store(first)
+	var lie atomic.Bool
+	proxy := httptest.NewServer(&httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(backend.Load()); r.Out.Host = r.In.Host },
+		ModifyResponse: func(resp *http.Response) error {
+			if !lie.Load() || !strings.HasSuffix(resp.Request.URL.Path, "/alpha/SKILL.md") {
+				return nil
+			}
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				return err
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(bytes.Replace(b, []byte("Alpha"), []byte("Evil!"), 1)))
+			return nil
+		},
+	})
+	t.Cleanup(proxy.Close)
+	folder := filepath.Join(root, "skills")
+	sourcestest.Write(t, filepath.Join(folder, "skilledge.yaml"), "sources:\n  - path: remote\n    catalog: "+proxy.URL+"\n")
+	build := func(env []string, args ...string) (int, string, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out")
+		code, msg := pullCLI(t, env, append([]string{"build", folder, "-o", out}, args...)...)
+		return code, msg, out
+	}
+	// A fresh cache for each build that must read the catalog.
+	fresh := func() []string { return []string{"XDG_CACHE_HOME=" + t.TempDir()} }
+
+	lie.Store(true)
+	code, msg, out := build(fresh())
+	if code != 1 || !strings.Contains(msg, `source "remote"`) || !strings.Contains(msg, "alpha") {
+		t.Fatalf("a catalog that lies about a digest: %d %s", code, msg)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused build wrote %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(folder, "sources.lock")); !os.IsNotExist(err) {
+		t.Errorf("a refused build wrote sources.lock")
+	}
+	lie.Store(false)
+
+	cache := []string{"XDG_CACHE_HOME=" + t.TempDir()}
+	code, msg, out = build(cache)
+	if code != 0 {
+		t.Fatalf("build: %d %s", code, msg)
+	}
+	lock := readFile(t, filepath.Join(folder, "sources.lock"))
+	backend.Store(second) // the catalog changes
+	code, msg, again := build(cache, "--frozen")
+	if code != 0 || !maps.Equal(readTree(t, out, nil), readTree(t, again, nil)) {
+		t.Fatalf("a build from the cache, as locked, after the catalog changed: %d %s", code, msg)
+	}
+	code, msg, _ = build(fresh())
+	if code != 1 || !strings.Contains(msg, `source "remote"`) || !strings.Contains(msg, "the catalog serves other skills than sources.lock locked") {
+		t.Fatalf("a build without the cache after the catalog changed: %d %s", code, msg)
+	}
+	if readFile(t, filepath.Join(folder, "sources.lock")) != lock {
+		t.Error("a refused build changed sources.lock")
+	}
+	if code, msg := pullCLI(t, fresh(), "sources", "update", "--dir", folder); code != 0 || !strings.Contains(msg, "remote: sha256:") {
+		t.Fatalf("sources update: %d %s", code, msg)
+	}
+	if code, msg, _ := build(fresh(), "--frozen"); code != 0 {
+		t.Fatalf("the build after sources update: %d %s", code, msg)
 	}
 }

@@ -257,7 +257,7 @@ func (c *Catalog) Fingerprint() [32]byte {
 	for _, s := range c.Skills {
 		fmt.Fprintf(h, "skill %q\n", s.Path)
 		if p := s.Source; p != nil {
-			fmt.Fprintf(h, "source %q %q %q %q\n", p.Source, p.Repository, p.Commit, p.Path)
+			fmt.Fprintf(h, "source %q %q %q %q %q %q\n", p.Source, p.Repository, p.Commit, p.Catalog, p.Digest, p.Path)
 		}
 		if c.Access != nil {
 			fmt.Fprintf(h, "scopes %q unlisted %t\n", s.Scopes, s.Unlisted)

@@ -214,7 +214,10 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 		b.WriteString("<article class=\"skill\" id=\"skill-" + strconv.Itoa(i) + "\">\n<h3 class=\"name\">" + e(s.Name) + "</h3>\n")
 		b.WriteString("<p class=\"path\"><code>" + e(skillURI(s)) + "</code></p>\n")
 		b.WriteString("<p class=\"description\">" + e(s.Description) + "</p>\n")
-		if p := s.Source; p != nil {
+		if p := s.Source; p != nil && p.Catalog != "" {
+			b.WriteString("<p class=\"source muted\">From source <code>" + e(p.Source) + "</code>: the catalog <code>" + e(p.Catalog) +
+				"</code>, <code>" + e(p.Path) + "</code></p>\n")
+		} else if p != nil {
 			b.WriteString("<p class=\"source muted\">From source <code>" + e(p.Source) + "</code>: <code>" + e(p.Repository) +
 				"</code> at <code>" + e(p.Commit[:min(12, len(p.Commit))]) + "</code>, <code>" + e(p.Path) + "</code></p>\n")
 		}

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"slices"
@@ -23,9 +24,12 @@ import (
 //	    git: https://git.example.com/platform/skills.git
 //	    ref: v2.1.0
 //	    dir: skills
+//	  - path: public
+//	    catalog: https://skills.example.org
+//	    skills: [pdf]
 
-// Source is one entry of the policy file's sources section: a git repository whose skills
-// are served under Path.
+// Source is one entry of the policy file's sources section: a git repository (Git), or a
+// remote catalog (Catalog), whose skills are served under Path.
 type Source struct {
 	// Path is where the source's skills are mounted: a skill path prefix, whole segments,
 	// without a trailing "/". It names the source (sources.lock, sources update).
@@ -37,6 +41,11 @@ type Source struct {
 	Ref string
 	// Dir is the folder inside the repository that holds the skills, "" for its root.
 	Dir string
+	// Catalog is, for a remote catalog, its URL: a skilledge deployment or any server of
+	// the skills extension or the well-known index (https, or http to a loopback host);
+	// Skills are the names of its skills served, all of them when empty.
+	Catalog string
+	Skills  []string
 	// Line is where the entry starts in the policy file.
 	Line int
 }
@@ -51,11 +60,14 @@ type Provenance struct {
 	Source     string // the source's Path
 	Repository string // the source's Git URL
 	Commit     string // the commit served, in full
-	Path       string // the skill's folder inside the repository
+	// Catalog and Digest are, for a remote catalog, its URL and the digest of the skills
+	// read from it (catalog/sources); Repository and Commit are then "".
+	Catalog, Digest string
+	Path            string // the skill's folder inside the repository, or its path in the catalog
 }
 
-// sources reads the sources section: a list of {path, git, ref, dir}. A remote catalog
-// ({path, catalog, skills}) is refused, saying so, until it is built.
+// sources reads the sources section: a list of {path, git, ref, dir} and {path, catalog,
+// skills}.
 func (p *policyParser) sources(n *yaml.Node) []Source {
 	if n.Kind != yaml.SequenceNode {
 		p.add(n.Line, "sources must be a list of sources (- path: platform\n    git: https://…)")
@@ -102,7 +114,7 @@ func (p *policyParser) source(n *yaml.Node, i int) (Source, bool) {
 		}
 		return v.Value, true
 	}
-	hasPath, hasGit := false, false
+	hasPath, hasGit, hasCatalog := false, false, false
 	p.mapping(n, what, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "path":
@@ -141,8 +153,29 @@ func (p *policyParser) source(n *yaml.Node, i int) (Source, bool) {
 				}
 				s.Dir = dir
 			}
-		case "catalog", "skills":
-			p.add(k.Line, fmt.Sprintf("%s.%s: a remote catalog as a source is not supported yet; mount a git repository (path, git, ref, dir)", what, key))
+		case "catalog":
+			hasCatalog = true
+			if v, ok := str(v, key); ok {
+				if msg := catalogURLProblem(v); msg != "" {
+					p.add(k.Line, what+".catalog: "+msg)
+				}
+				s.Catalog = v
+			}
+		case "skills":
+			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+				p.add(v.Line, what+".skills must be a list of skill names ([pdf, docx]); leave it out for every skill")
+				return
+			}
+			for _, e := range v.Content {
+				if e.Kind != yaml.ScalarNode || e.Tag != "!!str" || e.Value == "" || strings.Contains(e.Value, "/") || catalog.NameProblem(e.Value) != "" {
+					p.add(e.Line, what+".skills: each entry must be a skill's name (pdf)")
+					continue
+				}
+				if !slices.Contains(s.Skills, e.Value) {
+					s.Skills = append(s.Skills, e.Value)
+				}
+			}
+			slices.Sort(s.Skills)
 		default:
 			p.add(k.Line, fmt.Sprintf("unknown key %q in %s: a source has path, git, ref and dir", key, what))
 		}
@@ -150,8 +183,15 @@ func (p *policyParser) source(n *yaml.Node, i int) (Source, bool) {
 	if !hasPath {
 		p.add(n.Line, what+" has no path: where its skills are mounted in the catalog (platform)")
 	}
-	if !hasGit && len(p.problems) == before {
-		p.add(n.Line, what+" has no git: the URL of the repository to mount")
+	switch {
+	case hasGit && hasCatalog:
+		p.add(n.Line, what+" has both git and catalog: a source is a repository or a catalog; make them two sources")
+	case hasCatalog && (s.Ref != "" || s.Dir != ""):
+		p.add(n.Line, what+": ref and dir are a git source's; a catalog source has path, catalog and skills")
+	case hasGit && s.Skills != nil:
+		p.add(n.Line, what+": skills is a catalog source's; a git source serves every skill of its dir")
+	case !hasGit && !hasCatalog && len(p.problems) == before:
+		p.add(n.Line, what+" has no git or catalog: the URL of the repository, or of the catalog, to mount")
 	}
 	return s, len(p.problems) == before
 }
@@ -195,6 +235,31 @@ func gitURLProblem(s string) string {
 		return "the URL names no host"
 	}
 	return ""
+}
+
+// catalogURLProblem says what is wrong with a remote catalog's URL, "" for nothing: an
+// https URL, or an http one to a loopback host (a catalog served on the same machine),
+// without credentials (the CLI's --token binds those to an origin).
+func catalogURLProblem(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || u.Host == "" || u.Scheme != "https" && u.Scheme != "http":
+		return "not a catalog URL: write https://host (a deployment) or https://host/mcp (its MCP endpoint)"
+	case u.User != nil:
+		return "the URL holds a user name or password: a catalog's credentials are never written in " + PolicyFile
+	case u.Scheme == "http" && !loopbackHost(u.Hostname()):
+		return "http is read from a loopback host only (127.0.0.1, ::1, localhost): use https"
+	}
+	return ""
+}
+
+// loopbackHost reports whether host names the machine itself.
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // scpLike is git's scp-like form of an SSH URL: [user@]host:path, host without a slash.

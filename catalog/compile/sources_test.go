@@ -41,11 +41,19 @@ func TestSourcesPolicy(t *testing.T) {
 			want: []string{`skills/skilledge.yaml:4: sources[0].dir "../etc": a folder inside the repository, written as a relative path (skills, tools/skills)`}},
 		{name: "no path, no git", policy: "sources:\n  - ref: main\n  - path: a\n",
 			want: []string{`skills/skilledge.yaml:2: sources[0] has no path: where its skills are mounted in the catalog (platform)`,
-				`skills/skilledge.yaml:3: sources[1] has no git: the URL of the repository to mount`}},
+				`skills/skilledge.yaml:3: sources[1] has no git or catalog: the URL of the repository, or of the catalog, to mount`}},
 		{name: "the root", policy: "sources:\n  - path: /\n    git: file:///x\n",
 			want: []string{`skills/skilledge.yaml:2: sources[0].path "/": empty: the catalog's root is the folder itself; mount a source under a path of its own`}},
-		{name: "a remote catalog", policy: "sources:\n  - path: a\n    catalog: https://skills.example.com/mcp\n",
-			want: []string{`skills/skilledge.yaml:3: sources[0].catalog: a remote catalog as a source is not supported yet; mount a git repository (path, git, ref, dir)`}},
+		{name: "remote catalogs", policy: "sources:\n  - path: a\n    catalog: https://skills.example.com/mcp\n    skills: [pdf, docx, pdf]\n  - path: b\n    catalog: http://127.0.0.1:8787\n",
+			got: "a catalog https://skills.example.com/mcp docx,pdf\nb catalog http://127.0.0.1:8787 "},
+		{name: "a remote catalog refused", policy: "sources:\n  - path: a\n    catalog: http://skills.example.com\n  - path: b\n    catalog: https://u:p@skills.example.com\n" +
+			"  - path: c\n    catalog: https://x\n    git: file:///x\n  - path: d\n    catalog: https://x\n    ref: main\n  - path: e\n    git: file:///x\n    skills: [a]\n  - path: f\n    catalog: https://x\n    skills: [a/b]\n",
+			want: []string{`skills/skilledge.yaml:3: sources[0].catalog: http is read from a loopback host only (127.0.0.1, ::1, localhost): use https`,
+				`skills/skilledge.yaml:5: sources[1].catalog: the URL holds a user name or password: a catalog's credentials are never written in skilledge.yaml`,
+				`skills/skilledge.yaml:6: sources[2] has both git and catalog: a source is a repository or a catalog; make them two sources`,
+				`skills/skilledge.yaml:9: sources[3]: ref and dir are a git source's; a catalog source has path, catalog and skills`,
+				`skills/skilledge.yaml:12: sources[4]: skills is a catalog source's; a git source serves every skill of its dir`,
+				`skills/skilledge.yaml:17: sources[5].skills: each entry must be a skill's name (pdf)`}},
 		{name: "not a list", policy: "sources: {path: a}\n", want: []string{"skills/skilledge.yaml:1: sources must be a list of sources (- path: platform\n    git: https://…)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,6 +67,10 @@ func TestSourcesPolicy(t *testing.T) {
 			}
 			var got []string
 			for _, s := range cat.Sources {
+				if s.Catalog != "" {
+					got = append(got, s.Path+" catalog "+s.Catalog+" "+strings.Join(s.Skills, ","))
+					continue
+				}
 				got = append(got, strings.Join([]string{s.Path, s.Git, s.Ref, s.Dir}, " "))
 			}
 			if g := strings.Join(got, "\n"); g != c.got {

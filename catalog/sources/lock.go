@@ -24,9 +24,9 @@ const lockVersion = 1
 // maxLockBytes bounds the lock read: a line or two a source.
 const maxLockBytes = 4 << 20
 
-// Lock is sources.lock: each source as configured when it was resolved, and the commit it
-// resolved to. A build uses a source's commit while its configuration (git, ref, dir) is
-// the one locked.
+// Lock is sources.lock: each source as configured when it was resolved, and the commit (a
+// git source) or the digest (a remote catalog, catalogDigest) it resolved to. A build uses
+// it while the source's configuration is the one locked.
 type Lock struct {
 	LockVersion int      `json:"lockVersion"`
 	Sources     []Locked `json:"sources"`
@@ -34,16 +34,31 @@ type Lock struct {
 
 // Locked is one source of the lock.
 type Locked struct {
-	Path   string `json:"path"`
-	Git    string `json:"git"`
-	Ref    string `json:"ref,omitempty"`
-	Dir    string `json:"dir,omitempty"`
-	Commit string `json:"commit"`
+	Path    string   `json:"path"`
+	Git     string   `json:"git,omitempty"`
+	Ref     string   `json:"ref,omitempty"`
+	Dir     string   `json:"dir,omitempty"`
+	Commit  string   `json:"commit,omitempty"`
+	Catalog string   `json:"catalog,omitempty"`
+	Skills  []string `json:"skills,omitempty"`
+	Digest  string   `json:"digest,omitempty"`
+}
+
+// At names what l locked, short: a commit's first 12 digits, or a catalog's digest's.
+func (l Locked) At() string { return short(l.Commit, l.Digest) }
+
+// short is commit's first 12 digits, or, without one, digest's first 12.
+func short(commit, digest string) string {
+	if commit != "" {
+		return commit[:min(12, len(commit))]
+	}
+	return digest[:min(19, len(digest))]
 }
 
 // matches reports whether l was locked for the source s as configured now.
 func (l Locked) matches(s compile.Source) bool {
-	return l.Path == s.Path && l.Git == s.Git && l.Ref == s.Ref && l.Dir == s.Dir
+	return l.Path == s.Path && l.Git == s.Git && l.Ref == s.Ref && l.Dir == s.Dir &&
+		l.Catalog == s.Catalog && slices.Equal(l.Skills, s.Skills)
 }
 
 // Locked returns the entry locked for the source at path p.
@@ -80,8 +95,10 @@ func ReadLock(dir string) (*Lock, error) {
 		return nil, fmt.Errorf("%s: lockVersion %d, and this skilledge reads %d", name, l.LockVersion, lockVersion)
 	}
 	for _, e := range l.Sources {
-		if !isCommit(e.Commit) || e.Path == "" || e.Git == "" {
-			return nil, fmt.Errorf("%s: the entry for %q is not a path, a git URL and a full commit name", name, e.Path)
+		git := e.Git != "" && isCommit(e.Commit) && e.Catalog == "" && e.Digest == ""
+		cat := e.Catalog != "" && isDigest(e.Digest) && e.Git == "" && e.Commit == ""
+		if e.Path == "" || !git && !cat {
+			return nil, fmt.Errorf("%s: the entry for %q is neither a path, a git URL and a full commit name nor a path, a catalog URL and a digest", name, e.Path)
 		}
 	}
 	return &l, nil
@@ -124,6 +141,12 @@ func (l *Lock) write(dir string) (bool, error) {
 		return false, err
 	}
 	return true, os.Rename(tmp.Name(), name)
+}
+
+// isDigest reports whether s is "sha256:" and 64 lowercase hex digits.
+func isDigest(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	return ok && len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
 }
 
 // isCommit reports whether s is a full commit name: 40 (SHA-1) or 64 (SHA-256) lowercase

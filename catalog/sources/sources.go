@@ -14,13 +14,18 @@ package sources
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
+	"testing/fstest"
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/versions"
@@ -43,19 +48,60 @@ type Options struct {
 	// authentication, for that origin alone (repo.git). Without one, git's own
 	// configuration applies (a credential helper, an SSH key).
 	Tokens map[string]string
+	// Catalogs reads the remote catalog sources; without it one is an error.
+	Catalogs CatalogReader
 	// Log is told what each source is served at, and of each fetch.
 	Log io.Writer
+}
+
+// A CatalogReader reads a remote catalog source into a folder of the cache, verified as
+// pull verifies a deployment (runtime/serving gives one: this package reads no catalog
+// over the network itself).
+type CatalogReader interface {
+	// Read reads into dir the skills of the catalog at url (those named in skills, every
+	// one when it is empty), each file verified against the digests the catalog
+	// publishes, and returns them; nothing that does not verify is left in dir.
+	Read(ctx context.Context, url string, skills []string, dir string) ([]RemoteSkill, error)
+	// Cached returns the skills a former Read left in dir, none when it left none.
+	Cached(dir string) ([]RemoteSkill, error)
+}
+
+// RemoteSkill is one skill read from a remote catalog.
+type RemoteSkill struct {
+	Path     string // its path in the catalog (its name, where the catalog says no path)
+	Folder   string // the folder its files are in, relative to the folder read into
+	Manifest string // its manifest digest, as the catalog published it
+}
+
+// catalogDigest is what sources.lock records of a remote catalog's skills read: the
+// SHA-256 of their paths and manifest digests, a line each ("PATH MANIFEST\n"), sorted by
+// path, as "sha256:HEX". Equal skills, equal digest; a file changed, another digest.
+func catalogDigest(skills []RemoteSkill) string {
+	lines := make([]string, len(skills))
+	for i, s := range skills {
+		lines[i] = s.Path + " " + s.Manifest + "\n"
+	}
+	slices.Sort(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // ErrFrozen is wrapped by Resolve's error when Options.Frozen finds the lock out of date.
 var ErrFrozen = errors.New("sources.lock does not hold the sources as configured")
 
-// Resolved is a source and the commit it is served at.
+// Resolved is a source and the commit it is served at (a git source), or the skills read
+// from it and their digest (a remote catalog).
 type Resolved struct {
 	compile.Source
 	Commit string
 	repo   *repo
+	Digest string
+	remote []RemoteSkill
+	folder string // where remote's skills are
 }
+
+// At names what r is served at, short: its commit's first 12 digits, or its digest's.
+func (r Resolved) At() string { return short(r.Commit, r.Digest) }
 
 // Resolve returns each of srcs at the commit it is served at, from dir's sources.lock or
 // its remote (Options), and writes the lock when that changed it (never when Frozen).
@@ -84,6 +130,10 @@ func Resolve(ctx context.Context, dir string, srcs []compile.Source, opt Options
 			return nil, fmt.Errorf("source %q (%s line %d): %w", s.Path, compile.PolicyFile, s.Line, err)
 		}
 		out = append(out, r)
+		if s.Catalog != "" {
+			next.Sources = append(next.Sources, Locked{Path: s.Path, Catalog: s.Catalog, Skills: s.Skills, Digest: r.Digest})
+			continue
+		}
 		next.Sources = append(next.Sources, Locked{Path: s.Path, Git: s.Git, Ref: s.Ref, Dir: s.Dir, Commit: r.Commit})
 	}
 	if !opt.Frozen {
@@ -101,21 +151,24 @@ func Resolve(ctx context.Context, dir string, srcs []compile.Source, opt Options
 	return out, nil
 }
 
-// resolve finds the commit source s is served at.
+// resolve finds what source s is served at.
 func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Resolved, error) {
+	locked, ok := lock.Locked(s.Path)
+	fresh := opt.All || slices.Contains(opt.Update, s.Path) || !ok || !locked.matches(s)
+	if fresh && opt.Frozen {
+		if !ok {
+			return Resolved{}, fmt.Errorf("%w: %s has no entry for it: run skilledge sources update %s, or build without --frozen", ErrFrozen, LockFile, s.Path)
+		}
+		return Resolved{}, fmt.Errorf("%w: its entry in %s was locked for %s: run skilledge sources update %s, or build without --frozen", ErrFrozen, LockFile, lockedConfig(locked), s.Path)
+	}
+	if s.Catalog != "" {
+		return resolveCatalog(ctx, s, locked, fresh, opt)
+	}
 	r, err := openRepo(ctx, opt.CacheDir, s.Git, opt.Tokens)
 	if err != nil {
 		return Resolved{}, err
 	}
 	res := Resolved{Source: s, repo: r}
-	locked, ok := lock.Locked(s.Path)
-	fresh := opt.All || slices.Contains(opt.Update, s.Path) || !ok || !locked.matches(s)
-	if fresh && opt.Frozen {
-		if !ok {
-			return res, fmt.Errorf("%w: %s has no entry for it: run skilledge sources update %s, or build without --frozen", ErrFrozen, LockFile, s.Path)
-		}
-		return res, fmt.Errorf("%w: its entry in %s was locked for %s: run skilledge sources update %s, or build without --frozen", ErrFrozen, LockFile, lockedConfig(locked), s.Path)
-	}
 	if fresh {
 		full, kind, commit, err := r.remoteRef(ctx, s.Ref)
 		if err != nil {
@@ -163,6 +216,34 @@ func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Re
 	return res, nil
 }
 
+// resolveCatalog reads the remote catalog source s, unless the cache holds what the lock
+// says (fresh false) already: a catalog keeps no history, so what was locked is built
+// again from the cache, and a catalog that no longer serves it is refused.
+func resolveCatalog(ctx context.Context, s compile.Source, locked Locked, fresh bool, opt Options) (Resolved, error) {
+	if opt.Catalogs == nil {
+		return Resolved{}, errors.New("this command reads no remote catalog")
+	}
+	sum := sha256.Sum256([]byte(s.Catalog + "\n" + strings.Join(s.Skills, "\n")))
+	res := Resolved{Source: s, folder: filepath.Join(opt.CacheDir, "catalogs", hex.EncodeToString(sum[:16]))}
+	if !fresh {
+		if cached, err := opt.Catalogs.Cached(res.folder); err == nil && len(cached) > 0 && catalogDigest(cached) == locked.Digest {
+			res.remote, res.Digest = cached, locked.Digest
+			return res, nil
+		}
+	}
+	logf(opt.Log, "skilledge: sources: %s: reading the catalog %s\n", s.Path, s.Catalog)
+	got, err := opt.Catalogs.Read(ctx, s.Catalog, s.Skills, res.folder)
+	if err != nil {
+		return res, err
+	}
+	res.remote, res.Digest = got, catalogDigest(got)
+	if !fresh && res.Digest != locked.Digest {
+		return res, fmt.Errorf("the catalog serves other skills than %s locked (%s, now %s), and a catalog keeps no history to read the locked ones from: check what changed, then skilledge sources update %s",
+			LockFile, locked.Digest[:19], res.Digest[:19], s.Path)
+	}
+	return res, nil
+}
+
 // fetchCommit fetches full, which the remote said is at commit, and checks that it came.
 func fetchCommit(ctx context.Context, r *repo, full, commit string) error {
 	if r.has(ctx, commit) {
@@ -179,6 +260,13 @@ func fetchCommit(ctx context.Context, r *repo, full, commit string) error {
 
 // lockedConfig says what a lock entry was locked for.
 func lockedConfig(l Locked) string {
+	if l.Catalog != "" {
+		s := "catalog " + l.Catalog
+		if len(l.Skills) > 0 {
+			s += ", skills " + strings.Join(l.Skills, " ")
+		}
+		return s
+	}
 	s := "git " + l.Git
 	if l.Ref != "" {
 		s += ", ref " + l.Ref
@@ -225,6 +313,14 @@ func Compose(ctx context.Context, c *compile.Catalog, label string, rs []Resolve
 	copt.NoPolicy, copt.VersionMarks = true, c.Keep > 0
 	var problems []compile.Problem
 	for _, r := range rs {
+		if r.Catalog != "" {
+			p, err := composeCatalog(c, label, r, copt, log)
+			if err != nil {
+				return nil, err
+			}
+			problems = append(problems, p...)
+			continue
+		}
 		src := versions.GitAt(r.repo.dir, r.Commit, r.Dir)
 		tree, bad, err := versions.Tree(ctx, src, r.Commit)
 		if err != nil {
@@ -281,6 +377,42 @@ func Compose(ctx context.Context, c *compile.Catalog, label string, rs []Resolve
 		logf(log, "skilledge: sources: %s: %s at %s%s: %s\n", r.Path, r.Git, r.Commit[:12], where, skillCount(len(sc.Skills)))
 	}
 	return append(problems, compile.CheckComposed(c, label)...), nil
+}
+
+// composeCatalog loads the skills read from the remote catalog source r, each at its path
+// in that catalog, and mounts them into c with their provenance.
+func composeCatalog(c *compile.Catalog, label string, r Resolved, copt compile.Options, log io.Writer) ([]compile.Problem, error) {
+	fsys := fstest.MapFS{}
+	for _, s := range r.remote {
+		root := filepath.Join(r.folder, filepath.FromSlash(s.Folder))
+		err := fs.WalkDir(os.DirFS(root), ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err
+			}
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+			if err != nil {
+				return err
+			}
+			fsys[s.Path+"/"+p] = &fstest.MapFile{Data: data, Mode: 0o644}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("source %q: reading what was read of %s: %w", r.Path, s.Path, err)
+		}
+	}
+	at := label + "/" + r.Path
+	if label == "" || label == "." {
+		at = r.Path
+	}
+	sc, problems, err := compile.Load(fsys, at, copt)
+	if err != nil {
+		return nil, fmt.Errorf("source %q: %w", r.Path, err)
+	}
+	compile.Mount(c, sc, r.Source, func(p string) *compile.Provenance {
+		return &compile.Provenance{Source: r.Path, Catalog: r.Catalog, Digest: r.Digest, Path: p}
+	})
+	logf(log, "skilledge: sources: %s: the catalog %s, %s: %s\n", r.Path, r.Catalog, r.Digest[:19], skillCount(len(sc.Skills)))
+	return problems, nil
 }
 
 // isEmpty reports whether the tree's root holds nothing.

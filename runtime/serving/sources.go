@@ -2,10 +2,13 @@ package serving
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/sources"
 	"github.com/skilledge/skilledge/runtime/internal/cachedir"
+	"github.com/skilledge/skilledge/runtime/internal/pull"
+	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
 // composeSources mounts into c, the catalog of the folder dir, the skills of the sources
@@ -14,7 +17,7 @@ import (
 // those of the whole. A folder without sources, and without a lock, is left as it is.
 func composeSources(c *compile.Catalog, dir string, opt BuildOptions) ([]compile.Problem, error) {
 	ctx := context.Background()
-	rs, err := sources.Resolve(ctx, dir, c.Sources, sources.Options{CacheDir: cachedir.Dir("sources"), Frozen: opt.Frozen, Tokens: opt.SourceTokens, Log: opt.Log})
+	rs, err := sources.Resolve(ctx, dir, c.Sources, sources.Options{CacheDir: cachedir.Dir("sources"), Frozen: opt.Frozen, Tokens: opt.SourceTokens, Catalogs: catalogReader{opt.SourceTokens}, Log: opt.Log})
 	if err != nil || len(rs) == 0 {
 		return nil, err
 	}
@@ -24,4 +27,41 @@ func composeSources(c *compile.Catalog, dir string, opt BuildOptions) ([]compile
 		return nil, err
 	}
 	return problems, nil
+}
+
+// CatalogReader returns the reader of remote catalog sources the builds use, with the
+// tokens given (by origin), for skilledge sources update.
+func CatalogReader(tokens map[string]string) sources.CatalogReader { return catalogReader{tokens} }
+
+// catalogReader reads remote catalog sources as pull installs a deployment's skills:
+// every file verified against the digests the catalog publishes (and its signed root
+// held, trusted on first use, where it serves one), the skills.lock of the cache folder
+// saying what was read (catalog/sources.CatalogReader).
+type catalogReader struct {
+	tokens map[string]string // by origin (BuildOptions.SourceTokens)
+}
+
+// Read implements sources.CatalogReader.
+func (r catalogReader) Read(ctx context.Context, url string, skills []string, dir string) ([]sources.RemoteSkill, error) {
+	opt := pull.Options{Skills: skills, Verify: verify.Options{AllowHTTPLoopback: true, Tokens: verify.Credentials(r.tokens)}}
+	if _, err := pull.Pull(ctx, url, dir, opt); err != nil {
+		return nil, err
+	}
+	return r.Cached(dir)
+}
+
+// Cached implements sources.CatalogReader: the skills dir's skills.lock names.
+func (catalogReader) Cached(dir string) ([]sources.RemoteSkill, error) {
+	lock, err := pull.ReadLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []sources.RemoteSkill
+	for _, s := range lock.Skills {
+		if s.Unverified {
+			return nil, fmt.Errorf("%s publishes no digests (a well-known v0.1.0 index alone): its skills cannot be verified, and a source's are", s.Source)
+		}
+		out = append(out, sources.RemoteSkill{Path: s.Path, Folder: s.Name, Manifest: s.Manifest})
+	}
+	return out, nil
 }

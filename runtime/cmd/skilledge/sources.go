@@ -8,23 +8,29 @@ import (
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/sources"
 	"github.com/skilledge/skilledge/runtime/internal/cachedir"
+	"github.com/skilledge/skilledge/runtime/serving"
 )
 
-const sourcesAbout = `A catalog can mount skills from other git repositories: the sources section of the
-folder's skilledge.yaml names each, at a path of its own,
+const sourcesAbout = `A catalog can mount skills from other git repositories and remote catalogs: the
+sources section of the folder's skilledge.yaml names each, at a path of its own,
 
   sources:
     - path: platform           # its skills are served as skill://platform/…
       git: https://git.example.com/platform/skills.git
       ref: v2.1.0              # a tag, branch or commit (default: the default branch)
       dir: skills              # the folder of the repository that holds them
+    - path: public             # a deployment, or any skills server, read as pull reads it
+      catalog: https://skills.example.org
+      skills: [pdf]            # default: every skill it serves
 
-The first build resolves each source to a commit and writes it to DIR/sources.lock; later
+The first build resolves each source to a commit (a catalog: the digest of what it read)
+and writes it to DIR/sources.lock; later
 builds serve those commits, so that a build of one commit of the folder is the same
 catalog byte for byte. "sources update" resolves the sources named (every source when
 none is) to their ref's newest commit and writes the lock; "build --frozen" refuses a lock
 that does not hold the sources as configured. Credentials for a private repository come
-from git's own configuration (a credential helper, an SSH key), never from the URL.`
+from git's own configuration (a credential helper, an SSH key) or --source-token, never
+from the URL.`
 
 // cmdSources runs "skilledge sources update [NAME…] [--dir DIR]".
 func cmdSources(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -67,22 +73,21 @@ func cmdSources(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "skilledge sources: %v\n", err)
 		return 1
 	}
-	opt := sources.Options{CacheDir: cachedir.Dir("sources"), Update: pos[1:], All: len(pos) == 1, Tokens: tokens, Log: stderr}
+	opt := sources.Options{CacheDir: cachedir.Dir("sources"), Update: pos[1:], All: len(pos) == 1, Tokens: tokens, Catalogs: serving.CatalogReader(tokens), Log: stderr}
 	rs, err := sources.Resolve(ctx, *dir, cat.Sources, opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge sources: %v\n", err)
 		return 1
 	}
 	for _, r := range rs {
-		was := "new"
-		if l, ok := before.Locked(r.Path); ok {
-			was = l.Commit[:12]
-		}
+		l, ok := before.Locked(r.Path)
 		switch {
-		case was == r.Commit[:12]:
-			fmt.Fprintf(stdout, "%s: %s (unchanged)\n", r.Path, r.Commit[:12])
+		case !ok:
+			fmt.Fprintf(stdout, "%s: new -> %s\n", r.Path, r.At())
+		case l.At() == r.At():
+			fmt.Fprintf(stdout, "%s: %s (unchanged)\n", r.Path, r.At())
 		default:
-			fmt.Fprintf(stdout, "%s: %s -> %s\n", r.Path, was, r.Commit[:12])
+			fmt.Fprintf(stdout, "%s: %s -> %s\n", r.Path, l.At(), r.At())
 		}
 	}
 	return 0
