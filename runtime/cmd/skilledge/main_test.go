@@ -488,7 +488,7 @@ func TestServeBuilt(t *testing.T) {
 		t.Fatalf("stdio OUT built something: %s", stderr)
 	}
 	code, stdout, stderr = call(t, "", "stdio", out, "--skip-invalid")
-	expect(t, code, stdout, stderr, 1, "", "is a built catalog (it holds catalog.pack): --skip-invalid, --allow-oversize and --trust-root apply when building it")
+	expect(t, code, stdout, stderr, 1, "", "is a built catalog (it holds catalog.pack): --skip-invalid, --allow-oversize, --trust-root, --frozen and --source-token apply when building it")
 
 	// A store missing an object is refused before serving, naming it.
 	objects := storeFiles(t, out)
