@@ -145,6 +145,10 @@ func TestSourcesComposed(t *testing.T) {
 			for _, era := range []string{"legacy", "modern"} {
 				inspectList(t, h.url, era, len(composedSkills))
 			}
+			page := privateProbe{"page", "GET", "/", ""}
+			if st, _, body := page.ask(t, strings.TrimSuffix(h.url, "/mcp")); st != 200 || strings.Count(body, `class="source muted"`) != len(composedSkills)-1 {
+				t.Errorf("the catalog page shows no provenance of each mounted skill: %d %.300s", st, body)
+			}
 		})
 	}
 	suite := conformanceSuite(t)

@@ -218,8 +218,12 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 			b.WriteString("<p class=\"source muted\">From source <code>" + e(p.Source) + "</code>: the catalog <code>" + e(p.Catalog) +
 				"</code>, <code>" + e(p.Path) + "</code></p>\n")
 		} else if p != nil {
+			at := ""
+			if p.Commit != "" {
+				at = " at <code>" + e(p.Commit[:min(12, len(p.Commit))]) + "</code>"
+			}
 			b.WriteString("<p class=\"source muted\">From source <code>" + e(p.Source) + "</code>: <code>" + e(p.Repository) +
-				"</code> at <code>" + e(p.Commit[:min(12, len(p.Commit))]) + "</code>, <code>" + e(p.Path) + "</code></p>\n")
+				"</code>" + at + ", <code>" + e(p.Path) + "</code></p>\n")
 		}
 		if published[s] {
 			base := catalog.SkillsPrefix + s.Name + "/"

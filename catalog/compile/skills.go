@@ -67,9 +67,9 @@ func skillEntry(s *Skill) []byte {
 }
 
 // sourceMeta renders the _meta object member of a mounted skill's provenance:
-// `"io.github.skilledge/source":{"source","repository","commit","path"}` for a git
-// source's, `{"source","catalog","digest","path"}` for a remote catalog's; nil for a skill
-// of the folder.
+// `"io.github.skilledge/source":{"source","repository","commit"?,"path"}` for a git
+// source's, `{"source","catalog","digest"?,"path"}` for a remote catalog's (commit and
+// digest left out where sealProvenance says); nil for a skill of the folder.
 func sourceMeta(s *Skill) []byte {
 	p := s.Source
 	if p == nil {
@@ -80,13 +80,17 @@ func sourceMeta(s *Skill) []byte {
 	if p.Catalog != "" {
 		b = append(b, `,"catalog":`...)
 		b = append(b, jsonString(p.Catalog)...)
-		b = append(b, `,"digest":`...)
-		b = append(b, jsonString(p.Digest)...)
+		if p.Digest != "" {
+			b = append(b, `,"digest":`...)
+			b = append(b, jsonString(p.Digest)...)
+		}
 	} else {
 		b = append(b, `,"repository":`...)
 		b = append(b, jsonString(p.Repository)...)
-		b = append(b, `,"commit":`...)
-		b = append(b, jsonString(p.Commit)...)
+		if p.Commit != "" {
+			b = append(b, `,"commit":`...)
+			b = append(b, jsonString(p.Commit)...)
+		}
 	}
 	b = append(b, `,"path":`...)
 	b = append(b, jsonString(p.Path)...)

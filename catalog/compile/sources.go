@@ -284,6 +284,56 @@ func refProblem(s string) string {
 	return ""
 }
 
+// sealProvenance leaves the commit (or a remote catalog's digest) out of the provenance of
+// every skill of a source whose skills are not all seen by the same callers (the same
+// scopes, all listed or all not), older versions included.
+//
+// Why is the commit left out of the provenance of a source whose skills differ in who may
+// see them? A commit's name is a digest of the whole tree, so it covers the source's hidden
+// skills too: a caller who sees one skill of the source would see its commit change when
+// only a hidden skill changed, which is learning something of a skill it may not see (the
+// change feed leaves commits out of a private catalog's for the same reason). Where every
+// skill of a source is seen by the same callers, whoever sees the commit sees all it covers,
+// and it stays. Rejected: leaving the commit out of every private catalog's provenance
+// (the common case, a rule per source path, loses it for nothing).
+func sealProvenance(c *Catalog) {
+	type seen struct {
+		scopes   string
+		unlisted bool
+	}
+	first := map[string]seen{}
+	mixed := map[string]bool{}
+	for _, s := range c.Skills {
+		if s.Source == nil {
+			continue
+		}
+		v := seen{strings.Join(s.Scopes, " "), s.Unlisted}
+		if f, ok := first[s.Source.Source]; !ok {
+			first[s.Source.Source] = v
+		} else if f != v {
+			mixed[s.Source.Source] = true
+		}
+	}
+	if len(mixed) == 0 {
+		return
+	}
+	seal := func(s *Skill) {
+		if s.Source != nil && mixed[s.Source.Source] {
+			p := *s.Source
+			p.Commit, p.Digest = "", ""
+			s.Source = &p
+		}
+	}
+	for _, s := range c.Skills {
+		seal(s)
+	}
+	if c.Versions != nil {
+		for _, s := range c.Versions.Older {
+			seal(s)
+		}
+	}
+}
+
 // mounted reports whether the rule r concerns a source's skills: it lies at or under a
 // source's path, or a source's path lies under it. Such a rule is checked against the
 // skills once the sources are mounted (CheckComposed), not against the folder's alone.
@@ -376,6 +426,7 @@ func CheckComposed(c *Catalog, dir string) []Problem {
 	if a == nil || a.Broken {
 		return problems
 	}
+	sealProvenance(c)
 	before := len(problems)
 	for _, r := range a.Rules {
 		if !slices.ContainsFunc(c.Skills, func(s *Skill) bool { return r.Matches(s.Path) }) {

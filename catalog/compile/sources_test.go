@@ -104,11 +104,12 @@ func TestCheckComposed(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		name   string
-		policy string
-		mount  map[string][]string
-		want   []string
-		scopes map[string]string
+		name    string
+		policy  string
+		mount   map[string][]string
+		want    []string
+		scopes  map[string]string
+		commits map[string]string // skill path -> the commit its provenance names
 	}{
 		{name: "mounted under their paths, the policy applying",
 			policy: "sources:\n  - path: platform\n    git: file:///p\naccess:\n  default: [r]\n  rules:\n    - path: platform/ops\n      scopes: [ops]\n",
@@ -128,6 +129,10 @@ func TestCheckComposed(t *testing.T) {
 			policy: "sources:\n  - path: platform\n    git: file:///p\naccess:\n  rules:\n    - path: platform/deploy/secret\n      scopes: [ops]\n",
 			mount:  map[string][]string{"platform": {"deploy", "deploy/secret"}},
 			want:   []string{`skills/skilledge.yaml: skill platform/deploy/secret needs scope ops that skill platform/deploy, which holds it, does not: anyone who may see platform/deploy reads platform/deploy/secret's files through it; give platform/deploy the same rule`}},
+		{name: "a source whose skills differ in who sees them: no commit",
+			policy:  "sources:\n  - path: a\n    git: file:///a\n  - path: b\n    git: file:///b\naccess:\n  rules:\n    - path: a/secret\n      scopes: [s]\n",
+			mount:   map[string][]string{"a": {"open", "secret"}, "b": {"plain"}},
+			commits: map[string]string{"a/open": "", "a/secret": "", "b/plain": "c"}},
 		{name: "a name shared across sources",
 			policy: "sources:\n  - path: a\n    git: file:///a\n  - path: b\n    git: file:///b\n",
 			mount:  map[string][]string{"a": {"pdf"}, "b": {"tools/pdf"}},
@@ -163,6 +168,13 @@ func TestCheckComposed(t *testing.T) {
 				}
 				if !found {
 					t.Errorf("no skill %s", p)
+				}
+			}
+			for p, want := range c.commits {
+				for _, s := range cat.Skills {
+					if s.Path == p && (s.Source == nil || s.Source.Commit != want) {
+						t.Errorf("%s: provenance %+v, want commit %q", p, s.Source, want)
+					}
 				}
 			}
 			for i := 1; i < len(cat.Skills); i++ {
