@@ -107,7 +107,7 @@ func (l *loader) build() *Catalog {
 		l.skillList = append(l.skillList, s)
 	}
 	sort.Strings(l.skillList)
-	if len(l.skillList) == 0 {
+	if l.readPolicy(); len(l.skillList) == 0 && len(l.sources) == 0 {
 		l.report(Warning, ".", 0, "", "no skills found: a skill is a directory holding a file named SKILL.md")
 	}
 

@@ -342,15 +342,14 @@ func (l *loader) mounted(r AccessRule) bool {
 }
 
 // Mount puts the skills of src, the catalog loaded from one of c's sources (Load over its
-// tree), into c under the source's path at: each skill and file moved under it with the
-// same bytes and digests (Relocate), told where it came from (prov, given its path in
-// src), and given the scopes c's policy gives its new path. c.Skills stays sorted. It
-// returns the skills mounted (in c), for their history (MergeVersions). Once every source
-// is mounted, CheckComposed checks the whole.
-func Mount(c *Catalog, src *Catalog, at Source, prov func(skillPath string) *Provenance) []*Skill {
-	moved := Relocate(src.Skills, "", at.Path+"/")
-	for i, s := range moved {
-		s.Source = prov(src.Skills[i].Path)
+// tree, placed at the source's path, so that its skills are at their paths in c), into c:
+// each told where it came from (prov, given its path) and given the scopes c's policy gives
+// it. c.Skills stays sorted. It returns the skills mounted, for their history
+// (MergeVersions). Once every source is mounted, CheckComposed checks the whole.
+func Mount(c *Catalog, src *Catalog, prov func(skillPath string) *Provenance) []*Skill {
+	moved := src.Skills
+	for _, s := range moved {
+		s.Source = prov(s.Path)
 		if c.Access != nil && !c.Access.Broken {
 			var listed bool
 			s.Scopes, listed = c.Access.Scopes(s.Path)

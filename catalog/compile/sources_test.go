@@ -91,15 +91,15 @@ func TestCheckComposed(t *testing.T) {
 		t.Helper()
 		fsys := fstest.MapFS{}
 		for _, s := range skills {
-			fsys[s+"/SKILL.md"] = ok(s[strings.LastIndexByte(s, '/')+1:])
+			fsys[at+"/"+s+"/SKILL.md"] = ok(s[strings.LastIndexByte(s, '/')+1:])
 		}
-		sc, problems, err := Load(fsys, at, Options{NoPolicy: true})
+		sc, problems, err := Load(fsys, "skills", Options{NoPolicy: true})
 		if err != nil || len(problems) > 0 {
-			t.Fatal(err, problems)
+			t.Fatal(err, strs(problems))
 		}
 		for _, src := range c.Sources {
 			if src.Path == at {
-				Mount(c, sc, src, func(p string) *Provenance { return &Provenance{Source: at, Repository: src.Git, Commit: "c", Path: p} })
+				Mount(c, sc, func(p string) *Provenance { return &Provenance{Source: at, Repository: src.Git, Commit: "c", Path: p} })
 			}
 		}
 	}

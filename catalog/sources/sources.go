@@ -24,6 +24,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing/fstest"
 
@@ -322,41 +323,39 @@ func Compose(ctx context.Context, c *compile.Catalog, label string, rs []Resolve
 			continue
 		}
 		src := versions.GitAt(r.repo.dir, r.Commit, r.Dir)
-		tree, bad, err := versions.Tree(ctx, src, r.Commit)
+		// The source's tree at its path: its skills load at their paths in the catalog.
+		tree, bad, err := versions.Tree(ctx, versions.Mounted(src, r.Path), r.Commit)
 		if err != nil {
 			return nil, fmt.Errorf("source %q: reading commit %s: %w", r.Path, r.Commit[:12], err)
 		}
-		if _, err := fs.Stat(tree, "."); err != nil || isEmpty(tree) {
+		if isEmpty(tree, r.Path) {
 			where := "the repository"
 			if r.Dir != "" {
 				where = "folder " + r.Dir
 			}
 			return nil, fmt.Errorf("source %q: %s is empty or missing at commit %s", r.Path, where, r.Commit[:12])
 		}
-		at := label + "/" + r.Path
-		if label == "" || label == "." {
-			at = r.Path
-		}
 		for _, b := range bad {
-			problems = append(problems, compile.Problem{Path: at + "/" + b, Severity: compile.Warning,
+			problems = append(problems, compile.Problem{Path: join(label, b), Severity: compile.Warning,
 				Msg: "the repository holds this path, which no file system can: not served"})
 		}
-		if _, err := fs.Stat(tree, compile.PolicyFile); err == nil {
-			problems = append(problems, compile.Problem{Path: at + "/" + compile.PolicyFile, Severity: compile.Warning,
+		if _, err := fs.Stat(tree, r.Path+"/"+compile.PolicyFile); err == nil {
+			problems = append(problems, compile.Problem{Path: join(label, r.Path+"/"+compile.PolicyFile), Severity: compile.Warning,
 				Msg: "the source's own policy file is not read: the catalog's (" + compile.PolicyFile + " of the folder) applies to its skills"})
 		}
-		sc, sp, err := compile.Load(tree, at, copt)
+		sc, sp, err := compile.Load(tree, label, copt)
 		if err != nil {
 			return nil, fmt.Errorf("source %q: %w", r.Path, err)
 		}
-		problems = append(problems, sp...)
+		problems = append(problems, ownProblems(sp, label, r)...)
 		repoPath := func(p string) string {
+			p = strings.TrimPrefix(p, r.Path+"/")
 			if r.Dir == "" {
 				return p
 			}
 			return r.Dir + "/" + p
 		}
-		mounted := compile.Mount(c, sc, r.Source, func(p string) *compile.Provenance {
+		mounted := compile.Mount(c, sc, func(p string) *compile.Provenance {
 			return &compile.Provenance{Source: r.Path, Repository: r.Git, Commit: r.Commit, Path: repoPath(p)}
 		})
 		if c.Keep > 0 {
@@ -393,32 +392,51 @@ func composeCatalog(c *compile.Catalog, label string, r Resolved, copt compile.O
 			if err != nil {
 				return err
 			}
-			fsys[s.Path+"/"+p] = &fstest.MapFile{Data: data, Mode: 0o644}
+			fsys[r.Path+"/"+s.Path+"/"+p] = &fstest.MapFile{Data: data, Mode: 0o644}
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("source %q: reading what was read of %s: %w", r.Path, s.Path, err)
 		}
 	}
-	at := label + "/" + r.Path
-	if label == "" || label == "." {
-		at = r.Path
-	}
-	sc, problems, err := compile.Load(fsys, at, copt)
+	sc, problems, err := compile.Load(fsys, label, copt)
 	if err != nil {
 		return nil, fmt.Errorf("source %q: %w", r.Path, err)
 	}
-	compile.Mount(c, sc, r.Source, func(p string) *compile.Provenance {
-		return &compile.Provenance{Source: r.Path, Catalog: r.Catalog, Digest: r.Digest, Path: p}
+	problems = ownProblems(problems, label, r)
+	compile.Mount(c, sc, func(p string) *compile.Provenance {
+		return &compile.Provenance{Source: r.Path, Catalog: r.Catalog, Digest: r.Digest, Path: strings.TrimPrefix(p, r.Path+"/")}
 	})
 	logf(log, "skilledge: sources: %s: the catalog %s, %s: %s\n", r.Path, r.Catalog, r.Digest[:19], skillCount(len(sc.Skills)))
 	return problems, nil
 }
 
-// isEmpty reports whether the tree's root holds nothing.
-func isEmpty(fsys fs.FS) bool {
-	ents, err := fs.ReadDir(fsys, ".")
+// ownProblems are the problems of loading source r's tree as they concern it: a source
+// without skills is said to be one, where the loader would say the folder has none.
+func ownProblems(problems []compile.Problem, label string, r Resolved) []compile.Problem {
+	out := problems[:0]
+	for _, p := range problems {
+		if p.Path == label && strings.HasPrefix(p.Msg, "no skills found") {
+			p.Path = join(label, r.Path)
+			p.Msg = "source " + strconv.Quote(r.Path) + ": no skills found: a skill is a directory holding a file named SKILL.md"
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// isEmpty reports whether the folder dir of fsys holds nothing, or is not there.
+func isEmpty(fsys fs.FS, dir string) bool {
+	ents, err := fs.ReadDir(fsys, dir)
 	return err != nil || len(ents) == 0
+}
+
+// join is the path p of the folder label, as problems name it.
+func join(label, p string) string {
+	if label == "" || label == "." {
+		return p
+	}
+	return label + "/" + p
 }
 
 // skillCount is "1 skill" or "N skills".
