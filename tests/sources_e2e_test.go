@@ -232,8 +232,9 @@ func TestSourcesFrozenRefused(t *testing.T) {
 // composed: its finance skill mounted from a git repository whose URL holds a word of the
 // ledger's, signed; served by serve, the Worker in workerd and the Deno, Bun and Node
 // entries. A caller without skills:finance learns nothing of the ledger on any surface,
-// provenance and roots included, and its root is byte for byte the root of a catalog
-// built of the public skill alone.
+// provenance and roots included, and its root is byte for byte the root of a catalog built
+// of the public skill alone; and, the catalog keeping versions, nothing through the change
+// feeds either (the insider's feed names the ledger's source).
 func TestSourcesPrivateLeakNothing(t *testing.T) {
 	t.Setenv("SOURCE_DATE_EPOCH", strconv.FormatInt(time.Now().Add(-time.Hour).Unix(), 10))
 	key, pub := signingKey(t)
@@ -267,23 +268,58 @@ func TestSourcesPrivateLeakNothing(t *testing.T) {
 	if r, err := signing.OpenRoot(wantRoot, pub); err != nil || len(r.Subjects) != 1 {
 		t.Fatalf("the public skill's root alone: %+v %v", r, err)
 	}
-	built, err := deployFolderWith(folder, sign)
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, f := range []string{"finance/ledger/SKILL.md", "finance/ledger/notes.md"} {
+		files = append(files, privateFiles[f])
 	}
-	servers, _ := privateServersOf(t, filepath.Dir(built.assets), built)
-	privateCatalogLeaks(t, servers)
 	reader, insider := "Bearer "+privateToken("skills:read"), "Bearer "+privateToken("skills:read skills:finance")
-	get := privateProbe{"root", "GET", catalog.RootJSON, ""}
-	list := privateProbe{"list", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`}
-	for _, srv := range servers {
-		if st, _, body := get.ask(t, srv.base, "Authorization", reader); st != 200 || !bytes.Equal([]byte(body), wantRoot) {
-			t.Errorf("%s: the reader's root is not the public skill's alone: %d %.300s", srv.name, st, body)
+	feeds := []privateProbe{
+		{"changes.json", "GET", catalog.ChangesJSON, ""},
+		{"changes.atom", "GET", catalog.ChangesAtom, ""},
+		{"changes resource", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"` + catalog.ChangesURI + `"}}`},
+	}
+	for _, history := range []bool{false, true} {
+		name := "latest"
+		if history {
+			name = "versions"
 		}
-		_, _, body := list.ask(t, srv.base, "Authorization", insider)
-		if !strings.Contains(body, `"io.github.skilledge/source":{"source":"finance","repository":"`+finance.URL()+`"`) {
-			t.Errorf("%s: the insider's listing has no provenance of the ledger: %.500s", srv.name, body)
-		}
+		t.Run(name, func(t *testing.T) {
+			policy := local["skilledge.yaml"]
+			if history {
+				policy += "versions:\n  keep: 3\n"
+			}
+			if err := os.WriteFile(filepath.Join(folder, "skilledge.yaml"), []byte(policy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			built, err := deployFolderWith(folder, sign)
+			if err != nil {
+				t.Fatal(err)
+			}
+			servers, _ := privateServersOf(t, filepath.Dir(built.assets), built)
+			probes := privateProbes(t)
+			if history {
+				// The change feeds too: the ledger's arrival is a change of the source's
+				// history, which the reader's feeds must not show.
+				probes = append(probes, feeds...)
+			}
+			privateLeaks(t, servers, probes, []string{"ledger", "finance", "QUARTERLYSECRET", "notes only"}, files)
+			get := privateProbe{"root", "GET", catalog.RootJSON, ""}
+			list := privateProbe{"list", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`}
+			for _, srv := range servers {
+				if st, _, body := get.ask(t, srv.base, "Authorization", reader); !history && (st != 200 || !bytes.Equal([]byte(body), wantRoot)) {
+					t.Errorf("%s: the reader's root is not the public skill's alone: %d %.300s", srv.name, st, body)
+				}
+				_, _, body := list.ask(t, srv.base, "Authorization", insider)
+				if !strings.Contains(body, `"io.github.skilledge/source":{"source":"finance","repository":"`+finance.URL()+`"`) {
+					t.Errorf("%s: the insider's listing has no provenance of the ledger: %.500s", srv.name, body)
+				}
+				if history {
+					if _, _, body := feeds[0].ask(t, srv.base, "Authorization", insider); !strings.Contains(body, `"source":"finance"`) {
+						t.Errorf("%s: the insider's feed does not name the ledger's source: %.300s", srv.name, body)
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -143,9 +143,10 @@ func (r *repo) remoteRef(ctx context.Context, ref string) (full string, kind ref
 	if err != nil {
 		return "", 0, "", err
 	}
+	// What the remote advertises is its own: a name that is not a commit's is not taken.
 	refs := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if sha, name, ok := strings.Cut(line, "\t"); ok {
+		if sha, name, ok := strings.Cut(line, "\t"); ok && isCommit(sha) {
 			refs[name] = sha
 		}
 	}
