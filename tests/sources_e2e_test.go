@@ -327,8 +327,8 @@ func TestSourcesPrivateLeakNothing(t *testing.T) {
 // catalog that serves a file other than its index's digest says (a proxy in front of
 // `skilledge serve` that rewrites alpha's SKILL.md) fails the build, naming the source and
 // writing nothing. A catalog that changed after the lock builds from the cache as locked,
-// byte for byte; with the cache gone, the build fails, saying the catalog no longer
-// serves what was locked, until sources update moves the lock.
+// byte for byte; with the cache gone, or a cached file edited, the build fails, saying the
+// catalog no longer serves what was locked, until sources update moves the lock.
 func TestSourcesRemoteCatalogRefused(t *testing.T) {
 	root := t.TempDir()
 	serveFolder := func(desc string) *url.URL {
@@ -397,6 +397,17 @@ func TestSourcesRemoteCatalogRefused(t *testing.T) {
 	code, msg, _ = build(fresh())
 	if code != 1 || !strings.Contains(msg, `source "remote"`) || !strings.Contains(msg, "the catalog serves other skills than sources.lock locked") {
 		t.Fatalf("a build without the cache after the catalog changed: %d %s", code, msg)
+	}
+	// A cached file edited: not served, the catalog read again (and refused, as it changed).
+	cached, _ := filepath.Glob(filepath.Join(strings.TrimPrefix(cache[0], "XDG_CACHE_HOME="), "skilledge", "sources", "catalogs", "*", "alpha", "SKILL.md"))
+	if len(cached) != 1 {
+		t.Fatalf("the cached alpha: %v", cached)
+	}
+	if err := os.WriteFile(cached[0], []byte("---\nname: alpha\ndescription: Edited in the cache.\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, msg, _ := build(cache, "--frozen"); code != 1 || !strings.Contains(msg, "the catalog serves other skills than sources.lock locked") {
+		t.Fatalf("a build from an edited cache: %d %s", code, msg)
 	}
 	if readFile(t, filepath.Join(folder, "sources.lock")) != lock {
 		t.Error("a refused build changed sources.lock")

@@ -212,8 +212,15 @@ func gitURLProblem(s string) string {
 			return "a URL holds no spaces or control characters"
 		}
 	}
+	if strings.ContainsAny(s, "?#") {
+		return "a URL with a query or a fragment: credentials travel that way; write the repository's URL alone"
+	}
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
+		if host, path, _ := strings.Cut(s, ":"); strings.Contains(path, "@") && !strings.Contains(host, "@") {
+			// user:password@host:path, which the scp form would read as host "user".
+			return "the URL holds a user name or password: keep credentials in git's configuration (a credential helper, an SSH key), never in " + PolicyFile + ", which sources.lock and every skill's provenance repeat"
+		}
 		if scpLike.MatchString(s) {
 			return ""
 		}
@@ -247,6 +254,8 @@ func catalogURLProblem(s string) string {
 		return "not a catalog URL: write https://host (a deployment) or https://host/mcp (its MCP endpoint)"
 	case u.User != nil:
 		return "the URL holds a user name or password: a catalog's credentials are never written in " + PolicyFile
+	case u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(s, "?#"):
+		return "a URL with a query or a fragment: credentials travel that way; write the catalog's URL alone (--source-token binds a token to its origin)"
 	case u.Scheme == "http" && !loopbackHost(u.Hostname()):
 		return "http is read from a loopback host only (127.0.0.1, ::1, localhost): use https"
 	}

@@ -10,7 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/skilledge/skilledge/catalog/versions"
 )
 
 // repo is a source's repository in the cache: one bare repository per URL, which fetches
@@ -47,11 +51,19 @@ func openRepo(ctx context.Context, cacheDir, url string, tokens map[string]strin
 // credential helper, SSH keys: how a private source is reached), but never asking on the
 // terminal and only over the transports a source may name.
 func (r *repo) git(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", r.dir, "-c", "protocol.version=2"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ALLOW_PROTOCOL=https:http:ssh:git:file", "LC_ALL=C")
-	if r.token != "" {
-		cmd.Env = append(cmd.Env, tokenConfig(r.origin, r.token)...)
+	if args[0] == "ls-remote" || args[0] == "fetch" {
+		// A remote that accepts the connection and never answers stops no build for long.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, networkTimeout)
+		defer cancel()
 	}
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", r.dir, "-c", "protocol.version=2",
+		"-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=60"}, args...)...)
+	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_ALLOW_PROTOCOL=https:http:ssh:git:file", "LC_ALL=C"}
+	if r.token != "" {
+		env = append(env, tokenConfig(r.origin, r.token)...)
+	}
+	cmd.Env = versions.Env(env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -78,13 +90,21 @@ func (r *repo) git(ctx context.Context, args ...string) ([]byte, error) {
 // A header is sent with every request of the command, whatever host answers it.
 func tokenConfig(origin, token string) []string {
 	helper := `!f() { test "$1" = get && printf 'username=x-access-token\npassword=%s\n' "$SKILLEDGE_SOURCE_GIT_TOKEN"; }; f`
+	// After the entries the user's environment gives, if it gives any.
+	n, err := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT"))
+	if err != nil || n < 0 {
+		n = 0
+	}
 	return []string{
 		"SKILLEDGE_SOURCE_GIT_TOKEN=" + token,
-		"GIT_CONFIG_COUNT=2",
-		"GIT_CONFIG_KEY_0=credential." + origin + ".helper", "GIT_CONFIG_VALUE_0=",
-		"GIT_CONFIG_KEY_1=credential." + origin + ".helper", "GIT_CONFIG_VALUE_1=" + helper,
+		"GIT_CONFIG_COUNT=" + strconv.Itoa(n+2),
+		fmt.Sprintf("GIT_CONFIG_KEY_%d=credential.%s.helper", n, origin), fmt.Sprintf("GIT_CONFIG_VALUE_%d=", n),
+		fmt.Sprintf("GIT_CONFIG_KEY_%d=credential.%s.helper", n+1, origin), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n+1, helper),
 	}
 }
+
+// networkTimeout bounds each git command that talks to a remote.
+const networkTimeout = 10 * time.Minute
 
 // originOf is the origin of an http(s) URL as the CLI binds tokens to one
 // ("https://host", "http://host:8080": lowercase, without a default port), "" for

@@ -58,7 +58,8 @@ func short(commit, digest string) string {
 // matches reports whether l was locked for the source s as configured now.
 func (l Locked) matches(s compile.Source) bool {
 	return l.Path == s.Path && l.Git == s.Git && l.Ref == s.Ref && l.Dir == s.Dir &&
-		l.Catalog == s.Catalog && slices.Equal(l.Skills, s.Skills)
+		l.Catalog == s.Catalog && slices.Equal(l.Skills, s.Skills) &&
+		(!isCommit(s.Ref) || l.Commit == s.Ref) // a commit's lock names that commit
 }
 
 // Locked returns the entry locked for the source at path p.

@@ -105,7 +105,7 @@ type Resolved struct {
 func (r Resolved) At() string { return short(r.Commit, r.Digest) }
 
 // Resolve returns each of srcs at the commit it is served at, from dir's sources.lock or
-// its remote (Options), and writes the lock when that changed it (never when Frozen).
+// its remote (Options). It writes nothing: WriteLock does, once the sources are composed.
 func Resolve(ctx context.Context, dir string, srcs []compile.Source, opt Options) ([]Resolved, error) {
 	lock, err := ReadLock(dir)
 	if err != nil {
@@ -124,32 +124,39 @@ func Resolve(ctx context.Context, dir string, srcs []compile.Source, opt Options
 		}
 	}
 	out := make([]Resolved, 0, len(srcs))
-	next := &Lock{LockVersion: lockVersion}
 	for _, s := range srcs {
 		r, err := resolve(ctx, s, lock, opt)
 		if err != nil {
 			return nil, fmt.Errorf("source %q (%s line %d): %w", s.Path, compile.PolicyFile, s.Line, err)
 		}
 		out = append(out, r)
-		if s.Catalog != "" {
-			next.Sources = append(next.Sources, Locked{Path: s.Path, Catalog: s.Catalog, Skills: s.Skills, Digest: r.Digest})
-			continue
-		}
-		next.Sources = append(next.Sources, Locked{Path: s.Path, Git: s.Git, Ref: s.Ref, Dir: s.Dir, Commit: r.Commit})
-	}
-	if !opt.Frozen {
-		if len(srcs) == 0 && len(lock.Sources) == 0 {
-			return out, nil // no sources, and no lock to bring up to date
-		}
-		wrote, err := next.write(dir)
-		if err != nil {
-			return nil, err
-		}
-		if wrote && opt.Log != nil {
-			fmt.Fprintf(opt.Log, "skilledge: sources: wrote %s\n", path.Join(dir, LockFile))
-		}
 	}
 	return out, nil
+}
+
+// WriteLock writes dir's sources.lock for the sources rs resolved (Resolve), when that
+// changes it: once they are composed into a catalog that may be served, so that a build
+// that fails, or a policy file that cannot be read, leaves the lock as it was. A folder
+// without sources and without a lock gets none.
+func WriteLock(dir string, rs []Resolved, log io.Writer) error {
+	next := &Lock{LockVersion: lockVersion}
+	for _, r := range rs {
+		if r.Catalog != "" {
+			next.Sources = append(next.Sources, Locked{Path: r.Path, Catalog: r.Catalog, Skills: r.Skills, Digest: r.Digest})
+			continue
+		}
+		next.Sources = append(next.Sources, Locked{Path: r.Path, Git: r.Git, Ref: r.Ref, Dir: r.Dir, Commit: r.Commit})
+	}
+	if len(rs) == 0 {
+		if _, err := os.Stat(filepath.Join(dir, LockFile)); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
+	wrote, err := next.write(dir)
+	if err == nil && wrote {
+		logf(log, "skilledge: sources: wrote %s\n", path.Join(dir, LockFile))
+	}
+	return err
 }
 
 // resolve finds what source s is served at.
@@ -191,23 +198,27 @@ func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Re
 			if err := fetchCommit(ctx, r, full, now); err != nil {
 				return res, err
 			}
+			// The locked commit must be one the ref published: the ref's commit, or, for a
+			// branch, one before it. Nothing else is fetched: a lock that names another
+			// commit of the repository (a pull request's) is not served.
 			if !r.has(ctx, locked.Commit) {
-				r.fetch(ctx, locked.Commit) // a server that serves any commit it has
-			}
-			if !r.has(ctx, locked.Commit) {
-				return res, fmt.Errorf("the locked commit %s is no longer in the repository (its %s is at %s now: was it force-pushed?): check what changed, then skilledge sources update %s",
+				return res, fmt.Errorf("the locked commit %s is not in the repository's %s, which is at %s now (was it force-pushed?): check what changed, then skilledge sources update %s",
 					locked.Commit[:12], refName(kind, full), now[:12], s.Path)
 			}
-			if opt.Frozen && now != locked.Commit {
-				switch {
-				case kind == kindCommit:
-				case kind == kindTag:
-					return res, fmt.Errorf("%w: its tag %s moved from the locked commit %s to %s: a published tag was rewritten; check what changed, then skilledge sources update %s",
-						ErrFrozen, shortRef(full), locked.Commit[:12], now[:12], s.Path)
-				case !r.isAncestor(ctx, locked.Commit, now):
-					return res, fmt.Errorf("%w: its %s was force-pushed: it is at %s now, which does not hold the locked commit %s; check what changed, then skilledge sources update %s",
-						ErrFrozen, refName(kind, full), now[:12], locked.Commit[:12], s.Path)
+			frozen := func(err error) error {
+				if opt.Frozen {
+					return fmt.Errorf("%w: %w", ErrFrozen, err)
 				}
+				return err
+			}
+			switch {
+			case now == locked.Commit:
+			case kind == kindTag:
+				return res, frozen(fmt.Errorf("its tag %s moved from the locked commit %s to %s: a published tag was rewritten; check what changed, then skilledge sources update %s",
+					shortRef(full), locked.Commit[:12], now[:12], s.Path))
+			case kind == kindCommit || !r.isAncestor(ctx, locked.Commit, now):
+				return res, frozen(fmt.Errorf("its %s was force-pushed: it is at %s now, which does not hold the locked commit %s; check what changed, then skilledge sources update %s",
+					refName(kind, full), now[:12], locked.Commit[:12], s.Path))
 			}
 		}
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/sources/sourcestest"
+	"github.com/skilledge/skilledge/catalog/versions"
 )
 
 // resolveErr resolves srcs for the folder dir, and returns the commits by path.
@@ -29,6 +30,9 @@ func resolveErr(t *testing.T, dir, cache string, srcs []compile.Source, opt Opti
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rs, err := Resolve(ctx, dir, srcs, opt)
+	if err == nil && !opt.Frozen {
+		err = WriteLock(dir, rs, opt.Log)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +142,7 @@ func TestResolveLockedCommitGone(t *testing.T) {
 		t.Fatal("the old commit is still in the repository")
 	}
 	_, err := resolveErr(t, folder, filepath.Join(root, "cache2"), srcs, Options{})
-	if err == nil || !strings.Contains(err.Error(), `source "platform"`) || !strings.Contains(err.Error(), "no longer in the repository") {
+	if err == nil || !strings.Contains(err.Error(), `source "platform"`) || !strings.Contains(err.Error(), "is not in the repository's branch main") {
 		t.Fatalf("locked commit gone: %v", err)
 	}
 }
@@ -385,5 +389,73 @@ func TestResolveToken(t *testing.T) {
 		if strings.Contains(text, token) || strings.Contains(text, "SECRET") {
 			t.Errorf("%s holds the token: %s", what, text)
 		}
+	}
+}
+
+// TestResolveLockHeldToRef: a lock is served only where it names a commit the ref
+// published. A lock naming a commit of another branch (a pull request's) is refused when
+// the cache lacks it; a lock of another commit than the commit a ref names is not taken;
+// and GIT_DIR in the environment (as a git hook sets it) does not lead the cache's git
+// into another repository.
+func TestResolveLockHeldToRef(t *testing.T) {
+	root := t.TempDir()
+	r := sourcestest.NewRepo(t, filepath.Join(root, "platform"))
+	first := r.Skill("deploy", "Deploy.")
+	r.Git("checkout", "-q", "-b", "pr")
+	other := r.Skill("deploy", "Deploy, from a pull request.")
+	r.Git("checkout", "-q", "main")
+	folder := filepath.Join(root, "catalog")
+	os.MkdirAll(folder, 0o755)
+	bystander := sourcestest.NewRepo(t, filepath.Join(root, "bystander"))
+	bystander.Skill("x", "Not a source.")
+	t.Setenv("GIT_DIR", filepath.Join(bystander.Dir, ".git"))
+
+	src := []compile.Source{{Path: "platform", Git: r.URL(), Ref: "main"}}
+	lock := `{"lockVersion":1,"sources":[{"path":"platform","git":"` + r.URL() + `","ref":"main","commit":"` + other + `"}]}`
+	if err := os.WriteFile(filepath.Join(folder, LockFile), []byte(lock), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := resolveErr(t, folder, filepath.Join(root, "cache"), src, Options{})
+	if err == nil || !strings.Contains(err.Error(), "the locked commit "+other[:12]+" is not in the repository's branch main") {
+		t.Fatalf("a lock of another branch's commit: %v", err)
+	}
+	byCommit := []compile.Source{{Path: "platform", Git: r.URL(), Ref: first}}
+	lock = `{"lockVersion":1,"sources":[{"path":"platform","git":"` + r.URL() + `","ref":"` + first + `","commit":"` + other + `"}]}`
+	if err := os.WriteFile(filepath.Join(folder, LockFile), []byte(lock), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resolveErr(t, folder, filepath.Join(root, "cache"), byCommit, Options{Frozen: true}); !errors.Is(err, ErrFrozen) {
+		t.Fatalf("a commit ref locked to another commit, under --frozen: %v", err)
+	}
+	got, err := resolveErr(t, folder, filepath.Join(root, "cache"), byCommit, Options{})
+	if err != nil || got["platform"] != first {
+		t.Fatalf("a commit ref locked to another commit: %v %v, want %s", got, err, first)
+	}
+	if refs := bystander.Git("--git-dir", filepath.Join(bystander.Dir, ".git"), "for-each-ref", "refs/skilledge"); refs != "" {
+		t.Fatalf("GIT_DIR led the cache's git into another repository: %s", refs)
+	}
+}
+
+// TestComposeTreeBomb: a repository of a few kilobytes whose tree nests itself eighteen
+// times, listing 262,144 files, is refused before its listing is read whole.
+func TestComposeTreeBomb(t *testing.T) {
+	root := t.TempDir()
+	r := sourcestest.NewRepo(t, filepath.Join(root, "bomb"))
+	blob := r.GitIn("---\nname: x\ndescription: x\n---\n", "hash-object", "-w", "--stdin")
+	tree := r.GitIn("100644 blob "+blob+"\tSKILL.md\n", "mktree")
+	for i := 0; i < 18; i++ {
+		tree = r.GitIn("040000 tree "+tree+"\ta\n040000 tree "+tree+"\tb\n", "mktree")
+	}
+	r.Git("update-ref", "refs/heads/main", r.Git("commit-tree", "-m", "bomb", tree))
+	folder := filepath.Join(root, "catalog")
+	os.MkdirAll(folder, 0o755)
+	ctx := context.Background()
+	rs, err := Resolve(ctx, folder, []compile.Source{{Path: "bomb", Git: r.URL()}}, Options{CacheDir: filepath.Join(root, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Compose(ctx, &compile.Catalog{}, "catalog", rs, compile.Options{SkipInvalid: true}, nil)
+	if !errors.Is(err, versions.ErrTooManyFiles) || !strings.Contains(err.Error(), `source "bomb"`) {
+		t.Fatalf("the tree bomb: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -21,12 +22,15 @@ var ErrNotRepo = errors.New("history: not in a git work tree")
 
 // gitRepo is a Source that runs the git command in the work tree holding a skills folder.
 type gitRepo struct {
-	top     string // the work tree's root, or a bare repository (GitAt)
-	prefix  string // the folder's path in it, with a trailing slash ("" for the root)
-	head    string // the commit whose history is read: "HEAD", or GitAt's commit
-	mu      sync.Mutex
-	batch   *catFile // the reader of blobs (Read)
-	noBatch bool     // it could not start: a command a read
+	top    string // the work tree's root, or a bare repository (GitAt)
+	prefix string // the folder's path in it, with a trailing slash ("" for the root)
+	head   string // the commit whose history is read: "HEAD", or GitAt's commit
+	// maxFiles bounds the files Files lists at a commit (0: no bound): a source's tree
+	// is another's, and a few kilobytes of trees can list millions of paths.
+	maxFiles int
+	mu       sync.Mutex
+	batch    *catFile // the reader of blobs (Read)
+	noBatch  bool     // it could not start: a command a read
 }
 
 // Git returns the Source of the skills folder dir: the history of the work tree that holds
@@ -52,7 +56,36 @@ func GitAt(gitDir, commit, dir string) Source {
 	if dir != "" {
 		prefix = strings.TrimSuffix(dir, "/") + "/"
 	}
-	return &gitRepo{top: gitDir, prefix: prefix, head: commit}
+	return &gitRepo{top: gitDir, prefix: prefix, head: commit, maxFiles: MaxSourceFiles}
+}
+
+// MaxSourceFiles bounds the files a GitAt source lists at one commit: more than a catalog
+// of thousands of skills holds, and a few hundred megabytes of names at most.
+//
+// Why bound the files a source's tree lists? git stores a tree once however often it is
+// used, so a repository of a few hundred kilobytes can nest one tree in itself twenty times
+// and list a million paths: reading them took a gigabyte. A source is another's
+// repository; the folder is the team's own, and is not bounded so.
+const MaxSourceFiles = 200_000
+
+// ErrTooManyFiles is wrapped by Files' error for a tree that lists more than maxFiles.
+var ErrTooManyFiles = errors.New("the tree lists more files than a source may have")
+
+// Env is the environment the git command runs in: the process's, without what would point
+// git at another repository than the one named (GIT_DIR, GIT_WORK_TREE, … as a git hook
+// sets them), and with extra.
+func Env(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+			"GIT_NAMESPACE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, extra...)
 }
 
 func (g *gitRepo) pathspec() string {
@@ -118,7 +151,7 @@ func parseLog(out []byte) ([]Commit, error) {
 // after reading (the reading is the cost), and a cache of blobs by a memory budget (the
 // history is read once; nothing is asked for twice but the names and digests kept).
 func (g *gitRepo) Files(ctx context.Context, commit string) ([]File, error) {
-	out, err := git(ctx, g.top, "ls-tree", "-r", "-z", "--long", "--full-tree", "--end-of-options", commit, "--", g.pathspec())
+	out, err := gitLimited(ctx, g.top, g.maxFiles, "ls-tree", "-r", "-z", "--long", "--full-tree", "--end-of-options", commit, "--", g.pathspec())
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +212,7 @@ func (g *gitRepo) Read(ctx context.Context, blob string) ([]byte, error) {
 // large to hold: closing it stops the command, however much of it was read.
 func (g *gitRepo) Stream(ctx context.Context, blob string) (io.ReadCloser, error) {
 	cmd := exec.CommandContext(ctx, "git", "-C", g.top, "cat-file", "blob", "--end-of-options", blob)
+	cmd.Env = Env()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -232,6 +266,7 @@ var errNoBlob = errors.New("not a blob")
 // the read that started it had.
 func newCatFile(dir string) (*catFile, error) {
 	cmd := exec.Command("git", "-C", dir, "cat-file", "--batch")
+	cmd.Env = Env()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -291,11 +326,61 @@ func (g *gitRepo) Shallow(ctx context.Context) (bool, error) {
 	return strings.TrimSpace(string(out)) == "true", nil
 }
 
+// gitLimited is git, stopping it with ErrTooManyFiles once it has printed more than max
+// NUL-terminated records (0: no limit).
+func gitLimited(ctx context.Context, dir string, max int, args ...string) ([]byte, error) {
+	if max <= 0 {
+		return git(ctx, dir, args...)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := gitCommand(ctx, dir, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	var out []byte
+	buf := make([]byte, 64<<10)
+	records := 0
+	for {
+		n, rerr := pipe.Read(buf)
+		records += bytes.Count(buf[:n], []byte{0})
+		out = append(out, buf[:n]...)
+		if records > max {
+			cancel()
+			cmd.Wait()
+			return nil, fmt.Errorf("history: git %s: %w (more than %d)", args[0], ErrTooManyFiles, max)
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return nil, fmt.Errorf("history: git %s: %s", args[0], msg)
+		}
+		return nil, fmt.Errorf("history: git %s: %v", args[0], err)
+	}
+	return out, nil
+}
+
+// gitCommand is the git command run in dir with args, as git runs it.
+func gitCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	// --literal-pathspecs: a folder named ":(exclude)x" is that folder, not pathspec magic.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "--literal-pathspecs", "-c", "core.quotePath=false"}, args...)...)
+	cmd.Env = Env()
+	return cmd
+}
+
 // git runs the git command in dir and returns what it printed; an error carries what it
 // said on stderr.
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	// --literal-pathspecs: a folder named ":(exclude)x" is that folder, not pathspec magic.
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "--literal-pathspecs", "-c", "core.quotePath=false"}, args...)...)
+	cmd := gitCommand(ctx, dir, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

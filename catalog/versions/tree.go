@@ -181,13 +181,17 @@ func (b *blobFile) Stat() (fs.FileInfo, error) { return b.info, nil }
 
 func (b *blobFile) Read(p []byte) (int, error) {
 	if b.r == nil {
+		var err error
 		if s, ok := b.t.src.(streamer); ok && b.f.Size > streamAbove {
-			r, err := s.Stream(b.t.ctx, b.f.Blob)
-			if err != nil {
-				return 0, err
-			}
-			b.r = r
-		} else {
+			b.r, err = s.Stream(b.t.ctx, b.f.Blob)
+		}
+		if errors.Is(err, errors.ErrUnsupported) {
+			b.r, err = nil, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if b.r == nil {
 			data, err := b.t.src.Read(b.t.ctx, b.f.Blob)
 			if err != nil {
 				return 0, err

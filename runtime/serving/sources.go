@@ -2,7 +2,11 @@ package serving
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/sources"
@@ -14,17 +18,29 @@ import (
 // composeSources mounts into c, the catalog of the folder dir, the skills of the sources
 // its policy file names (catalog/sources), each at the commit dir's sources.lock holds or
 // that its ref resolves to, fetched into the user cache; it returns their problems and
-// those of the whole. A folder without sources, and without a lock, is left as it is.
+// those of the whole. The lock is written once they are composed into a catalog that may
+// be served (never under Frozen, nor for a policy file with problems, which names no
+// sources). A folder without sources, and without a lock, is left as it is.
 func composeSources(c *compile.Catalog, dir string, opt BuildOptions) ([]compile.Problem, error) {
+	if c.Access != nil && c.Access.Broken {
+		return nil, nil // a policy file with problems names no sources, and the lock stays
+	}
 	ctx := context.Background()
 	rs, err := sources.Resolve(ctx, dir, c.Sources, sources.Options{CacheDir: cachedir.Dir("sources"), Frozen: opt.Frozen, Tokens: opt.SourceTokens, Catalogs: catalogReader{opt.SourceTokens}, Log: opt.Log})
-	if err != nil || len(rs) == 0 {
-		return nil, err
-	}
-	copt := compile.Options{SkipInvalid: true, AllowOversize: opt.AllowOversize, Strict: opt.Strict}
-	problems, err := sources.Compose(ctx, c, dir, rs, copt, opt.Log)
 	if err != nil {
 		return nil, err
+	}
+	var problems []compile.Problem
+	if len(rs) > 0 {
+		copt := compile.Options{SkipInvalid: true, AllowOversize: opt.AllowOversize, Strict: opt.Strict}
+		if problems, err = sources.Compose(ctx, c, dir, rs, copt, opt.Log); err != nil {
+			return nil, err
+		}
+	}
+	if (c.Access == nil || !c.Access.Broken) && !opt.Frozen {
+		if err := sources.WriteLock(dir, rs, opt.Log); err != nil {
+			return nil, err
+		}
 	}
 	return problems, nil
 }
@@ -43,14 +59,17 @@ type catalogReader struct {
 
 // Read implements sources.CatalogReader.
 func (r catalogReader) Read(ctx context.Context, url string, skills []string, dir string) ([]sources.RemoteSkill, error) {
-	opt := pull.Options{Skills: skills, Verify: verify.Options{AllowHTTPLoopback: true, Tokens: verify.Credentials(r.tokens)}}
+	// Force: the cache is ours; a file edited there is replaced, not kept as a local edit.
+	opt := pull.Options{Skills: skills, Force: true, Verify: verify.Options{AllowHTTPLoopback: true, Tokens: verify.Credentials(r.tokens)}}
 	if _, err := pull.Pull(ctx, url, dir, opt); err != nil {
 		return nil, err
 	}
 	return r.Cached(dir)
 }
 
-// Cached implements sources.CatalogReader: the skills dir's skills.lock names.
+// Cached implements sources.CatalogReader: the skills dir's skills.lock names, each of
+// their files holding the bytes the lock's digest names (a cache edited since is read
+// again, not served).
 func (catalogReader) Cached(dir string) ([]sources.RemoteSkill, error) {
 	lock, err := pull.ReadLock(dir)
 	if err != nil {
@@ -60,6 +79,15 @@ func (catalogReader) Cached(dir string) ([]sources.RemoteSkill, error) {
 	for _, s := range lock.Skills {
 		if s.Unverified {
 			return nil, fmt.Errorf("%s publishes no digests (a well-known v0.1.0 index alone): its skills cannot be verified, and a source's are", s.Source)
+		}
+		for _, f := range s.Files {
+			b, err := os.ReadFile(filepath.Join(dir, s.Name, filepath.FromSlash(f.Path)))
+			if err != nil {
+				return nil, err
+			}
+			if sum := sha256.Sum256(b); "sha256:"+hex.EncodeToString(sum[:]) != f.Digest {
+				return nil, fmt.Errorf("%s/%s: the cached file is not what was read", s.Name, f.Path)
+			}
 		}
 		out = append(out, sources.RemoteSkill{Path: s.Path, Folder: s.Name, Manifest: s.Manifest})
 	}

@@ -106,7 +106,13 @@ func Daemon(t testing.TB, dir string) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command("git", "daemon", "--reuseaddr", "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port),
+	// git-daemon itself, not the git command that would start it: stopping it stops the
+	// daemon, which the wrapper would leave running.
+	execPath, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(strings.TrimSpace(string(execPath)), "git-daemon"), "--reuseaddr", "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port),
 		"--export-all", "--base-path="+dir, "--informative-errors", dir)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

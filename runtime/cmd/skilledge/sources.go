@@ -75,6 +75,9 @@ func cmdSources(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	opt := sources.Options{CacheDir: cachedir.Dir("sources"), Update: pos[1:], All: len(pos) == 1, Tokens: tokens, Catalogs: serving.CatalogReader(tokens), Log: stderr}
 	rs, err := sources.Resolve(ctx, *dir, cat.Sources, opt)
+	if err == nil {
+		err = sources.WriteLock(*dir, rs, stderr)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "skilledge sources: %v\n", err)
 		return 1

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skilledge/skilledge/catalog/sources/sourcestest"
 )
 
 // TestSourcesCLI: the sources command's and --source-token's refusals, each saying what is
@@ -41,5 +43,44 @@ func TestSourcesCLI(t *testing.T) {
 		if strings.Contains(out.String()+errb.String(), token) {
 			t.Errorf("%v: the token is quoted: %s", c.args, errb.String())
 		}
+	}
+}
+
+// TestSourcesLockKept: validate writes sources.lock once the sources are composed; a
+// skilledge.yaml with a problem (it names no sources then) leaves the lock as it was, so
+// that fixing the problem serves the commits locked before, not the branch's newest.
+func TestSourcesLockKept(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	r := sourcestest.NewRepo(t, filepath.Join(t.TempDir(), "platform"))
+	first := r.Skill("deploy", "Deploy.")
+	dir := t.TempDir()
+	good := "sources:\n  - path: platform\n    git: " + r.URL() + "\n"
+	validate := func(policy string) int {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "skilledge.yaml"), []byte(policy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		return run(context.Background(), []string{"validate", dir}, nil, &out, &errb)
+	}
+	if code := validate(good); code != 0 {
+		t.Fatalf("validate: %d", code)
+	}
+	lock, _ := os.ReadFile(filepath.Join(dir, "sources.lock"))
+	if !strings.Contains(string(lock), first) {
+		t.Fatalf("the lock: %s", lock)
+	}
+	r.Skill("deploy", "Deploy, newer.")
+	if code := validate(good + "acess: {}\n"); code != 1 {
+		t.Fatalf("validate of a policy file with a problem: %d", code)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "sources.lock")); !bytes.Equal(after, lock) {
+		t.Fatalf("a policy file with a problem changed the lock:\n%s", after)
+	}
+	if code := validate(good); code != 0 {
+		t.Fatalf("validate: %d", code)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "sources.lock")); !bytes.Equal(after, lock) {
+		t.Fatalf("the lock moved to the branch's newest commit:\n%s", after)
 	}
 }
