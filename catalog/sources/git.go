@@ -217,6 +217,49 @@ func (r *repo) keep(ctx context.Context, commit string) error {
 	return err
 }
 
+// tipRef is the cache's ref of where the source's ref (a branch, a tag, "" for the default
+// branch) was when last fetched, by its kind: a tag's tip is the one commit it may name, a
+// branch's the newest.
+func tipRef(ref string, tag bool) string {
+	sum := sha256.Sum256([]byte(ref))
+	kind := "branch"
+	if tag {
+		kind = "tag"
+	}
+	return "refs/skilledge-tips/" + kind + "/" + hex.EncodeToString(sum[:16])
+}
+
+// setTip records that ref, of kind, was at commit when fetched.
+func (r *repo) setTip(ctx context.Context, ref string, kind refKind, commit string) error {
+	if kind == kindCommit {
+		return nil
+	}
+	_, err := r.git(ctx, "update-ref", tipRef(ref, kind == kindTag), commit)
+	return err
+}
+
+// tipHolds reports whether the cache can serve commit for ref without asking the remote:
+// it holds the commit, and ref, when last fetched, was at it or (a branch, or the default
+// branch) after it; a commit ref is its own. A commit the cache holds for another ref of
+// the same repository (a pull request's) does not hold.
+func (r *repo) tipHolds(ctx context.Context, ref, commit string) bool {
+	if !r.has(ctx, commit) {
+		return false
+	}
+	if isCommit(ref) {
+		return ref == commit
+	}
+	for _, tag := range []bool{true, false} {
+		out, err := r.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", tipRef(ref, tag))
+		if err != nil {
+			continue
+		}
+		tip := strings.TrimSpace(string(out))
+		return tip == commit || !tag && r.isAncestor(ctx, commit, tip)
+	}
+	return false
+}
+
 // isAncestor reports whether commit a is an ancestor of commit b (or b itself); both must
 // be in the cache.
 func (r *repo) isAncestor(ctx context.Context, a, b string) bool {

@@ -186,16 +186,22 @@ func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Re
 		if err := fetchCommit(ctx, r, full, commit); err != nil {
 			return res, err
 		}
+		if err := r.setTip(ctx, s.Ref, kind, commit); err != nil {
+			return res, err
+		}
 		res.Commit = commit
 	} else {
 		res.Commit = locked.Commit
-		if !r.has(ctx, locked.Commit) || opt.Frozen {
+		if opt.Frozen || !r.tipHolds(ctx, s.Ref, locked.Commit) {
 			full, kind, now, err := r.remoteRef(ctx, s.Ref)
 			if err != nil {
 				return res, err
 			}
 			logf(opt.Log, "skilledge: sources: %s: fetching %s (%s)\n", s.Path, s.Git, refName(kind, full))
 			if err := fetchCommit(ctx, r, full, now); err != nil {
+				return res, err
+			}
+			if err := r.setTip(ctx, s.Ref, kind, now); err != nil {
 				return res, err
 			}
 			// The locked commit must be one the ref published: the ref's commit, or, for a

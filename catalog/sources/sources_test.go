@@ -393,10 +393,11 @@ func TestResolveToken(t *testing.T) {
 }
 
 // TestResolveLockHeldToRef: a lock is served only where it names a commit the ref
-// published. A lock naming a commit of another branch (a pull request's) is refused when
-// the cache lacks it; a lock of another commit than the commit a ref names is not taken;
-// and GIT_DIR in the environment (as a git hook sets it) does not lead the cache's git
-// into another repository.
+// published. A lock naming a commit of another branch (a pull request's) is refused,
+// whether the cache lacks it or holds it for another source of the same repository; a lock
+// of another commit than the commit a ref names is not taken; and GIT_DIR in the
+// environment (as a git hook sets it) does not lead the cache's git into another
+// repository.
 func TestResolveLockHeldToRef(t *testing.T) {
 	root := t.TempDir()
 	r := sourcestest.NewRepo(t, filepath.Join(root, "platform"))
@@ -433,6 +434,23 @@ func TestResolveLockHeldToRef(t *testing.T) {
 	}
 	if refs := bystander.Git("--git-dir", filepath.Join(bystander.Dir, ".git"), "for-each-ref", "refs/skilledge"); refs != "" {
 		t.Fatalf("GIT_DIR led the cache's git into another repository: %s", refs)
+	}
+
+	// The cache holds the pull request's commit, fetched for another source of the same
+	// repository: a lock of the first naming it is still not served.
+	both := []compile.Source{{Path: "platform", Git: r.URL(), Ref: "main"}, {Path: "preview", Git: r.URL(), Ref: "pr"}}
+	os.Remove(filepath.Join(folder, LockFile))
+	if _, err := resolveErr(t, folder, filepath.Join(root, "cache"), both, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	lock = `{"lockVersion":1,"sources":[{"path":"platform","git":"` + r.URL() + `","ref":"main","commit":"` + other + `"},` +
+		`{"path":"preview","git":"` + r.URL() + `","ref":"pr","commit":"` + other + `"}]}`
+	if err := os.WriteFile(filepath.Join(folder, LockFile), []byte(lock), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = resolveErr(t, folder, filepath.Join(root, "cache"), both, Options{})
+	if err == nil || !strings.Contains(err.Error(), `source "platform"`) || !strings.Contains(err.Error(), "which does not hold the locked commit "+other[:12]) {
+		t.Fatalf("a lock of main naming the pull request's cached commit: %v", err)
 	}
 }
 

@@ -26,8 +26,9 @@ type gitRepo struct {
 	prefix string // the folder's path in it, with a trailing slash ("" for the root)
 	head   string // the commit whose history is read: "HEAD", or GitAt's commit
 	// maxFiles bounds the files Files lists at a commit (0: no bound): a source's tree
-	// is another's, and a few kilobytes of trees can list millions of paths.
-	maxFiles int
+	// is another's, and a few kilobytes of trees can list millions of paths. maxLog bounds
+	// the commits Log lists likewise (0: no bound).
+	maxFiles, maxLog int
 	mu       sync.Mutex
 	batch    *catFile // the reader of blobs (Read)
 	noBatch  bool     // it could not start: a command a read
@@ -56,7 +57,8 @@ func GitAt(gitDir, commit, dir string) Source {
 	if dir != "" {
 		prefix = strings.TrimSuffix(dir, "/") + "/"
 	}
-	return &gitRepo{top: gitDir, prefix: prefix, head: commit, maxFiles: MaxSourceFiles}
+	// Read keeps DefaultMaxCommits commits, and needs one more to know the history is cut.
+	return &gitRepo{top: gitDir, prefix: prefix, head: commit, maxFiles: MaxSourceFiles, maxLog: DefaultMaxCommits + 1}
 }
 
 // MaxSourceFiles bounds the files a GitAt source lists at one commit: more than a catalog
@@ -103,7 +105,11 @@ func (g *gitRepo) Log(ctx context.Context) ([]Commit, error) {
 	}
 	// --first-parent: what was published is what the branch received, merges included,
 	// not each commit of a branch merged into it (which git log would list by date).
-	out, err := git(ctx, g.top, "log", "-z", "--first-parent", "--format=%H%x00%cI%x00%s", "--end-of-options", g.head, "--", g.pathspec())
+	args := []string{"log", "-z", "--first-parent", "--format=%H%x00%cI%x00%s"}
+	if g.maxLog > 0 {
+		args = append(args, "--max-count="+strconv.Itoa(g.maxLog))
+	}
+	out, err := git(ctx, g.top, append(args, "--end-of-options", g.head, "--", g.pathspec())...)
 	if err != nil {
 		return nil, err
 	}

@@ -241,3 +241,33 @@ func TestCutSubject(t *testing.T) {
 		}
 	}
 }
+
+// TestGitAtBounded: a source (GitAt) lists at most DefaultMaxCommits+1 commits, whatever
+// its history holds: the one more than Read keeps, so that Read knows it is cut.
+func TestGitAtBounded(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	var stream strings.Builder
+	const n = DefaultMaxCommits + 3
+	for i := 1; i <= n; i++ {
+		body := fmt.Sprintf("---\nname: s\ndescription: version %d\n---\n", i)
+		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter t <t@example.com> %d +0000\ndata 1\nc\n", 1_700_000_000+i)
+		fmt.Fprintf(&stream, "M 100644 inline s/SKILL.md\ndata %d\n%s\n", len(body), body)
+	}
+	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
+	cmd.Stdin = strings.NewReader(stream.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v %s", err, out)
+	}
+	head, err := exec.Command("git", "-C", dir, "rev-parse", "main").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := GitAt(dir, strings.TrimSpace(string(head)), "")
+	commits, err := src.Log(context.Background())
+	if err != nil || len(commits) != DefaultMaxCommits+1 {
+		t.Fatalf("Log: %d commits, %v; want %d", len(commits), err, DefaultMaxCommits+1)
+	}
+}
