@@ -29,9 +29,9 @@ type gitRepo struct {
 	// is another's, and a few kilobytes of trees can list millions of paths. maxLog bounds
 	// the commits Log lists likewise (0: no bound).
 	maxFiles, maxLog int
-	mu       sync.Mutex
-	batch    *catFile // the reader of blobs (Read)
-	noBatch  bool     // it could not start: a command a read
+	mu               sync.Mutex
+	batch            *catFile // the reader of blobs (Read)
+	noBatch          bool     // it could not start: a command a read
 }
 
 // Git returns the Source of the skills folder dir: the history of the work tree that holds
