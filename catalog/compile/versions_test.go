@@ -82,7 +82,9 @@ func TestVersionMarksReserved(t *testing.T) {
 func FuzzParsePolicy(f *testing.F) {
 	for _, s := range []string{"", "versions:\n  keep: 10\n", "access:\n  default: [a]\nversions: {keep: 3}\n", "versions: {keep: 0x10}\n",
 		"versions:\n  keep: !!int 5\n", "versions: &v {keep: 2}\n", "versions:\n  keep: 1e2\n", "versions:\n  keep:\n",
-		"versions:\n  keep: 2\n  declassify: [tools/plan, ../x]\n", "versions: {keep: 3, declassify: tools}\n", "versions: {keep: 3, declassify: [a/, 7, [b]]}\n"} {
+		"versions:\n  keep: 2\n  declassify: [tools/plan, ../x]\n", "versions: {keep: 3, declassify: tools}\n", "versions: {keep: 3, declassify: [a/, 7, [b]]}\n",
+		"sources:\n  - path: a\n    git: https://h/a.git\n    ref: v1\n    dir: s\n  - path: b\n    catalog: https://h\n    skills: [x]\n",
+		"sources: [{path: a, git: 'u:p@h:x'}, {path: a/b, git: file:///x}]\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -94,6 +96,17 @@ func FuzzParsePolicy(f *testing.F) {
 		}
 		if keep < 0 || keep > MaxKeep {
 			t.Fatalf("%q: keep %d", s, keep)
+		}
+		if len(problems) > 0 && d.sources != nil {
+			t.Fatalf("%q: problems %v and still sources %v", s, problems, d.sources)
+		}
+		for _, src := range d.sources {
+			if q, msg := rulePath(src.Path); msg != "" || q != src.Path {
+				t.Fatalf("%q: source path %q: %s", s, src.Path, msg)
+			}
+			if (src.Git == "") == (src.Catalog == "") || src.Git != "" && gitURLProblem(src.Git) != "" || src.Catalog != "" && catalogURLProblem(src.Catalog) != "" {
+				t.Fatalf("%q: source %+v", s, src)
+			}
 		}
 		for _, p := range vp.declassify {
 			if q, msg := rulePath(p); msg != "" || q != p {

@@ -86,6 +86,11 @@ func ReadLock(dir string) (*Lock, error) {
 	if len(b) > maxLockBytes {
 		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxLockBytes)
 	}
+	return parseLock(b, name)
+}
+
+// parseLock reads the lock b, the file name says.
+func parseLock(b []byte, name string) (*Lock, error) {
 	var l Lock
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()

@@ -45,3 +45,21 @@ func TestReadLock(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseLock: no lock makes the reader panic, and one it accepts is written back to a
+// lock it accepts again, equal.
+func FuzzParseLock(f *testing.F) {
+	f.Add([]byte(`{"lockVersion":1,"sources":[{"path":"a","git":"file:///x","commit":"` + strings.Repeat("ab", 20) + `"}]}`))
+	f.Add([]byte(`{"lockVersion":1,"sources":[{"path":"b","catalog":"https://x","skills":["pdf"],"digest":"sha256:` + strings.Repeat("cd", 32) + `"}]}`))
+	f.Add([]byte(`{"lockVersion":1,"sources":null}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := parseLock(b, LockFile)
+		if err != nil {
+			return
+		}
+		again, err := parseLock(l.encode(), LockFile)
+		if err != nil || len(again.Sources) != len(l.Sources) {
+			t.Fatalf("%s read, written and read again: %v %+v", b, err, again)
+		}
+	})
+}
