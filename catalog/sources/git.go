@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skilledge/skilledge/catalog/trust"
 	"github.com/skilledge/skilledge/catalog/versions"
 )
 
@@ -106,22 +107,14 @@ func tokenConfig(origin, token string) []string {
 // networkTimeout bounds each git command that talks to a remote.
 const networkTimeout = 10 * time.Minute
 
-// originOf is the origin of an http(s) URL as the CLI binds tokens to one
-// ("https://host", "http://host:8080": lowercase, without a default port), "" for
-// another URL.
+// originOf is the origin of an http(s) URL as the CLI binds tokens to one (trust.Origin),
+// "" for another URL.
 func originOf(s string) string {
 	u, err := neturl.Parse(s)
 	if err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
 		return ""
 	}
-	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port == "" || scheme == "https" && port == "443" || scheme == "http" && port == "80" {
-		return scheme + "://" + host
-	}
-	return scheme + "://" + host + ":" + port
+	return trust.Origin(u)
 }
 
 // lastLines returns the last n lines of s: what git says last is why it failed.

@@ -2,9 +2,10 @@ package verify
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
+
+	"github.com/skilledge/skilledge/catalog/trust"
 )
 
 // Credentials are bearer tokens, each bound to the one origin it was given for (its key,
@@ -102,15 +103,6 @@ func SplitCredential(s string) (origin, token string) {
 	return "", s
 }
 
-// Origin renders u's origin: scheme and host in lower case, and the port unless it is
-// the scheme's default ("https://skills.example.com", "http://127.0.0.1:8787").
-func Origin(u *url.URL) string {
-	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
-	if port == "" || scheme == "https" && port == "443" || scheme == "http" && port == "80" {
-		if strings.Contains(host, ":") {
-			return scheme + "://[" + host + "]"
-		}
-		return scheme + "://" + host
-	}
-	return scheme + "://" + net.JoinHostPort(host, port)
-}
+// Origin renders u's origin (trust.Origin): scheme and host in lower case, and the port
+// unless it is the scheme's default ("https://skills.example.com").
+func Origin(u *url.URL) string { return trust.Origin(u) }
