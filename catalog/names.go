@@ -88,6 +88,21 @@ const (
 // (PROTOCOL.md#sources): {"source","repository","commit","path"}.
 const MetaSource = "io.github.skilledge/source"
 
+// IsCommitName reports whether s is a full git object name: 40 (SHA-1) or 64 (SHA-256)
+// lowercase hex digits, as git prints a commit's. A commit named otherwise (short, or as an
+// expression) is never taken from a lock or a remote.
+func IsCommitName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // VersionPath is the path the version named version of the skill at path is served at,
 // its last segment name (the skill's name in that version).
 func VersionPath(path, version, name string) string {

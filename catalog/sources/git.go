@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/trust"
 	"github.com/skilledge/skilledge/catalog/versions"
 )
@@ -145,7 +146,7 @@ func (k refKind) String() string {
 // points to (a tag peeled). It reads the name as git does (refs/REF, refs/tags/REF,
 // refs/heads/REF, in that order); "" is the remote's HEAD.
 func (r *repo) remoteRef(ctx context.Context, ref string) (full string, kind refKind, commit string, err error) {
-	if isCommit(ref) {
+	if catalog.IsCommitName(ref) {
 		return ref, kindCommit, ref, nil
 	}
 	pattern := ref
@@ -159,7 +160,7 @@ func (r *repo) remoteRef(ctx context.Context, ref string) (full string, kind ref
 	// What the remote advertises is its own: a name that is not a commit's is not taken.
 	refs := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if sha, name, ok := strings.Cut(line, "\t"); ok && isCommit(sha) {
+		if sha, name, ok := strings.Cut(line, "\t"); ok && catalog.IsCommitName(sha) {
 			refs[name] = sha
 		}
 	}
@@ -239,7 +240,7 @@ func (r *repo) tipHolds(ctx context.Context, ref, commit string) bool {
 	if !r.has(ctx, commit) {
 		return false
 	}
-	if isCommit(ref) {
+	if catalog.IsCommitName(ref) {
 		return ref == commit
 	}
 	for _, tag := range []bool{true, false} {

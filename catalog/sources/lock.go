@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/compile"
 )
 
@@ -59,7 +60,7 @@ func short(commit, digest string) string {
 func (l Locked) matches(s compile.Source) bool {
 	return l.Path == s.Path && l.Git == s.Git && l.Ref == s.Ref && l.Dir == s.Dir &&
 		l.Catalog == s.Catalog && slices.Equal(l.Skills, s.Skills) &&
-		(!isCommit(s.Ref) || l.Commit == s.Ref) // a commit's lock names that commit
+		(!catalog.IsCommitName(s.Ref) || l.Commit == s.Ref) // a commit's lock names that commit
 }
 
 // Locked returns the entry locked for the source at path p.
@@ -101,7 +102,7 @@ func parseLock(b []byte, name string) (*Lock, error) {
 		return nil, fmt.Errorf("%s: lockVersion %d, and this skilledge reads %d", name, l.LockVersion, lockVersion)
 	}
 	for _, e := range l.Sources {
-		git := e.Git != "" && isCommit(e.Commit) && e.Catalog == "" && e.Digest == ""
+		git := e.Git != "" && catalog.IsCommitName(e.Commit) && e.Catalog == "" && e.Digest == ""
 		cat := e.Catalog != "" && isDigest(e.Digest) && e.Git == "" && e.Commit == ""
 		if e.Path == "" || !git && !cat {
 			return nil, fmt.Errorf("%s: the entry for %q is neither a path, a git URL and a full commit name nor a path, a catalog URL and a digest", name, e.Path)
@@ -153,18 +154,4 @@ func (l *Lock) write(dir string) (bool, error) {
 func isDigest(s string) bool {
 	h, ok := strings.CutPrefix(s, "sha256:")
 	return ok && len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
-}
-
-// isCommit reports whether s is a full commit name: 40 (SHA-1) or 64 (SHA-256) lowercase
-// hex digits.
-func isCommit(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

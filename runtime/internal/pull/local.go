@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/archive"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
@@ -202,7 +203,7 @@ func cloneGit(ctx context.Context, source, at string) (dir, commit string, err e
 		return "", "", fmt.Errorf("%s: git clone: %w", source, err)
 	}
 	if at != "" {
-		if !isCommitID(at) {
+		if !catalog.IsCommitName(at) {
 			return "", "", fmt.Errorf("%s: the lock's commit %q is no commit id", source, at)
 		}
 		if err := runGit(ctx, dir, "-c", "core.hooksPath=/dev/null", "checkout", "--quiet", "--detach", at, "--"); err != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
@@ -237,7 +238,7 @@ func checkLocked(s *LockedSkill) error {
 	switch {
 	case s.Source == "":
 		return fmt.Errorf("%s: no source", s.Name)
-	case s.Commit != "" && !isCommitID(s.Commit):
+	case s.Commit != "" && !catalog.IsCommitName(s.Commit):
 		return fmt.Errorf("%s: commit %q is no git commit id", s.Name, s.Commit)
 	case s.Pinned && s.Version == "":
 		return fmt.Errorf("%s: pinned, with no version", s.Name)

@@ -100,16 +100,3 @@ func cleanPaths(paths []string) ([]string, error) {
 	}
 	return out, nil
 }
-
-// isCommitID reports whether s is a full git object id (SHA-1 or SHA-256, lowercase hex).
-func isCommitID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
-			return false
-		}
-	}
-	return true
-}
