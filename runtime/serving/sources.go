@@ -2,11 +2,7 @@ package serving
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/skilledge/skilledge/catalog/compile"
 	"github.com/skilledge/skilledge/catalog/sources"
@@ -67,9 +63,8 @@ func (r catalogReader) Read(ctx context.Context, url string, skills []string, di
 	return r.Cached(dir)
 }
 
-// Cached implements sources.CatalogReader: the skills dir's skills.lock names, each of
-// their files holding the bytes the lock's digest names (a cache edited since is read
-// again, not served).
+// Cached implements sources.CatalogReader: the skills dir's skills.lock names, each folder
+// exactly as pulled (pull.LocalChanges: a cache edited since is read again, not served).
 func (catalogReader) Cached(dir string) ([]sources.RemoteSkill, error) {
 	lock, err := pull.ReadLock(dir)
 	if err != nil {
@@ -80,14 +75,8 @@ func (catalogReader) Cached(dir string) ([]sources.RemoteSkill, error) {
 		if s.Unverified {
 			return nil, fmt.Errorf("%s publishes no digests (a well-known v0.1.0 index alone): its skills cannot be verified, and a source's are", s.Source)
 		}
-		for _, f := range s.Files {
-			b, err := os.ReadFile(filepath.Join(dir, s.Name, filepath.FromSlash(f.Path)))
-			if err != nil {
-				return nil, err
-			}
-			if sum := sha256.Sum256(b); "sha256:"+hex.EncodeToString(sum[:]) != f.Digest {
-				return nil, fmt.Errorf("%s/%s: the cached file is not what was read", s.Name, f.Path)
-			}
+		if changed := pull.LocalChanges(dir, &s); len(changed) > 0 {
+			return nil, fmt.Errorf("%s/%s: the cache is not what was read", s.Name, changed[0])
 		}
 		out = append(out, sources.RemoteSkill{Path: s.Path, Folder: s.Name, Manifest: s.Manifest})
 	}

@@ -19,7 +19,7 @@ import (
 // Why does a local edit keep its skill from an update instead of being overwritten or
 // merged? Someone who edits an installed skill has a reason, and an update that silently
 // drops the edit loses work no one sees. The lock's file digests tell an edit from the
-// pulled bytes (localChanges), so an edited skill is refused here and left as it is, each
+// pulled bytes (LocalChanges), so an edited skill is refused here and left as it is, each
 // changed file named (Result.Edited), and Force takes the source's. An edit is kept when
 // the source has not changed too (scope.want downloads nothing for it). The other skills
 // are updated all the same, and the pull exits 1: one edited skill once held back every

@@ -13,7 +13,7 @@ import (
 )
 
 // folderState is the skills folder as a plan sees it: for each locked skill, where its
-// folder differs from what the lock says (localChanges), read once per plan.
+// folder differs from what the lock says (LocalChanges), read once per plan.
 type folderState struct {
 	dir     string
 	changed map[string][]string // by skill name
@@ -23,24 +23,24 @@ func newFolderState(dir string) *folderState {
 	return &folderState{dir: dir, changed: map[string][]string{}}
 }
 
-// changes is localChanges of the locked skill l, read the first time it is asked for.
+// changes is LocalChanges of the locked skill l, read the first time it is asked for.
 // Why read once? Because deciding what to download, then what to write, then what to
 // refuse each asks, and a skill's files are read and hashed whole.
 func (f *folderState) changes(l *LockedSkill) []string {
 	ch, ok := f.changed[l.Name]
 	if !ok {
-		ch = localChanges(f.dir, l)
+		ch = LocalChanges(f.dir, l)
 		f.changed[l.Name] = ch
 	}
 	return ch
 }
 
-// localChanges returns the paths, relative to the skill's folder and "/"-separated, at
+// LocalChanges returns the paths, relative to the skill's folder and "/"-separated, at
 // which DIR/NAME differs from what the lock says: a file missing, changed, or added, or
 // anything that is not a regular file or folder. A missing skill folder is one change,
 // ".". nil when the folder is exactly as pulled. A file whose execute bit the lock does not
 // say (a chmod +x, or -x) is a change too.
-func localChanges(dir string, l *LockedSkill) []string {
+func LocalChanges(dir string, l *LockedSkill) []string {
 	root := filepath.Join(dir, l.Name)
 	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
 		return []string{"."}

@@ -43,7 +43,7 @@ func List(dir string) ([]Installed, error) {
 // installedOf is the locked skill l as installed in dir, compared with its folder.
 func installedOf(dir string, l *LockedSkill) Installed {
 	in := Installed{Name: l.Name, Source: l.Source, Path: l.Path, Version: l.Version, Pinned: l.Pinned, Unverified: l.Unverified,
-		Files: len(l.Files), Changed: localChanges(dir, l)}
+		Files: len(l.Files), Changed: LocalChanges(dir, l)}
 	for _, f := range l.Files {
 		in.Bytes += f.Size
 	}
