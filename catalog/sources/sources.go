@@ -178,30 +178,16 @@ func resolve(ctx context.Context, s compile.Source, lock *Lock, opt Options) (Re
 	}
 	res := Resolved{Source: s, repo: r}
 	if fresh {
-		full, kind, commit, err := r.remoteRef(ctx, s.Ref)
+		_, _, commit, err := fetchRef(ctx, r, s, opt.Log)
 		if err != nil {
-			return res, err
-		}
-		logf(opt.Log, "skilledge: sources: %s: fetching %s (%s)\n", s.Path, s.Git, refName(kind, full))
-		if err := fetchCommit(ctx, r, full, commit); err != nil {
-			return res, err
-		}
-		if err := r.setTip(ctx, s.Ref, kind, commit); err != nil {
 			return res, err
 		}
 		res.Commit = commit
 	} else {
 		res.Commit = locked.Commit
 		if opt.Frozen || !r.tipHolds(ctx, s.Ref, locked.Commit) {
-			full, kind, now, err := r.remoteRef(ctx, s.Ref)
+			full, kind, now, err := fetchRef(ctx, r, s, opt.Log)
 			if err != nil {
-				return res, err
-			}
-			logf(opt.Log, "skilledge: sources: %s: fetching %s (%s)\n", s.Path, s.Git, refName(kind, full))
-			if err := fetchCommit(ctx, r, full, now); err != nil {
-				return res, err
-			}
-			if err := r.setTip(ctx, s.Ref, kind, now); err != nil {
 				return res, err
 			}
 			// The locked commit must be one the ref published: the ref's commit, or, for a
@@ -260,6 +246,20 @@ func resolveCatalog(ctx context.Context, s compile.Source, locked Locked, fresh 
 			LockFile, locked.Digest[:19], res.Digest[:19], s.Path)
 	}
 	return res, nil
+}
+
+// fetchRef asks the remote where source s's ref is, fetches it into the cache, and records
+// it there as the ref's tip (tipHolds); it returns the ref's full name, its kind and its
+// commit.
+func fetchRef(ctx context.Context, r *repo, s compile.Source, log io.Writer) (full string, kind refKind, commit string, err error) {
+	if full, kind, commit, err = r.remoteRef(ctx, s.Ref); err != nil {
+		return "", 0, "", err
+	}
+	logf(log, "skilledge: sources: %s: fetching %s (%s)\n", s.Path, s.Git, refName(kind, full))
+	if err := fetchCommit(ctx, r, full, commit); err != nil {
+		return "", 0, "", err
+	}
+	return full, kind, commit, r.setTip(ctx, s.Ref, kind, commit)
 }
 
 // fetchCommit fetches full, which the remote said is at commit, and checks that it came.

@@ -171,6 +171,30 @@ func TestResolveRemotes(t *testing.T) {
 	}
 }
 
+// composeFolder loads the skills folder folder, resolves its sources with the cache cache
+// and composes them, as a build does (SkipInvalid); it returns the catalog and the
+// problems of the sources and the whole, a line each. The folder itself must have none.
+func composeFolder(t *testing.T, folder, cache string) (*compile.Catalog, string) {
+	t.Helper()
+	c, problems, err := compile.LoadDir(folder, compile.Options{SkipInvalid: true})
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("load: %v %v", problems, err)
+	}
+	ctx := context.Background()
+	rs, err := Resolve(ctx, folder, c.Sources, Options{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems, err = Compose(ctx, c, "catalog", rs, compile.Options{SkipInvalid: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var text []string
+	for _, p := range problems {
+		text = append(text, p.String())
+	}
+	return c, strings.Join(text, "\n")
+}
+
 // TestComposeHostile: a source is held to the limits of the folder: a link out of its
 // skill, a file over the per-skill limit and a name no URI can hold make their skill
 // invalid; a path no file system can hold ("..") and a submodule are not served; the
@@ -206,24 +230,10 @@ func TestComposeHostile(t *testing.T) {
 	folder := filepath.Join(root, "catalog")
 	sourcestest.Write(t, filepath.Join(folder, "local", "SKILL.md"), "---\nname: local\ndescription: The folder's own.\n---\n")
 	sourcestest.Write(t, filepath.Join(folder, compile.PolicyFile), "sources:\n  - path: vendor/x\n    git: "+r.URL()+"\n")
-	c, problems, err := compile.LoadDir(folder, compile.Options{SkipInvalid: true})
-	if err != nil || len(problems) > 0 || len(c.Sources) != 1 {
-		t.Fatalf("load: %v %v %+v", problems, err, c.Sources)
+	c, all := composeFolder(t, folder, filepath.Join(root, "cache"))
+	if len(c.Sources) != 1 {
+		t.Fatalf("sources: %+v", c.Sources)
 	}
-	ctx := context.Background()
-	rs, err := Resolve(ctx, folder, c.Sources, Options{CacheDir: filepath.Join(root, "cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	problems, err = Compose(ctx, c, "catalog", rs, compile.Options{SkipInvalid: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text []string
-	for _, p := range problems {
-		text = append(text, p.String())
-	}
-	all := strings.Join(text, "\n")
 	for _, want := range []string{
 		"catalog/vendor/x/good/..: warning: the repository holds this path, which no file system can: not served",
 		"catalog/vendor/x/skilledge.yaml: warning: the source's own policy file is not read",
@@ -271,24 +281,11 @@ func TestComposeHistory(t *testing.T) {
 	r.Skill("@odd", "A folder named as a version.")
 	folder := filepath.Join(root, "catalog")
 	sourcestest.Write(t, filepath.Join(folder, compile.PolicyFile), "versions:\n  keep: 3\nsources:\n  - path: platform\n    git: "+r.URL()+"\n")
-	c, problems, err := compile.LoadDir(folder, compile.Options{SkipInvalid: true})
-	if err != nil || c.Keep != 3 {
-		t.Fatal(err, problems)
+	c, all := composeFolder(t, folder, filepath.Join(root, "cache"))
+	if c.Keep != 3 {
+		t.Fatalf("keep %d", c.Keep)
 	}
-	ctx := context.Background()
-	rs, err := Resolve(ctx, folder, c.Sources, Options{CacheDir: filepath.Join(root, "cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	problems, err = Compose(ctx, c, "catalog", rs, compile.Options{SkipInvalid: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text []string
-	for _, p := range problems {
-		text = append(text, p.String())
-	}
-	if all := strings.Join(text, "\n"); !strings.Contains(all, `catalog/platform/@odd: "@odd" starts with "@", which names a skill's versions`) {
+	if !strings.Contains(all, `catalog/platform/@odd: "@odd" starts with "@", which names a skill's versions`) {
 		t.Errorf("the @odd folder is not refused:\n%s", all)
 	}
 	var deploy *compile.Skill

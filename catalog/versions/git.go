@@ -367,12 +367,17 @@ func gitLimited(ctx context.Context, dir string, max int, args ...string) ([]byt
 		}
 	}
 	if err := cmd.Wait(); err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return nil, fmt.Errorf("history: git %s: %s", args[0], msg)
-		}
-		return nil, fmt.Errorf("history: git %s: %v", args[0], err)
+		return nil, gitError(args[0], &stderr, err)
 	}
 	return out, nil
+}
+
+// gitError is the error of the git command named cmd: what it said on stderr, else err.
+func gitError(cmd string, stderr *bytes.Buffer, err error) error {
+	if msg := strings.TrimSpace(stderr.String()); msg != "" {
+		return fmt.Errorf("history: git %s: %s", cmd, msg)
+	}
+	return fmt.Errorf("history: git %s: %v", cmd, err)
 }
 
 // gitCommand is the git command run in dir with args, as git runs it.
@@ -391,10 +396,7 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return nil, fmt.Errorf("history: git %s: %s", args[0], msg)
-		}
-		return nil, fmt.Errorf("history: git %s: %v", args[0], err)
+		return nil, gitError(args[0], &stderr, err)
 	}
 	return out, nil
 }
