@@ -87,7 +87,7 @@ const (
 // Fields of TableSkills.
 const (
 	SkillPath        = iota // "acme/billing/refunds"
-	SkillName               // frontmatter name
+	SkillName               // index name (IndexNames): the frontmatter name unless another skill shares it
 	SkillURI                // "skill://acme/billing/refunds/SKILL.md"
 	SkillEntry              // the skill entry JSON object: v1 {"uri","frontmatter","resources"} plus the SEP-2076 fields
 	SkillFrontmatter        // the frontmatter as a verbatim JSON object

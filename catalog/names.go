@@ -36,7 +36,7 @@ const (
 //	AgentSkillsPrefix+NAME+"/"+FILE                       a file of the skill
 //	SkillsPrefix+NAME+"/"+FILE                            a file of the skill
 //
-// where NAME is a skill name no other skill shares (SiteHTTPSkills) and FILE a path in the
+// where NAME is a skill's index name (IndexNames, SkillName) and FILE a path in the
 // skill as its URI has it (SkillMD for its SKILL.md). See
 // https://github.com/cloudflare/agent-skills-discovery-rfc
 const (

@@ -646,8 +646,8 @@ func (p *Pack) SkillByURI(uri string) (i int, ok bool) {
 	return p.search(p.cell(TableIndex, 0, IndexSkillsByURI), uri, TableSkills, SkillURI)
 }
 
-// SkillsByName returns the skills whose name is exactly name, in listing order: none, one,
-// or several when names repeat under different prefixes.
+// SkillsByName returns the skills whose index name (SkillName, IndexNames) is exactly
+// name: none or one, as the builder gives each skill a name of its own.
 func (p *Pack) SkillsByName(name string) []int {
 	if p.sh != nil {
 		var out []int

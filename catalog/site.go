@@ -33,7 +33,7 @@ const (
 const (
 	SiteTools         = iota // the tools/list "tools" array
 	SitePromptsByName        // uint32 list of TableSkills rows sorted by FallbackPrompt
-	SiteHTTPSkills           // uint32 list of the TableSkills rows well-known HTTP publishes, in listing order
+	SiteHTTPSkills           // uint32 list of the TableSkills rows well-known HTTP publishes (each by its index name), in listing order
 	// The catalog page is SitePage with every PageMarker pair replaced by the MCP URL
 	// (PageURLHTML: escaped for HTML text; PageURLJSON: a JSON string, escaped for HTML),
 	// PageQueryHTML by the words of the request's search (?q=, escaped for an attribute;
@@ -85,8 +85,8 @@ func (p *Pack) checkSite() error {
 	return nil
 }
 
-// NumHTTPSkills returns how many skills well-known HTTP publishes (those whose name no
-// other skill shares).
+// NumHTTPSkills returns how many skills well-known HTTP publishes, each by its index name
+// (IndexNames).
 func (p *Pack) NumHTTPSkills() int {
 	if p.sh != nil {
 		return int(p.sh.pubs[p.sh.n])

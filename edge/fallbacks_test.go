@@ -111,8 +111,10 @@ func TestLoadSkillErrors(t *testing.T) {
 		{`{"name":"solo"}`, ""},
 		{`{"uri":"skill://team/deploy/SKILL.md"}`, ""},
 		{`{"uri":"SKILL://team/deploy/SKILL.md"}`, ""},
-		{`{"name":"deploy"}`, "is shared by 2 skills: call load_skill with the uri of the one you mean:\n- skill://ops/deploy/SKILL.md\n- skill://team/deploy/SKILL.md"},
-		{`{"name":"nothing"}`, `No skill is named "nothing". Skills: deploy, solo, team-deploy, deploy.`},
+		{`{"name":"ops-deploy"}`, ""},
+		{`{"name":"deploy-5ade29ee"}`, ""}, // team/deploy: team-deploy is another skill's name
+		{`{"name":"deploy"}`, `No skill is named "deploy". Skills: ops-deploy, solo, team-deploy, deploy-5ade29ee.`},
+		{`{"name":"nothing"}`, `No skill is named "nothing". Skills: ops-deploy, solo, team-deploy, deploy-5ade29ee.`},
 		{`{"uri":"skill://team/deploy/notes.md"}`, `No skill has its SKILL.md at "skill://team/deploy/notes.md"`},
 		{`{"uri":"skill://../x"}`, `No skill has its SKILL.md at`},
 		{`{}`, "Give the name of a skill"},
@@ -154,15 +156,16 @@ func TestReadSkillFileSameAsRead(t *testing.T) {
 	}
 }
 
-// TestPromptNames: a name no other skill has is the prompt's name; repeated names take the
-// path with dashes, or the path itself when that is taken too.
+// TestPromptNames: prompts are named by index name (catalog.IndexNames): a name no other
+// skill has is the prompt's name; repeated names take the path with dashes, or, when that
+// is another skill's name, the name and a digest of the path.
 func TestPromptNames(t *testing.T) {
 	s := duplicatesPack(t)
 	var names []string
 	for _, p := range result(t, s, 1, "prompts/list", "").Get("prompts").Array() {
 		names = append(names, p.Get("name").Str)
 	}
-	if got := strings.Join(names, " "); got != "ops-deploy solo team-deploy team/deploy" {
+	if got := strings.Join(names, " "); got != "ops-deploy solo team-deploy deploy-5ade29ee" {
 		t.Errorf("prompt names: %s", got)
 	}
 	for _, n := range names {

@@ -60,7 +60,8 @@ func (s *Server) skillsGet(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 
 // skillsGetByName answers the SEP-2076 skills/get {name, arguments?}:
 // {description, instructions, files}, and the skill's arguments and dependencies when its
-// frontmatter declares them. The name must pick exactly one skill, and arguments must
+// frontmatter declares them. The name is a skill's index name (catalog.IndexNames, as
+// skills/list gives it), and arguments must
 // hold every argument the skill declares required (-32602 naming the missing ones); their
 // values change nothing (a prebuilt catalog has no templated skills).
 func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
@@ -71,31 +72,24 @@ func (s *Server) skillsGetByName(c *call, b []byte) ([]byte, *jsonrpc.Error) {
 	if a := c.p.arguments; a.Exists() && a.Type != gjson.Null && !a.IsObject() {
 		return nil, invalidParams("params.arguments must be an object")
 	}
-	switch found := s.pack.SkillsByName(name.Str); len(found) {
-	case 0:
+	found := s.pack.SkillsByName(name.Str) // index names: one skill each
+	if len(found) == 0 {
 		c.missed = true
-		return nil, invalidParams("Skill not found: " + strconv.Quote(clip(name.Str))).WithData(nameData(name.Str))
-	case 1:
-		p, i, err := s.version(found[0], name.Str, c.p.version)
-		if err != nil {
-			return nil, err
-		}
-		if err := missingArguments(p.Skill(i, catalog.SkillRequired), c.p.arguments, name); err != nil {
-			return nil, err
-		}
-		c.aboutSkill(p, i, wire.ReadActivation)
-		b = append(b, p.Skill(i, catalog.SkillByNameHead)...)
-		b = c.splice(b, p, p.Skill(i, catalog.SkillInstructions))
-		b = append(b, p.Skill(i, catalog.SkillByNameTail)...)
-		return appendVersionsMeta(b, s.pack.Skill(found[0], catalog.SkillVersions)), nil
-	default:
-		msg := "Skill name " + strconv.Quote(clip(name.Str)) + " is ambiguous: " + strconv.Itoa(len(found)) +
-			" skills have it; use skills/get {uri} with one of"
-		for _, i := range found {
-			msg += " " + string(s.pack.Skill(i, catalog.SkillURI))
-		}
-		return nil, invalidParams(msg).WithData(nameData(name.Str))
+		return nil, invalidParams("Skill not found: " + strconv.Quote(clip(name.Str)) +
+			" (skills/list gives each skill's name; one whose name another shares is asked for by a qualified name)").WithData(nameData(name.Str))
 	}
+	p, i, err := s.version(found[0], name.Str, c.p.version)
+	if err != nil {
+		return nil, err
+	}
+	if err := missingArguments(p.Skill(i, catalog.SkillRequired), c.p.arguments, name); err != nil {
+		return nil, err
+	}
+	c.aboutSkill(p, i, wire.ReadActivation)
+	b = append(b, p.Skill(i, catalog.SkillByNameHead)...)
+	b = c.splice(b, p, p.Skill(i, catalog.SkillInstructions))
+	b = append(b, p.Skill(i, catalog.SkillByNameTail)...)
+	return appendVersionsMeta(b, s.pack.Skill(found[0], catalog.SkillVersions)), nil
 }
 
 // nameData is the data {name} of a -32602 about the skill name, clipped as error messages

@@ -161,20 +161,12 @@ func (s *Server) loadSkillTool(c *call, args gjson.Result, b []byte) []byte {
 		}
 		skill = i
 	case hasName:
-		switch found := s.pack.SkillsByName(name.Str); len(found) {
-		case 0:
+		found := s.pack.SkillsByName(name.Str) // index names: one skill each
+		if len(found) == 0 {
 			c.missed = true
 			return toolError(b, "No skill is named "+strconv.Quote(clip(name.Str))+". "+s.someSkills())
-		case 1:
-			skill = found[0]
-		default:
-			m := "The name " + strconv.Quote(clip(name.Str)) + " is shared by " + strconv.Itoa(len(found)) +
-				" skills: call " + catalog.ToolLoadSkill + " with the uri of the one you mean:"
-			for _, i := range found {
-				m += "\n- " + string(s.pack.Skill(i, catalog.SkillURI))
-			}
-			return toolError(b, m)
 		}
+		skill = found[0]
 	default:
 		return toolError(b, "Give the name of a skill (or the uri of its SKILL.md). "+s.someSkills())
 	}

@@ -228,13 +228,14 @@ func TestViewsCursors(t *testing.T) {
 
 // TestViewsUnlistedErrors: a lookup the listed skills miss is answered by the unlisted
 // ones, their errors included (they are the caller's own view): a name two of them share
-// is ambiguous, a directory is a directory.
+// is theirs by qualified names alone, a directory is a directory.
 func TestViewsUnlistedErrors(t *testing.T) {
 	a := newAuthTestFiles(t, map[string]string{"a/SKILL.md": skillMD("a"), "drafts/one/twin/SKILL.md": skillMD("twin"),
 		"drafts/two/twin/SKILL.md": skillMD("twin"), "skilledge.yaml": "access:\n  rules:\n    - path: drafts/\n      listed: false\n"})
 	reader := a.token("", authResource, authNow.Add(time.Hour))
 	for _, c := range []struct{ params, method, want string }{
-		{`{"name":"twin"}`, "skills/get", "is ambiguous"},
+		{`{"name":"twin"}`, "skills/get", `Skill not found: \"twin\"`},
+		{`{"name":"drafts-two-twin"}`, "skills/get", `"instructions":`},
 		{`{"uri":"skill://drafts/one/twin"}`, "resources/read", "Resource is a directory"},
 		{`{"name":"nosuch"}`, "skills/get", `Skill not found: \"nosuch\"`},
 	} {

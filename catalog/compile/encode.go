@@ -66,6 +66,7 @@ func EncodeWith(c *Catalog, opt EncodeOptions) (*Encoded, error) {
 	if c.Access != nil && c.Access.Broken {
 		return nil, ErrPolicy
 	}
+	c.names = nil // named afresh: the skills may have changed since an earlier encoding
 	en := &encoder{st: newStore(), archived: map[*Skill][]*blob{}, maxPart: catalog.MaxPart, sign: opt.Sign}
 	if opt.MaxPart > 0 {
 		en.maxPart = opt.MaxPart
@@ -150,10 +151,10 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 
 	skillRows := make([][][]byte, len(c.Skills))
 	for i, s := range c.Skills {
-		entry := skillEntry(s)
+		entry := skillEntry(s, c.indexName(s))
 		row := make([][]byte, catalog.SkillFields)
 		row[catalog.SkillPath] = []byte(s.Path)
-		row[catalog.SkillName] = []byte(s.Name)
+		row[catalog.SkillName] = []byte(c.indexName(s))
 		row[catalog.SkillURI] = []byte(skillURI(s))
 		row[catalog.SkillEntry] = entry
 		row[catalog.SkillFrontmatter] = s.Frontmatter
@@ -175,18 +176,14 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 
 	skillMD := func(s *Skill) int { return e.fileIndex[skillURI(s)] }
 	w.Table(catalog.TableFallback, catalog.FallbackFields, fallbackRows(c, skillMD))
-	prompts := promptNames(c)
-	var published []uint32
-	rowOf := map[*Skill]uint32{}
-	for i, s := range c.Skills {
-		rowOf[s] = uint32(i)
+	published := make([]uint32, len(c.Skills)) // every skill, by its index name
+	for i := range published {
+		published[i] = uint32(i)
 	}
-	for _, s := range httpSkills(c) {
-		published = append(published, rowOf[s])
-	}
+	byName := sortedRows(len(c.Skills), func(i int) string { return c.indexName(c.Skills[i]) })
 	site := [][]byte{
 		catalog.SiteTools:         toolsList(c),
-		catalog.SitePromptsByName: catalog.U32s(sortedRows(len(c.Skills), func(i int) string { return prompts[i] })),
+		catalog.SitePromptsByName: catalog.U32s(byName),
 		catalog.SiteHTTPSkills:    catalog.U32s(published),
 		catalog.SitePage:          pageTemplate(c),
 		catalog.SitePageCSP:       []byte(pageCSP()),
@@ -219,7 +216,7 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 
 	resByURI := sortedRows(len(resRows), func(i int) string { return string(resRows[i][catalog.ResURI]) })
 	skillsByURI := sortedRows(len(c.Skills), func(i int) string { return skillURI(c.Skills[i]) })
-	skillsByName := sortedRows(len(c.Skills), func(i int) string { return c.Skills[i].Name })
+	skillsByName := byName
 	skillsByPath := sortedRows(len(c.Skills), func(i int) string { return catalog.EscapePath(c.Skills[i].Path) })
 	w.Table(catalog.TableIndex, catalog.IndexFields, [][][]byte{{
 		catalog.IndexResByURI:     catalog.U32s(resByURI),
@@ -335,7 +332,7 @@ func (en *encoder) views(w *catalog.Writer, c *Catalog) {
 	// caller of the view is first answered (catalog/viewparts.go).
 	index := func(skills []*Skill, h *Versions, whole bool) []byte {
 		if whole && len(skills) == len(c.Skills) {
-			return []byte(catalog.Self + entriesDigest(skills))
+			return []byte(catalog.Self + entriesDigest(c))
 		}
 		b := en.sub(&Catalog{Skills: skills, TrustRoot: c.TrustRoot, Versions: h})
 		en.view = ""
@@ -432,10 +429,10 @@ func viewKey(kind string, sets [][]string, m uint32) string {
 // catalog, each skill's scopes and listing, which a change of the policy alone changes.
 func catalogDigest(c *Catalog) string {
 	if c.Access == nil {
-		return entriesDigest(c.Skills)
+		return entriesDigest(c)
 	}
 	h := sha256.New()
-	writeEntries(h, c.Skills)
+	writeEntries(h, c)
 	h.Write([]byte("access\n"))
 	for _, s := range c.Skills {
 		fmt.Fprintf(h, "%q %t\n", s.Scopes, s.Unlisted)
@@ -446,19 +443,19 @@ func catalogDigest(c *Catalog) string {
 // feedDescription describes the change feed's resource (ChangesURI).
 const feedDescription = "The change feed: the latest changes to the skills, newest first."
 
-// entriesDigest is the catalog digest (catalog.MetaDigest) of a public index of skills:
-// the SHA-256 of their skills/list entries, each followed by a newline (and, in a catalog
-// that keeps history, by its versions: versionsDigestLine).
-func entriesDigest(skills []*Skill) string {
+// entriesDigest is the catalog digest (catalog.MetaDigest) of a public index of c's
+// skills: the SHA-256 of their skills/list entries, each followed by a newline (and, in a
+// catalog that keeps history, by its versions: versionsDigestLine).
+func entriesDigest(c *Catalog) string {
 	h := sha256.New()
-	writeEntries(h, skills)
+	writeEntries(h, c)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// writeEntries writes what entriesDigest hashes of skills to h.
-func writeEntries(h io.Writer, skills []*Skill) {
-	for _, s := range skills {
-		h.Write(skillEntry(s))
+// writeEntries writes what entriesDigest hashes of c's skills to h.
+func writeEntries(h io.Writer, c *Catalog) {
+	for _, s := range c.Skills {
+		h.Write(skillEntry(s, c.indexName(s)))
 		h.Write([]byte{'\n'})
 		h.Write(versionsDigestLine(s))
 	}

@@ -17,13 +17,13 @@ import (
 const toolsSkillsBudget = 8 << 10
 
 // toolsList renders the tools/list "tools" array. load_skill's description names the
-// skills (name and description, up to toolsSkillsBudget bytes), so that a model knows
-// when to call it without listing first.
+// skills (index name and description, up to toolsSkillsBudget bytes), so that a model
+// knows when to call it without listing first.
 func toolsList(c *Catalog) []byte {
 	ro := `,"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}`
 	var avail strings.Builder
 	for i, s := range c.Skills {
-		line := "\n- " + s.Name + ": " + oneLine(s.Description)
+		line := "\n- " + c.indexName(s) + ": " + oneLine(s.Description)
 		if avail.Len()+len(line) > toolsSkillsBudget {
 			avail.WriteString("\n… and " + strconv.Itoa(len(c.Skills)-i) + " more: call " + catalog.ToolListSkills + " to see every skill.")
 			break
@@ -39,7 +39,7 @@ func toolsList(c *Catalog) []byte {
 	b = append(b, ro...)
 	b = append(b, `},{"name":"`+catalog.ToolLoadSkill+`","title":"Load a skill","description":`...)
 	b = append(b, jsonString("Load an Agent Skill: its instructions (the body of its SKILL.md), then the skill:// URIs and sizes of its other files, which "+
-		catalog.ToolReadSkillFile+" reads when the instructions call for them. Give the skill's name, or the URI of its SKILL.md when a name is shared. "+
+		catalog.ToolReadSkillFile+" reads when the instructions call for them. Give the skill's name as listed, or the URI of its SKILL.md. "+
 		"Load a skill before a task it describes. Skills available:"+avail.String())...)
 	b = append(b, `,"inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, as listed."},"uri":{"type":"string","description":"The skill:// URI of the skill's SKILL.md, instead of the name."}},"additionalProperties":false}`...)
 	b = append(b, ro...)
@@ -61,17 +61,17 @@ func toolsList(c *Catalog) []byte {
 // oneLine folds a description onto one line for a bulleted list.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// toolLine renders skill s's entry in list_skills' text, JSON-escaped without the quotes,
-// so that the plugin can put several into one JSON string.
-func toolLine(s *Skill) []byte {
-	q := jsonString("- " + s.Name + ": " + oneLine(s.Description) + "\n  " + skillURI(s) + "\n")
+// toolLine renders skill s's entry in list_skills' text under its index name, JSON-escaped
+// without the quotes, so that the plugin can put several into one JSON string.
+func toolLine(s *Skill, name string) []byte {
+	q := jsonString("- " + name + ": " + oneLine(s.Description) + "\n  " + skillURI(s) + "\n")
 	return q[1 : len(q)-1]
 }
 
-// toolItem renders skill s in list_skills' structuredContent.
-func toolItem(s *Skill) []byte {
+// toolItem renders skill s in list_skills' structuredContent under its index name.
+func toolItem(s *Skill, name string) []byte {
 	b := []byte(`{"name":`)
-	b = append(b, jsonString(s.Name)...)
+	b = append(b, jsonString(name)...)
 	b = append(b, `,"description":`...)
 	b = append(b, jsonString(s.Description)...)
 	b = append(b, `,"uri":`...)
@@ -101,48 +101,6 @@ func sizeText(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
-// promptNames gives each skill its prompt name: its name when no other skill has it, else
-// its path with "/" turned into "-" (hosts show prompt names as slash commands), else,
-// should that collide with another prompt name, its path, which is unique.
-//
-// Why are repeated skill names prompts named by their path? Prompts are keyed by name and
-// shown as slash commands, and two skills may share a name under different prefixes: the
-// path with "-" for "/" (team-deploy) reads as a command, and the path itself is unique.
-// Numbering duplicates (deploy-2) was rejected: the number depends on which other skills
-// exist and says nothing about which skill it is.
-func promptNames(c *Catalog) []string {
-	if c.whole != nil { // a shard's skills are named as in the whole catalog
-		all, at := promptNames(c.whole), map[*Skill]int{}
-		for i, s := range c.whole.Skills {
-			at[s] = i
-		}
-		names := make([]string, len(c.Skills))
-		for i, s := range c.Skills {
-			names[i] = all[at[s]]
-		}
-		return names
-	}
-	count := map[string]int{}
-	for _, s := range c.Skills {
-		count[s.Name]++
-	}
-	names := make([]string, len(c.Skills))
-	taken := map[string]int{}
-	for i, s := range c.Skills {
-		names[i] = s.Name
-		if count[s.Name] > 1 {
-			names[i] = strings.ReplaceAll(s.Path, "/", "-")
-		}
-		taken[names[i]]++
-	}
-	for i, s := range c.Skills {
-		if taken[names[i]] > 1 && count[s.Name] > 1 {
-			names[i] = s.Path
-		}
-	}
-	return names
-}
-
 // promptEntry renders skill s's prompts/list entry under the prompt name name.
 func promptEntry(s *Skill, name string) []byte {
 	b := []byte(`{"name":`)
@@ -165,14 +123,14 @@ func title(s *Skill) string {
 // fallbackRows renders TableFallback: one row per skill. skillMD maps each skill to the
 // resource row of its SKILL.md.
 func fallbackRows(c *Catalog, skillMD func(*Skill) int) [][][]byte {
-	prompts := promptNames(c)
 	rows := make([][][]byte, len(c.Skills))
 	for i, s := range c.Skills {
+		name := c.indexName(s)
 		rows[i] = [][]byte{
-			catalog.FallbackToolLine:    toolLine(s),
-			catalog.FallbackToolItem:    toolItem(s),
-			catalog.FallbackPrompt:      []byte(prompts[i]),
-			catalog.FallbackPromptEntry: promptEntry(s, prompts[i]),
+			catalog.FallbackToolLine:    toolLine(s, name),
+			catalog.FallbackToolItem:    toolItem(s, name),
+			catalog.FallbackPrompt:      []byte(name),
+			catalog.FallbackPromptEntry: promptEntry(s, name),
 			catalog.FallbackFilesText:   filesText(s),
 			catalog.FallbackSkillMD:     catalog.U32s([]uint32{uint32(skillMD(s))}),
 		}

@@ -152,9 +152,12 @@ func (l *loader) build() *Catalog {
 	// Names must be unique for the name-keyed surfaces (PROTOCOL.md#sep-2076,
 	// PROTOCOL.md#well-known).
 	byName := map[string][]string{}
+	var all []*Skill
 	for _, sk := range ok {
 		byName[sk.Name] = append(byName[sk.Name], sk.Path)
+		all = append(all, sk.Skill)
 	}
+	names := indexNames(all)
 	c := &Catalog{Access: l.loadAccess(), Keep: l.keep, Declassify: l.declassify, Sources: l.sources}
 	for _, sk := range ok {
 		if c.Access != nil && !c.Access.Broken {
@@ -169,9 +172,8 @@ func (l *loader) build() *Catalog {
 					others = append(others, fmt.Sprintf("%q", p))
 				}
 			}
-			l.report(Warning, sk.Path+"/"+catalog.SkillMD, sk.nameLine, sk.Path, fmt.Sprintf(
-				"name %q is also the name of %s: name-keyed clients cannot tell them apart: skills/get {name} refuses it as ambiguous and the well-known HTTP indexes leave both out",
-				sk.Name, strings.Join(others, ", ")))
+			l.report(Warning, sk.Path+"/"+catalog.SkillMD, sk.nameLine, sk.Path, fmt.Sprintf("name %q is also the name of %s: %s",
+				sk.Name, strings.Join(others, ", "), knownAs(sk.Name, names[sk.Skill])))
 		}
 		c.Skills = append(c.Skills, sk.Skill)
 	}

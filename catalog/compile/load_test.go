@@ -273,9 +273,9 @@ func TestValidation(t *testing.T) {
 			valid: []string{"Acme/y", "acme/it's/v", "café/z"}},
 		{name: "duplicate names", fsys: fstest.MapFS{"a/x/SKILL.md": ok("x"), "b/x/SKILL.md": ok("x"), "c/x/SKILL.md": ok("x"), "y/SKILL.md": ok("y")},
 			want: []string{
-				`skills/a/x/SKILL.md:2: warning: name "x" is also the name of "b/x", "c/x": name-keyed clients cannot tell them apart: skills/get {name} refuses it as ambiguous and the well-known HTTP indexes leave both out`,
-				`skills/b/x/SKILL.md:2: warning: name "x" is also the name of "a/x", "c/x": name-keyed clients cannot tell them apart: skills/get {name} refuses it as ambiguous and the well-known HTTP indexes leave both out`,
-				`skills/c/x/SKILL.md:2: warning: name "x" is also the name of "a/x", "b/x": name-keyed clients cannot tell them apart: skills/get {name} refuses it as ambiguous and the well-known HTTP indexes leave both out`},
+				`skills/a/x/SKILL.md:2: warning: name "x" is also the name of "b/x", "c/x": it is served as "a-x" where skills are keyed by name (well-known indexes, skills/get {name}, prompts, pull)`,
+				`skills/b/x/SKILL.md:2: warning: name "x" is also the name of "a/x", "c/x": it is served as "b-x" where skills are keyed by name (well-known indexes, skills/get {name}, prompts, pull)`,
+				`skills/c/x/SKILL.md:2: warning: name "x" is also the name of "a/x", "b/x": it is served as "c-x" where skills are keyed by name (well-known indexes, skills/get {name}, prompts, pull)`},
 			valid: []string{"a/x", "b/x", "c/x", "y"}},
 		{name: "clutter", fsys: fstest.MapFS{
 			"x/SKILL.md": ok("x"), "x/.DS_Store": {Data: []byte{0}}, "x/._a.md": {Data: []byte{0}},

@@ -73,6 +73,9 @@ type Catalog struct {
 	// whole is set on the run of skills of one shard (shards.go): the catalog they belong
 	// to, which names their prompts and says which are published.
 	whole *Catalog
+	// names are the skills' index names (indexName), made when first asked for while
+	// encoding (EncodeWith clears them).
+	names map[*Skill]string
 }
 
 // Skill is one directory holding a SKILL.md.

@@ -72,6 +72,42 @@ func checkAuthority(seg string) string {
 	return ""
 }
 
+// indexName is the name s is known by where c's skills are keyed by name
+// (catalog.IndexNames): its own unless another skill of c shares it. A shard's skills are
+// named as in the whole catalog; a view's (views.go), from the skills it shows.
+func (c *Catalog) indexName(s *Skill) string {
+	if c.whole != nil {
+		return c.whole.indexName(s)
+	}
+	if c.names == nil {
+		c.names = indexNames(c.Skills)
+	}
+	return c.names[s]
+}
+
+// knownAs says, for the warning about a name other skills share, what a skill named name
+// is known by where skills are keyed by name: its index name.
+func knownAs(name, index string) string {
+	const where = "where skills are keyed by name (well-known indexes, skills/get {name}, prompts, pull)"
+	if name == index {
+		return "it keeps the name " + where + "; the others take qualified names"
+	}
+	return fmt.Sprintf("it is served as %q %s", index, where)
+}
+
+// indexNames is catalog.IndexNames of skills, by skill.
+func indexNames(skills []*Skill) map[*Skill]string {
+	named := make([]catalog.Named, len(skills))
+	for i, s := range skills {
+		named[i] = catalog.Named{Path: s.Path, Name: s.Name, Mounted: s.Source != nil}
+	}
+	names := make(map[*Skill]string, len(skills))
+	for i, n := range catalog.IndexNames(named) {
+		names[skills[i]] = n
+	}
+	return names
+}
+
 // skillURI is the URI of the SKILL.md of s (catalog.SkillURI).
 func skillURI(s *Skill) string {
 	return catalog.Scheme + catalog.EscapePath(s.Path) + "/" + catalog.SkillMD

@@ -193,14 +193,11 @@ func connectClients(u, j string) string {
 		"<code>claude_desktop_config.json</code>, with absolute paths: the app starts the command itself, not from your shell:</p>\n" + pre("config-claude-desktop", connectStdio, "")
 }
 
-// pageSkills renders the page's list of skills: each skill's name, description, path,
-// links over well-known HTTP when it has them, its files with size and digest, and its
-// history when it keeps more than one version (pageVersions).
+// pageSkills renders the page's list of skills: each skill's name (and its index name
+// where another skill shares it), description, path, links over well-known HTTP, its files
+// with size and digest, and its history when it keeps more than one version
+// (pageVersions).
 func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
-	published := map[*Skill]bool{}
-	for _, s := range httpSkills(c) {
-		published[s] = true
-	}
 	e := htmlText
 	var b strings.Builder
 	if len(c.Skills) == 0 {
@@ -213,6 +210,10 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 		}
 		b.WriteString("<article class=\"skill\" id=\"skill-" + strconv.Itoa(i) + "\">\n<h3 class=\"name\">" + e(s.Name) + "</h3>\n")
 		b.WriteString("<p class=\"path\"><code>" + e(skillURI(s)) + "</code></p>\n")
+		name := c.indexName(s)
+		if name != s.Name {
+			b.WriteString("<p class=\"index-name muted\">Another skill is named " + e(s.Name) + ": by name, ask for this one as <code>" + e(name) + "</code></p>\n")
+		}
 		b.WriteString("<p class=\"description\">" + e(s.Description) + "</p>\n")
 		if p := s.Source; p != nil && p.Catalog != "" {
 			b.WriteString("<p class=\"source muted\">From source <code>" + e(p.Source) + "</code>: the catalog <code>" + e(p.Catalog) +
@@ -225,29 +226,22 @@ func pageSkills(c *Catalog, arch map[*Skill][]*blob) []byte {
 			b.WriteString("<p class=\"source muted\">From source <code>" + e(p.Source) + "</code>: <code>" + e(p.Repository) +
 				"</code>" + at + ", <code>" + e(p.Path) + "</code></p>\n")
 		}
-		if published[s] {
-			base := catalog.SkillsPrefix + s.Name + "/"
-			b.WriteString("<p class=\"links\"><a class=\"skill-md\" href=\"" + e(base+catalog.SkillMD) + "\">" + catalog.SkillMD + "</a>")
-			for _, a := range arch[s] {
-				ext := catalog.ArchiveZip
-				if strings.HasSuffix(a.uri, catalog.ArchiveTarGz) {
-					ext = catalog.ArchiveTarGz
-				}
-				b.WriteString(" · <a class=\"archive\" href=\"" + e(catalog.AgentSkillsPrefix+s.Name+ext) + "\">" + e(s.Name+ext) + "</a>")
+		base := catalog.SkillsPrefix + name + "/"
+		b.WriteString("<p class=\"links\"><a class=\"skill-md\" href=\"" + e(base+catalog.SkillMD) + "\">" + catalog.SkillMD + "</a>")
+		for _, a := range arch[s] {
+			ext := catalog.ArchiveZip
+			if strings.HasSuffix(a.uri, catalog.ArchiveTarGz) {
+				ext = catalog.ArchiveTarGz
 			}
-			b.WriteString("</p>\n")
-		} else {
-			b.WriteString("<p class=\"links muted\">Over MCP only: another skill has the same name, and the well-known indexes are keyed by name.</p>\n")
+			b.WriteString(" · <a class=\"archive\" href=\"" + e(catalog.AgentSkillsPrefix+name+ext) + "\">" + e(name+ext) + "</a>")
 		}
+		b.WriteString("</p>\n")
 		b.WriteString("<details>\n<summary>" + plural(len(s.Files), "file") + ", " + e(humanSize(total)) + "</summary>\n")
 		b.WriteString("<table>\n<thead><tr><th>File</th><th>Size</th><th>SHA-256</th></tr></thead>\n<tbody>\n")
 		for _, f := range s.Files {
 			rel := strings.TrimPrefix(f.Path, s.Path+"/")
-			name := "<code>" + e(rel) + "</code>"
-			if published[s] {
-				name = "<a href=\"" + e(catalog.SkillsPrefix+s.Name+"/"+catalog.EscapePath(rel)) + "\">" + name + "</a>"
-			}
-			b.WriteString("<tr><td class=\"file\">" + name + "</td><td class=\"size\">" + strconv.FormatInt(f.Size, 10) +
+			link := "<a href=\"" + e(base+catalog.EscapePath(rel)) + "\"><code>" + e(rel) + "</code></a>"
+			b.WriteString("<tr><td class=\"file\">" + link + "</td><td class=\"size\">" + strconv.FormatInt(f.Size, 10) +
 				"</td><td class=\"digest\"><code>" + hex.EncodeToString(f.Digest[:]) + "</code></td></tr>\n")
 		}
 		b.WriteString("</tbody>\n</table>\n</details>\n")

@@ -11,7 +11,7 @@ import (
 // TestPageHostileContent: what a skills folder says reaches the catalog page only as text:
 // HTML in a description is escaped, control characters (which YAML escapes let in) become
 // U+FFFD, odd file names are escaped in text and in links, and skills whose name repeats
-// are shown without well-known links (the indexes leave them out).
+// link to the well-known files under their index names, which the page says.
 func TestPageHostileContent(t *testing.T) {
 	fsys := fstest.MapFS{
 		"odd/SKILL.md":                 &fstest.MapFile{Data: []byte("---\nname: odd\ndescription: \"<script>alert(1)</script> & \\0 \\e[31m done\"\n---\nBody\n")},
@@ -28,7 +28,7 @@ func TestPageHostileContent(t *testing.T) {
 	if n := strings.Count(page, "<script>"); n != 1 {
 		t.Errorf("the page holds %d scripts, want its own one (pageScript)", n)
 	}
-	for _, bad := range []string{"<script>alert", "</b>", "<b>", "\x1b", `href="/.well-known/skills/dup/`} {
+	for _, bad := range []string{"<script>alert", "</b>", "<b>", "\x1b", `href="/.well-known/skills/dup/`, `<a class="archive" href="/.well-known/agent-skills/dup.tar.gz"`} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the page holds %q", bad)
 		}
@@ -37,7 +37,9 @@ func TestPageHostileContent(t *testing.T) {
 		"&lt;script&gt;alert(1)&lt;/script&gt; &amp; \uFFFD \uFFFD[31m done",
 		`<a href="/.well-known/skills/odd/a&amp;b%3Cc%3E%22d&#39;.md"><code>a&amp;b&lt;c&gt;&#34;d&#39;.md</code></a>`,
 		"<code>notes/&lt;b&gt;bold&lt;/b&gt;.md</code>",
-		"Over MCP only: another skill has the same name",
+		`Another skill is named dup: by name, ask for this one as <code>one-dup</code>`,
+		`<a href="/.well-known/skills/two-dup/notes/%3Cb%3Ebold%3C/b%3E.md"><code>notes/&lt;b&gt;bold&lt;/b&gt;.md</code></a>`,
+		`<a class="skill-md" href="/.well-known/skills/one-dup/SKILL.md">`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not hold %q\n%s", want, page[strings.Index(page, "<section id=\"skills\">"):])

@@ -8,18 +8,12 @@ import (
 )
 
 // searchTable is the search table (catalog.TableSearch) of an index of c's skills: each
-// listed skill's fields as package search reads them (searchDoc), and, for each skill the
-// well-known index publishes, its entry there, which the HTTP search answers with.
+// listed skill's fields as package search reads them (searchDoc), and each skill's entry in
+// the well-known index, which the HTTP search answers with.
 func searchTable(c *Catalog, arch map[*Skill][]*blob) [][][]byte {
-	published := map[*Skill]bool{}
-	for _, s := range httpSkills(c) {
-		published[s] = true
-	}
 	docs := SearchDocs(c)
 	for i, s := range c.Skills {
-		if published[s] {
-			docs[i].Entry = searchEntry(s, arch)
-		}
+		docs[i].Entry = searchEntry(s, c.indexName(s), arch)
 	}
 	return [][][]byte{search.Build(docs)}
 }
@@ -36,10 +30,10 @@ func SearchDocs(c *Catalog) []search.Doc {
 }
 
 // searchEntry is s's hit over HTTP but for its score: its entry in the v0.2.0 index
-// (agentSkillsEntry) with its path in the catalog, which names it where the index's url
-// names it only by name, as its MCP uri does.
-func searchEntry(s *Skill, arch map[*Skill][]*blob) []byte {
-	e := agentSkillsEntry(s, arch)
+// (agentSkillsEntry, under the index name name) with its path in the catalog, which names
+// it where the index's url names it only by name, as its MCP uri does.
+func searchEntry(s *Skill, name string, arch map[*Skill][]*blob) []byte {
+	e := agentSkillsEntry(s, name, arch)
 	if e == nil {
 		return nil
 	}

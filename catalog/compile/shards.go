@@ -287,9 +287,9 @@ func (en *encoder) keyChunks(c *Catalog) [][][]byte {
 	var rows [][][]byte
 	names := map[string][]uint32{}
 	prompts := map[string][]uint32{}
-	for i, p := range promptNames(c) {
-		names[c.Skills[i].Name] = append(names[c.Skills[i].Name], uint32(i))
-		prompts[p] = append(prompts[p], uint32(i))
+	for i, s := range c.Skills { // the prompt name is the index name
+		names[c.indexName(s)] = append(names[c.indexName(s)], uint32(i))
+		prompts[c.indexName(s)] = append(prompts[c.indexName(s)], uint32(i))
 	}
 	for _, k := range []struct {
 		kind string

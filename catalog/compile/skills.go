@@ -18,13 +18,15 @@ import (
 // name, description and, where the frontmatter has them with the right types, title,
 // version and tags (version also, in a catalog that keeps history, the version's name
 // when the frontmatter declares none), and arguments and dependencies as declared: a superset that both
-// generations of clients read.
-func skillEntry(s *Skill) []byte {
+// generations of clients read. The SEP-2076 name, by which skills/get {name} finds the
+// skill, is its index name, name (catalog.IndexNames): its own unless another skill
+// shares it; the frontmatter's is the author's.
+func skillEntry(s *Skill, name string) []byte {
 	var b []byte
 	b = append(b, `{"uri":`...)
 	b = append(b, jsonString(skillURI(s))...)
 	b = append(b, `,"name":`...)
-	b = append(b, jsonString(s.Name)...)
+	b = append(b, jsonString(name)...)
 	b = append(b, `,"description":`...)
 	b = append(b, jsonString(s.Description)...)
 	fm := gjson.ParseBytes(s.Frontmatter)

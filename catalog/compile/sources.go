@@ -413,6 +413,7 @@ func CheckComposed(c *Catalog, dir string) []Problem {
 	for _, s := range c.Skills {
 		byName[s.Name] = append(byName[s.Name], s)
 	}
+	names := indexNames(c.Skills)
 	for _, s := range c.Skills {
 		same := byName[s.Name]
 		if len(same) < 2 || !slices.ContainsFunc(same, func(o *Skill) bool {
@@ -426,9 +427,8 @@ func CheckComposed(c *Catalog, dir string) []Problem {
 				others = append(others, strconv.Quote(o.Path))
 			}
 		}
-		report(Warning, s.Path+"/"+catalog.SkillMD, 0, s.Path, fmt.Sprintf(
-			"name %q is also the name of %s (another source): name-keyed clients cannot tell them apart: skills/get {name} refuses it as ambiguous and the well-known HTTP indexes leave both out",
-			s.Name, strings.Join(others, ", ")))
+		report(Warning, s.Path+"/"+catalog.SkillMD, 0, s.Path, fmt.Sprintf("name %q is also the name of %s (another source): %s",
+			s.Name, strings.Join(others, ", "), knownAs(s.Name, names[s])))
 	}
 	a := c.Access
 	if a == nil || a.Broken {

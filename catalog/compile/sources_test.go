@@ -141,8 +141,13 @@ func TestCheckComposed(t *testing.T) {
 		{name: "a name shared across sources",
 			policy: "sources:\n  - path: a\n    git: file:///a\n  - path: b\n    git: file:///b\n",
 			mount:  map[string][]string{"a": {"pdf"}, "b": {"tools/pdf"}},
-			want: []string{`skills/a/pdf/SKILL.md: warning: name "pdf" is also the name of "b/tools/pdf" (another source): name-keyed clients cannot tell them apart: skills/get {name} refuses it as ambiguous and the well-known HTTP indexes leave both out`,
-				`skills/b/tools/pdf/SKILL.md: warning: name "pdf" is also the name of "a/pdf" (another source): name-keyed clients cannot tell them apart: skills/get {name} refuses it as ambiguous and the well-known HTTP indexes leave both out`}},
+			want: []string{`skills/a/pdf/SKILL.md: warning: name "pdf" is also the name of "b/tools/pdf" (another source): it is served as "a-pdf" where skills are keyed by name (well-known indexes, skills/get {name}, prompts, pull)`,
+				`skills/b/tools/pdf/SKILL.md: warning: name "pdf" is also the name of "a/pdf" (another source): it is served as "b-tools-pdf" where skills are keyed by name (well-known indexes, skills/get {name}, prompts, pull)`}},
+		{name: "the folder's skill keeps its name",
+			policy: "sources:\n  - path: a\n    git: file:///a\n",
+			mount:  map[string][]string{"a": {"public"}},
+			want: []string{`skills/a/public/SKILL.md: warning: name "public" is also the name of "public" (another source): it is served as "a-public" where skills are keyed by name (well-known indexes, skills/get {name}, prompts, pull)`,
+				`skills/public/SKILL.md: warning: name "public" is also the name of "a/public" (another source): it keeps the name where skills are keyed by name (well-known indexes, skills/get {name}, prompts, pull); the others take qualified names`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cat, problems, err := Load(fstest.MapFS{"public/SKILL.md": ok("public"), PolicyFile: {Data: []byte(c.policy)}}, "skills", Options{})

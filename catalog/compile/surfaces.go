@@ -71,36 +71,17 @@ func juneIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 	return append(b, "]}"...)
 }
 
-// httpSkills returns the skills the name-keyed HTTP indexes can publish: those whose name
-// no other skill shares (the indexes are keyed by name; Load warns about duplicates).
-func httpSkills(c *Catalog) []*Skill {
-	count := map[string]int{}
-	all := c.Skills
-	if c.whole != nil { // a shard publishes what the whole catalog does
-		all = c.whole.Skills
-	}
-	for _, s := range all {
-		count[s.Name]++
-	}
-	var out []*Skill
-	for _, s := range c.Skills {
-		if count[s.Name] == 1 {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // agentSkillsIndex renders /.well-known/agent-skills/index.json (discovery RFC v0.2.0): a
 // single-file skill as "skill-md" pointing at its SKILL.md, any other as "archive"
 // pointing at its .tar.gz; urls relative to the index; digests of exactly those bytes.
+// The indexes are keyed by name: each skill is there under its index name (indexName).
 func agentSkillsIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 	b := []byte(`{"$schema":"` + DiscoverySchema + `"`)
 	b = appendTrustRoot(b, c.TrustRoot)
 	b = append(b, `,"skills":[`...)
 	n := 0
-	for _, s := range httpSkills(c) {
-		entry := agentSkillsEntry(s, arch)
+	for _, s := range c.Skills {
+		entry := agentSkillsEntry(s, c.indexName(s), arch)
 		if entry == nil {
 			continue
 		}
@@ -112,18 +93,19 @@ func agentSkillsIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 	return append(b, "]}"...)
 }
 
-// agentSkillsEntry renders s's entry in the v0.2.0 index (agentSkillsIndex), or nil when it
-// has none: a skill of several files whose archive could not be made.
-func agentSkillsEntry(s *Skill, arch map[*Skill][]*blob) []byte {
-	kind, url, digest := "skill-md", s.Name+"/"+catalog.SkillMD, digestString(s.Files[0])
+// agentSkillsEntry renders s's entry, under the name name, in the v0.2.0 index
+// (agentSkillsIndex), or nil when it has none: a skill of several files whose archive
+// could not be made.
+func agentSkillsEntry(s *Skill, name string, arch map[*Skill][]*blob) []byte {
+	kind, url, digest := "skill-md", name+"/"+catalog.SkillMD, digestString(s.Files[0])
 	if len(s.Files) > 1 {
 		if arch[s] == nil {
 			return nil // no archive to point at (see archives)
 		}
-		kind, url, digest = "archive", s.Name+catalog.ArchiveTarGz, arch[s][0].digest
+		kind, url, digest = "archive", name+catalog.ArchiveTarGz, arch[s][0].digest
 	}
 	b := []byte(`{"name":`)
-	b = append(b, jsonString(s.Name)...)
+	b = append(b, jsonString(name)...)
 	b = append(b, `,"type":"`+kind+`","description":`...)
 	b = append(b, jsonString(s.Description)...)
 	b = append(b, `,"url":`...)
@@ -132,8 +114,8 @@ func agentSkillsEntry(s *Skill, arch map[*Skill][]*blob) []byte {
 }
 
 // skillsIndex renders /.well-known/skills/index.json (discovery RFC v0.1.0, and the DVS
-// index): every file of each skill, served under /.well-known/skills/<name>/; "path" is the
-// DVS field pointing at the skill.
+// index): every file of each skill, served under /.well-known/skills/<name>/, by its index
+// name; "path" is the DVS field pointing at the skill.
 func skillsIndex(c *Catalog) []byte {
 	b := []byte(`{`)
 	if c.TrustRoot != "" {
@@ -141,16 +123,17 @@ func skillsIndex(c *Catalog) []byte {
 		b = append(b, ',')
 	}
 	b = append(b, `"skills":[`...)
-	for i, s := range httpSkills(c) {
+	for i, s := range c.Skills {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		name := c.indexName(s)
 		b = append(b, `{"name":`...)
-		b = append(b, jsonString(s.Name)...)
+		b = append(b, jsonString(name)...)
 		b = append(b, `,"description":`...)
 		b = append(b, jsonString(s.Description)...)
 		b = append(b, `,"path":`...)
-		b = append(b, jsonString(catalog.SkillsPrefix+s.Name+"/")...)
+		b = append(b, jsonString(catalog.SkillsPrefix+name+"/")...)
 		b = append(b, `,"files":[`...)
 		for k, f := range s.Files {
 			if k > 0 {
