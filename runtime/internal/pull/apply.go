@@ -83,13 +83,20 @@ func (p *Plan) write(a *Action, res *Result) error {
 	} else {
 		res.Installed = append(res.Installed, a.Name)
 	}
-	unverified := ""
+	note := ""
 	if a.lock.Unverified {
 		res.Unverified = append(res.Unverified, a.Name)
-		unverified = ", unverified"
+		note = ", unverified"
+	}
+	if a.lock.Named != "" {
+		if res.Qualified == nil {
+			res.Qualified = map[string]string{}
+		}
+		res.Qualified[a.Name] = a.lock.Named
+		note += "; its SKILL.md names it " + a.lock.Named + ", as other skills of the source are named"
 	}
 	if p.progress != nil {
-		fmt.Fprintf(p.progress, "%s %s (%d files, %d bytes%s)\n", verb, a.Name, a.st.files, a.st.bytes, unverified)
+		fmt.Fprintf(p.progress, "%s %s (%d files, %d bytes%s)\n", verb, a.Name, a.st.files, a.st.bytes, note)
 	}
 	return nil
 }

@@ -1,14 +1,16 @@
 package pull
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
 )
 
 // Check holds the plan to the folder, changing nothing on disk: a skill to install whose
-// folder exists though the lock does not name it is refused, and so is the whole plan
-// (the error names the first); an installed skill edited locally since it was pulled,
+// folder exists though the lock does not name it is refused, and so is one whose SKILL.md
+// would take the name of another source's skill or of such a folder (shadows), and so is
+// the whole plan (the error names the first); an installed skill edited locally since it was pulled,
 // which the plan would update or remove, is refused unless Force, while the others go on
 // (Result.Edited). Apply applies only a checked plan.
 //
@@ -30,6 +32,16 @@ func (p *Plan) Check() error {
 	var first error
 	for i := range p.Actions {
 		a := &p.Actions[i]
+		if a.writes() {
+			if why, other := p.shadows(a); why != "" {
+				a.Do, a.Why, a.Detail = DoRefuse, WhyShadows, other
+				if first == nil {
+					first = fmt.Errorf("%s: its SKILL.md names it %s, as %s: agents that key skills by name would load one in place of the other; nothing was written",
+						a.Name, cmp.Or(a.lock.Named, a.Name), why)
+				}
+				continue
+			}
+		}
 		switch {
 		case a.Do == DoInstall:
 			folder := filepath.Join(p.Dir, a.Name)
@@ -59,4 +71,32 @@ func (p *Plan) Refused() bool {
 		}
 	}
 	return false
+}
+
+// shadows says why the skill a would install or update, whose SKILL.md's name is not its
+// folder's (LockedSkill.Named), would take the name of a skill it must not (and names
+// that skill), or "": a skill installed from another source with that name (its own or
+// its SKILL.md's), or a folder of that name that the lock does not name. A catalog whose
+// skills share a name installs them under distinct folders (PROTOCOL.md#index-names), and
+// agents key skills by their SKILL.md's name: within one source that is the publisher's
+// choice, across sources it would let one source's skill stand in for another's.
+func (p *Plan) shadows(a *Action) (why, other string) {
+	named := a.lock.Named
+	for _, l := range p.scope.lock.Skills {
+		if l.Source == p.Source || l.Name == a.Name {
+			continue
+		}
+		own := cmp.Or(l.Named, l.Name)
+		if own == cmp.Or(named, a.Name) && (named != "" || l.Named != "") {
+			return fmt.Sprintf("is %s, installed from %s", l.Name, l.Source), l.Source
+		}
+	}
+	if named == "" || p.scope.lock.find(named) != nil {
+		return "", ""
+	}
+	folder := filepath.Join(p.Dir, named)
+	if _, err := os.Lstat(folder); err == nil {
+		return fmt.Sprintf("is the folder %s, which %s does not name", folder, LockName), folder
+	}
+	return "", ""
 }

@@ -14,7 +14,7 @@ import (
 // makes its lock entry.
 func lockedOf(source string, f verify.Fetched) (LockedSkill, error) {
 	var paths []string
-	ls := LockedSkill{Name: f.Name, Source: source, Path: f.Path, URL: f.URL, Artifact: f.Digest, Commit: f.Commit}
+	ls := LockedSkill{Name: f.Name, Named: f.Named, Source: source, Path: f.Path, URL: f.URL, Artifact: f.Digest, Commit: f.Commit}
 	if f.Kind == verify.DigestUnpublished {
 		// The source published no digest: claim none (Manifest and Files are what was
 		// downloaded).

@@ -72,9 +72,9 @@ func TestHostileServer(t *testing.T) {
 		{"endless body: a gzip stream of zeros that is no tar", func(s *catalogServer) {
 			s.raw["evil"] = gz.Bytes()
 		}, "uncompressed"},
-		{"skill whose name does not match its folder", func(s *catalogServer) {
-			s.skills["evil"] = map[string]string{"SKILL.md": skillMD("alpha", "I am alpha.")}
-		}, "frontmatter name"},
+		{"a SKILL.md whose name is no skill name (the index's may differ)", func(s *catalogServer) {
+			s.skills["evil"] = map[string]string{"SKILL.md": skillMD("../alpha", "I am alpha.")}
+		}, `SKILL.md frontmatter name "../alpha" is not a valid skill name`},
 		{"skill URL outside the trust root", func(s *catalogServer) {
 			s.skills["evil"] = map[string]string{"SKILL.md": string(md)}
 			s.url["evil"] = "https://elsewhere.example/evil.tar.gz"
@@ -97,8 +97,9 @@ func TestHostileServer(t *testing.T) {
 
 	// A git source is hostile input too: its URL and ref are refused before git runs
 	// when they would pass for options, and git runs no transport that runs a command. (A
-	// skill that links out of itself, and skills that share a name, are left out:
-	// TestPullFromGit.)
+	// skill that links out of itself is left out, and skills that share a name are
+	// installed under their index names: TestPullFromGit; a skill named as another
+	// source's is refused: TestPullShadowing.)
 	if _, err := exec.LookPath("git"); err != nil {
 		return
 	}

@@ -33,8 +33,9 @@ import (
 // refusals, a refused skill named and left out rather than failing the pull. pull itself
 // never links that loader, the compiler: the caller gives it (FolderLoader). Skills that
 // share a name (copies, backups and forks in one repository: 1,066 in one public
-// collection) are left out too, each named, since a skill is installed by its name;
-// --path selects one of them. A git source is cloned once, by the user's own git: at a
+// collection) are installed in folders named by their index names, as a deployment of the
+// folder would publish them (catalog.IndexNames: qualified by path), each named in a
+// warning; --path selects some. A git source is cloned once, by the user's own git: at a
 // branch or tag with --depth 1, the whole history only for a frozen pull, which checks out
 // the commit the lock records; with the ext:: transport refused (it runs a command), hooks
 // off, no submodules, no prompt for a credential, and a URL or ref that begins with "-"
@@ -130,25 +131,25 @@ func fetchLocal(ctx context.Context, source string, opt Options, want func(verif
 	for _, s := range loaderSkipped {
 		skipped = append(skipped, verify.Printable(s))
 	}
-	// A skill is installed by its name, so skills that share one (a copy, a backup, a
-	// fork in the same repository) are left out, each named: --path selects one.
-	byName := map[string][]string{}
-	for _, s := range skills {
-		if underPaths(s.Path, opt.Paths) {
-			byName[s.Name] = append(byName[s.Name], s.Path)
-		}
+	// A skill is installed in a folder of its name, so skills that share one (a copy, a
+	// backup, a fork in the same repository) are installed under their index names, as a
+	// deployment of the folder would publish them (Fetched.Named, the lock's "named"):
+	// named among all of them, whichever --path selects, as a skill's folder must not
+	// depend on the selection.
+	named := make([]catalog.Named, len(skills))
+	for i, s := range skills {
+		named[i] = catalog.Named{Path: s.Path, Name: s.Name}
 	}
 	var out []verify.Fetched
-	for _, s := range skills {
+	for i, name := range catalog.IndexNames(named) {
+		s := skills[i]
 		if !underPaths(s.Path, opt.Paths) {
 			continue
 		}
-		if paths := byName[s.Name]; len(paths) > 1 {
-			skipped = append(skipped, verify.Printable(fmt.Sprintf("%s: warning: skipped, not installed: %d skills are named %s (%s): pull --path selects one",
-				s.Path, len(paths), s.Name, strings.Join(paths, ", "))))
-			continue
+		f := verify.Fetched{Name: name, Path: s.Path, URL: source, Digest: s.Manifest, Kind: verify.DigestManifest, Version: s.Version, Commit: commit}
+		if name != s.Name {
+			f.Named = s.Name
 		}
-		f := verify.Fetched{Name: s.Name, Path: s.Path, URL: source, Digest: s.Manifest, Kind: verify.DigestManifest, Version: s.Version, Commit: commit}
 		if commit != "" {
 			f.URL = source + "#" + commit
 		}

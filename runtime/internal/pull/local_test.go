@@ -64,8 +64,8 @@ func TestPullFromFolder(t *testing.T) {
 
 // TestPullFromGit: a git repository is cloned at one commit, its skills/ folder read as
 // build reads it, and the commit locked; a branch is named with #REF; a link out of a
-// skill is not followed: that skill is skipped, as are skills that share a name, unless
-// --path selects one (hostile URLs: TestHostileServer).
+// skill is not followed: that skill is skipped; skills that share a name are installed
+// under their index names, whichever --path selects (hostile URLs: TestHostileServer).
 func TestPullFromGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git command")
@@ -94,16 +94,17 @@ func TestPullFromGit(t *testing.T) {
 	dir := t.TempDir()
 	source := "git+file://" + repo + "#stable"
 	res, err := Pull(context.Background(), source, dir, Options{})
-	if err != nil || !reflect.DeepEqual(res.Installed, []string{"alpha"}) || res.Via != ViaGit || len(res.Skipped) != 3 ||
+	if err != nil || !reflect.DeepEqual(res.Installed, []string{"a-twin", "alpha", "b-twin"}) || res.Via != ViaGit || len(res.Skipped) != 1 ||
 		!strings.Contains(strings.Join(res.Skipped, "\n"), "evil/SKILL.md: warning: skipped, not served") ||
-		!strings.Contains(strings.Join(res.Skipped, "\n"), "a/twin: warning: skipped, not installed: 2 skills are named twin (a/twin, b/twin): pull --path selects one") {
+		!reflect.DeepEqual(res.Qualified, map[string]string{"a-twin": "twin", "b-twin": "twin"}) {
 		t.Fatalf("pull from git: %+v %v", res, err)
 	}
-	// Named, a skill left out says why; --path selects one of the skills that share a name.
-	if _, err := Pull(context.Background(), source, t.TempDir(), Options{Skills: []string{"twin"}}); err == nil || !strings.Contains(err.Error(), `serves no skill "twin": a/twin: warning: skipped, not installed: 2 skills are named twin`) {
-		t.Fatalf("pull --skill twin: %v", err)
+	// A skill whose name others share is asked for by its index name, and --path selects
+	// one without renaming it.
+	if res, err := Pull(context.Background(), source, t.TempDir(), Options{Skills: []string{"b-twin"}}); err != nil || !reflect.DeepEqual(res.Installed, []string{"b-twin"}) {
+		t.Fatalf("pull --skill b-twin: %+v %v", res, err)
 	}
-	if res, err := Pull(context.Background(), source, t.TempDir(), Options{Paths: []string{"b"}}); err != nil || !reflect.DeepEqual(res.Installed, []string{"twin"}) {
+	if res, err := Pull(context.Background(), source, t.TempDir(), Options{Paths: []string{"b"}}); err != nil || !reflect.DeepEqual(res.Installed, []string{"b-twin"}) {
 		t.Fatalf("pull --path b: %+v %v", res, err)
 	}
 	lock, _ := ReadLock(dir)

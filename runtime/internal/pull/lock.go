@@ -79,6 +79,11 @@ type LockedSkill struct {
 	// Path is the skill's path in the catalog. A well-known index names skills by name
 	// only, so it is the name there.
 	Path string `json:"path"`
+	// Named is the skill's own name, its SKILL.md's, where the catalog names it otherwise:
+	// other skills of the source share that name, so it is installed in a folder of its
+	// index name (catalog.IndexNames, PROTOCOL.md#index-names), and Named and Path say
+	// which skill the folder holds. "" when the folder is the skill's own name.
+	Named string `json:"named,omitempty"`
 	// Version is the version pinned (Pinned), else the frontmatter version of its
 	// SKILL.md, "" when it declares none.
 	Version string `json:"version,omitempty"`
@@ -194,6 +199,9 @@ func ParseLock(b []byte) (*Lock, error) {
 	for i, s := range l.Skills {
 		if !validName(s.Name) {
 			return nil, fmt.Errorf("skills[%d]: name %q is not a valid skill name", i, s.Name)
+		}
+		if s.Named != "" && (!validName(s.Named) || s.Named == s.Name) {
+			return nil, fmt.Errorf("skills[%d]: named %q is not a valid skill name other than %q", i, s.Named, s.Name)
 		}
 		if seen[s.Name] {
 			return nil, fmt.Errorf("skills[%d]: %s is locked twice", i, s.Name)

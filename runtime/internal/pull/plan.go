@@ -71,6 +71,7 @@ const (
 	WhyGone         Reason = "no longer served"                                   // remove
 	WhyEdited       Reason = "edited locally"                                     // refuse
 	WhyUnmanaged    Reason = "its folder exists and skills.lock does not name it" // refuse: the pull fails
+	WhyShadows      Reason = "another source's skill, or a folder, has its name"  // refuse: the pull fails
 	WhyElsewhere    Reason = "installed from another source"                      // skip
 	WhyNew          Reason = "new, not in this folder's selection"                // skip: pull --skill NAME adds it
 	WhyRemoved      Reason = "removed from this folder"                           // skip: pull --skill NAME brings it back

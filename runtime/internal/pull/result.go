@@ -39,6 +39,9 @@ type Result struct {
 	// were asked for (Lock.Selections), which a pull that names none keeps to: not
 	// installed; pull --skill NAME adds one.
 	New []string `json:"new"`
+	// Qualified are the skills written under a name not their own, each folder's name to
+	// its SKILL.md's name (LockedSkill.Named): skills of the source share that name.
+	Qualified map[string]string `json:"qualified,omitempty"`
 	// Skipped are, for a folder or git source, the loader's reasons for each skill of it
 	// left out (one line a skill, "path: warning: skipped, not served: …").
 	Skipped []string `json:"skipped,omitempty"`

@@ -1,6 +1,7 @@
 package pull
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -170,7 +171,7 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 		}
 		f := a.Served
 		if f == nil { // a pinned version, read from its version path
-			f = &verify.Fetched{Name: a.Name, Path: a.Name}
+			f = &verify.Fetched{Name: a.Name, Named: l.Named, Path: a.Name}
 		}
 		named := namedIn(r, byDigest, f, l.Manifest, pinned)
 		if !named && s.frozen && l.Version != "" {
@@ -196,8 +197,8 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 // namedIn reports whether root r names the skill f with the manifest digest manifest, as
 // its latest, or, pinned, as that version of it: by its URI when the read gave its path
 // (MCP), else (a well-known index names skills by name only) by a subject of that digest
-// (byDigest) of a skill named as f is, as a skill's folder is named as the skill (a pull
-// refuses any other). A latest skill served with an older version's files is not named:
+// (byDigest) of a skill named as f's SKILL.md names it (Fetched.Named where the index
+// qualified its name, else Fetched.Name), which the URI's last segment is. A latest skill served with an older version's files is not named:
 // that is a rollback of one skill.
 func namedIn(r *signing.Root, byDigest map[string][]subjectName, f *verify.Fetched, manifest, pinned string) bool {
 	want := strings.TrimPrefix(manifest, "sha256:")
@@ -205,7 +206,7 @@ func namedIn(r *signing.Root, byDigest map[string][]subjectName, f *verify.Fetch
 		d, ok := r.Digest("skill://" + f.Path + "/SKILL.md")
 		return ok && d == want
 	}
-	return slices.Contains(byDigest[want], subjectName{f.Name, pinned})
+	return slices.Contains(byDigest[want], subjectName{cmp.Or(f.Named, f.Name), pinned})
 }
 
 // subjectName is what a root's subject says of its skill: the name of its folder, and

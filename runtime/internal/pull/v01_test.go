@@ -256,9 +256,9 @@ func TestHostileV01Server(t *testing.T) {
 			}
 			s.skills["evil"] = files
 		}, "over the limit"},
-		{"name not its folder's", func(s *v01Server) {
-			s.skills["evil"] = map[string]string{"SKILL.md": skillMD("alpha", "I am alpha.")}
-		}, "frontmatter name"},
+		{"a SKILL.md whose name is no skill name", func(s *v01Server) {
+			s.skills["evil"] = map[string]string{"SKILL.md": skillMD("Alpha Skill", "I am alpha.")}
+		}, "is not a valid skill name"},
 		{"no SKILL.md", func(s *v01Server) { s.skills["evil"] = map[string]string{"README.md": "x"} }, "SKILL.md"},
 		{"a listed file not served", func(s *v01Server) { s.list["evil"] = []any{"SKILL.md", "gone.md"} }, "404"},
 		{"a file that is also a folder", func(s *v01Server) {

@@ -17,7 +17,15 @@ import (
 
 // Fetched is an entry of the v0.2.0 index as Fetch hands it over.
 type Fetched struct {
-	Name string // the entry's name, a valid skill name
+	// Name is the entry's name, a valid skill name: the name the catalog keys the skill
+	// by (a skilledge catalog's index name, catalog.IndexNames), and the folder pull
+	// installs it in.
+	Name string
+	// Named is the skill's own name, its SKILL.md's frontmatter name, where the entry
+	// names it otherwise (another skill of the catalog has that name: the entry's is
+	// qualified); "" when it is Name. Set once the SKILL.md is read (Files), or from the
+	// MCP listing.
+	Named string
 	// Path is the skill's path in the catalog: from MCP, its SKILL.md URI without
 	// "skill://" and "/SKILL.md"; a well-known index names skills by name only, so there
 	// it is Name.
@@ -125,12 +133,9 @@ func FetchV01(ctx context.Context, base string, opt Options, want func(Fetched) 
 			v.problem(name, at, "the v0.1.0 entry's files do not include SKILL.md")
 			return
 		}
-		switch got, err := frontmatterName(skillMD); {
-		case err != nil:
+		named, err := skillMDName(skillMD, name)
+		if err != nil {
 			v.problem(name, dir.String()+"SKILL.md", "%v", err)
-			return
-		case got != name:
-			v.problem(name, dir.String()+"SKILL.md", "SKILL.md frontmatter name is %q, not the index's %q", got, name)
 			return
 		}
 		tags := map[string]string{}
@@ -139,7 +144,7 @@ func FetchV01(ctx context.Context, base string, opt Options, want func(Fetched) 
 				tags[p] = tag
 			}
 		}
-		v.fetched = append(v.fetched, v.deliver(Fetched{Name: name, Path: name, URL: dir.String(), Digest: ManifestDigest(files), Kind: DigestUnpublished, Files: files, ETags: tags}))
+		v.fetched = append(v.fetched, v.deliver(Fetched{Name: name, Named: named, Path: name, URL: dir.String(), Digest: ManifestDigest(files), Kind: DigestUnpublished, Files: files, ETags: tags}))
 	})
 	if v.takeErr != nil {
 		return nil, v.rep, v.takeErr

@@ -23,6 +23,31 @@ func ValidName(s string) bool {
 	return true
 }
 
+// skillMDName reads the frontmatter name of skillMD, the SKILL.md of the entry named name,
+// and returns it where it is not name (Fetched.Named), else "". A name that cannot be
+// read, or is not a valid skill name, is an error.
+//
+// Why may an index name a skill otherwise than its SKILL.md does? The discovery RFC asks
+// only that an entry's name be a valid skill name, and a catalog whose skills share a
+// name (composed from several repositories) publishes each under a name of its own, the
+// SKILL.md's bytes unchanged (skilledge qualifies it by the skill's path). Requiring the
+// two to be equal refused every such skill. The SKILL.md's name must still be a valid
+// one, and pull records it beside the folder it installs the skill in (skills.lock's
+// "named"). Rejected: rewriting the installed SKILL.md to the folder's name, which would
+// break every digest the publisher gave.
+func skillMDName(skillMD []byte, name string) (string, error) {
+	named, err := frontmatterName(skillMD)
+	switch {
+	case err != nil:
+		return "", err
+	case named == name:
+		return "", nil
+	case !ValidName(named):
+		return "", fmt.Errorf("SKILL.md frontmatter name %q is not a valid skill name", named)
+	}
+	return named, nil
+}
+
 // frontmatterName returns the top-level name field of the YAML frontmatter of a SKILL.md:
 // the file is UTF-8, its first line is "---", a later line "---" closes the frontmatter,
 // and one line between them, not indented, is "name: VALUE". VALUE may be a plain scalar

@@ -256,12 +256,11 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	if typ.Str == "archive" {
 		v.checkZip(ctx, sr, u, limit, files, st.files)
 	}
-	switch got, err := frontmatterName(skillMD); {
-	case err != nil:
+	named, err := skillMDName(skillMD, sr.Name)
+	if err != nil {
 		v.skillProblem(sr, sr.URL, "%v", err)
-	case got != sr.Name:
-		v.skillProblem(sr, sr.URL, "SKILL.md frontmatter name is %q, not the index's %q", got, sr.Name)
 	}
+	listed.Named = named
 	if v.want != nil && sr.OK() {
 		listed.Files = files
 		v.fetched = append(v.fetched, v.deliver(listed))

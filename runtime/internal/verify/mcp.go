@@ -29,7 +29,7 @@ type mcpSkill struct {
 }
 
 // listSkills fetches the whole MCP manifest (2026-07-28), page by page, and returns the
-// entries by frontmatter name; those without a string name are under "".
+// entries by name (entryName); those without a string name are under "".
 func (v *verifier) listSkills(ctx context.Context, endpoint *url.URL) (map[string][]*mcpSkill, error) {
 	entries, err := v.listPages(ctx, endpoint, session{era: ProtocolVersion}, 0)
 	if err != nil {
@@ -38,10 +38,21 @@ func (v *verifier) listSkills(ctx context.Context, endpoint *url.URL) (map[strin
 	byName := make(map[string][]*mcpSkill)
 	for _, e := range entries {
 		// An entry without a usable name is kept under "" (no skill name is empty).
-		name := e.Get("frontmatter.name")
-		byName[name.Str] = append(byName[name.Str], parseMCPSkill(e))
+		name := entryName(e)
+		byName[name] = append(byName[name], parseMCPSkill(e))
 	}
 	return byName, nil
+}
+
+// entryName is the name a skills/list entry is keyed by, as the well-known indexes key it:
+// its SEP-2076 name where that is a valid skill name (a skilledge catalog's index name,
+// qualified where skills share a name), else its frontmatter name; "" if neither is a
+// string.
+func entryName(e gjson.Result) string {
+	if n := e.Get("name"); n.Type == gjson.String && ValidName(n.Str) {
+		return n.Str
+	}
+	return e.Get("frontmatter.name").Str
 }
 
 // parseMCPSkill reads the uri and resources of a skills/list entry.

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -40,7 +41,8 @@ const readers = 8
 // manifest digest of its files as listed, Kind DigestManifest). era is EraModern, EraLegacy (initialize, then the session), or ""
 // for modern, falling back to legacy when the server refuses the modern request.
 //
-// Every skill listed must have a valid name equal to the last segment of its path,
+// Every skill listed must have a valid frontmatter name equal to the last segment of its
+// path, a name (entryName: the entry's own where another skill shares the frontmatter's)
 // unique, and resources under its root whose paths are safe and whose digests and sizes
 // are given; every file read must be exactly one content with the listed URI, digest and
 // size. Any problem, in any skill, is an error naming the URI: a hostile or broken server
@@ -285,14 +287,17 @@ func (v *verifier) mcpListed(e gjson.Result) (Fetched, []listedFile, error) {
 		return Fetched{}, nil, fmt.Errorf("%s: the files hold %d bytes, over the limit of %d", m.uri, total, v.lim.MaxBytes)
 	}
 	slices.SortFunc(files, func(a, b listedFile) int { return manifestOrder(a.path, b.path) })
-	f := Fetched{Name: name.Str, Path: path, URL: m.uri, Digest: manifestOfInfo(m.files), Kind: DigestManifest,
+	f := Fetched{Name: entryName(e), Path: path, URL: m.uri, Digest: manifestOfInfo(m.files), Kind: DigestManifest,
 		Version: Printable(listedVersion(e, "version", "frontmatter.version", "frontmatter.metadata.version"))}
+	if f.Name != name.Str {
+		f.Named = name.Str
+	}
 	return f, files, nil
 }
 
 // readFiles reads the files of f with resources/read, at most readers at once, each
 // checked against its listed digest and size, and the SKILL.md's frontmatter name
-// against f.Name.
+// against the listed one (f.Named, else f.Name).
 func (v *verifier) readFiles(ctx context.Context, ep *url.URL, s session, f Fetched, files []listedFile) ([]archive.File, error) {
 	out := make([]archive.File, len(files))
 	errs := make([]error, len(files))
@@ -314,8 +319,8 @@ func (v *verifier) readFiles(ctx context.Context, ep *url.URL, s session, f Fetc
 	switch got, err := frontmatterName(out[0].Data); {
 	case err != nil:
 		return nil, fmt.Errorf("%s: %v", f.URL, err)
-	case got != f.Name:
-		return nil, fmt.Errorf("%s: SKILL.md frontmatter name is %q, not the listed %q", f.URL, got, f.Name)
+	case got != cmp.Or(f.Named, f.Name):
+		return nil, fmt.Errorf("%s: SKILL.md frontmatter name is %q, not the listed %q", f.URL, got, cmp.Or(f.Named, f.Name))
 	}
 	return out, nil
 }

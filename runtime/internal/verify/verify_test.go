@@ -466,11 +466,11 @@ func TestVerifyBroken(t *testing.T) {
 		{"archive without SKILL.md", func(d *fake) {
 			d.setArchive(tarGz(d.t, []archive.Entry{{Name: "sub/SKILL.md", Data: refundsMD}}))
 		}, nil, []string{"refunds: BASE/.well-known/agent-skills/refunds.tar.gz: the archive has no SKILL.md at its root"}},
-		{"frontmatter name differs", func(d *fake) {
-			md := []byte("---\nname: 'hello'\n---\n")
+		{"frontmatter name is no skill name", func(d *fake) {
+			md := []byte("---\nname: 'Hello There'\n---\n")
 			d.routes["/.well-known/agent-skills/greet/SKILL.md"].body = md
 			d.entry("greet")["digest"] = sha(md)
-		}, nil, []string{`greet: BASE/.well-known/agent-skills/greet/SKILL.md: SKILL.md frontmatter name is "hello", not the index's "greet"`}},
+		}, nil, []string{`greet: BASE/.well-known/agent-skills/greet/SKILL.md: SKILL.md frontmatter name "Hello There" is not a valid skill name`}},
 		{"not UTF-8", func(d *fake) {
 			md := []byte("---\nname: greet\xff\n---\n")
 			d.routes["/.well-known/agent-skills/greet/SKILL.md"].body = md
