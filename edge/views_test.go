@@ -145,6 +145,52 @@ func TestViewsHideEverywhere(t *testing.T) {
 	}
 }
 
+// TestViewsSharedNameHidden: where a hidden skill shares its name with one the caller
+// sees, the caller is answered on every surface byte for byte what a catalog without the
+// hidden skill answers: the skill it sees keeps its name (a hidden one never qualifies
+// it, PROTOCOL.md#index-names), and nothing says "finance". A caller who sees both finds
+// each by its qualified name.
+func TestViewsSharedNameHidden(t *testing.T) {
+	files, absentFiles := map[string]string{}, map[string]string{}
+	for p, d := range viewFiles {
+		files[p] = d
+		if !strings.HasPrefix(p, "finance/") {
+			absentFiles[p] = d
+		}
+	}
+	files["books/ledger/SKILL.md"] = "---\nname: ledger\ndescription: Keeps the public books.\n---\n\n# Books\n"
+	absentFiles["books/ledger/SKILL.md"] = files["books/ledger/SKILL.md"]
+	absentFiles["skilledge.yaml"] = "access:\n  default: [skills:read]\n  rules:\n    - path: drafts/\n      listed: false\n"
+	a, absent := viewServer(t, files), viewServer(t, absentFiles)
+	reader := a.token("skills:read", authResource, authNow.Add(time.Hour))
+	finance := a.token("skills:read skills:finance", authResource, authNow.Add(time.Hour))
+	probes := append(viewProbes(t),
+		viewProbe{"skills/get books-ledger", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"name":"books-ledger"}}`},
+		viewProbe{"well-known books-ledger", "GET", "/.well-known/agent-skills/books-ledger/SKILL.md", ""},
+		viewProbe{"prompts/get books-ledger", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"books-ledger"}}`})
+	for _, p := range probes {
+		st, hdr, body := a.ask(t, p, reader)
+		for _, s := range []string{"finance", "QUARTERLYSECRET", "notes only"} {
+			if !strings.Contains(p.target+p.body, s) && (strings.Contains(hdr, s) || strings.Contains(body, s)) {
+				t.Errorf("%s: the answer to a caller without skills:finance holds %q:\n%s\n%s", p.name, s, hdr, body)
+			}
+		}
+		if st2, hdr2, body2 := absent.ask(t, p, reader); st != st2 || hdr != hdr2 || body != body2 {
+			t.Errorf("%s: hidden is not absent:\n%d %s%s\nvs a catalog without it:\n%d %s%s", p.name, st, hdr, body, st2, hdr2, body2)
+		}
+	}
+	_, _, index := a.ask(t, viewProbe{"", "GET", "/.well-known/agent-skills/index.json", ""}, reader)
+	if !strings.Contains(index, `{"name":"ledger","type":"skill-md","description":"Keeps the public books."`) {
+		t.Errorf("the reader's index does not publish the books' ledger as ledger: %s", index)
+	}
+	for name, want := range map[string]string{"books-ledger": "Keeps the public books.", "finance-ledger": "QUARTERLYSECRET"} {
+		get := viewProbe{"", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"name":"` + name + `"}}`}
+		if st, _, body := a.ask(t, get, finance); st != 200 || !strings.Contains(body, want) {
+			t.Errorf("the finance caller's skills/get {name: %q}: %d %s", name, st, body)
+		}
+	}
+}
+
 // TestViewsUnlisted: an unlisted skill is served by URI, name and path to whoever may see
 // it, and named by no listing.
 func TestViewsUnlisted(t *testing.T) {

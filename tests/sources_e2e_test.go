@@ -12,11 +12,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/signing"
@@ -24,20 +27,41 @@ import (
 )
 
 // composedSkills are the URIs of the catalog composedFolder makes, and the source each
-// mounted one names in its provenance ("" for the folder's own).
+// mounted one names in its provenance ("" for the folder's own). Two names repeat:
+// deploy in platform and team, pdf in vendor and the folder.
 var composedSkills = map[string]string{
 	"skill://local/SKILL.md":                 "",
+	"skill://pdf/SKILL.md":                   "",
 	"skill://platform/deploy/SKILL.md":       "platform",
+	"skill://team/deploy/SKILL.md":           "team",
 	"skill://platform/ops/rollback/SKILL.md": "platform",
 	"skill://team/notes/SKILL.md":            "team",
 	"skill://vendor/pdf/SKILL.md":            "vendor",
 	"skill://remote/alpha/SKILL.md":          "remote",
 }
 
+// composedIndexNames are the index names (PROTOCOL.md#index-names) of composedSkills'
+// skills whose name another shares: qualified by path, but for the folder's own pdf, which
+// keeps its name. Every other skill is known by its own name.
+var composedIndexNames = map[string]string{
+	"skill://platform/deploy/SKILL.md": "platform-deploy",
+	"skill://team/deploy/SKILL.md":     "team-deploy",
+	"skill://vendor/pdf/SKILL.md":      "vendor-pdf",
+}
+
+// indexNameOf is the index name of the composed skill uri.
+func indexNameOf(uri string) string {
+	if n, ok := composedIndexNames[uri]; ok {
+		return n
+	}
+	dir := strings.TrimSuffix(uri, "/SKILL.md")
+	return dir[strings.LastIndex(dir, "/")+1:]
+}
+
 // composedFolder makes a skills folder that mounts three git repositories: platform over
 // file:// (its skills folder), team over git's own protocol (git daemon) and vendor over
 // HTTP (git http-backend); and a remote catalog, alpha of the two skills `skilledge serve`
-// serves; each on loopback for as long as the test runs; and a skill of its own. The catalog keeps versions: platform's deploy has two. It returns the folder
+// serves; each on loopback for as long as the test runs; and two skills of its own. The catalog keeps versions: platform's deploy has two. It returns the folder
 // and the platform repository.
 func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
 	t.Helper()
@@ -47,7 +71,9 @@ func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
 	platform.Skill("skills/ops/rollback", "Rolls a deployment back.")
 	platform.Skill("skills/deploy", "Deploys a service, and waits for it.") // a second version
 	served := filepath.Join(root, "served")
-	sourcestest.NewRepo(t, filepath.Join(served, "team.git")).Skill("notes", "Takes meeting notes.")
+	team := sourcestest.NewRepo(t, filepath.Join(served, "team.git"))
+	team.Skill("notes", "Takes meeting notes.")
+	team.Skill("deploy", "Deploys the team's own services.")
 	vendor := sourcestest.NewRepo(t, filepath.Join(served, "vendor.git"))
 	vendor.Skill("pdf", "Reads PDF files.")
 	vendor.Git("tag", "v1.0.0")
@@ -59,6 +85,7 @@ func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
 	folder := filepath.Join(root, "skills")
 	sourcestest.Write(t, filepath.Join(folder, "local", "SKILL.md"), "---\nname: local\ndescription: The folder's own skill.\n---\n\n# Local\n")
 	sourcestest.Write(t, filepath.Join(folder, "local", "references", "guide.md"), "# Guide\n")
+	sourcestest.Write(t, filepath.Join(folder, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: The folder's own PDF skill.\n---\n\n# PDF\n")
 	sourcestest.Write(t, filepath.Join(folder, "skilledge.yaml"), "versions:\n  keep: 3\nsources:\n"+
 		"  - path: platform\n    git: "+platform.URL()+"\n    ref: main\n    dir: skills\n"+
 		"  - path: team\n    git: "+daemon+"/team.git\n"+
@@ -126,6 +153,9 @@ func TestSourcesComposed(t *testing.T) {
 			for _, s := range list.Get("skills").Array() {
 				uri := s.Get("uri").Str
 				uris = append(uris, uri)
+				if name, own := s.Get("name").Str, s.Get("frontmatter.name").Str; name != indexNameOf(uri) || !strings.HasSuffix(uri, "/"+own+"/SKILL.md") {
+					t.Errorf("%s: named %q (frontmatter %q), want %q", uri, name, own, indexNameOf(uri))
+				}
 				src := s.Get(`_meta.io\.github\.skilledge/source`)
 				want, ok := composedSkills[uri]
 				switch {
@@ -145,14 +175,38 @@ func TestSourcesComposed(t *testing.T) {
 			for _, era := range []string{"legacy", "modern"} {
 				inspectList(t, h.url, era, len(composedSkills))
 			}
+			// Every skill is published over well-known HTTP and found by skills/get {name},
+			// each by its index name.
+			var published []string
+			_, _, index := privateProbe{"index", "GET", "/.well-known/agent-skills/index.json", ""}.ask(t, strings.TrimSuffix(h.url, "/mcp"))
+			for _, e := range gjson.Get(index, "skills").Array() {
+				published = append(published, e.Get("name").Str)
+			}
+			var want []string
+			for uri := range composedSkills {
+				want = append(want, indexNameOf(uri))
+				got := newSession(t, h.url, "modern").call(t, "skills/get", map[string]any{"name": indexNameOf(uri)})
+				if f := got.Get("files.0.uri").Str; f != uri {
+					t.Errorf("skills/get {name: %q}: %s, want %s", indexNameOf(uri), f, uri)
+				}
+			}
+			slices.Sort(published)
+			slices.Sort(want)
+			if !slices.Equal(published, want) {
+				t.Errorf("the well-known index publishes %v, want %v", published, want)
+			}
 			page := privateProbe{"page", "GET", "/", ""}
-			if st, _, body := page.ask(t, strings.TrimSuffix(h.url, "/mcp")); st != 200 || strings.Count(body, `class="source muted"`) != len(composedSkills)-1 {
+			if st, _, body := page.ask(t, strings.TrimSuffix(h.url, "/mcp")); st != 200 || strings.Count(body, `class="source muted"`) != len(composedSkills)-2 {
 				t.Errorf("the catalog page shows no provenance of each mounted skill: %d %.300s", st, body)
 			}
 		})
 	}
 	suite := conformanceSuite(t)
-	baseline := filepath.Join(repoRoot(t), "tests", "conformance", "expected-failures.yml")
+	// Two names repeat here on purpose: the suite's warning that names should be unique
+	// (hosts must tell them apart by URI) is expected, and nothing else.
+	baseline := filepath.Join(t.TempDir(), "expected-failures.yml")
+	os.WriteFile(baseline, []byte(readFile(t, filepath.Join(repoRoot(t), "tests", "conformance", "expected-failures.yml"))+
+		"  # composedFolder's names repeat (deploy, pdf): a warning, as the build's.\n  - sep-2640-skills-enumeration:sep-2640-names-should-be-unique\n"), 0o644)
 	for _, h := range []int{0, 2} {
 		for _, run := range conformanceRuns {
 			if strings.HasPrefix(run.scenario, "sep-2640-skills") {
@@ -171,9 +225,17 @@ func TestSourcesComposed(t *testing.T) {
 	if code, out := pullCLI(t, nil, "pull", base, dir, "--trust-key", key+".pub"); code != 0 {
 		t.Fatalf("pull --trust-key: %d %s", code, out)
 	}
-	for _, name := range []string{"local", "deploy", "rollback", "notes", "pdf", "alpha"} {
-		if _, err := os.Stat(filepath.Join(dir, name, "SKILL.md")); err != nil {
-			t.Errorf("pull installed no %s: %v", name, err)
+	for uri := range composedSkills {
+		if _, err := os.Stat(filepath.Join(dir, indexNameOf(uri), "SKILL.md")); err != nil {
+			t.Errorf("pull installed no %s: %v", indexNameOf(uri), err)
+		}
+	}
+	// The lock says which skill each qualified folder holds: its own name and its path.
+	locked := gjson.Get(readFile(t, filepath.Join(dir, "skills.lock")), "skills")
+	for uri, name := range composedIndexNames {
+		e := locked.Get(`#(name==` + strconv.Quote(name) + `)`)
+		if named := e.Get("named").Str; named == "" || !strings.HasSuffix(uri, "/"+named+"/SKILL.md") {
+			t.Errorf("skills.lock's %s: %s, want it named as %s", name, e.Raw, uri)
 		}
 	}
 }

@@ -35,6 +35,10 @@ func (r *Result) Summary(dir string) string {
 		}
 		elsewhere += fmt.Sprintf("; %s changed locally, left as %s (%s): pull --force to overwrite", words.Plural(len(r.Edited), "skill"), map[bool]string{true: "it is", false: "they are"}[len(r.Edited) == 1], strings.Join(names, ", "))
 	}
+	if n := len(r.Qualified); n > 0 {
+		elsewhere += fmt.Sprintf("; %s in a folder named by the catalog, not by its SKILL.md, whose name other skills of the source share (%s records it as \"named\")",
+			words.Plural(n, "skill"), LockName)
+	}
 	if len(r.New) > 0 {
 		elsewhere += fmt.Sprintf("; %s in the catalog, not in this folder's selection (%s): pull --skill NAME to add one", words.Plural(len(r.New), "new skill"), strings.Join(r.New, ", "))
 	}
