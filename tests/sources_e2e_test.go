@@ -230,6 +230,20 @@ func TestSourcesComposed(t *testing.T) {
 			t.Errorf("pull installed no %s: %v", indexNameOf(uri), err)
 		}
 	}
+	// A kept version of a skill whose name is qualified is pinned by that name, into its
+	// folder.
+	versions := newSession(t, hosts[0].url, "modern").call(t, "skills/get", map[string]any{"uri": "skill://platform/deploy/SKILL.md"}).Get(`_meta.io\.github\.skilledge/versions.#.version`).Array()
+	if len(versions) != 2 {
+		t.Fatalf("platform/deploy keeps %v, want two versions", versions)
+	}
+	pinned := filepath.Join(t.TempDir(), "pinned")
+	if code, out := pullCLI(t, nil, "pull", base, pinned, "--trust-key", key+".pub", "--skill", "platform-deploy@"+versions[1].Str); code != 0 ||
+		!strings.Contains(readFile(t, filepath.Join(pinned, "platform-deploy", "SKILL.md")), "Deploys a service.") {
+		t.Fatalf("pull --skill platform-deploy@%s: %d %s", versions[1].Str, code, out)
+	}
+	if e := gjson.Get(readFile(t, filepath.Join(pinned, "skills.lock")), `skills.#(name=="platform-deploy")`); !e.Get("pinned").Bool() || e.Get("named").Str != "deploy" {
+		t.Errorf("the pinned version's lock entry: %s", e.Raw)
+	}
 	// The lock says which skill each qualified folder holds: its own name and its path.
 	locked := gjson.Get(readFile(t, filepath.Join(dir, "skills.lock")), "skills")
 	for uri, name := range composedIndexNames {

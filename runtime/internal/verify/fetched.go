@@ -265,8 +265,9 @@ func manifestOf(lines []manifestLine) string {
 // FetchVersion reads version of the skill called name from the deployment at base: the
 // v0.2.0 index (which must list name, and settles the trust root), the kept versions
 // from the _meta of the skill's SKILL.md in the MCP resources/list (2026-07-28), and the
-// version's archive at /.well-known/agent-skills/NAME/@VERSION/NAME.tar.gz, whose files
-// must have the manifest digest _meta gives and a SKILL.md named name. It returns the
+// version's archive at /.well-known/agent-skills/NAME/@VERSION/VNAME.tar.gz, whose files
+// must have the manifest digest _meta gives and a SKILL.md named VNAME, the latest's own
+// name (the last segment of its path; Fetched.Named where name is qualified). It returns the
 // version (Fetched.Digest is the archive's own digest) and the skill's path in the
 // catalog. A problem of the deployment is an error naming the URL concerned.
 func FetchVersion(ctx context.Context, base string, opt Options, name, version string) (Fetched, string, error) {
@@ -297,7 +298,11 @@ func FetchVersion(ctx context.Context, base string, opt Options, name, version s
 	if ver == nil {
 		return Fetched{}, "", fmt.Errorf("%s: version %q of %s is not kept (kept: %s)", base, version, name, strings.Join(names, ", "))
 	}
-	if vname := versionName(*ver); vname != name {
+	// The version is installed in the latest's folder (name), so it must carry the
+	// latest's own name: the last segment of its path.
+	own := path[strings.LastIndexByte(path, '/')+1:]
+	vname := versionName(*ver)
+	if vname != own {
 		return Fetched{}, "", fmt.Errorf("%s: version %s of %s was named %q: a skill's folder must carry its name, so it cannot be installed as %s", ver.URI, version, name, vname, name)
 	}
 	files, u, body, err := v.versionFiles(ctx, name, *ver)
@@ -308,29 +313,40 @@ func FetchVersion(ctx context.Context, base string, opt Options, name, version s
 		return Fetched{}, "", err
 	}
 	v.progress(name, files)
-	return Fetched{Name: name, Path: path, URL: u.String(), Digest: DigestOf(body), Kind: DigestArtifact, Files: files}, path, nil
+	return Fetched{Name: name, Named: otherThan(vname, name), Path: path, URL: u.String(), Digest: DigestOf(body), Kind: DigestArtifact, Files: files}, path, nil
 }
 
-// keptVersions pages the MCP resources/list for the latest SKILL.md of the skill called
-// name (skill://…/NAME/SKILL.md, no version segment) and returns its kept versions and
-// its skill path.
+// otherThan is named where it is not name, else "" (Fetched.Named).
+func otherThan(named, name string) string {
+	if named == name {
+		return ""
+	}
+	return named
+}
+
+// keptVersions finds the skill called name in the MCP skills/list (by entryName: the
+// index's name, qualified where skills share one), pages the resources/list for its
+// latest SKILL.md, and returns its kept versions and its skill path.
 func (v *verifier) keptVersions(ctx context.Context, name string) ([]Version, string, error) {
 	endpoint := v.withPath(MCPPath)
 	kept, err := v.listKept(ctx, endpoint)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %v", endpoint, err)
 	}
-	var found []string
-	for uri := range kept {
-		if uri == "skill://"+name+"/SKILL.md" || strings.HasSuffix(uri, "/"+name+"/SKILL.md") {
-			found = append(found, uri)
-		}
+	// The skill's URI from skills/list, which names each skill as the index does
+	// (entryName: a qualified name where skills share one).
+	listed, err := v.listSkills(ctx, endpoint)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %v", endpoint, err)
 	}
-	if len(found) != 1 {
-		return nil, "", fmt.Errorf("%s: resources/list has %d latest skills named %q, not one", endpoint, len(found), name)
+	if n := len(listed[name]); n != 1 {
+		return nil, "", fmt.Errorf("%s: skills/list has %d skills named %q, not one", endpoint, n, name)
 	}
-	uri := found[0]
-	e := kept[uri]
+	uri := listed[name][0].uri
+	e, ok := kept[uri]
+	if !ok {
+		return nil, "", fmt.Errorf("%s: resources/list has no latest %s", endpoint, uri)
+	}
 	if e.err != nil {
 		return nil, "", fmt.Errorf("%s: %v", endpoint, e.err)
 	}
