@@ -139,7 +139,7 @@ func hexSHA256(b []byte) string {
 
 // TestTSClientFallbacks: with --tools --prompts, the TypeScript SDK v2 client, on both
 // eras, finds the four tools and a prompt per skill, loads every skill through load_skill
-// (by name, or by URI where two skills share a name), and reads a text and a binary file
+// (by name, a shared one qualified by path, or by URI), and reads a text and a binary file
 // through read_skill_file with the digests skills/list publishes; without the flags the
 // methods are -32601 and the capabilities declare neither.
 func TestTSClientFallbacks(t *testing.T) {
@@ -159,7 +159,7 @@ func TestTSClientFallbacks(t *testing.T) {
 	}{
 		{map[string]string{"name": "checks"}, "team/ops/deploy/checks/SKILL.md"},
 		{map[string]string{"name": "pixels"}, "pixels/SKILL.md"},
-		{map[string]string{"uri": "skill://team/ops/deploy/SKILL.md"}, "team/ops/deploy/SKILL.md"},
+		{map[string]string{"name": "team-ops-deploy"}, "team/ops/deploy/SKILL.md"},
 		{map[string]string{"uri": "skill://other/deploy/SKILL.md"}, "other/deploy/SKILL.md"},
 	}
 	plan := map[string]any{
@@ -168,7 +168,7 @@ func TestTSClientFallbacks(t *testing.T) {
 			md   string
 		}) map[string]string {
 			return l.args
-		}), map[string]string{"name": "deploy"}), // shared: an error naming both URIs
+		}), map[string]string{"name": "deploy"}), // shared: no skill is known by it alone
 		"read": []string{textURI, binURI},
 	}
 	for _, era := range []string{"default", "modern"} {
@@ -210,7 +210,7 @@ func TestTSClientFallbacks(t *testing.T) {
 					t.Errorf("load_skill %v: %+v, want the body %q", l.Args, l, body)
 				}
 			}
-			if shared := r.Loads[4]; !shared.IsError || !strings.Contains(shared.Texts[0], "skill://other/deploy/SKILL.md") || !strings.Contains(shared.Texts[0], "skill://team/ops/deploy/SKILL.md") {
+			if shared := r.Loads[4]; !shared.IsError || !strings.Contains(shared.Texts[0], `No skill is named "deploy"`) || !strings.Contains(shared.Texts[0], "other-deploy") || !strings.Contains(shared.Texts[0], "team-ops-deploy") {
 				t.Errorf("load_skill of a shared name: %+v", shared)
 			}
 			if strings.Contains(r.Loads[2].Texts[1], "café") || !strings.Contains(r.Loads[2].Texts[1], "skill://team/ops/deploy/caf%C3%A9.md (28 bytes)") {

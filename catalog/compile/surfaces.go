@@ -32,8 +32,9 @@ type blob struct {
 
 // juneIndex renders skill://index.json: the 06-08 draft fields (url and digest of SKILL.md,
 // the verbatim frontmatter, archives[]) plus the flat 04-23 fields (name, description,
-// type), so both generations of index readers find what they look for. Archive entries
-// carry the media type under both names the drafts used.
+// type; name being the index name, as the skill entry's), so both generations of index
+// readers find what they look for. Archive entries carry the media type under both names
+// the drafts used.
 func juneIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 	b := []byte(`{"$schema":"` + DiscoverySchema + `","skills":[`)
 	for i, s := range c.Skills {
@@ -42,7 +43,7 @@ func juneIndex(c *Catalog, arch map[*Skill][]*blob) []byte {
 		}
 		md := s.Files[0] // SKILL.md comes first
 		b = append(b, `{"name":`...)
-		b = append(b, jsonString(s.Name)...)
+		b = append(b, jsonString(c.indexName(s))...)
 		b = append(b, `,"description":`...)
 		b = append(b, jsonString(s.Description)...)
 		b = append(b, `,"type":"skill-md","url":`...)
