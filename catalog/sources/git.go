@@ -70,6 +70,9 @@ func (r *repo) git(ctx context.Context, args ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, fmt.Errorf("git %s: the remote did not finish within %s; stopped", args[0], networkTimeout)
+		}
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			return nil, fmt.Errorf("git %s: %s", args[0], lastLines(msg, 4))
 		}
@@ -105,8 +108,10 @@ func tokenConfig(origin, token string) []string {
 	}
 }
 
-// networkTimeout bounds each git command that talks to a remote.
-const networkTimeout = 10 * time.Minute
+// networkTimeout bounds each git command that talks to a remote (ls-remote, fetch); over
+// HTTP git also gives up on a transfer slower than 1000 bytes a second for a minute. A
+// variable so that a test need not wait ten minutes for a remote that never answers.
+var networkTimeout = 10 * time.Minute
 
 // originOf is the origin of an http(s) URL as the CLI binds tokens to one (trust.Origin),
 // "" for another URL.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -472,5 +473,37 @@ func TestComposeTreeBomb(t *testing.T) {
 	_, err = Compose(ctx, &compile.Catalog{}, "catalog", rs, compile.Options{SkipInvalid: true}, nil)
 	if !errors.Is(err, versions.ErrTooManyFiles) || !strings.Contains(err.Error(), `source "bomb"`) {
 		t.Fatalf("the tree bomb: %v", err)
+	}
+}
+
+// TestResolveStalledRemote: a remote that accepts the connection and never answers stops
+// the resolve after networkTimeout, with an error that names the source and says so.
+func TestResolveStalledRemote(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, silent, until the listener closes
+		}
+	}()
+	defer func(d time.Duration) { networkTimeout = d }(networkTimeout)
+	networkTimeout = 2 * time.Second
+	root := t.TempDir()
+	folder := filepath.Join(root, "catalog")
+	os.MkdirAll(folder, 0o755)
+	start := time.Now()
+	_, err = resolveErr(t, folder, filepath.Join(root, "cache"), []compile.Source{{Path: "stalled", Git: "git://" + ln.Addr().String() + "/x.git"}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), `stalled`) || !strings.Contains(err.Error(), "the remote did not finish within 2s") {
+		t.Fatalf("a stalled remote: %v", err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("a stalled remote held the resolve %s", d)
 	}
 }
