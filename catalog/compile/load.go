@@ -359,23 +359,32 @@ func (l *loader) checkNesting(a *Access) {
 			continue
 		}
 		inner, innerListed := a.Scopes(s)
-		outerPath := encl[0] // the innermost skill holding s
-		outer, outerListed := a.Scopes(outerPath)
-		var more []string
-		for _, sc := range inner {
-			if !slices.Contains(outer, sc) {
-				more = append(more, sc)
-			}
-		}
-		if len(more) > 0 {
-			l.report(Error, PolicyFile, 0, "", fmt.Sprintf(
-				"skill %s needs scope %s that skill %s, which holds it, does not: anyone who may see %s reads %s's files through it; give %s the same rule, or move %s out of it",
-				s, strings.Join(more, ", "), outerPath, outerPath, s, outerPath, s))
-		}
-		if outerListed && !innerListed {
-			l.report(Error, PolicyFile, 0, "", fmt.Sprintf(
-				"skill %s is unlisted but skill %s, which holds it, is listed: its SKILL.md is listed among %s's files; unlist %s too, or move %s out of it",
-				s, outerPath, outerPath, outerPath, s))
+		outer, outerListed := a.Scopes(encl[0]) // the innermost skill holding s
+		for _, msg := range nestingProblems(s, encl[0], inner, outer, innerListed, outerListed) {
+			l.report(Error, PolicyFile, 0, "", msg)
 		}
 	}
+}
+
+// nestingProblems says what is wrong with the skill at path s, nested in the skill at
+// path outer, given each one's scopes and whether it is listed: a scope s needs that outer
+// does not, s unlisted inside a listed outer. None, one or two messages.
+func nestingProblems(s, outer string, inner, outerScopes []string, innerListed, outerListed bool) []string {
+	var msgs, more []string
+	for _, sc := range inner {
+		if !slices.Contains(outerScopes, sc) {
+			more = append(more, sc)
+		}
+	}
+	if len(more) > 0 {
+		msgs = append(msgs, fmt.Sprintf(
+			"skill %s needs scope %s that skill %s, which holds it, does not: anyone who may see %s reads %s's files through it; give %s the same rule, or move %s out of it",
+			s, strings.Join(more, ", "), outer, outer, s, outer, s))
+	}
+	if outerListed && !innerListed {
+		msgs = append(msgs, fmt.Sprintf(
+			"skill %s is unlisted but skill %s, which holds it, is listed: its SKILL.md is listed among %s's files; unlist %s too, or move %s out of it",
+			s, outer, outer, outer, s))
+	}
+	return msgs
 }

@@ -449,19 +449,8 @@ func CheckComposed(c *Catalog, dir string) []Problem {
 			if !strings.HasPrefix(s.Path, outer.Path+"/") {
 				continue
 			}
-			var more []string
-			for _, sc := range s.Scopes {
-				if !slices.Contains(outer.Scopes, sc) {
-					more = append(more, sc)
-				}
-			}
-			if len(more) > 0 {
-				report(Error, PolicyFile, 0, "", fmt.Sprintf("skill %s needs scope %s that skill %s, which holds it, does not: anyone who may see %s reads %s's files through it; give %s the same rule",
-					s.Path, strings.Join(more, ", "), outer.Path, outer.Path, s.Path, outer.Path))
-			}
-			if !outer.Unlisted && s.Unlisted {
-				report(Error, PolicyFile, 0, "", fmt.Sprintf("skill %s is unlisted but skill %s, which holds it, is listed: its SKILL.md is listed among %s's files; unlist %s too",
-					s.Path, outer.Path, outer.Path, outer.Path))
+			for _, msg := range nestingProblems(s.Path, outer.Path, s.Scopes, outer.Scopes, !s.Unlisted, !outer.Unlisted) {
+				report(Error, PolicyFile, 0, "", msg)
 			}
 			break
 		}

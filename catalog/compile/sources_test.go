@@ -133,7 +133,7 @@ func TestCheckComposed(t *testing.T) {
 		{name: "a nested skill of a source that needs more",
 			policy: "sources:\n  - path: platform\n    git: file:///p\naccess:\n  rules:\n    - path: platform/deploy/secret\n      scopes: [ops]\n",
 			mount:  map[string][]string{"platform": {"deploy", "deploy/secret"}},
-			want:   []string{`skills/skilledge.yaml: skill platform/deploy/secret needs scope ops that skill platform/deploy, which holds it, does not: anyone who may see platform/deploy reads platform/deploy/secret's files through it; give platform/deploy the same rule`}},
+			want:   []string{`skills/skilledge.yaml: skill platform/deploy/secret needs scope ops that skill platform/deploy, which holds it, does not: anyone who may see platform/deploy reads platform/deploy/secret's files through it; give platform/deploy the same rule, or move platform/deploy/secret out of it`}},
 		{name: "a source whose skills differ in who sees them: no commit",
 			policy:  "sources:\n  - path: a\n    git: file:///a\n  - path: b\n    git: file:///b\naccess:\n  rules:\n    - path: a/secret\n      scopes: [s]\n",
 			mount:   map[string][]string{"a": {"open", "secret"}, "b": {"plain"}},
