@@ -239,9 +239,9 @@ func TestTSClientFallbacks(t *testing.T) {
 				t.Errorf("list_skills: %+v", r.ListSkills)
 			}
 			// search_skills, its structuredContent checked by the SDK against the outputSchema:
-			// the best of the two deploy skills, the next behind a cursor, and a link to it.
+			// the best of the two deploy skills (by its index name), the next behind a cursor, and a link to it.
 			if s := r.SearchSkills; s == nil || s.IsError || strings.Join(s.Types, " ") != "text resource_link" ||
-				gjson.GetBytes(s.Structured, "total").Int() < 2 || gjson.GetBytes(s.Structured, "skills.0.name").Str != "deploy" ||
+				gjson.GetBytes(s.Structured, "total").Int() < 2 || gjson.GetBytes(s.Structured, "skills.0.name").Str != "team-ops-deploy" ||
 				!gjson.GetBytes(s.Structured, "nextCursor").Exists() || len(s.Links) != 1 || s.Links[0] != gjson.GetBytes(s.Structured, "skills.0.uri").Str {
 				t.Errorf("search_skills: %+v", s)
 			}
