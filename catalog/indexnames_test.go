@@ -60,7 +60,7 @@ func TestIndexNames(t *testing.T) {
 func hash8(path string) string { return hashed("", path, nil)[:8] }
 
 // FuzzIndexNames: whatever the paths and names, the index names are distinct valid skill
-// names, and a name no other skill has is kept.
+// names, and a listed skill's name no other skill has is kept.
 func FuzzIndexNames(f *testing.F) {
 	f.Add("a/deploy\x00deploy\x00b/deploy\x00deploy\x00deploy\x00deploy", uint8(2))
 	f.Add("x\x00"+strings.Repeat("q", 64)+"\x00y\x00"+strings.Repeat("q", 64), uint8(1))
@@ -71,7 +71,7 @@ func FuzzIndexNames(f *testing.F) {
 			if !validName.MatchString(parts[i+1]) || strings.Contains(parts[i+1], "--") {
 				return
 			}
-			skills = append(skills, Named{Path: parts[i], Name: parts[i+1], Mounted: mounted>>(len(skills)%8)&1 == 1})
+			skills = append(skills, Named{Path: parts[i], Name: parts[i+1], Mounted: mounted>>(len(skills)%8)&1 == 1, Unlisted: mounted>>((len(skills)+3)%8)&1 == 1})
 		}
 		count := map[string]int{}
 		for _, s := range skills {
@@ -86,9 +86,50 @@ func FuzzIndexNames(f *testing.F) {
 				t.Fatalf("%v: index name %q given twice", skills, n)
 			}
 			seen[n] = true
-			if count[skills[i].Name] == 1 && n != skills[i].Name {
+			if count[skills[i].Name] == 1 && !skills[i].Unlisted && n != skills[i].Name { // an unlisted one gives way to the listed
 				t.Fatalf("%v: the unique name %q became %q", skills[i], skills[i].Name, n)
 			}
 		}
 	})
+}
+
+// TestIndexNamesUnlisted: the listed skills are named as if the unlisted ones were not
+// there, and the unlisted ones around them; the order given changes nothing.
+func TestIndexNamesUnlisted(t *testing.T) {
+	skills := []Named{
+		{Path: "pdf", Name: "pdf", Unlisted: true},
+		{Path: "tools/pdf", Name: "pdf"},
+		{Path: "drafts/pdf", Name: "pdf", Unlisted: true},
+	}
+	want := []string{"pdf-" + hash8("pdf"), "pdf", "drafts-pdf"}
+	if got := IndexNames(skills); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("IndexNames = %q, want %q", got, want)
+	}
+	reversed := []Named{skills[2], skills[1], skills[0]}
+	if got := IndexNames(reversed); strings.Join(got, " ") != strings.Join([]string{want[2], want[1], want[0]}, " ") {
+		t.Fatalf("in another order: %q", got)
+	}
+}
+
+// TestMayQualify: the shapes of a name IndexNames qualifies, and names it never gives.
+func TestMayQualify(t *testing.T) {
+	for _, c := range []struct {
+		named, index string
+		want         bool
+	}{
+		{"deploy", "platform-deploy", true},
+		{"deploy", "a-b-c-deploy", true},
+		{"deploy", "deploy-5ade29ee", true},
+		{"deploy", "dep-5ade29ee5ade29ee", true},
+		{"deploy", hashed("", "x", nil), true},
+		{"deploy", "docx", false},
+		{"deploy", "deploy-tool", false},
+		{"deploy", "deploy-5ade29e", false},
+		{"deploy", "other-5ade29ee", false},
+		{"pdf", "pdf-reader", false},
+	} {
+		if got := MayQualify(c.named, c.index); got != c.want {
+			t.Errorf("MayQualify(%q, %q) = %t, want %t", c.named, c.index, got, c.want)
+		}
+	}
 }

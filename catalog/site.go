@@ -22,7 +22,7 @@ const (
 const (
 	FallbackToolLine    = iota // the skill's lines in list_skills' text, JSON-escaped, without quotes
 	FallbackToolItem           // the skill in list_skills' structuredContent: {"name","description","uri"}
-	FallbackPrompt             // the skill's prompt name: its name, or its path when names repeat
+	FallbackPrompt             // the skill's prompt name: its index name (IndexNames)
 	FallbackPromptEntry        // the prompts/list entry object
 	FallbackFilesText          // load_skill's list of the skill's other files, as a JSON string
 	FallbackSkillMD            // one uint32: the TableResources row of the skill's SKILL.md

@@ -11,8 +11,8 @@ import (
 )
 
 // The prompts fallback (PROTOCOL.md#fallbacks, Options.Prompts): one prompt per skill,
-// named by the skill's name (its path, with "-" for "/", when names repeat;
-// catalog.FallbackPrompt), whose message is the skill's SKILL.md. Hosts show prompts as
+// named by the skill's index name (catalog.IndexNames: its path, with "-" for "/", when
+// names repeat; catalog.FallbackPrompt), whose message is the skill's SKILL.md. Hosts show prompts as
 // slash commands, so a person can hand a skill to the model by name. See
 // https://modelcontextprotocol.io/specification/2025-11-25/server/prompts
 

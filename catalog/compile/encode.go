@@ -151,7 +151,7 @@ func (en *encoder) index(c *Catalog, progress func(int)) []byte {
 
 	skillRows := make([][][]byte, len(c.Skills))
 	for i, s := range c.Skills {
-		entry := skillEntry(s, c.indexName(s))
+		entry := skillEntry(s, c.entryName(s))
 		row := make([][]byte, catalog.SkillFields)
 		row[catalog.SkillPath] = []byte(s.Path)
 		row[catalog.SkillName] = []byte(c.indexName(s))
@@ -388,7 +388,7 @@ func (en *encoder) nested(w *catalog.Writer, c *Catalog) {
 	if c.Versions != nil && len(c.Versions.Older) > 0 {
 		objects, size := en.st.Len(), en.st.Size()
 		en.older = true // the older versions are looked up by URI, never searched
-		older := en.sub(&Catalog{Skills: c.Versions.Older, TrustRoot: c.TrustRoot})
+		older := en.sub(&Catalog{Skills: c.Versions.Older, TrustRoot: c.TrustRoot, entryNames: olderNames(c)})
 		en.older = false
 		w.Table(catalog.TableVersions, catalog.VersionsFields, [][][]byte{{catalog.VersionsIndex: older}})
 		c.Versions.Objects, c.Versions.Bytes = en.st.Len()-objects, int(en.st.Size()-size)
@@ -455,7 +455,7 @@ func entriesDigest(c *Catalog) string {
 // writeEntries writes what entriesDigest hashes of c's skills to h.
 func writeEntries(h io.Writer, c *Catalog) {
 	for _, s := range c.Skills {
-		h.Write(skillEntry(s, c.indexName(s)))
+		h.Write(skillEntry(s, c.entryName(s)))
 		h.Write([]byte{'\n'})
 		h.Write(versionsDigestLine(s))
 	}

@@ -76,6 +76,9 @@ type Catalog struct {
 	// names are the skills' index names (indexName), made when first asked for while
 	// encoding (EncodeWith clears them).
 	names map[*Skill]string
+	// entryNames, set on an older versions' catalog (olderNames), are the names its
+	// entries give each version: its latest's index name (entryName).
+	entryNames map[*Skill]string
 }
 
 // Skill is one directory holding a SKILL.md.

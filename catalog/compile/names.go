@@ -85,6 +85,37 @@ func (c *Catalog) indexName(s *Skill) string {
 	return c.names[s]
 }
 
+// entryName is the SEP-2076 name of s's entry: its index name, or, for an older version,
+// its latest's (olderNames).
+func (c *Catalog) entryName(s *Skill) string {
+	if c.whole != nil {
+		return c.whole.entryName(s)
+	}
+	if n, ok := c.entryNames[s]; ok {
+		return n
+	}
+	return c.indexName(s)
+}
+
+// olderNames names each of c's older versions by its latest's index name in c (its own
+// name where the latest is gone): skills/get {name, version} asks for a version by the
+// latest's name, and a version's entry says it. Versions are looked up by URI, never by
+// these names, which repeat.
+func olderNames(c *Catalog) map[*Skill]string {
+	latest := make(map[string]*Skill, len(c.Skills))
+	for _, s := range c.Skills {
+		latest[s.Path] = s
+	}
+	names := make(map[*Skill]string, len(c.Versions.Older))
+	for _, v := range c.Versions.Older {
+		names[v] = v.Name
+		if at := strings.Index(v.Path, "/"+catalog.VersionMark); at > 0 && latest[v.Path[:at]] != nil {
+			names[v] = c.indexName(latest[v.Path[:at]])
+		}
+	}
+	return names
+}
+
 // knownAs says, for the warning about a name other skills share, what a skill named name
 // is known by where skills are keyed by name: its index name.
 func knownAs(name, index string) string {
@@ -99,7 +130,7 @@ func knownAs(name, index string) string {
 func indexNames(skills []*Skill) map[*Skill]string {
 	named := make([]catalog.Named, len(skills))
 	for i, s := range skills {
-		named[i] = catalog.Named{Path: s.Path, Name: s.Name, Mounted: s.Source != nil}
+		named[i] = catalog.Named{Path: s.Path, Name: s.Name, Mounted: s.Source != nil, Unlisted: s.Unlisted}
 	}
 	names := make(map[*Skill]string, len(skills))
 	for i, n := range catalog.IndexNames(named) {

@@ -98,14 +98,19 @@ func (en *encoder) signedRoot(c *Catalog, feed *feedDocs) *rootDocs {
 	}
 	prev := sg.Previous[view]
 	r := &signing.Root{Catalog: sg.Catalog, Sequence: prev.Sequence + 1, Issued: sg.Issued, Expires: sg.Expires, Previous: prev.Payload}
+	annotated := subjectNames(c)
 	for _, s := range withOlder(c) {
 		if s.Unlisted { // nor its versions: a root is a listing
 			continue
 		}
-		r.Subjects = append(r.Subjects, signing.Subject{
+		sub := signing.Subject{
 			Name:   skillURI(s),
 			Digest: map[string]string{"sha256": strings.TrimPrefix(ManifestDigest(s), "sha256:")},
-		})
+		}
+		if n, ok := annotated[s]; ok {
+			sub.Annotations = map[string]string{signing.AnnotationName: n}
+		}
+		r.Subjects = append(r.Subjects, sub)
 	}
 	if feed != nil {
 		r.Subjects = append(r.Subjects, signing.Subject{Name: catalog.ChangesURI, Digest: map[string]string{"sha256": strings.TrimPrefix(feed.resource.digest, "sha256:")}})
@@ -120,3 +125,29 @@ func (en *encoder) signedRoot(c *Catalog, feed *feedDocs) *rootDocs {
 
 // rootDocs are a signed root's documents: the resource RootURI and RootJSON over HTTP.
 type rootDocs struct{ resource, http *blob }
+
+// subjectNames gives the index name of each skill of c's root (and of each older version,
+// its latest's) that a reader keyed by name could take for another: one whose index name
+// is not its own name, or whose name another listed skill has (signing.AnnotationName).
+func subjectNames(c *Catalog) map[*Skill]string {
+	count := map[string]int{}
+	for _, s := range c.Skills {
+		if !s.Unlisted {
+			count[s.Name]++
+		}
+	}
+	out := map[*Skill]string{}
+	for _, s := range c.Skills {
+		if n := c.indexName(s); n != s.Name || count[s.Name] > 1 {
+			out[s] = n
+		}
+	}
+	if c.Versions != nil {
+		for v, n := range olderNames(c) {
+			if n != v.Name || count[v.Name] > 1 {
+				out[v] = n
+			}
+		}
+	}
+	return out
+}

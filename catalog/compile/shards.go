@@ -285,12 +285,11 @@ func (en *encoder) readChunks(rows [][][]byte) [][][]byte {
 // keyChunkBytes, and returns TableKeys' rows.
 func (en *encoder) keyChunks(c *Catalog) [][][]byte {
 	var rows [][][]byte
-	names := map[string][]uint32{}
-	prompts := map[string][]uint32{}
-	for i, s := range c.Skills { // the prompt name is the index name
+	names := map[string][]uint32{} // the prompt name is the index name: one lookup for both
+	for i, s := range c.Skills {
 		names[c.indexName(s)] = append(names[c.indexName(s)], uint32(i))
-		prompts[c.indexName(s)] = append(prompts[c.indexName(s)], uint32(i))
 	}
+	prompts := names
 	for _, k := range []struct {
 		kind string
 		rows map[string][]uint32

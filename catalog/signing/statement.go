@@ -22,12 +22,21 @@ type Statement struct {
 	Predicate     json.RawMessage `json:"predicate,omitempty"`
 }
 
-// Subject is one artifact a Statement is about: its name (unique in the statement) and its
-// digests, algorithm to lowercase hex.
+// Subject is one artifact a Statement is about: its name (unique in the statement), its
+// digests, algorithm to lowercase hex, and annotations (in-toto's ResourceDescriptor
+// field: more the signer says of it; a skill's index name, AnnotationName).
 type Subject struct {
-	Name   string            `json:"name,omitempty"`
-	Digest map[string]string `json:"digest"`
+	Name        string            `json:"name,omitempty"`
+	Digest      map[string]string `json:"digest"`
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
+
+// AnnotationName is the annotation of a skill's subject that gives its index name
+// (catalog.IndexNames), where a name-keyed reader could take it for another skill: its
+// index name is not its own, or another skill of the root has its name. A reader of the
+// well-known indexes, which name skills by index name only, holds the skill it read by
+// that name to the subject that carries it.
+const AnnotationName = "io.github.skilledge/name"
 
 // Marshal returns s's JSON, with Type set.
 func (s Statement) Marshal() []byte {
