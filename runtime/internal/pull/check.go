@@ -3,8 +3,12 @@ package pull
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/skilledge/skilledge/runtime/internal/verify"
 )
 
 // Check holds the plan to the folder, changing nothing on disk: a skill to install whose
@@ -91,12 +95,43 @@ func (p *Plan) shadows(a *Action) (why, other string) {
 			return fmt.Sprintf("is %s, installed from %s", l.Name, l.Source), l.Source
 		}
 	}
-	if named == "" || p.scope.lock.find(named) != nil {
+	if named == "" {
 		return "", ""
 	}
-	folder := filepath.Join(p.Dir, named)
-	if _, err := os.Lstat(folder); err == nil {
-		return fmt.Sprintf("is the folder %s, which %s does not name", folder, LockName), folder
+	// A folder the lock does not name, called so or holding a SKILL.md called so (not a
+	// hidden one: pull's own staging, a version control's).
+	entries, _ := os.ReadDir(p.Dir)
+	for _, e := range entries {
+		if p.scope.lock.find(e.Name()) != nil || e.Name() == a.Name || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		folder := filepath.Join(p.Dir, e.Name())
+		if e.Name() == named {
+			return fmt.Sprintf("is the folder %s, which %s does not name", folder, LockName), folder
+		}
+		if b, err := readSmall(filepath.Join(folder, "SKILL.md")); err == nil {
+			if n, err := verify.FrontmatterName(b); err == nil && n == named {
+				return fmt.Sprintf("is the skill in the folder %s, which %s does not name", folder, LockName), folder
+			}
+		}
 	}
 	return "", ""
+}
+
+// readSmall reads the file at path when it is a regular file of at most 1 MiB (a
+// SKILL.md a person put in a skills folder), else fails: a link, a pipe or a device is
+// never opened.
+func readSmall(path string) ([]byte, error) {
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
+		return nil, fmt.Errorf("%s: not a small regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, 1<<20))
 }

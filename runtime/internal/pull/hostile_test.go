@@ -72,6 +72,9 @@ func TestHostileServer(t *testing.T) {
 		{"endless body: a gzip stream of zeros that is no tar", func(s *catalogServer) {
 			s.raw["evil"] = gz.Bytes()
 		}, "uncompressed"},
+		{"a skill named otherwise than its entry, not as a qualified name", func(s *catalogServer) {
+			s.skills["evil"] = map[string]string{"SKILL.md": skillMD("alpha", "I am alpha.")}
+		}, `SKILL.md frontmatter name is "alpha", not the index's "evil"`},
 		{"a SKILL.md whose name is no skill name (the index's may differ)", func(s *catalogServer) {
 			s.skills["evil"] = map[string]string{"SKILL.md": skillMD("../alpha", "I am alpha.")}
 		}, `SKILL.md frontmatter name "../alpha" is not a valid skill name`},

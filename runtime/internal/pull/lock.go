@@ -81,7 +81,9 @@ type LockedSkill struct {
 	Path string `json:"path"`
 	// Named is the skill's own name, its SKILL.md's, where the catalog names it otherwise:
 	// other skills of the source share that name, so it is installed in a folder of its
-	// index name (catalog.IndexNames, PROTOCOL.md#index-names), and Named and Path say
+	// index name (catalog.IndexNames, PROTOCOL.md#index-names). Named, with Path (the
+	// skill's path where it was read over MCP or from a folder; over well-known HTTP its
+	// index name, which the signed root, when served, binds to the path) and URL, says
 	// which skill the folder holds. "" when the folder is the skill's own name.
 	Named string `json:"named,omitempty"`
 	// Version is the version pinned (Pinned), else the frontmatter version of its

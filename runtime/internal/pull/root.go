@@ -148,8 +148,9 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 	names := map[string]bool{}             // every skill name the root names, latest or version
 	for _, sub := range r.Subjects {
 		n := subjectNameOf(sub.Name, latest)
+		n.index = sub.Annotations[signing.AnnotationName]
 		byDigest[sub.Digest["sha256"]] = append(byDigest[sub.Digest["sha256"]], n)
-		names[n.name] = true
+		names[cmp.Or(n.index, n.name)] = true
 	}
 	for _, a := range p.Actions {
 		// Every skill this pull writes is held to the root, as served or pinned; a skill kept
@@ -172,6 +173,10 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 		f := a.Served
 		if f == nil { // a pinned version, read from its version path
 			f = &verify.Fetched{Name: a.Name, Named: l.Named, Path: a.Name}
+		} else if f.Named == "" && l.Named != "" { // kept as installed: not read again
+			served := *f
+			served.Named = l.Named
+			f = &served
 		}
 		named := namedIn(r, byDigest, f, l.Manifest, pinned)
 		if !named && s.frozen && l.Version != "" {
@@ -197,8 +202,10 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 // namedIn reports whether root r names the skill f with the manifest digest manifest, as
 // its latest, or, pinned, as that version of it: by its URI when the read gave its path
 // (MCP), else (a well-known index names skills by name only) by a subject of that digest
-// (byDigest) of a skill named as f's SKILL.md names it (Fetched.Named where the index
-// qualified its name, else Fetched.Name), which the URI's last segment is. A latest skill served with an older version's files is not named:
+// (byDigest) that names f as the index does: a subject annotated with an index name
+// (signing.AnnotationName: its name is shared, or not its own) by that name alone, any
+// other by its last segment, which must be f's name and its SKILL.md's. So a server that
+// is not the publisher cannot serve one signed skill under another's name. A latest skill served with an older version's files is not named:
 // that is a rollback of one skill.
 func namedIn(r *signing.Root, byDigest map[string][]subjectName, f *verify.Fetched, manifest, pinned string) bool {
 	want := strings.TrimPrefix(manifest, "sha256:")
@@ -206,12 +213,21 @@ func namedIn(r *signing.Root, byDigest map[string][]subjectName, f *verify.Fetch
 		d, ok := r.Digest("skill://" + f.Path + "/SKILL.md")
 		return ok && d == want
 	}
-	return slices.Contains(byDigest[want], subjectName{cmp.Or(f.Named, f.Name), pinned})
+	return slices.ContainsFunc(byDigest[want], func(n subjectName) bool {
+		if n.version != pinned {
+			return false
+		}
+		if n.index != "" {
+			return n.index == f.Name
+		}
+		return f.Named == "" && n.name == f.Name
+	})
 }
 
-// subjectName is what a root's subject says of its skill: the name of its folder, and
-// the version when it is a kept version (skill://PATH/@VERSION/NAME/SKILL.md), else "".
-type subjectName struct{ name, version string }
+// subjectName is what a root's subject says of its skill: the name of its folder, the
+// version when it is a kept version (skill://PATH/@VERSION/NAME/SKILL.md), else "", and
+// the index name it is annotated with (signing.AnnotationName), else "".
+type subjectName struct{ name, version, index string }
 
 // subjectNameOf reads a subject's name, a skill's SKILL.md URI: a kept version's,
 // skill://PATH/@VERSION/NAME/SKILL.md, when the root also names skill://PATH/SKILL.md (in

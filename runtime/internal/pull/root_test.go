@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -139,11 +140,11 @@ func lockBytes(t *testing.T, dir string) []byte {
 func TestSubjectNameOf(t *testing.T) {
 	latest := map[string]bool{"skill://pdf/SKILL.md": true, "skill://org/@acme/tool/SKILL.md": true}
 	for uri, want := range map[string]subjectName{
-		"skill://pdf/SKILL.md":              {"pdf", ""},
-		"skill://pdf/@1.0.0/pdf/SKILL.md":   {"pdf", "1.0.0"},
-		"skill://pdf/@2.0.0/pdfx/SKILL.md":  {"pdfx", "2.0.0"}, // renamed in that version
-		"skill://org/@acme/tool/SKILL.md":   {"tool", ""},
-		"skill://gone/@1.0.0/gone/SKILL.md": {"gone", ""}, // no latest named: not read as a version
+		"skill://pdf/SKILL.md":              {name: "pdf"},
+		"skill://pdf/@1.0.0/pdf/SKILL.md":   {name: "pdf", version: "1.0.0"},
+		"skill://pdf/@2.0.0/pdfx/SKILL.md":  {name: "pdfx", version: "2.0.0"}, // renamed in that version
+		"skill://org/@acme/tool/SKILL.md":   {name: "tool"},
+		"skill://gone/@1.0.0/gone/SKILL.md": {name: "gone"}, // no latest named: not read as a version
 	} {
 		if got := subjectNameOf(uri, latest); got != want {
 			t.Errorf("%s: %+v, want %+v", uri, got, want)
@@ -168,5 +169,52 @@ func TestPullRootFirstUseFailing(t *testing.T) {
 	res, err := Pull(context.Background(), srv.URL, dir, loopback())
 	if err != nil || res.Root != nil || len(res.Installed) != 2 {
 		t.Fatalf("a page where the root should be: %+v %v", res, err)
+	}
+}
+
+// TestPullRootSharedNames: skills that share a name, published under qualified index
+// names, are held to the subjects the root annotates with those names: a pull installs
+// them, a pull again finds them unchanged, and a server that swaps their files between the
+// two names (each signed, under the other's name) is refused, with nothing written.
+func TestPullRootSharedNames(t *testing.T) {
+	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+	a := map[string]string{"SKILL.md": skillMD("twin", "The first.")}
+	b := map[string]string{"SKILL.md": skillMD("twin", "The second.")}
+	now := time.Now().UTC().Truncate(time.Second)
+	r := &signing.Root{Catalog: "https://skills.example.com/", Sequence: 1, Issued: now.Add(-time.Minute), Expires: now.Add(time.Hour)}
+	for _, s := range []struct {
+		path, index string
+		files       map[string]string
+	}{{"a/twin", "a-twin", a}, {"b/twin", "b-twin", b}} {
+		r.Subjects = append(r.Subjects, signing.Subject{Name: "skill://" + s.path + "/SKILL.md",
+			Digest:      map[string]string{"sha256": strings.TrimPrefix(sha256sumDigest(s.files), "sha256:")},
+			Annotations: map[string]string{signing.AnnotationName: s.index}})
+	}
+	root, _ := r.Sign(key)
+	srv := newCatalogServer(t, map[string]map[string]string{"a-twin": a, "b-twin": b})
+	srv.root = root
+	dir := filepath.Join(t.TempDir(), "skills")
+	if res, err := Pull(context.Background(), srv.URL, dir, loopback()); err != nil || len(res.Installed) != 2 {
+		t.Fatalf("pull: %+v %v", res, err)
+	}
+	if res, err := Pull(context.Background(), srv.URL, dir, loopback()); err != nil || len(res.Unchanged) != 2 {
+		t.Fatalf("pull again: %+v %v", res, err)
+	}
+	before := tree(t, dir)
+	srv.set("a-twin", b)
+	srv.set("b-twin", a)
+	other := filepath.Join(t.TempDir(), "skills")
+	for _, d := range []string{dir, other} {
+		if _, err := Pull(context.Background(), srv.URL, d, loopback()); err == nil || !strings.Contains(err.Error(), "does not name a-twin") {
+			t.Fatalf("a pull of swapped files into %s: %v", d, err)
+		}
+	}
+	if after := tree(t, dir); !reflect.DeepEqual(before, after) {
+		t.Fatal("a refused pull changed the folder")
+	}
+	if _, err := os.Stat(other); err == nil {
+		if entries, _ := os.ReadDir(other); len(entries) > 0 {
+			t.Fatalf("a refused pull wrote %v", entries)
+		}
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestPullShadowing: a catalog may name a skill otherwise than its SKILL.md does (skills
@@ -51,6 +53,8 @@ func TestPullShadowing(t *testing.T) {
 
 	os.Mkdir(filepath.Join(dir, "mine"), 0o755)
 	os.WriteFile(filepath.Join(dir, "mine", "SKILL.md"), []byte(skillMD("mine", "My own.")), 0o644)
+	os.Mkdir(filepath.Join(dir, "my-ours"), 0o755) // a folder not named as its skill
+	os.WriteFile(filepath.Join(dir, "my-ours", "SKILL.md"), []byte(skillMD("ours", "Our own.")), 0o644)
 	for _, c := range []struct {
 		name   string
 		skills map[string]map[string]string
@@ -58,12 +62,14 @@ func TestPullShadowing(t *testing.T) {
 	}{
 		{"named as another source's skill", map[string]map[string]string{"evil-alpha": {"SKILL.md": skillMD("alpha", "Not alpha.")}},
 			"evil-alpha: its SKILL.md names it alpha, as is alpha, installed from " + trusted.URL},
-		{"named as another source's qualified skill", map[string]map[string]string{"twin-x": {"SKILL.md": skillMD("twin", "Not a twin.")}},
-			"twin-x: its SKILL.md names it twin, as is a-twin, installed from " + twins.URL},
+		{"named as another source's qualified skill", map[string]map[string]string{"x-twin": {"SKILL.md": skillMD("twin", "Not a twin.")}},
+			"x-twin: its SKILL.md names it twin, as is a-twin, installed from " + twins.URL},
 		{"plainly named as another source's qualified skill", map[string]map[string]string{"twin": {"SKILL.md": skillMD("twin", "Not a twin.")}},
 			"twin: its SKILL.md names it twin, as is a-twin, installed from " + twins.URL},
 		{"named as a folder pull does not manage", map[string]map[string]string{"x-mine": {"SKILL.md": skillMD("mine", "Not mine.")}},
 			"x-mine: its SKILL.md names it mine, as is the folder " + filepath.Join(dir, "mine")},
+		{"named as the skill of a folder pull does not manage", map[string]map[string]string{"x-ours": {"SKILL.md": skillMD("ours", "Not ours.")}},
+			"x-ours: its SKILL.md names it ours, as is the skill in the folder " + filepath.Join(dir, "my-ours")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := tree(t, dir)
@@ -76,5 +82,36 @@ func TestPullShadowing(t *testing.T) {
 				t.Fatalf("the folder changed:\nbefore %v\nafter  %v", before, after)
 			}
 		})
+	}
+}
+
+// TestReadSmallNeverOpensAPipe: the shadowing check reads the SKILL.md of folders it does
+// not manage, and a pipe there (which an open would wait on for ever), a link or a large
+// file is not read.
+func TestReadSmallNeverOpensAPipe(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	os.WriteFile(filepath.Join(dir, "big"), make([]byte, 1<<20+1), 0o644)
+	os.WriteFile(filepath.Join(dir, "small"), []byte("ok"), 0o644)
+	os.Symlink(filepath.Join(dir, "small"), filepath.Join(dir, "link"))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, name := range []string{"pipe", "big", "link"} {
+			if b, err := readSmall(filepath.Join(dir, name)); err == nil {
+				t.Errorf("%s read: %q", name, b)
+			}
+		}
+		if b, err := readSmall(filepath.Join(dir, "small")); err != nil || string(b) != "ok" {
+			t.Errorf("small: %q %v", b, err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("readSmall waits on a pipe")
 	}
 }

@@ -256,6 +256,9 @@ func TestHostileV01Server(t *testing.T) {
 			}
 			s.skills["evil"] = files
 		}, "over the limit"},
+		{"a skill named otherwise than its entry, not as a qualified name", func(s *v01Server) {
+			s.skills["evil"] = map[string]string{"SKILL.md": skillMD("alpha", "I am alpha.")}
+		}, "not the index's"},
 		{"a SKILL.md whose name is no skill name", func(s *v01Server) {
 			s.skills["evil"] = map[string]string{"SKILL.md": skillMD("Alpha Skill", "I am alpha.")}
 		}, "is not a valid skill name"},

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // ValidName reports whether s follows the Agent Skills name rules: 1 to 64 characters of
@@ -25,18 +27,21 @@ func ValidName(s string) bool {
 
 // skillMDName reads the frontmatter name of skillMD, the SKILL.md of the entry named name,
 // and returns it where it is not name (Fetched.Named), else "". A name that cannot be
-// read, or is not a valid skill name, is an error.
+// read, is not a valid skill name, or differs from name otherwise than a qualified index
+// name does (catalog.MayQualify: "platform-deploy" for "deploy"), is an error.
 //
 // Why may an index name a skill otherwise than its SKILL.md does? The discovery RFC asks
 // only that an entry's name be a valid skill name, and a catalog whose skills share a
 // name (composed from several repositories) publishes each under a name of its own, the
 // SKILL.md's bytes unchanged (skilledge qualifies it by the skill's path). Requiring the
 // two to be equal refused every such skill. The SKILL.md's name must still be a valid
-// one, and pull records it beside the folder it installs the skill in (skills.lock's
+// one, and the index's a shape skilledge qualifies a name to (its path, ending in the
+// name; or the name and hex digits), so that an entry "pdf" cannot serve a skill "docx";
+// and pull records it beside the folder it installs the skill in (skills.lock's
 // "named"). Rejected: rewriting the installed SKILL.md to the folder's name, which would
 // break every digest the publisher gave.
 func skillMDName(skillMD []byte, name string) (string, error) {
-	named, err := frontmatterName(skillMD)
+	named, err := FrontmatterName(skillMD)
 	switch {
 	case err != nil:
 		return "", err
@@ -44,18 +49,20 @@ func skillMDName(skillMD []byte, name string) (string, error) {
 		return "", nil
 	case !ValidName(named):
 		return "", fmt.Errorf("SKILL.md frontmatter name %q is not a valid skill name", named)
+	case !catalog.MayQualify(named, name):
+		return "", fmt.Errorf("SKILL.md frontmatter name is %q, not the index's %q, nor a name the index could qualify as %q", named, name, name)
 	}
 	return named, nil
 }
 
-// frontmatterName returns the top-level name field of the YAML frontmatter of a SKILL.md:
+// FrontmatterName returns the top-level name field of the YAML frontmatter of a SKILL.md:
 // the file is UTF-8, its first line is "---", a later line "---" closes the frontmatter,
 // and one line between them, not indented, is "name: VALUE". VALUE may be a plain scalar
 // (up to a " #" comment), a single-quoted or a double-quoted string on that one line. This
 // is all a verifier needs to compare names; it is not a YAML parser, and refuses what it
 // cannot read exactly (a block scalar, a flow collection, a value continued on the next
 // line, a name given twice) rather than guess.
-func frontmatterName(b []byte) (string, error) {
+func FrontmatterName(b []byte) (string, error) {
 	if !utf8.Valid(b) {
 		return "", errors.New("SKILL.md is not valid UTF-8")
 	}

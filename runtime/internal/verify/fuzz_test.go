@@ -18,7 +18,7 @@ func FuzzFrontmatterName(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		name, err := frontmatterName(b)
+		name, err := FrontmatterName(b)
 		if err != nil {
 			return
 		}

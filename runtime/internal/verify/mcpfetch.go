@@ -157,7 +157,7 @@ func (v *verifier) unlistedEntry(ctx context.Context, ep *url.URL, s session, id
 		return gjson.Result{}, err
 	}
 	e := r.Get("skill")
-	if got := e.Get("frontmatter.name"); got.Str != name || e.Get("uri").Str != uri {
+	if entryName(e) != name || e.Get("uri").Str != uri {
 		return gjson.Result{}, fmt.Errorf("skills/get %s: the entry is not the skill %q that skills/get {name} named", Printable(uri), name)
 	}
 	return e, nil
@@ -316,7 +316,7 @@ func (v *verifier) readFiles(ctx context.Context, ep *url.URL, s session, f Fetc
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	switch got, err := frontmatterName(out[0].Data); {
+	switch got, err := FrontmatterName(out[0].Data); {
 	case err != nil:
 		return nil, fmt.Errorf("%s: %v", f.URL, err)
 	case got != cmp.Or(f.Named, f.Name):

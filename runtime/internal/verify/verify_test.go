@@ -466,6 +466,11 @@ func TestVerifyBroken(t *testing.T) {
 		{"archive without SKILL.md", func(d *fake) {
 			d.setArchive(tarGz(d.t, []archive.Entry{{Name: "sub/SKILL.md", Data: refundsMD}}))
 		}, nil, []string{"refunds: BASE/.well-known/agent-skills/refunds.tar.gz: the archive has no SKILL.md at its root"}},
+		{"frontmatter name differs, not as a qualified name", func(d *fake) {
+			md := []byte("---\nname: 'hello'\n---\n")
+			d.routes["/.well-known/agent-skills/greet/SKILL.md"].body = md
+			d.entry("greet")["digest"] = sha(md)
+		}, nil, []string{`greet: BASE/.well-known/agent-skills/greet/SKILL.md: SKILL.md frontmatter name is "hello", not the index's "greet", nor a name the index could qualify as "greet"`}},
 		{"frontmatter name is no skill name", func(d *fake) {
 			md := []byte("---\nname: 'Hello There'\n---\n")
 			d.routes["/.well-known/agent-skills/greet/SKILL.md"].body = md
@@ -733,9 +738,9 @@ func TestFrontmatterName(t *testing.T) {
 		"--- \nname: a#b\n---\n":                           "a#b",
 	}
 	for in, want := range good {
-		got, err := frontmatterName([]byte(in))
+		got, err := FrontmatterName([]byte(in))
 		if err != nil || got != want {
-			t.Errorf("frontmatterName(%q) = %q, %v; want %q", in, got, err, want)
+			t.Errorf("FrontmatterName(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	bad := map[string]string{
@@ -753,9 +758,9 @@ func TestFrontmatterName(t *testing.T) {
 		"---\nname: \xff\n---\n":          "UTF-8",
 	}
 	for in, want := range bad {
-		got, err := frontmatterName([]byte(in))
+		got, err := FrontmatterName([]byte(in))
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("frontmatterName(%q) = %q, %v; want an error saying %q", in, got, err, want)
+			t.Errorf("FrontmatterName(%q) = %q, %v; want an error saying %q", in, got, err, want)
 		}
 	}
 }

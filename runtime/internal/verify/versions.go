@@ -123,7 +123,7 @@ func (v *verifier) versionFiles(ctx context.Context, name string, k Version) ([]
 	if md == nil {
 		return nil, u, nil, errors.New("the archive has no SKILL.md")
 	}
-	if got, err := frontmatterName(md); err != nil || got != vname {
+	if got, err := FrontmatterName(md); err != nil || got != vname {
 		return nil, u, nil, fmt.Errorf("SKILL.md frontmatter name is %q (%v), not %q", got, err, vname)
 	}
 	return files, u, resp.body, nil
