@@ -292,6 +292,29 @@ func TestViewsUnlistedErrors(t *testing.T) {
 	}
 }
 
+// TestViewsUnlistedNames: a listed skill keeps the name its listing gives it when unlisted
+// skills share it, and each unlisted one is reached by the name its own entry gives.
+func TestViewsUnlistedNames(t *testing.T) {
+	a := newAuthTestFiles(t, map[string]string{"tools/twin/SKILL.md": skillMD("twin"), "drafts/one/twin/SKILL.md": skillMD("twin"),
+		"drafts/two/twin/SKILL.md": skillMD("twin"), "twin/SKILL.md": skillMD("twin"),
+		"skilledge.yaml": "access:\n  rules:\n    - path: drafts/\n      listed: false\n    - path: twin/\n      listed: false\n"})
+	sum := sha256.Sum256([]byte("twin")) // the unlisted twin/ qualifies to "twin", the listed one's name
+	reader := a.token("", authResource, authNow.Add(time.Hour))
+	get := func(params string) gjson.Result {
+		_, _, body := a.ask(t, viewProbe{"skills/get", "POST", "/mcp", request(1, "skills/get", params)}, reader)
+		return gjson.Get(body, "result")
+	}
+	for uri, name := range map[string]string{"skill://tools/twin/SKILL.md": "twin", "skill://drafts/one/twin/SKILL.md": "drafts-one-twin", "skill://drafts/two/twin/SKILL.md": "drafts-two-twin",
+		"skill://twin/SKILL.md": "twin-" + hex.EncodeToString(sum[:4])} {
+		if got := get(`{"uri":"` + uri + `"}`).Get("skill.name").Str; got != name {
+			t.Errorf("%s: its entry names it %q, want %q", uri, got, name)
+		}
+		if got := get(`{"name":"` + name + `"}`).Get("files.0.uri").Str; got != uri {
+			t.Errorf("skills/get {name: %q}: %q, want %s", name, got, uri)
+		}
+	}
+}
+
 // TestProtectedResourceScopes: the metadata announces the scopes every caller needs, not
 // those only some callers hold (which would tell anyone that skills it may not see
 // exist), unless the auth option names the scopes to announce.
