@@ -205,8 +205,8 @@ func (p *Plan) holdToRoot(ctx context.Context, opt Options) error {
 // (byDigest) that names f as the index does: a subject annotated with an index name
 // (signing.AnnotationName: its name is shared, or not its own) by that name alone, any
 // other by its last segment, which must be f's name and its SKILL.md's. So a server that
-// is not the publisher cannot serve one signed skill under another's name. A latest skill served with an older version's files is not named:
-// that is a rollback of one skill.
+// is not the publisher cannot serve one signed skill under another's name. A latest skill
+// served with an older version's files is not named: that is a rollback of one skill.
 func namedIn(r *signing.Root, byDigest map[string][]subjectName, f *verify.Fetched, manifest, pinned string) bool {
 	want := strings.TrimPrefix(manifest, "sha256:")
 	if f.Path != "" && f.Path != f.Name && pinned == "" {
