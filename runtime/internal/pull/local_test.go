@@ -107,6 +107,9 @@ func TestPullFromGit(t *testing.T) {
 	if res, err := Pull(context.Background(), source, t.TempDir(), Options{Paths: []string{"b"}}); err != nil || !reflect.DeepEqual(res.Installed, []string{"b-twin"}) {
 		t.Fatalf("pull --path b: %+v %v", res, err)
 	}
+	if _, err := Pull(context.Background(), source, t.TempDir(), Options{Skills: []string{"twin"}}); err == nil || !strings.HasSuffix(err.Error(), `serves no skill by the name "twin": skills that share a name are served under names of their own; pull --skill one of a-twin, b-twin`) {
+		t.Fatalf("pull --skill twin: %v", err)
+	}
 	lock, _ := ReadLock(dir)
 	if l := lock.find("alpha"); l == nil || l.Commit != head || l.Source != source || l.URL != source+"#"+head {
 		t.Fatalf("the lock: %+v", lock.Skills)

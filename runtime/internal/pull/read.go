@@ -134,7 +134,8 @@ func (r *reading) lookUpUnlisted(ctx context.Context, s *scope, opt Options) err
 }
 
 // checkServed fails for a skill named in this pull that the source does not serve (saying
-// why when a folder or repository left it out).
+// why when a folder or repository left it out, and naming the index names of skills of
+// that name when the catalog qualified them).
 func (r *reading) checkServed(s *scope) error {
 	for _, n := range s.names {
 		if _, ok := r.served[n]; ok {
@@ -144,6 +145,17 @@ func (r *reading) checkServed(s *scope) error {
 			if p, _, _ := strings.Cut(sk, ": "); path.Base(strings.TrimSuffix(p, "/SKILL.md")) == n {
 				return fmt.Errorf("%s serves no skill %q: %s", s.source, n, sk)
 			}
+		}
+		var qualified []string // skills of that name the catalog names otherwise (PROTOCOL.md#index-names)
+		for name, f := range r.served {
+			if f.Named == n || f.Named == "" && strings.HasSuffix(name, "-"+n) {
+				qualified = append(qualified, name)
+			}
+		}
+		if len(qualified) > 0 {
+			slices.Sort(qualified)
+			return fmt.Errorf("%s serves no skill by the name %q: skills that share a name are served under names of their own; pull --skill one of %s",
+				s.source, n, strings.Join(qualified, ", "))
 		}
 		return fmt.Errorf("%s serves no skill %q", s.source, n)
 	}

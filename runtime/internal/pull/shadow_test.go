@@ -38,6 +38,11 @@ func TestPullShadowing(t *testing.T) {
 	if want := map[string]string{"a-twin": "twin", "b-twin": "twin"}; !reflect.DeepEqual(res.Qualified, want) {
 		t.Fatalf("qualified %v, want %v", res.Qualified, want)
 	}
+	byOwnName := loopback()
+	byOwnName.Skills = []string{"twin"}
+	if _, err := Pull(ctx, twins.URL, t.TempDir(), byOwnName); err == nil || !strings.Contains(err.Error(), "pull --skill one of a-twin, b-twin") {
+		t.Fatalf("pull --skill twin: %v", err)
+	}
 	lock, err := ReadLock(dir)
 	if err != nil {
 		t.Fatal(err)
