@@ -13,7 +13,9 @@ type Installed struct {
 	Source string `json:"source"`
 	// Path is the skill's path in its catalog; Version the version locked ("" when the
 	// skill declares none), Pinned whether a pull leaves it there.
-	Path    string `json:"path"`
+	Path string `json:"path"`
+	// Named is its SKILL.md's name where the folder is named otherwise (LockedSkill.Named).
+	Named   string `json:"named,omitempty"`
 	Version string `json:"version,omitempty"`
 	Pinned  bool   `json:"pinned,omitempty"`
 	// Unverified is set for a skill read from a source that publishes no digest.
@@ -42,7 +44,7 @@ func List(dir string) ([]Installed, error) {
 
 // installedOf is the locked skill l as installed in dir, compared with its folder.
 func installedOf(dir string, l *LockedSkill) Installed {
-	in := Installed{Name: l.Name, Source: l.Source, Path: l.Path, Version: l.Version, Pinned: l.Pinned, Unverified: l.Unverified,
+	in := Installed{Name: l.Name, Source: l.Source, Path: l.Path, Named: l.Named, Version: l.Version, Pinned: l.Pinned, Unverified: l.Unverified,
 		Files: len(l.Files), Changed: LocalChanges(dir, l)}
 	for _, f := range l.Files {
 		in.Bytes += f.Size

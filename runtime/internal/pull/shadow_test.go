@@ -56,6 +56,13 @@ func TestPullShadowing(t *testing.T) {
 		}
 	}
 
+	var listed strings.Builder
+	list, _ := List(dir)
+	WriteInstalled(&listed, dir, list)
+	if !strings.Contains(listed.String(), "a-twin (named twin)  -  "+twins.URL) {
+		t.Fatalf("skilledge list does not say a-twin's own name:\n%s", listed.String())
+	}
+
 	os.Mkdir(filepath.Join(dir, "mine"), 0o755)
 	os.WriteFile(filepath.Join(dir, "mine", "SKILL.md"), []byte(skillMD("mine", "My own.")), 0o644)
 	os.Mkdir(filepath.Join(dir, "my-ours"), 0o755) // a folder not named as its skill

@@ -82,7 +82,11 @@ func WriteInstalled(w io.Writer, dir string, list []Installed) {
 		if s.Unverified {
 			state += ", unverified"
 		}
-		fmt.Fprintf(w, "%s  %s  %s  %s, %s  %s\n", s.Name, version, s.Source, words.Plural(s.Files, "file"), sizeOf(s.Bytes), state)
+		name := s.Name
+		if s.Named != "" {
+			name += " (named " + s.Named + ")"
+		}
+		fmt.Fprintf(w, "%s  %s  %s  %s, %s  %s\n", name, version, s.Source, words.Plural(s.Files, "file"), sizeOf(s.Bytes), state)
 	}
 	fmt.Fprintf(w, "%s installed in %s\n", words.Plural(len(list), "skill"), dir)
 }
