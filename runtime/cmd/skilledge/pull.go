@@ -113,7 +113,11 @@ index. A URL ending in /mcp, or with no index at all, or --era, is read over MCP
 skills/list, then resources/read of each file (8 at a time), each checked against the
 digest and size the listing gives. Either way: every artifact is checked against its SHA-256 digest and unpacked in memory,
 refusing traversal, links, bombs, unsafe or colliding file names and a SKILL.md whose
-name is not its folder's. Each skill is written to a temporary folder in DIR as it
+name is not its folder's (nor, for a qualified one, the name it ends in). Skills that share
+a name are installed in folders of the names the catalog gives them (platform-deploy:
+PROTOCOL.md#index-names), skills.lock recording
+each one's own name ("named"); a skill whose SKILL.md would take the name of one installed
+from another source, or of a folder pull does not manage, is refused. Each skill is written to a temporary folder in DIR as it
 verifies (one skill in memory at a time), and the folders are renamed into place only
 once every selected skill has verified. A pull whose skills hold more than --max-total
 MiB of files is refused, writing nothing; --timeout bounds the whole pull.
