@@ -218,7 +218,7 @@ func TestSourcesComposed(t *testing.T) {
 	}
 	base := strings.TrimSuffix(hosts[0].url, "/mcp")
 	if code, out := pullCLI(t, nil, "verify", base, "--trust-key", key+".pub"); code != 0 || !strings.Contains(out, "signed root of https://skills.example.com/") ||
-		!strings.Contains(out, "2 versions") {
+		!strings.Contains(out, "ok  platform-deploy  (1 file, 2 versions, named deploy)") || !strings.Contains(out, "ok  vendor-pdf  (1 file, 1 version, named pdf)") {
 		t.Fatalf("verify --trust-key: %d %s", code, out)
 	}
 	dir := filepath.Join(t.TempDir(), "agent-skills")

@@ -260,7 +260,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	if err != nil {
 		v.skillProblem(sr, sr.URL, "%v", err)
 	}
-	listed.Named = named
+	listed.Named, sr.Named = named, named
 	if v.want != nil && sr.OK() {
 		listed.Files = files
 		v.fetched = append(v.fetched, v.deliver(listed))

@@ -9,7 +9,8 @@ import (
 )
 
 // WriteText prints the report for a person (skilledge verify): the trust root, a line per
-// skill ("ok  NAME  (N files)", and ", M versions" when it keeps versions; or a "FAIL" line
+// skill ("ok  NAME  (N files)", and ", M versions" when it keeps versions, ", named N"
+// when NAME is a qualified index name; or a "FAIL" line
 // per problem), the deployment's problems and notes, and a summary.
 func (r *Report) WriteText(w io.Writer) {
 	if r.TrustRoot != "" {
@@ -21,6 +22,9 @@ func (r *Report) WriteText(w io.Writer) {
 			versions := ""
 			if s.Versions > 0 {
 				versions = ", " + words.Plural(s.Versions, "version")
+			}
+			if s.Named != "" {
+				versions += ", named " + s.Named
 			}
 			fmt.Fprintf(w, "ok  %s  (%s%s)\n", s.Name, words.Plural(s.Files, "file"), versions)
 			continue

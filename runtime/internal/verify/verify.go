@@ -154,7 +154,10 @@ type Report struct {
 // SkillReport is one entry of the v0.2.0 index.
 type SkillReport struct {
 	Name string // the entry's name, or "skills[i]" when it has no usable name
-	URL  string // the resolved artifact URL ("" if the entry has none)
+	// Named is its SKILL.md's name where the entry names it otherwise (a qualified index
+	// name, PROTOCOL.md#index-names), else "".
+	Named string `json:",omitempty"`
+	URL   string // the resolved artifact URL ("" if the entry has none)
 	// Files is how many files the artifact holds: 1 for a SKILL.md, the regular files of
 	// an archive; 0 if it could not be read.
 	Files int
