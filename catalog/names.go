@@ -1,5 +1,7 @@
 package catalog
 
+import "strings"
+
 // Names the builder and the server share. catalog/compile writes each of these into the
 // index (URIs, paths, rendered JSON and HTML) and edge routes, matches or mentions the same
 // name at request time; each is defined here once so that the two cannot drift apart.
@@ -101,6 +103,13 @@ func IsCommitName(s string) bool {
 		}
 	}
 	return true
+}
+
+// IsDigest reports whether s is a digest as skilledge writes one: "sha256:" and 64
+// lowercase hex digits (an index's, a manifest's, a lock's).
+func IsDigest(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	return ok && hexDigest(h)
 }
 
 // VersionPath is the path the version named version of the skill at path is served at,

@@ -103,7 +103,7 @@ func parseLock(b []byte, name string) (*Lock, error) {
 	}
 	for _, e := range l.Sources {
 		git := e.Git != "" && catalog.IsCommitName(e.Commit) && e.Catalog == "" && e.Digest == ""
-		cat := e.Catalog != "" && isDigest(e.Digest) && e.Git == "" && e.Commit == ""
+		cat := e.Catalog != "" && catalog.IsDigest(e.Digest) && e.Git == "" && e.Commit == ""
 		if e.Path == "" || !git && !cat {
 			return nil, fmt.Errorf("%s: the entry for %q is neither a path, a git URL and a full commit name nor a path, a catalog URL and a digest", name, e.Path)
 		}
@@ -148,10 +148,4 @@ func (l *Lock) write(dir string) (bool, error) {
 		return false, err
 	}
 	return true, os.Rename(tmp.Name(), name)
-}
-
-// isDigest reports whether s is "sha256:" and 64 lowercase hex digits.
-func isDigest(s string) bool {
-	h, ok := strings.CutPrefix(s, "sha256:")
-	return ok && len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
 }

@@ -13,7 +13,7 @@ import (
 // The name and digest rules are the verifier's.
 var (
 	validName   = verify.ValidName
-	validDigest = verify.ValidDigest
+	validDigest = catalog.IsDigest
 	digestOf    = verify.DigestOf
 )
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog"
 )
 
 // The verifier reads what a deployment sends, which may be anything: each of its parsers
@@ -60,7 +62,7 @@ func FuzzParseMCPSkill(f *testing.F) {
 			return
 		}
 		for name, fi := range m.files {
-			if why := safeRelPath(name); why != "" || !ValidDigest(fi.digest) || fi.size < 0 {
+			if why := safeRelPath(name); why != "" || !catalog.IsDigest(fi.digest) || fi.size < 0 {
 				t.Fatalf("%q: accepted file %q %+v (%s)", b, name, fi, why)
 			}
 		}
@@ -83,7 +85,7 @@ func FuzzParseKept(f *testing.F) {
 		}
 		for _, k := range kept {
 			rest, ok := strings.CutPrefix(k.URI, "skill://a/b/@"+k.Version+"/")
-			if !ok || strings.ContainsAny(k.Version, "/%") || k.Version == "." || k.Version == ".." || !ValidName(versionName(k)) || rest != versionName(k)+"/SKILL.md" || !ValidDigest(k.Digest) {
+			if !ok || strings.ContainsAny(k.Version, "/%") || k.Version == "." || k.Version == ".." || !ValidName(versionName(k)) || rest != versionName(k)+"/SKILL.md" || !catalog.IsDigest(k.Digest) {
 				t.Fatalf("%s: kept %+v", s, k)
 			}
 		}

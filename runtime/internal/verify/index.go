@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/catalog/archive"
 	"github.com/skilledge/skilledge/catalog/trust"
 	"github.com/skilledge/skilledge/edge/wire"
@@ -22,21 +23,6 @@ import (
 
 // maxIndexBytes bounds an index and a page of the MCP manifest.
 const maxIndexBytes = 32 << 20
-
-// ValidDigest reports whether s is "sha256:" and 64 lowercase hex digits.
-func ValidDigest(s string) bool {
-	hexPart, ok := strings.CutPrefix(s, "sha256:")
-	if !ok || len(hexPart) != 64 {
-		return false
-	}
-	for i := 0; i < len(hexPart); i++ {
-		c := hexPart[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
 
 // DigestOf is the digest of b as indexes write it: "sha256:" and 64 lowercase hex digits.
 func DigestOf(b []byte) string {
@@ -189,7 +175,7 @@ func (v *verifier) checkEntry(ctx context.Context, i int, e gjson.Result, indexU
 	case utf8.RuneCountInString(d.Str) > 1024:
 		v.skillProblem(sr, "", "description is over 1024 characters")
 	}
-	if digest.Type != gjson.String || !ValidDigest(digest.Str) {
+	if digest.Type != gjson.String || !catalog.IsDigest(digest.Str) {
 		v.skillProblem(sr, sr.URL, "digest %s is not \"sha256:\" and 64 lowercase hex digits: not verifiable", orMissing(digest))
 		return
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/skilledge/skilledge/catalog"
 	"github.com/skilledge/skilledge/edge/wire"
 )
 
@@ -86,7 +87,7 @@ func parseMCPSkill(e gjson.Result) *mcpSkill {
 			m.bad = fmt.Sprintf("resource %s does not name a file path under the skill's root", ru.Raw)
 			return m
 		}
-		if digest.Type != gjson.String || !ValidDigest(digest.Str) {
+		if digest.Type != gjson.String || !catalog.IsDigest(digest.Str) {
 			m.bad = fmt.Sprintf("resource %s has digest %s, not \"sha256:\" and 64 lowercase hex digits", ru.Raw, orMissing(digest))
 			return m
 		}

@@ -80,7 +80,7 @@ func parseKept(uri string, list gjson.Result) ([]Version, error) {
 		k := Version{Version: e.Get("version").Str, URI: e.Get("uri").Str, Digest: e.Get("digest").Str}
 		rest, ok := strings.CutPrefix(k.URI, root+"@"+k.Version+"/")
 		vname, ok2 := strings.CutSuffix(rest, "/SKILL.md")
-		if !catalog.ValidVersion(k.Version) || !ok || !ok2 || !ValidName(vname) || !ValidDigest(k.Digest) {
+		if !catalog.ValidVersion(k.Version) || !ok || !ok2 || !ValidName(vname) || !catalog.IsDigest(k.Digest) {
 			return nil, fmt.Errorf("%s: a kept version %s is not {version, uri of the SKILL.md at the skill's @VERSION/NAME, digest}", uri, e.Raw)
 		}
 		kept = append(kept, k)
