@@ -27,8 +27,10 @@ import (
 )
 
 // composedSkills are the URIs of the catalog composedFolder makes, and the source each
-// mounted one names in its provenance ("" for the folder's own). Two names repeat:
-// deploy in platform and team, pdf in vendor and the folder.
+// mounted one names in its provenance ("" for the folder's own). Three names repeat:
+// deploy in platform and team, pdf in vendor and the folder, and gamma twice in the remote
+// catalog, which publishes them as x-gamma and y-gamma (mounted from the source shared,
+// each under that name, its own last).
 var composedSkills = map[string]string{
 	"skill://local/SKILL.md":                 "",
 	"skill://pdf/SKILL.md":                   "",
@@ -38,15 +40,22 @@ var composedSkills = map[string]string{
 	"skill://team/notes/SKILL.md":            "team",
 	"skill://vendor/pdf/SKILL.md":            "vendor",
 	"skill://remote/alpha/SKILL.md":          "remote",
+	"skill://shared/x-gamma/gamma/SKILL.md":  "shared",
+	"skill://shared/y-gamma/gamma/SKILL.md":  "shared",
 }
+
+// catalogSources are the composed folder's remote catalog sources.
+var catalogSources = map[string]bool{"remote": true, "shared": true}
 
 // composedIndexNames are the index names (PROTOCOL.md#index-names) of composedSkills'
 // skills whose name another shares: qualified by path, but for the folder's own pdf, which
 // keeps its name. Every other skill is known by its own name.
 var composedIndexNames = map[string]string{
-	"skill://platform/deploy/SKILL.md": "platform-deploy",
-	"skill://team/deploy/SKILL.md":     "team-deploy",
-	"skill://vendor/pdf/SKILL.md":      "vendor-pdf",
+	"skill://platform/deploy/SKILL.md":      "platform-deploy",
+	"skill://team/deploy/SKILL.md":          "team-deploy",
+	"skill://vendor/pdf/SKILL.md":           "vendor-pdf",
+	"skill://shared/x-gamma/gamma/SKILL.md": "shared-x-gamma-gamma",
+	"skill://shared/y-gamma/gamma/SKILL.md": "shared-y-gamma-gamma",
 }
 
 // indexNameOf is the index name of the composed skill uri.
@@ -60,9 +69,10 @@ func indexNameOf(uri string) string {
 
 // composedFolder makes a skills folder that mounts three git repositories: platform over
 // file:// (its skills folder), team over git's own protocol (git daemon) and vendor over
-// HTTP (git http-backend); and a remote catalog, alpha of the two skills `skilledge serve`
-// serves; each on loopback for as long as the test runs; and two skills of its own. The catalog keeps versions: platform's deploy has two. It returns the folder
-// and the platform repository.
+// HTTP (git http-backend); and a remote catalog `skilledge serve` serves, twice: alpha
+// (remote), and the two skills it names gamma (shared); each on loopback for as long as
+// the test runs; and two skills of its own. The catalog keeps versions: platform's deploy
+// has two. It returns the folder and the platform repository.
 func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
 	t.Helper()
 	root := t.TempDir()
@@ -81,6 +91,9 @@ func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
 	remote := filepath.Join(root, "remote")
 	sourcestest.Write(t, filepath.Join(remote, "alpha", "SKILL.md"), "---\nname: alpha\ndescription: Alpha, from a catalog.\n---\n\n# Alpha\n")
 	sourcestest.Write(t, filepath.Join(remote, "beta", "SKILL.md"), "---\nname: beta\ndescription: Beta, left out.\n---\n\n# Beta\n")
+	for _, at := range []string{"x", "y"} {
+		sourcestest.Write(t, filepath.Join(remote, at, "gamma", "SKILL.md"), "---\nname: gamma\ndescription: Gamma, from "+at+".\n---\n\n# Gamma\n")
+	}
 	catalogURL := strings.TrimSuffix(serve(t, remote), "/mcp")
 	folder := filepath.Join(root, "skills")
 	sourcestest.Write(t, filepath.Join(folder, "local", "SKILL.md"), "---\nname: local\ndescription: The folder's own skill.\n---\n\n# Local\n")
@@ -90,7 +103,8 @@ func composedFolder(t *testing.T) (string, *sourcestest.Repo) {
 		"  - path: platform\n    git: "+platform.URL()+"\n    ref: main\n    dir: skills\n"+
 		"  - path: team\n    git: "+daemon+"/team.git\n"+
 		"  - path: vendor\n    git: "+http+"/vendor.git\n    ref: v1.0.0\n"+
-		"  - path: remote\n    catalog: "+catalogURL+"\n    skills: [alpha]\n")
+		"  - path: remote\n    catalog: "+catalogURL+"\n    skills: [alpha]\n"+
+		"  - path: shared\n    catalog: "+catalogURL+"\n    skills: [x-gamma, y-gamma]\n")
 	return folder, platform
 }
 
@@ -163,9 +177,9 @@ func TestSourcesComposed(t *testing.T) {
 					t.Errorf("a skill not composed: %s", uri)
 				case want == "" && src.Exists():
 					t.Errorf("%s: the folder's own skill has provenance %s", uri, src.Raw)
-				case want == "remote" && (src.Get("source").Str != want || !strings.HasPrefix(src.Get("digest").Str, "sha256:") || !strings.HasPrefix(src.Get("catalog").Str, "http://127.0.0.1:")):
+				case catalogSources[want] && (src.Get("source").Str != want || !strings.HasPrefix(src.Get("digest").Str, "sha256:") || !strings.HasPrefix(src.Get("catalog").Str, "http://127.0.0.1:")):
 					t.Errorf("%s: provenance %s, want the catalog's", uri, src.Raw)
-				case want != "" && want != "remote" && (src.Get("source").Str != want || len(src.Get("commit").Str) != 40 || src.Get("repository").Str == ""):
+				case want != "" && !catalogSources[want] && (src.Get("source").Str != want || len(src.Get("commit").Str) != 40 || src.Get("repository").Str == ""):
 					t.Errorf("%s: provenance %s, want source %q", uri, src.Raw, want)
 				}
 			}
@@ -271,7 +285,7 @@ func TestSourcesFrozenRefused(t *testing.T) {
 		{name: "another ref", policy: strings.Replace(policy, "ref: main", "ref: other", 1),
 			want: `source "platform" (skilledge.yaml line 4): sources.lock does not hold the sources as configured: its entry in sources.lock was locked for git ` + platform.URL() + `, ref main, dir skills`},
 		{name: "a source added", policy: policy + "  - path: more\n    git: " + platform.URL() + "\n",
-			want: `source "more" (skilledge.yaml line 16): sources.lock does not hold the sources as configured: sources.lock has no entry for it`},
+			want: `source "more" (skilledge.yaml line 19): sources.lock does not hold the sources as configured: sources.lock has no entry for it`},
 		{name: "a moved tag", policy: strings.Replace(policy, "ref: main", "ref: v1", 1), before: func(t *testing.T) {
 			platform.Git("tag", "v1")
 			if code, msg := pullCLI(t, nil, "sources", "update", "platform", "--dir", folder); code != 0 || !strings.Contains(msg, "platform: ") {

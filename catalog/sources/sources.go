@@ -69,7 +69,11 @@ type CatalogReader interface {
 
 // RemoteSkill is one skill read from a remote catalog.
 type RemoteSkill struct {
-	Path     string // its path in the catalog (its name, where the catalog says no path)
+	// Path is its path in the catalog: where the catalog says no path (a well-known
+	// index), its name, and for a skill the catalog names by a qualified index name
+	// (PROTOCOL.md#index-names), that name and its own ("x-gamma/gamma"), so that the
+	// folder it is mounted at ends in its name as every skill's must.
+	Path     string
 	Folder   string // the folder its files are in, relative to the folder read into
 	Manifest string // its manifest digest, as the catalog published it
 }

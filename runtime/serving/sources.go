@@ -78,7 +78,11 @@ func (catalogReader) Cached(dir string) ([]sources.RemoteSkill, error) {
 		if changed := pull.LocalChanges(dir, &s); len(changed) > 0 {
 			return nil, fmt.Errorf("%s/%s: the cache is not what was read", s.Name, changed[0])
 		}
-		out = append(out, sources.RemoteSkill{Path: s.Path, Folder: s.Name, Manifest: s.Manifest})
+		path := s.Path
+		if s.Named != "" && path == s.Name { // read by its qualified index name alone
+			path += "/" + s.Named
+		}
+		out = append(out, sources.RemoteSkill{Path: path, Folder: s.Name, Manifest: s.Manifest})
 	}
 	return out, nil
 }
