@@ -34,8 +34,8 @@ import (
 // never links that loader, the compiler: the caller gives it (FolderLoader). Skills that
 // share a name (copies, backups and forks in one repository: 1,066 in one public
 // collection) are installed in folders named by their index names, as a deployment of the
-// folder would publish them (catalog.IndexNames: qualified by path), each named in a
-// warning; --path selects some. A git source is cloned once, by the user's own git: at a
+// folder would publish them (catalog.IndexNames: qualified by path), the lock recording
+// each one's own name ("named"); --path selects some. A git source is cloned once, by the user's own git: at a
 // branch or tag with --depth 1, the whole history only for a frozen pull, which checks out
 // the commit the lock records; with the ext:: transport refused (it runs a command), hooks
 // off, no submodules, no prompt for a credential, and a URL or ref that begins with "-"

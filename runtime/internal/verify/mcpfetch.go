@@ -289,9 +289,7 @@ func (v *verifier) mcpListed(e gjson.Result) (Fetched, []listedFile, error) {
 	slices.SortFunc(files, func(a, b listedFile) int { return manifestOrder(a.path, b.path) })
 	f := Fetched{Name: entryName(e), Path: path, URL: m.uri, Digest: manifestOfInfo(m.files), Kind: DigestManifest,
 		Version: Printable(listedVersion(e, "version", "frontmatter.version", "frontmatter.metadata.version"))}
-	if f.Name != name.Str {
-		f.Named = name.Str
-	}
+	f.Named = otherThan(name.Str, f.Name)
 	return f, files, nil
 }
 
