@@ -96,6 +96,8 @@ func TestParseLockRefuses(t *testing.T) {
 		{"a selected path", `{"lockVersion":2,"skills":[],"selections":[{"source":"s","paths":["../a"]}]}`, "segment"},
 		{"unknown member", `{"lockVersion":1,"skills":[],"token":"x"}`, "unknown field"},
 		{"bad name", `{"lockVersion":1,"skills":[{"name":"../a","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[]}]}`, "not a valid skill name"},
+		{"a named that is no skill name", `{"lockVersion":1,"skills":[{"name":"a-b","named":"../b","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[{"path":"x","digest":"` + d + `"}]}]}`, "not a valid skill name other than"},
+		{"named as the folder", `{"lockVersion":1,"skills":[{"name":"a","named":"a","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[{"path":"x","digest":"` + d + `"}]}]}`, "not a valid skill name other than"},
 		{"traversal", `{"lockVersion":1,"skills":[{"name":"a","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[{"path":"../x","digest":"` + d + `"}]}]}`, "segment"},
 		{"twice", `{"lockVersion":1,"skills":[{"name":"a","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[{"path":"x","digest":"` + d + `"}]},{"name":"a","source":"s","artifact":"` + d + `","manifest":"` + d + `","files":[{"path":"x","digest":"` + d + `"}]}]}`, "twice"},
 		{"bad digest", `{"lockVersion":1,"skills":[{"name":"a","source":"s","artifact":"sha256:x","manifest":"` + d + `","files":[{"path":"x","digest":"` + d + `"}]}]}`, "digest"},
