@@ -55,16 +55,7 @@ func TestIndexNamesHistory(t *testing.T) {
 	if n := p.Versions().NumSkills(); n != 6 { // the latest at its version path too
 		t.Fatalf("%d versions in the history index, want 6", n)
 	}
-	cell, _ := p.HTTPDoc(catalog.RootJSON, catalog.HTTPObject)
-	var env []byte
-	catalog.EachRef(cell, func(r catalog.Ref) {
-		b, _ := enc.Store.Object(r.Name)
-		env = append(env, b...)
-	})
-	r, err := signing.OpenRoot(env, key.Public().(ed25519.PublicKey))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := servedRoot(t, p, enc, key)
 	annotated, deploys := 0, 0
 	for _, s := range r.Subjects {
 		if strings.Contains(s.Name, "/deploy/") {

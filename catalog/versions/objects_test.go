@@ -139,19 +139,7 @@ func TestSignedRootsHistory(t *testing.T) {
 		versions, feeds := 0, 0
 		for i := range p.NumViews() {
 			v := p.View(i)
-			cell, ok := v.Listed.HTTPDoc(catalog.RootJSON, catalog.HTTPObject)
-			if !ok {
-				t.Fatalf("view %d has no root", v.Mask)
-			}
-			var env []byte
-			catalog.EachRef(cell, func(r catalog.Ref) {
-				b, _ := enc.Store.Object(r.Name)
-				env = append(env, b...)
-			})
-			r, err := signing.OpenRoot(env, key.Public().(ed25519.PublicKey))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := servedRoot(t, v.Listed, enc, key)
 			finance := false
 			for k := range v.Listed.NumSkills() {
 				finance = finance || strings.Contains(string(v.Listed.Skill(k, catalog.SkillPath)), "finance/")
@@ -173,4 +161,24 @@ func TestSignedRootsHistory(t *testing.T) {
 			t.Fatalf("shard %d: %d version subjects, %d feeds in %d views: the test shows nothing", shard, versions, feeds, p.NumViews())
 		}
 	}
+}
+
+// servedRoot opens the signed root the index p serves (its objects in enc's store),
+// checked with key's public half.
+func servedRoot(t *testing.T, p *catalog.Pack, enc *compile.Encoded, key ed25519.PrivateKey) *signing.Root {
+	t.Helper()
+	cell, ok := p.HTTPDoc(catalog.RootJSON, catalog.HTTPObject)
+	if !ok {
+		t.Fatal("the index serves no root")
+	}
+	var env []byte
+	catalog.EachRef(cell, func(r catalog.Ref) {
+		b, _ := enc.Store.Object(r.Name)
+		env = append(env, b...)
+	})
+	r, err := signing.OpenRoot(env, key.Public().(ed25519.PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
