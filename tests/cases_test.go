@@ -125,6 +125,11 @@ func runCases(t *testing.T, newTarget func(t *testing.T, options []byte, skills 
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no protocol cases found: %v", err)
 	}
+	runCaseFiles(t, files, newTarget, canUpdate)
+}
+
+// runCaseFiles is runCases on the case files given.
+func runCaseFiles(t *testing.T, files []string, newTarget func(t *testing.T, options []byte, skills *caseSkills) target, canUpdate bool) {
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			data, err := os.ReadFile(file)
@@ -163,16 +168,7 @@ func runCases(t *testing.T, newTarget func(t *testing.T, options []byte, skills 
 					want := &ar.sections[i+1]
 					got := tg.HTTP(t, requestFrame(sec.data, cursor, etag))
 					checkFrame(t, got)
-					for _, path := range []string{"result.nextCursor", "result.structuredContent.nextCursor", "nextCursor"} {
-						if c := gjson.GetBytes(responseBody(got), path); c.Exists() {
-							cursor = c.Str
-						}
-					}
-					if r, err := wire.ParseResponse(got); err == nil {
-						if e, ok := r.Header.Get("ETag"); ok {
-							etag = e
-						}
-					}
+					cursor, etag = carried(got, cursor, etag)
 					ran++
 					if !same(got, trimLF(want.data)) {
 						if *update && canUpdate {
@@ -209,6 +205,23 @@ func runCases(t *testing.T, newTarget func(t *testing.T, options []byte, skills 
 			}
 		})
 	}
+}
+
+// carried is what a case's later requests say for $CURSOR and $ETAG after the response
+// frame got: its nextCursor (in the result, in a tool result's structuredContent, or at the
+// top of an HTTP search's answer) and its ETag, where it has them, else cursor and etag.
+func carried(got []byte, cursor, etag string) (string, string) {
+	for _, path := range []string{"result.nextCursor", "result.structuredContent.nextCursor", "nextCursor"} {
+		if c := gjson.GetBytes(responseBody(got), path); c.Exists() {
+			cursor = c.Str
+		}
+	}
+	if r, err := wire.ParseResponse(got); err == nil {
+		if e, ok := r.Header.Get("ETag"); ok {
+			etag = e
+		}
+	}
+	return cursor, etag
 }
 
 // unsupported is why tg cannot take sec, or "".
@@ -276,4 +289,71 @@ func checkFrame(t *testing.T, frame []byte) {
 	if _, err := wire.ParseResponse(frame); err != nil {
 		t.Fatalf("malformed response frame %q: %v", frame, err)
 	}
+}
+
+// casesByOptions groups the protocol cases served from the example catalog (those with
+// no skills/ sections of their own) by their options section, verbatim ("" for none):
+// a server that takes its options as it starts serves each group with one start.
+func casesByOptions(t *testing.T) map[string][]string {
+	files, err := filepath.Glob("testdata/cases/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no protocol cases found: %v", err)
+	}
+	groups := map[string][]string{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar := parseTxtar(data)
+		if skillsOf(ar) != nil {
+			continue
+		}
+		options := ""
+		if s := ar.get("options"); s != nil {
+			options = string(bytes.TrimSpace(s.data))
+		}
+		groups[options] = append(groups[options], file)
+	}
+	return groups
+}
+
+// compareCases asks ref and got every http exchange of the case files, in order, and fails
+// where got's answer is not ref's (compared as got normalises them, if it does): the cases'
+// requests put to a catalog other than the one their want sections were written for, the
+// reference saying what the answers are. Each request's $CURSOR and $ETAG come from the
+// answers before it, the same from both when they agree. It returns how many exchanges
+// ran, and how many of them were answered 200 with a body that is not a JSON-RPC error.
+func compareCases(t *testing.T, files []string, ref, got target) (ran, answered int) {
+	same := bytes.Equal
+	if n, ok := got.(normalizer); ok {
+		same = func(a, b []byte) bool { return bytes.Equal(n.normalize(a), n.normalize(b)) }
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar := parseTxtar(data)
+		cursor, etag := "", ""
+		for i := range ar.sections {
+			sec := &ar.sections[i]
+			if sec.name != "http" || unsupported(got, sec) != "" || unsupported(ref, sec) != "" {
+				continue
+			}
+			frame := requestFrame(sec.data, cursor, etag)
+			want, have := ref.HTTP(t, frame), got.HTTP(t, frame)
+			checkFrame(t, have)
+			ran++
+			if !same(have, want) {
+				t.Errorf("%s: http exchange %d:\nrequest:\n%s\ngot:\n%.2000s\nthe reference answered:\n%.2000s", file, i, frame, have, want)
+				return ran, answered
+			}
+			if r, err := wire.ParseResponse(want); err == nil && r.Status == 200 && !gjson.GetBytes(r.Body, "error").Exists() {
+				answered++
+			}
+			cursor, etag = carried(want, cursor, etag)
+		}
+	}
+	return ran, answered
 }

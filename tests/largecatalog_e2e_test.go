@@ -85,8 +85,16 @@ func TestLargeCatalogDeploys(t *testing.T) {
 
 // wranglerDev runs `wrangler dev` in the deployment's checkout on a port of its choosing
 // until the test ends, and returns its base URL.
-func wranglerDev(t *testing.T, d *deployment) string {
-	logs := startCommand(t, d.dir, "npx --prefix build wrangler dev --ip 127.0.0.1 --port 0", "Ready on http://127.0.0.1:", 2*time.Minute)
+func wranglerDev(t *testing.T, d *deployment) string { return wranglerDevOptions(t, d, "") }
+
+// wranglerDevOptions is wranglerDev with the plugin's options (a JSON object) given as
+// SKILLEDGE_OPTIONS in place of wrangler.toml's, unless options is "".
+func wranglerDevOptions(t *testing.T, d *deployment, options string) string {
+	command := "npx --prefix build wrangler dev --ip 127.0.0.1 --port 0"
+	if options != "" {
+		command += " --var 'SKILLEDGE_OPTIONS:" + strings.ReplaceAll(options, "'", `'\''`) + "'"
+	}
+	logs := startCommand(t, d.dir, command, "Ready on http://127.0.0.1:", 2*time.Minute)
 	m := regexp.MustCompile(`Ready on (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(logs.String())
 	if m == nil {
 		t.Fatalf("no address in wrangler dev's output:\n%s", logs.String())

@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -123,6 +125,28 @@ func TestPackedCatalogDeploys(t *testing.T) {
 		}
 	})
 	t.Run("repeats", func(t *testing.T) { readsTwice(t, base+"/mcp") })
+	t.Run("cases", func(t *testing.T) { casesUnderWranglerDev(t, d) })
+}
+
+// casesUnderWranglerDev runs every protocol case served from the examples (a case with a
+// folder of its own is another catalog: TestCasesPackedHosts runs those on packed builds)
+// against the packed examples d under wrangler dev, its packs in local R2 already: one
+// wrangler dev for each set of options the cases give, with those options (none: {}) in
+// place of wrangler.toml's. The answers are the want sections, as on every host.
+func casesUnderWranglerDev(t *testing.T, d *deployment) {
+	groups := casesByOptions(t)
+	for _, options := range slices.Sorted(maps.Keys(groups)) {
+		name := options
+		if name == "" {
+			name = "{}"
+		}
+		t.Run(name, func(t *testing.T) {
+			base := wranglerDevOptions(t, d, name)
+			runCaseFiles(t, groups[options], func(t *testing.T, _ []byte, _ *caseSkills) target {
+				return workerTarget{base}
+			}, false)
+		})
+	}
 }
 
 // readsTwice reads every resource the MCP endpoint url lists, then every one again by a
