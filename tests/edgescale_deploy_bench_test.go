@@ -3,14 +3,25 @@
 package tests
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/catalog/compile"
+	"github.com/skilledge/skilledge/catalog/examples"
+	"github.com/skilledge/skilledge/edge"
+	"github.com/skilledge/skilledge/edge/wire"
 )
 
 // TestEdgeScaleDeploys deploys the 50,000-skill catalog (writeScaleCatalog) as the README
@@ -20,13 +31,16 @@ import (
 // local R2 by the commands the build printed; and the Worker under wrangler dev serves
 // every conformance scenario with no FAILURE but the baselined, the Inspector's
 // skills/list --verify on both eras (every skill listed, its files verified as far as the Inspector's read bounds go), and well-known artifacts that match
-// their digests (every 500th skill's). It writes what it measured to BENCHMARKS.md, "The
-// edge at scale, deployed". About ten minutes; run by hand (go test -tags 'e2e
-// benchreport' -run EdgeScaleDeploys).
+// their digests (every 500th skill's). The example catalog is in the folder too, and the
+// protocol cases served from it are asked of the Worker, one wrangler dev for each set of
+// options they give: every answer is the one the edge gives in process over the same
+// folder built whole (compareCases), the cases' want sections being the examples' alone.
+// It writes what it measured to BENCHMARKS.md, "The edge at scale, deployed". About
+// fifteen minutes; run by hand (go test -tags 'e2e benchreport' -run EdgeScaleDeploys).
 func TestEdgeScaleDeploys(t *testing.T) {
-	const skills = 50000 + 1
+	const scaleSkills = 50000
 	folder := filepath.Join(t.TempDir(), "skills")
-	if err := writeScaleCatalog(folder, skills-1); err != nil {
+	if err := writeScaleCatalog(folder, scaleSkills); err != nil {
 		t.Fatal(err)
 	}
 	// And, listed first, a skill with a subdirectory, which the conformance suite's
@@ -39,6 +53,19 @@ func TestEdgeScaleDeploys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// And the example catalog, whose protocol cases then run on this one (below).
+	if err := os.CopyFS(folder, examples.FS); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := exampleBuild()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := catalog.Open(enc.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills := scaleSkills + 1 + ex.NumSkills()
 	defer func(was time.Duration) { blockTimeout = was }(blockTimeout)
 	blockTimeout = 30 * time.Minute // the build of 50,000 skills takes minutes
 	start := time.Now()
@@ -102,8 +129,43 @@ func TestEdgeScaleDeploys(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	// The protocol cases served from the examples, asked of this catalog: the answers are
+	// the reference's, the edge in process over the same folder built whole.
+	ref, problems, err := compile.LoadDir(folder, compile.Options{})
+	if err != nil || compile.HasErrors(problems) {
+		t.Fatal(err, fmtProblems(problems))
+	}
+	whole, err := compile.Encode(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := catalog.Open(whole.Index)
+	if err != nil || p.Sharded() {
+		t.Fatalf("the reference's index is sharded or does not open: %v", err)
+	}
+	ran, answered, groups := 0, 0, casesByOptions(t)
+	t.Run("cases", func(t *testing.T) {
+		for _, options := range slices.Sorted(maps.Keys(groups)) {
+			name := cmp.Or(options, "{}")
+			t.Run(name, func(t *testing.T) {
+				opt, err := wire.ParseOptions([]byte(name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, a := compareCases(t, groups[options], inProcess{edge.New(p, opt), whole.Store}, workerTarget{wranglerDevOptions(t, d, name)})
+				ran, answered = ran+r, answered+a
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	cases := 0
+	for _, g := range groups {
+		cases += len(g)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured %s: %s generated skills (writeScaleCatalog), built by `skilledge build` with its defaults and deployed as DEPLOY.md says\n", time.Now().UTC().Format("2006-01-02"), thousands(skills))
+	fmt.Fprintf(&b, "Measured %s: %s generated skills (writeScaleCatalog) and the %d of the example catalog, built by `skilledge build` with its defaults and deployed as DEPLOY.md says\n", time.Now().UTC().Format("2006-01-02"), thousands(scaleSkills+1), ex.NumSkills())
 	fmt.Fprintf(&b, "(\"Large catalogs\"), under wrangler dev with its local R2 in place of the account's.\n\n")
 	b.WriteString("| | |\n|---|---|\n")
 	fmt.Fprintf(&b, "| the Worker's script (`wrangler deploy --dry-run`) | %s KiB, %s KiB gzipped (free plan: 3 MiB) |\n", upload[1], upload[2])
@@ -114,6 +176,7 @@ func TestEdgeScaleDeploys(t *testing.T) {
 	fmt.Fprintf(&b, "| conformance scenarios, no FAILURE but the baselined | %d |\n", len(conformanceRuns)-1)
 	fmt.Fprintf(&b, "| the Inspector's `skills/list --verify` (it lists every skill, and reads files up to its bounds) | %s skills listed, %d files verified (legacy), %d (modern) |\n", thousands(skills), verified["legacy"], verified["modern"])
 	fmt.Fprintf(&b, "| well-known artifacts checked against their digests | %d |\n", checked)
+	fmt.Fprintf(&b, "| the protocol cases served from the examples (%d, under %d sets of options), their HTTP exchanges asked of this catalog: the same answers as the edge in process over the folder built whole | %d exchanges, %d answered 200 without an error |\n", cases, len(groups), ran, answered)
 	writeReport(t, "edgescaledeploy", b.String())
 }
 
@@ -145,4 +208,44 @@ func inspectCatalog(t *testing.T, url, era string, n int) int {
 	}
 	t.Log(strings.TrimSpace(stderr))
 	return files
+}
+
+// compareCases asks ref and got every http exchange of the case files, in order, and fails
+// where got's answer is not ref's (compared as got normalises them, if it does): the cases'
+// requests put to a catalog other than the one their want sections were written for, the
+// reference saying what the answers are. Each request's $CURSOR and $ETAG come from the
+// answers before it, the same from both when they agree. It returns how many exchanges
+// ran, and how many of them were answered 200 with a body that is not a JSON-RPC error.
+func compareCases(t *testing.T, files []string, ref, got target) (ran, answered int) {
+	same := bytes.Equal
+	if n, ok := got.(normalizer); ok {
+		same = func(a, b []byte) bool { return bytes.Equal(n.normalize(a), n.normalize(b)) }
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar := parseTxtar(data)
+		cursor, etag := "", ""
+		for i := range ar.sections {
+			sec := &ar.sections[i]
+			if sec.name != "http" || unsupported(got, sec) != "" || unsupported(ref, sec) != "" {
+				continue
+			}
+			frame := requestFrame(sec.data, cursor, etag)
+			want, have := ref.HTTP(t, frame), got.HTTP(t, frame)
+			checkFrame(t, have)
+			ran++
+			if !same(have, want) {
+				t.Errorf("%s: http exchange %d:\nrequest:\n%s\ngot:\n%.2000s\nthe reference answered:\n%.2000s", file, i, frame, have, want)
+				return ran, answered
+			}
+			if r, err := wire.ParseResponse(want); err == nil && r.Status == 200 && !gjson.GetBytes(r.Body, "error").Exists() {
+				answered++
+			}
+			cursor, etag = carried(want, cursor, etag)
+		}
+	}
+	return ran, answered
 }

@@ -254,3 +254,30 @@ func conformanceUnderWranglerDev(t *testing.T, base string) {
 		})
 	}
 }
+
+// casesByOptions groups the protocol cases served from the example catalog (those with
+// no skills/ sections of their own) by their options section, verbatim ("" for none):
+// a server that takes its options as it starts serves each group with one start.
+func casesByOptions(t *testing.T) map[string][]string {
+	files, err := filepath.Glob("testdata/cases/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no protocol cases found: %v", err)
+	}
+	groups := map[string][]string{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar := parseTxtar(data)
+		if skillsOf(ar) != nil {
+			continue
+		}
+		options := ""
+		if s := ar.get("options"); s != nil {
+			options = string(bytes.TrimSpace(s.data))
+		}
+		groups[options] = append(groups[options], file)
+	}
+	return groups
+}
