@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/skilledge/skilledge/catalog"
+	"github.com/skilledge/skilledge/runtime/pluginbuild"
 )
 
 // edgeStarts is how many cold starts of each Worker the edge-at-scale report times.
@@ -235,6 +236,48 @@ func firstAnswers(t *testing.T, config, body string) time.Duration {
 	}
 }
 
+// variantBundle is a copy of deployment d whose bundle's files are edit(name, bytes) of
+// d's, the assets d's.
+func variantBundle(t *testing.T, d *deployment, edit func(name string, b []byte) []byte) *deployment {
+	dir := t.TempDir()
+	entries, err := os.ReadDir(d.bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(d.bundle, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), edit(e.Name(), b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &deployment{bundle: dir, assets: d.assets}
+}
+
+// gzipSize is the size of the file at path gzipped (the default level).
+func gzipSize(t *testing.T, path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	z := gzip.NewWriter(&out)
+	z.Write(b)
+	z.Close()
+	return out.Len()
+}
+
+// findIn is the path of the one file in dir whose name ends in suffix.
+func findIn(t *testing.T, dir, suffix string) string {
+	m, err := filepath.Glob(filepath.Join(dir, "*"+suffix))
+	if err != nil || len(m) != 1 {
+		t.Fatalf("%d files *%s in %s: %v", len(m), suffix, dir, err)
+	}
+	return m[0]
+}
+
 // edgeBaseline is the commit before the edge at scale (issue 42): the Worker the
 // anthropics-shaped catalog's first answer is compared with.
 const edgeBaseline = "86e1e31"
@@ -253,6 +296,7 @@ func TestEdgeAnthropicsReport(t *testing.T) {
 	}
 	type worker struct {
 		name, output, config, readURI string
+		script                        string // for a variant of this tree's: what its script is
 		list, get                     []time.Duration
 	}
 	bundled := func(name string, d *deployment, output string) *worker {
@@ -302,7 +346,34 @@ func TestEdgeAnthropicsReport(t *testing.T) {
 	}
 	base := bundled(edgeBaseline, &deployment{bundle: filepath.Join(src, "dist", "bundle"), assets: filepath.Join(src, "dist", "assets")}, out.String())
 
-	workers := []*worker{base, head}
+	// This tree's Worker but for one choice each, beside it: the two decisions' measure
+	// (plugin.wasm's imported first; a plugin with its name section).
+	wasmFirst := bundled("this tree, plugin.wasm imported first", variantBundle(t, d, func(name string, b []byte) []byte {
+		if name != "worker.js" {
+			return b
+		}
+		imports := regexp.MustCompile(`(?m)^import pack from "\./[0-9a-f]+-catalog\.pack";\n(import module from "\./[0-9a-f]+-plugin\.wasm";\n)`)
+		if !imports.Match(b) {
+			t.Fatalf("worker.js does not import catalog.pack and then plugin.wasm")
+		}
+		return imports.ReplaceAll(b, []byte("${1}import pack from \"./"+filepath.Base(findIn(t, d.bundle, "-catalog.pack"))+"\";\n"))
+	}), d.output)
+	named := filepath.Join(t.TempDir(), "plugin.wasm")
+	run(t, root, append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0"), "go", "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-tags", pluginbuild.PublicTag, "-o", named, pluginbuild.Package)
+	withNames := bundled("this tree, its plugin with a name section", variantBundle(t, d, func(name string, b []byte) []byte {
+		if !strings.HasSuffix(name, "-plugin.wasm") {
+			return b
+		}
+		nb, err := os.ReadFile(named)
+		if err != nil || len(nb) <= len(b) {
+			t.Fatalf("the plugin built with names (%d bytes, %v) is not larger than the shipped one (%d)", len(nb), err, len(b))
+		}
+		return nb
+	}), d.output)
+	wasmFirst.script = "this tree's"
+	withNames.script = fmt.Sprintf("this tree's and %.2f KiB", float64(gzipSize(t, named)-gzipSize(t, findIn(t, d.bundle, "-plugin.wasm")))/1024)
+
+	workers := []*worker{base, head, wasmFirst, withNames}
 	list := `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`
 	for i := range anthropicsStarts + 1 {
 		// The Workers in turn, the first of each turn alternating: a start right after
@@ -320,7 +391,8 @@ func TestEdgeAnthropicsReport(t *testing.T) {
 	assets := regexp.MustCompile(`Read (\d+) files from the assets directory`)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs), %s, workerd %s: the anthropics-shaped catalog (writeRealisticCatalog), built and bundled\n", time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version(), workerdVersion(t))
-	fmt.Fprintf(&b, "by each tree's own `skilledge build` and `wrangler deploy --dry-run`; the first answer from a cold start as in the table above,\n%d starts each after one unmeasured, the Workers in turn (which goes first alternating).\n\n", anthropicsStarts)
+	fmt.Fprintf(&b, "by each tree's own `skilledge build` and `wrangler deploy --dry-run`; the first answer from a cold start as in the table above,\n%d starts each after one unmeasured, the Workers in turn (which goes first alternating). The last two rows are this tree's Worker\n"+
+		"but for one choice each: its worker.js importing plugin.wasm before catalog.pack, and its plugin built with a name section (no -ldflags=-s).\n\n", anthropicsStarts)
 	b.WriteString("| Worker | script, gzipped | asset files | `skills/list` | ÷ " + edgeBaseline + " | `resources/read` | ÷ " + edgeBaseline + " |\n|---|---|---|---|---|---|---|\n")
 	for _, w := range workers {
 		slices.Sort(w.list)
@@ -329,7 +401,11 @@ func TestEdgeAnthropicsReport(t *testing.T) {
 		if gz == nil || files == nil {
 			t.Fatalf("%s: no size or asset count in the dry run:\n%s", w.name, w.output)
 		}
-		fmt.Fprintf(&b, "| %s | %s KiB | %s | %s | %s | %s | %s |\n", w.name, gz[1], files[1], spread(w.list), ratio(w.list, base.list), spread(w.get), ratio(w.get, base.get))
+		script := gz[1] + " KiB"
+		if w.script != "" {
+			script = w.script
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", w.name, script, files[1], spread(w.list), ratio(w.list, base.list), spread(w.get), ratio(w.get, base.get))
 	}
 	writeReport(t, "edge-anthropics", b.String())
 }

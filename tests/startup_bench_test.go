@@ -76,11 +76,15 @@ func releaseCLI(t *testing.T, tree, cli string) {
 	replace := map[string]string{}
 	wasmEnv := append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	plugin := cli + ".wasm"
-	run(t, tree, wasmEnv, "go", "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", plugin, "./edge/plugin")
+	flags := []string{"build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false"}
+	if release, _ := os.ReadFile(filepath.Join(tree, "build", "release")); bytes.Contains(release, []byte("-buildvcs=false -ldflags=-s")) {
+		flags = append(flags, "-ldflags=-s") // the tree's plugins have no name section
+	}
+	run(t, tree, wasmEnv, "go", append(flags, "-o", plugin, "./edge/plugin")...)
 	replace[filepath.Join(tree, "runtime", "pluginbuild", "plugin.wasm")] = plugin
 	if embeds, _ := os.ReadFile(filepath.Join(tree, "runtime", "pluginbuild", "embed_release.go")); bytes.Contains(embeds, []byte("plugin-public.wasm")) {
 		public := cli + ".public.wasm"
-		run(t, tree, wasmEnv, "go", "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-tags", pluginbuild.PublicTag, "-o", public, "./edge/plugin")
+		run(t, tree, wasmEnv, "go", append(flags, "-tags", pluginbuild.PublicTag, "-o", public, "./edge/plugin")...)
 		replace[filepath.Join(tree, "runtime", "pluginbuild", "plugin-public.wasm")] = public
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})

@@ -336,6 +336,22 @@ func workerdConfig(dir string, d *deployment, options []string, extra ...string)
 	if err != nil {
 		return "", err
 	}
+	// The other modules in the order worker.js imports them, as wrangler lists them, not
+	// by file name: their names begin with their content's hash, and workerd's start
+	// depends on the order (the plugin's module before the index's answered the first
+	// request of the anthropics-shaped catalog about 5 ms later than after it), so an
+	// order by name would make a start's time depend on the hashes of the bytes.
+	main, err := os.ReadFile(filepath.Join(bundle, "worker.js"))
+	if err != nil {
+		return "", err
+	}
+	imported := func(name string) int {
+		if i := bytes.Index(main, []byte(`"./`+name+`"`)); i >= 0 {
+			return i
+		}
+		return len(main)
+	}
+	slices.SortStableFunc(entries, func(a, b os.DirEntry) int { return imported(a.Name()) - imported(b.Name()) })
 	modules := []string{`(name = "worker.js", esModule = embed "worker.js")`} // the main module comes first
 	for _, e := range entries {
 		name := e.Name()

@@ -16,7 +16,7 @@
 //
 // Why is the plugin not run through wasm-opt? Measured with binaryen 132 on the full
 // plugin: -Oz takes the code section down 12% and the file 10% (a third of that is the
-// name section, which it drops and one test reads; with -g 8%), the gzipped module 1–3%;
+// name section, which the build now leaves out itself: -ldflags=-s), the gzipped module 1–3%;
 // wazero's cold compilation 3–5% faster, its warm one no faster; V8's WebAssembly.compile
 // in Node no faster (it compiles lazily); requests no faster (BENCHMARKS.md, "Why not
 // wasm-opt"). It needs three feature flags to accept Go's output, and takes about 35 s of

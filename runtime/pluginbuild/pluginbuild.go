@@ -57,6 +57,24 @@ func Locate(ctx context.Context, file string, v Variant, progress io.Writer) (st
 
 var ensureMu sync.Mutex
 
+// buildFlags are the go build flags of every plugin build, but its -tags and -o: a
+// library module for a WASI host (c-shared: _initialize, no _start), the same bytes
+// whatever the checkout's path and version control, and no name section (-ldflags=-s).
+// build/release builds the released plugins with the same flags.
+//
+// Why is the plugin built without its name section? The section names the module's
+// functions for a WebAssembly engine's own traces, about 110 KB of the public plugin
+// (2%), and V8 reads it as it compiles the module: the anthropics-shaped catalog's
+// Worker answered first about 1 ms (1 to 2%) sooner in workerd without it (BENCHMARKS.md,
+// "Why the plugin has no name section"). Nothing shows those names: Go prints a
+// panic's trace from its own tables (pclntab, in the data section, which -s keeps), and
+// the harness drops wazero's trace from a trap's message. Kept, they would help only
+// someone reading an engine's trace of a trap, who can build a plugin with names and
+// run it with --plugin (two of the harness's tests build one, to find the Go runtime's
+// functions by name). Rejected: stripping the section from the Worker's copy alone (two
+// plugins of one source that differ, where a deployment's plugin.wasm is the harness's).
+var buildFlags = []string{"-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-ldflags=-s"}
+
 // Ensure returns the path of the plugin.wasm of variant v built from the skilledge source
 // this program was built from (or, failing that, the module in the current directory).
 // The file is <user cache>/skilledge/plugin-<hash>.wasm (plugin-public-<hash>.wasm for
@@ -64,8 +82,8 @@ var ensureMu sync.Mutex
 // of the build: go.mod, go.sum, the files under edge/, catalog/ (but the build-time
 // packages: catalog/compile, catalog/examples and those only the compiler imports) and
 // jsonrpc/ except tests and testdata, the go command's version,
-// GOFLAGS and GOWASM. If the file is missing, Ensure builds it with
-// GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -buildvcs=false,
+// GOFLAGS, GOWASM and the build's flags. If the file is missing, Ensure builds it with
+// GOOS=wasip1 GOARCH=wasm go build and buildFlags,
 // reporting progress on progress (which may be nil); otherwise it returns at once.
 // Concurrent callers, in this process or others, share one build. It fails with
 // ErrSource when there is no source to build from.
@@ -127,7 +145,7 @@ func buildPlugin(ctx context.Context, goBin, src, path string, v Variant, progre
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	args := []string{"build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false"}
+	args := append([]string{"build"}, buildFlags...)
 	if tags := v.Tags(); tags != "" {
 		args = append(args, "-tags="+tags)
 	}
@@ -230,6 +248,7 @@ func pluginHash(ctx context.Context, goBin, src string) (string, error) {
 		return "", fmt.Errorf("pluginbuild: go version: %w", err)
 	}
 	field("go version", ver)
+	field("flags", []byte(strings.Join(buildFlags, " ")))
 	field("GOFLAGS", []byte(os.Getenv("GOFLAGS")))
 	field("GOWASM", []byte(os.Getenv("GOWASM")))
 	for _, name := range []string{"go.mod", "go.sum"} {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skilledge/skilledge/runtime/internal/require"
@@ -86,5 +87,27 @@ func TestLocate(t *testing.T) {
 	_, err = Locate(ctx, f+".missing", Full, nil)
 	if err == nil {
 		t.Fatal("a missing --plugin file is an error")
+	}
+}
+
+// TestReleaseBuildsAsEnsure: build/release builds the released plugins with the flags
+// Ensure builds a clone's with, so that a release's plugin is a clone's.
+func TestReleaseBuildsAsEnsure(t *testing.T) {
+	release, err := os.ReadFile(filepath.Join("..", "..", "build", "release"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	builds := 0
+	for _, line := range strings.Split(string(release), "\n") {
+		if !strings.HasPrefix(line, "GOOS=wasip1 GOARCH=wasm go build ") {
+			continue
+		}
+		builds++
+		if !strings.Contains(line, "go build "+strings.Join(buildFlags, " ")+" ") {
+			t.Errorf("build/release builds a plugin with other flags than %q:\n%s", buildFlags, line)
+		}
+	}
+	if builds != len(Variants) {
+		t.Errorf("build/release builds %d plugins, there are %d variants", builds, len(Variants))
 	}
 }

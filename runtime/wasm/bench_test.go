@@ -150,12 +150,17 @@ func instanceWithPreemption(tb testing.TB, on bool, pack []byte) *instance {
 // listener factory: it must be there when the module is compiled).
 func rawInstance(tb testing.TB, ctx context.Context, rc wazero.RuntimeConfig, pack []byte) *instance {
 	testPlugin(tb)
+	return rawInstanceOf(tb, ctx, rc, shared.wasm, pack)
+}
+
+// rawInstanceOf is rawInstance of the module wasm.
+func rawInstanceOf(tb testing.TB, ctx context.Context, rc wazero.RuntimeConfig, wasm, pack []byte) *instance {
 	rt := wazero.NewRuntimeWithConfig(ctx, rc.WithMemoryLimitPages(DefaultMemoryLimit/pageSize))
 	tb.Cleanup(func() { rt.Close(ctx) })
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 	_, err := instantiateHostModule(ctx, rt)
 	require.NoError(tb, err)
-	compiled, err := rt.CompileModule(ctx, shared.wasm)
+	compiled, err := rt.CompileModule(ctx, wasm)
 	require.NoError(tb, err)
 	p := &Plugin{rt: rt, compiled: compiled, cfg: Config{Stderr: io.Discard}, pages: DefaultMemoryLimit / pageSize}
 	in, err := p.bareInstance(ctx, nil)

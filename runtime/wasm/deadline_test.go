@@ -149,7 +149,8 @@ func FuzzInstrumentDeadline(f *testing.F) {
 }
 
 // runawayPlugin builds plugin.wasm with the test-only exports (edge/plugin/testexports.go,
-// build tag skilledge_test), once per test binary.
+// build tag skilledge_test), once per test binary. It keeps its name section (no
+// -ldflags=-s), which TestPluginRequestsDoNotAllocate reads.
 var runawayPlugin = sync.OnceValues(func() ([]byte, error) {
 	src, err := pluginbuild.SourceDir()
 	if err != nil {
