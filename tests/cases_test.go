@@ -121,11 +121,16 @@ func buildCase(cs *caseSkills) (*compile.Encoded, error) {
 // runCases runs every case file against the target made by newTarget(options, skills),
 // skills being the case's own folder or nil for the example catalog.
 func runCases(t *testing.T, newTarget func(t *testing.T, options []byte, skills *caseSkills) target, canUpdate bool) {
+	runCaseFiles(t, caseFiles(t), newTarget, canUpdate)
+}
+
+// caseFiles are the protocol cases' files.
+func caseFiles(t *testing.T) []string {
 	files, err := filepath.Glob("testdata/cases/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no protocol cases found: %v", err)
 	}
-	runCaseFiles(t, files, newTarget, canUpdate)
+	return files
 }
 
 // runCaseFiles is runCases on the case files given.

@@ -36,7 +36,7 @@ import (
 // options they give: every answer is the one the edge gives in process over the same
 // folder built whole (compareCases), the cases' want sections being the examples' alone.
 // It writes what it measured to BENCHMARKS.md, "The edge at scale, deployed". About
-// fifteen minutes; run by hand (go test -tags 'e2e benchreport' -run EdgeScaleDeploys).
+// five minutes; run by hand (go test -tags 'e2e benchreport' -run EdgeScaleDeploys).
 func TestEdgeScaleDeploys(t *testing.T) {
 	const scaleSkills = 50000
 	folder := filepath.Join(t.TempDir(), "skills")

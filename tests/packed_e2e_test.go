@@ -4,6 +4,7 @@ package tests
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -136,10 +137,7 @@ func TestPackedCatalogDeploys(t *testing.T) {
 func casesUnderWranglerDev(t *testing.T, d *deployment) {
 	groups := casesByOptions(t)
 	for _, options := range slices.Sorted(maps.Keys(groups)) {
-		name := options
-		if name == "" {
-			name = "{}"
-		}
+		name := cmp.Or(options, "{}")
 		t.Run(name, func(t *testing.T) {
 			base := wranglerDevOptions(t, d, name)
 			runCaseFiles(t, groups[options], func(t *testing.T, _ []byte, _ *caseSkills) target {
@@ -259,12 +257,8 @@ func conformanceUnderWranglerDev(t *testing.T, base string) {
 // no skills/ sections of their own) by their options section, verbatim ("" for none):
 // a server that takes its options as it starts serves each group with one start.
 func casesByOptions(t *testing.T) map[string][]string {
-	files, err := filepath.Glob("testdata/cases/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no protocol cases found: %v", err)
-	}
 	groups := map[string][]string{}
-	for _, file := range files {
+	for _, file := range caseFiles(t) {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
