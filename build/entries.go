@@ -18,8 +18,8 @@ import (
 const WorkerName = "worker.mjs"
 
 // Worker is worker.mjs: the Workers entry module. It imports "@extism/extism" (which the
-// root wrangler.toml aliases to the SDK's browser build), "./plugin.wasm",
-// "./catalog.pack" and "./host.mjs", and gives the host the ASSETS binding as its
+// root wrangler.toml aliases to the SDK's browser build), "./catalog.pack",
+// "./plugin.wasm" and "./host.mjs", and gives the host the ASSETS binding as its
 // content store and the Workers fetch (through Cloudflare's cache but when the plugin
 // wants a key set again) for the key sets an auth option names.
 //

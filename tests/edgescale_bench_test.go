@@ -256,19 +256,6 @@ func variantBundle(t *testing.T, d *deployment, edit func(name string, b []byte)
 	return &deployment{bundle: dir, assets: d.assets}
 }
 
-// gzipSize is the size of the file at path gzipped (the default level).
-func gzipSize(t *testing.T, path string) int {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	z := gzip.NewWriter(&out)
-	z.Write(b)
-	z.Close()
-	return out.Len()
-}
-
 // findIn is the path of the one file in dir whose name ends in suffix.
 func findIn(t *testing.T, dir, suffix string) string {
 	m, err := filepath.Glob(filepath.Join(dir, "*"+suffix))
@@ -287,7 +274,10 @@ const edgeBaseline = "86e1e31"
 // objects assets, no R2), and its Worker answers first as fast: the Worker of this tree and
 // the one edgeBaseline builds, each bundled by its own `wrangler deploy --dry-run`, started
 // in workerd in turn, anthropicsStarts times each after one unmeasured, timed as
-// TestEdgeScaleReport times them. It writes the edge-anthropics section of BENCHMARKS.md.
+// TestEdgeScaleReport times them; and beside them, this tree's Worker but for one choice
+// each, the measure of those choices: its worker.js importing plugin.wasm before
+// catalog.pack, and its plugin built with a name section. It writes the edge-anthropics
+// section of BENCHMARKS.md.
 func TestEdgeAnthropicsReport(t *testing.T) {
 	root := repoRoot(t)
 	skills := filepath.Join(t.TempDir(), "skills")
@@ -359,7 +349,7 @@ func TestEdgeAnthropicsReport(t *testing.T) {
 		return imports.ReplaceAll(b, []byte("${1}import pack from \"./"+filepath.Base(findIn(t, d.bundle, "-catalog.pack"))+"\";\n"))
 	}), d.output)
 	named := filepath.Join(t.TempDir(), "plugin.wasm")
-	run(t, root, append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0"), "go", "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-tags", pluginbuild.PublicTag, "-o", named, pluginbuild.Package)
+	run(t, root, append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0"), "go", append(append([]string{"build"}, pluginbuild.Flags(true)...), "-tags", pluginbuild.PublicTag, "-o", named, pluginbuild.Package)...)
 	withNames := bundled("this tree, its plugin with a name section", variantBundle(t, d, func(name string, b []byte) []byte {
 		if !strings.HasSuffix(name, "-plugin.wasm") {
 			return b
@@ -371,7 +361,14 @@ func TestEdgeAnthropicsReport(t *testing.T) {
 		return nb
 	}), d.output)
 	wasmFirst.script = "this tree's"
-	withNames.script = fmt.Sprintf("this tree's and %.2f KiB", float64(gzipSize(t, named)-gzipSize(t, findIn(t, d.bundle, "-plugin.wasm")))/1024)
+	gzipped := func(path string) int {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gzippedSize(b)
+	}
+	withNames.script = fmt.Sprintf("this tree's and %.2f KiB", float64(gzipped(named)-gzipped(findIn(t, d.bundle, "-plugin.wasm")))/1024)
 
 	workers := []*worker{base, head, wasmFirst, withNames}
 	list := `{"jsonrpc":"2.0","id":1,"method":"skills/list"}`

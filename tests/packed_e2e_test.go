@@ -93,8 +93,9 @@ func TestPackedRepeatsHosts(t *testing.T) {
 // binding of the root wrangler.toml uncommented and each pack uploaded by the command the
 // build printed (to wrangler's local R2 rather than the account's), and the Worker under
 // wrangler dev serves them to the conformance suite's every scenario with no FAILURE but
-// the baselined, the Inspector's skills/list --verify on both eras, and every well-known
-// artifact matching its digest. The assets are the index's parts alone.
+// the baselined, the Inspector's skills/list --verify on both eras, every well-known
+// artifact matching its digest, and every protocol case served from the examples
+// (casesUnderWranglerDev). The assets are the index's parts alone.
 func TestPackedCatalogDeploys(t *testing.T) {
 	d := packedDeployment(t, nil)
 	if !strings.Contains(d.output, "--dry-run: exiting now.") {
@@ -135,15 +136,20 @@ func TestPackedCatalogDeploys(t *testing.T) {
 // wrangler dev for each set of options the cases give, with those options (none: {}) in
 // place of wrangler.toml's. The answers are the want sections, as on every host.
 func casesUnderWranglerDev(t *testing.T, d *deployment) {
+	eachCaseOptions(t, d, func(t *testing.T, _ string, files []string, base string) {
+		runCaseFiles(t, files, func(t *testing.T, _ []byte, _ *caseSkills) target { return workerTarget{base} }, false)
+	})
+}
+
+// eachCaseOptions calls do for each group of casesByOptions, in a subtest named by the
+// options (none: {}), with the group's files and the base URL of a wrangler dev of the
+// deployment d that serves those options in place of wrangler.toml's. Its cases share that
+// one Worker, and so its isolate: an answer that depended on an earlier case's would show.
+func eachCaseOptions(t *testing.T, d *deployment, do func(t *testing.T, options string, files []string, base string)) {
 	groups := casesByOptions(t)
 	for _, options := range slices.Sorted(maps.Keys(groups)) {
 		name := cmp.Or(options, "{}")
-		t.Run(name, func(t *testing.T) {
-			base := wranglerDevOptions(t, d, name)
-			runCaseFiles(t, groups[options], func(t *testing.T, _ []byte, _ *caseSkills) target {
-				return workerTarget{base}
-			}, false)
-		})
+		t.Run(name, func(t *testing.T) { do(t, name, groups[options], wranglerDevOptions(t, d, name)) })
 	}
 }
 

@@ -319,9 +319,9 @@ func startWorkerd(bin, config string, n int, flags ...string) (*workerdProcess, 
 }
 
 // workerdConfig writes, into dir, a workerd configuration serving d's bundle once per
-// options JSON, with the modules wrangler wrote (the entry worker.js, the CompiledWasm
-// plugin and the Data index, named as worker.js imports them) and d's assets bound as
-// ASSETS, and returns its path. The modules are linked into dir: capnp's embed takes
+// options JSON, with the modules wrangler wrote (the entry worker.js, then the Data index
+// and the CompiledWasm plugin, named and ordered as worker.js imports them) and d's assets
+// bound as ASSETS, and returns its path. The modules are linked into dir: capnp's embed takes
 // paths relative to the configuration file.
 //
 // The assets are served by a workerd disk service: a GET of /sha256/NAME answers the file
@@ -339,7 +339,7 @@ func workerdConfig(dir string, d *deployment, options []string, extra ...string)
 	// The other modules in the order worker.js imports them, as wrangler lists them, not
 	// by file name: their names begin with their content's hash, and workerd's start
 	// depends on the order (the plugin's module before the index's answered the first
-	// request of the anthropics-shaped catalog about 5 ms later than after it), so an
+	// request of the anthropics-shaped catalog about 4 ms later than after it), so an
 	// order by name would make a start's time depend on the hashes of the bytes.
 	main, err := os.ReadFile(filepath.Join(bundle, "worker.js"))
 	if err != nil {

@@ -15,8 +15,9 @@
 // --plugin FILE or $SKILLEDGE_PLUGIN.
 //
 // Why is the plugin not run through wasm-opt? Measured with binaryen 132 on the full
-// plugin: -Oz takes the code section down 12% and the file 10% (a third of that is the
-// name section, which the build now leaves out itself: -ldflags=-s), the gzipped module 1–3%;
+// plugin (with its name section, as it was built then): -Oz takes the code section down
+// 12% and the file 10% (about a fifth of that is the name section, which the build now
+// leaves out itself: -ldflags=-s), the gzipped module 1–3%;
 // wazero's cold compilation 3–5% faster, its warm one no faster; V8's WebAssembly.compile
 // in Node no faster (it compiles lazily); requests no faster (BENCHMARKS.md, "Why not
 // wasm-opt"). It needs three feature flags to accept Go's output, and takes about 35 s of

@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -64,9 +65,10 @@ var ensureMu sync.Mutex
 //
 // Why is the plugin built without its name section? The section names the module's
 // functions for a WebAssembly engine's own traces, about 110 KB of the public plugin
-// (2%), and V8 reads it as it compiles the module: the anthropics-shaped catalog's
-// Worker answered first about 1 ms (1 to 2%) sooner in workerd without it (BENCHMARKS.md,
-// "Why the plugin has no name section"). Nothing shows those names: Go prints a
+// (2%; 28 KiB of the Worker's gzipped script), and V8 reads it as it compiles the module:
+// the anthropics-shaped catalog's Worker answered first about 1 ms sooner in workerd
+// without it, within the starts' spread (BENCHMARKS.md, "Why the plugin has no name
+// section"). Nothing shows those names: Go prints a
 // panic's trace from its own tables (pclntab, in the data section, which -s keeps), and
 // the harness drops wazero's trace from a trap's message. Kept, they would help only
 // someone reading an engine's trace of a trap, who can build a plugin with names and
@@ -74,6 +76,16 @@ var ensureMu sync.Mutex
 // functions by name). Rejected: stripping the section from the Worker's copy alone (two
 // plugins of one source that differ, where a deployment's plugin.wasm is the harness's).
 var buildFlags = []string{"-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-ldflags=-s"}
+
+// Flags are the go build flags of a plugin build but its -tags and -o; with names, all
+// but -ldflags=-s, for a build whose module keeps its name section (the tests that find
+// the Go runtime's functions by name, a person reading an engine's trace of a trap).
+func Flags(names bool) []string {
+	if names {
+		return slices.DeleteFunc(slices.Clone(buildFlags), func(f string) bool { return f == "-ldflags=-s" })
+	}
+	return slices.Clone(buildFlags)
+}
 
 // Ensure returns the path of the plugin.wasm of variant v built from the skilledge source
 // this program was built from (or, failing that, the module in the current directory).

@@ -97,17 +97,26 @@ func TestReleaseBuildsAsEnsure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builds := 0
+	built := map[Variant]int{}
 	for _, line := range strings.Split(string(release), "\n") {
 		if !strings.HasPrefix(line, "GOOS=wasip1 GOARCH=wasm go build ") {
 			continue
 		}
-		builds++
 		if !strings.Contains(line, "go build "+strings.Join(buildFlags, " ")+" ") {
 			t.Errorf("build/release builds a plugin with other flags than %q:\n%s", buildFlags, line)
 		}
+		v := Full
+		if strings.Contains(line, " -tags") {
+			if !strings.Contains(line, " -tags="+PublicTag+" ") {
+				t.Errorf("build/release builds a plugin with tags other than %s:\n%s", PublicTag, line)
+			}
+			v = Public
+		}
+		built[v]++
 	}
-	if builds != len(Variants) {
-		t.Errorf("build/release builds %d plugins, there are %d variants", builds, len(Variants))
+	for _, v := range Variants {
+		if built[v] != 1 {
+			t.Errorf("build/release builds the %s plugin %d times", v, built[v])
+		}
 	}
 }

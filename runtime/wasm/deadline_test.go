@@ -149,8 +149,9 @@ func FuzzInstrumentDeadline(f *testing.F) {
 }
 
 // runawayPlugin builds plugin.wasm with the test-only exports (edge/plugin/testexports.go,
-// build tag skilledge_test), once per test binary. It keeps its name section (no
-// -ldflags=-s), which TestPluginRequestsDoNotAllocate reads.
+// build tag skilledge_test), once per test binary. It keeps its name section
+// (pluginbuild.Flags(true)), by which TestPluginRequestsDoNotAllocate and
+// TestAnswersRunWithoutWriteBarrier find the Go runtime's functions.
 var runawayPlugin = sync.OnceValues(func() ([]byte, error) {
 	src, err := pluginbuild.SourceDir()
 	if err != nil {
@@ -162,7 +163,7 @@ var runawayPlugin = sync.OnceValues(func() ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "plugin.wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-tags", "skilledge_test", "-o", out, pluginbuild.Package)
+	cmd := exec.Command("go", append(append([]string{"build"}, pluginbuild.Flags(true)...), "-tags", "skilledge_test", "-o", out, pluginbuild.Package)...)
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
