@@ -3,6 +3,7 @@
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o plugin.wasm ./edge/plugin
 //
+// (skilledge builds it so with -trimpath -buildvcs=false -ldflags=-s: runtime/pluginbuild),
 // and, for catalogs served without the auth option, the public plugin, a quarter lighter,
 // with the tag skilledge_public (edge/authz_public.go): it leaves out edge/auth and refuses
 // the auth option, and answers everything else as this build does.
